@@ -1,0 +1,13 @@
+import type { Core } from '../src/core/context';
+
+/**
+ * Every activity of the service, built over the one core (DESIGN.md "Layout": createActivities(deps)).
+ * Grouped by what they touch; each group is idempotent (postings, projections and events are keyed).
+ */
+export function createActivities(core: Core) {
+  void core;
+  return {};
+}
+
+/** The activity interface workflows proxy (`proxyActivities<Activities>()`). */
+export type Activities = ReturnType<typeof createActivities>;

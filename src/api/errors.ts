@@ -1,0 +1,52 @@
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ZodError } from 'zod';
+import { ApiError, validationError } from '../domain/errors';
+import type { AppEnv, Surface } from './types';
+
+/** Dotted parameter path of a zod issue (`items.3.source_amount`), or null at the root. */
+export function issueParam(path: readonly PropertyKey[]): string | null {
+  return path.length ? path.map(String).join('.') : null;
+}
+
+/** First issue of a zod error as a 400 validation_error naming its param. */
+export function fromZodError(error: ZodError): ApiError {
+  const issue = error.issues[0];
+  let path = issue?.path ?? [];
+  // A missing key inside an object reports the object; point at the key when zod names it.
+  if (issue && issue.code === 'unrecognized_keys' && issue.keys?.length) path = [...path, issue.keys[0]];
+  const param = issueParam(path);
+  let message = issue?.message ?? 'Invalid request';
+  if (issue?.code === 'invalid_type' && (issue as any).input === undefined) message = `${param ?? 'value'} is required`;
+  else if (param) message = `${param}: ${message}`;
+  return validationError(param, message);
+}
+
+/** Anything thrown in a handler, as an ApiError (unknown errors become 500 internal_error). */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof HTTPException) {
+    if (err.status === 413) return new ApiError(413, 'payload_too_large', 'Request body is too large', null);
+    if (err.status === 400) return validationError(null, err.message || 'Malformed request');
+    if (err.status === 401) return new ApiError(401, 'authentication_required', err.message, null);
+    return new ApiError(err.status, 'validation_error', err.message, null);
+  }
+  if (err && typeof err === 'object' && 'issues' in err && Array.isArray((err as ZodError).issues)) {
+    return fromZodError(err as ZodError);
+  }
+  return new ApiError(500, 'internal_error', 'An internal error occurred; quote the request id when reporting it', null);
+}
+
+/** Renders an ApiError in the error shape of `surface` (spec "Errors"). */
+export function renderError(surface: Surface, err: ApiError, requestId: string): unknown {
+  if (surface === 'B') {
+    return { error: err.code, message: err.message, details: { ...(err.details ?? {}), param: err.param, requestId } };
+  }
+  return { error: { code: err.code, message: err.message, param: err.param, request_id: requestId } };
+}
+
+/** Responds with `err` in the request's surface shape. */
+export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
+  const surface = c.get('surface') ?? 'A';
+  return c.json(renderError(surface, err, c.get('requestId') ?? ''), err.status as any);
+}

@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import { ApiError } from '../../domain/errors';
+import type { AppEnv } from '../types';
+
+/** SHA-256 hex of a full API key, as stored (DESIGN rule 8). */
+export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+
+/** Environment a key belongs to, from its prefix, or null for a malformed key. */
+export function keyEnvironment(key: string): 'sandbox' | 'live' | null {
+  if (key.startsWith('sk_test_')) return 'sandbox';
+  if (key.startsWith('sk_live_')) return 'live';
+  return null;
+}
+
+const unauthorized = (code: 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'environment_mismatch', message: string) =>
+  new ApiError(401, code, message, null);
+
+/**
+ * Bearer authentication (spec "Authentication"): resolves the key to its business, environment and
+ * role. 401 with a code that says why: authentication_required (no header), invalid_api_key
+ * (unknown), api_key_revoked, environment_mismatch (a sk_live_ key on a sandbox address or back).
+ */
+export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const header = c.req.header('Authorization');
+  const m = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  if (!m) throw unauthorized('authentication_required', 'Send your API key as "Authorization: Bearer sk_test_…"');
+  const key = m[1];
+  const env = c.get('environment');
+  const keyEnv = keyEnvironment(key);
+  if (keyEnv && keyEnv !== env) {
+    throw unauthorized(
+      'environment_mismatch',
+      env === 'sandbox'
+        ? 'This is a sandbox address and the key is a live key (sk_live_…); use a sk_test_ key or the live address'
+        : 'This is a live address and the key is a sandbox key (sk_test_…); use a sk_live_ key or the sandbox address',
+    );
+  }
+  const row = await c
+    .get('core')
+    .db.selectFrom('api_keys')
+    .select(['id', 'business_id', 'environment', 'role', 'policy', 'revoked_at'])
+    .where('key_hash', '=', hashKey(key))
+    .executeTakeFirst();
+  if (!row || !keyEnv) throw unauthorized('invalid_api_key', 'The API key is not valid');
+  if (row.revoked_at) throw unauthorized('api_key_revoked', 'The API key was revoked');
+  c.set('caller', {
+    businessId: row.business_id,
+    environment: row.environment,
+    keyId: row.id,
+    role: row.role,
+    policy: row.policy,
+  });
+  await next();
+};

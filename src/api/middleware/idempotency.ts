@@ -1,0 +1,164 @@
+import { createHash } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import { ApiError, validationError } from '../../domain/errors';
+import type { AppEnv, Surface } from '../types';
+
+/** Surface A keeps idempotency records 30 days, Surface B 24 hours (spec "Limits"). */
+export const IDEMPOTENCY_RETENTION_MS: Record<Surface, number> = {
+  A: 30 * 24 * 3600 * 1000,
+  B: 24 * 3600 * 1000,
+  C: 30 * 24 * 3600 * 1000,
+};
+
+/** An in-flight record older than this belongs to a request whose process died; it may be taken over. */
+export const IN_FLIGHT_TAKEOVER_MS = 60_000;
+
+const MAX_KEY_LENGTH = 255;
+
+/**
+ * Stripe-style idempotency (DESIGN rule 6), stored in Postgres so it holds across API processes.
+ * Per business, environment and surface: the first request's fingerprint (method, path, raw body)
+ * and response are stored; a replay returns that response with `Idempotent-Replayed: true`; the
+ * same key with another body is 409 idempotency_conflict; while the first is still running, 409
+ * idempotency_in_flight. 400 validation errors and 5xx are not stored, so a corrected retry runs.
+ * If a process dies mid-request its record is taken over after {@link IN_FLIGHT_TAKEOVER_MS}; the
+ * core makes the re-run safe (payouts carry the key under a unique index).
+ *
+ * `keyFrom` reads the key from the body (Surface B's `idempotencyKey`) instead of the header.
+ */
+export function idempotency(
+  surface: Surface,
+  opts: { keyFrom?: (body: unknown) => string | undefined } = {},
+): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const raw = await c.req.text();
+    let key = c.req.header('Idempotency-Key');
+    if (opts.keyFrom) {
+      try {
+        key = opts.keyFrom(JSON.parse(raw)) ?? key;
+      } catch {
+        // malformed JSON: the route's validator reports it
+      }
+    }
+    if (key === undefined) {
+      c.set('idempotencyKey', undefined);
+      return next();
+    }
+    if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
+      throw validationError('Idempotency-Key', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`);
+    }
+    const core = c.get('core');
+    const caller = c.get('caller');
+    const fingerprint = createHash('sha256').update(`${c.req.method} ${c.req.path}\n${raw}`).digest('hex');
+    const scope = { business_id: caller.businessId, environment: caller.environment, scope: surface, key };
+    const now = core.now();
+
+    const claim = async () =>
+      (
+        await core.db
+          .insertInto('idempotency_keys')
+          .values({
+            ...scope,
+            fingerprint,
+            state: 'in_flight',
+            locked_at: now,
+            response_status: null,
+            response_body: null,
+            response_headers: null as any,
+            expires_at: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS[surface]),
+          })
+          .onConflict((oc) => oc.columns(['business_id', 'environment', 'scope', 'key']).doNothing())
+          .returning('key')
+          .execute()
+      ).length === 1;
+
+    const where = core.db
+      .selectFrom('idempotency_keys')
+      .selectAll()
+      .where('business_id', '=', scope.business_id)
+      .where('environment', '=', scope.environment)
+      .where('scope', '=', surface)
+      .where('key', '=', key);
+
+    let owned = await claim();
+    if (!owned) {
+      const row = await where.executeTakeFirst();
+      if (!row || row.expires_at < now) {
+        await core.db
+          .deleteFrom('idempotency_keys')
+          .where('business_id', '=', scope.business_id)
+          .where('environment', '=', scope.environment)
+          .where('scope', '=', surface)
+          .where('key', '=', key)
+          .where('expires_at', '<', now)
+          .execute();
+        owned = await claim();
+        if (!owned) throw new ApiError(409, 'idempotency_in_flight', 'A request with this Idempotency-Key is in progress; retry shortly', 'Idempotency-Key');
+      } else if (row.fingerprint !== fingerprint) {
+        throw new ApiError(
+          409,
+          'idempotency_conflict',
+          'This Idempotency-Key was already used with a different request body or path',
+          'Idempotency-Key',
+        );
+      } else if (row.state === 'done') {
+        const headers: Record<string, string> = { ...(row.response_headers ?? {}), 'Idempotent-Replayed': 'true' };
+        return new Response(row.response_body, { status: row.response_status ?? 200, headers: { ...headers, 'X-Request-ID': c.get('requestId') } });
+      } else {
+        const stale = new Date(now.getTime() - IN_FLIGHT_TAKEOVER_MS);
+        const taken = await core.db
+          .updateTable('idempotency_keys')
+          .set({ locked_at: now })
+          .where('business_id', '=', scope.business_id)
+          .where('environment', '=', scope.environment)
+          .where('scope', '=', surface)
+          .where('key', '=', key)
+          .where('state', '=', 'in_flight')
+          .where('locked_at', '<', stale)
+          .executeTakeFirst();
+        if (!taken.numUpdatedRows) {
+          throw new ApiError(409, 'idempotency_in_flight', 'A request with this Idempotency-Key is in progress; retry shortly', 'Idempotency-Key');
+        }
+        owned = true;
+      }
+    }
+
+    c.set('idempotencyKey', key);
+    let stored = false;
+    try {
+      await next();
+      const res = c.res;
+      const status = res.status;
+      const body = await res.clone().text();
+      const keep = status < 500 && !(status === 400 && body.includes('"validation_error"'));
+      if (keep) {
+        const contentType = res.headers.get('Content-Type');
+        await core.db
+          .updateTable('idempotency_keys')
+          .set({
+            state: 'done',
+            response_status: status,
+            response_body: body,
+            response_headers: JSON.stringify(contentType ? { 'Content-Type': contentType } : {}) as any,
+          })
+          .where('business_id', '=', scope.business_id)
+          .where('environment', '=', scope.environment)
+          .where('scope', '=', surface)
+          .where('key', '=', key)
+          .execute();
+        stored = true;
+      }
+    } finally {
+      if (!stored) {
+        await core.db
+          .deleteFrom('idempotency_keys')
+          .where('business_id', '=', scope.business_id)
+          .where('environment', '=', scope.environment)
+          .where('scope', '=', surface)
+          .where('key', '=', key)
+          .where('state', '=', 'in_flight')
+          .execute();
+      }
+    }
+  };
+}

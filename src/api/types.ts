@@ -1,0 +1,20 @@
+import type { Caller, Core } from '../core/context';
+import type { Environment } from '../db/schema';
+
+/** Which surface a request is for (DESIGN.md "One core, three surfaces"). */
+export type Surface = 'A' | 'B' | 'C';
+
+/** Hono environment shared by every surface: variables set by the platform middleware. */
+export interface AppEnv {
+  Variables: {
+    core: Core;
+    requestId: string;
+    surface: Surface;
+    /** Environment of the base address the request came in on. */
+    environment: Environment;
+    /** Set by the auth middleware. */
+    caller: Caller;
+    /** The request's Idempotency-Key, when it carries one (set by the idempotency middleware). */
+    idempotencyKey: string | undefined;
+  };
+}

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+
+/**
+ * Typed environment of every process (DESIGN.md "Layout": config.ts). Unset variables take the
+ * embedded defaults that let `npm run dev` work on a fresh machine.
+ */
+const schema = z.object({
+  /** PostgreSQL URL. Unset: PGlite (in-process Postgres) persisted under DATA_DIR. */
+  DATABASE_URL: z.string().url().optional(),
+  /** host:port of the Temporal frontend. Unset in `npm run dev`: a dev server is started. */
+  TEMPORAL_ADDRESS: z.string().optional(),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  /** Task queue of the payments worker (DESIGN.md "Temporal conventions"). */
+  TASK_QUEUE: z.string().default('payments'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Where `npm run dev` keeps PGlite and the Temporal SQLite file. */
+  DATA_DIR: z.string().default('./.data'),
+  /** Public origin used in receipt and claim URLs. Default http://localhost:PORT. */
+  PUBLIC_URL: z.string().url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Comma-separated channel ids reported as `paused` (using one is 400 channel_unavailable). */
+  PAUSED_CHANNELS: z.string().default(''),
+  /** Simulated rail arrival in the sandbox, as an ISO 8601 duration or milliseconds. */
+  SANDBOX_ARRIVAL: z.string().default('PT0.2S'),
+  /** Largest accepted request body, in bytes (bigger is 413). CSV imports have their own limit. */
+  MAX_BODY_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
+});
+
+export type Config = z.infer<typeof schema> & { pausedChannels: ReadonlySet<string>; publicUrl: string };
+
+/** Reads and validates the environment; throws a readable error listing every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const base = { ...parsed.data, ...overrides };
+  return {
+    ...base,
+    pausedChannels: new Set(
+      base.PAUSED_CHANNELS.split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+    publicUrl: (base.PUBLIC_URL ?? `http://localhost:${base.PORT}`).replace(/\/$/, ''),
+    ...(overrides.pausedChannels ? { pausedChannels: overrides.pausedChannels } : {}),
+  };
+}

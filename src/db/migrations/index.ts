@@ -1,0 +1,16 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as m0001 from './0001_platform';
+import * as m0002 from './0002_catalog';
+import * as m0003 from './0003_payouts';
+import * as m0004 from './0004_webhooks';
+
+/** Every migration in order. Add new files here; never edit one that has shipped. */
+export const migrations: Record<string, Migration> = {
+  '0001_platform': m0001,
+  '0002_catalog': m0002,
+  '0003_payouts': m0003,
+  '0004_webhooks': m0004,
+};
+
+/** Static provider (no filesystem scan), so bundlers and tsx see every migration. */
+export const migrationProvider: MigrationProvider = { getMigrations: async () => migrations };

@@ -1,0 +1,16 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { CatalogTables } from './tables/catalog';
+import type { DisbursementTables } from './tables/disbursements';
+import type { PayoutTables } from './tables/payouts';
+import type { PlatformTables } from './tables/platform';
+import type { WebhookTables } from './tables/webhooks';
+
+export type { Environment } from './tables/platform';
+
+/** Every table of the service, one interface per area under db/tables. */
+export interface Database extends PlatformTables, CatalogTables, PayoutTables, WebhookTables, DisbursementTables {}
+
+/** The Kysely handle used everywhere (pg Pool or PGlite underneath). */
+export type Db = Kysely<Database>;
+/** A Kysely transaction or the root handle: functions that take `DbOrTx` join the caller's transaction. */
+export type DbOrTx = Kysely<Database> | Transaction<Database>;

@@ -1,0 +1,51 @@
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { Environment } from './platform';
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+
+export interface QuotesTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  channel: string;
+  /** Micro-USDC. */
+  source_amount: bigint;
+  /** Minor units of destination_currency. */
+  destination_amount: bigint;
+  destination_currency: string;
+  rate: string;
+  /** Micro-USDC, as decimal-free integers. */
+  fee_provider: bigint;
+  fee_service: bigint;
+  fee_fx_spread: bigint;
+  fee_total: bigint;
+  /** Which amount the caller fixed: 'source' or 'destination'. */
+  fixed_side: 'source' | 'destination';
+  expires_at: Date;
+  created_at: Generated<CreatedAt>;
+}
+
+export interface RecipientsTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  type: string;
+  country: string | null;
+  currency: string | null;
+  name: string | null;
+  kind: 'individual' | 'business' | null;
+  external_id: string | null;
+  /** The type object as given (unmasked; masked on every response). */
+  details: JSONColumnType<Record<string, unknown>>;
+  status: 'ready' | 'needs_fields';
+  missing_fields: JSONColumnType<string[]>;
+  channels: JSONColumnType<string[]>;
+  deleted_at: Date | null;
+  created_at: Generated<CreatedAt>;
+  updated_at: Date;
+}
+
+export interface CatalogTables {
+  quotes: QuotesTable;
+  recipients: RecipientsTable;
+}

@@ -1,0 +1,115 @@
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { Environment } from './platform';
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+
+/** One balance per business, environment and currency; both columns CHECK (>= 0) in the schema. */
+export interface BalancesTable {
+  business_id: string;
+  environment: Environment;
+  currency: string;
+  /** Micro-USDC spendable now. */
+  available: bigint;
+  /** Micro-USDC held for payouts in flight. */
+  held: bigint;
+  updated_at: Date;
+}
+
+/**
+ * Double-entry ledger posting: `amount` moves from `debit_account` to `credit_account`.
+ * Accounts: available, held, sent (left through a rail), external (deposits / sandbox funding).
+ * `key` (e.g. `payout:po_…:hold`) is unique per business and environment: a retried activity never
+ * posts twice.
+ */
+export interface LedgerPostingsTable {
+  id: Generated<string>;
+  business_id: string;
+  environment: Environment;
+  key: string;
+  currency: string;
+  debit_account: string;
+  credit_account: string;
+  amount: bigint;
+  created_at: Generated<CreatedAt>;
+}
+
+export interface PayoutsTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  status: string;
+  channel: string;
+  rail: string;
+  recipient_id: string | null;
+  recipient_type: string;
+  /** Destination details as given (unmasked; masked in every response). */
+  recipient_details: JSONColumnType<Record<string, unknown>>;
+  source_amount: bigint;
+  source_currency: string;
+  destination_amount: bigint;
+  destination_currency: string;
+  rate: string;
+  fee_provider: bigint;
+  fee_service: bigint;
+  fee_fx_spread: bigint;
+  fee_total: bigint;
+  /** source_amount + fee_total: what the hold takes from the available balance. */
+  debit_total: bigint;
+  reference: string | null;
+  memo: string | null;
+  message: string | null;
+  quote_id: string | null;
+  idempotency_key: string | null;
+  estimated_arrival: Date | null;
+  delivered_at: Date | null;
+  provider_reference: string | null;
+  failure_code: string | null;
+  failure_message: string | null;
+  attempt_count: number;
+  claim_token: string | null;
+  claimed_at: Date | null;
+  claim_method: string | null;
+  claim_expires_at: Date | null;
+  receipt_token: string;
+  confirmed_received_at: Date | null;
+  disbursement_id: string | null;
+  disbursement_item_id: string | null;
+  created_by_key_id: string | null;
+  created_at: Generated<CreatedAt>;
+  updated_at: Date;
+}
+
+export interface PayoutAttemptsTable {
+  payout_id: string;
+  number: number;
+  status: 'processing' | 'succeeded' | 'failed';
+  provider_reference: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  started_at: Date;
+  completed_at: Date | null;
+}
+
+/** Outbox of domain events: written in the same transaction as the projection that emits them. */
+export interface EventsTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  type: string;
+  object_type: string;
+  object_id: string;
+  /** Core (surface-neutral) snapshot of the object; each surface renders its own envelope. */
+  data: JSONColumnType<Record<string, unknown>>;
+  /** Unique: one event per transition even when the activity is retried. */
+  dedupe_key: string;
+  created_at: Generated<CreatedAt>;
+  dispatched_at: Date | null;
+}
+
+export interface PayoutTables {
+  balances: BalancesTable;
+  ledger_postings: LedgerPostingsTable;
+  payouts: PayoutsTable;
+  payout_attempts: PayoutAttemptsTable;
+  events: EventsTable;
+}

@@ -1,0 +1,66 @@
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+
+/** Environment of a key, a base address and every row: sandbox (`sk_test_`) or live (`sk_live_`). */
+export type Environment = 'sandbox' | 'live';
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+
+export interface BusinessesTable {
+  id: string;
+  name: string;
+  /** Business verification (spec: withdrawals and virtual accounts need it). */
+  verified: boolean;
+  /** Approvals a disbursement needs before launch (issue 4; default 1). */
+  approvals_required: Generated<number>;
+  created_at: Generated<CreatedAt>;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  name: string;
+  /** SHA-256 (hex) of the full key; the key itself is never stored (DESIGN rule 8). */
+  key_hash: string;
+  /** Display prefix such as `sk_test_ab12`. */
+  prefix: string;
+  role: 'owner' | 'member';
+  policy: JSONColumnType<Record<string, unknown> | null>;
+  created_by_key_id: string | null;
+  revoked_at: Date | null;
+  created_at: Generated<CreatedAt>;
+}
+
+export interface IdempotencyKeysTable {
+  business_id: string;
+  environment: Environment;
+  /** Which surface's key space ('A', 'B', 'C'). */
+  scope: string;
+  key: string;
+  /** SHA-256 of method, path and raw body. */
+  fingerprint: string;
+  state: 'in_flight' | 'done';
+  locked_at: Date;
+  response_status: number | null;
+  response_body: string | null;
+  response_headers: JSONColumnType<Record<string, string> | null>;
+  created_at: Generated<CreatedAt>;
+  expires_at: Date;
+}
+
+/** A pending `client.workflow.start`, written in the transaction that needs it (outbox of starts). */
+export interface WorkflowStartsTable {
+  workflow_id: string;
+  workflow_type: string;
+  args: JSONColumnType<unknown[]>;
+  search_attributes: JSONColumnType<Record<string, string[]>>;
+  created_at: Generated<CreatedAt>;
+  started_at: Date | null;
+}
+
+export interface PlatformTables {
+  businesses: BusinessesTable;
+  api_keys: ApiKeysTable;
+  idempotency_keys: IdempotencyKeysTable;
+  workflow_starts: WorkflowStartsTable;
+}

@@ -1,0 +1,46 @@
+import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { Environment } from './platform';
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+
+export interface WebhookEndpointsTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  /** Surface whose envelope and signature scheme deliveries use ('A', 'B', 'C'). */
+  surface: string;
+  url: string;
+  events: JSONColumnType<string[]>;
+  /** Signing secret. Kept (it signs every delivery), never returned after creation. */
+  secret: string;
+  deleted_at: Date | null;
+  created_at: Generated<CreatedAt>;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  event_id: string;
+  endpoint_id: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempt_count: number;
+  last_status_code: number | null;
+  created_at: Generated<CreatedAt>;
+  completed_at: Date | null;
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: string;
+  number: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: Generated<CreatedAt>;
+}
+
+export interface WebhookTables {
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
+}

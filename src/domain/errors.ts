@@ -1,0 +1,53 @@
+/**
+ * The core's error vocabulary. The core throws {@link ApiError}; each surface renders it in its own
+ * error shape (Surface A: `{error: {code, message, param, request_id}}`, spec "Errors").
+ */
+
+/** Machine-readable error codes (spec "Errors", Surface A, plus the documented extensions). */
+export type ErrorCode =
+  | 'validation_error'
+  | 'channel_unavailable'
+  | 'amount_out_of_range'
+  | 'insufficient_balance'
+  | 'verification_required'
+  | 'idempotency_conflict'
+  | 'idempotency_in_flight'
+  | 'approval_required'
+  | 'quote_expired'
+  | 'recipient_not_ready'
+  | 'policy_exceeded'
+  | 'authentication_required'
+  | 'invalid_api_key'
+  | 'api_key_revoked'
+  | 'environment_mismatch'
+  | 'permission_denied'
+  | 'self_approval_forbidden'
+  | 'items_need_review'
+  | 'invalid_state'
+  | 'stale_revision'
+  | 'not_found'
+  | 'payload_too_large'
+  | 'rate_limited'
+  | 'internal_error';
+
+/** An error with an HTTP status, a code, a human message and the offending parameter (or null). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly param: string | null = null,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** 400 validation_error naming `param` (dotted path, e.g. `recipient.number`). */
+export const validationError = (param: string | null, message: string) =>
+  new ApiError(400, 'validation_error', message, param);
+
+/** 404 not_found for a resource that does not exist in the caller's business and environment. */
+export const notFound = (what: string, id: string, param: string | null = 'id') =>
+  new ApiError(404, 'not_found', `No ${what} with id '${id}'`, param);

@@ -1,0 +1,445 @@
+/**
+ * Recipients: validation, readiness, masking and receivability (spec "Recipient",
+ * "InlineRecipient", "Receivability", "Recipient status"). Pure, no I/O; workflows may import it.
+ *
+ * A present but invalid value is a 400 validation_error naming the field (`<type>.<field>` for a
+ * saved recipient, `recipient.<field>` for an inline one). A missing required value is not an
+ * error for a saved recipient (status needs_fields + missing_fields) but is a 422
+ * recipient_not_ready for an inline recipient, which must be payable right away.
+ *
+ * Beyond the requirement `pattern`/`values`: CLABE check digit, IBAN checksum (ibantools, the IBAN's
+ * country must be one the channel reaches), BIC structure (ibantools), ABA routing checksum,
+ * E.164 validity (libphonenumber-js, full metadata), e-mail format (zod), calendar dates.
+ * Stellar addresses are checked by pattern only (no StrKey CRC), so sandbox fixtures stay easy.
+ */
+import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
+import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { z } from 'zod';
+import {
+  CHANNELS,
+  type ChannelDefinition,
+  channelAcceptsRecipientType,
+  channelCoversCountry,
+  E164_PATTERN,
+  RECIPIENT_TYPE_FIELDS,
+  RECIPIENT_TYPES,
+  type RecipientType,
+  type RequirementField,
+} from './channels';
+import { ApiError, validationError } from './errors';
+
+// ---------------------------------------------------------------------------------------------
+// Field checks
+
+const regexCache = new Map<string, RegExp>();
+function regex(pattern: string): RegExp {
+  let re = regexCache.get(pattern);
+  if (!re) {
+    re = new RegExp(pattern);
+    regexCache.set(pattern, re);
+  }
+  return re;
+}
+
+const emailSchema = z.email();
+
+/** YYYY-MM-DD naming a real calendar day. */
+function isIsoDate(v: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  if (!m) return false;
+  const y = Number(m[1]);
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  if (mo < 1 || mo > 12 || d < 1) return false;
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
+  return d <= days;
+}
+
+/** CLABE: 18 digits; the 18th is the check digit of weights 3,7,1 (each product mod 10). */
+export function isValidClabe(v: string): boolean {
+  if (!/^[0-9]{18}$/.test(v)) return false;
+  const weights = [3, 7, 1];
+  let sum = 0;
+  for (let i = 0; i < 17; i++) sum += (Number(v[i]) * weights[i % 3]) % 10;
+  return (10 - (sum % 10)) % 10 === Number(v[17]);
+}
+
+/** ABA routing number: 9 digits with 3·(d1+d4+d7) + 7·(d2+d5+d8) + (d3+d6+d9) ≡ 0 (mod 10). */
+export function isValidAbaRouting(v: string): boolean {
+  if (!/^[0-9]{9}$/.test(v)) return false;
+  const d = [...v].map(Number);
+  const sum = 3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + (d[2] + d[5] + d[8]);
+  return sum % 10 === 0;
+}
+
+/** Whether `v` is a valid phone number written in strict E.164 (`+` and digits only). */
+export function isE164(v: string): boolean {
+  return regex(E164_PATTERN).test(v) && isValidPhoneNumber(v);
+}
+
+/** ISO 3166-1 alpha-2 country of an E.164 number (libphonenumber-js), or null if invalid/unknown. */
+export function phoneCountry(number: string): string | null {
+  if (!isE164(number)) return null;
+  return parsePhoneNumberFromString(number)?.country ?? null;
+}
+
+type Checked = { ok: true; value: string } | { ok: false; message: string };
+
+/** Normalises (trim; IBAN electronic format; BIC upper case) and validates one present value. */
+function checkValue(f: RequirementField, raw: unknown, channel: ChannelDefinition | undefined): Checked {
+  if (typeof raw !== 'string') return { ok: false, message: `${f.name} must be a string` };
+  let v = raw.trim();
+  if (f.check === 'iban') v = electronicFormatIBAN(v) ?? v;
+  if (f.check === 'bic') v = v.replace(/\s+/g, '').toUpperCase();
+
+  switch (f.type) {
+    case 'enum':
+      if (!f.values?.includes(v)) return { ok: false, message: `${f.name} must be one of: ${(f.values ?? []).join(', ')}` };
+      break;
+    case 'date':
+      if (!isIsoDate(v)) return { ok: false, message: `${f.name} must be a date in the form YYYY-MM-DD` };
+      break;
+    case 'email':
+      if (v.length > 254 || !emailSchema.safeParse(v).success) {
+        return { ok: false, message: `${f.name} must be a valid e-mail address` };
+      }
+      break;
+    case 'phone':
+      if (!isE164(v)) {
+        return { ok: false, message: `${f.name} must be a valid phone number in E.164 format, e.g. +14155552671` };
+      }
+      break;
+    case 'string':
+      break;
+  }
+  if (f.pattern && !regex(f.pattern).test(v)) {
+    return { ok: false, message: `${f.name} must match ${f.pattern}` };
+  }
+  switch (f.check) {
+    case 'clabe':
+      if (!isValidClabe(v)) return { ok: false, message: `${f.name} is not a valid CLABE (check digit mismatch)` };
+      break;
+    case 'aba_routing':
+      if (!isValidAbaRouting(v)) return { ok: false, message: `${f.name} is not a valid ABA routing number (checksum)` };
+      break;
+    case 'bic':
+      if (!isValidBIC(v)) return { ok: false, message: `${f.name} is not a valid SWIFT/BIC code` };
+      break;
+    case 'iban': {
+      if (!isValidIBAN(v)) return { ok: false, message: `${f.name} is not a valid IBAN (length or checksum)` };
+      const country = v.slice(0, 2);
+      if (channel && !channelCoversCountry(channel, country)) {
+        return { ok: false, message: `${f.name} is a ${country} IBAN; channel ${channel.id} does not pay to ${country}` };
+      }
+      break;
+    }
+    case undefined:
+      break;
+  }
+  return { ok: true, value: v };
+}
+
+const isBlank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+
+interface Evaluation {
+  /** `input` with declared fields normalised and blank declared fields removed. */
+  details: Record<string, unknown>;
+  missing: string[];
+  error?: { field: string; message: string };
+}
+
+/** Checks `input` against `fields`; `defaults` fill declared fields the input leaves blank. */
+function evaluate(
+  fields: readonly RequirementField[],
+  input: Record<string, unknown>,
+  channel: ChannelDefinition | undefined,
+  defaults: Record<string, unknown> = {},
+): Evaluation {
+  const details: Record<string, unknown> = { ...input };
+  const missing: string[] = [];
+  for (const f of fields) {
+    const raw = isBlank(input[f.name]) ? defaults[f.name] : input[f.name];
+    if (isBlank(raw)) {
+      delete details[f.name];
+      if (f.required) missing.push(f.name);
+      continue;
+    }
+    const r = checkValue(f, raw, channel);
+    if (!r.ok) return { details, missing, error: { field: f.name, message: r.message } };
+    details[f.name] = r.value;
+  }
+  return { details, missing };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Saved recipients
+
+/** What a saved recipient's type object is checked against (spec "Recipient": country, currency, kind). */
+export interface RecipientContext {
+  country?: string;
+  currency?: string;
+  /** Recipient.kind; fills a bank channel's `recipient_kind` field when the details leave it out. */
+  kind?: 'individual' | 'business';
+}
+
+/** Result of {@link validateRecipientDetails} (spec "Recipient" response-only fields + normalised details). */
+export interface RecipientValidation {
+  status: 'ready' | 'needs_fields';
+  missing_fields: string[];
+  /** Channel ids the recipient can be paid on now (empty while fields are missing). */
+  channels: string[];
+  /**
+   * The details normalised (trimmed; IBAN in electronic format; BIC upper case; blank declared
+   * fields dropped; Recipient.kind copied into recipient_kind where the channel asks for it).
+   * Unknown keys of the free-form bank_account object are kept. Store this, unmasked.
+   */
+  details: Record<string, unknown>;
+}
+
+function isRecipientType(t: unknown): t is RecipientType {
+  return typeof t === 'string' && (RECIPIENT_TYPES as readonly string[]).includes(t);
+}
+
+/**
+ * Validates the type object of a saved recipient (spec "Recipient": e.g. `bank_account`, `phone`)
+ * and computes its readiness.
+ *
+ * - bank_account: candidate channels are the bank_account channels matching ctx.country and/or
+ *   ctx.currency (without either, the country of an `iban` field); `missing_fields` are those of
+ *   the best candidate (fewest missing), `channels` the candidates with nothing missing. A candidate
+ *   that rejects a present value is dropped; if every candidate rejects one, that is the error.
+ * - pagomovil, wallet, phone, email, service_user: the fixed fields of the spec table; channels
+ *   are the catalog channels accepting the type (phone/email -> ['claim_link']).
+ *
+ * Throws ApiError 400 validation_error (param `<type>.<field>`, e.g. `bank_account.clabe`,
+ * `phone.number`) for a present but invalid value, or `type` for an unknown type / non-object
+ * details; ApiError 422 recipient_not_ready (param 'country') for a bank_account without a
+ * corridor (no country/currency/IBAN, or no channel for it).
+ */
+export function validateRecipientDetails(
+  type: RecipientType,
+  details: Record<string, unknown> | null | undefined,
+  ctx: RecipientContext = {},
+): RecipientValidation {
+  if (!isRecipientType(type)) throw validationError('type', `type must be one of: ${RECIPIENT_TYPES.join(', ')}`);
+  if (details !== undefined && details !== null && (typeof details !== 'object' || Array.isArray(details))) {
+    throw validationError(type, `${type} must be an object`);
+  }
+  const input = details ?? {};
+
+  if (type !== 'bank_account') {
+    const ev = evaluate(RECIPIENT_TYPE_FIELDS[type], input, undefined);
+    if (ev.error) throw validationError(`${type}.${ev.error.field}`, ev.error.message);
+    const ready = ev.missing.length === 0;
+    return {
+      status: ready ? 'ready' : 'needs_fields',
+      missing_fields: ev.missing,
+      channels: ready ? CHANNELS.filter((c) => channelAcceptsRecipientType(c, type)).map((c) => c.id) : [],
+      details: ev.details,
+    };
+  }
+
+  let country = ctx.country?.trim().toUpperCase() || undefined;
+  const currency = ctx.currency?.trim().toUpperCase() || undefined;
+  if (!country && !currency && typeof input.iban === 'string') {
+    const iban = electronicFormatIBAN(input.iban.trim());
+    if (iban && /^[A-Z]{2}/.test(iban)) country = iban.slice(0, 2);
+  }
+  if (!country && !currency) {
+    throw new ApiError(
+      422,
+      'recipient_not_ready',
+      'A bank_account recipient needs a country or a currency (or an IBAN) to choose its corridor',
+      'country',
+    );
+  }
+  const candidates = CHANNELS.filter(
+    (c) =>
+      c.recipient_type === 'bank_account' &&
+      (!country || channelCoversCountry(c, country)) &&
+      (!currency || c.currency === currency),
+  );
+  if (candidates.length === 0) {
+    const corridor = [country && `country ${country}`, currency && `currency ${currency}`].filter(Boolean).join(' and ');
+    throw new ApiError(422, 'recipient_not_ready', `No bank_account channel pays to ${corridor}`, 'country');
+  }
+  const defaults = ctx.kind ? { recipient_kind: ctx.kind } : {};
+  const evaluated = candidates.map((channel) => ({ channel, ev: evaluate(channel.requirements, input, channel, defaults) }));
+  const byMissing = (a: { ev: Evaluation }, b: { ev: Evaluation }) => a.ev.missing.length - b.ev.missing.length;
+  const viable = evaluated.filter((e) => !e.ev.error).sort(byMissing);
+  if (viable.length === 0) {
+    const { ev } = [...evaluated].sort(byMissing)[0];
+    const error = ev.error as { field: string; message: string };
+    throw validationError(`bank_account.${error.field}`, error.message);
+  }
+  const best = viable[0];
+  return {
+    status: best.ev.missing.length === 0 ? 'ready' : 'needs_fields',
+    missing_fields: best.ev.missing,
+    channels: viable.filter((e) => e.ev.missing.length === 0).map((e) => e.channel.id),
+    details: best.ev.details,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Inline recipients
+
+/**
+ * Spec "InlineRecipient" (inside a payout or disbursement item). Extensions, documented: `handle`
+ * for service_user (falls back to `address`), and for bank_account the channel's requirement
+ * fields either flat on this object (e.g. `clabe`) or inside a `bank_account` object.
+ */
+export interface InlineRecipient {
+  type: RecipientType;
+  /** Phone in E.164 (type phone). */
+  number?: string;
+  /** E-mail (type email) or wallet address (type wallet). */
+  address?: string;
+  network?: string;
+  phone_number?: string;
+  bank_code?: string;
+  national_id?: string;
+  holder_name?: string;
+  /** YYYY-MM-DD. */
+  date_of_birth?: string;
+  handle?: string;
+  bank_account?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/**
+ * Validates an inline recipient for `channel` and returns its normalised `{ type, details }`
+ * (details hold exactly the declared fields that were given: for phone `{ number }`, email
+ * `{ address }`, wallet `{ network, address }`, pagomovil its five fields, service_user
+ * `{ handle }`, bank_account the channel's requirement fields).
+ *
+ * Throws ApiError 400 validation_error with param `recipient.type` (unknown type or a type the
+ * channel does not pay) or `recipient.<field>` (invalid value); ApiError 422 recipient_not_ready
+ * (param 'recipient', details.missing_fields) when required fields are missing.
+ */
+export function validateInlineRecipient(
+  r: InlineRecipient,
+  channel: ChannelDefinition,
+): { type: RecipientType; details: Record<string, unknown> } {
+  if (!r || typeof r !== 'object' || Array.isArray(r)) throw validationError('recipient', 'recipient must be an object');
+  const type = r.type;
+  if (!isRecipientType(type)) {
+    throw validationError('recipient.type', `recipient.type must be one of: ${RECIPIENT_TYPES.join(', ')}`);
+  }
+  if (!channelAcceptsRecipientType(channel, type)) {
+    const accepted = channel.id === 'claim_link' ? 'phone or email' : channel.recipient_type;
+    throw validationError('recipient.type', `Channel ${channel.id} pays ${accepted} recipients, not ${type}`);
+  }
+  const fields = type === 'phone' || type === 'email' ? RECIPIENT_TYPE_FIELDS[type] : channel.requirements;
+  const nested = r.bank_account && typeof r.bank_account === 'object' ? r.bank_account : {};
+  const input: Record<string, unknown> = {};
+  for (const f of fields) {
+    let v: unknown = r[f.name];
+    if (isBlank(v) && type === 'bank_account') v = nested[f.name];
+    if (isBlank(v) && type === 'service_user' && f.name === 'handle') v = r.address;
+    if (v !== undefined) input[f.name] = v;
+  }
+  const ev = evaluate(fields, input, channel);
+  if (ev.error) throw validationError(`recipient.${ev.error.field}`, ev.error.message);
+  if (ev.missing.length > 0) {
+    throw new ApiError(
+      422,
+      'recipient_not_ready',
+      `recipient is missing required fields for channel ${channel.id}: ${ev.missing.join(', ')}`,
+      'recipient',
+      { missing_fields: ev.missing },
+    );
+  }
+  return { type, details: ev.details };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Masking
+
+/** Fields identifying an account: only the last four characters stay visible. */
+const ACCOUNT_FIELDS = new Set(['account_number', 'clabe', 'iban', 'pix_key', 'cci', 'cbu']);
+/** Identity fields: only the last two characters stay visible. */
+const IDENTITY_FIELDS = new Set(['national_id', 'tax_id', 'id_document_number', 'date_of_birth']);
+
+/** `••••` followed by the last `keep` characters (all hidden when the value is that short). */
+function maskKeep(v: string, keep: number): string {
+  return v.length <= keep ? '••••' : `••••${v.slice(-keep)}`;
+}
+
+/**
+ * A masked copy of a recipient's type object, for every response (spec "Recipient": bank and
+ * identity fields are returned masked). Account fields (account_number, clabe, iban, pix_key, cci,
+ * cbu, and pagomovil.phone_number) become `••••1234`; identity fields (national_id, tax_id,
+ * id_document_number, date_of_birth) `••••78`. Kept as is: holder_name, bank/branch/routing codes,
+ * enums; phone.number and email.address (the recipient's contact, which the caller needs to
+ * recognise and which a claim link is sent to); wallet.address (public on-chain). Idempotent;
+ * non-string values are kept.
+ */
+export function maskRecipientDetails(type: RecipientType, details: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(details ?? {})) {
+    if (typeof v !== 'string') out[k] = v;
+    else if (ACCOUNT_FIELDS.has(k) || (type === 'pagomovil' && k === 'phone_number')) out[k] = maskKeep(v, 4);
+    else if (IDENTITY_FIELDS.has(k)) out[k] = maskKeep(v, 2);
+    else out[k] = v;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Receivability
+
+/** Spec "Receivability" (country is null for an e-mail). */
+export interface Receivability {
+  receivable: boolean;
+  country: string | null;
+  methods: string[];
+  kyc_required_for: string[];
+}
+
+const SERVICE_WALLET = 'service_wallet';
+
+/**
+ * GET /recipients/check (spec "Receivability"): how a phone number or e-mail can receive a claim
+ * link payout. `methods` are the cash-out methods the recipient can choose when claiming:
+ * - phone: country from the number (libphonenumber-js); methods = the `method` of every local
+ *   channel (bank_account / pagomovil channels reaching that country, e.g. 'spei_bank' for MX),
+ *   then 'service_wallet' (always: the funds can stay with the service). receivable = at least one
+ *   local method exists (Surface B calls the opposite recipient_country_unsupported).
+ * - email: no country (null); methods ['service_wallet']; receivable true (the claimer chooses a
+ *   country at claim time).
+ * kyc_required_for = the methods whose channel has kyc_required (service_wallet does not).
+ * Catalog only: channel pause status is not considered here.
+ * Throws ApiError 400 validation_error, param 'number' / 'address', for a missing or invalid
+ * phone (strict E.164) / e-mail, or param 'type' for another type.
+ */
+export function receivability(input: { type: 'phone' | 'email'; number?: string; address?: string }): Receivability {
+  if (input.type === 'email') {
+    const address = typeof input.address === 'string' ? input.address.trim() : '';
+    if (!address || address.length > 254 || !emailSchema.safeParse(address).success) {
+      throw validationError('address', 'address must be a valid e-mail address');
+    }
+    return { receivable: true, country: null, methods: [SERVICE_WALLET], kyc_required_for: [] };
+  }
+  if (input.type !== 'phone') throw validationError('type', 'type must be phone or email');
+  const number = typeof input.number === 'string' ? input.number.trim() : '';
+  if (!number || !isE164(number)) {
+    throw validationError('number', 'number must be a valid phone number in E.164 format, e.g. +14155552671');
+  }
+  const country = parsePhoneNumberFromString(number)?.country ?? null;
+  const local = country
+    ? CHANNELS.filter(
+        (c) => (c.recipient_type === 'bank_account' || c.recipient_type === 'pagomovil') && channelCoversCountry(c, country),
+      )
+    : [];
+  const wallet = CHANNELS.filter((c) => c.method === SERVICE_WALLET);
+  const methods: string[] = [];
+  const kyc: string[] = [];
+  for (const c of [...local, ...wallet]) {
+    if (!methods.includes(c.method)) methods.push(c.method);
+    if (c.kyc_required && !kyc.includes(c.method)) kyc.push(c.method);
+  }
+  if (!methods.includes(SERVICE_WALLET)) methods.push(SERVICE_WALLET);
+  return { receivable: local.length > 0, country, methods, kyc_required_for: kyc };
+}

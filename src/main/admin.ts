@@ -1,0 +1,46 @@
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../config';
+import { createBusiness } from '../core/businesses';
+import { migrate, openDb } from '../db/connection';
+import { join, resolve } from 'node:path';
+
+/**
+ * `npm run admin -- business create --name <name> [--verified] [--approvals N] --json`: the
+ * operator's way to issue keys (spec "Authentication" 3). Prints
+ * `{"business_id": "...", "keys": {"sandbox": "sk_test_...", "live": "sk_live_..."}}`.
+ * Uses DATABASE_URL, or the PGlite data of DATA_DIR when `npm run dev` is not running.
+ */
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    name: { type: 'string' },
+    verified: { type: 'boolean', default: false },
+    approvals: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const usage = 'usage: npm run admin -- business create --name <name> [--verified] [--approvals N] [--json]';
+if (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name) {
+  console.error(usage);
+  process.exit(2);
+}
+const config = loadConfig();
+const db = config.DATABASE_URL
+  ? await openDb({ url: config.DATABASE_URL }, { poolSize: 1 })
+  : await openDb({ pgliteDir: resolve(join(config.DATA_DIR)) });
+try {
+  await migrate(db);
+  const created = await createBusiness(db, {
+    name: values.name,
+    verified: values.verified,
+    approvalsRequired: values.approvals ? Number(values.approvals) : undefined,
+  });
+  if (values.json) console.log(JSON.stringify(created));
+  else {
+    console.log(`business ${created.business_id}`);
+    console.log(`  sandbox owner key: ${created.keys.sandbox}`);
+    console.log(`  live owner key:    ${created.keys.live}`);
+  }
+} finally {
+  await db.destroy();
+}

@@ -1,0 +1,83 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { serve } from '@hono/node-server';
+import { createApp } from '../api/app';
+import { loadConfig } from '../config';
+import { createBusiness } from '../core/businesses';
+import { startRelay } from '../core/relay';
+import { relayTasks } from '../core/relay-tasks';
+import { type DevServer, freePort, startDevServer } from '../temporal/dev-server';
+import { createWorker, ensureSearchAttributes } from '../temporal/worker';
+import { buildCore, closeCore } from './runtime';
+
+/**
+ * `npm run dev`: the whole service in one command with embedded defaults. Starts a Temporal dev
+ * server (SQLite in DATA_DIR, Web UI on 8233) unless TEMPORAL_ADDRESS is set, uses PGlite in
+ * DATA_DIR unless DATABASE_URL is set, runs the worker, the relay and the API on PORT. On first run
+ * it creates a sandbox business and prints its owner key. Ctrl-C stops everything; data persists.
+ */
+const env = { ...process.env };
+const dataDir = resolve(env.DATA_DIR ?? './.data');
+mkdirSync(dataDir, { recursive: true });
+
+let devServer: DevServer | undefined;
+if (!env.TEMPORAL_ADDRESS) {
+  const port = (await portFree(7233)) ? 7233 : await freePort();
+  console.log(`Starting the Temporal dev server on 127.0.0.1:${port} (state in ${join(dataDir, 'temporal.sqlite')}) ...`);
+  devServer = await startDevServer({ port, uiPort: 8233, dbFile: join(dataDir, 'temporal.sqlite') });
+  env.TEMPORAL_ADDRESS = devServer.address;
+}
+const config = loadConfig(env);
+await ensureSearchAttributes(env.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE);
+const core = await buildCore(config);
+const credentialsFile = join(dataDir, 'dev-credentials.json');
+let credentials: { business_id: string; keys: { sandbox: string; live: string } };
+if (existsSync(credentialsFile)) {
+  credentials = JSON.parse(readFileSync(credentialsFile, 'utf8'));
+} else {
+  credentials = await createBusiness(core.db, { name: 'Dev sandbox business', verified: true });
+  writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2), { mode: 0o600 });
+}
+console.log('Bundling workflows and starting the worker ...');
+const { worker, connection } = await createWorker(core);
+const workerRun = worker.run();
+const stopRelay = startRelay(core, relayTasks);
+const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname: '0.0.0.0' });
+
+const base = `http://localhost:${config.PORT}`;
+console.log(`
+Payouts backend is running.
+  Business:          ${credentials.business_id}
+  Sandbox owner key: ${credentials.keys.sandbox}
+  Surface A sandbox: ${base}/sandbox/v1      live: ${base}/v1
+  API docs:          ${base}/docs   (OpenAPI: ${base}/sandbox/v1/openapi.json)
+  Health:            ${base}/health
+  Temporal UI:       ${devServer?.uiUrl ?? '(external Temporal at ' + env.TEMPORAL_ADDRESS + ')'}
+  Try:  curl -s ${base}/sandbox/v1/channels -H "Authorization: Bearer ${credentials.keys.sandbox}"
+Press Ctrl-C to stop.`);
+
+let stopping = false;
+async function shutdown() {
+  if (stopping) return;
+  stopping = true;
+  console.log('\nStopping ...');
+  await new Promise<void>((r) => server.close(() => r()));
+  await stopRelay();
+  worker.shutdown();
+  await workerRun.catch(() => {});
+  await connection.close();
+  await closeCore(core);
+  await devServer?.stop();
+  process.exit(0);
+}
+process.once('SIGINT', shutdown);
+process.once('SIGTERM', shutdown);
+
+async function portFree(port: number): Promise<boolean> {
+  const { createServer } = await import('node:net');
+  return new Promise((r) => {
+    const s = createServer();
+    s.once('error', () => r(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => r(true)));
+  });
+}

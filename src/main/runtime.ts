@@ -1,0 +1,29 @@
+import { join, resolve } from 'node:path';
+import pino from 'pino';
+import type { Config } from '../config';
+import type { Core } from '../core/context';
+import { migrate, openDb } from '../db/connection';
+import { connectTemporal } from '../temporal/client';
+
+/**
+ * Builds the core of a process from its configuration: opens the database (PostgreSQL when
+ * DATABASE_URL is set, else PGlite under DATA_DIR), runs migrations (advisory-locked, so safe from
+ * every process at once) and connects the Temporal client.
+ */
+export async function buildCore(config: Config, opts: { memoryDb?: boolean } = {}): Promise<Core> {
+  const log = pino({ level: config.LOG_LEVEL });
+  const db = config.DATABASE_URL
+    ? await openDb({ url: config.DATABASE_URL })
+    : opts.memoryDb
+      ? await openDb({ memory: true })
+      : await openDb({ pgliteDir: resolve(join(config.DATA_DIR)) });
+  await migrate(db);
+  const temporal = await connectTemporal(config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233', config.TEMPORAL_NAMESPACE);
+  return { db, temporal, config, log, now: () => new Date() };
+}
+
+/** Closes what {@link buildCore} opened (PGlite must be closed to flush to disk). */
+export async function closeCore(core: Core): Promise<void> {
+  await core.temporal.connection.close().catch(() => {});
+  await core.db.destroy();
+}

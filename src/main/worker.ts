@@ -1,0 +1,25 @@
+import { loadConfig } from '../config';
+import { relayTasks } from '../core/relay-tasks';
+import { startRelay } from '../core/relay';
+import { createWorker, ensureSearchAttributes } from '../temporal/worker';
+import { buildCore, closeCore } from './runtime';
+
+/** `npm run worker`: the Temporal worker process (any number may run) and the outbox relay. */
+const config = loadConfig();
+if (!config.DATABASE_URL) {
+  console.error('npm run worker needs DATABASE_URL (PGlite is single-process; use `npm run dev` for the all-in-one mode)');
+  process.exit(2);
+}
+const address = config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+await ensureSearchAttributes(address, config.TEMPORAL_NAMESPACE);
+const core = await buildCore(config);
+const { worker, connection } = await createWorker(core);
+const stopRelay = startRelay(core, relayTasks);
+const shutdown = () => worker.shutdown();
+process.once('SIGINT', shutdown);
+process.once('SIGTERM', shutdown);
+core.log.info({ taskQueue: config.TASK_QUEUE, address }, 'worker running');
+await worker.run();
+await stopRelay();
+await connection.close();
+await closeCore(core);

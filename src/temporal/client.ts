@@ -1,0 +1,48 @@
+import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import type { SearchAttributePair } from '@temporalio/common';
+import { SA } from './search-attributes';
+
+/** Connects a Temporal client to `address` in `namespace` (retries until the server answers or 30 s pass). */
+export async function connectTemporal(address: string, namespace: string): Promise<Client> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 2000 });
+      return new Client({ connection, namespace });
+    } catch (err) {
+      if (Date.now() > deadline) throw new Error(`Temporal is not reachable at ${address}: ${String(err)}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+/** Search attribute values keyed by attribute name (all Keyword), as stored in `workflow_starts`. */
+export type KeywordAttributes = Partial<Record<keyof typeof SA, string>>;
+
+/** Turns `{PayoutStatus: 'submitted'}` into typed search attribute pairs. */
+export function typedAttributes(attrs: KeywordAttributes): SearchAttributePair[] {
+  return Object.entries(attrs)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => ({ key: SA[k as keyof typeof SA], value: v as string }));
+}
+
+/**
+ * Starts a workflow, treating "already started" as success: the workflow id is the resource id
+ * (DESIGN rule 4), so a second start of the same resource is a no-op.
+ */
+export async function startIdempotently(
+  client: Client,
+  opts: { workflowType: string; workflowId: string; taskQueue: string; args: unknown[]; searchAttributes: KeywordAttributes },
+): Promise<void> {
+  try {
+    await client.workflow.start(opts.workflowType, {
+      workflowId: opts.workflowId,
+      taskQueue: opts.taskQueue,
+      args: opts.args,
+      typedSearchAttributes: typedAttributes(opts.searchAttributes),
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return;
+    throw err;
+  }
+}

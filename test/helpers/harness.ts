@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import pg from 'pg';
+import pino from 'pino';
+import { inject } from 'vitest';
+import { createApp } from '../../src/api/app';
+import { loadConfig, type Config } from '../../src/config';
+import type { Core } from '../../src/core/context';
+import { createBusiness } from '../../src/core/businesses';
+import { startRelay } from '../../src/core/relay';
+import { relayTasks } from '../../src/core/relay-tasks';
+import { migrate, openDb } from '../../src/db/connection';
+import type { Db } from '../../src/db/schema';
+import { createWorker } from '../../src/temporal/worker';
+
+/** What a test file works with: the core, the HTTP app, and helpers to call it as an integrator. */
+export interface Harness {
+  core: Core;
+  db: Db;
+  app: ReturnType<typeof createApp>;
+  config: Config;
+  /** Calls the app in process. `key` becomes the bearer token; `body` is sent as JSON. */
+  request(
+    method: string,
+    path: string,
+    opts?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: any; headers: Headers; text: string }>;
+  /** A new business with owner keys in both environments. */
+  business(opts?: { verified?: boolean; approvalsRequired?: number }): Promise<{ id: string; sandbox: string; live: string }>;
+  /** Starts the worker (and relay) if the harness was made without one. */
+  startWorker(): Promise<void>;
+  /** Stops the worker (and relay), e.g. to simulate a crash. */
+  stopWorker(): Promise<void>;
+  close(): Promise<void>;
+}
+
+let runtimeInstalled = false;
+
+/** Opens a fresh database for one test file: a new PostgreSQL database, or in-memory PGlite. */
+async function freshDb(): Promise<{ db: Db; drop: () => Promise<void> }> {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    const db = await openDb({ memory: true });
+    return { db, drop: async () => {} };
+  }
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  const db = await openDb({ url: u.toString() }, { poolSize: 20 });
+  return {
+    db,
+    drop: async () => {
+      const a = new pg.Client({ connectionString: url });
+      await a.connect();
+      await a.query(`drop database if exists ${name} with (force)`).catch(() => {});
+      await a.end();
+    },
+  };
+}
+
+/**
+ * Builds a harness: fresh database (migrated), Temporal client on the global dev server, a unique
+ * task queue, and (unless `worker: false`) a worker running the real workflows and activities.
+ */
+export async function createHarness(
+  opts: { worker?: boolean; env?: Record<string, string>; config?: Partial<Config> } = {},
+): Promise<Harness> {
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } as any });
+    runtimeInstalled = true;
+  }
+  const address = inject('temporalAddress');
+  const bundlePath = inject('workflowBundlePath');
+  if (!address) throw new Error('This test needs Temporal; run it without TEST_NO_INFRA=1');
+  const { db, drop } = await freshDb();
+  await migrate(db);
+  const config = loadConfig(
+    {
+      TEMPORAL_ADDRESS: address,
+      TASK_QUEUE: `test-${randomBytes(5).toString('hex')}`,
+      SANDBOX_ARRIVAL: 'PT0.05S',
+      LOG_LEVEL: 'silent',
+      PORT: '3999',
+      ...opts.env,
+    },
+    opts.config,
+  );
+  const connection = await Connection.connect({ address });
+  const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const core: Core = { db, temporal, config, log: pino({ level: 'silent' }), now: () => new Date() };
+  const app = createApp(core);
+
+  let worker: Worker | undefined;
+  let workerRun: Promise<void> | undefined;
+  let nativeConnection: NativeConnection | undefined;
+  let stopRelay: (() => Promise<void>) | undefined;
+
+  const harness: Harness = {
+    core,
+    db,
+    app,
+    config,
+    async request(method, path, o = {}) {
+      const headers: Record<string, string> = { ...(o.headers ?? {}) };
+      if (o.key) headers.Authorization = `Bearer ${o.key}`;
+      let body: string | undefined = o.rawBody;
+      if (o.body !== undefined) {
+        body = JSON.stringify(o.body);
+        headers['Content-Type'] ??= 'application/json';
+      }
+      const res = await app.request(path, { method, headers, body });
+      const text = await res.text();
+      let parsed: any = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        // not JSON
+      }
+      return { status: res.status, body: parsed, headers: res.headers, text };
+    },
+    async business(o = {}) {
+      const b = await createBusiness(db, { name: 'Test business', verified: o.verified ?? true, approvalsRequired: o.approvalsRequired });
+      return { id: b.business_id, sandbox: b.keys.sandbox, live: b.keys.live };
+    },
+    async startWorker() {
+      if (worker) return;
+      nativeConnection = await NativeConnection.connect({ address });
+      const created = await createWorker(core, { connection: nativeConnection, workflowBundle: { codePath: bundlePath } });
+      worker = created.worker;
+      workerRun = worker.run();
+      stopRelay = startRelay(core, relayTasks, 50);
+    },
+    async stopWorker() {
+      await stopRelay?.();
+      stopRelay = undefined;
+      if (worker) {
+        worker.shutdown();
+        await workerRun?.catch(() => {});
+        worker = undefined;
+      }
+      await nativeConnection?.close();
+      nativeConnection = undefined;
+    },
+    async close() {
+      await harness.stopWorker();
+      await connection.close();
+      await db.destroy();
+      await drop();
+    },
+  };
+  if (opts.worker !== false) await harness.startWorker();
+  return harness;
+}
