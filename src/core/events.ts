@@ -1,0 +1,46 @@
+import { newId } from '../domain/ids';
+import type { DbOrTx, Environment } from '../db/schema';
+
+/** A domain event to put in the outbox (spec "Events"). */
+export interface EventInput {
+  businessId: string;
+  environment: Environment;
+  /** Event type such as `payout.succeeded`, `disbursement.launched`. */
+  type: string;
+  /** `payout`, `disbursement`, `deposit`, ... */
+  objectType: string;
+  objectId: string;
+  /**
+   * Snapshot of the object in the core's wire shape (snake_case, amounts as decimal strings), as
+   * Surface A renders it; other surfaces map from it.
+   */
+  data: Record<string, unknown>;
+  /** Unique per emission (e.g. `payout:po_…:succeeded`): a retried activity emits once. */
+  dedupeKey: string;
+}
+
+/**
+ * Writes an event to the outbox in the caller's transaction (DESIGN rule 3: the projection and the
+ * event it emits commit together). Idempotent on `dedupeKey`. Returns the event id, or null when an
+ * event with that key already existed.
+ */
+export async function emitEvent(tx: DbOrTx, e: EventInput): Promise<string | null> {
+  const id = newId('evt');
+  const rows = await tx
+    .insertInto('events')
+    .values({
+      id,
+      business_id: e.businessId,
+      environment: e.environment,
+      type: e.type,
+      object_type: e.objectType,
+      object_id: e.objectId,
+      data: JSON.stringify(e.data) as any,
+      dedupe_key: e.dedupeKey,
+      dispatched_at: null,
+    })
+    .onConflict((oc) => oc.column('dedupe_key').doNothing())
+    .returning('id')
+    .execute();
+  return rows.length ? id : null;
+}
