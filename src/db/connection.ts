@@ -44,7 +44,7 @@ export async function openDb(target: DbTarget, opts: { poolSize?: number } = {})
  * Postgres migrator takes an advisory lock, so exactly one runs each migration.
  */
 export async function migrate(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+  const migrator = new Migrator({ db, provider: migrationProvider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
