@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createApp } from '../api/app';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createBusiness } from '../core/businesses';
 import { startRelay } from '../core/relay';
@@ -17,6 +18,8 @@ import { buildCore, closeCore } from './runtime';
  * it creates a sandbox business and prints its owner key. Ctrl-C stops everything; data persists.
  */
 const env = { ...process.env };
+// The SDK's own logs (webpack stats, worker state) only from WARN up; LOG_LEVEL=debug shows them.
+Runtime.install({ logger: new DefaultLogger(env.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
 const dataDir = resolve(env.DATA_DIR ?? './.data');
 mkdirSync(dataDir, { recursive: true });
 
@@ -63,7 +66,8 @@ async function shutdown() {
   console.log('\nStopping ...');
   await new Promise<void>((r) => server.close(() => r()));
   await stopRelay();
-  worker.shutdown();
+  // The SDK's runtime already drains the worker on SIGINT/SIGTERM; shutting down twice throws.
+  if (worker.getState() === 'RUNNING') worker.shutdown();
   await workerRun.catch(() => {});
   await connection.close();
   await closeCore(core);

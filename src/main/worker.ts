@@ -1,3 +1,4 @@
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { relayTasks } from '../core/relay-tasks';
 import { startRelay } from '../core/relay';
@@ -6,6 +7,7 @@ import { buildCore, closeCore } from './runtime';
 
 /** `npm run worker`: the Temporal worker process (any number may run) and the outbox relay. */
 const config = loadConfig();
+Runtime.install({ logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
 if (!config.DATABASE_URL) {
   console.error('npm run worker needs DATABASE_URL (PGlite is single-process; use `npm run dev` for the all-in-one mode)');
   process.exit(2);
@@ -15,9 +17,7 @@ await ensureSearchAttributes(address, config.TEMPORAL_NAMESPACE);
 const core = await buildCore(config);
 const { worker, connection } = await createWorker(core);
 const stopRelay = startRelay(core, relayTasks);
-const shutdown = () => worker.shutdown();
-process.once('SIGINT', shutdown);
-process.once('SIGTERM', shutdown);
+// The SDK's runtime drains the worker on SIGINT/SIGTERM; worker.run() then resolves.
 core.log.info({ taskQueue: config.TASK_QUEUE, address }, 'worker running');
 await worker.run();
 await stopRelay();

@@ -45,6 +45,10 @@ export async function startDevServer(opts: {
   // Large batches signal and start many workflows at once; the dev server's defaults are tuned low.
   args.push('--dynamic-config-value', 'frontend.rps=20000', '--dynamic-config-value', 'frontend.namespaceRPS=20000');
   const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Never leave the server behind when this process exits, however it exits.
+  const killOnExit = () => child.kill('SIGTERM');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.removeListener('exit', killOnExit));
   let stderr = '';
   child.stderr?.on('data', (b) => {
     stderr += String(b);

@@ -1,7 +1,6 @@
-import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { Generated, JSONColumnType } from 'kysely';
 import type { Environment } from './platform';
 
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 
 export interface QuotesTable {
   id: string;
@@ -22,7 +21,7 @@ export interface QuotesTable {
   /** Which amount the caller fixed: 'source' or 'destination'. */
   fixed_side: 'source' | 'destination';
   expires_at: Date;
-  created_at: Generated<CreatedAt>;
+  created_at: Generated<Date>;
 }
 
 export interface RecipientsTable {
@@ -41,7 +40,7 @@ export interface RecipientsTable {
   missing_fields: JSONColumnType<string[]>;
   channels: JSONColumnType<string[]>;
   deleted_at: Date | null;
-  created_at: Generated<CreatedAt>;
+  created_at: Generated<Date>;
   updated_at: Date;
 }
 

@@ -1,7 +1,6 @@
-import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { Generated, JSONColumnType } from 'kysely';
 import type { Environment } from './platform';
 
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 
 /** One balance per business, environment and currency; both columns CHECK (>= 0) in the schema. */
 export interface BalancesTable {
@@ -30,7 +29,7 @@ export interface LedgerPostingsTable {
   debit_account: string;
   credit_account: string;
   amount: bigint;
-  created_at: Generated<CreatedAt>;
+  created_at: Generated<Date>;
 }
 
 export interface PayoutsTable {
@@ -75,7 +74,7 @@ export interface PayoutsTable {
   disbursement_id: string | null;
   disbursement_item_id: string | null;
   created_by_key_id: string | null;
-  created_at: Generated<CreatedAt>;
+  created_at: Generated<Date>;
   updated_at: Date;
 }
 
@@ -102,7 +101,7 @@ export interface EventsTable {
   data: JSONColumnType<Record<string, unknown>>;
   /** Unique: one event per transition even when the activity is retried. */
   dedupe_key: string;
-  created_at: Generated<CreatedAt>;
+  created_at: Generated<Date>;
   dispatched_at: Date | null;
 }
 

@@ -1,9 +1,8 @@
-import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { Generated, JSONColumnType } from 'kysely';
 
 /** Environment of a key, a base address and every row: sandbox (`sk_test_`) or live (`sk_live_`). */
 export type Environment = 'sandbox' | 'live';
 
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 
 export interface BusinessesTable {
   id: string;
@@ -12,7 +11,7 @@ export interface BusinessesTable {
   verified: boolean;
   /** Approvals a disbursement needs before launch (issue 4; default 1). */
   approvals_required: Generated<number>;
-  created_at: Generated<CreatedAt>;
+  created_at: Generated<Date>;
 }
 
 export interface ApiKeysTable {
@@ -28,7 +27,7 @@ export interface ApiKeysTable {
   policy: JSONColumnType<Record<string, unknown> | null>;
   created_by_key_id: string | null;
   revoked_at: Date | null;
-  created_at: Generated<CreatedAt>;
+  created_at: Generated<Date>;
 }
 
 export interface IdempotencyKeysTable {
@@ -44,7 +43,7 @@ export interface IdempotencyKeysTable {
   response_status: number | null;
   response_body: string | null;
   response_headers: JSONColumnType<Record<string, string> | null>;
-  created_at: Generated<CreatedAt>;
+  created_at: Generated<Date>;
   expires_at: Date;
 }
 
@@ -54,7 +53,7 @@ export interface WorkflowStartsTable {
   workflow_type: string;
   args: JSONColumnType<unknown[]>;
   search_attributes: JSONColumnType<Record<string, string[]>>;
-  created_at: Generated<CreatedAt>;
+  created_at: Generated<Date>;
   started_at: Date | null;
 }
 

@@ -1,7 +1,6 @@
-import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { Generated, JSONColumnType } from 'kysely';
 import type { Environment } from './platform';
 
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 
 export interface WebhookEndpointsTable {
   id: string;
@@ -14,7 +13,7 @@ export interface WebhookEndpointsTable {
   /** Signing secret. Kept (it signs every delivery), never returned after creation. */
   secret: string;
   deleted_at: Date | null;
-  created_at: Generated<CreatedAt>;
+  created_at: Generated<Date>;
 }
 
 export interface WebhookDeliveriesTable {
@@ -26,7 +25,7 @@ export interface WebhookDeliveriesTable {
   status: 'pending' | 'succeeded' | 'failed';
   attempt_count: number;
   last_status_code: number | null;
-  created_at: Generated<CreatedAt>;
+  created_at: Generated<Date>;
   completed_at: Date | null;
 }
 
@@ -36,7 +35,7 @@ export interface WebhookAttemptsTable {
   status_code: number | null;
   error: string | null;
   duration_ms: number;
-  created_at: Generated<CreatedAt>;
+  created_at: Generated<Date>;
 }
 
 export interface WebhookTables {
