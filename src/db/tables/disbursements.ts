@@ -1,7 +1,5 @@
-import type { ColumnType, Generated, JSONColumnType } from 'kysely';
+import type { Generated, JSONColumnType } from 'kysely';
 import type { Environment } from './platform';
-
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 
 /**
  * A batch disbursement (spec "Disbursement (Surface A)", issue 4). `status` follows the transition
@@ -39,7 +37,7 @@ export interface DisbursementsTable {
   launched_at: Date | null;
   paused_at: Date | null;
   completed_at: Date | null;
-  created_at: Generated<CreatedAt>;
+  created_at: Generated<Date>;
   updated_at: Date;
 }
 
@@ -101,7 +99,7 @@ export interface DisbursementItemsTable {
   failure_message: string | null;
   /** Edited in correction mode after its last failure (retry-failed retries it whatever its code). */
   corrected: boolean;
-  created_at: Generated<CreatedAt>;
+  created_at: Generated<Date>;
   updated_at: Date;
 }
 
@@ -115,7 +113,7 @@ export interface DisbursementApprovalsTable {
   key_id: string;
   decision: 'approve' | 'reject';
   reason: string | null;
-  created_at: Generated<CreatedAt>;
+  created_at: Generated<Date>;
 }
 
 /** Disbursement tables (issue 4). */
