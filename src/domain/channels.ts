@@ -151,13 +151,13 @@ const SERVICE_USER_FIELDS: RequirementField[] = [
  * channel requirements of its corridor). Spec "Recipient" table.
  */
 export const RECIPIENT_TYPE_FIELDS: Readonly<Record<Exclude<RecipientType, 'bank_account'>, readonly RequirementField[]>> =
-  {
+  deepFreeze({
     pagomovil: PAGOMOVIL_FIELDS,
     wallet: WALLET_FIELDS,
     phone: PHONE_FIELDS,
     email: EMAIL_FIELDS,
     service_user: SERVICE_USER_FIELDS,
-  };
+  });
 
 // ---------------------------------------------------------------------------------------------
 // Catalog
