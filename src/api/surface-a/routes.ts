@@ -1,5 +1,12 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../types';
+import { registerChannelRoutes } from './channels';
+import { registerQuoteRoutes } from './quotes';
+import { registerRecipientRoutes } from './recipients';
 
 /** Every Surface A resource router, one module per resource (spec "Endpoints", Surface A). */
-export function registerSurfaceARoutes(_app: OpenAPIHono<AppEnv>): void {}
+export function registerSurfaceARoutes(app: OpenAPIHono<AppEnv>): void {
+  registerChannelRoutes(app);
+  registerQuoteRoutes(app);
+  registerRecipientRoutes(app);
+}

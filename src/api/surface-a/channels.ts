@@ -1,0 +1,110 @@
+/**
+ * Surface A channels (spec "Channel", "ChannelRequirements"): `GET /channels` and
+ * `GET /channels/{channel}/requirements`. Parses and renders only; src/core/catalog.ts decides.
+ */
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { getChannelRequirements, listChannels } from '../../core/catalog';
+import type { AppEnv } from '../types';
+import {
+  ArrivalSchema,
+  AUTH_ERRORS,
+  AmountSchema,
+  CountrySchema,
+  CurrencySchema,
+  errorResponses,
+  LimitsSchema,
+  RecipientTypeSchema,
+} from './catalog-schemas';
+
+/** Spec "Channel" (plus the documented extension `countries`). */
+export const ChannelSchema = z
+  .object({
+    id: z.string().openapi({ example: 'spei_mxn' }),
+    status: z.enum(['live', 'paused']).openapi({ description: 'paused while a provider on the rail is degraded' }),
+    country: z.string().nullable().openapi({ description: 'ISO 3166-1 alpha-2; null for borderless channels (claim_link); "EU" for sepa_eur', example: 'MX' }),
+    countries: z.array(z.string()).openapi({
+      description: 'Extension: every country the channel pays to (all euro-area countries for sepa_eur; empty for borderless channels)',
+      example: ['MX'],
+    }),
+    currency: z.string().openapi({ example: 'MXN' }),
+    rail: z.string().openapi({ example: 'spei' }),
+    recipient_type: RecipientTypeSchema,
+    arrival: ArrivalSchema,
+    limits: LimitsSchema,
+    fee: z
+      .object({
+        percent: z.string().openapi({ description: 'Percentage of the source amount ("1.15" = 1.15 %): provider + service + FX spread', example: '1.15' }),
+        flat: AmountSchema.openapi({ example: '0.25' }),
+        currency: z.string().openapi({ example: 'USDC' }),
+      })
+      .openapi({ description: "The caller's fee at the current tier" }),
+  })
+  .openapi('Channel');
+
+/** Spec "ChannelRequirements". */
+export const ChannelRequirementsSchema = z
+  .object({
+    channel: z.string().openapi({ example: 'spei_mxn' }),
+    recipient_type: RecipientTypeSchema,
+    fields: z.array(
+      z.object({
+        name: z.string().openapi({ example: 'clabe' }),
+        type: z.enum(['string', 'enum', 'date', 'email', 'phone']),
+        required: z.boolean(),
+        pattern: z.string().optional().openapi({ description: 'Regular expression the value must match', example: '^[0-9]{18}$' }),
+        values: z.array(z.string()).optional().openapi({ description: 'Allowed values of an enum field' }),
+        description: z.string().optional(),
+      }),
+    ),
+    limits: LimitsSchema,
+  })
+  .openapi('ChannelRequirements');
+
+const listRoute = createRoute({
+  method: 'get',
+  path: '/channels',
+  tags: ['Channels'],
+  summary: 'List channels',
+  description:
+    'Every destination channel with its status, coverage, recipient type, limits, typical arrival and your fee. ' +
+    'Optional filters (extension): country (channels paying to it), currency, recipient_type (channels that can pay that type).',
+  request: {
+    query: z.object({
+      country: CountrySchema.optional(),
+      currency: CurrencySchema.optional(),
+      recipient_type: RecipientTypeSchema.optional(),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'The channels',
+      content: { 'application/json': { schema: z.object({ data: z.array(ChannelSchema) }) } },
+    },
+    ...errorResponses({ 400: 'Invalid filter', ...AUTH_ERRORS }),
+  },
+});
+
+const requirementsRoute = createRoute({
+  method: 'get',
+  path: '/channels/{channel}/requirements',
+  tags: ['Channels'],
+  summary: 'Recipient requirements of a channel',
+  description: 'The recipient fields the channel needs (read them from here rather than fixing them in code) and its limits.',
+  request: { params: z.object({ channel: z.string().openapi({ param: { name: 'channel', in: 'path' }, example: 'spei_mxn' }) }) },
+  responses: {
+    200: { description: 'The requirements', content: { 'application/json': { schema: ChannelRequirementsSchema } } },
+    ...errorResponses({ 404: 'Unknown channel (param channel)', ...AUTH_ERRORS }),
+  },
+});
+
+/** Registers `GET /channels` and `GET /channels/{channel}/requirements` on a Surface A router. */
+export function registerChannelRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(listRoute, (c) => {
+    const q = c.req.valid('query');
+    return c.json({ data: listChannels(c.get('core'), c.get('caller'), q) }, 200);
+  });
+  app.openapi(requirementsRoute, (c) => {
+    const { channel } = c.req.valid('param');
+    return c.json(getChannelRequirements(c.get('core'), c.get('caller'), channel), 200);
+  });
+}

@@ -1,0 +1,95 @@
+/**
+ * Surface A quotes (spec "Quote"): `POST /quotes`. Parses and renders only; src/core/quotes.ts
+ * validates, prices and stores.
+ */
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createQuote, type QuoteRecord } from '../../core/quotes';
+import { formatAmount, USDC } from '../../domain/money';
+import { formatFees } from '../../domain/pricing';
+import type { AppEnv } from '../types';
+import { ArrivalSchema, AUTH_ERRORS, AmountSchema, errorResponses } from './catalog-schemas';
+
+/** Spec "Shared types" Fees as on a quote (fx_spread present). USDC Amounts. */
+export const QuoteFeesSchema = z
+  .object({
+    provider: AmountSchema,
+    service: AmountSchema,
+    fx_spread: AmountSchema,
+    total: AmountSchema,
+    currency: z.string().openapi({ example: 'USDC' }),
+  })
+  .openapi('Fees', { description: 'Charged on top of the source amount' });
+
+/** Spec "Quote" (plus `object` and `created_at`). */
+export const QuoteSchema = z
+  .object({
+    id: z.string().openapi({ example: 'qt_01k0000000000000000000000' }),
+    object: z.literal('quote'),
+    channel: z.string().openapi({ example: 'spei_mxn' }),
+    source_amount: AmountSchema.openapi({ description: 'USDC sent (fees are charged on top)', example: '100.00' }),
+    source_currency: z.string().openapi({ example: 'USDC' }),
+    destination_amount: AmountSchema.openapi({ description: 'What the recipient receives', example: '1705.00' }),
+    destination_currency: z.string().openapi({ example: 'MXN' }),
+    rate: z.string().openapi({ description: 'Mid-market rate: 1 USDC buys <rate> destination units', example: '17.05' }),
+    fees: QuoteFeesSchema,
+    arrival: ArrivalSchema,
+    expires_at: z.string().openapi({ format: 'date-time', description: '60 seconds after created_at' }),
+    created_at: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('Quote');
+
+/** The wire Quote of a stored quote (Amounts as decimal strings, timestamps ISO 8601 UTC). */
+export function renderQuote(q: QuoteRecord): z.infer<typeof QuoteSchema> {
+  const p = q.price;
+  return {
+    id: q.id,
+    object: 'quote',
+    channel: q.channel,
+    source_amount: formatAmount(p.sourceAmount, USDC),
+    source_currency: p.sourceCurrency,
+    destination_amount: formatAmount(p.destinationAmount, p.destinationCurrency),
+    destination_currency: p.destinationCurrency,
+    rate: p.rate,
+    fees: formatFees(p),
+    arrival: { ...q.arrival },
+    expires_at: q.expiresAt.toISOString(),
+    created_at: q.createdAt.toISOString(),
+  };
+}
+
+const QuoteCreateSchema = z
+  .object({
+    channel: z.string().openapi({ example: 'spei_mxn' }),
+    source_amount: AmountSchema.optional().openapi({ description: 'USDC to send; give this or destination_amount' }),
+    destination_amount: AmountSchema.optional().openapi({
+      description: "Amount the recipient receives, in the channel's currency; give this or source_amount",
+    }),
+  })
+  .openapi('QuoteCreate');
+
+const createQuoteRoute = createRoute({
+  method: 'post',
+  path: '/quotes',
+  tags: ['Quotes'],
+  summary: 'Price a payout',
+  description:
+    'Prices one payout on one channel from exactly one of source_amount (USDC) or destination_amount. ' +
+    'The quote is valid 60 seconds; pass its id as quote_id when creating the payout.',
+  request: { body: { required: true, content: { 'application/json': { schema: QuoteCreateSchema } } } },
+  responses: {
+    201: { description: 'The quote', content: { 'application/json': { schema: QuoteSchema } } },
+    ...errorResponses({
+      400: 'validation_error (unknown channel, both or neither amount, bad precision), channel_unavailable, amount_out_of_range',
+      ...AUTH_ERRORS,
+    }),
+  },
+});
+
+/** Registers `POST /quotes` on a Surface A router. */
+export function registerQuoteRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.openapi(createQuoteRoute, async (c) => {
+    const body = c.req.valid('json');
+    const quote = await createQuote(c.get('core'), c.get('caller'), body);
+    return c.json(renderQuote(quote), 201);
+  });
+}

@@ -1,0 +1,133 @@
+/**
+ * The channel catalog as the caller sees it (spec "Channel", "ChannelRequirements"; Surface A
+ * `GET /channels`, `GET /channels/{channel}/requirements`). Wraps the pure catalog of
+ * src/domain/channels.ts with the caller's environment and the operator's paused channels
+ * (config PAUSED_CHANNELS). No I/O: the catalog is code, not rows.
+ *
+ * Amounts (limits, flat fee) are canonical USDC Amounts ("1.00", "50000.00", "0.25").
+ */
+import {
+  CHANNELS,
+  type ChannelDefinition,
+  type ChannelRequirements,
+  channelAcceptsRecipientType,
+  channelCountries,
+  channelCoversCountry,
+  channelStatus,
+  findChannel,
+  listedFee,
+  type RecipientType,
+  requirementsFor,
+} from '../domain/channels';
+import { ApiError, notFound, validationError } from '../domain/errors';
+import { formatAmount, parseAmount, USDC } from '../domain/money';
+import type { Caller, Core } from './context';
+
+/**
+ * Spec "Channel" plus the documented extension `countries` (the ISO 3166-1 alpha-2 countries the
+ * channel pays to: one for single-country channels, every euro-area country for sepa_eur, none
+ * for borderless channels such as claim_link). Durations ISO 8601; limits and fee.flat USDC Amounts;
+ * fee.percent a decimal string ("1.15" = 1.15 %).
+ */
+export interface ChannelListing {
+  id: string;
+  status: 'live' | 'paused';
+  country: string | null;
+  countries: string[];
+  currency: string;
+  rail: string;
+  recipient_type: RecipientType;
+  arrival: { min: string; max: string };
+  limits: { min: string; max: string; currency: 'USDC' };
+  fee: { percent: string; flat: string; currency: string };
+}
+
+/**
+ * Optional filters of `GET /channels` (documented extension). `country`: channels whose
+ * {@link ChannelListing.countries} include it ("EU" matches sepa_eur); borderless channels never
+ * match a country. `currency`: the payout currency. `recipient_type`: channels that can pay that
+ * type (claim_link matches phone and email). Codes are case-insensitive.
+ */
+export interface ChannelFilters {
+  country?: string;
+  currency?: string;
+  recipient_type?: RecipientType;
+}
+
+/** A USDC catalog amount ("1", "0.5") in canonical wire form ("1.00", "0.50"). */
+function usdcAmount(value: string): string {
+  return formatAmount(parseAmount(value, USDC, { allowZero: true }), USDC);
+}
+
+/** Channel limits as wire Amounts (spec "Channel".limits, currency USDC). */
+function wireLimits(channel: ChannelDefinition): ChannelListing['limits'] {
+  return { min: usdcAmount(channel.limits.min), max: usdcAmount(channel.limits.max), currency: channel.limits.currency };
+}
+
+/** The status of `channel` for `caller` (spec "Channel".status): paused in live, or when the operator paused it. */
+export function statusFor(core: Core, caller: Caller, channel: ChannelDefinition): 'live' | 'paused' {
+  return channelStatus(channel, caller.environment, core.config.pausedChannels);
+}
+
+/** One catalog entry as the spec's Channel seen by `caller` (internal fields such as requirement checks left out). */
+export function channelListing(core: Core, caller: Caller, channel: ChannelDefinition): ChannelListing {
+  return {
+    id: channel.id,
+    status: statusFor(core, caller, channel),
+    country: channel.country,
+    countries: [...channelCountries(channel)],
+    currency: channel.currency,
+    rail: channel.rail,
+    recipient_type: channel.recipient_type,
+    arrival: { min: channel.arrival.min, max: channel.arrival.max },
+    limits: wireLimits(channel),
+    fee: listedFee(channel),
+  };
+}
+
+/** `GET /channels`: every catalog channel matching `filters`, in catalog order (spec "Channel"). */
+export function listChannels(core: Core, caller: Caller, filters: ChannelFilters = {}): ChannelListing[] {
+  const currency = filters.currency?.toUpperCase();
+  return CHANNELS.filter(
+    (c) =>
+      (!filters.country || channelCoversCountry(c, filters.country)) &&
+      (!currency || c.currency === currency) &&
+      (!filters.recipient_type || channelAcceptsRecipientType(c, filters.recipient_type)),
+  ).map((c) => channelListing(core, caller, c));
+}
+
+/**
+ * `GET /channels/{channel}/requirements` (spec "ChannelRequirements"): recipient fields and
+ * limits of the channel. Throws ApiError 404 not_found (param `channel`) for an unknown id.
+ */
+export function getChannelRequirements(_core: Core, _caller: Caller, channelId: string): ChannelRequirements {
+  const channel = findChannel(channelId);
+  if (!channel) throw notFound('channel', channelId, 'channel');
+  return { ...requirementsFor(channel), limits: wireLimits(channel) };
+}
+
+/** The catalog channel `channelId`, paused or not. Throws ApiError 400 validation_error (param `param`) for an unknown id. */
+export function knownChannel(channelId: string, param = 'channel'): ChannelDefinition {
+  const channel = typeof channelId === 'string' ? findChannel(channelId) : undefined;
+  if (!channel) throw validationError(param, `Unknown channel '${channelId}'; GET /channels lists them`);
+  return channel;
+}
+
+/** Throws ApiError 400 channel_unavailable (param `param`) when `channel` is paused for `caller` (spec "Errors"). */
+export function assertChannelAvailable(core: Core, caller: Caller, channel: ChannelDefinition, param = 'channel'): void {
+  if (statusFor(core, caller, channel) === 'paused') {
+    const why = caller.environment === 'live' ? 'no live rail is configured for it' : 'it is paused while its rail is degraded';
+    throw new ApiError(400, 'channel_unavailable', `Channel ${channel.id} cannot be used now: ${why}`, param);
+  }
+}
+
+/**
+ * The catalog channel `channelId` if `caller` can send on it now: {@link knownChannel} then
+ * {@link assertChannelAvailable} (400 validation_error / 400 channel_unavailable, param `param`).
+ * For payouts and disbursement items.
+ */
+export function usableChannel(core: Core, caller: Caller, channelId: string, param = 'channel'): ChannelDefinition {
+  const channel = knownChannel(channelId, param);
+  assertChannelAvailable(core, caller, channel, param);
+  return channel;
+}

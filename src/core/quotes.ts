@@ -1,0 +1,174 @@
+/**
+ * Quotes (spec "Quote", "Limits": quote validity 60 seconds; Surface A `POST /quotes`). A quote
+ * prices one payout on one channel with src/domain/pricing.ts at the sandbox mid-market rate
+ * (src/sandbox/fx.ts) and is stored in `quotes` so a payout can use it by `quote_id`.
+ *
+ * Row units (src/db/tables/catalog.ts): source_amount and fee_* in micro-USDC, destination_amount
+ * in minor units of destination_currency, fixed_side the amount the caller gave.
+ */
+import { findChannel } from '../domain/channels';
+import { ApiError, validationError } from '../domain/errors';
+import { newId } from '../domain/ids';
+import { AmountFormatError, parseAmount, USDC } from '../domain/money';
+import { type Price, price } from '../domain/pricing';
+import { midRate } from '../sandbox/fx';
+import type { Selectable } from 'kysely';
+import type { QuotesTable } from '../db/tables/catalog';
+import { assertChannelAvailable, knownChannel } from './catalog';
+import type { Caller, Core } from './context';
+
+/** Quote validity (spec "Limits"): expires_at is created_at + 60 s. */
+export const QUOTE_TTL_MS = 60_000;
+
+/** What a caller asks to price: a channel id and exactly one of the two Amounts (decimal strings). */
+export interface PriceRequest {
+  channel: string;
+  /** USDC Amount, up to 6 decimals. */
+  source_amount?: string;
+  /** Amount in the channel's currency, up to its decimals (2 fiat, 0 JPY/KRW/...). */
+  destination_amount?: string;
+}
+
+/** A validated, priced request: the channel, the {@link Price} and which side the caller fixed. */
+export interface PricedRequest {
+  channel: ReturnType<typeof knownChannel>;
+  price: Price;
+  fixedSide: 'source' | 'destination';
+}
+
+/** A stored quote. Amounts in {@link Price} units (micro-USDC; destination minor units). */
+export interface QuoteRecord {
+  id: string;
+  channel: string;
+  price: Price;
+  fixedSide: 'source' | 'destination';
+  /** ISO 8601 durations of the channel. */
+  arrival: { min: string; max: string };
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** Parses one Amount of the request; 400 validation_error naming `param` for format, precision or zero. */
+function parseRequestAmount(value: unknown, currency: string, param: string): bigint {
+  if (typeof value !== 'string') throw validationError(param, `${param} must be a decimal string such as "100.00"`);
+  try {
+    return parseAmount(value, currency);
+  } catch (e) {
+    if (e instanceof AmountFormatError) throw validationError(param, `${param}: ${e.message}`);
+    throw e;
+  }
+}
+
+/**
+ * Validates and prices a request without storing it (quotes, and payouts priced at execution).
+ * Checks, in order: channel known (400 validation_error, param `channel`); exactly one amount
+ * (400 validation_error: both -> param `destination_amount`, none -> param `source_amount`);
+ * amount format and precision (400 validation_error, that param); channel live for the caller
+ * (400 channel_unavailable, param `channel`); source within the channel limits (400
+ * amount_out_of_range, param of the amount given).
+ */
+export function priceRequest(core: Core, caller: Caller, input: PriceRequest): PricedRequest {
+  const channel = knownChannel(input.channel, 'channel');
+  const hasSource = input.source_amount !== undefined && input.source_amount !== null;
+  const hasDestination = input.destination_amount !== undefined && input.destination_amount !== null;
+  if (hasSource && hasDestination) {
+    throw validationError('destination_amount', 'Give either source_amount or destination_amount, not both');
+  }
+  if (!hasSource && !hasDestination) {
+    throw validationError('source_amount', 'source_amount or destination_amount is required');
+  }
+  const sourceAmount = hasSource ? parseRequestAmount(input.source_amount, USDC, 'source_amount') : undefined;
+  const destinationAmount = hasDestination
+    ? parseRequestAmount(input.destination_amount, channel.currency, 'destination_amount')
+    : undefined;
+  assertChannelAvailable(core, caller, channel, 'channel');
+  const p = price({ channel, midRate: midRate(channel.currency), sourceAmount, destinationAmount });
+  return { channel, price: p, fixedSide: hasSource ? 'source' : 'destination' };
+}
+
+/**
+ * `POST /quotes` (spec "Quote"): prices the request ({@link priceRequest}, same errors) and stores
+ * the quote for `caller`'s business and environment, valid 60 seconds from now.
+ */
+export async function createQuote(core: Core, caller: Caller, input: PriceRequest): Promise<QuoteRecord> {
+  const priced = priceRequest(core, caller, input);
+  const createdAt = core.now();
+  const expiresAt = new Date(createdAt.getTime() + QUOTE_TTL_MS);
+  const id = newId('qt', createdAt.getTime());
+  const p = priced.price;
+  await core.db
+    .insertInto('quotes')
+    .values({
+      id,
+      business_id: caller.businessId,
+      environment: caller.environment,
+      channel: priced.channel.id,
+      source_amount: p.sourceAmount,
+      destination_amount: p.destinationAmount,
+      destination_currency: p.destinationCurrency,
+      rate: p.rate,
+      fee_provider: p.fees.provider,
+      fee_service: p.fees.service,
+      fee_fx_spread: p.fees.fxSpread,
+      fee_total: p.fees.total,
+      fixed_side: priced.fixedSide,
+      expires_at: expiresAt,
+      created_at: createdAt,
+    })
+    .execute();
+  return {
+    id,
+    channel: priced.channel.id,
+    price: p,
+    fixedSide: priced.fixedSide,
+    arrival: { ...priced.channel.arrival },
+    createdAt,
+    expiresAt,
+  };
+}
+
+/** A `quotes` row as a {@link QuoteRecord} (debitTotal = source + total fees). */
+export function quoteFromRow(row: Selectable<QuotesTable>): QuoteRecord {
+  const fees = { provider: row.fee_provider, service: row.fee_service, fxSpread: row.fee_fx_spread, total: row.fee_total };
+  const channel = findChannel(row.channel);
+  if (!channel) throw new Error(`Quote ${row.id} names channel '${row.channel}', which is not in the catalog`);
+  return {
+    id: row.id,
+    channel: row.channel,
+    price: {
+      sourceAmount: row.source_amount,
+      sourceCurrency: 'USDC',
+      destinationAmount: row.destination_amount,
+      destinationCurrency: row.destination_currency,
+      rate: row.rate,
+      fees,
+      debitTotal: row.source_amount + row.fee_total,
+    },
+    fixedSide: row.fixed_side,
+    arrival: { ...channel.arrival },
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+/**
+ * The quote `id` of `caller`'s business and environment, or undefined (another tenant's quote is
+ * invisible). Expiry is not checked: compare `expiresAt` with `core.now()` (410 quote_expired).
+ */
+export async function findQuote(core: Core, caller: Caller, id: string): Promise<QuoteRecord | undefined> {
+  const row = await core.db
+    .selectFrom('quotes')
+    .selectAll()
+    .where('id', '=', id)
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .executeTakeFirst();
+  return row ? quoteFromRow(row) : undefined;
+}
+
+/** Throws ApiError 410 quote_expired (param `param`) when `quote` is past its expires_at at `now` (spec "Errors"). */
+export function assertQuoteFresh(quote: QuoteRecord, now: Date, param = 'quote_id'): void {
+  if (now.getTime() >= quote.expiresAt.getTime()) {
+    throw new ApiError(410, 'quote_expired', `Quote ${quote.id} expired at ${quote.expiresAt.toISOString()}; create a new one`, param);
+  }
+}

@@ -1,0 +1,290 @@
+/**
+ * Saved recipients (spec "Recipient", "Recipient status", "Receivability"; Surface A
+ * `/recipients`). Validation, readiness, masking and receivability are the pure functions of
+ * src/domain/recipients.ts; this module scopes every read and write to the caller's business and
+ * environment (DESIGN rule 7: another tenant's id is a 404) and stores the normalised, unmasked
+ * type object in `recipients.details`. Deletion is soft (`deleted_at`); a deleted recipient is a 404.
+ */
+import type { Selectable } from 'kysely';
+import type { RecipientType } from '../domain/channels';
+import { notFound, validationError } from '../domain/errors';
+import { newId } from '../domain/ids';
+import { type Receivability, receivability, validateRecipientDetails } from '../domain/recipients';
+import type { RecipientsTable } from '../db/tables/catalog';
+import { paginate } from '../api/pagination';
+import type { Caller, Core } from './context';
+
+/** Spec "Recipient".kind. */
+export type RecipientKind = 'individual' | 'business';
+
+/** A saved recipient. `details` is its type object, normalised and UNMASKED (mask it on output). */
+export interface RecipientRecord {
+  id: string;
+  type: RecipientType;
+  /** ISO 3166-1 alpha-2, upper case. */
+  country: string | null;
+  /** ISO 4217 (or USDC), upper case. */
+  currency: string | null;
+  name: string | null;
+  kind: RecipientKind | null;
+  externalId: string | null;
+  details: Record<string, unknown>;
+  status: 'ready' | 'needs_fields';
+  missingFields: string[];
+  /** Channel ids the recipient can be paid on (catalog only; a paused channel stays listed). */
+  channels: string[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The optional descriptive fields of a recipient (spec "Recipient"). On update, null clears a field. */
+export interface RecipientFields {
+  country?: string | null;
+  currency?: string | null;
+  name?: string | null;
+  kind?: RecipientKind | null;
+  externalId?: string | null;
+}
+
+/** Create input: the type and its type object (spec "Recipient": exactly one type object, the one named by `type`). */
+export interface CreateRecipientInput extends RecipientFields {
+  type: RecipientType;
+  details: Record<string, unknown>;
+}
+
+/**
+ * Update input (spec: `type` required on update). `details`, when given, replaces the stored type
+ * object; left out, the stored one is kept (and re-validated). Changing `type` needs `details`.
+ */
+export interface UpdateRecipientInput extends RecipientFields {
+  type: RecipientType;
+  details?: Record<string, unknown>;
+}
+
+/** List filters and page (spec `GET /recipients`: type, country, limit, cursor; external_id is an extension). */
+export interface ListRecipientsQuery {
+  type?: RecipientType;
+  country?: string;
+  externalId?: string;
+  limit: number;
+  cursor?: string;
+}
+
+const MASK = '••••';
+
+const upper = (v: string | null | undefined) => (typeof v === 'string' ? v.trim().toUpperCase() || null : (v ?? null));
+const trimmed = (v: string | null | undefined) => (typeof v === 'string' ? v.trim() || null : (v ?? null));
+
+/** A `recipients` row as a {@link RecipientRecord}. */
+export function recipientFromRow(row: Selectable<RecipientsTable>): RecipientRecord {
+  return {
+    id: row.id,
+    type: row.type as RecipientType,
+    country: row.country,
+    currency: row.currency,
+    name: row.name,
+    kind: row.kind,
+    externalId: row.external_id,
+    details: row.details ?? {},
+    status: row.status,
+    missingFields: row.missing_fields ?? [],
+    channels: row.channels ?? [],
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/**
+ * Validates a recipient as it will be stored: refuses masked values sent back (400, param
+ * `<type>.<field>`), runs validateRecipientDetails (400 validation_error / 422
+ * recipient_not_ready), and reconciles `kind` with a bank channel's `recipient_kind` (a missing
+ * kind is taken from it; a conflicting one is 400, param `<type>.recipient_kind`).
+ */
+function evaluate(
+  type: RecipientType,
+  details: Record<string, unknown>,
+  fields: { country: string | null; currency: string | null; kind: RecipientKind | null },
+) {
+  for (const [key, value] of Object.entries(details)) {
+    if (typeof value === 'string' && value.includes(MASK)) {
+      throw validationError(`${type}.${key}`, `${type}.${key} is a masked value; send the full value`);
+    }
+  }
+  const v = validateRecipientDetails(type, details, {
+    ...(fields.country ? { country: fields.country } : {}),
+    ...(fields.currency ? { currency: fields.currency } : {}),
+    ...(fields.kind ? { kind: fields.kind } : {}),
+  });
+  let kind = fields.kind;
+  const rk = v.details.recipient_kind;
+  if (rk === 'individual' || rk === 'business') {
+    if (kind && kind !== rk) {
+      throw validationError(`${type}.recipient_kind`, `${type}.recipient_kind is '${rk}' but kind is '${kind}'`);
+    }
+    kind = rk;
+  }
+  return { ...v, kind };
+}
+
+/**
+ * `POST /recipients`: validates (see {@link evaluate}) and stores a recipient for `caller`.
+ * Returns it with status ready (channels listed) or needs_fields (missing_fields listed).
+ * Throws ApiError 400 validation_error (param e.g. `bank_account.clabe`) or 422 recipient_not_ready.
+ */
+export async function createRecipient(core: Core, caller: Caller, input: CreateRecipientInput): Promise<RecipientRecord> {
+  const country = upper(input.country);
+  const currency = upper(input.currency);
+  const v = evaluate(input.type, input.details, { country, currency, kind: input.kind ?? null });
+  const now = core.now();
+  const row = await core.db
+    .insertInto('recipients')
+    .values({
+      id: newId('rcp', now.getTime()),
+      business_id: caller.businessId,
+      environment: caller.environment,
+      type: input.type,
+      country,
+      currency,
+      name: trimmed(input.name),
+      kind: v.kind,
+      external_id: trimmed(input.externalId),
+      details: JSON.stringify(v.details),
+      status: v.status,
+      missing_fields: JSON.stringify(v.missing_fields),
+      channels: JSON.stringify(v.channels),
+      deleted_at: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return recipientFromRow(row);
+}
+
+/** `GET /recipients/{id}`: the caller's recipient; ApiError 404 not_found (param `id`) if absent, deleted or another tenant's. */
+export async function getRecipient(core: Core, caller: Caller, id: string): Promise<RecipientRecord> {
+  const row = await core.db
+    .selectFrom('recipients')
+    .selectAll()
+    .where('id', '=', id)
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) throw notFound('recipient', id);
+  return recipientFromRow(row);
+}
+
+/**
+ * `GET /recipients`: the caller's live (not deleted) recipients, newest first, filtered by type,
+ * country (case-insensitive) and external_id; paged by cursor (400 validation_error, param
+ * `cursor`, for a cursor we did not issue).
+ */
+export async function listRecipients(
+  core: Core,
+  caller: Caller,
+  query: ListRecipientsQuery,
+): Promise<{ data: RecipientRecord[]; nextCursor: string | null }> {
+  let q = core.db
+    .selectFrom('recipients')
+    .selectAll()
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('deleted_at', 'is', null);
+  if (query.type) q = q.where('type', '=', query.type);
+  if (query.country) q = q.where('country', '=', query.country.trim().toUpperCase());
+  if (query.externalId) q = q.where('external_id', '=', query.externalId);
+  const page = await paginate(q, 'id', { limit: query.limit, cursor: query.cursor });
+  return { data: page.rows.map(recipientFromRow), nextCursor: page.next_cursor };
+}
+
+/**
+ * `PATCH /recipients/{id}`: applies the given fields (null clears one), replaces the type object
+ * when `details` is given, re-validates and recomputes status, missing_fields and channels.
+ * Changing `type` needs the new type's object (400 validation_error, param `<type>`). When `kind`
+ * changes and the stored bank object is kept, its `recipient_kind` follows the new kind.
+ * Throws 404 not_found like {@link getRecipient}, and the errors of {@link createRecipient}.
+ */
+export async function updateRecipient(
+  core: Core,
+  caller: Caller,
+  id: string,
+  input: UpdateRecipientInput,
+): Promise<RecipientRecord> {
+  return core.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .selectFrom('recipients')
+      .selectAll()
+      .where('id', '=', id)
+      .where('business_id', '=', caller.businessId)
+      .where('environment', '=', caller.environment)
+      .where('deleted_at', 'is', null)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!row) throw notFound('recipient', id);
+    const current = recipientFromRow(row);
+
+    const pick = <T>(given: T | undefined, stored: T) => (given === undefined ? stored : given);
+    const country = upper(pick(input.country, current.country));
+    const currency = upper(pick(input.currency, current.currency));
+    const kind = pick(input.kind, current.kind);
+    let details: Record<string, unknown>;
+    if (input.details !== undefined) {
+      details = input.details;
+    } else if (input.type !== current.type) {
+      throw validationError(input.type, `Changing type to ${input.type} needs the ${input.type} object`);
+    } else {
+      details = { ...current.details };
+      if (input.kind !== undefined && input.kind !== current.kind && details.recipient_kind === current.kind) {
+        delete details.recipient_kind;
+      }
+    }
+    const v = evaluate(input.type, details, { country, currency, kind });
+    const now = core.now();
+    const updated = await trx
+      .updateTable('recipients')
+      .set({
+        type: input.type,
+        country,
+        currency,
+        name: trimmed(pick(input.name, current.name)),
+        kind: v.kind,
+        external_id: trimmed(pick(input.externalId, current.externalId)),
+        details: JSON.stringify(v.details),
+        status: v.status,
+        missing_fields: JSON.stringify(v.missing_fields),
+        channels: JSON.stringify(v.channels),
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return recipientFromRow(updated);
+  });
+}
+
+/** `DELETE /recipients/{id}`: soft-deletes the caller's recipient; 404 not_found like {@link getRecipient}. */
+export async function deleteRecipient(core: Core, caller: Caller, id: string): Promise<void> {
+  const now = core.now();
+  const res = await core.db
+    .updateTable('recipients')
+    .set({ deleted_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!res.numUpdatedRows) throw notFound('recipient', id);
+}
+
+/**
+ * `GET /recipients/check` (spec "Receivability"): whether and how a phone number or e-mail can
+ * receive a claim-link payout. 400 validation_error, param `number` / `address` / `type`.
+ */
+export function checkRecipient(
+  _core: Core,
+  _caller: Caller,
+  input: { type: 'phone' | 'email'; number?: string; address?: string },
+): Receivability {
+  return receivability(input);
+}
