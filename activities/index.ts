@@ -1,12 +1,14 @@
 import type { Core } from '../src/core/context';
+import { createPayoutActivities } from './payouts';
 
 /**
  * Every activity of the service, built over the one core (DESIGN.md "Layout": createActivities(deps)).
  * Grouped by what they touch; each group is idempotent (postings, projections and events are keyed).
  */
 export function createActivities(core: Core) {
-  void core;
-  return {};
+  return {
+    ...createPayoutActivities(core),
+  };
 }
 
 /** The activity interface workflows proxy (`proxyActivities<Activities>()`). */

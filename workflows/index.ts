@@ -1,2 +1,3 @@
 /** Every workflow the worker runs; one workflow per file (DESIGN.md "Layout"). */
 export {};
+export { payoutWorkflow } from './payout';

@@ -1,5 +1,8 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../types';
+import { registerReceiptPage } from './receipt';
 
 /** Public HTML pages (no API key): receipts, claim pages. Each page module registers here. */
-export function registerPages(_app: Hono<AppEnv>): void {}
+export function registerPages(app: Hono<AppEnv>): void {
+  registerReceiptPage(app);
+}

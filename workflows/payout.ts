@@ -1,0 +1,187 @@
+/**
+ * payoutWorkflow: the lifecycle of one payout (spec "Payout status"; src/domain/payout-state.ts;
+ * DESIGN.md "Temporal conventions"). Workflow id = payout id. Pure orchestration: every read and
+ * write is an activity (activities/payouts.ts), every wait a durable timer.
+ *
+ * Direct channels:  submitted -> delivering -> rail attempt 1..3 (retryable failures wait the
+ *                   rail's backoff: 1 s, 2 s in the sandbox) -> succeeded (settle) | failed (release)
+ *                   and, if the provider returns the funds later, succeeded -> refunded (refund).
+ * claim_link:       submitted -> awaiting_claim (claim link, 30-day window) -> on the `claim`
+ *                   Update: claimed -> delivering -> the same delivery path; without a claim in the
+ *                   window: failed with claim_expired (release); on the `cancel` Update: canceled.
+ *
+ * Messages (defined here, next to the workflow): query `status`; Update `claim` ({method}) ->
+ * 'claimed', accepted only while awaiting_claim; Update `cancel` -> 'canceled', accepted only while
+ * pending or awaiting_claim. The search attribute PayoutStatus is upserted on every transition.
+ */
+import {
+  allHandlersFinished,
+  condition,
+  defineQuery,
+  defineUpdate,
+  proxyActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { PayoutActivities } from '../activities/payouts';
+import type { PayoutFailureCode, PayoutStatus } from '../src/domain/payout-state';
+import { SA } from '../src/temporal/search-attributes';
+
+/** Workflow type name (workflow_starts.workflow_type). */
+export const PAYOUT_WORKFLOW_TYPE = 'payoutWorkflow';
+
+/** Delivery attempts before a retryable failure (provider_timeout) becomes final. */
+export const MAX_DELIVERY_ATTEMPTS = 3;
+
+/** Methods a claim-link recipient can choose when claiming (Surface B payoutMethod: bank_transfer shown). */
+export const CLAIM_METHODS = ['bank_transfer', 'mobile_money', 'wallet'] as const;
+/** One of {@link CLAIM_METHODS}. */
+export type ClaimMethod = (typeof CLAIM_METHODS)[number];
+
+/** Argument of payoutWorkflow (nothing secret: ids only). */
+export interface PayoutWorkflowInput {
+  payoutId: string;
+  /** Channel id; 'claim_link' takes the claim path. */
+  channel: string;
+}
+
+/** Result of payoutWorkflow: the final status. */
+export interface PayoutWorkflowResult {
+  payoutId: string;
+  status: PayoutStatus;
+}
+
+/** Query `status`: the payout's current status as the workflow knows it. */
+export const statusQuery = defineQuery<PayoutStatus>('status');
+/** Update `claim`: the recipient claims with a method; returns the new status ('claimed'). */
+export const claimUpdate = defineUpdate<PayoutStatus, [{ method: ClaimMethod }]>('claim');
+/** Update `cancel`: cancels a pending or unclaimed payout; returns 'canceled'. */
+export const cancelUpdate = defineUpdate<PayoutStatus, []>('cancel');
+
+const acts = proxyActivities<PayoutActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    nonRetryableErrorTypes: ['IllegalPayoutTransition'],
+  },
+});
+
+/** The payout lifecycle (see the file header). */
+export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutWorkflowResult> {
+  const { payoutId } = input;
+  let status = 'submitted' as PayoutStatus;
+  /** A decision that ends the claim wait, taken synchronously so validators see it at once. */
+  let decision: 'claim' | 'cancel' | 'expire' | null = null;
+
+  const setStatus = (s: PayoutStatus) => {
+    if (s === status) return;
+    status = s;
+    upsertSearchAttributes([{ key: SA.PayoutStatus, value: s }]);
+  };
+  const enter = async (to: PayoutStatus, extra: Omit<Parameters<PayoutActivities['payoutTransition']>[0], 'payoutId' | 'to'> = {}) => {
+    const r = await acts.payoutTransition({ payoutId, to, ...extra });
+    setStatus(r.status);
+  };
+
+  setHandler(statusQuery, () => status);
+  setHandler(
+    claimUpdate,
+    async ({ method }): Promise<PayoutStatus> => {
+      decision = 'claim';
+      try {
+        await enter('claimed', { claimMethod: method });
+      } catch (err) {
+        decision = null;
+        throw err;
+      }
+      return 'claimed';
+    },
+    {
+      validator: (arg) => {
+        if (status !== 'awaiting_claim' || decision !== null) throw new Error(`payout is ${status}, not awaiting_claim`);
+        if (!arg || !(CLAIM_METHODS as readonly string[]).includes(arg.method)) {
+          throw new Error(`method must be one of: ${CLAIM_METHODS.join(', ')}`);
+        }
+      },
+    },
+  );
+  setHandler(
+    cancelUpdate,
+    async (): Promise<PayoutStatus> => {
+      decision = 'cancel';
+      try {
+        await enter('canceled');
+      } catch (err) {
+        decision = null;
+        throw err;
+      }
+      return 'canceled';
+    },
+    {
+      validator: () => {
+        if ((status !== 'pending' && status !== 'awaiting_claim') || decision !== null) {
+          throw new Error(`payout is ${status}; only pending or awaiting_claim payouts can be canceled`);
+        }
+      },
+    },
+  );
+
+  const finish = async (): Promise<PayoutWorkflowResult> => {
+    await condition(allHandlersFinished);
+    return { payoutId, status };
+  };
+
+  if (input.channel === 'claim_link') {
+    const { claimWindowMs } = await acts.payoutOpenClaim({ payoutId });
+    setStatus('awaiting_claim');
+    const deadline = Date.now() + claimWindowMs;
+    for (;;) {
+      const remaining = deadline - Date.now();
+      if (decision === null && remaining > 0) await condition(() => decision !== null, remaining);
+      if (decision === null) {
+        decision = 'expire';
+        await enter('failed', { failure: { code: 'claim_expired', message: 'The recipient did not claim the payout in time; the funds were returned' } });
+        return finish();
+      }
+      // A claim or cancel is being applied by its Update handler; it resets `decision` if it fails.
+      await condition(() => status === 'claimed' || status === 'canceled' || decision === null);
+      if (decision !== null) break;
+    }
+    if (status === 'canceled') return finish();
+  }
+
+  await enter('delivering');
+  for (let attempt = 1; ; attempt++) {
+    const r = await acts.payoutRailAttempt({ payoutId, attempt });
+    if (r.ok) {
+      // Wait for the rail to confirm arrival (durable timer: survives worker restarts).
+      await sleep(r.arrivalMs);
+      await enter('succeeded', {
+        providerReference: r.providerReference,
+        attempt: { number: attempt, status: 'succeeded', providerReference: r.providerReference },
+      });
+      if (r.refundAfterMs !== undefined) {
+        await sleep(r.refundAfterMs);
+        await enter('refunded', { failure: { code: 'refunded_by_provider', message: r.refundMessage ?? 'The provider returned the funds' } });
+      }
+      return finish();
+    }
+    const attemptResult = {
+      number: attempt,
+      status: 'failed' as const,
+      providerReference: r.providerReference,
+      errorCode: r.errorCode,
+      errorMessage: r.message,
+    };
+    if (!r.retryable || attempt >= MAX_DELIVERY_ATTEMPTS) {
+      const failure: { code: PayoutFailureCode; message: string } = { code: r.errorCode, message: r.message };
+      await enter('failed', { failure, providerReference: r.providerReference, attempt: attemptResult });
+      return finish();
+    }
+    await acts.payoutAttemptResult({ payoutId, ...attemptResult });
+    await sleep(r.retryAfterMs);
+  }
+}
