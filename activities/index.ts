@@ -1,5 +1,6 @@
 import type { Core } from '../src/core/context';
 import { createPayoutActivities } from './payouts';
+import { createWebhookActivities } from './webhooks';
 
 /**
  * Every activity of the service, built over the one core (DESIGN.md "Layout": createActivities(deps)).
@@ -7,6 +8,7 @@ import { createPayoutActivities } from './payouts';
  */
 export function createActivities(core: Core) {
   return {
+    ...createWebhookActivities(core),
     ...createPayoutActivities(core),
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseDuration } from './domain/durations';
 
 /**
  * Typed environment of every process (DESIGN.md "Layout": config.ts). Unset variables take the
@@ -24,6 +25,20 @@ const schema = z.object({
   SANDBOX_ARRIVAL: z.string().default('PT0.2S'),
   /** Largest accepted request body, in bytes (bigger is 413). CSV imports have their own limit. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
+  /**
+   * First delay of Surface A webhook retries (then doubling, capped at 1 hour, for 24 hours), as an
+   * ISO 8601 duration (`PT5S`) or milliseconds. Tests shorten it (`PT0.2S`).
+   */
+  WEBHOOK_RETRY_INITIAL: z
+    .string()
+    .refine((v) => {
+      try {
+        return parseDuration(v) > 0;
+      } catch {
+        return false;
+      }
+    }, 'a positive ISO 8601 duration such as PT5S, or milliseconds')
+    .default('PT5S'),
 });
 
 export type Config = z.infer<typeof schema> & { pausedChannels: ReadonlySet<string>; publicUrl: string };

@@ -1,3 +1,4 @@
 /** Every workflow the worker runs; one workflow per file (DESIGN.md "Layout"). */
 export {};
+export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { payoutWorkflow } from './payout';

@@ -6,6 +6,7 @@ import { registerBalanceRoutes } from './balance';
 import { registerChannelRoutes } from './channels';
 import { registerQuoteRoutes } from './quotes';
 import { registerRecipientRoutes } from './recipients';
+import { registerWebhookRoutes } from './webhooks';
 
 /** Every Surface A resource router, one module per resource (spec "Endpoints", Surface A). */
 export function registerSurfaceARoutes(app: OpenAPIHono<AppEnv>): void {
@@ -15,4 +16,5 @@ export function registerSurfaceARoutes(app: OpenAPIHono<AppEnv>): void {
   registerChannelRoutes(app);
   registerQuoteRoutes(app);
   registerRecipientRoutes(app);
+  registerWebhookRoutes(app);
 }

@@ -1,0 +1,52 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Core } from '../src/core/context';
+import { attemptWebhookDelivery, markWebhookDeliveryFailed } from '../src/core/webhooks';
+
+/** Result of `deliverWebhook`: how the delivery ended (a failed attempt throws instead). */
+export type DeliverWebhookResult = 'succeeded' | 'already_succeeded' | 'already_failed' | 'endpoint_deleted';
+
+/** Failure type of a retryable delivery attempt (non-2xx answer, timeout, connection error). */
+export const WEBHOOK_ATTEMPT_FAILED = 'WebhookAttemptFailed';
+/** Failure type when the delivery row does not exist (not retried). */
+export const WEBHOOK_DELIVERY_NOT_FOUND = 'WebhookDeliveryNotFound';
+
+/**
+ * Webhook activities (DESIGN "Layout": activities grouped by what they touch). The retry schedule
+ * is the workflow's RetryPolicy for `deliverWebhook`; these only make one attempt each.
+ */
+export function createWebhookActivities(core: Core) {
+  return {
+    /**
+     * One delivery attempt of `deliveryId` (src/core/webhooks.ts attemptWebhookDelivery), recorded
+     * under Temporal's attempt number. Throws a retryable ApplicationFailure
+     * ({@link WEBHOOK_ATTEMPT_FAILED}) when the endpoint did not answer 2xx, so the activity's
+     * RetryPolicy schedules the next attempt; a non-retryable one when the delivery is unknown.
+     */
+    async deliverWebhook(deliveryId: string): Promise<DeliverWebhookResult> {
+      const attempt = Context.current().info.attempt;
+      const out = await attemptWebhookDelivery(core, deliveryId, attempt);
+      switch (out.result) {
+        case 'succeeded':
+          return 'succeeded';
+        case 'already_completed':
+          return out.status === 'succeeded' ? 'already_succeeded' : 'already_failed';
+        case 'endpoint_deleted':
+          return 'endpoint_deleted';
+        case 'not_found':
+          throw ApplicationFailure.nonRetryable(`Webhook delivery ${deliveryId} does not exist`, WEBHOOK_DELIVERY_NOT_FOUND);
+        case 'failed':
+          throw ApplicationFailure.retryable(
+            `Webhook delivery ${deliveryId}, attempt ${attempt}: ${out.error}; retrying with backoff`,
+            WEBHOOK_ATTEMPT_FAILED,
+            { statusCode: out.statusCode },
+          );
+      }
+    },
+
+    /** Marks `deliveryId` failed (retry window spent); keeps a completed delivery as it is. */
+    async markWebhookDeliveryFailed(deliveryId: string): Promise<void> {
+      await markWebhookDeliveryFailed(core, deliveryId);
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Webhook signatures (spec "Events", Registration and delivery). Lives in core, not domain, because
+ * it needs node:crypto and workflows import the domain.
+ *
+ * - Surface A, header `Service-Signature: t=<unix seconds>,v1=<hex>`: the HMAC-SHA256, keyed with
+ *   the endpoint secret, of `<t>.<raw body>`. Stripe's layout, so receivers may verify it with the
+ *   `stripe` package (`webhooks.signature.verifyHeader`). Receivers reject t older than 5 minutes.
+ * - Surface B, header `X-Service-Signature: sha256=<hex>`: the HMAC-SHA256 of the raw body
+ *   (UTF-8). GitHub's layout (`@octokit/webhooks-methods` verifies it).
+ */
+
+/** Header carrying Surface A's signature. */
+export const SURFACE_A_SIGNATURE_HEADER = 'Service-Signature';
+/** Header carrying Surface B's signature. */
+export const SURFACE_B_SIGNATURE_HEADER = 'X-Service-Signature';
+/** Signature age a receiver accepts, in seconds (spec "Limits": older than five minutes is rejected). */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+const hmacHex = (secret: string, payload: string) => createHmac('sha256', secret).update(payload, 'utf8').digest('hex');
+
+function safeEqualHex(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Surface A header value for `rawBody` signed at `timestamp` (unix seconds):
+ * `t=<timestamp>,v1=<lowercase hex HMAC-SHA256(secret, "<t>.<rawBody>")>`.
+ */
+export function signSurfaceA(secret: string, rawBody: string, timestamp: number): string {
+  const t = Math.floor(timestamp);
+  return `t=${t},v1=${hmacHex(secret, `${t}.${rawBody}`)}`;
+}
+
+/**
+ * Verifies a Surface A header (the receiver's side; our tests and SDK users). True when one `v1`
+ * value matches in constant time and `t` is within `toleranceSeconds` of `now` (unix seconds).
+ */
+export function verifySurfaceA(
+  secret: string,
+  rawBody: string,
+  header: string,
+  opts: { now?: number; toleranceSeconds?: number } = {},
+): boolean {
+  let t: number | undefined;
+  const v1: string[] = [];
+  for (const part of header.split(',')) {
+    const i = part.indexOf('=');
+    if (i < 0) continue;
+    const k = part.slice(0, i).trim();
+    const v = part.slice(i + 1).trim();
+    if (k === 't' && /^\d+$/.test(v)) t = Number(v);
+    else if (k === 'v1') v1.push(v);
+  }
+  if (t === undefined || v1.length === 0) return false;
+  const now = opts.now ?? Math.floor(Date.now() / 1000);
+  if (Math.abs(now - t) > (opts.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS)) return false;
+  const expected = hmacHex(secret, `${t}.${rawBody}`);
+  return v1.some((s) => safeEqualHex(s, expected));
+}
+
+/** Surface B header value for `rawBody`: `sha256=<lowercase hex HMAC-SHA256(secret, rawBody)>`. */
+export function signSurfaceB(secret: string, rawBody: string): string {
+  return `sha256=${hmacHex(secret, rawBody)}`;
+}
+
+/** Verifies a Surface B `sha256=<hex>` header in constant time. */
+export function verifySurfaceB(secret: string, rawBody: string, header: string): boolean {
+  return header.startsWith('sha256=') && safeEqualHex(header, signSurfaceB(secret, rawBody));
+}

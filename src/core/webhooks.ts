@@ -1,0 +1,430 @@
+import { sql } from 'kysely';
+import { paginate } from '../api/pagination';
+import { parseDuration } from '../domain/durations';
+import { notFound, validationError } from '../domain/errors';
+import { newId, randomToken } from '../domain/ids';
+import {
+  endpointWantsEvent,
+  isValidEventPattern,
+  SURFACE_A_EVENT_TYPES,
+  surfaceARetrySchedule,
+  type WebhookRetrySchedule,
+} from '../domain/webhook-events';
+import type { Environment } from '../db/schema';
+import type { Caller, Core } from './context';
+import { SURFACE_A_SIGNATURE_HEADER, signSurfaceA } from './webhook-signature';
+import { enqueueWorkflowStart, flushWorkflowStart } from './workflow-starts';
+
+/**
+ * Webhooks (spec "Events"; DESIGN "Shape": durable webhook delivery schedules): endpoint
+ * registration, the dispatcher that turns outbox events into one delivery per (event, endpoint)
+ * with its own workflow, and one delivery attempt as the activity runs it.
+ *
+ * Choices where the spec is silent:
+ * - URL: https only; http to a loopback host (localhost, 127.0.0.0/8, [::1]) is accepted in the
+ *   sandbox for local receivers, refused on live. At most 2,048 characters. Private (non-loopback)
+ *   addresses over https are not blocked.
+ * - Events: known Surface A types (plus `payout.canceled`) or a family wildcard / `*`; an unknown
+ *   name is 400 `events.<i>` rather than silently never matching. Duplicates are dropped.
+ * - Delete is a soft delete (`deleted_at`): the endpoint disappears from the API at once, pending
+ *   deliveries for it are marked failed at their next attempt, history is kept.
+ * - An endpoint registered before an event is dispatched (normally within a relay tick) receives it.
+ * - Delivery is at least once: a receiver that answered 2xx but whose acknowledgement we failed to
+ *   record may see the event again; `Service-Event-Id` (= envelope id) lets it deduplicate.
+ * - Redirects are not followed (a 3xx counts as a failed attempt); any non-2xx, timeout (10 s) or
+ *   connection error is retried for 24 h with exponential backoff (initial WEBHOOK_RETRY_INITIAL,
+ *   x2, capped at 1 h), then the delivery is `failed`.
+ * - Envelope `created_at` is the event's time; the signature timestamp `t` is the attempt's time.
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Endpoints
+
+/** A webhook endpoint in the core's (Surface A, snake_case) shape; never carries the secret. */
+export interface WebhookEndpoint {
+  id: string;
+  object: 'webhook_endpoint';
+  url: string;
+  /** Subscribed event types and wildcards, as registered. */
+  events: string[];
+  /** ISO 8601 UTC. */
+  created_at: string;
+}
+
+/** The creation response: the endpoint plus its signing secret `whsec_…` (shown this once). */
+export interface CreatedWebhookEndpoint extends WebhookEndpoint {
+  secret: string;
+}
+
+/** Longest accepted endpoint URL, in characters. */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+/** Most subscription patterns one endpoint may list. */
+export const MAX_WEBHOOK_EVENTS = 50;
+
+const LOOPBACK_V4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+/** Whether a URL hostname (as `new URL().hostname` gives it) is the loopback interface. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/\.$/, '');
+  return h === 'localhost' || LOOPBACK_V4.test(h) || h === '[::1]';
+}
+
+/**
+ * Checks an endpoint URL (spec: "Register an HTTPS endpoint"): https, or http to a loopback host
+ * (localhost, 127.0.0.0/8, [::1]) in the sandbox only, so integrators can test against a local
+ * receiver. Throws 400 validation_error, param `url`. Returns the normalised URL.
+ */
+export function validateWebhookUrl(url: string, environment: Environment): string {
+  if (url.length > MAX_WEBHOOK_URL_LENGTH) throw validationError('url', `url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw validationError('url', 'url must be an absolute https URL');
+  }
+  if (parsed.protocol === 'https:') return parsed.toString();
+  if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) {
+    if (environment === 'sandbox') return parsed.toString();
+    throw validationError('url', 'url must use https; http is accepted only for a loopback host in the sandbox');
+  }
+  throw validationError(
+    'url',
+    environment === 'sandbox'
+      ? 'url must use https (http is accepted only for localhost, 127.0.0.0/8 or [::1])'
+      : 'url must use https',
+  );
+}
+
+/**
+ * Checks subscription patterns: a non-empty list of known Surface A event types or wildcards
+ * (`payout.*`, `disbursement.*`, `deposit.*`, `payment_request.*`, `*`). Throws 400
+ * validation_error with param `events` or `events.<i>`. Returns them without duplicates, in order.
+ */
+export function validateEventPatterns(events: readonly string[]): string[] {
+  if (events.length === 0) throw validationError('events', 'events must list at least one event type');
+  if (events.length > MAX_WEBHOOK_EVENTS) throw validationError('events', `events may list at most ${MAX_WEBHOOK_EVENTS} entries`);
+  events.forEach((e, i) => {
+    if (!isValidEventPattern(e)) {
+      throw validationError(
+        `events.${i}`,
+        `'${e}' is not an event type; use one of ${SURFACE_A_EVENT_TYPES.join(', ')}, a wildcard such as payout.* or *`,
+      );
+    }
+  });
+  return [...new Set(events)];
+}
+
+/** A timestamptz column as a Date (the table types declare `created_at` as a generated column type). */
+const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
+
+function toEndpoint(row: { id: string; url: string; events: string[]; created_at: unknown }): WebhookEndpoint {
+  return { id: row.id, object: 'webhook_endpoint', url: row.url, events: row.events, created_at: asDate(row.created_at).toISOString() };
+}
+
+/**
+ * Registers a Surface A endpoint for the caller's business and environment (spec "POST /webhooks").
+ * Returns it with a new secret `whsec_…`; the secret is stored (it signs every delivery) and never
+ * returned again. 400 validation_error (`url`, `events`, `events.<i>`) as above.
+ */
+export async function createWebhookEndpoint(
+  core: Core,
+  caller: Caller,
+  input: { url: string; events: string[] },
+): Promise<CreatedWebhookEndpoint> {
+  const url = validateWebhookUrl(input.url, caller.environment);
+  const events = validateEventPatterns(input.events);
+  const secret = `whsec_${randomToken(24)}`;
+  const row = await core.db
+    .insertInto('webhook_endpoints')
+    .values({
+      id: newId('we'),
+      business_id: caller.businessId,
+      environment: caller.environment,
+      surface: 'A',
+      url,
+      events: JSON.stringify(events) as any,
+      secret,
+      deleted_at: null,
+    })
+    .returning(['id', 'url', 'events', 'created_at'])
+    .executeTakeFirstOrThrow();
+  return { ...toEndpoint(row), secret };
+}
+
+/**
+ * Lists the caller's live (not deleted) Surface A endpoints, newest first (spec "GET /webhooks",
+ * List envelope; `limit` 1..200, opaque `cursor`). Secrets are never included.
+ */
+export async function listWebhookEndpoints(
+  core: Core,
+  caller: Caller,
+  page: { limit: number; cursor?: string },
+): Promise<{ data: WebhookEndpoint[]; next_cursor: string | null }> {
+  const q = core.db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'url', 'events', 'created_at'])
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('surface', '=', 'A')
+    .where('deleted_at', 'is', null);
+  const { rows, next_cursor } = await paginate(q, 'id', page);
+  return { data: rows.map(toEndpoint), next_cursor };
+}
+
+/**
+ * Deletes an endpoint (spec "DELETE /webhooks/{id}"): it receives nothing more, and deliveries still
+ * retrying for it are given up. 404 not_found when the id is not a live endpoint of the caller's
+ * business and environment (another tenant's id included).
+ */
+export async function deleteWebhookEndpoint(core: Core, caller: Caller, id: string): Promise<void> {
+  const res = await core.db
+    .updateTable('webhook_endpoints')
+    .set({ deleted_at: core.now() })
+    .where('id', '=', id)
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('surface', '=', 'A')
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!res.numUpdatedRows) throw notFound('webhook endpoint', id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dispatch
+
+/** Workflow type of one delivery (workflows/webhook-delivery.ts). */
+export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow';
+/** Events the dispatcher takes per transaction. */
+export const DISPATCH_BATCH = 200;
+
+/** Surface A's retry schedule with the configured first delay (`WEBHOOK_RETRY_INITIAL`). */
+export function webhookRetrySchedule(core: Core): WebhookRetrySchedule {
+  return surfaceARetrySchedule(parseDuration(core.config.WEBHOOK_RETRY_INITIAL));
+}
+
+/**
+ * Whether an endpoint of `surface` is sent events of this core type. Surface A receives its own
+ * event types (spec "Events, Surface A"); other surfaces name their events differently and are
+ * not rendered yet, so they receive nothing.
+ */
+export function surfaceReceives(surface: string, type: string): boolean {
+  return surface === 'A' && (SURFACE_A_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/**
+ * Relay task: hands new outbox events to webhook delivery. In one transaction it locks up to
+ * {@link DISPATCH_BATCH} undispatched events (oldest first, `FOR UPDATE SKIP LOCKED`, so several
+ * workers share the work), creates one `webhook_deliveries` row per (event, matching live endpoint
+ * of the same business and environment), records a `webhookDeliveryWorkflow` start per new delivery
+ * (workflow id = delivery id) and marks the events dispatched. After commit it starts the
+ * workflows; a start that fails here is made by the workflow-start sweep. Returns how many events
+ * it handled (0 = nothing to do).
+ */
+export async function dispatchWebhookEvents(core: Core): Promise<number> {
+  const schedule = webhookRetrySchedule(core);
+  const started: string[] = [];
+  const handled = await core.db.transaction().execute(async (tx) => {
+    const events = await tx
+      .selectFrom('events')
+      .select(['id', 'business_id', 'environment', 'type'])
+      .where('dispatched_at', 'is', null)
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(DISPATCH_BATCH)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (events.length === 0) return 0;
+
+    const businessIds = [...new Set(events.map((e) => e.business_id))];
+    const endpoints = await tx
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'business_id', 'environment', 'surface', 'events'])
+      .where('business_id', 'in', businessIds)
+      .where('deleted_at', 'is', null)
+      .execute();
+
+    const deliveries: { id: string; business_id: string; environment: Environment; event_id: string; endpoint_id: string }[] = [];
+    for (const e of events) {
+      for (const ep of endpoints) {
+        if (ep.business_id !== e.business_id || ep.environment !== e.environment) continue;
+        if (!surfaceReceives(ep.surface, e.type) || !endpointWantsEvent(ep.events, e.type)) continue;
+        deliveries.push({ id: newId('whd'), business_id: e.business_id, environment: e.environment, event_id: e.id, endpoint_id: ep.id });
+      }
+    }
+
+    for (let i = 0; i < deliveries.length; i += 500) {
+      const inserted = await tx
+        .insertInto('webhook_deliveries')
+        .values(
+          deliveries.slice(i, i + 500).map((d) => ({ ...d, status: 'pending' as const, attempt_count: 0, last_status_code: null, completed_at: null })),
+        )
+        .onConflict((oc) => oc.columns(['event_id', 'endpoint_id']).doNothing())
+        .returning(['id', 'business_id', 'environment'])
+        .execute();
+      for (const d of inserted) {
+        await enqueueWorkflowStart(tx, {
+          workflowId: d.id,
+          workflowType: WEBHOOK_DELIVERY_WORKFLOW,
+          args: [{ deliveryId: d.id, schedule }],
+          searchAttributes: { BusinessId: d.business_id, Environment: d.environment },
+        });
+        started.push(d.id);
+      }
+    }
+
+    await tx
+      .updateTable('events')
+      .set({ dispatched_at: core.now() })
+      .where(
+        'id',
+        'in',
+        events.map((e) => e.id),
+      )
+      .execute();
+    return events.length;
+  });
+
+  for (const id of started) {
+    try {
+      await flushWorkflowStart(core, id);
+    } catch (err) {
+      core.log.warn({ err, deliveryId: id }, 'webhook delivery start failed; the workflow-start sweep retries it');
+    }
+  }
+  return handled;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Delivery
+
+/** `User-Agent` of every delivery. */
+export const WEBHOOK_USER_AGENT = 'payouts-webhooks/1.0';
+/** An endpoint must answer within this many milliseconds (spec "Limits": 2xx within 10 seconds). */
+export const WEBHOOK_HTTP_TIMEOUT_MS = 10_000;
+
+/** Surface A envelope (spec "Envelope, Surface A"): `data.object` is the object's snapshot. */
+export interface SurfaceAEnvelope {
+  id: string;
+  type: string;
+  /** ISO 8601 UTC: when the event happened. */
+  created_at: string;
+  data: { object: Record<string, unknown> };
+}
+
+/** Builds the Surface A envelope of an outbox event. */
+export function surfaceAEnvelope(event: { id: string; type: string; created_at: Date; data: Record<string, unknown> }): SurfaceAEnvelope {
+  return { id: event.id, type: event.type, created_at: event.created_at.toISOString(), data: { object: event.data } };
+}
+
+/** What one delivery attempt came to. `failed` is the only outcome to retry. */
+export type WebhookAttemptOutcome =
+  | { result: 'succeeded'; statusCode: number }
+  | { result: 'already_completed'; status: 'succeeded' | 'failed' }
+  | { result: 'endpoint_deleted' }
+  | { result: 'not_found' }
+  | { result: 'failed'; statusCode: number | null; error: string };
+
+function describeFetchError(err: unknown): string {
+  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `no answer within ${WEBHOOK_HTTP_TIMEOUT_MS / 1000} s`;
+  const cause = e?.cause?.code ?? e?.cause?.message;
+  return cause ? `${e.message ?? 'request failed'} (${cause})` : (e?.message ?? String(err));
+}
+
+/**
+ * One delivery attempt (the `deliverWebhook` activity's body; `attempt` is Temporal's attempt
+ * number, 1-based). Loads the delivery, its event and endpoint; does nothing when the delivery is
+ * already complete; gives the delivery up (`failed`) when the endpoint was deleted. Otherwise POSTs
+ * the Surface A envelope, serialized once, signed (`Service-Signature`), with `Service-Event-Id`,
+ * `User-Agent` and a 10 s timeout; redirects are not followed (a 3xx is a failed attempt). Records
+ * a `webhook_attempts` row and the delivery's attempt count and last status; a 2xx marks the
+ * delivery succeeded. Never throws for an HTTP outcome: the caller decides to retry on `failed`.
+ */
+export async function attemptWebhookDelivery(core: Core, deliveryId: string, attempt: number): Promise<WebhookAttemptOutcome> {
+  const row = await core.db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
+    .select([
+      'd.id',
+      'd.status',
+      'e.id as event_id',
+      'e.type',
+      'e.created_at as event_created_at',
+      'e.data',
+      'w.url',
+      'w.secret',
+      'w.deleted_at',
+    ])
+    .where('d.id', '=', deliveryId)
+    .executeTakeFirst();
+  if (!row) return { result: 'not_found' };
+  if (row.status !== 'pending') return { result: 'already_completed', status: row.status };
+  if (row.deleted_at) {
+    await markWebhookDeliveryFailed(core, deliveryId);
+    return { result: 'endpoint_deleted' };
+  }
+
+  const rawBody = JSON.stringify(surfaceAEnvelope({ id: row.event_id, type: row.type, created_at: asDate(row.event_created_at), data: row.data }));
+  const headers = {
+    'Content-Type': 'application/json',
+    'User-Agent': WEBHOOK_USER_AGENT,
+    'Service-Event-Id': row.event_id,
+    [SURFACE_A_SIGNATURE_HEADER]: signSurfaceA(row.secret, rawBody, Math.floor(core.now().getTime() / 1000)),
+  };
+
+  let statusCode: number | null = null;
+  let error: string | null = null;
+  const started = performance.now();
+  try {
+    const res = await fetch(row.url, {
+      method: 'POST',
+      headers,
+      body: rawBody,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(WEBHOOK_HTTP_TIMEOUT_MS),
+    });
+    statusCode = res.status;
+    await res.body?.cancel().catch(() => {});
+    if (statusCode < 200 || statusCode > 299) error = `endpoint answered HTTP ${statusCode}`;
+  } catch (err) {
+    error = `endpoint unreachable: ${describeFetchError(err)}`;
+  }
+  const durationMs = Math.round(performance.now() - started);
+  const ok = error === null;
+
+  await core.db.transaction().execute(async (tx) => {
+    await tx
+      .insertInto('webhook_attempts')
+      .values({ delivery_id: deliveryId, number: attempt, status_code: statusCode, error, duration_ms: durationMs })
+      .onConflict((oc) =>
+        oc.columns(['delivery_id', 'number']).doUpdateSet({ status_code: statusCode, error, duration_ms: durationMs }),
+      )
+      .execute();
+    await tx
+      .updateTable('webhook_deliveries')
+      .set({
+        attempt_count: sql<number>`greatest(attempt_count, ${attempt})`,
+        last_status_code: statusCode,
+        ...(ok ? { status: 'succeeded' as const, completed_at: core.now() } : {}),
+      })
+      .where('id', '=', deliveryId)
+      .where('status', '=', 'pending')
+      .execute();
+  });
+  return ok ? { result: 'succeeded', statusCode: statusCode as number } : { result: 'failed', statusCode, error: error as string };
+}
+
+/**
+ * Gives a delivery up: `failed` with `completed_at`, when its retry window is spent or its endpoint
+ * is gone. A delivery that already completed keeps its status. Idempotent.
+ */
+export async function markWebhookDeliveryFailed(core: Core, deliveryId: string): Promise<void> {
+  await core.db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', completed_at: core.now() })
+    .where('id', '=', deliveryId)
+    .where('status', '=', 'pending')
+    .execute();
+}

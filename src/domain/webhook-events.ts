@@ -1,0 +1,95 @@
+/**
+ * Webhook event types and subscription patterns (spec "Events"). Pure: the API, the dispatcher and
+ * the delivery workflow import it.
+ */
+
+/**
+ * Every event type a Surface A endpoint can subscribe to: the spec's table "Events, Surface A" plus
+ * our extension `payout.canceled` (a payout canceled before it started or before its claim).
+ */
+export const SURFACE_A_EVENT_TYPES = [
+  'payout.submitted',
+  'payout.awaiting_claim',
+  'payout.claimed',
+  'payout.succeeded',
+  'payout.failed',
+  'payout.refunded',
+  'payout.canceled',
+  'disbursement.awaiting_approval',
+  'disbursement.launched',
+  'disbursement.completed',
+  'disbursement.completed_with_failures',
+  'deposit.received',
+  'payment_request.paid',
+] as const;
+
+/** A Surface A event type, e.g. `payout.succeeded`. */
+export type SurfaceAEventType = (typeof SURFACE_A_EVENT_TYPES)[number];
+
+/**
+ * Wildcards an endpoint may subscribe with (spec "Registration and delivery": a wildcard suffix such
+ * as `payout.*`): one per resource family, or `*` for every event.
+ */
+export const SURFACE_A_EVENT_WILDCARDS = ['*', 'payout.*', 'disbursement.*', 'deposit.*', 'payment_request.*'] as const;
+
+const KNOWN = new Set<string>(SURFACE_A_EVENT_TYPES);
+const WILDCARDS = new Set<string>(SURFACE_A_EVENT_WILDCARDS);
+
+/** Whether `pattern` is a known Surface A event type or one of {@link SURFACE_A_EVENT_WILDCARDS}. */
+export function isValidEventPattern(pattern: string): boolean {
+  return KNOWN.has(pattern) || WILDCARDS.has(pattern);
+}
+
+/**
+ * Whether one subscription pattern covers an event type: `*` covers everything, `payout.*` covers
+ * every `payout.<x>` (not `payout` itself, not `payouts.x`), anything else must be equal.
+ */
+export function matchesEventPattern(pattern: string, type: string): boolean {
+  if (pattern === '*') return true;
+  if (pattern.endsWith('.*')) {
+    const prefix = pattern.slice(0, -1); // keeps the dot: 'payout.'
+    return type.startsWith(prefix) && type.length > prefix.length;
+  }
+  return pattern === type;
+}
+
+/** Whether any of an endpoint's subscription patterns covers `type`. */
+export function endpointWantsEvent(patterns: readonly string[], type: string): boolean {
+  return patterns.some((p) => matchesEventPattern(p, type));
+}
+
+/**
+ * A webhook delivery's retry schedule, all in milliseconds. Carried in the delivery workflow's input
+ * (workflows cannot read the environment) and applied as the `deliverWebhook` activity's
+ * RetryPolicy and timeouts (DESIGN "Webhook retries are activity retry policies, not loops").
+ */
+export interface WebhookRetrySchedule {
+  /** Delay before the second attempt. */
+  initialIntervalMs: number;
+  /** Each delay is the previous one times this. */
+  backoffCoefficient: number;
+  /** Cap of one delay. */
+  maximumIntervalMs: number;
+  /** Total time from the first attempt after which the delivery is given up (scheduleToClose). */
+  windowMs: number;
+  /** Limit of one attempt (startToClose); the HTTP call itself times out earlier (10 s). */
+  attemptTimeoutMs: number;
+}
+
+/** Surface A's retry window: 24 hours (spec "Limits", Webhook retry window). */
+export const SURFACE_A_RETRY_WINDOW_MS = 24 * 3600 * 1000;
+
+/**
+ * Surface A's schedule (spec "Registration and delivery": "retried with backoff for 24 hours"):
+ * exponential backoff from `initialIntervalMs`, doubling, capped at 1 hour, attempts unlimited
+ * within the 24-hour window, 15 s per attempt.
+ */
+export function surfaceARetrySchedule(initialIntervalMs: number): WebhookRetrySchedule {
+  return {
+    initialIntervalMs,
+    backoffCoefficient: 2,
+    maximumIntervalMs: 3600 * 1000,
+    windowMs: SURFACE_A_RETRY_WINDOW_MS,
+    attemptTimeoutMs: 15_000,
+  };
+}
