@@ -20,6 +20,8 @@ export interface Harness {
   db: Db;
   app: ReturnType<typeof createApp>;
   config: Config;
+  /** URL of this harness's own PostgreSQL database (unset on PGlite), e.g. for a spawned worker process. */
+  databaseUrl?: string;
   /** Calls the app in process. `key` becomes the bearer token; `body` is sent as JSON. */
   request(
     method: string,
@@ -38,7 +40,7 @@ export interface Harness {
 let runtimeInstalled = false;
 
 /** Opens a fresh database for one test file: a new PostgreSQL database, or in-memory PGlite. */
-async function freshDb(): Promise<{ db: Db; drop: () => Promise<void> }> {
+async function freshDb(): Promise<{ db: Db; url?: string; drop: () => Promise<void> }> {
   const url = process.env.DATABASE_URL;
   if (!url) {
     const db = await openDb({ memory: true });
@@ -54,6 +56,7 @@ async function freshDb(): Promise<{ db: Db; drop: () => Promise<void> }> {
   const db = await openDb({ url: u.toString() }, { poolSize: 20 });
   return {
     db,
+    url: u.toString(),
     drop: async () => {
       const a = new pg.Client({ connectionString: url });
       await a.connect();
@@ -77,7 +80,7 @@ export async function createHarness(
   const address = inject('temporalAddress');
   const bundlePath = inject('workflowBundlePath');
   if (!address) throw new Error('This test needs Temporal; run it without TEST_NO_INFRA=1');
-  const { db, drop } = await freshDb();
+  const { db, url: databaseUrl, drop } = await freshDb();
   await migrate(db);
   const config = loadConfig(
     {
@@ -105,6 +108,7 @@ export async function createHarness(
     db,
     app,
     config,
+    databaseUrl,
     async request(method, path, o = {}) {
       const headers: Record<string, string> = { ...(o.headers ?? {}) };
       if (o.key) headers.Authorization = `Bearer ${o.key}`;
