@@ -1,0 +1,251 @@
+/**
+ * disbursementWorkflow: runs a launched batch (spec "Disbursement (Surface A)"; issue 4; DESIGN.md
+ * "Temporal conventions"). Workflow id = disbursement id. Pure orchestration; Postgres holds every
+ * per-item result (the payout projection), the workflow holds only counters and the handles of the
+ * children in flight.
+ *
+ * Loop (a sliding window of children):
+ * 1. While not paused and fewer than `window` children are in flight, claim up to `claimBatch`
+ *    pending items (activity `disbursementClaimItems`: inserts each item's payout for its current
+ *    attempt, idempotent per claim) and start each as a child `payoutWorkflow` (workflow id = payout
+ *    id, ParentClosePolicy.ABANDON, search attribute DisbursementId), all in one workflow task.
+ * 2. Wait for a child to finish or a signal.
+ * 3. After `itemsPerRun` items (or when Temporal suggests it) stop claiming, let the children in
+ *    flight finish, and continue-as-new carrying `paused` and `claimSeq` (signals survive).
+ * 4. When nothing is pending or in flight, `disbursementFinalize` sets completed /
+ *    completed_with_failures and emits the event of the same name, in one transaction that also
+ *    checks Postgres: if retry-failed queued items meanwhile, the loop goes on.
+ *
+ * Messages: signals `pause`, `resume`, `retryFailed` (the API changes the projection first, then
+ * signals; the claim activity re-reads the projection, so a lost signal cannot start items while
+ * paused); query `status`. The search attribute DisbursementStatus is upserted on every change.
+ */
+import {
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { SearchAttributePair } from '@temporalio/common';
+import type { DisbursementActivities } from '../activities/disbursements';
+import { SA } from '../src/temporal/search-attributes';
+
+/** Workflow type name (workflow_starts.workflow_type). */
+export const DISBURSEMENT_WORKFLOW_TYPE = 'disbursementWorkflow';
+
+/** Default children in flight at once (DESIGN limit: 2,000 pending children per workflow). */
+export const DEFAULT_WINDOW = 300;
+/** Default items taken by one claim activity. */
+export const DEFAULT_CLAIM_BATCH = 100;
+/** Default items started by one run before continue-as-new (keeps the history to a few thousand events). */
+export const DEFAULT_ITEMS_PER_RUN = 500;
+
+/**
+ * Input of disbursementWorkflow (ids and tuning only; money and items stay in Postgres). The last
+ * two fields are the state carried across continue-as-new.
+ */
+export interface DisbursementWorkflowInput {
+  disbursementId: string;
+  businessId: string;
+  environment: string;
+  /** Children in flight at most (1..1000, default {@link DEFAULT_WINDOW}). */
+  window?: number;
+  /** Items per claim activity (default {@link DEFAULT_CLAIM_BATCH}, at most `window`). */
+  claimBatch?: number;
+  /** Items started per run before continue-as-new (default {@link DEFAULT_ITEMS_PER_RUN}). */
+  itemsPerRun?: number;
+  /** Carried: paused by the `pause` signal (or the projection). */
+  paused?: boolean;
+  /** Carried: number of the next claim (claims are idempotent per number). */
+  claimSeq?: number;
+}
+
+/** Answer of the `status` query. */
+export interface DisbursementWorkflowStatus {
+  disbursementId: string;
+  status: 'processing' | 'paused' | 'completed' | 'completed_with_failures';
+  paused: boolean;
+  /** Children started and not yet finished, in this run. */
+  inFlight: number;
+  /** Items started by this run. */
+  startedThisRun: number;
+  /** Children finished in this run. */
+  finishedThisRun: number;
+  claimSeq: number;
+  window: number;
+}
+
+/** Result: the final status. */
+export interface DisbursementWorkflowResult {
+  disbursementId: string;
+  status: 'completed' | 'completed_with_failures';
+}
+
+/** Signal `pause`: no new item starts; children in flight finish. */
+export const pauseSignal = defineSignal('pause');
+/** Signal `resume`: items start again. */
+export const resumeSignal = defineSignal('resume');
+/** Signal `retryFailed`: retry-failed queued failed items as new attempts (they are pending in Postgres). */
+export const retryFailedSignal = defineSignal('retryFailed');
+/** Query `status`. */
+export const disbursementStatusQuery = defineQuery<DisbursementWorkflowStatus>('status');
+
+const acts = proxyActivities<DisbursementActivities>({
+  startToCloseTimeout: '20 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+});
+
+/** The batch run (see the file header). */
+export async function disbursementWorkflow(input: DisbursementWorkflowInput): Promise<DisbursementWorkflowResult> {
+  const { disbursementId } = input;
+  const window = Math.max(1, Math.min(1000, Math.floor(input.window ?? DEFAULT_WINDOW)));
+  const claimBatch = Math.max(1, Math.min(window, Math.floor(input.claimBatch ?? DEFAULT_CLAIM_BATCH)));
+  const itemsPerRun = Math.max(1, Math.floor(input.itemsPerRun ?? DEFAULT_ITEMS_PER_RUN));
+  // Claim again once this many slots are free (a full batch, or a quarter of a small window).
+  const refillAt = Math.max(1, Math.min(claimBatch, Math.ceil(window / 4)));
+
+  let paused = input.paused ?? false;
+  let claimSeq = input.claimSeq ?? 0;
+  let status: DisbursementWorkflowStatus['status'] = 'processing';
+  let inFlight = 0;
+  let startedThisRun = 0;
+  let finishedThisRun = 0;
+  /** Bumped by every signal and every finished child: what the loop waits on. */
+  let wake = 0;
+  /** Whether the last claim found nothing more to start. */
+  let exhausted = false;
+
+  const setStatus = (s: DisbursementWorkflowStatus['status']) => {
+    if (s === status) return;
+    status = s;
+    upsertSearchAttributes([{ key: SA.DisbursementStatus, value: s }]);
+  };
+  // The start recorded 'processing'; a continued run may start paused.
+  if (paused) {
+    status = 'paused';
+    upsertSearchAttributes([{ key: SA.DisbursementStatus, value: 'paused' }]);
+  }
+
+  setHandler(pauseSignal, () => {
+    paused = true;
+    wake++;
+  });
+  setHandler(resumeSignal, () => {
+    paused = false;
+    exhausted = false;
+    wake++;
+  });
+  setHandler(retryFailedSignal, () => {
+    exhausted = false;
+    wake++;
+  });
+  setHandler(disbursementStatusQuery, () => ({
+    disbursementId,
+    status,
+    paused,
+    inFlight,
+    startedThisRun,
+    finishedThisRun,
+    claimSeq,
+    window,
+  }));
+
+  const startItem = async (item: ClaimedItem): Promise<void> => {
+    inFlight++;
+    const attributes: SearchAttributePair[] = [];
+    for (const [k, v] of Object.entries({ ...item.searchAttributes, DisbursementId: disbursementId })) {
+      if (typeof v === 'string' && k in SA) attributes.push({ key: SA[k as keyof typeof SA], value: v } as SearchAttributePair);
+    }
+    const done = () => {
+      inFlight--;
+      finishedThisRun++;
+      wake++;
+    };
+    try {
+      const child = await startChild(item.workflowType, {
+        workflowId: item.payoutId,
+        args: item.args,
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        typedSearchAttributes: attributes,
+      });
+      // Results live in Postgres; a child failing is an operator matter (visible in its own history).
+      child.result().then(done, done);
+    } catch {
+      // Already started (by an earlier run): its outcome is in Postgres; finalize waits for it there.
+      done();
+    }
+  };
+
+  for (;;) {
+    const mayClaim = !paused && !exhausted && startedThisRun < itemsPerRun && !workflowInfo().continueAsNewSuggested;
+    if (mayClaim && window - inFlight >= refillAt) {
+      const limit = Math.min(window - inFlight, claimBatch, itemsPerRun - startedThisRun);
+      const claimed = await acts.disbursementClaimItems({ disbursementId, claimSeq, limit });
+      claimSeq++;
+      if (claimed.paused) {
+        paused = true;
+        setStatus('paused');
+        continue;
+      }
+      if (!paused) setStatus('processing');
+      if (!claimed.more) exhausted = true;
+      startedThisRun += claimed.items.length;
+      await Promise.all(claimed.items.map(startItem));
+      continue;
+    }
+
+    if (inFlight > 0) {
+      const seen = wake;
+      await condition(() => wake !== seen);
+      continue;
+    }
+
+    // Nothing in flight.
+    if (!paused && !exhausted) {
+      // Stopped claiming for the run's size: continue as new with the carried state.
+      await continueAsNew<typeof disbursementWorkflow>({ ...input, paused, claimSeq });
+    }
+    if (paused) {
+      setStatus('paused');
+      const seen = wake;
+      // The projection is the truth: re-read it now and then in case a resume signal was lost.
+      if (!(await condition(() => wake !== seen, '30 seconds'))) {
+        const s = await acts.disbursementProjectionStatus({ disbursementId });
+        if (s !== 'paused') paused = false;
+        if (s !== 'paused') exhausted = false;
+      }
+      continue;
+    }
+
+    const f = await acts.disbursementFinalize({ disbursementId });
+    if (f.done) {
+      setStatus(f.status);
+      return { disbursementId, status: f.status };
+    }
+    if (f.paused) {
+      paused = true;
+      continue;
+    }
+    exhausted = false;
+    if (f.pending === 0) {
+      // Payouts in flight that this run did not start (started by an earlier run): wait for them in Postgres.
+      const seen = wake;
+      await condition(() => wake !== seen, '2 seconds');
+    }
+  }
+}
+
+/** One claimed item as the claim activity returns it: the payout's child workflow start. */
+export interface ClaimedItem {
+  itemId: string;
+  payoutId: string;
+  workflowType: string;
+  args: unknown[];
+  searchAttributes: Record<string, string | undefined>;
+}
