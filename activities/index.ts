@@ -1,4 +1,5 @@
 import type { Core } from '../src/core/context';
+import { createDisbursementActivities } from './disbursements';
 import { createPayoutActivities } from './payouts';
 import { createWebhookActivities } from './webhooks';
 
@@ -10,6 +11,7 @@ export function createActivities(core: Core) {
   return {
     ...createWebhookActivities(core),
     ...createPayoutActivities(core),
+    ...createDisbursementActivities(core),
   };
 }
 

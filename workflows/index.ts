@@ -2,3 +2,4 @@
 export {};
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { payoutWorkflow } from './payout';
+export { disbursementWorkflow } from './disbursement';

@@ -1,9 +1,11 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../types';
-import { registerSandboxRoutes } from './sandbox';
-import { registerPayoutRoutes } from './payouts';
+import { registerApiKeyRoutes } from './api-keys';
 import { registerBalanceRoutes } from './balance';
+import { registerPayoutRoutes } from './payouts';
+import { registerSandboxRoutes } from './sandbox';
 import { registerChannelRoutes } from './channels';
+import { registerDisbursementRoutes } from './disbursements';
 import { registerQuoteRoutes } from './quotes';
 import { registerRecipientRoutes } from './recipients';
 import { registerWebhookRoutes } from './webhooks';
@@ -17,4 +19,6 @@ export function registerSurfaceARoutes(app: OpenAPIHono<AppEnv>): void {
   registerQuoteRoutes(app);
   registerRecipientRoutes(app);
   registerWebhookRoutes(app);
+  registerDisbursementRoutes(app);
+  registerApiKeyRoutes(app);
 }
