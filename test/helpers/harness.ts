@@ -60,6 +60,13 @@ async function freshDb(): Promise<{ db: Db; url?: string; drop: () => Promise<vo
     drop: async () => {
       const a = new pg.Client({ connectionString: url });
       await a.connect();
+      // pg's Pool.end() resolves before its clients have disconnected; a forced drop would then
+      // kill them mid-close (an unhandled 57P01). Give them a moment to leave first.
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await a.query('select count(*)::int as n from pg_stat_activity where datname = $1', [name]);
+        if (rows[0].n === 0) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
       await a.query(`drop database if exists ${name} with (force)`).catch(() => {});
       await a.end();
     },
