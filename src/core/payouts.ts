@@ -31,7 +31,7 @@
  *   succeeded payout), and cleared again if the provider later returns the funds (refunded).
  * - `estimated_arrival` is acceptance time + the channel's maximum arrival (catalog `arrival.max`).
  */
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { PayoutAttemptsTable, PayoutsTable } from '../db/tables/payouts';
 import type { DbOrTx } from '../db/schema';
@@ -970,7 +970,8 @@ async function updatePayoutWorkflow(
   try {
     await run(core.temporal.workflow.getHandle(id));
   } catch (err) {
-    if (err instanceof WorkflowUpdateFailedError) {
+    // Refused by the Update's validator, or the workflow closed meanwhile: report the state now.
+    if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
       const now = await getPayoutRow(core.db, caller, id);
       throw refuse(now.status);
     }

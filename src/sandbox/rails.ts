@@ -51,6 +51,9 @@ export const SANDBOX_SLOW_ARRIVAL_MS = 5000;
 /** Delay between delivery and the provider's refund under `sandbox:refunded_by_provider`. */
 export const SANDBOX_REFUND_AFTER_MS = 1000;
 
+/** Message of the refund failure object (failure.code refunded_by_provider). */
+export const REFUND_MESSAGE = 'The provider returned the funds after delivery; the amount and fees were credited back';
+
 /** Outcome of one delivery attempt on a rail, as the payout workflow consumes it. */
 export type RailAttemptResult =
   | {
@@ -143,6 +146,3 @@ export function simulateRailAttempt(input: RailAttemptInput): RailAttemptResult 
 export function sandboxClaimWindowMs(reference: string | null): number {
   return reference === SANDBOX_MAGIC.claimExpired ? SANDBOX_SHORT_CLAIM_WINDOW_MS : CLAIM_WINDOW_MS;
 }
-
-/** Message of the refund failure object (failure.code refunded_by_provider). */
-export const REFUND_MESSAGE = 'The provider returned the funds after delivery; the amount and fees were credited back';
