@@ -27,7 +27,9 @@ let devServer: DevServer | undefined;
 if (!env.TEMPORAL_ADDRESS) {
   const port = (await portFree(7233)) ? 7233 : await freePort();
   console.log(`Starting the Temporal dev server on 127.0.0.1:${port} (state in ${join(dataDir, 'temporal.sqlite')}) ...`);
-  devServer = await startDevServer({ port, uiPort: 8233, dbFile: join(dataDir, 'temporal.sqlite') });
+  // Another dev server may hold the defaults; then use free ports and say so (printed below).
+  const uiPort = (await portFree(8233)) ? 8233 : await freePort();
+  devServer = await startDevServer({ port, uiPort, dbFile: join(dataDir, 'temporal.sqlite') });
   env.TEMPORAL_ADDRESS = devServer.address;
 }
 const config = loadConfig(env);
