@@ -1,8 +1,10 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../types';
+import { registerClaimPage } from './claim';
 import { registerReceiptPage } from './receipt';
 
 /** Public HTML pages (no API key): receipts, claim pages. Each page module registers here. */
 export function registerPages(app: Hono<AppEnv>): void {
   registerReceiptPage(app);
+  registerClaimPage(app);
 }
