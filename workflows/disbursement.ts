@@ -8,7 +8,8 @@
  * 1. While not paused and fewer than `window` children are in flight, claim up to `claimBatch`
  *    pending items (activity `disbursementClaimItems`: inserts each item's payout for its current
  *    attempt, idempotent per claim) and start each as a child `payoutWorkflow` (workflow id = payout
- *    id, ParentClosePolicy.ABANDON, search attribute DisbursementId), all in one workflow task.
+ *    id, ParentClosePolicy.ABANDON, search attribute DisbursementId): all the starts go out in one
+ *    workflow task, without waiting for them, so the next claim is scheduled at once.
  * 2. Wait for a child to finish or a signal.
  * 3. After `itemsPerRun` items (or when Temporal suggests it) stop claiming, let the children in
  *    flight finish, and continue-as-new carrying `paused` and `claimSeq` (signals survive).
@@ -30,6 +31,7 @@ import {
   setHandler,
   startChild,
   upsertSearchAttributes,
+  WorkflowIdReusePolicy,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { SearchAttributePair } from '@temporalio/common';
@@ -156,30 +158,32 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
     window,
   }));
 
-  const startItem = async (item: ClaimedItem): Promise<void> => {
+  /** Starts one child without waiting for it (all starts of a claim go out in one workflow task). */
+  const startItem = (item: ClaimedItem): void => {
     inFlight++;
     const attributes: SearchAttributePair[] = [];
     for (const [k, v] of Object.entries({ ...item.searchAttributes, DisbursementId: disbursementId })) {
       if (typeof v === 'string' && k in SA) attributes.push({ key: SA[k as keyof typeof SA], value: v } as SearchAttributePair);
     }
-    const done = () => {
-      inFlight--;
-      finishedThisRun++;
-      wake++;
-    };
-    try {
-      const child = await startChild(item.workflowType, {
-        workflowId: item.payoutId,
-        args: item.args,
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        typedSearchAttributes: attributes,
-      });
-      // Results live in Postgres; a child failing is an operator matter (visible in its own history).
-      child.result().then(done, done);
-    } catch {
-      // Already started (by an earlier run): its outcome is in Postgres; finalize waits for it there.
-      done();
-    }
+    void (async () => {
+      try {
+        const child = await startChild(item.workflowType, {
+          workflowId: item.payoutId,
+          args: item.args,
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          // A payout's workflow runs once: never again after it closed.
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          typedSearchAttributes: attributes,
+        });
+        await child.result();
+      } catch {
+        // Already started (by an earlier run) or failed: the outcome is in Postgres; finalize checks there.
+      } finally {
+        inFlight--;
+        finishedThisRun++;
+        wake++;
+      }
+    })();
   };
 
   for (;;) {
@@ -196,7 +200,7 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
       if (!paused) setStatus('processing');
       if (!claimed.more) exhausted = true;
       startedThisRun += claimed.items.length;
-      await Promise.all(claimed.items.map(startItem));
+      for (const item of claimed.items) startItem(item);
       continue;
     }
 

@@ -464,7 +464,7 @@ async function renderDisbursement(db: DbOrTx, row: DisbursementRow): Promise<Wir
   const balance = await getBalance(db, row.business_id, row.environment);
   const launched = (LAUNCHED_STATUSES as readonly string[]).includes(row.status);
   let required = agg.readyDebit;
-  if (launched) required = (await retryCandidates(db, row.id)).reduce((s, c) => s + c.debitTotal, 0n);
+  if (launched) required = agg.failed > 0 ? (await retryCandidates(db, row.id)).reduce((s, c) => s + c.debitTotal, 0n) : 0n;
   const needed = await approvalsRequired(db, row.business_id);
   const received = await approvalsReceived(db, row.id, row.revision_id);
   return {
@@ -1467,8 +1467,9 @@ export async function resumeDisbursement(core: Core, caller: Caller, id: string)
  * total is held again (`disbursement_item:{item}:retry:{n}:hold`), it becomes pending, and the
  * workflow is signalled (or a new run started if it completed). Its next payout is a new one for
  * the new attempt; an item whose payout succeeded is never retried. completed_with_failures ->
- * processing. 409 invalid_state (status, or no retryable item); 409 approval_required (a correction
- * revision awaits approval); 402 insufficient_balance; 404.
+ * processing. While processing or paused with items already queued for a retry, it only signals
+ * again (recovers a lost signal). 409 invalid_state (status, or no retryable item); 409
+ * approval_required (a correction revision awaits approval); 402 insufficient_balance; 404.
  */
 export async function retryFailedItems(core: Core, caller: Caller, id: string): Promise<WireDisbursement> {
   const { wire, row } = await core.db.transaction().execute(async (tx) => {
@@ -1480,6 +1481,11 @@ export async function retryFailedItems(core: Core, caller: Caller, id: string): 
       throw approvalRequired(await approvalsReceived(tx, id, r.revision_id), required, true);
     }
     const candidates = await retryCandidates(tx, id);
+    if (candidates.length === 0 && status !== 'completed_with_failures') {
+      // Items queued by an earlier retry whose signal was lost: signal again (below).
+      const queued = await itemAggregates(tx, id);
+      if (queued.pending > 0) return { wire: await renderDisbursement(tx, r), row: r };
+    }
     if (candidates.length === 0) {
       throw new ApiError(
         409,
@@ -1517,7 +1523,6 @@ export async function retryFailedItems(core: Core, caller: Caller, id: string): 
           status: 'pending',
           attempt: eb('attempt', '+', 1),
           payout_id: null,
-          claim_seq: null,
           failure_code: null,
           failure_message: null,
           corrected: false,
@@ -1734,6 +1739,19 @@ export async function claimItems(core: Core, input: { disbursementId: string; cl
     const now = core.now();
     const claimed: ClaimedItem[] = [];
     const launchedPairs: { itemId: string; payoutId: string }[] = [];
+    // Payouts these items already have (one query): never a second payout for an attempt, nor any
+    // payout once one succeeded or is still in flight.
+    const priorRows = locked.length
+      ? await sql<{ item_id: string; attempt: number | null; status: string }>`
+          select disbursement_item_id as item_id, disbursement_attempt as attempt, status from payouts
+          where disbursement_item_id in (${sql.join(locked.map((l) => l.id))})`.execute(tx)
+      : { rows: [] };
+    const blocked = new Set(
+      priorRows.rows
+        .filter((p) => p.status !== 'failed' && p.status !== 'canceled')
+        .map((p) => p.item_id)
+        .concat(priorRows.rows.filter((p) => p.attempt !== null && locked.some((l) => l.id === p.item_id && l.attempt === p.attempt)).map((p) => p.item_id)),
+    );
     for (const it of locked) {
       const p = prepared.get(it.id);
       const attempt = it.attempt;
@@ -1759,11 +1777,7 @@ export async function claimItems(core: Core, input: { disbursementId: string; cl
         await fail(p?.code ?? 'internal_error', p?.message ?? 'The item could not be prepared');
         continue;
       }
-      // Never a second payout for an attempt, nor any payout once one succeeded.
-      const prior = await sql<{ c: string }>`
-        select count(*) filter (where disbursement_attempt = ${attempt} or status not in ('failed', 'canceled')) as c
-        from payouts where disbursement_item_id = ${it.id}`.execute(tx);
-      if (n(prior.rows[0]?.c) > 0) {
+      if (blocked.has(it.id)) {
         await fail('duplicate_attempt', `Item ${it.id} already has a payout for attempt ${attempt} or one that did not fail`);
         continue;
       }

@@ -211,7 +211,7 @@ describe('POST /disbursements/{id}/items/import (CSV)', () => {
       headers: { Authorization: `Bearer ${biz.sandbox}` },
     });
     expect(res.status).toBe(400);
-    expect((await res.json()).error.param).toBe('file');
+    expect(((await res.json()) as any).error.param).toBe('file');
     await h.request('POST', `${A}/disbursements/${d.body.id}/submit-for-approval`, { key: biz.sandbox });
     const late = await importCsv(biz.sandbox, d.body.id, 'recipient,amount\n@late_1,1\n');
     expect(late.status).toBe(409);

@@ -39,6 +39,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('disbursements')
     .columns(['business_id', 'environment', 'id'])
     .execute();
+  // A retried create with the same Idempotency-Key finds the disbursement it made.
+  await sql`create unique index disbursements_idempotency on disbursements (business_id, environment, idempotency_key) where idempotency_key is not null`.execute(
+    db,
+  );
 
   await db.schema
     .createTable('disbursement_items')
@@ -87,6 +91,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createIndex('disbursement_items_page')
     .on('disbursement_items')
     .columns(['disbursement_id', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('disbursement_items_recipient')
+    .on('disbursement_items')
+    .columns(['disbursement_id', 'recipient_key'])
     .execute();
   await db.schema
     .createIndex('disbursement_items_claim')
