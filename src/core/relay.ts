@@ -18,7 +18,9 @@ export function startRelay(core: Core, tasks: RelayTask[], intervalMs = 250): ()
       if (stopped) return;
       try {
         // Drain while there is work, then wait for the next tick.
-        while (!stopped && (await task(core)) > 0) {}
+        while (!stopped && (await task(core)) > 0) {
+          // drained one batch; look for more
+        }
       } catch (err) {
         core.log.warn({ err }, 'relay task failed; retrying on the next tick');
       }
