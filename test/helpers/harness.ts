@@ -100,7 +100,8 @@ export async function createHarness(
     },
     opts.config,
   );
-  const connection = await Connection.connect({ address });
+  // A loaded 2-core CI machine can be slow to answer: retry instead of failing the file.
+  const connection = await retry(() => Connection.connect({ address, connectTimeout: 10_000 }));
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const core: Core = { db, temporal, config, log: pino({ level: 'silent' }), now: () => new Date() };
   const app = createApp(core);
@@ -140,7 +141,7 @@ export async function createHarness(
     },
     async startWorker() {
       if (worker) return;
-      nativeConnection = await NativeConnection.connect({ address });
+      nativeConnection = await retry(() => NativeConnection.connect({ address }));
       const created = await createWorker(core, { connection: nativeConnection, workflowBundle: { codePath: bundlePath } });
       worker = created.worker;
       workerRun = worker.run();
@@ -166,4 +167,17 @@ export async function createHarness(
   };
   if (opts.worker !== false) await harness.startWorker();
   return harness;
+}
+
+/** Calls `fn` until it resolves, for up to `ms` (connections to a busy dev server). */
+async function retry<T>(fn: () => Promise<T>, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 }
