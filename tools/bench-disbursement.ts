@@ -12,6 +12,9 @@
  *   --pid   BENCH_PID    pid of the process running the worker; default: the process listening on the port
  *   --json               print the figures as one JSON line as well
  * In `npm run dev` the API and the worker are one process, so its VmHWM is the worker's peak RSS.
+ * VmHWM covers the process's whole life (start-up bundles the workflows with webpack, which alone
+ * can peak near 1 GiB), so the bench also prints VmHWM before it starts and the highest VmRSS it
+ * sampled (every 250 ms) while it ran.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -92,11 +95,11 @@ function pidListeningOn(p: number): number | undefined {
   return undefined;
 }
 
-/** VmHWM (peak resident set) of `pid`, in MiB, or undefined when /proc does not tell. */
-function peakRssMiB(pid: number | undefined): number | undefined {
+/** A memory line of /proc/<pid>/status (`VmHWM`: peak resident set; `VmRSS`: now), in MiB. */
+function memMiB(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number | undefined {
   if (!pid) return undefined;
   try {
-    const m = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = new RegExp(`${field}:\\s+(\\d+)\\s+kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : undefined;
   } catch {
     return undefined;
@@ -118,6 +121,13 @@ async function main() {
     recipient: { type: 'service_user', handle: `@b${run}_${i}` },
     reference: `bench-${run}-${i}`,
   }));
+
+  const hwmBefore = memMiB(pid, 'VmHWM');
+  let rssMax = memMiB(pid, 'VmRSS') ?? 0;
+  const sample = () => {
+    rssMax = Math.max(rssMax, memMiB(pid, 'VmRSS') ?? 0);
+  };
+  const sampler = setInterval(sample, 250);
 
   // 1. Create and review.
   const t0 = performance.now();
@@ -156,7 +166,9 @@ async function main() {
     await new Promise((r) => setTimeout(r, 1000));
   }
   const runMs = performance.now() - t1;
-  const rss = peakRssMiB(pid);
+  clearInterval(sampler);
+  sample();
+  const hwm = memMiB(pid, 'VmHWM');
 
   const figures = {
     items: itemCount,
@@ -164,14 +176,21 @@ async function main() {
     create_review_seconds: Number(seconds(createReviewMs)),
     launch_to_complete_seconds: Number(seconds(runMs)),
     payouts_per_second: Number((final.progress.succeeded / (runMs / 1000)).toFixed(1)),
-    worker_peak_rss_mib: rss !== undefined ? Number(rss.toFixed(0)) : null,
+    worker_peak_rss_mib: hwm !== undefined ? Number(hwm.toFixed(0)) : null,
+    worker_peak_rss_before_bench_mib: hwmBefore !== undefined ? Number(hwmBefore.toFixed(0)) : null,
+    worker_max_rss_during_bench_mib: pid ? Number(rssMax.toFixed(0)) : null,
   };
   console.log(`
 Results (${itemCount} items, ${final.status}: ${final.progress.succeeded} succeeded, ${final.progress.failed} failed)
   create+review:       ${figures.create_review_seconds} s
   launch-to-complete:  ${figures.launch_to_complete_seconds} s
   payouts per second:  ${figures.payouts_per_second}
-  worker peak RSS:     ${figures.worker_peak_rss_mib !== null ? `${figures.worker_peak_rss_mib} MiB (VmHWM of pid ${pid})` : 'unknown (pass --pid)'}`);
+  worker peak RSS:     ${
+    figures.worker_peak_rss_mib !== null
+      ? `${figures.worker_peak_rss_mib} MiB (VmHWM of pid ${pid}; it was ${figures.worker_peak_rss_before_bench_mib} MiB before the bench, ` +
+        `e.g. from bundling the workflows at start-up; highest VmRSS sampled during the bench: ${figures.worker_max_rss_during_bench_mib} MiB)`
+      : 'unknown (pass --pid)'
+  }`);
   if (args.json) console.log(JSON.stringify(figures));
 }
 

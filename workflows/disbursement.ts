@@ -187,6 +187,7 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
   };
 
   for (;;) {
+    if (paused) setStatus('paused');
     const mayClaim = !paused && !exhausted && startedThisRun < itemsPerRun && !workflowInfo().continueAsNewSuggested;
     if (mayClaim && window - inFlight >= refillAt) {
       const limit = Math.min(window - inFlight, claimBatch, itemsPerRun - startedThisRun);
