@@ -36,6 +36,7 @@ import {
 } from '@temporalio/workflow';
 import type { SearchAttributePair } from '@temporalio/common';
 import type { DisbursementActivities } from '../activities/disbursements';
+import type { DisbursementStatus } from '../src/domain/disbursement-state';
 import { SA } from '../src/temporal/search-attributes';
 
 /** Workflow type name (workflow_starts.workflow_type). */
@@ -71,7 +72,8 @@ export interface DisbursementWorkflowInput {
 /** Answer of the `status` query. */
 export interface DisbursementWorkflowStatus {
   disbursementId: string;
-  status: 'processing' | 'paused' | 'completed' | 'completed_with_failures';
+  /** The statuses of src/domain/disbursement-state.ts a running batch can be in. */
+  status: Extract<DisbursementStatus, 'processing' | 'paused' | 'completed' | 'completed_with_failures'>;
   paused: boolean;
   /** Children started and not yet finished, in this run. */
   inFlight: number;
@@ -86,7 +88,7 @@ export interface DisbursementWorkflowStatus {
 /** Result: the final status. */
 export interface DisbursementWorkflowResult {
   disbursementId: string;
-  status: 'completed' | 'completed_with_failures';
+  status: Extract<DisbursementStatus, 'completed' | 'completed_with_failures'>;
 }
 
 /** Signal `pause`: no new item starts; children in flight finish. */
