@@ -6,7 +6,7 @@
 import { issueKey } from './businesses';
 import { knownChannel } from './catalog';
 import type { Caller, Core } from './context';
-import { AmountFormatError, formatAmount, parseAmount, USDC } from '../domain/money';
+import { parseAmountParam, formatAmount, USDC } from '../domain/money';
 import { ApiError, validationError } from '../domain/errors';
 
 /** Spec "ApiKey create" policy: Amounts are USDC decimal strings; channels are catalog ids. */
@@ -31,12 +31,7 @@ export interface CreatedApiKey {
 
 /** A USDC Amount in canonical form; 400 validation_error naming `param` when malformed or zero. */
 function usdc(value: string, param: string): string {
-  try {
-    return formatAmount(parseAmount(value, USDC), USDC);
-  } catch (err) {
-    if (err instanceof AmountFormatError) throw validationError(param, `${param}: ${err.message}`);
-    throw err;
-  }
+  return formatAmount(parseAmountParam(value, USDC, param), USDC);
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { ApiError, validationError } from '../domain/errors';
 import { randomToken } from '../domain/ids';
-import { AmountFormatError, formatAmount, parseAmount, USDC } from '../domain/money';
+import { parseAmountParam, formatAmount, parseAmount, USDC } from '../domain/money';
 import type { Caller, Core } from './context';
 import { getBalance, post } from './ledger';
 
@@ -41,14 +41,7 @@ export async function fundSandbox(
 ): Promise<WireBalance> {
   if (caller.environment !== 'sandbox') throw new ApiError(404, 'not_found', 'Sandbox funding exists only in the sandbox', null);
   const param = opts.param ?? 'amount';
-  if (typeof amount !== 'string') throw validationError(param, `${param} must be a decimal string such as "100.00"`);
-  let minor: bigint;
-  try {
-    minor = parseAmount(amount, USDC);
-  } catch (e) {
-    if (e instanceof AmountFormatError) throw validationError(param, `${param}: ${e.message}`);
-    throw e;
-  }
+  const minor = parseAmountParam(amount, USDC, param);
   if (minor > parseAmount(MAX_SANDBOX_FUNDING_USDC, USDC)) {
     throw validationError(param, `${param} must be at most ${MAX_SANDBOX_FUNDING_USDC} USDC per funding`);
   }

@@ -45,7 +45,7 @@ import {
 import { parseDuration } from '../domain/durations';
 import { ApiError, notFound, validationError } from '../domain/errors';
 import { newId, randomToken } from '../domain/ids';
-import { AmountFormatError, formatAmount, parseAmount, USDC } from '../domain/money';
+import { parseAmountParam, formatAmount, USDC } from '../domain/money';
 import {
   canTransition,
   EVENT_ON_ENTER,
@@ -133,15 +133,6 @@ function optionalText(value: unknown, param: string, max: number): string | null
   return value;
 }
 
-function parseWireAmount(value: unknown, currency: string, param: string): bigint {
-  if (typeof value !== 'string') throw validationError(param, `${param} must be a decimal string such as "100.00"`);
-  try {
-    return parseAmount(value, currency);
-  } catch (e) {
-    if (e instanceof AmountFormatError) throw validationError(param, `${param}: ${e.message}`);
-    throw e;
-  }
-}
 
 /**
  * Validates and prices a payout request without writing anything (spec "Payout create body",
@@ -202,8 +193,8 @@ function checkSyntax(req: PayoutRequest): SyntaxChecked {
   if (!hasSource && !hasDest && !isGiven(req.quoteId)) {
     throw validationError('source_amount', 'source_amount or destination_amount is required');
   }
-  const sourceMinor = hasSource ? parseWireAmount(req.sourceAmount, USDC, 'source_amount') : undefined;
-  const destinationMinor = hasDest ? parseWireAmount(req.destinationAmount, channel.currency, 'destination_amount') : undefined;
+  const sourceMinor = hasSource ? parseAmountParam(req.sourceAmount, USDC, 'source_amount') : undefined;
+  const destinationMinor = hasDest ? parseAmountParam(req.destinationAmount, channel.currency, 'destination_amount') : undefined;
 
   const reference = optionalText(req.reference, 'reference', MAX_REFERENCE_LENGTH);
   const memo = optionalText(req.memo, 'memo', MAX_MEMO_LENGTH);

@@ -9,7 +9,7 @@
 import { findChannel } from '../domain/channels';
 import { ApiError, validationError } from '../domain/errors';
 import { newId } from '../domain/ids';
-import { AmountFormatError, parseAmount, USDC } from '../domain/money';
+import { parseAmountParam, USDC } from '../domain/money';
 import { type Price, price } from '../domain/pricing';
 import { midRate } from '../sandbox/fx';
 import type { Selectable } from 'kysely';
@@ -48,17 +48,6 @@ export interface QuoteRecord {
   expiresAt: Date;
 }
 
-/** Parses one Amount of the request; 400 validation_error naming `param` for format, precision or zero. */
-function parseRequestAmount(value: unknown, currency: string, param: string): bigint {
-  if (typeof value !== 'string') throw validationError(param, `${param} must be a decimal string such as "100.00"`);
-  try {
-    return parseAmount(value, currency);
-  } catch (e) {
-    if (e instanceof AmountFormatError) throw validationError(param, `${param}: ${e.message}`);
-    throw e;
-  }
-}
-
 /**
  * Validates and prices a request without storing it (quotes, and payouts priced at execution).
  * Checks, in order: channel known (400 validation_error, param `channel`); exactly one amount
@@ -77,9 +66,9 @@ export function priceRequest(core: Core, caller: Caller, input: PriceRequest): P
   if (!hasSource && !hasDestination) {
     throw validationError('source_amount', 'source_amount or destination_amount is required');
   }
-  const sourceAmount = hasSource ? parseRequestAmount(input.source_amount, USDC, 'source_amount') : undefined;
+  const sourceAmount = hasSource ? parseAmountParam(input.source_amount, USDC, 'source_amount') : undefined;
   const destinationAmount = hasDestination
-    ? parseRequestAmount(input.destination_amount, channel.currency, 'destination_amount')
+    ? parseAmountParam(input.destination_amount, channel.currency, 'destination_amount')
     : undefined;
   assertChannelAvailable(core, caller, channel, 'channel');
   const p = price({ channel, midRate: midRate(channel.currency), sourceAmount, destinationAmount });

@@ -1,3 +1,5 @@
+import { validationError } from './errors';
+
 /**
  * Exact money arithmetic (DESIGN.md "Rules that keep money safe", rule 1).
  *
@@ -128,4 +130,20 @@ export function divDecimal(minorTo: bigint, factor: Decimal, from: string, to: s
 export function percentOf(minor: bigint, percent: string): bigint {
   const p = parseDecimal(percent);
   return divRound(minor * p.digits, 100n * 10n ** BigInt(p.scale), 'ceil');
+}
+
+/**
+ * Parses a request's Amount field (spec "Shared types": Amount) into minor units of `currency`.
+ * Throws 400 validation_error naming `param` when it is not a string, is malformed, has too many
+ * decimals for the currency, or is zero. The one place surfaces and the core turn wire amounts
+ * into money.
+ */
+export function parseAmountParam(value: unknown, currency: string, param: string): bigint {
+  if (typeof value !== 'string') throw validationError(param, `${param} must be a decimal string such as "100.00"`);
+  try {
+    return parseAmount(value, currency);
+  } catch (e) {
+    if (e instanceof AmountFormatError) throw validationError(param, `${param}: ${e.message}`);
+    throw e;
+  }
 }
