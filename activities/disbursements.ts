@@ -11,9 +11,10 @@ export function createDisbursementActivities(core: Core) {
   return {
     /**
      * Claim `claimSeq`: up to `limit` pending items become payouts of their current attempt
-     * (funding 'batch', no workflow start); returns their child starts, `paused`, and `more`.
+     * (funding 'batch', no workflow start), keeping at most `window` of the batch's payouts in
+     * flight; returns their child starts, `paused`, `more` and `full`.
      */
-    async disbursementClaimItems(input: { disbursementId: string; claimSeq: number; limit: number }): Promise<ClaimResult> {
+    async disbursementClaimItems(input: { disbursementId: string; claimSeq: number; limit: number; window?: number }): Promise<ClaimResult> {
       return claimItems(core, input);
     },
     /** Completes the disbursement when every item is final (event included); else reports what is left. */

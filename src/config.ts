@@ -16,6 +16,11 @@ const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** Where `npm run dev` keeps PGlite and the Temporal SQLite file. */
   DATA_DIR: z.string().default('./.data'),
+  /**
+   * A workflow bundle built ahead of time (`npm run bundle:workflows <file>`). Unset: the worker has
+   * one built by a child process at start-up (src/temporal/bundle.ts).
+   */
+  WORKFLOW_BUNDLE: z.string().optional(),
   /** Public origin used in receipt and claim URLs. Default http://localhost:PORT. */
   PUBLIC_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

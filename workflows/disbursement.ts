@@ -4,18 +4,25 @@
  * per-item result (the payout projection), the workflow holds only counters and the handles of the
  * children in flight.
  *
- * Loop (a sliding window of children):
- * 1. While not paused and fewer than `window` children are in flight, claim up to `claimBatch`
- *    pending items (activity `disbursementClaimItems`: inserts each item's payout for its current
- *    attempt, idempotent per claim) and start each as a child `payoutWorkflow` (workflow id = payout
- *    id, ParentClosePolicy.ABANDON, search attribute DisbursementId): all the starts go out in one
- *    workflow task, without waiting for them, so the next claim is scheduled at once.
- * 2. Wait for a child to finish or a signal.
- * 3. After `itemsPerRun` items (or when Temporal suggests it) stop claiming, let the children in
- *    flight finish, and continue-as-new carrying `paused` and `claimSeq` (signals survive).
+ * Loop (a sliding window of children, kept full across continue-as-new):
+ * 1. While not paused, claim up to `claimBatch` pending items (activity `disbursementClaimItems`:
+ *    inserts each item's payout for its current attempt, idempotent per claim number, and never
+ *    more than leaves `window` payouts of the batch in flight, counted in Postgres) and start each
+ *    as a child `payoutWorkflow` (workflow id = payout id, ParentClosePolicy.ABANDON, search
+ *    attribute DisbursementId): all the starts go out in one workflow task, without waiting.
+ * 2. Wait for a child of this run to finish or a signal; while the window is full of payouts this
+ *    run cannot hear from (started by an earlier run, or claim links waiting for their recipient),
+ *    claim again after {@link FULL_WINDOW_RECHECK} at the latest.
+ * 3. After `itemsPerRun` starts (or when Temporal suggests it), wait only until every child of the
+ *    run has *started*, then continue-as-new carrying `paused` and `claimSeq` (signals survive).
+ *    The children keep running (ABANDON) and keep their window slots, counted in Postgres: the
+ *    window does not drain at a run boundary.
  * 4. When nothing is pending or in flight, `disbursementFinalize` sets completed /
  *    completed_with_failures and emits the event of the same name, in one transaction that also
- *    checks Postgres: if retry-failed queued items meanwhile, the loop goes on.
+ *    checks Postgres: if retry-failed queued items meanwhile, the loop goes on. If a signal
+ *    arrives after finalize committed (retry-failed on the batch it just completed), the loop goes
+ *    on too instead of completing: the server refuses to complete a run with an unhandled signal,
+ *    so the run that hears it is this one, never a lost one.
  *
  * Messages: signals `pause`, `resume`, `retryFailed` (the API changes the projection first, then
  * signals; the claim activity re-reads the projection, so a lost signal cannot start items while
@@ -48,6 +55,8 @@ export const DEFAULT_WINDOW = 300;
 export const DEFAULT_CLAIM_BATCH = 100;
 /** Default items started by one run before continue-as-new (keeps the history to a few thousand events). */
 export const DEFAULT_ITEMS_PER_RUN = 500;
+/** Longest wait before claiming again while the window is full of payouts this run does not hear from. */
+export const FULL_WINDOW_RECHECK = '1 second';
 
 /**
  * Input of disbursementWorkflow (ids and tuning only; money and items stay in Postgres). The last
@@ -75,7 +84,7 @@ export interface DisbursementWorkflowStatus {
   /** The statuses of src/domain/disbursement-state.ts a running batch can be in. */
   status: Extract<DisbursementStatus, 'processing' | 'paused' | 'completed' | 'completed_with_failures'>;
   paused: boolean;
-  /** Children started and not yet finished, in this run. */
+  /** Children started by this run and not yet finished (the window counts the batch's in Postgres). */
   inFlight: number;
   /** Items started by this run. */
   startedThisRun: number;
@@ -111,19 +120,25 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
   const window = Math.max(1, Math.min(1000, Math.floor(input.window ?? DEFAULT_WINDOW)));
   const claimBatch = Math.max(1, Math.min(window, Math.floor(input.claimBatch ?? DEFAULT_CLAIM_BATCH)));
   const itemsPerRun = Math.max(1, Math.floor(input.itemsPerRun ?? DEFAULT_ITEMS_PER_RUN));
-  // Claim again once this many slots are free (a full batch, or a quarter of a small window).
-  const refillAt = Math.max(1, Math.min(claimBatch, Math.ceil(window / 4)));
+  // After a full window, claim again once this many children of the run finished (or a recheck).
+  const refillAt = Math.max(1, Math.min(claimBatch, Math.ceil(window / 10)));
 
   let paused = input.paused ?? false;
   let claimSeq = input.claimSeq ?? 0;
   let status: DisbursementWorkflowStatus['status'] = 'processing';
   let inFlight = 0;
+  /** Children whose start is not yet acknowledged (continue-as-new waits for these only). */
+  let starting = 0;
   let startedThisRun = 0;
   let finishedThisRun = 0;
   /** Bumped by every signal and every finished child: what the loop waits on. */
   let wake = 0;
+  /** Bumped by every signal. */
+  let signals = 0;
   /** Whether the last claim found nothing more to start. */
   let exhausted = false;
+  /** Whether the last claim found the window full (Postgres count). */
+  let full = false;
 
   const setStatus = (s: DisbursementWorkflowStatus['status']) => {
     if (s === status) return;
@@ -138,17 +153,29 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
 
   setHandler(pauseSignal, () => {
     paused = true;
+    signals++;
     wake++;
   });
   setHandler(resumeSignal, () => {
     paused = false;
     exhausted = false;
+    signals++;
     wake++;
   });
   setHandler(retryFailedSignal, () => {
     exhausted = false;
+    signals++;
     wake++;
   });
+  /** Waits for a wake-up (a child of this run finished, a signal), at most `timeout` if given. */
+  const nextWake = async (timeout?: string): Promise<boolean> => {
+    const seen = wake;
+    if (timeout === undefined) {
+      await condition(() => wake !== seen);
+      return true;
+    }
+    return condition(() => wake !== seen, timeout);
+  };
   setHandler(disbursementStatusQuery, () => ({
     disbursementId,
     status,
@@ -163,20 +190,28 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
   /** Starts one child without waiting for it (all starts of a claim go out in one workflow task). */
   const startItem = (item: ClaimedItem): void => {
     inFlight++;
+    starting++;
     const attributes: SearchAttributePair[] = [];
     for (const [k, v] of Object.entries({ ...item.searchAttributes, DisbursementId: disbursementId })) {
       if (typeof v === 'string' && k in SA) attributes.push({ key: SA[k as keyof typeof SA], value: v } as SearchAttributePair);
     }
     void (async () => {
       try {
-        const child = await startChild(item.workflowType, {
-          workflowId: item.payoutId,
-          args: item.args,
-          parentClosePolicy: ParentClosePolicy.ABANDON,
-          // A payout's workflow runs once: never again after it closed.
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-          typedSearchAttributes: attributes,
-        });
+        let child;
+        try {
+          child = await startChild(item.workflowType, {
+            workflowId: item.payoutId,
+            taskQueue: item.taskQueue,
+            args: item.args,
+            parentClosePolicy: ParentClosePolicy.ABANDON,
+            // A payout's workflow runs once: never again after it closed.
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+            typedSearchAttributes: attributes,
+          });
+        } finally {
+          starting--;
+          wake++;
+        }
         await child.result();
       } catch {
         // Already started (by an earlier run) or failed: the outcome is in Postgres; finalize checks there.
@@ -190,10 +225,10 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
 
   for (;;) {
     if (paused) setStatus('paused');
-    const mayClaim = !paused && !exhausted && startedThisRun < itemsPerRun && !workflowInfo().continueAsNewSuggested;
-    if (mayClaim && window - inFlight >= refillAt) {
-      const limit = Math.min(window - inFlight, claimBatch, itemsPerRun - startedThisRun);
-      const claimed = await acts.disbursementClaimItems({ disbursementId, claimSeq, limit });
+    const runDone = startedThisRun >= itemsPerRun || workflowInfo().continueAsNewSuggested;
+    if (!paused && !exhausted && !full && !runDone) {
+      const limit = Math.min(claimBatch, itemsPerRun - startedThisRun);
+      const claimed = await acts.disbursementClaimItems({ disbursementId, claimSeq, limit, window });
       claimSeq++;
       if (claimed.paused) {
         paused = true;
@@ -201,28 +236,40 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
         continue;
       }
       if (!paused) setStatus('processing');
+      full = claimed.full === true;
       if (!claimed.more) exhausted = true;
       startedThisRun += claimed.items.length;
       for (const item of claimed.items) startItem(item);
       continue;
     }
 
-    if (inFlight > 0) {
-      const seen = wake;
-      await condition(() => wake !== seen);
+    if (runDone && !paused && !exhausted) {
+      // Hand over to a fresh run once this run's starts are acknowledged; its children keep
+      // running and keep their window slots (counted in Postgres).
+      while (starting > 0) await nextWake();
+      await continueAsNew<typeof disbursementWorkflow>({ ...input, paused, claimSeq });
+    }
+
+    if (full && !paused) {
+      // The window is full: claim again when a child of this run finishes, or after a short while
+      // for payouts this run does not hear from.
+      const finished = finishedThisRun;
+      const signalled = signals;
+      await condition(() => finishedThisRun - finished >= refillAt || signals !== signalled, FULL_WINDOW_RECHECK);
+      full = false;
       continue;
     }
 
-    // Nothing in flight.
-    if (!paused && !exhausted) {
-      // Stopped claiming for the run's size: continue as new with the carried state.
-      await continueAsNew<typeof disbursementWorkflow>({ ...input, paused, claimSeq });
+    if (inFlight > 0) {
+      await nextWake();
+      continue;
     }
+
+    // Nothing of this run in flight.
     if (paused) {
       setStatus('paused');
-      const seen = wake;
       // The projection is the truth: re-read it now and then in case a resume signal was lost.
-      if (!(await condition(() => wake !== seen, '30 seconds'))) {
+      if (!(await nextWake('30 seconds'))) {
         const s = await acts.disbursementProjectionStatus({ disbursementId });
         if (s !== 'paused') paused = false;
         if (s !== 'paused') exhausted = false;
@@ -230,7 +277,14 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
       continue;
     }
 
+    const signalled = signals;
     const f = await acts.disbursementFinalize({ disbursementId });
+    if (f.done && signals !== signalled) {
+      // A signal came after finalize committed: retry-failed may have queued items again (the
+      // server refuses to complete a workflow with an unhandled signal, so this run hears it).
+      exhausted = false;
+      continue;
+    }
     if (f.done) {
       setStatus(f.status);
       return { disbursementId, status: f.status };
@@ -241,9 +295,8 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
     }
     exhausted = false;
     if (f.pending === 0) {
-      // Payouts in flight that this run did not start (started by an earlier run): wait for them in Postgres.
-      const seen = wake;
-      await condition(() => wake !== seen, '2 seconds');
+      // Payouts in flight that this run did not start (an earlier run's): wait for them in Postgres.
+      await nextWake(FULL_WINDOW_RECHECK);
     }
   }
 }
@@ -253,6 +306,8 @@ export interface ClaimedItem {
   itemId: string;
   payoutId: string;
   workflowType: string;
+  /** Task queue of the child (payouts run on the payments queue, not the batch queue). */
+  taskQueue: string;
   args: unknown[];
   searchAttributes: Record<string, string | undefined>;
 }

@@ -6,13 +6,22 @@
  * Direct channels:  submitted -> delivering -> rail attempt 1..3 (retryable failures wait the
  *                   rail's backoff: 1 s, 2 s in the sandbox) -> succeeded (settle) | failed (release)
  *                   and, if the provider returns the funds later, succeeded -> refunded (refund).
+ *                   A rail that confirms arrival later is waited for with a durable timer; one that
+ *                   confirms in the call (arrivalMs 0, instant rails) settles in the same task.
  * claim_link:       submitted -> awaiting_claim (claim link, 30-day window) -> on the `claim`
  *                   Update: claimed -> delivering -> the same delivery path; without a claim in the
  *                   window: failed with claim_expired (release); on the `cancel` Update: canceled.
  *
  * Messages (defined here, next to the workflow): query `status`; Update `claim` ({method}) ->
  * 'claimed', accepted only while awaiting_claim; Update `cancel` -> 'canceled', accepted only while
- * pending or awaiting_claim. The search attribute PayoutStatus is upserted on every transition.
+ * pending or awaiting_claim. The search attribute PayoutStatus follows every transition: it is
+ * upserted once per workflow task, before each wait, with the status reached (steps inside one
+ * task are atomic to the outside, so an operator never sees a stale value; the upsert costs the
+ * server more than the rest of a payout, README "Benchmarks").
+ *
+ * Every step is a local activity (short, idempotent Postgres transactions and the rail's submit
+ * call, which carries the attempt's idempotency key): a payout that settles at once costs one
+ * workflow task. Long waits (arrival, retry backoff, the claim window) are durable timers.
  */
 import type { RetryPolicy } from '@temporalio/common';
 import {
@@ -20,7 +29,6 @@ import {
   condition,
   defineQuery,
   defineUpdate,
-  proxyActivities,
   proxyLocalActivities,
   setHandler,
   sleep,
@@ -68,13 +76,10 @@ const retry: RetryPolicy = {
   nonRetryableErrorTypes: ['IllegalPayoutTransition'],
 };
 
-/** The rail call: a regular activity (external I/O, may be slow, its own task on the server). */
-const rail = proxyActivities<PayoutActivities>({ startToCloseTimeout: '30 seconds', retry });
-
 /**
- * Projection steps (one short, idempotent Postgres transaction each) run as local activities: no
- * server round trip per step, so a payout costs a fraction of the Temporal server's capacity
- * (measured in README "Benchmarks"). They are retried like any activity and are idempotent.
+ * Every step runs as a local activity: projection steps are one short Postgres transaction each,
+ * the rail step is one provider call keyed by (payout, attempt) so a retry never pays twice. No
+ * server round trip per step (measured in README "Benchmarks"); retried like any activity.
  */
 const acts = proxyLocalActivities<PayoutActivities>({ startToCloseTimeout: '30 seconds', retry });
 
@@ -82,13 +87,24 @@ const acts = proxyLocalActivities<PayoutActivities>({ startToCloseTimeout: '30 s
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutWorkflowResult> {
   const { payoutId } = input;
   let status = 'submitted' as PayoutStatus;
+  /** The PayoutStatus search attribute as last upserted (the start set 'submitted'). */
+  let published: PayoutStatus = 'submitted';
   /** A decision that ends the claim wait, taken synchronously so validators see it at once. */
   let decision: 'claim' | 'cancel' | 'expire' | null = null;
 
   const setStatus = (s: PayoutStatus) => {
-    if (s === status) return;
     status = s;
-    upsertSearchAttributes([{ key: SA.PayoutStatus, value: s }]);
+  };
+  /** Upserts PayoutStatus if it changed; called before every wait and at the end (see header). */
+  const publish = () => {
+    if (published === status) return;
+    published = status;
+    upsertSearchAttributes([{ key: SA.PayoutStatus, value: status }]);
+  };
+  /** A durable timer, with the status published first. */
+  const wait = (ms: number) => {
+    publish();
+    return sleep(ms);
   };
   const enter = async (to: PayoutStatus, extra: Omit<Parameters<PayoutActivities['payoutTransition']>[0], 'payoutId' | 'to'> = {}) => {
     const r = await acts.payoutTransition({ payoutId, to, ...extra });
@@ -139,7 +155,9 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   );
 
   const finish = async (): Promise<PayoutWorkflowResult> => {
+    publish();
     await condition(allHandlersFinished);
+    publish();
     return { payoutId, status };
   };
 
@@ -149,6 +167,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     const deadline = Date.now() + claimWindowMs;
     for (;;) {
       const remaining = deadline - Date.now();
+      publish();
       if (decision === null && remaining > 0) await condition(() => decision !== null, remaining);
       if (decision === null) {
         decision = 'expire';
@@ -156,6 +175,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
         return finish();
       }
       // A claim or cancel is being applied by its Update handler; it resets `decision` if it fails.
+      publish();
       await condition(() => status === 'claimed' || status === 'canceled' || decision === null);
       if (decision !== null) break;
     }
@@ -164,16 +184,16 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
 
   await enter('delivering');
   for (let attempt = 1; ; attempt++) {
-    const r = await rail.payoutRailAttempt({ payoutId, attempt });
+    const r = await acts.payoutRailAttempt({ payoutId, attempt });
     if (r.ok) {
       // Wait for the rail to confirm arrival (durable timer: survives worker restarts).
-      await sleep(r.arrivalMs);
+      if (r.arrivalMs > 0) await wait(r.arrivalMs);
       await enter('succeeded', {
         providerReference: r.providerReference,
         attempt: { number: attempt, status: 'succeeded', providerReference: r.providerReference },
       });
       if (r.refundAfterMs !== undefined) {
-        await sleep(r.refundAfterMs);
+        await wait(r.refundAfterMs);
         await enter('refunded', { failure: { code: 'refunded_by_provider', message: r.refundMessage ?? 'The provider returned the funds' } });
       }
       return finish();
@@ -191,6 +211,6 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
       return finish();
     }
     await acts.payoutAttemptResult({ payoutId, ...attemptResult });
-    await sleep(r.retryAfterMs);
+    await wait(r.retryAfterMs);
   }
 }

@@ -57,6 +57,7 @@ import {
   retryFailedSignal,
 } from '../../workflows/disbursement';
 import { typedAttributes } from '../temporal/client';
+import { taskQueueFor } from '../temporal/task-queues';
 import type { Caller, Core } from './context';
 import { emitEvent } from './events';
 import { getBalance, InsufficientFundsError, insufficientBalance, post } from './ledger';
@@ -1415,7 +1416,7 @@ async function signalWithStart(core: Core, row: DisbursementRow, def: SignalDefi
   const start = disbursementStart(row);
   await core.temporal.workflow.signalWithStart(DISBURSEMENT_WORKFLOW_TYPE, {
     workflowId: row.id,
-    taskQueue: core.config.TASK_QUEUE,
+    taskQueue: taskQueueFor(core.config, DISBURSEMENT_WORKFLOW_TYPE),
     args: [workflowInput(row, { paused: row.status === 'paused', claimSeq: Number(max?.m ?? -1) + 1 })],
     signal: def,
     signalArgs: [],
@@ -1654,26 +1655,65 @@ export interface ClaimResult {
   paused: boolean;
   /** Pending items remain after this claim. */
   more: boolean;
+  /** Nothing was claimed because `window` payouts are in flight (claim again when some finish). */
+  full?: boolean;
   items: ClaimedItem[];
 }
 
-function claimedItem(row: Parameters<typeof payoutStart>[0], itemId: string): ClaimedItem {
+/**
+ * Payout statuses that occupy a slot of the window: on their way through a rail. A claim link
+ * waiting (up to 30 days) for its recipient does not, or 300 unclaimed links would stall a batch.
+ */
+const WINDOW_STATUSES = ['pending', 'submitted', 'claimed', 'delivering'] as const;
+
+function claimedItem(core: Core, row: Parameters<typeof payoutStart>[0], itemId: string): ClaimedItem {
   const s = payoutStart(row);
-  return { itemId, payoutId: row.id, workflowType: s.workflowType, args: s.args, searchAttributes: s.searchAttributes };
+  return {
+    itemId,
+    payoutId: row.id,
+    workflowType: s.workflowType,
+    taskQueue: taskQueueFor(core.config, s.workflowType),
+    args: s.args,
+    searchAttributes: s.searchAttributes,
+  };
 }
 
 /**
- * Claim number `claimSeq` of a disbursement's workflow: up to `limit` pending items (batch order)
- * become payouts of their current attempt (insertPayout, funding 'batch', status submitted, no
+ * Claim number `claimSeq` of a disbursement's workflow: up to `limit` pending items (batch order),
+ * and, when `window` is given, no more than leaves `window` payouts of the batch in flight
+ * (statuses {@link WINDOW_STATUSES}, counted in Postgres, so payouts started by an earlier run of
+ * the workflow count too; none free: `{full: true}`), become payouts of their current attempt (insertPayout, funding 'batch', status submitted, no
  * workflow start: the workflow starts each as its child). Idempotent: a retried claim returns the
  * items it already claimed. Paused (projection) -> `{paused: true}`. An item that can no longer be
  * paid (channel paused, recipient deleted, ...) fails here with that error's code, and its share of
  * the hold is released. If its debit total changed since review, the hold is adjusted first.
  */
-export async function claimItems(core: Core, input: { disbursementId: string; claimSeq: number; limit: number }): Promise<ClaimResult> {
+export async function claimItems(
+  core: Core,
+  input: { disbursementId: string; claimSeq: number; limit: number; window?: number },
+): Promise<ClaimResult> {
   const { disbursementId, claimSeq } = input;
   const head = await core.db.selectFrom('disbursements').selectAll().where('id', '=', disbursementId).executeTakeFirst();
   if (!head) return { paused: false, more: false, items: [] };
+  let limit = Math.max(1, input.limit);
+  // A retried claim (same number) returns what it claimed, whatever the window says now.
+  const retried = await core.db
+    .selectFrom('disbursement_items')
+    .select('id')
+    .where('disbursement_id', '=', disbursementId)
+    .where('claim_seq', '=', claimSeq)
+    .limit(1)
+    .executeTakeFirst();
+  if (input.window !== undefined && !retried) {
+    const { n } = await core.db
+      .selectFrom('payouts')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('disbursement_id', '=', disbursementId)
+      .where('status', 'in', WINDOW_STATUSES)
+      .executeTakeFirstOrThrow();
+    limit = Math.min(limit, input.window - Number(n));
+    if (limit <= 0) return { paused: head.status === 'paused', more: true, full: true, items: [] };
+  }
   const caller: Caller = {
     businessId: head.business_id,
     environment: head.environment,
@@ -1687,7 +1727,7 @@ export async function claimItems(core: Core, input: { disbursementId: string; cl
     .where('disbursement_id', '=', disbursementId)
     .where('status', '=', 'pending')
     .orderBy('seq')
-    .limit(Math.max(1, input.limit))
+    .limit(limit)
     .execute();
   // Prepare outside the transaction (read-only; PGlite has one connection).
   const prepared = new Map<string, PreparedPayout | ApiError>();
@@ -1720,7 +1760,7 @@ export async function claimItems(core: Core, input: { disbursementId: string; cl
         .limit(1)
         .executeTakeFirst());
     if (already.length > 0) {
-      return { paused: false, more: await pendingLeft(), items: already.map((a) => claimedItem({ ...a, status: 'submitted' }, a.item_id)) };
+      return { paused: false, more: await pendingLeft(), items: already.map((a) => claimedItem(core, { ...a, status: 'submitted' }, a.item_id)) };
     }
     if (row.status === 'paused') return { paused: true, more: true, items: [] };
     if (row.status !== 'processing') return { paused: false, more: false, items: [] };
@@ -1808,7 +1848,7 @@ export async function claimItems(core: Core, input: { disbursementId: string; cl
         startWorkflow: false,
       });
       launchedPairs.push({ itemId: it.id, payoutId });
-      claimed.push(claimedItem(payout, it.id));
+      claimed.push(claimedItem(core, payout, it.id));
     }
     if (launchedPairs.length) {
       const values = sql.join(launchedPairs.map((l) => sql`(${l.itemId}, ${l.payoutId})`));

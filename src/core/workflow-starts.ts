@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { KeywordAttributes } from '../temporal/client';
 import { startIdempotently } from '../temporal/client';
+import { taskQueueFor } from '../temporal/task-queues';
 import type { DbOrTx } from '../db/schema';
 import type { Core } from './context';
 
@@ -43,7 +44,7 @@ export async function flushWorkflowStart(core: Core, workflowId: string): Promis
   await startIdempotently(core.temporal, {
     workflowType: row.workflow_type,
     workflowId: row.workflow_id,
-    taskQueue: core.config.TASK_QUEUE,
+    taskQueue: taskQueueFor(core.config, row.workflow_type),
     args: row.args,
     searchAttributes: row.search_attributes,
   });

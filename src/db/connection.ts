@@ -1,5 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
@@ -30,13 +32,28 @@ export async function openDb(target: DbTarget, opts: { poolSize?: number } = {})
   }
   let client: PGlite;
   if ('pgliteDir' in target) {
-    mkdirSync(target.pgliteDir, { recursive: true });
-    client = new PGlite(join(target.pgliteDir, 'pglite'), { parsers: { [INT8]: (v: string) => BigInt(v) } });
+    const dataDir = join(target.pgliteDir, 'pglite');
+    await initPgliteDir(dataDir);
+    client = new PGlite(dataDir, { parsers: { [INT8]: (v: string) => BigInt(v) } });
   } else {
     client = new PGlite({ parsers: { [INT8]: (v: string) => BigInt(v) } });
   }
   await client.waitReady;
   return new Kysely<Database>({ dialect: new PGliteDialect(client) });
+}
+
+/**
+ * Creates a PGlite data directory (initdb) in a short-lived child process if `dataDir` has none.
+ * initdb inside the service's process would leave it ~500 MiB larger for its whole life (measured:
+ * 870 MiB RSS after opening a fresh directory, 354 MiB after opening an existing one; README
+ * "Benchmarks"). Throws with the child's stderr if it fails.
+ */
+export async function initPgliteDir(dataDir: string): Promise<void> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return;
+  mkdirSync(dataDir, { recursive: true });
+  const pglite = import.meta.resolve('@electric-sql/pglite');
+  const code = `const { PGlite } = await import(${JSON.stringify(pglite)}); const db = await PGlite.create(${JSON.stringify(dataDir)}); await db.close();`;
+  await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code]);
 }
 
 /**

@@ -8,6 +8,7 @@ import { createBusiness } from '../core/businesses';
 import { startRelay } from '../core/relay';
 import { relayTasks } from '../core/relay-tasks';
 import { type DevServer, freePort, startDevServer } from '../temporal/dev-server';
+import { prepareWorkflowBundle } from '../temporal/bundle';
 import { createWorker, ensureSearchAttributes } from '../temporal/worker';
 import { buildCore, closeCore } from './runtime';
 
@@ -44,7 +45,9 @@ if (existsSync(credentialsFile)) {
   writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2), { mode: 0o600 });
 }
 console.log('Bundling workflows and starting the worker ...');
-const { worker, connection } = await createWorker(core);
+// Bundled by a child process (src/temporal/bundle.ts): webpack never runs in this process.
+const workflowBundle = await prepareWorkflowBundle({ prebuilt: config.WORKFLOW_BUNDLE, outFile: join(dataDir, 'workflow-bundle.js') });
+const { worker, connection } = await createWorker(core, { workflowBundle });
 const workerRun = worker.run();
 const stopRelay = startRelay(core, relayTasks);
 const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname: '0.0.0.0' });

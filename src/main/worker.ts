@@ -1,7 +1,10 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { relayTasks } from '../core/relay-tasks';
 import { startRelay } from '../core/relay';
+import { prepareWorkflowBundle } from '../temporal/bundle';
 import { createWorker, ensureSearchAttributes } from '../temporal/worker';
 import { buildCore, closeCore } from './runtime';
 
@@ -15,7 +18,11 @@ if (!config.DATABASE_URL) {
 const address = config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
 await ensureSearchAttributes(address, config.TEMPORAL_NAMESPACE);
 const core = await buildCore(config);
-const { worker, connection } = await createWorker(core);
+const workflowBundle = await prepareWorkflowBundle({
+  prebuilt: config.WORKFLOW_BUNDLE,
+  outFile: join(tmpdir(), `payouts-workflows-${process.pid}.js`),
+});
+const { worker, connection } = await createWorker(core, { workflowBundle });
 const stopRelay = startRelay(core, relayTasks);
 // The SDK's runtime drains the worker on SIGINT/SIGTERM; worker.run() then resolves.
 core.log.info({ taskQueue: config.TASK_QUEUE, address }, 'worker running');

@@ -1,12 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../../activities';
+import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement';
 import type { Core } from '../core/context';
 import { SEARCH_ATTRIBUTE_NAMES } from './search-attributes';
-
-/** Path of the workflows entry point that the worker bundles (workflows/index.ts). */
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
+import { taskQueueFor } from './task-queues';
 
 /**
  * Registers any of our search attributes the namespace lacks (all Keyword). Idempotent; safe with
@@ -33,27 +31,67 @@ export async function ensureSearchAttributes(address: string, namespace: string)
   }
 }
 
+/** The Temporal workers of one process, run and stopped together. */
+export interface PaymentsWorker {
+  /** Runs every worker; resolves when all have shut down, rejects if one fails. */
+  run(): Promise<void>;
+  /** Starts a graceful shutdown of every worker still running. */
+  shutdown(): void;
+  /** 'RUNNING' while every worker runs, else the first other state. */
+  getState(): string;
+}
+
 /**
- * Creates the payments worker on `core.config.TASK_QUEUE`: every workflow and activity of the
- * service. A nondeterminism error fails the workflow visibly instead of retrying its task forever
- * (DESIGN.md "Temporal conventions").
+ * Creates the payments workers: one on `core.config.TASK_QUEUE` (payouts, webhook deliveries and
+ * their activities) and one on the batch queue ({@link taskQueueFor}) for disbursement workflows
+ * and their activities. Workflows come from a prebuilt bundle (src/temporal/bundle.ts: a worker
+ * never runs webpack itself). A nondeterminism error fails the workflow visibly instead of
+ * retrying its task forever (DESIGN.md "Temporal conventions").
  */
 export async function createWorker(
   core: Core,
-  opts: { connection?: NativeConnection; workflowBundle?: WorkflowBundleOption; maxConcurrentActivities?: number } = {},
-): Promise<{ worker: Worker; connection: NativeConnection }> {
+  opts: { connection?: NativeConnection; workflowBundle: WorkflowBundleOption; maxConcurrentActivities?: number },
+): Promise<{ worker: PaymentsWorker; connection: NativeConnection }> {
   const connection =
     opts.connection ?? (await NativeConnection.connect({ address: core.config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' }));
-  const worker = await Worker.create({
+  const activities = createActivities(core);
+  const common = {
     connection,
     namespace: core.config.TEMPORAL_NAMESPACE,
-    taskQueue: core.config.TASK_QUEUE,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createActivities(core),
+    workflowBundle: opts.workflowBundle,
+    activities,
     workflowFailureErrorTypes: { '*': ['NondeterminismError'] },
+  };
+  const payments = await Worker.create({
+    ...common,
+    taskQueue: core.config.TASK_QUEUE,
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
     maxConcurrentWorkflowTaskExecutions: 100,
     maxCachedWorkflows: 2000,
   });
+  const batches = await Worker.create({
+    ...common,
+    taskQueue: taskQueueFor(core.config, DISBURSEMENT_WORKFLOW_TYPE),
+    maxConcurrentActivityTaskExecutions: 20,
+    maxConcurrentWorkflowTaskExecutions: 20,
+    maxCachedWorkflows: 200,
+  });
+  const workers = [payments, batches];
+  const worker: PaymentsWorker = {
+    run: async () => {
+      const runs = workers.map((w) => w.run());
+      try {
+        await Promise.all(runs);
+      } catch (err) {
+        for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+        await Promise.allSettled(runs);
+        throw err;
+      }
+    },
+    shutdown: () => {
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
+    },
+    getState: () => workers.map((w) => w.getState()).find((s) => s !== 'RUNNING') ?? 'RUNNING',
+  };
   return { worker, connection };
 }

@@ -25,6 +25,7 @@ describe.skipIf(!process.env.DATABASE_URL)('payout survives a worker crash (SIGK
         TEMPORAL_ADDRESS: inject('temporalAddress'),
         TASK_QUEUE: h.config.TASK_QUEUE,
         SANDBOX_ARRIVAL: h.config.SANDBOX_ARRIVAL,
+        WORKFLOW_BUNDLE: inject('workflowBundlePath'),
         LOG_LEVEL: 'info',
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { type DevServer, startDevServer } from '../../src/temporal/dev-server';
-import { WORKFLOWS_PATH } from '../../src/temporal/worker';
+import { writeWorkflowBundle } from '../../src/temporal/bundle';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -32,9 +31,7 @@ export default async function setup(project: TestProject) {
     address = server.address;
   }
   dir = mkdtempSync(join(tmpdir(), 'payouts-bundle-'));
-  const bundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
-  const path = join(dir, 'workflow-bundle.js');
-  writeFileSync(path, bundle.code);
+  const path = await writeWorkflowBundle(join(dir, 'workflow-bundle.js'));
   project.provide('temporalAddress', address);
   project.provide('workflowBundlePath', path);
   return async () => {
@@ -43,5 +40,3 @@ export default async function setup(project: TestProject) {
   };
 }
 
-const noop = () => {};
-const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: console.error };

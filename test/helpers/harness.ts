@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime } from '@temporalio/worker';
 import pg from 'pg';
 import pino from 'pino';
 import { inject } from 'vitest';
@@ -12,7 +12,7 @@ import { startRelay } from '../../src/core/relay';
 import { relayTasks } from '../../src/core/relay-tasks';
 import { migrate, openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
-import { createWorker } from '../../src/temporal/worker';
+import { createWorker, type PaymentsWorker } from '../../src/temporal/worker';
 
 /** What a test file works with: the core, the HTTP app, and helpers to call it as an integrator. */
 export interface Harness {
@@ -106,7 +106,7 @@ export async function createHarness(
   const core: Core = { db, temporal, config, log: pino({ level: 'silent' }), now: () => new Date() };
   const app = createApp(core);
 
-  let worker: Worker | undefined;
+  let worker: PaymentsWorker | undefined;
   let workerRun: Promise<void> | undefined;
   let nativeConnection: NativeConnection | undefined;
   let stopRelay: (() => Promise<void>) | undefined;
