@@ -12,9 +12,9 @@
  *   --pid   BENCH_PID    pid of the process running the worker; default: the process listening on the port
  *   --json               print the figures as one JSON line as well
  * In `npm run dev` the API and the worker are one process, so its VmHWM is the worker's peak RSS.
- * VmHWM covers the process's whole life (start-up bundles the workflows with webpack, which alone
- * can peak near 1 GiB), so the bench also prints VmHWM before it starts and the highest VmRSS it
- * sampled (every 250 ms) while it ran.
+ * VmHWM covers the process's whole life (start-up opens PGlite and loads the workflow bundle into
+ * the worker's V8 context: about 580 MiB before any work), so the bench also prints VmHWM before
+ * it starts and the highest VmRSS it sampled (every 250 ms) while it ran.
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -187,8 +187,8 @@ Results (${itemCount} items, ${final.status}: ${final.progress.succeeded} succee
   payouts per second:  ${figures.payouts_per_second}
   worker peak RSS:     ${
     figures.worker_peak_rss_mib !== null
-      ? `${figures.worker_peak_rss_mib} MiB (VmHWM of pid ${pid}; it was ${figures.worker_peak_rss_before_bench_mib} MiB before the bench, ` +
-        `e.g. from bundling the workflows at start-up; highest VmRSS sampled during the bench: ${figures.worker_max_rss_during_bench_mib} MiB)`
+      ? `${figures.worker_peak_rss_mib} MiB (VmHWM of pid ${pid}; it was ${figures.worker_peak_rss_before_bench_mib} MiB before the bench ` +
+        `(start-up); highest VmRSS sampled during the bench: ${figures.worker_max_rss_during_bench_mib} MiB)`
       : 'unknown (pass --pid)'
   }`);
   if (args.json) console.log(JSON.stringify(figures));
