@@ -185,6 +185,49 @@ describe('launch to completion', () => {
   }, SLOW);
 });
 
+describe('the window across continue-as-new', () => {
+  it('never has more than `window` payouts in flight, counting the children of earlier runs; runs on the batch queue', async () => {
+    const b = await newBiz('1000');
+    const id = await approved(
+      b,
+      Array.from({ length: 12 }, (_, i) => user(i, '1')),
+    );
+    // Each run starts 2 items and hands over without waiting for them: only the count in
+    // PostgreSQL keeps the next run from going past the window.
+    await launchDisbursement(h.core, b.caller, id, { window: 3, claimBatch: 2, itemsPerRun: 2 });
+    let maxInFlight = 0;
+    let samples = 0;
+    await waitFor(async () => {
+      const { n } = await h.db
+        .selectFrom('payouts')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('disbursement_id', '=', id)
+        .where('status', 'in', ['pending', 'submitted', 'claimed', 'delivering'])
+        .executeTakeFirstOrThrow();
+      maxInFlight = Math.max(maxInFlight, Number(n));
+      samples++;
+      const d = await get(b, id);
+      return d.status === 'completed';
+    }, `${id} to complete`);
+    expect(samples).toBeGreaterThan(1);
+    expect(maxInFlight).toBeGreaterThan(0);
+    expect(maxInFlight).toBeLessThanOrEqual(3);
+    const { byItem } = await payoutsByItem(id);
+    expect([...byItem.values()].every((l) => l.length === 1 && l[0].status === 'succeeded')).toBe(true);
+
+    const desc = await h.core.temporal.workflow.getHandle(id).describe();
+    expect(desc.taskQueue).toBe(`${h.core.config.TASK_QUEUE}-batches`);
+    // Visibility is eventually consistent: wait for the continued runs to be listed.
+    await waitFor(async () => {
+      let continued = 0;
+      for await (const _ of h.core.temporal.workflow.list({ query: `WorkflowId = '${id}' AND ExecutionStatus = 'ContinuedAsNew'` })) continued++;
+      return continued >= 5;
+    }, 'at least 5 continued runs to be listed');
+    const payout = await h.core.temporal.workflow.getHandle(byItem.values().next().value![0].id).describe();
+    expect(payout.taskQueue).toBe(h.core.config.TASK_QUEUE);
+  }, SLOW);
+});
+
 describe('failures, retry-failed and correction mode', () => {
   it('retries only retryable failures as new attempts, corrected items too, and never pays an item twice', async () => {
     const b = await newBiz('1000');
