@@ -1,10 +1,13 @@
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { relayTasks } from '../core/relay-tasks';
 import { startRelay } from '../core/relay';
+import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement';
 import { prepareWorkflowBundle } from '../temporal/bundle';
+import { taskQueueFor } from '../temporal/task-queues';
 import { createWorker, ensureSearchAttributes } from '../temporal/worker';
 import { buildCore, closeCore } from './runtime';
 
@@ -25,8 +28,10 @@ const workflowBundle = await prepareWorkflowBundle({
 const { worker, connection } = await createWorker(core, { workflowBundle });
 const stopRelay = startRelay(core, relayTasks);
 // The SDK's runtime drains the worker on SIGINT/SIGTERM; worker.run() then resolves.
-core.log.info({ taskQueue: config.TASK_QUEUE, address }, 'worker running');
+core.log.info({ taskQueues: [config.TASK_QUEUE, taskQueueFor(config, DISBURSEMENT_WORKFLOW_TYPE)], address }, 'worker running');
 await worker.run();
 await stopRelay();
 await connection.close();
 await closeCore(core);
+// The bundle this process built for itself (a prebuilt WORKFLOW_BUNDLE is left alone).
+if (!config.WORKFLOW_BUNDLE) rmSync(workflowBundle.codePath, { force: true });
