@@ -1406,7 +1406,17 @@ async function signal(core: Core, id: string, def: SignalDefinition<[], string>)
 /**
  * Signals the workflow, starting a new run if none is running (retry-failed after completion,
  * or a resume whose workflow was lost). The new run's claims are numbered after every earlier one.
+ * Called after the projection committed: if Temporal cannot be reached the change stands, the
+ * error is logged, and {@link recoverDisbursementRuns} starts the run later.
  */
+async function signalWithStartAfterCommit(core: Core, row: DisbursementRow, def: SignalDefinition<[], string>): Promise<void> {
+  try {
+    await signalWithStart(core, row, def);
+  } catch (err) {
+    core.log.warn({ err, disbursementId: row.id }, 'disbursement signal-with-start failed; the relay restarts the run');
+  }
+}
+
 async function signalWithStart(core: Core, row: DisbursementRow, def: SignalDefinition<[], string>): Promise<void> {
   const max = await core.db
     .selectFrom('disbursement_items')
@@ -1458,7 +1468,7 @@ export async function resumeDisbursement(core: Core, caller: Caller, id: string)
       .executeTakeFirstOrThrow();
     return { wire: await renderDisbursement(tx, updated), row: updated };
   });
-  await signalWithStart(core, row, resumeSignal);
+  await signalWithStartAfterCommit(core, row, resumeSignal);
   return wire;
 }
 
@@ -1545,7 +1555,7 @@ export async function retryFailedItems(core: Core, caller: Caller, id: string): 
       .executeTakeFirstOrThrow();
     return { wire: await renderDisbursement(tx, updated), row: updated };
   });
-  await signalWithStart(core, row, retryFailedSignal);
+  await signalWithStartAfterCommit(core, row, retryFailedSignal);
   return wire;
 }
 
@@ -1906,6 +1916,43 @@ export async function finalizeDisbursement(core: Core, input: { disbursementId: 
     });
     return { done: true, status };
   });
+}
+
+/**
+ * Relay recovery: every `processing` disbursement not changed for `olderThanMs` (default 30 s)
+ * whose workflow is not running (closed, or never started) gets its run back by
+ * signal-with-start (`retryFailed`, which only makes the run look for pending items). This covers
+ * a retry-failed or resume whose signal-with-start failed after its commit (Temporal unreachable)
+ * and a run that failed. Idempotent: a run that finds nothing left completes again without a
+ * second event (the completion event is deduplicated per retry round). Returns how many runs it
+ * started. Errors of one disbursement are logged and do not stop the others.
+ */
+export async function recoverDisbursementRuns(core: Core, opts: { olderThanMs?: number } = {}): Promise<number> {
+  const before = new Date(core.now().getTime() - (opts.olderThanMs ?? 30_000));
+  const rows = await core.db
+    .selectFrom('disbursements')
+    .selectAll()
+    .where('status', '=', 'processing')
+    .where('updated_at', '<=', before)
+    .execute();
+  let started = 0;
+  for (const row of rows) {
+    try {
+      let running = false;
+      try {
+        running = (await core.temporal.workflow.getHandle(row.id).describe()).status.name === 'RUNNING';
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      }
+      if (running) continue;
+      await signalWithStart(core, row, retryFailedSignal);
+      core.log.info({ disbursementId: row.id }, 'disbursement run restarted by the relay');
+      started++;
+    } catch (err) {
+      core.log.warn({ err, disbursementId: row.id }, 'disbursement run recovery failed; retrying later');
+    }
+  }
+  return started;
 }
 
 /** The projection's status of a disbursement (the workflow re-reads it while paused). */

@@ -1,5 +1,20 @@
+import { recoverDisbursementRuns } from './disbursements';
 import type { RelayTask } from './relay';
 import { dispatchWebhookEvents } from './webhooks';
 
-/** Relay tasks beyond the workflow-start sweep (webhook dispatch registers here). */
-export const relayTasks: RelayTask[] = [dispatchWebhookEvents];
+/** Runs `task` at most once per `everyMs` (the relay ticks every 250 ms); reports 0 so it never drains in a loop. */
+function throttled(task: RelayTask, everyMs: number): RelayTask {
+  let last = 0;
+  return async (core) => {
+    if (Date.now() - last < everyMs) return 0;
+    last = Date.now();
+    await task(core);
+    return 0;
+  };
+}
+
+/**
+ * Relay tasks beyond the workflow-start sweep: webhook dispatch, and every 30 s the recovery of
+ * processing disbursements whose workflow is not running (src/core/disbursements.ts).
+ */
+export const relayTasks: RelayTask[] = [dispatchWebhookEvents, throttled((core) => recoverDisbursementRuns(core), 30_000)];

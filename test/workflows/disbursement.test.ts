@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/core/context';
-import { launchDisbursement, type RunOptions } from '../../src/core/disbursements';
+import { launchDisbursement, recoverDisbursementRuns, retryFailedItems, type RunOptions } from '../../src/core/disbursements';
 import { SA } from '../../src/temporal/search-attributes';
 import { disbursementStatusQuery } from '../../workflows/disbursement';
 import { createHarness, type Harness } from '../helpers/harness';
@@ -317,6 +317,36 @@ describe('failures, retry-failed and correction mode', () => {
     await waitFinal(b, id);
     list = await allItems(b, id);
     expect(list[4].attempts).toBe(1);
+  }, SLOW);
+});
+
+describe('retry-failed while Temporal is unreachable', () => {
+  it('keeps the committed retry, answers processing, and the relay recovery starts the run', async () => {
+    const b = await newBiz('1000');
+    const id = await approved(b, [user(1, '10'), user(2, '10', 'sandbox:provider_timeout')]);
+    await launchDisbursement(h.core, b.caller, id);
+    expect((await waitFinal(b, id)).status).toBe('completed_with_failures');
+
+    // The signal-with-start after the commit fails.
+    const workflow = Object.create(h.core.temporal.workflow, {
+      signalWithStart: { value: async () => Promise.reject(new Error('14 UNAVAILABLE: Temporal unreachable')) },
+    });
+    const down = { ...h.core, temporal: Object.create(h.core.temporal, { workflow: { value: workflow } }) };
+    const retried = await retryFailedItems(down, b.caller, id);
+    expect(retried.status).toBe('processing');
+    expect(retried.progress).toMatchObject({ pending: 1, succeeded: 1 });
+    // Nothing runs the retried item until the recovery does.
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await get(b, id)).progress).toMatchObject({ pending: 1 });
+
+    expect(await recoverDisbursementRuns(h.core, { olderThanMs: 0 })).toBe(1);
+    const done = await waitFinal(b, id);
+    expect(done.status).toBe('completed_with_failures');
+    const list = await allItems(b, id);
+    expect(list.map((i: any) => i.attempts)).toEqual([1, 2]);
+    // Nothing left to recover: a completed batch is not touched again.
+    expect(await recoverDisbursementRuns(h.core, { olderThanMs: 0 })).toBe(0);
+    expect((await events(id)).filter((e) => e === 'disbursement.completed_with_failures')).toHaveLength(2);
   }, SLOW);
 });
 
