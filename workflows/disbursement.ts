@@ -159,11 +159,13 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
   setHandler(resumeSignal, () => {
     paused = false;
     exhausted = false;
+    full = false;
     signals++;
     wake++;
   });
   setHandler(retryFailedSignal, () => {
     exhausted = false;
+    full = false;
     signals++;
     wake++;
   });
