@@ -74,7 +74,7 @@ async function main() {
         workflowId: `floor-${upserts}-${Date.now()}`,
         args: [{ count, window, perRun, upserts }],
       });
-      // The last children may still be closing when the parent returns; count them all closed.
+      // The parent returns once every child of its last run has completed.
       const seconds = (performance.now() - t0) / 1000;
       const cpu = process.cpuUsage(cpu0);
       const workerMs = (cpu.user + cpu.system) / 1000 / Number(n);

@@ -1404,10 +1404,8 @@ async function signal(core: Core, id: string, def: SignalDefinition<[], string>)
 }
 
 /**
- * Signals the workflow, starting a new run if none is running (retry-failed after completion,
- * or a resume whose workflow was lost). The new run's claims are numbered after every earlier one.
- * Called after the projection committed: if Temporal cannot be reached the change stands, the
- * error is logged, and {@link recoverDisbursementRuns} starts the run later.
+ * {@link signalWithStart} after the projection committed: if Temporal cannot be reached the
+ * change stands, the error is logged, and {@link recoverDisbursementRuns} starts the run later.
  */
 async function signalWithStartAfterCommit(core: Core, row: DisbursementRow, def: SignalDefinition<[], string>): Promise<void> {
   try {
@@ -1417,6 +1415,10 @@ async function signalWithStartAfterCommit(core: Core, row: DisbursementRow, def:
   }
 }
 
+/**
+ * Signals the workflow, starting a new run if none is running (retry-failed after completion,
+ * or a resume whose workflow was lost). The new run's claims are numbered after every earlier one.
+ */
 async function signalWithStart(core: Core, row: DisbursementRow, def: SignalDefinition<[], string>): Promise<void> {
   const max = await core.db
     .selectFrom('disbursement_items')
@@ -1689,11 +1691,11 @@ function claimedItem(core: Core, row: Parameters<typeof payoutStart>[0], itemId:
 }
 
 /**
- * Claim number `claimSeq` of a disbursement's workflow: up to `limit` pending items (batch order),
- * and, when `window` is given, no more than leaves `window` payouts of the batch in flight
- * (statuses {@link WINDOW_STATUSES}, counted in Postgres, so payouts started by an earlier run of
- * the workflow count too; none free: `{full: true}`), become payouts of their current attempt (insertPayout, funding 'batch', status submitted, no
- * workflow start: the workflow starts each as its child). Idempotent: a retried claim returns the
+ * Claim number `claimSeq` of a disbursement's workflow: up to `limit` pending items (batch order)
+ * become payouts of their current attempt (insertPayout, funding 'batch', status submitted, no
+ * workflow start: the workflow starts each as its child). With `window`, never more than leaves
+ * `window` payouts of the batch in flight (statuses {@link WINDOW_STATUSES}, counted in Postgres,
+ * so payouts started by an earlier run of the workflow count too; none free: `{full: true}`). Idempotent: a retried claim returns the
  * items it already claimed. Paused (projection) -> `{paused: true}`. An item that can no longer be
  * paid (channel paused, recipient deleted, ...) fails here with that error's code, and its share of
  * the hold is released. If its debit total changed since review, the hold is adjusted first.
@@ -1707,13 +1709,15 @@ export async function claimItems(
   if (!head) return { paused: false, more: false, items: [] };
   let limit = Math.max(1, input.limit);
   // A retried claim (same number) returns what it claimed, whatever the window says now.
-  const retried = await core.db
-    .selectFrom('disbursement_items')
-    .select('id')
-    .where('disbursement_id', '=', disbursementId)
-    .where('claim_seq', '=', claimSeq)
-    .limit(1)
-    .executeTakeFirst();
+  const retried =
+    input.window !== undefined &&
+    (await core.db
+      .selectFrom('disbursement_items')
+      .select('id')
+      .where('disbursement_id', '=', disbursementId)
+      .where('claim_seq', '=', claimSeq)
+      .limit(1)
+      .executeTakeFirst()) !== undefined;
   if (input.window !== undefined && !retried) {
     const { n } = await core.db
       .selectFrom('payouts')

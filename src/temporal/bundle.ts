@@ -3,9 +3,9 @@
  * webpack bundle of workflows/index.ts. Bundling inside the worker process raises its peak RSS by
  * about 110 MiB (128 -> 234 MiB measured, webpack's heap, kept by the process for its whole life)
  * and takes about 10 s of its CPU, so the worker never bundles itself: `prepareWorkflowBundle`
- * either takes a bundle built ahead of time
- * (`WORKFLOW_BUNDLE`, e.g. `npm run bundle:workflows` in a Docker build) or builds one in a short-lived
- * child process and hands its path to `Worker.create({ workflowBundle: { codePath } })`.
+ * either takes a bundle built ahead of time (`WORKFLOW_BUNDLE`, e.g. `npm run bundle:workflows`
+ * in a Docker build) or builds one in a short-lived child process and hands its path to
+ * `Worker.create({ workflowBundle: { codePath } })`.
  *
  * Run as a script (`tsx src/temporal/bundle.ts <out.js>`), it writes the bundle to `<out.js>`.
  */
