@@ -1,0 +1,75 @@
+// Import boundaries of the service (docs/architecture.md "Layers"), checked by `npm run lint`.
+// Each rule is one sentence of that section; a violation fails lint and so CI.
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import circle anywhere in src/, workflows/ or activities/.',
+      from: { path: '^(src|workflows|activities)/' },
+      to: { circular: true },
+    },
+    {
+      name: 'domain-is-pure',
+      severity: 'error',
+      comment: 'src/domain imports nothing of the project outside itself, and no I/O library.',
+      from: { path: '^src/domain/' },
+      to: {
+        pathNot: '^src/domain/',
+        path: '^(src|workflows|activities|tools|test)/|^node_modules/(pg|kysely|@electric-sql|@temporalio|hono|@hono|pino)/',
+      },
+    },
+    {
+      name: 'domain-no-node-io',
+      severity: 'error',
+      comment: 'src/domain does no I/O: no file system, network or process modules.',
+      from: { path: '^src/domain/' },
+      to: { dependencyTypes: ['core'], path: '^(fs|fs/promises|net|http|https|http2|child_process|dgram|dns|tls|worker_threads)$' },
+    },
+    {
+      name: 'workflows-import-domain-and-contracts',
+      severity: 'error',
+      comment: 'A workflow body imports only src/domain, workflow contracts and the Temporal workflow SDK.',
+      from: { path: '^workflows/', pathNot: '^workflows/index\\.ts$' },
+      to: {
+        pathNot: '^(src/domain/|workflows/[^/]+\\.contract\\.ts$|node_modules/@temporalio/(workflow|common)/)',
+      },
+    },
+    {
+      name: 'only-contracts-outside-workflows',
+      severity: 'error',
+      comment: 'Core, activities, src/temporal and the rest import a workflow contract, never a workflow body.',
+      from: { path: '^(src|activities)/' },
+      to: { path: '^workflows/', pathNot: '^workflows/[^/]+\\.contract\\.ts$' },
+    },
+    {
+      name: 'core-not-api',
+      severity: 'error',
+      comment: 'src/core never imports src/api (the API is an adapter over the core, not the other way round).',
+      from: { path: '^src/(core|domain|db|temporal|sandbox)/' },
+      to: { path: '^src/api/' },
+    },
+    {
+      name: 'core-through-gateway',
+      severity: 'error',
+      comment: 'src/core reaches Temporal only through the gateway modules in src/temporal, never @temporalio/client.',
+      from: { path: '^src/core/' },
+      to: { path: '^node_modules/@temporalio/client/' },
+    },
+    {
+      name: 'activities-over-core',
+      severity: 'error',
+      comment: 'Activities are thin adapters over the core: no API, no database driver or query builder of their own.',
+      from: { path: '^activities/' },
+      to: { path: '^(src/api/|node_modules/(kysely|pg)/)' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.json'] },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};
