@@ -51,11 +51,13 @@ import { decodeCursor, encodeCursor, type ListEnvelope } from '../api/pagination
 import {
   DISBURSEMENT_WORKFLOW_TYPE,
   type ClaimedItem,
+  type ClaimResult,
   type DisbursementWorkflowInput,
+  type FinalizeResult,
   pauseSignal,
   resumeSignal,
   retryFailedSignal,
-} from '../../workflows/disbursement';
+} from '../../workflows/disbursement.contract';
 import { typedAttributes } from '../temporal/client';
 import { taskQueueFor } from '../temporal/task-queues';
 import type { Caller, Core } from './context';
@@ -1662,15 +1664,8 @@ export async function exportResultsCsv(core: Core, caller: Caller, id: string): 
 // ---------------------------------------------------------------------------------------------
 // Workflow side (called by activities/disbursements.ts)
 
-/** Result of {@link claimItems}: the payouts to start as children, whether to stop (paused), whether more remain. */
-export interface ClaimResult {
-  paused: boolean;
-  /** Pending items remain after this claim. */
-  more: boolean;
-  /** Nothing was claimed because `window` payouts are in flight (claim again when some finish). */
-  full?: boolean;
-  items: ClaimedItem[];
-}
+/** Result of {@link claimItems} (defined by the disbursement workflow's contract). */
+export type { ClaimResult };
 
 /**
  * Payout statuses that occupy a slot of the window: on their way through a rail. A claim link
@@ -1881,10 +1876,8 @@ export async function claimItems(
   });
 }
 
-/** Result of {@link finalizeDisbursement}. */
-export type FinalizeResult =
-  | { done: true; status: 'completed' | 'completed_with_failures' }
-  | { done: false; paused: boolean; pending: number; processing: number };
+/** Result of {@link finalizeDisbursement} (defined by the disbursement workflow's contract). */
+export type { FinalizeResult };
 
 /**
  * When every item is final: completed (all succeeded) or completed_with_failures, with the event of

@@ -57,8 +57,8 @@ import { type Price, price as priceOf, type WireFees } from '../domain/pricing';
 import { type InlineRecipient, maskRecipientDetails, validateInlineRecipient } from '../domain/recipients';
 import { midRate } from '../sandbox/fx';
 import { type ListEnvelope, paginate } from '../api/pagination';
-import type { PayoutWorkflowInput } from '../../workflows/payout';
-import { cancelUpdate, claimUpdate, PAYOUT_WORKFLOW_TYPE } from '../../workflows/payout';
+import type { AttemptResult, PayoutWorkflowInput } from '../../workflows/payout.contract';
+import { cancelUpdate, claimUpdate, PAYOUT_WORKFLOW_TYPE } from '../../workflows/payout.contract';
 import type { Caller, Core } from './context';
 import { emitEvent } from './events';
 import { type Account, getBalance, InsufficientFundsError, insufficientBalance, post } from './ledger';
@@ -727,13 +727,8 @@ export class IllegalPayoutTransitionError extends Error {
   }
 }
 
-/** The result of one finished delivery attempt. */
-export interface AttemptResult {
-  status: 'succeeded' | 'failed';
-  providerReference?: string | null;
-  errorCode?: string | null;
-  errorMessage?: string | null;
-}
+/** The result of one finished delivery attempt (defined by the payout workflow's contract). */
+export type { AttemptResult };
 
 /** What a transition may also set on the payout (all optional). */
 export interface TransitionPatch {
@@ -945,7 +940,7 @@ export async function recordAttemptResult(core: Core, payoutId: string, number: 
 // Recipient actions (workflow Updates)
 
 /** Claim methods a recipient may choose (sandbox claim endpoint; Surface B payoutMethod). */
-export { CLAIM_METHODS, type ClaimMethod } from '../../workflows/payout';
+export { CLAIM_METHODS, type ClaimMethod } from '../../workflows/payout.contract';
 
 async function updatePayoutWorkflow(
   core: Core,
