@@ -1,7 +1,7 @@
 import { ApiError } from '../domain/errors';
 import { newId, randomToken } from '../domain/ids';
 import type { DbOrTx, Environment } from '../db/schema';
-import { hashKey } from '../api/middleware/auth';
+import { hashKey } from '../domain/api-keys';
 
 /** A freshly issued API key: the secret is returned once and stored only as its SHA-256. */
 export interface IssuedKey {

@@ -11,7 +11,7 @@ import { notFound, validationError } from '../domain/errors';
 import { newId } from '../domain/ids';
 import { type Receivability, receivability, validateRecipientDetails } from '../domain/recipients';
 import type { RecipientsTable } from '../db/tables/catalog';
-import { paginate } from '../api/pagination';
+import { paginate } from './paging';
 import type { Caller, Core } from './context';
 
 /** Spec "Recipient".kind. */

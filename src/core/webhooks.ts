@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { paginate } from '../api/pagination';
+import { paginate } from './paging';
 import { parseDuration } from '../domain/durations';
 import { notFound, validationError } from '../domain/errors';
 import { newId, randomToken } from '../domain/ids';
