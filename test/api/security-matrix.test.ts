@@ -128,7 +128,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 let h: Harness;
 let biz1: Biz;
 let biz2: Biz;
-let operations: Operation[] = [];
+const operations: Operation[] = [];
 let documentOperationCount = 0;
 const ids = new Map<Surface, Record<Environment, Record<string, string>>>();
 /** Business 1's Surface A resources as read before the matrix ran. */
