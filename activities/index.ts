@@ -1,5 +1,6 @@
 import type { Core } from '../src/core/context';
 import { createDisbursementActivities } from './disbursements';
+import { createFundingActivities } from './funding';
 import { createPayoutActivities } from './payouts';
 import { createWebhookActivities } from './webhooks';
 
@@ -12,6 +13,7 @@ export function createActivities(core: Core) {
     ...createWebhookActivities(core),
     ...createPayoutActivities(core),
     ...createDisbursementActivities(core),
+    ...createFundingActivities(core),
   };
 }
 

@@ -9,6 +9,8 @@ import { registerDisbursementRoutes } from './disbursements';
 import { registerQuoteRoutes } from './quotes';
 import { registerRecipientRoutes } from './recipients';
 import { registerWebhookRoutes } from './webhooks';
+import { registerVirtualAccountRoutes } from './virtual-accounts';
+import { registerDepositRoutes } from './deposits';
 
 /** Every Surface A resource router, one module per resource (spec "Endpoints", Surface A). */
 export function registerSurfaceARoutes(app: OpenAPIHono<AppEnv>): void {
@@ -21,4 +23,6 @@ export function registerSurfaceARoutes(app: OpenAPIHono<AppEnv>): void {
   registerWebhookRoutes(app);
   registerDisbursementRoutes(app);
   registerApiKeyRoutes(app);
+  registerVirtualAccountRoutes(app);
+  registerDepositRoutes(app);
 }
