@@ -12,7 +12,7 @@ export interface IssuedKey {
 
 /**
  * Issues an API key of `environment` for a business (`sk_test_…` sandbox, `sk_live_…` live;
- * spec "Authentication"). Stores the hash and a display prefix (DESIGN rule 8).
+ * spec "Authentication"). Stores the hash and a display prefix (docs/architecture.md "Money rules", rule 8).
  */
 export async function issueKey(
   db: DbOrTx,

@@ -58,7 +58,7 @@ export function channelCoversCountry(channel: ChannelDefinition, country: string
 }
 
 /**
- * Spec "Channel".status. No live rail adapter ships (DESIGN.md: only the sandbox rail simulator),
+ * Spec "Channel".status. No live rail adapter ships (docs/architecture.md "Surfaces": only the sandbox rail simulator ships),
  * so every channel is 'paused' in the live environment; in the sandbox a channel is 'paused' when
  * an operator paused it (`pausedIds`), else 'live'.
  */
