@@ -13,6 +13,10 @@ export type Activities = WebhookDeliveryActivities & PayoutActivities & Disburse
 /**
  * Every activity of the service, built over the one core (docs/architecture.md "Activities").
  * Grouped by workflow; each group is idempotent (postings, projections and events are keyed).
+ * Activities are thin adapters over src/core (no queries here). Naming rule: `<resource><Action>`
+ * in camelCase, the resource being the one the workflow drives (payoutTransition,
+ * disbursementClaimItems); deliverWebhook and markWebhookDeliveryFailed predate the rule and keep
+ * their names, which workflow histories record.
  */
 export function createActivities(core: Core): Activities {
   return {

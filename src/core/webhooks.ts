@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { paginate } from '../api/pagination';
+import { paginate } from './paging';
 import { parseDuration } from '../domain/durations';
 import { notFound, validationError } from '../domain/errors';
 import { newId, randomToken } from '../domain/ids';
@@ -18,7 +18,7 @@ import { enqueueWorkflowStart, flushWorkflowStart } from './workflow-starts';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE } from '../../workflows/webhook-delivery.contract';
 
 /**
- * Webhooks (spec "Events"; DESIGN "Shape": durable webhook delivery schedules): endpoint
+ * Webhooks (spec "Events"; docs/architecture.md "Shape": durable webhook delivery schedules): endpoint
  * registration, the dispatcher that turns outbox events into one delivery per (event, endpoint)
  * with its own workflow, and one delivery attempt as the activity runs it.
  *
