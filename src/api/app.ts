@@ -1,8 +1,8 @@
-import { swaggerUI } from '@hono/swagger-ui';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Core } from '../core/context';
 import { ApiError } from '../domain/errors';
+import { registerDocs } from './docs';
 import { errorResponse, toApiError } from './errors';
 import { requestId } from './middleware/request-id';
 import { createSurfaceA } from './surface-a';
@@ -64,10 +64,7 @@ export function createApp(core: Core): Hono<AppEnv> {
   app.route('/sandbox/v1', createSurfaceA('sandbox'));
   registerPages(app);
 
-  app.get('/docs', swaggerUI({ urls: [
-    { url: '/sandbox/v1/openapi.json', name: 'Surface A (sandbox)' },
-    { url: '/v1/openapi.json', name: 'Surface A (live)' },
-  ] }));
+  registerDocs(app);
   app.get('/', (c) => c.redirect('/docs'));
 
   app.notFound((c) =>
