@@ -4,6 +4,7 @@ import type { Core } from '../core/context';
 import { ApiError } from '../domain/errors';
 import { registerDocs } from './docs';
 import { errorResponse, toApiError } from './errors';
+import { httpMetrics, registerMetricsRoute } from './middleware/metrics';
 import { requestId } from './middleware/request-id';
 import { createSurfaceA } from './surface-a';
 import { registerPages } from './pages';
@@ -23,6 +24,7 @@ export function surfaceOf(path: string): { surface: Surface; environment: 'sandb
  */
 export function createApp(core: Core): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.use('*', httpMetrics);
   app.use('*', async (c, next) => {
     c.set('core', core);
     const { surface, environment } = surfaceOf(c.req.path);
@@ -65,6 +67,7 @@ export function createApp(core: Core): Hono<AppEnv> {
   registerPages(app);
 
   registerDocs(app);
+  registerMetricsRoute(app);
   app.get('/', (c) => c.redirect('/docs'));
 
   app.notFound((c) =>
