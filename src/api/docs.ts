@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Hono } from 'hono';
+import { surfaceMounts } from './surfaces';
 import type { AppEnv } from './types';
 
 /**
@@ -24,15 +25,14 @@ export interface OpenApiDocumentRef {
 }
 
 /**
- * Every OpenAPI document the service serves, sandbox first (what an integrator starts with).
- * `/docs` lists these and `npm run client:generate` fetches each of them from the app built in
- * process, so a surface added here appears in both without further changes.
+ * Every OpenAPI document the service serves: one per surface of the registry (src/api/surfaces.ts)
+ * and environment, sandbox documents first (what an integrator starts with; the selector opens on
+ * the first). `/docs` lists these and `npm run client:generate` fetches each of them from the app
+ * built in process, so a surface added to the registry appears in both without further changes.
  */
 export function servedOpenApiDocuments(): OpenApiDocumentRef[] {
-  return [
-    { id: 'surface-a.sandbox', name: 'Surface A, business API (sandbox)', url: '/sandbox/v1/openapi.json' },
-    { id: 'surface-a.live', name: 'Surface A, business API (live)', url: '/v1/openapi.json' },
-  ];
+  const mounts = [...surfaceMounts()].sort((a, b) => Number(b.environment === 'sandbox') - Number(a.environment === 'sandbox'));
+  return mounts.map((m) => ({ id: `surface-${m.surface.toLowerCase()}.${m.environment}`, name: m.label, url: m.openapiPath }));
 }
 
 /** Files of swagger-ui-dist served under `/docs/assets/`, with their content types. */

@@ -27,7 +27,7 @@ describe('typed client happy path', () => {
   it('the committed generated types equal what the service serves (npm run client:check)', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'tools/generate-client.ts', '--check'], { cwd: ROOT });
     expect(stdout).toContain('Typed client up to date');
-  });
+  }, 180_000);
 
   it('funds, sends a payout with an Idempotency-Key, reads it back until succeeded, lists it', async () => {
     const funded = unwrap(await api.POST('/sandbox/fund', { body: { amount: '50.00' } }));
