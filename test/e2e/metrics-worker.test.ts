@@ -8,6 +8,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createPayoutsClient, unwrap } from '../../clients/typescript';
 import { METRIC_LABELS } from '../../src/core/metrics/registry';
 import { freePort } from '../../src/temporal/dev-server';
 import { createHarness, type Harness } from '../helpers/harness';
@@ -89,15 +90,15 @@ describe.skipIf(!process.env.DATABASE_URL)('worker GET /metrics (separate worker
 
   it('serves its own metrics and the Temporal SDK worker metrics; the finished payout is counted by the worker', async () => {
     const b = await h.business();
-    expect((await h.request('POST', '/sandbox/v1/sandbox/fund', { key: b.sandbox, body: { amount: '20' } })).status).toBe(200);
+    // The integrator's side through the typed client (in-process fetch to the API app).
+    const api = createPayoutsClient({ baseUrl: 'http://api.test', apiKey: b.sandbox, fetch: (req) => Promise.resolve(h.app.fetch(req)) });
+    unwrap(await api.POST('/sandbox/fund', { body: { amount: '20' } }));
     const before = await scrapeWorker();
     const sel = { channel: 'service_user_usdc', environment: 'sandbox', status: 'succeeded' };
-    const po = await h.request('POST', '/sandbox/v1/payouts', {
-      key: b.sandbox,
-      body: { channel: 'service_user_usdc', recipient: { type: 'service_user', handle: '@maria' }, source_amount: '2' },
-    });
-    expect(po.status).toBe(201);
-    await waitFor(async () => (await h.request('GET', `/sandbox/v1/payouts/${po.body.id}`, { key: b.sandbox })).body.status === 'succeeded', 'payout succeeded');
+    const po = unwrap(
+      await api.POST('/payouts', { body: { channel: 'service_user_usdc', recipient: { type: 'service_user', handle: '@maria' }, source_amount: '2' } }),
+    );
+    await waitFor(async () => unwrap(await api.GET('/payouts/{id}', { params: { path: { id: po.id } } })).status === 'succeeded', 'payout succeeded');
 
     const after = await waitFor(async () => {
       const s = await scrapeWorker();
@@ -105,8 +106,8 @@ describe.skipIf(!process.env.DATABASE_URL)('worker GET /metrics (separate worker
     }, 'payouts_finished_total to move on the worker');
     // The worker did not accept it: the API process counted the creation.
     expect(sumOf(after, 'payouts_created_total', { channel: 'service_user_usdc' })).toBe(sumOf(before, 'payouts_created_total', { channel: 'service_user_usdc' }));
-    const api = parsePrometheus(await (await h.app.request('/metrics')).text());
-    expect(sumOf(api, 'payouts_created_total', { channel: 'service_user_usdc', environment: 'sandbox' })).toBeGreaterThanOrEqual(1);
+    const apiMetrics = parsePrometheus(await (await h.app.request('/metrics')).text());
+    expect(sumOf(apiMetrics, 'payouts_created_total', { channel: 'service_user_usdc', environment: 'sandbox' })).toBeGreaterThanOrEqual(1);
 
     // The Temporal SDK's own worker metrics, merged in (Runtime telemetry, Prometheus).
     const temporal = after.filter((s) => s.name.startsWith('temporal_'));
@@ -117,7 +118,7 @@ describe.skipIf(!process.env.DATABASE_URL)('worker GET /metrics (separate worker
     for (const name of Object.keys(METRIC_LABELS)) expect(lastText).toContain(`# TYPE ${name} `);
     for (const s of after) {
       expect(Object.keys(s.labels)).not.toContain('workflow_id');
-      for (const v of Object.values(s.labels)) expect(v).not.toContain(po.body.id);
+      for (const v of Object.values(s.labels)) expect(v).not.toContain(po.id);
     }
   });
 
