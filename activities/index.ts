@@ -3,6 +3,7 @@ import type { DisbursementActivities } from '../workflows/disbursement.contract'
 import type { PayoutActivities } from '../workflows/payout.contract';
 import type { WebhookDeliveryActivities } from '../workflows/webhook-delivery.contract';
 import { createDisbursementActivities } from './disbursements';
+import { createFundingActivities } from './funding';
 import { createPayoutActivities } from './payouts';
 import { createWebhookActivities } from './webhooks';
 
@@ -18,5 +19,6 @@ export function createActivities(core: Core): Activities {
     ...createWebhookActivities(core),
     ...createPayoutActivities(core),
     ...createDisbursementActivities(core),
+    ...createFundingActivities(core),
   };
 }

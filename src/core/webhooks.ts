@@ -7,6 +7,7 @@ import {
   endpointWantsEvent,
   isValidEventPattern,
   SURFACE_A_EVENT_TYPES,
+  surfaceAEventType,
   surfaceARetrySchedule,
   type WebhookRetrySchedule,
 } from '../domain/webhook-events';
@@ -210,7 +211,7 @@ export function webhookRetrySchedule(core: Core): WebhookRetrySchedule {
  * not rendered yet, so they receive nothing.
  */
 export function surfaceReceives(surface: string, type: string): boolean {
-  return surface === 'A' && (SURFACE_A_EVENT_TYPES as readonly string[]).includes(type);
+  return surface === 'A' && surfaceAEventType(type) !== null;
 }
 
 /**
@@ -250,7 +251,7 @@ export async function dispatchWebhookEvents(core: Core): Promise<number> {
     for (const e of events) {
       for (const ep of endpoints) {
         if (ep.business_id !== e.business_id || ep.environment !== e.environment) continue;
-        if (!surfaceReceives(ep.surface, e.type) || !endpointWantsEvent(ep.events, e.type)) continue;
+        if (!surfaceReceives(ep.surface, e.type) || !endpointWantsEvent(ep.events, surfaceAEventType(e.type) ?? e.type)) continue;
         deliveries.push({ id: newId('whd'), business_id: e.business_id, environment: e.environment, event_id: e.id, endpoint_id: ep.id });
       }
     }
@@ -369,7 +370,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
     return { result: 'endpoint_deleted' };
   }
 
-  const rawBody = JSON.stringify(surfaceAEnvelope({ id: row.event_id, type: row.type, created_at: asDate(row.event_created_at), data: row.data }));
+  const rawBody = JSON.stringify(surfaceAEnvelope({ id: row.event_id, type: surfaceAEventType(row.type) ?? row.type, created_at: asDate(row.event_created_at), data: row.data }));
   const headers = {
     'Content-Type': 'application/json',
     'User-Agent': WEBHOOK_USER_AGENT,

@@ -2192,6 +2192,493 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/virtual-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List virtual accounts */
+        get: {
+            parameters: {
+                query?: {
+                    currency?: "USD" | "EUR" | "MXN";
+                    /** @description Page size, 1 to 200 (default 50) */
+                    limit?: number;
+                    /** @description Opaque cursor from next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page, newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["VirtualAccount"][];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description validation_error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, unknown or wrong-environment API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Open a virtual account
+         * @description Needs a verified business. Sandbox details pass real validators (IBAN mod 97, CLABE check digit, ABA checksum).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["VirtualAccountCreate"];
+                };
+            };
+            responses: {
+                /** @description The account, details masked */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["VirtualAccount"];
+                    };
+                };
+                /** @description validation_error (currency, label); channel_unavailable in the live environment */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, unknown or wrong-environment API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description verification_required */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/virtual-accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a virtual account (extension) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The account, details masked */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["VirtualAccount"];
+                    };
+                };
+                /** @description Missing, unknown or wrong-environment API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List deposits (extension) */
+        get: {
+            parameters: {
+                query?: {
+                    currency?: "USD" | "EUR" | "MXN" | "USDC";
+                    source?: "virtual_account" | "crypto" | "card";
+                    virtual_account_id?: string;
+                    /** @description Page size, 1 to 200 (default 50) */
+                    limit?: number;
+                    /** @description Opaque cursor from next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page, newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Deposit"][];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description validation_error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, unknown or wrong-environment API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/deposits/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a deposit (extension) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The deposit */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Deposit"];
+                    };
+                };
+                /** @description Missing, unknown or wrong-environment API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a bank transfer into a virtual account (sandbox only, extension)
+         * @description Creates a deposit (status received) and credits it durably (credited, usually within a second). The same external_id again is the same deposit (credited once); without one, the Idempotency-Key or a random id is used.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SandboxDeposit"];
+                };
+            };
+            responses: {
+                /** @description The same external_id again: the existing deposit */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Deposit"];
+                    };
+                };
+                /** @description The deposit (received) */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Deposit"];
+                    };
+                };
+                /** @description validation_error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, unknown or wrong-environment API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description not_found (virtual_account_id; or under the live base address) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+                /** @description idempotency_conflict (external_id reused for another transfer) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: {
+                                code: string;
+                                message: string;
+                                param: string | null;
+                                request_id: string;
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3020,6 +3507,124 @@ export interface components {
             /** @example Approver (finance) */
             name: string;
             policy?: components["schemas"]["ApiKeyPolicy"];
+        };
+        VirtualAccount: {
+            /** @example va_01k0000000000000000000000 */
+            id: string;
+            /** @enum {string} */
+            object: "virtual_account";
+            /** @enum {string} */
+            currency: "USD" | "EUR" | "MXN";
+            /** @description ach_usd, sepa_eur or spei_mxn */
+            rail: string;
+            /** @enum {string} */
+            status: "active";
+            /**
+             * @description USD: account_number (masked), routing_number, account_type, bank_name, beneficiary_name. EUR: iban (masked), bic, bank_name, beneficiary_name. MXN: clabe (masked), bank_name, beneficiary_name. Whole details are on the public payment link page.
+             * @example {
+             *       "iban": "••••3000",
+             *       "bic": "SBXBDEFFXXX",
+             *       "bank_name": "Sandbox Bank AG",
+             *       "beneficiary_name": "Acme"
+             *     }
+             */
+            details: {
+                [key: string]: string;
+            };
+            /** @description Payers must quote a reference (EUR accounts); matching then compares it */
+            reference_required: boolean;
+            label: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        VirtualAccountCreate: {
+            /** @enum {string} */
+            currency: "USD" | "EUR" | "MXN";
+            /** @description Your label, at most 100 characters (extension) */
+            label?: string;
+        };
+        Deposit: {
+            /** @example dep_01k0000000000000000000000 */
+            id: string;
+            /** @enum {string} */
+            object: "deposit";
+            /** @enum {string} */
+            source: "virtual_account" | "crypto" | "card";
+            /**
+             * @description received, then credited
+             * @enum {string}
+             */
+            status: "received" | "credited";
+            virtual_account_id: string | null;
+            /**
+             * @description What arrived, in currency
+             * @example 100.00
+             */
+            amount: string;
+            currency: string;
+            /** @description Mid-market rate: 1 USDC buys rate units of currency */
+            rate: string;
+            /**
+             * @description amount at rate, USDC, before fees
+             * @example 100.00
+             */
+            converted_amount: string;
+            fees: {
+                /**
+                 * @description Decimal string
+                 * @example 100.00
+                 */
+                fx_spread: string;
+                /**
+                 * @description Decimal string
+                 * @example 100.00
+                 */
+                processing: string;
+                /**
+                 * @description Decimal string
+                 * @example 100.00
+                 */
+                total: string;
+                /** @enum {string} */
+                currency: "USDC";
+            };
+            /**
+             * @description converted_amount - fees.total, credited to the USDC balance
+             * @example 100.00
+             */
+            credited_amount: string;
+            /** @enum {string} */
+            credited_currency: "USDC";
+            reference: string | null;
+            sender_name: string | null;
+            /** @description The transfer's id at the sending bank or network: one deposit per id */
+            external_id: string;
+            payment_request_id: string | null;
+            /**
+             * @description Payment request matching outcome; null until credited
+             * @enum {string|null}
+             */
+            match: "matched" | "ambiguous" | "no_match" | "not_applicable" | null;
+            /** Format: date-time */
+            received_at: string;
+            /** Format: date-time */
+            credited_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        SandboxDeposit: {
+            virtual_account_id: string;
+            /**
+             * @description Decimal string
+             * @example 100.00
+             */
+            amount: string;
+            /** @enum {string} */
+            currency: "USD" | "EUR" | "MXN";
+            reference?: string;
+            sender_name?: string;
+            /** @description The sending bank's transfer id (deduplication key) */
+            external_id?: string;
         };
     };
     responses: never;
