@@ -13,6 +13,7 @@ import {
 } from '../domain/webhook-events';
 import type { Environment } from '../db/schema';
 import type { Caller, Core } from './context';
+import { recordWebhookAttempt } from './metrics/registry';
 import { SURFACE_A_SIGNATURE_HEADER, signSurfaceA } from './webhook-signature';
 import { enqueueWorkflowStart, flushWorkflowStart } from './workflow-starts';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE } from '../../workflows/webhook-delivery.contract';
@@ -365,6 +366,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
   if (row.status !== 'pending') return { result: 'already_completed', status: row.status };
   if (row.deleted_at) {
     await markWebhookDeliveryFailed(core, deliveryId);
+    recordWebhookAttempt('endpoint_deleted');
     return { result: 'endpoint_deleted' };
   }
 
@@ -415,6 +417,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
       .where('status', '=', 'pending')
       .execute();
   });
+  recordWebhookAttempt(ok ? 'succeeded' : statusCode === null ? 'unreachable' : 'http_error');
   return ok ? { result: 'succeeded', statusCode: statusCode as number } : { result: 'failed', statusCode, error: error as string };
 }
 

@@ -27,6 +27,9 @@ import { createHarness, type Harness } from '../helpers/harness';
 const PUBLIC_ROUTES: readonly string[] = [
   'GET /health', // liveness and readiness; no tenant data
   'GET /docs', // Swagger UI over the OpenAPI documents
+  'GET /docs/init.js', // its configuration: the list of OpenAPI documents
+  'GET /docs/assets/:file', // Swagger UI's script, styles and icons (swagger-ui-dist)
+  'GET /metrics', // Prometheus metrics, no tenant data (METRICS_TOKEN protects it when set; docs/operations.md)
   'GET /', // redirect to /docs
   'GET /r/:token', // public receipt page: the unguessable token is the credential
   'GET /c/:token', // claim page of a claim-link payout: the token sent to the recipient is the credential
