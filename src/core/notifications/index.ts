@@ -8,3 +8,4 @@ export * from './sandbox-provider';
 export * from './live-provider';
 export * from './payout-notifications';
 export * from './sandbox-messages';
+export * from './notified-payouts';
