@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tourSurfaceC } from '../../tools/demo-surface-c';
 import { createHarness, type Harness } from '../helpers/harness';
 
 const stripe = new Stripe('sk_test_x');
@@ -139,5 +140,10 @@ describe('Surface C end to end over HTTP', () => {
       expect(() => stripe.webhooks.signature!.verifyHeader(d.raw, d.signature, secret)).not.toThrow();
       expect(() => stripe.webhooks.signature!.verifyHeader(d.raw.replace('"payout"', '"payouts"'), d.signature, secret)).toThrow();
     }
+  }, 180_000);
+
+  it("npm run demo's Surface C tour (tools/demo-surface-c.ts) runs green against the served API", async () => {
+    const b = await h.business();
+    expect(await tourSurfaceC(apiUrl, b.sandbox)).toBe(true);
   }, 180_000);
 });
