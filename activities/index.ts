@@ -3,6 +3,7 @@ import type { DisbursementActivities } from '../workflows/disbursement.contract'
 import type { PayoutActivities, PayoutNotificationActivities } from '../workflows/payout.contract';
 import type { WebhookDeliveryActivities } from '../workflows/webhook-delivery.contract';
 import { createDisbursementActivities } from './disbursements';
+import { createFundingActivities } from './funding';
 import { createNotificationActivities } from './notifications';
 import { createPayoutActivities } from './payouts';
 import { createWebhookActivities } from './webhooks';
@@ -20,5 +21,6 @@ export function createActivities(core: Core): Activities {
     ...createPayoutActivities(core),
     ...createDisbursementActivities(core),
     ...createNotificationActivities(core),
+    ...createFundingActivities(core),
   };
 }

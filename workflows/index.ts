@@ -3,3 +3,4 @@ export {};
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { payoutWorkflow } from './payout';
 export { disbursementWorkflow } from './disbursement';
+export { depositWorkflow } from './deposit';

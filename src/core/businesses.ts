@@ -64,3 +64,13 @@ export async function createBusiness(
   const live = await issueKey(db, { businessId: id, environment: 'live', name: 'Owner key', role: 'owner' });
   return { business_id: id, keys: { sandbox: sandbox.key, live: live.key } };
 }
+
+/**
+ * Marks a business verified (the operator's `npm run admin -- business verify <id>`; spec: withdrawals
+ * and virtual accounts need verification). Idempotent. Throws ApiError 404 not_found for an unknown id.
+ */
+export async function verifyBusiness(db: DbOrTx, businessId: string): Promise<{ business_id: string; verified: true }> {
+  const res = await db.updateTable('businesses').set({ verified: true }).where('id', '=', businessId).executeTakeFirst();
+  if (!res.numUpdatedRows) throw new ApiError(404, 'not_found', `No business with id '${businessId}'`, 'business_id');
+  return { business_id: businessId, verified: true };
+}

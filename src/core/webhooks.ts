@@ -7,6 +7,7 @@ import {
   endpointWantsEvent,
   isValidEventPattern,
   SURFACE_A_EVENT_TYPES,
+  surfaceAEventType,
   surfaceARetrySchedule,
   type WebhookRetrySchedule,
 } from '../domain/webhook-events';
@@ -220,7 +221,7 @@ export function webhookRetrySchedule(core: Core): WebhookRetrySchedule {
  * failed/refunded -> failed, notification_sent; src/domain/surface-c.ts).
  */
 export function surfaceEventName(surface: string, type: string): string | null {
-  if (surface === 'A') return (SURFACE_A_EVENT_TYPES as readonly string[]).includes(type) ? type : null;
+  if (surface === 'A') return surfaceAEventType(type);
   if (surface === 'C') return surfaceCEventType(type);
   return null;
 }
@@ -389,7 +390,9 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
 
   const event = { id: row.event_id, type: row.type, created_at: asDate(row.event_created_at), data: row.data };
   // Surface C: its own envelope and names, signed like Surface A (docs/surface-c.md "Webhooks").
-  const rawBody = JSON.stringify(row.surface === 'C' ? surfaceCEnvelope(event) : surfaceAEnvelope(event));
+  const rawBody = JSON.stringify(
+    row.surface === 'C' ? surfaceCEnvelope(event) : surfaceAEnvelope({ ...event, type: surfaceAEventType(row.type) ?? row.type }),
+  );
   const headers = {
     'Content-Type': 'application/json',
     'User-Agent': WEBHOOK_USER_AGENT,
