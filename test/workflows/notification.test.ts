@@ -4,7 +4,8 @@ import { inject } from 'vitest';
 import { createActivities } from '../../activities';
 import { createNotificationActivities, type NotificationActivityOptions } from '../../activities/notifications';
 import type { Caller } from '../../src/core/context';
-import { createNotifiedPayouts, liveNotificationProvider, type NotificationRequest } from '../../src/core/notifications';
+import { createNotifiedPayouts, liveNotificationProvider, type NotificationRequest, sendPayoutNotification } from '../../src/core/notifications';
+import { transitionPayout } from '../../src/core/payouts';
 import { createHarness, type Harness } from '../helpers/harness';
 
 /**
@@ -149,5 +150,16 @@ describe('notification step (dev server)', () => {
     });
     expect(await h.db.selectFrom('notifications').select('id').where('payout_id', '=', id).execute()).toHaveLength(0);
     await cancel(id);
+  });
+
+  it('a payout that ended before its notification went out is not notified: the notification is canceled', async () => {
+    const caller = await newCaller();
+    const id = await notifiedPayout(caller);
+    await h.core.temporal.workflow.getHandle(id).terminate('test: no worker runs this payout');
+    await transitionPayout(h.core, id, 'failed', { failure: { code: 'provider_declined', message: 'declined' } });
+    expect(await sendPayoutNotification(h.core, id)).toMatchObject({ result: 'canceled' });
+    expect(await notificationOf(id)).toMatchObject({ status: 'canceled', attempts: 0 });
+    expect(await messagesOf(id)).toHaveLength(0);
+    expect(await sendPayoutNotification(h.core, id)).toMatchObject({ result: 'canceled' });
   });
 });
