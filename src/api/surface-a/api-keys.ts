@@ -2,11 +2,10 @@
  * Surface A API keys (spec "Endpoints": `POST /api-keys`, owner only; "Authentication" 3-5).
  * Parses and renders; src/core/api-keys.ts validates and issues.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { createApiKey } from '../../core/api-keys';
-import type { AppEnv } from '../types';
-import { AUTH_ERRORS, AmountSchema, errorResponses } from './catalog-schemas';
-import { newSurfaceARouter } from './index';
+import type { SurfaceRouter } from '../surface';
+import { AUTH_ERRORS, AmountSchema, errorResponses } from './schemas';
 
 const PolicySchema = z
   .object({
@@ -57,12 +56,15 @@ const createApiKeyRoute = createRoute({
   },
 });
 
-/** Mounts `POST /api-keys` on the Surface A app (called from routes.ts). */
-export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>): void {
-  const router = newSurfaceARouter();
-  router.openapi(createApiKeyRoute, async (c) => {
+/** Request body of `POST /api-keys`. */
+export type ApiKeyCreateBody = z.infer<typeof ApiKeyCreateSchema>;
+/** Response body of `POST /api-keys` (the secret `key` is shown this once). */
+export type ApiKeyResponse = z.infer<typeof ApiKeySchema>;
+
+/** Registers `POST /api-keys` on the Surface A app. */
+export function registerApiKeyRoutes(app: SurfaceRouter): void {
+  app.openapi(createApiKeyRoute, async (c) => {
     const body = c.req.valid('json');
     return c.json(await createApiKey(c.get('core'), c.get('caller'), body), 201);
   });
-  app.route('/', router);
 }

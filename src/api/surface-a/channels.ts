@@ -2,9 +2,9 @@
  * Surface A channels (spec "Channel", "ChannelRequirements"): `GET /channels` and
  * `GET /channels/{channel}/requirements`. Parses and renders only; src/core/catalog.ts decides.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { getChannelRequirements, listChannels } from '../../core/catalog';
-import type { AppEnv } from '../types';
+import type { SurfaceRouter } from '../surface';
 import {
   ArrivalSchema,
   AUTH_ERRORS,
@@ -14,7 +14,7 @@ import {
   errorResponses,
   LimitsSchema,
   RecipientTypeSchema,
-} from './catalog-schemas';
+} from './schemas';
 
 /** Spec "Channel" (plus the documented extension `countries`). */
 export const ChannelSchema = z
@@ -98,7 +98,7 @@ const requirementsRoute = createRoute({
 });
 
 /** Registers `GET /channels` and `GET /channels/{channel}/requirements` on a Surface A router. */
-export function registerChannelRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerChannelRoutes(app: SurfaceRouter): void {
   app.openapi(listRoute, (c) => {
     const q = c.req.valid('query');
     return c.json({ data: listChannels(c.get('core'), c.get('caller'), q) }, 200);

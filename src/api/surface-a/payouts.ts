@@ -3,33 +3,19 @@
  * GET /payouts, GET /payouts/{id}, GET /payouts/{id}/receipt). Parses the snake_case wire shapes
  * and renders them; src/core/payouts.ts validates, prices, holds and starts the workflow.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { createPayout, getPayout, getPayoutReceipt, listPayouts } from '../../core/payouts';
 import { PAYOUT_FAILURE_CODES, PAYOUT_STATUSES } from '../../domain/payout-state';
-import { RECIPIENT_TYPES } from '../../domain/channels';
+import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
 import { idempotency } from '../middleware/idempotency';
-import { pageQuery } from '../pagination';
-import type { AppEnv } from '../types';
+import type { SurfaceRouter } from '../surface';
+import { AmountSchema, AUTH_ERRORS, DateTimeSchema, errorResponses, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
 
 // ---------------------------------------------------------------------------------------------
 // Wire schemas
 
-const ErrorBody = z.object({
-  error: z.object({
-    code: z.string().openapi({ example: 'validation_error' }),
-    message: z.string(),
-    param: z.string().nullable().openapi({ example: 'source_amount' }),
-    request_id: z.string(),
-  }),
-});
-const error = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBody } } });
-
-const Amount = z.string().openapi({
-  description: 'Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)',
-  pattern: '^[0-9]+(\\.[0-9]{1,6})?$',
-  example: '100.00',
-});
-const DateTime = z.string().openapi({ format: 'date-time' });
+const Amount = AmountSchema;
+const DateTime = DateTimeSchema;
 
 /** Spec "PayoutStatus". */
 export const PayoutStatusSchema = z.enum(PAYOUT_STATUSES).openapi('PayoutStatus');
@@ -37,7 +23,7 @@ export const PayoutStatusSchema = z.enum(PAYOUT_STATUSES).openapi('PayoutStatus'
 /** Spec "InlineRecipient" (extensions: `handle` for service_user; bank fields flat or in `bank_account`). */
 export const InlineRecipientSchema = z
   .object({
-    type: z.enum(RECIPIENT_TYPES as unknown as [string, ...string[]]).openapi({ example: 'phone' }),
+    type: z.enum(RECIPIENT_TYPES as unknown as [RecipientType, ...RecipientType[]]).openapi({ example: 'phone' }),
     number: z.string().optional().openapi({ description: 'Phone number in E.164 (type phone)', example: '+5215512345678' }),
     address: z.string().optional().openapi({ description: 'E-mail (type email) or wallet address (type wallet)' }),
     network: z.string().optional().openapi({ example: 'stellar' }),
@@ -123,7 +109,7 @@ export const PayoutSchema = z
   })
   .openapi('Payout');
 
-const PayoutList = z.object({ data: z.array(PayoutSchema), next_cursor: z.string().nullable() }).openapi('PayoutList');
+const PayoutList = listEnvelope(PayoutSchema).openapi('PayoutList');
 
 const Receipt = z
   .object({
@@ -132,7 +118,16 @@ const Receipt = z
   })
   .openapi('Receipt');
 
-const IdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'po_01k0000000000000000000000' }) });
+const IdParam = z.object({ id: idParam('id', 'po_01k0000000000000000000000') });
+
+/** Request body of `POST /payouts`. */
+export type PayoutCreateBody = z.infer<typeof PayoutCreateSchema>;
+/** Response body of `POST /payouts` and `GET /payouts/{id}`. */
+export type PayoutResponse = z.infer<typeof PayoutSchema>;
+/** Response body of `GET /payouts`. */
+export type PayoutListResponse = z.infer<typeof PayoutList>;
+/** Response body of `GET /payouts/{id}/receipt`. */
+export type ReceiptResponse = z.infer<typeof Receipt>;
 
 // ---------------------------------------------------------------------------------------------
 // Routes
@@ -147,18 +142,20 @@ const createPayoutRoute = createRoute({
     'Answers 201 with status submitted and attempts 1. Send an Idempotency-Key to make retries safe.',
   middleware: [idempotency('A')] as const,
   request: {
-    headers: z.object({ 'Idempotency-Key': z.string().optional().openapi({ description: 'Makes a retried request safe (30 days)' }) }),
-    body: { required: true, content: { 'application/json': { schema: PayoutCreateSchema } } },
+    headers: idempotencyHeaders('Makes a retried request safe (30 days)'),
+    body: { required: true, content: jsonContent(PayoutCreateSchema) },
   },
   responses: {
-    201: { description: 'The payout, submitted', content: { 'application/json': { schema: PayoutSchema } } },
-    400: error('validation_error (param names the field), channel_unavailable, amount_out_of_range'),
-    401: error('Missing, unknown or wrong-environment API key'),
-    402: error('insufficient_balance'),
-    404: error('not_found: recipient_id or quote_id unknown'),
-    409: error('idempotency_conflict, idempotency_in_flight'),
-    410: error('quote_expired'),
-    422: error('recipient_not_ready'),
+    201: { description: 'The payout, submitted', content: jsonContent(PayoutSchema) },
+    ...errorResponses({
+      400: 'validation_error (param names the field), channel_unavailable, amount_out_of_range',
+      ...AUTH_ERRORS,
+      402: 'insufficient_balance',
+      404: 'not_found: recipient_id or quote_id unknown',
+      409: 'idempotency_conflict, idempotency_in_flight',
+      410: 'quote_expired',
+      422: 'recipient_not_ready',
+    }),
   },
 });
 
@@ -177,9 +174,8 @@ const listPayoutsRoute = createRoute({
     }),
   },
   responses: {
-    200: { description: 'A page of payouts', content: { 'application/json': { schema: PayoutList } } },
-    400: error('validation_error (status, since, limit, cursor)'),
-    401: error('Missing, unknown or wrong-environment API key'),
+    200: { description: 'A page of payouts', content: jsonContent(PayoutList) },
+    ...errorResponses({ 400: 'validation_error (status, since, limit, cursor)', ...AUTH_ERRORS }),
   },
 });
 
@@ -191,9 +187,8 @@ const getPayoutRoute = createRoute({
   description: 'Includes attempt_history, the detail of every delivery attempt.',
   request: { params: IdParam },
   responses: {
-    200: { description: 'The payout with its attempts', content: { 'application/json': { schema: PayoutSchema } } },
-    401: error('Missing, unknown or wrong-environment API key'),
-    404: error('not_found'),
+    200: { description: 'The payout with its attempts', content: jsonContent(PayoutSchema) },
+    ...errorResponses({ ...AUTH_ERRORS, 404: 'not_found' }),
   },
 });
 
@@ -204,14 +199,13 @@ const receiptRoute = createRoute({
   summary: "Get a payout's receipt",
   request: { params: IdParam },
   responses: {
-    200: { description: 'The receipt', content: { 'application/json': { schema: Receipt } } },
-    401: error('Missing, unknown or wrong-environment API key'),
-    404: error('not_found'),
+    200: { description: 'The receipt', content: jsonContent(Receipt) },
+    ...errorResponses({ ...AUTH_ERRORS, 404: 'not_found' }),
   },
 });
 
 /** Registers POST /payouts, GET /payouts, GET /payouts/{id} and GET /payouts/{id}/receipt on a Surface A router. */
-export function registerPayoutRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerPayoutRoutes(app: SurfaceRouter): void {
   app.openapi(createPayoutRoute, async (c) => {
     const b = c.req.valid('json');
     const payout = await createPayout(
@@ -220,7 +214,7 @@ export function registerPayoutRoutes(app: OpenAPIHono<AppEnv>): void {
       {
         channel: b.channel,
         recipientId: b.recipient_id,
-        recipient: b.recipient as any,
+        recipient: b.recipient,
         quoteId: b.quote_id,
         sourceAmount: b.source_amount,
         destinationAmount: b.destination_amount,
@@ -230,7 +224,7 @@ export function registerPayoutRoutes(app: OpenAPIHono<AppEnv>): void {
       },
       { idempotencyKey: c.get('idempotencyKey') },
     );
-    return c.json(payout as any, 201);
+    return c.json(payout, 201);
   });
 
   app.openapi(listPayoutsRoute, async (c) => {
@@ -242,12 +236,12 @@ export function registerPayoutRoutes(app: OpenAPIHono<AppEnv>): void {
       limit: q.limit,
       cursor: q.cursor,
     });
-    return c.json(page as any, 200);
+    return c.json(page, 200);
   });
 
   app.openapi(getPayoutRoute, async (c) => {
     const payout = await getPayout(c.get('core'), c.get('caller'), c.req.valid('param').id);
-    return c.json(payout as any, 200);
+    return c.json(payout, 200);
   });
 
   app.openapi(receiptRoute, async (c) => {

@@ -2,12 +2,12 @@
  * Surface A quotes (spec "Quote"): `POST /quotes`. Parses and renders only; src/core/quotes.ts
  * validates, prices and stores.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { createQuote, type QuoteRecord } from '../../core/quotes';
 import { formatAmount, USDC } from '../../domain/money';
 import { formatFees } from '../../domain/pricing';
-import type { AppEnv } from '../types';
-import { ArrivalSchema, AUTH_ERRORS, AmountSchema, errorResponses } from './catalog-schemas';
+import type { SurfaceRouter } from '../surface';
+import { ArrivalSchema, AUTH_ERRORS, AmountSchema, errorResponses } from './schemas';
 
 /** Spec "Shared types" Fees as on a quote (fx_spread present). USDC Amounts. */
 export const QuoteFeesSchema = z
@@ -86,7 +86,7 @@ const createQuoteRoute = createRoute({
 });
 
 /** Registers `POST /quotes` on a Surface A router. */
-export function registerQuoteRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerQuoteRoutes(app: SurfaceRouter): void {
   app.openapi(createQuoteRoute, async (c) => {
     const body = c.req.valid('json');
     const quote = await createQuote(c.get('core'), c.get('caller'), body);

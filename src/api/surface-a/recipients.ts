@@ -4,7 +4,7 @@
  * wire shape (exactly one type object, the one `type` names) and renders it (type object masked);
  * src/core/recipients.ts validates and stores.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import {
   checkRecipient,
   createRecipient,
@@ -19,8 +19,8 @@ import { validationError } from '../../domain/errors';
 import { maskRecipientDetails } from '../../domain/recipients';
 import { idempotency } from '../middleware/idempotency';
 import { pageQuery } from '../pagination';
-import type { AppEnv } from '../types';
-import { AUTH_ERRORS, CountrySchema, CurrencySchema, errorResponses, RecipientTypeSchema } from './catalog-schemas';
+import type { SurfaceRouter } from '../surface';
+import { AUTH_ERRORS, CountrySchema, CurrencySchema, errorResponses, RecipientTypeSchema } from './schemas';
 
 const str = (description?: string) => z.string().optional().openapi(description ? { description } : {});
 
@@ -270,7 +270,7 @@ const deleteRecipientRoute = createRoute({
  * Registers the recipient routes on a Surface A router; `/recipients/check` before
  * `/recipients/{id}` so "check" is not taken for an id.
  */
-export function registerRecipientRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerRecipientRoutes(app: SurfaceRouter): void {
   app.openapi(createRecipientRoute, async (c) => {
     const body = c.req.valid('json');
     const details = typeObjectOf(body, true) as Record<string, unknown>;

@@ -1,37 +1,36 @@
 /**
- * Wire schemas shared by the Surface A catalog routers (channels, quotes, recipients): the error
- * body, Amount, durations and the RecipientType enum (spec "Shared types", "Errors"). Zod schemas
- * with OpenAPI metadata, so `/openapi.json` documents them as components.
+ * Wire schemas shared by the Surface A route modules (spec "Shared types", "Errors", "Endpoints"
+ * common rules): the error body and error responses (from ./errors), Amount, timestamps, durations,
+ * ids in paths, the Idempotency-Key header, paging and the list envelope, RecipientType, country
+ * and currency codes. Zod schemas with OpenAPI metadata, so `/openapi.json` documents them.
+ * A route module imports its shared pieces from here and defines only its resource's own schemas.
  */
 import { z } from '@hono/zod-openapi';
 import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
+import { pageQuery } from '../pagination';
 
-/** Spec "Errors", Surface A error body: `{error: {code, message, param, request_id}}`. */
-export const ErrorSchema = z
-  .object({
-    error: z.object({
-      code: z.string().openapi({ example: 'validation_error' }),
-      message: z.string(),
-      param: z.string().nullable().openapi({ example: 'source_amount' }),
-      request_id: z.string().openapi({ example: 'req_01k0000000000000000000000' }),
-    }),
-  })
-  .openapi('Error');
+export { AUTH_ERRORS, type ErrorBody, ErrorSchema, errorResponses } from './errors';
+export { pageQuery };
+
+/** An ISO 8601 date-time in UTC (spec conventions), e.g. `2026-03-01T12:00:00.000Z`. */
+export const DateTimeSchema = z.string().openapi({ format: 'date-time' });
 
 /**
- * OpenAPI `responses` entries for error statuses: `{400: {description, content: Error}, ...}`.
- * `descriptions` maps the HTTP status to what it means on this route.
+ * A path parameter holding an id (spec "Endpoints" rule 4: ids are strings), e.g.
+ * `idParam('id', 'po_01k…')` for `/payouts/{id}`.
  */
-export function errorResponses<S extends number>(descriptions: Record<S, string>) {
-  const out = {} as Record<S, { description: string; content: { 'application/json': { schema: typeof ErrorSchema } } }>;
-  for (const [status, description] of Object.entries(descriptions) as [string, string][]) {
-    out[Number(status) as S] = { description, content: { 'application/json': { schema: ErrorSchema } } };
-  }
-  return out;
-}
+export const idParam = (name: string, example?: string) =>
+  z.string().openapi({ param: { name, in: 'path' }, ...(example ? { example } : {}) });
 
-/** Errors every authenticated Surface A route can return (spec "Authentication"). */
-export const AUTH_ERRORS = { 401: 'Missing, unknown or revoked key, or a key of the other environment' } as const;
+/** The optional `Idempotency-Key` request header of the write operations marked Idem. */
+export const idempotencyHeaders = (description: string) =>
+  z.object({ 'Idempotency-Key': z.string().optional().openapi({ description }) });
+
+/** Spec "List envelope": `{data: [item], next_cursor: string | null}`. */
+export const listEnvelope = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), next_cursor: z.string().nullable() });
+
+/** `{'application/json': {schema}}`, the content of a JSON request or response. */
+export const jsonContent = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
 
 /** Spec "Shared types" Amount: a decimal string (up to 2 decimals fiat, 6 USDC). */
 export const AmountSchema = z.string().openapi({
