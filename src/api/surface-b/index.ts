@@ -8,6 +8,7 @@
  */
 import { rateLimit } from '../middleware/rate-limit';
 import { defineSurface, type SurfaceRouter } from '../surface';
+import { registerBatchRoutes } from './batch';
 import { registerDisbursementRoutes } from './disbursements';
 import { surfaceBErrors } from './errors';
 import { surfaceBRateLimitRules } from './rate-limits';
@@ -21,6 +22,7 @@ export function registerSurfaceBRoutes(app: SurfaceRouter): void {
     const rel = c.req.path.startsWith(base) ? c.req.path.slice(base.length) || '/' : c.req.path;
     return rateLimit({ rules: () => surfaceBRateLimitRules(c.req.method, rel) })(c, next);
   });
+  registerBatchRoutes(app);
   registerDisbursementRoutes(app);
   registerRecipientRoutes(app);
   registerSandboxRoutes(app);

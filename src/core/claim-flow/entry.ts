@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ApiError, validationError } from '../../domain/errors';
 import { AmountFormatError, parseAmount } from '../../domain/money';
-import { isE164, receivability } from '../../domain/recipients';
+import { phoneCountry, receivability } from '../../domain/recipients';
 import { MAX_MESSAGE_LENGTH, MAX_REFERENCE_LENGTH, type PayoutRequest } from '../payouts';
 
 /** Spec minimum disbursement: 1.00 USD, in cents. */
@@ -61,17 +61,18 @@ export function validateClaimEntry(input: ClaimEntryInput, prefix = ''): ClaimEn
   let recipient: PayoutRequest['recipient'];
   if (hasPhone) {
     const phone = typeof input.recipientPhone === 'string' ? input.recipientPhone.trim() : '';
-    if (!isE164(phone)) {
+    // One libphonenumber-js parse per entry (10,000-entry batches): strict E.164 and its country.
+    const country = phoneCountry(phone);
+    if (!country) {
       throw new ApiError(400, 'invalid_phone', 'recipientPhone must be a valid phone number in E.164 format, e.g. +525512345678', p('recipientPhone'));
     }
-    const r = receivability({ type: 'phone', number: phone });
-    if (!r.receivable) {
+    if (!countryReceivable(country, phone)) {
       throw new ApiError(
         422,
         'recipient_country_unsupported',
-        `No payout method reaches ${r.country ?? 'the country of this number'}; the recipient could not cash out`,
+        `No payout method reaches ${country}; the recipient could not cash out`,
         p('recipientPhone'),
-        { country: r.country },
+        { country },
       );
     }
     recipient = { type: 'phone', number: phone };
@@ -110,6 +111,17 @@ export function validateClaimEntry(input: ClaimEntryInput, prefix = ''): ClaimEn
       ...(note !== undefined ? { message: note } : {}),
     },
   };
+}
+
+const receivableByCountry = new Map<string, boolean>();
+/** Whether a phone of `country` can cash out (receivability; the catalog is static, so memoised per country). */
+function countryReceivable(country: string, samplePhone: string): boolean {
+  let r = receivableByCountry.get(country);
+  if (r === undefined) {
+    r = receivability({ type: 'phone', number: samplePhone }).receivable;
+    receivableByCountry.set(country, r);
+  }
+  return r;
 }
 
 /** Core payout params -> Surface B wire names (errors the core raises while preparing an entry). */

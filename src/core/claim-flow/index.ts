@@ -10,3 +10,4 @@ export {
 export { type ClaimEntry, type ClaimEntryInput, MIN_DISBURSEMENT_CENTS, renameCoreParam, validateClaimEntry } from './entry';
 export { CLAIM_STATUSES, type ClaimStatus, claimStatusOf, claimStatusWhere } from './status';
 export { type ClaimDisbursementView, claimDisbursementView } from './view';
+export { type BatchEntryError, type ClaimBatch, type ClaimBatchInput, createClaimBatch, MAX_BATCH_ENTRIES } from './batch';
