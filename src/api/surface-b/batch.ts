@@ -76,6 +76,8 @@ const createBatchRoute = createRoute({
 
 /** Registers `POST /disbursements/batch` (before `/disbursements/{id}` routes, which it does not clash with: those are GET/DELETE). */
 export function registerBatchRoutes(app: SurfaceRouter): void {
+  // Documented as a component; entries are checked by the core, one by one, every bad one reported.
+  app.openAPIRegistry.register('BatchEntry', BatchEntrySchema);
   app.openapi(createBatchRoute, async (c) => {
     const b = c.req.valid('json');
     const core = c.get('core');
