@@ -5,7 +5,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createApiKey } from '../../core/api-keys';
 import type { SurfaceRouter } from '../surface';
-import { AUTH_ERRORS, AmountSchema, errorResponses } from './schemas';
+import { AUTH_ERRORS, AmountSchema, DateTimeSchema, errorResponses, jsonContent } from './schemas';
 
 const PolicySchema = z
   .object({
@@ -33,7 +33,7 @@ const ApiKeySchema = z
     prefix: z.string().openapi({ description: 'Display prefix of the key', example: 'sk_test_Ab12' }),
     role: z.literal('member'),
     policy: PolicySchema.nullable(),
-    created_at: z.string().openapi({ format: 'date-time' }),
+    created_at: DateTimeSchema,
   })
   .openapi('ApiKey');
 
@@ -45,9 +45,9 @@ const createApiKeyRoute = createRoute({
   description:
     'Issues a member key of the same business and environment. A member key can do everything except create keys; ' +
     'on batches, the key that submits a disbursement can never approve it, so a second key is the approver.',
-  request: { body: { required: true, content: { 'application/json': { schema: ApiKeyCreateSchema } } } },
+  request: { body: { required: true, content: jsonContent(ApiKeyCreateSchema) } },
   responses: {
-    201: { description: 'The key, with its secret (shown this once)', content: { 'application/json': { schema: ApiKeySchema } } },
+    201: { description: 'The key, with its secret (shown this once)', content: jsonContent(ApiKeySchema) },
     ...errorResponses({
       400: 'validation_error (param name, policy.<field>, policy.channels.<i>)',
       ...AUTH_ERRORS,

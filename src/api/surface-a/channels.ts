@@ -12,6 +12,8 @@ import {
   CountrySchema,
   CurrencySchema,
   errorResponses,
+  idParam,
+  jsonContent,
   LimitsSchema,
   RecipientTypeSchema,
 } from './schemas';
@@ -60,6 +62,23 @@ export const ChannelRequirementsSchema = z
   })
   .openapi('ChannelRequirements');
 
+const ChannelListSchema = z.object({ data: z.array(ChannelSchema) });
+
+const ChannelListQuerySchema = z.object({
+  country: CountrySchema.optional(),
+  currency: CurrencySchema.optional(),
+  recipient_type: RecipientTypeSchema.optional(),
+});
+
+/** Query of `GET /channels`. */
+export type ChannelListQuery = z.infer<typeof ChannelListQuerySchema>;
+/** Response body of `GET /channels` (spec: an object with data, not a paged list envelope). */
+export type ChannelListResponse = z.infer<typeof ChannelListSchema>;
+/** One channel (spec "Channel"). */
+export type ChannelResponse = z.infer<typeof ChannelSchema>;
+/** Response body of `GET /channels/{channel}/requirements`. */
+export type ChannelRequirementsResponse = z.infer<typeof ChannelRequirementsSchema>;
+
 const listRoute = createRoute({
   method: 'get',
   path: '/channels',
@@ -68,17 +87,11 @@ const listRoute = createRoute({
   description:
     'Every destination channel with its status, coverage, recipient type, limits, typical arrival and your fee. ' +
     'Optional filters (extension): country (channels paying to it), currency, recipient_type (channels that can pay that type).',
-  request: {
-    query: z.object({
-      country: CountrySchema.optional(),
-      currency: CurrencySchema.optional(),
-      recipient_type: RecipientTypeSchema.optional(),
-    }),
-  },
+  request: { query: ChannelListQuerySchema },
   responses: {
     200: {
       description: 'The channels',
-      content: { 'application/json': { schema: z.object({ data: z.array(ChannelSchema) }) } },
+      content: jsonContent(ChannelListSchema),
     },
     ...errorResponses({ 400: 'Invalid filter', ...AUTH_ERRORS }),
   },
@@ -90,9 +103,9 @@ const requirementsRoute = createRoute({
   tags: ['Channels'],
   summary: 'Recipient requirements of a channel',
   description: 'The recipient fields the channel needs (read them from here rather than fixing them in code) and its limits.',
-  request: { params: z.object({ channel: z.string().openapi({ param: { name: 'channel', in: 'path' }, example: 'spei_mxn' }) }) },
+  request: { params: z.object({ channel: idParam('channel', 'spei_mxn') }) },
   responses: {
-    200: { description: 'The requirements', content: { 'application/json': { schema: ChannelRequirementsSchema } } },
+    200: { description: 'The requirements', content: jsonContent(ChannelRequirementsSchema) },
     ...errorResponses({ 404: 'Unknown channel (param channel)', ...AUTH_ERRORS }),
   },
 });

@@ -26,7 +26,7 @@ import { DISBURSEMENT_ITEM_STATUSES, DISBURSEMENT_STATUSES } from '../../domain/
 import { validationError } from '../../domain/errors';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
-import { AUTH_ERRORS, AmountSchema, errorResponses, idempotencyHeaders, idParam as pathId, listEnvelope, pageQuery } from './schemas';
+import { AUTH_ERRORS, AmountSchema, DateTimeSchema, errorResponses, feesObject, idempotencyHeaders, idParam as pathId, listEnvelope, pageQuery } from './schemas';
 
 const TAG = 'Disbursements';
 const idParam = pathId('id', 'dsb_01k0000000000000000000000');
@@ -37,13 +37,7 @@ const ReviewReasonSchema = z
   .object({ code: z.string().openapi({ example: 'recipient_not_ready' }), message: z.string(), param: z.string().nullable() })
   .openapi('ReviewReason', { description: 'Why an item needs review: the error a payout with these fields would get' });
 
-const FeesSchema = z.object({
-  provider: AmountSchema,
-  service: AmountSchema,
-  fx_spread: AmountSchema,
-  total: AmountSchema,
-  currency: z.string(),
-});
+const FeesSchema = feesObject();
 
 /**
  * An item as given. Fields are checked by the review, not by the request schema: a bad value makes
@@ -97,7 +91,7 @@ const DisbursementSchema = z
       .nullable()
       .openapi({ description: 'Item counts once launched; null before' }),
     rejection: z.object({ reason: z.string().nullable(), rejected_at: z.string() }).nullable(),
-    created_at: z.string().openapi({ format: 'date-time' }),
+    created_at: DateTimeSchema,
     submitted_at: z.string().nullable(),
     launched_at: z.string().nullable(),
     completed_at: z.string().nullable(),

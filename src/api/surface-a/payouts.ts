@@ -9,13 +9,10 @@ import { PAYOUT_FAILURE_CODES, PAYOUT_STATUSES } from '../../domain/payout-state
 import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
-import { AmountSchema, AUTH_ERRORS, DateTimeSchema, errorResponses, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
+import { AmountSchema, AUTH_ERRORS, DateTimeSchema, errorResponses, feesObject, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
 
 // ---------------------------------------------------------------------------------------------
 // Wire schemas
-
-const Amount = AmountSchema;
-const DateTime = DateTimeSchema;
 
 /** Spec "PayoutStatus". */
 export const PayoutStatusSchema = z.enum(PAYOUT_STATUSES).openapi('PayoutStatus');
@@ -51,24 +48,22 @@ export const PayoutCreateSchema = z
         'A quote of the same channel, valid 60 seconds: the payout takes its amounts, rate and fees (amounts may then be left out). ' +
         'Without it the payout is priced at execution, i.e. when it is accepted, at the current mid-market rate.',
     }),
-    source_amount: Amount.optional().openapi({ description: 'USDC to send (fees are charged on top); give this or destination_amount' }),
-    destination_amount: Amount.optional().openapi({ description: "What the recipient receives, in the channel's currency" }),
+    source_amount: AmountSchema.optional().openapi({ description: 'USDC to send (fees are charged on top); give this or destination_amount' }),
+    destination_amount: AmountSchema.optional().openapi({ description: "What the recipient receives, in the channel's currency" }),
     reference: z.string().optional().openapi({ description: 'Your reference, at most 140 characters. Sandbox: magic values simulate outcomes (see README).' }),
     memo: z.string().optional().openapi({ description: 'Travels with the payment where the rail supports it (at most 255 characters)' }),
     message: z.string().optional().openapi({ description: 'claim_link only: shown to the recipient (at most 500 characters)' }),
   })
   .openapi('PayoutCreate');
 
-const Fees = z
-  .object({ provider: Amount, service: Amount, fx_spread: Amount, total: Amount, currency: z.string().openapi({ example: 'USDC' }) })
-  .openapi('PayoutFees', { description: 'USDC, charged on top of the source amount' });
+const Fees = feesObject().openapi('PayoutFees', { description: 'USDC, charged on top of the source amount' });
 
 const Attempt = z
   .object({
     number: z.number().int(),
     status: z.enum(['processing', 'succeeded', 'failed']),
-    started_at: DateTime,
-    completed_at: DateTime.nullable(),
+    started_at: DateTimeSchema,
+    completed_at: DateTimeSchema.nullable(),
     provider_reference: z.string().nullable(),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
   })
@@ -83,9 +78,9 @@ export const PayoutSchema = z
     channel: z.string(),
     recipient_id: z.string().nullable(),
     recipient: z.record(z.string(), z.unknown()).openapi({ description: 'The destination, bank and identity fields masked: {type, ...fields}' }),
-    source_amount: Amount,
+    source_amount: AmountSchema,
     source_currency: z.string().openapi({ example: 'USDC' }),
-    destination_amount: Amount,
+    destination_amount: AmountSchema,
     destination_currency: z.string(),
     rate: z.string().openapi({ example: '17.05' }),
     fees: Fees,
@@ -93,19 +88,19 @@ export const PayoutSchema = z
     memo: z.string().nullable(),
     message: z.string().nullable(),
     quote_id: z.string().nullable(),
-    estimated_arrival: DateTime.nullable(),
-    delivered_at: DateTime.nullable(),
+    estimated_arrival: DateTimeSchema.nullable(),
+    delivered_at: DateTimeSchema.nullable(),
     provider_reference: z.string().nullable(),
     failure: z.object({ code: z.enum(PAYOUT_FAILURE_CODES), message: z.string() }).nullable(),
     attempts: z.number().int().openapi({ description: 'Delivery attempts begun or scheduled (1 from acceptance)' }),
     attempt_history: z.array(Attempt).optional().openapi({ description: 'GET /payouts/{id} only: the rail calls made so far' }),
     claim: z
-      .object({ url: z.string().nullable(), expires_at: DateTime.nullable(), claimed_at: DateTime.nullable(), method: z.string().nullable() })
+      .object({ url: z.string().nullable(), expires_at: DateTimeSchema.nullable(), claimed_at: DateTimeSchema.nullable(), method: z.string().nullable() })
       .nullable()
       .openapi({ description: 'claim_link payouts: the claim link and its state; null otherwise' }),
     disbursement_id: z.string().nullable(),
-    created_at: DateTime,
-    updated_at: DateTime,
+    created_at: DateTimeSchema,
+    updated_at: DateTimeSchema,
   })
   .openapi('Payout');
 
@@ -114,7 +109,7 @@ const PayoutList = listEnvelope(PayoutSchema).openapi('PayoutList');
 const Receipt = z
   .object({
     url: z.string().openapi({ description: 'Shareable public receipt page', example: 'https://api.example.com/r/3q2…' }),
-    confirmed_received_at: DateTime.nullable().openapi({ description: 'When the rail confirmed delivery (null before, and again after a refund)' }),
+    confirmed_received_at: DateTimeSchema.nullable().openapi({ description: 'When the rail confirmed delivery (null before, and again after a refund)' }),
   })
   .openapi('Receipt');
 

@@ -39,6 +39,19 @@ export const AmountSchema = z.string().openapi({
   example: '100.00',
 });
 
+/**
+ * Spec "Shared types" Fees: USDC Amounts charged on top of the source amount. A function, so each
+ * resource can name its own component (`PayoutFees`, `Fees` on a quote) or inline it.
+ */
+export const feesObject = () =>
+  z.object({
+    provider: AmountSchema,
+    service: AmountSchema,
+    fx_spread: AmountSchema,
+    total: AmountSchema,
+    currency: z.string().openapi({ example: 'USDC' }),
+  });
+
 /** An ISO 8601 duration such as `PT30M` or `P1D`. */
 export const DurationSchema = z.string().openapi({ description: 'ISO 8601 duration', example: 'PT30M' });
 
