@@ -270,7 +270,7 @@ describe('OpenAPI document', () => {
     expect(Object.keys(doc.body.paths)).toEqual(
       expect.arrayContaining(['/disbursements', '/disbursements/{id}', '/recipients', '/recipients/{id}', '/recipients/by-phone/{phone}', '/recipients/by-external-id/{externalId}', '/sandbox/fund']),
     );
-    const docs = await h.request('GET', '/docs');
+    const docs = await h.request('GET', '/docs/init.js');
     expect(docs.text).toContain('/sandbox/claim/v1/openapi.json');
   });
 });
