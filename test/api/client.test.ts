@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPayoutsClient, PayoutsApiError, unwrap, type PayoutsClient } from '../../clients/typescript';
+import { createPayoutsClient, createSurfaceClient, type Documents, PayoutsApiError, unwrap, type PayoutsClient } from '../../clients/typescript';
 import { createHarness, type Harness } from '../helpers/harness';
 
 /**
@@ -47,6 +47,12 @@ describe('typed client happy path', () => {
     expect(page.data.map((p) => p.id)).toContain(created.id);
     const balance = unwrap(await api.GET('/balance'));
     expect(balance.available).toBe('37.50');
+  });
+
+  it('createSurfaceClient types another surface by its generated paths (Surface C, sandbox)', async () => {
+    const guide = createSurfaceClient<Documents.SurfaceCSandbox.paths>({ baseUrl: 'http://payouts.test', base: '/sandbox/guide/v1', apiKey: biz.sandbox, fetch: inProcess });
+    const page = unwrap(await guide.GET('/payouts', { params: { query: { limit: 5 } } }));
+    expect(Array.isArray(page.data)).toBe(true);
   });
 });
 
