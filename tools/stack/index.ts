@@ -174,7 +174,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     if (process.env.STACK_KEEP_LOGS) log(`logs kept in ${dir}`);
     else rmSync(dir, { recursive: true, force: true });
   };
-  const onSignal = () => void stop().then(() => process.exit(130));
+  // On Ctrl-C or SIGTERM: kill everything synchronously (children SIGKILL, PostgreSQL immediate
+  // stop through its own exit hook) and leave; an async stop could be cut short.
+  const onSignal = () => {
+    stopped = true;
+    process.exit(130);
+  };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   cleanups.push(() => {
@@ -182,6 +187,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     process.removeListener('SIGTERM', onSignal);
   });
 
+  let temporal: DevServer = undefined as unknown as DevServer;
   try {
     const t0 = performance.now();
     const pg = await startPostgres({ statements: opts.statements });
@@ -191,9 +197,16 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     cleanups.push(() => db.destroy());
     await migrate(db);
 
+    const killTemporal = () => {
+      if (temporal?.process && temporal.process.exitCode === null) temporal.process.kill('SIGKILL');
+    };
+    process.on('exit', killTemporal);
+    cleanups.push(() => {
+      process.removeListener('exit', killTemporal);
+    });
     const temporalPort = await freePort();
     const dbFile = join(dir, 'temporal.sqlite');
-    let temporal = await startDevServer({ port: temporalPort, dbFile, headless: true });
+    temporal = await startDevServer({ port: temporalPort, dbFile, headless: true });
     cleanups.push(() => {
       temporal.process.kill('SIGKILL');
     });
@@ -235,6 +248,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // Never leave children behind, however this process ends.
     const killAll = () => {
       for (const p of [...apis, ...workers]) if (p.alive) p.child?.kill('SIGKILL');
+      if (process.env.STACK_KEEP_LOGS) console.log(`[stack] logs kept in ${dir}`);
+      else rmSync(dir, { recursive: true, force: true });
     };
     process.once('exit', killAll);
     cleanups.push(() => {
