@@ -10,7 +10,7 @@
  * `balances` rows equal the replay.
  */
 import { Client, Connection } from '@temporalio/client';
-import { temporal as temporalProto } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/schema';
 import { formatAmount, USDC } from '../../src/domain/money';
@@ -164,7 +164,7 @@ export async function audit(opts: {
     try {
       const history = await temporal.workflow.getHandle(id).fetchHistory();
       const types = (history.events ?? []).map((e) => {
-        const t = temporalProto.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType);
+        const t = proto.temporal.api.enums.v1.EventType[e.eventType ?? 0] ?? String(e.eventType);
         const marker = e.markerRecordedEventAttributes?.markerName;
         return `${t.replace(/^EVENT_TYPE_/, '')}${marker ? `(${marker})` : ''}`;
       });
