@@ -174,6 +174,18 @@ export async function audit(opts: {
       diagnostics.push(`${line}: history unavailable (${String(err)})`);
     }
   }
+  const batches = await sql<{ id: string; status: string; items: string }>`
+    select d.id, d.status, (select string_agg(s, ', ') from (select i.status || ' ' || count(*) as s from disbursement_items i where i.disbursement_id = d.id group by i.status) x) as items
+    from disbursements d where d.status in ('processing', 'paused')`.execute(db);
+  for (const b of batches.rows) {
+    let wf = 'NOT_FOUND';
+    try {
+      wf = (await temporal.workflow.getHandle(b.id).describe()).status.name;
+    } catch {
+      // not found
+    }
+    diagnostics.push(`${b.id} ${b.status}; items: ${b.items}; workflow ${wf}`);
+  }
   opts.diagnostics?.push(...diagnostics);
   await connection.close();
   const waiting = payouts.filter((p) => p.status === 'awaiting_claim').length;

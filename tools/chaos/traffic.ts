@@ -185,15 +185,19 @@ async function disbursementFlow(owner: ChaosClient, approver: ChaosClient, rng: 
   if (launched.status !== 200) return fail(`launch: HTTP ${launched.status} ${JSON.stringify(launched.body)}`);
   rec.steps.push('launched');
   await sleep(rng.int(100, 800));
-  const paused = await owner.send('POST', `/disbursements/${id}/pause`, { idem: `${idem}-pause` });
-  if (paused.status === 200) {
+  const paused = await owner.send('POST', `/disbursements/${id}/pause`, { idem: `${idem}-pause`, cut: rng.chance(0.3) });
+  // 409 invalid_state: already completed, or a retried pause whose first try was applied.
+  if (paused.status !== 200 && !(paused.status === 409 && paused.body?.error?.code === 'invalid_state')) {
+    return fail(`pause: HTTP ${paused.status} ${JSON.stringify(paused.body)}`);
+  }
+  const afterPause = await owner.send('GET', `/disbursements/${id}`);
+  if (afterPause.body?.status === 'paused') {
     rec.steps.push('paused');
     await sleep(rng.int(500, 2500));
     const resumed = await owner.send('POST', `/disbursements/${id}/resume`, { idem: `${idem}-resume`, cut: rng.chance(0.3) });
-    if (resumed.status !== 200) return fail(`resume: HTTP ${resumed.status} ${JSON.stringify(resumed.body)}`);
+    const afterResume = await owner.send('GET', `/disbursements/${id}`);
+    if (resumed.status !== 200 && afterResume.body?.status === 'paused') return fail(`resume: HTTP ${resumed.status} ${JSON.stringify(resumed.body)}`);
     rec.steps.push('resumed');
-  } else if (!(paused.status === 409 && paused.body?.error?.code === 'invalid_state')) {
-    return fail(`pause: HTTP ${paused.status} ${JSON.stringify(paused.body)}`);
   }
   const waitDone = async () => {
     const deadline = Date.now() + 180_000;
@@ -208,7 +212,8 @@ async function disbursementFlow(owner: ChaosClient, approver: ChaosClient, rng: 
   rec.finalStatus = d?.status ?? null;
   if (d?.status === 'completed_with_failures') {
     const retried = await owner.send('POST', `/disbursements/${id}/items/retry-failed`, { idem: `${idem}-retry`, cut: rng.chance(0.3) });
-    if (retried.status === 200) {
+    const retriedApplied = retried.status === 409 && retried.tries > 1 && retried.body?.error?.code === 'invalid_state';
+    if (retried.status === 200 || retriedApplied) {
       rec.steps.push('retry-failed');
       d = await waitDone();
       rec.finalStatus = d?.status ?? null;
