@@ -166,10 +166,12 @@ async function disbursementFlow(owner: ChaosClient, approver: ChaosClient, rng: 
     rec.error = msg;
     log.unexpected.push(`disbursement ${rec.id ?? '(new)'}: ${msg}`);
   };
-  const items = Array.from({ length: n }, () => {
+  const items: { channel: string; source_amount: string; recipient: typeof BANK_RECIPIENT; reference?: string }[] = Array.from({ length: n }, () => {
     const reference = rng.weighted(BANK_REFERENCES.filter(([, r]) => r !== 'sandbox:slow'));
     return { channel: 'spei_mxn', source_amount: amount(rng, 1, 10), recipient: BANK_RECIPIENT, ...(reference ? { reference } : {}) };
   });
+  // One item always fails with a retryable code, so that retry-failed has something to retry.
+  items[0]!.reference = 'sandbox:provider_timeout';
   const idem = nextKey(run, 'dsb');
   const created = await owner.send('POST', '/disbursements', { body: { name: `Chaos ${idem}`, items }, idem, cut: rng.chance(0.25) });
   if (created.status !== 201 && created.status !== 200) return fail(`create: HTTP ${created.status} ${JSON.stringify(created.body)}`);
@@ -182,7 +184,9 @@ async function disbursementFlow(owner: ChaosClient, approver: ChaosClient, rng: 
   if (approved.status !== 200) return fail(`approve: HTTP ${approved.status} ${JSON.stringify(approved.body)}`);
   rec.steps.push('approved');
   const launched = await owner.send('POST', `/disbursements/${id}/launch`, { idem: `${idem}-launch`, cut: rng.chance(0.3) });
-  if (launched.status !== 200) return fail(`launch: HTTP ${launched.status} ${JSON.stringify(launched.body)}`);
+  // A retried launch whose first try was applied finds the batch already running.
+  const launchApplied = launched.status === 409 && launched.tries > 1 && launched.body?.error?.code === 'invalid_state';
+  if (launched.status !== 200 && !launchApplied) return fail(`launch: HTTP ${launched.status} ${JSON.stringify(launched.body)}`);
   rec.steps.push('launched');
   await sleep(rng.int(100, 800));
   const paused = await owner.send('POST', `/disbursements/${id}/pause`, { idem: `${idem}-pause`, cut: rng.chance(0.3) });
@@ -212,7 +216,8 @@ async function disbursementFlow(owner: ChaosClient, approver: ChaosClient, rng: 
   rec.finalStatus = d?.status ?? null;
   if (d?.status === 'completed_with_failures') {
     const retried = await owner.send('POST', `/disbursements/${id}/items/retry-failed`, { idem: `${idem}-retry`, cut: rng.chance(0.3) });
-    const retriedApplied = retried.status === 409 && retried.tries > 1 && retried.body?.error?.code === 'invalid_state';
+    // 409 invalid_state: a retried request whose first try was applied, or nothing retryable left.
+    const retriedApplied = retried.status === 409 && retried.body?.error?.code === 'invalid_state';
     if (retried.status === 200 || retriedApplied) {
       rec.steps.push('retry-failed');
       d = await waitDone();
