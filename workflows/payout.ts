@@ -1,6 +1,6 @@
 /**
  * payoutWorkflow: the lifecycle of one payout (spec "Payout status"; src/domain/payout-state.ts;
- * DESIGN.md "Temporal conventions"). Workflow id = payout id. Pure orchestration: every read and
+ * docs/architecture.md "Workflow ids and task queues"). Workflow id = payout id. Pure orchestration: every read and
  * write is an activity (activities/payouts.ts), every wait a durable timer.
  *
  * Direct channels:  submitted -> delivering -> rail attempt 1..3 (retryable failures wait the
@@ -11,8 +11,10 @@
  * claim_link:       submitted -> awaiting_claim (claim link, 30-day window) -> on the `claim`
  *                   Update: claimed -> delivering -> the same delivery path; without a claim in the
  *                   window: failed with claim_expired (release); on the `cancel` Update: canceled.
+ *                   Started with `notify` (Surface C delivery channel), the notification step runs
+ *                   once the link is open (activity `payoutNotify`, retried; see notifyRecipient).
  *
- * Messages (defined here, next to the workflow): query `status`; Update `claim` ({method}) ->
+ * Messages (defined in workflows/payout.contract.ts): query `status`; Update `claim` ({method}) ->
  * 'claimed', accepted only while awaiting_claim; Update `cancel` -> 'canceled', accepted only while
  * pending or awaiting_claim. The search attribute PayoutStatus follows every transition: it is
  * upserted once per workflow task, before each wait and at the end, with the status reached. It
@@ -26,55 +28,36 @@
  */
 import type { RetryPolicy } from '@temporalio/common';
 import {
+  ActivityFailure,
   allHandlersFinished,
   condition,
-  defineQuery,
-  defineUpdate,
+  proxyActivities,
   proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { PayoutActivities } from '../activities/payouts';
 import type { PayoutFailureCode, PayoutStatus } from '../src/domain/payout-state';
-import { SA } from '../src/temporal/search-attributes';
-
-/** Workflow type name (workflow_starts.workflow_type). */
-export const PAYOUT_WORKFLOW_TYPE = 'payoutWorkflow';
-
-/** Delivery attempts before a retryable failure (provider_timeout) becomes final. */
-export const MAX_DELIVERY_ATTEMPTS = 3;
-
-/** Methods a claim-link recipient can choose when claiming (Surface B payoutMethod: bank_transfer shown). */
-export const CLAIM_METHODS = ['bank_transfer', 'mobile_money', 'wallet'] as const;
-/** One of {@link CLAIM_METHODS}. */
-export type ClaimMethod = (typeof CLAIM_METHODS)[number];
-
-/** Argument of payoutWorkflow (nothing secret: ids only). */
-export interface PayoutWorkflowInput {
-  payoutId: string;
-  /** Channel id; 'claim_link' takes the claim path. */
-  channel: string;
-}
-
-/** Result of payoutWorkflow: the final status. */
-export interface PayoutWorkflowResult {
-  payoutId: string;
-  status: PayoutStatus;
-}
-
-/** Query `status`: the payout's current status as the workflow knows it. */
-export const statusQuery = defineQuery<PayoutStatus>('status');
-/** Update `claim`: the recipient claims with a method; returns the new status ('claimed'). */
-export const claimUpdate = defineUpdate<PayoutStatus, [{ method: ClaimMethod }]>('claim');
-/** Update `cancel`: cancels a pending or unclaimed payout; returns 'canceled'. */
-export const cancelUpdate = defineUpdate<PayoutStatus, []>('cancel');
+import {
+  cancelUpdate,
+  CLAIM_METHODS,
+  claimUpdate,
+  ILLEGAL_PAYOUT_TRANSITION,
+  MAX_DELIVERY_ATTEMPTS,
+  NOTIFICATION_NOT_DELIVERABLE,
+  type PayoutActivities,
+  type PayoutNotificationActivities,
+  type PayoutWorkflowInput,
+  type PayoutWorkflowResult,
+  statusQuery,
+} from './payout.contract';
+import { SA } from './search-attributes.contract';
 
 const retry: RetryPolicy = {
   initialInterval: '500 milliseconds',
   backoffCoefficient: 2,
   maximumInterval: '30 seconds',
-  nonRetryableErrorTypes: ['IllegalPayoutTransition'],
+  nonRetryableErrorTypes: [ILLEGAL_PAYOUT_TRANSITION],
 };
 
 /**
@@ -83,6 +66,30 @@ const retry: RetryPolicy = {
  * server round trip per step (measured in README "Benchmarks"); retried like any activity.
  */
 const acts = proxyLocalActivities<PayoutActivities>({ startToCloseTimeout: '30 seconds', retry });
+
+/**
+ * The notification step (claim links started with `notify`): a regular activity, since it calls a
+ * provider, retried with backoff for up to an hour; each call carries the notification id as the
+ * provider's idempotency key (docs/surface-c.md "Notifications"). Giving up is recorded on the
+ * notification by a local activity; the payout keeps waiting for its claim either way.
+ */
+const notifyActs = proxyActivities<PayoutNotificationActivities>({
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '1 hour',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: [NOTIFICATION_NOT_DELIVERABLE] },
+});
+const notifyLocal = proxyLocalActivities<PayoutNotificationActivities>({ startToCloseTimeout: '30 seconds', retry });
+
+/** Runs the notification step; a final failure is recorded on the notification, never thrown. */
+async function notifyRecipient(payoutId: string): Promise<void> {
+  try {
+    await notifyActs.payoutNotify({ payoutId });
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    const error = err.cause?.message ?? err.message;
+    await notifyLocal.payoutNotificationFailed({ payoutId, error });
+  }
+}
 
 /** The payout lifecycle (see the file header). */
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutWorkflowResult> {
@@ -166,6 +173,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     const { claimWindowMs } = await acts.payoutOpenClaim({ payoutId });
     setStatus('awaiting_claim');
     const deadline = Date.now() + claimWindowMs;
+    if (input.notify) await notifyRecipient(payoutId);
     for (;;) {
       const remaining = deadline - Date.now();
       publish();

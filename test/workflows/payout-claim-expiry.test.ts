@@ -1,6 +1,6 @@
 /**
  * The real 30-day claim window of a claim-link payout, run in seconds on Temporal's time-skipping
- * test server (DESIGN.md "Tests": the time-skipping server only for timers). The payout lives in an
+ * test server (docs/architecture.md "Tests": the time-skipping server only for timers). The payout lives in an
  * in-memory PGlite database; the worker runs the real payoutWorkflow and payout activities.
  */
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -17,7 +17,8 @@ import { migrate, openDb } from '../../src/db/connection';
 import { resolveTestServer } from '../../src/temporal/binaries';
 import { typedAttributes } from '../../src/temporal/client';
 import { SA, SEARCH_ATTRIBUTE_NAMES } from '../../src/temporal/search-attributes';
-import { payoutWorkflow, statusQuery } from '../../workflows/payout';
+import { payoutWorkflow } from '../../workflows/payout';
+import { statusQuery } from '../../workflows/payout.contract';
 
 const DAY = 24 * 3600 * 1000;
 

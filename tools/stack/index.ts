@@ -180,8 +180,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     stopped = true;
     process.exit(130);
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   cleanups.push(() => {
     process.removeListener('SIGINT', onSignal);
     process.removeListener('SIGTERM', onSignal);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { sql } from 'kysely';
 import { ApiError, validationError } from '../../domain/errors';
 import type { AppEnv, Surface } from '../types';
 
@@ -16,7 +17,7 @@ export const IN_FLIGHT_TAKEOVER_MS = 60_000;
 const MAX_KEY_LENGTH = 255;
 
 /**
- * Stripe-style idempotency (DESIGN rule 6), stored in Postgres so it holds across API processes.
+ * Stripe-style idempotency (spec "Limits"; docs/architecture.md), stored in Postgres so it holds across API processes.
  * Per business, environment and surface: the first request's fingerprint (method, path, raw body)
  * and response are stored; a replay returns that response with `Idempotent-Replayed: true`; the
  * same key with another body is 409 idempotency_conflict; while the first is still running, 409
@@ -64,7 +65,7 @@ export function idempotency(
             locked_at: now,
             response_status: null,
             response_body: null,
-            response_headers: null as any,
+            response_headers: sql<string>`null`,
             expires_at: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS[surface]),
           })
           .onConflict((oc) => oc.columns(['business_id', 'environment', 'scope', 'key']).doNothing())
@@ -130,7 +131,9 @@ export function idempotency(
       const res = c.res;
       const status = res.status;
       const body = await res.clone().text();
-      const keep = status < 500 && !(status === 400 && body.includes('"validation_error"'));
+      // A 400 validation_error is not stored, in whatever code the surface renders it.
+      const invalid = status === 400 && (c.get('errorCode') === 'validation_error' || body.includes('"validation_error"'));
+      const keep = status < 500 && !invalid;
       if (keep) {
         const contentType = res.headers.get('Content-Type');
         await core.db
@@ -139,7 +142,7 @@ export function idempotency(
             state: 'done',
             response_status: status,
             response_body: body,
-            response_headers: JSON.stringify(contentType ? { 'Content-Type': contentType } : {}) as any,
+            response_headers: JSON.stringify(contentType ? { 'Content-Type': contentType } : {}),
           })
           .where('business_id', '=', scope.business_id)
           .where('environment', '=', scope.environment)
