@@ -19,7 +19,10 @@ const ToyErrorSchema = z
   .openapi('Error');
 const toyErrors = defineErrorVocabulary({
   schema: ToyErrorSchema,
-  codes: { insufficient_balance: { status: 422, code: 'balance_too_low' } },
+  codes: {
+    insufficient_balance: { status: 422, code: 'balance_too_low' },
+    validation_error: (e) => (e.param === 'phone' ? { code: 'invalid_phone' } : undefined),
+  },
   body: (e) => ({ error: e.code, message: e.message, details: { ...(e.details ?? {}), param: e.param, requestId: e.requestId } }),
 });
 const toyErrorResponses = errorResponsesOf(toyErrors);
@@ -27,7 +30,12 @@ const toyErrorResponses = errorResponsesOf(toyErrors);
 const echoRoute = createRoute({
   method: 'post',
   path: '/echo',
-  request: { body: { required: true, content: { 'application/json': { schema: z.object({ amountUsd: z.string().regex(/^\d+\.\d{2}$/) }) } } } },
+  request: {
+    body: {
+      required: true,
+      content: { 'application/json': { schema: z.object({ amountUsd: z.string().regex(/^\d+\.\d{2}$/), phone: z.string().startsWith('+').optional() }) } },
+    },
+  },
   responses: {
     200: { description: 'Echo', content: { 'application/json': { schema: z.object({ amountUsd: z.string(), businessId: z.string() }) } } },
     ...toyErrorResponses({ 400: 'bad request', 401: 'no key' }),
@@ -106,6 +114,11 @@ describe('surface factory: error', () => {
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ error: 'validation_error', details: { param: 'amountUsd', requestId: 'req_test' } });
     expect(ToyErrorSchema.safeParse(r.body).success).toBe(true);
+  });
+
+  it('a mapping can depend on the error: validation_error on phone becomes invalid_phone', async () => {
+    const r = await call('/sandbox/toy/v1/echo', { method: 'POST', key: biz.sandbox, body: { amountUsd: '5.00', phone: '555' } });
+    expect(r).toMatchObject({ status: 400, body: { error: 'invalid_phone', details: { param: 'phone' } } });
   });
 
   it("the vocabulary maps a core code to the surface's own status and code, keeping the core's details", async () => {
