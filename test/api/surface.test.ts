@@ -159,8 +159,8 @@ describe('surface registry', () => {
       const r = await h.request<{ servers: { url: string }[] }>('GET', m.openapiPath);
       expect([r.status, r.body.servers[0].url], m.openapiPath).toEqual([200, m.base]);
     }
-    const docs = await h.request('GET', '/docs');
-    for (const m of mounts) expect(docs.text, m.label).toContain(m.openapiPath);
+    const docs = await h.request('GET', '/docs/init.js');
+    for (const m of mounts) expect(docs.text, m.label).toContain(`"url":"${m.openapiPath}"`);
   });
 
   it('finds the surface and environment of a path by its base address; other paths are Surface A', () => {
