@@ -144,11 +144,13 @@ export interface paths {
         };
         /**
          * List payouts
-         * @description Newest first; cursor paging (limit 1..200, default 50; next_cursor).
+         * @description Newest first; cursor paging (limit 1..200, default 50; next_cursor); optional status filter.
          */
         get: {
             parameters: {
                 query?: {
+                    /** @description Only payouts in this Surface C status */
+                    status?: "pending" | "processing" | "completed" | "failed" | "canceled";
                     /** @description Page size, 1 to 200 (default 50) */
                     limit?: number;
                     /** @description Opaque cursor from next_cursor of the previous page */
@@ -169,7 +171,7 @@ export interface paths {
                         "application/json": components["schemas"]["PayoutList"];
                     };
                 };
-                /** @description validation_error (limit, cursor) */
+                /** @description validation_error (status, limit, cursor) */
                 400: {
                     headers: {
                         [name: string]: unknown;
