@@ -40,11 +40,14 @@
  *      title: 'Payouts API, Surface B (claim-flow disbursements)', description: '…', errors: surfaceBErrors,
  *      register: (app) => { registerDisbursementRoutes(app); … } });
  *    ```
- * 5. Add `surfaceB` to `SURFACES` in src/api/surfaces.ts. That is all: src/api/app.ts mounts it at
- *    both base addresses, `/docs` lists its two documents, errors of unmatched paths under its bases
- *    render in its shape, and test/api/security-matrix.test.ts checks every operation of its
- *    documents (401 without a key and with the other environment's key, 404 for another business's
- *    ids, error bodies in its shape).
+ * 5. Add `surfaceB` to `SURFACES` in src/api/surfaces.ts: src/api/app.ts mounts it at both base
+ *    addresses, `/docs` lists its two documents, errors of unmatched paths under its bases render in
+ *    its shape, and test/api/security-matrix.test.ts checks every operation of its documents (401
+ *    without a key and with the other environment's key, 404 for another business's ids, error
+ *    bodies in its shape).
+ * 6. Add the surface's entry to `SURFACE_FIXTURES` in test/api/security-matrix.test.ts: how to create
+ *    business 1's resources and which resource each path parameter names (until then the matrix
+ *    fails and says what is missing).
  */
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
