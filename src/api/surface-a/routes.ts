@@ -11,6 +11,8 @@ import { registerRecipientRoutes } from './recipients';
 import { registerWebhookRoutes } from './webhooks';
 import { registerVirtualAccountRoutes } from './virtual-accounts';
 import { registerDepositRoutes } from './deposits';
+import { registerPaymentLinkRoutes } from './payment-links';
+import { registerPaymentRequestRoutes } from './payment-requests';
 
 /** Every Surface A resource router, one module per resource (spec "Endpoints", Surface A). */
 export function registerSurfaceARoutes(app: OpenAPIHono<AppEnv>): void {
@@ -25,4 +27,6 @@ export function registerSurfaceARoutes(app: OpenAPIHono<AppEnv>): void {
   registerApiKeyRoutes(app);
   registerVirtualAccountRoutes(app);
   registerDepositRoutes(app);
+  registerPaymentLinkRoutes(app);
+  registerPaymentRequestRoutes(app);
 }
