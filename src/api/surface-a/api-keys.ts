@@ -2,11 +2,10 @@
  * Surface A API keys (spec "Endpoints": `POST /api-keys`, owner only; "Authentication" 3-5).
  * Parses and renders; src/core/api-keys.ts validates and issues.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { createApiKey } from '../../core/api-keys';
-import type { AppEnv } from '../types';
-import { AUTH_ERRORS, AmountSchema, errorResponses } from './catalog-schemas';
-import { newSurfaceARouter } from './index';
+import type { SurfaceRouter } from '../surface';
+import { AUTH_ERRORS, AmountSchema, DateTimeSchema, errorResponses, jsonContent } from './schemas';
 
 const PolicySchema = z
   .object({
@@ -34,7 +33,7 @@ const ApiKeySchema = z
     prefix: z.string().openapi({ description: 'Display prefix of the key', example: 'sk_test_Ab12' }),
     role: z.literal('member'),
     policy: PolicySchema.nullable(),
-    created_at: z.string().openapi({ format: 'date-time' }),
+    created_at: DateTimeSchema,
   })
   .openapi('ApiKey');
 
@@ -46,9 +45,9 @@ const createApiKeyRoute = createRoute({
   description:
     'Issues a member key of the same business and environment. A member key can do everything except create keys; ' +
     'on batches, the key that submits a disbursement can never approve it, so a second key is the approver.',
-  request: { body: { required: true, content: { 'application/json': { schema: ApiKeyCreateSchema } } } },
+  request: { body: { required: true, content: jsonContent(ApiKeyCreateSchema) } },
   responses: {
-    201: { description: 'The key, with its secret (shown this once)', content: { 'application/json': { schema: ApiKeySchema } } },
+    201: { description: 'The key, with its secret (shown this once)', content: jsonContent(ApiKeySchema) },
     ...errorResponses({
       400: 'validation_error (param name, policy.<field>, policy.channels.<i>)',
       ...AUTH_ERRORS,
@@ -57,12 +56,15 @@ const createApiKeyRoute = createRoute({
   },
 });
 
-/** Mounts `POST /api-keys` on the Surface A app (called from routes.ts). */
-export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>): void {
-  const router = newSurfaceARouter();
-  router.openapi(createApiKeyRoute, async (c) => {
+/** Request body of `POST /api-keys`. */
+export type ApiKeyCreateBody = z.infer<typeof ApiKeyCreateSchema>;
+/** Response body of `POST /api-keys` (the secret `key` is shown this once). */
+export type ApiKeyResponse = z.infer<typeof ApiKeySchema>;
+
+/** Registers `POST /api-keys` on the Surface A app. */
+export function registerApiKeyRoutes(app: SurfaceRouter): void {
+  app.openapi(createApiKeyRoute, async (c) => {
     const body = c.req.valid('json');
     return c.json(await createApiKey(c.get('core'), c.get('caller'), body), 201);
   });
-  app.route('/', router);
 }

@@ -2,16 +2,14 @@
  * Surface A payment links (spec "PaymentLink"; "Endpoints": GET/POST /payment-links,
  * GET/PATCH /payment-links/{id}). A thin adapter over src/core/payment-links/payment-links.ts.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
+import type { SurfaceRouter } from '../surface';
 import { createPaymentLink, getPaymentLink, listPaymentLinks, updatePaymentLink } from '../../core/payment-links/payment-links';
 import { PAYMENT_METHOD_TYPES } from '../../domain/funding';
 import { pageQuery } from '../pagination';
-import type { AppEnv } from '../types';
+import { ErrorSchema, jsonContent } from './schemas';
 
-const ErrorBody = z.object({
-  error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable(), request_id: z.string() }),
-});
-const error = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBody } } });
+const error = (description: string) => ({ description, content: jsonContent(ErrorSchema) });
 
 /** Spec "PaymentLink", plus object, created_at, updated_at. */
 export const PaymentLinkSchema = z
@@ -121,7 +119,7 @@ const patchDef = createRoute({
 });
 
 /** Registers POST/GET /payment-links and GET/PATCH /payment-links/{id}. */
-export function registerPaymentLinkRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerPaymentLinkRoutes(app: SurfaceRouter): void {
   app.openapi(createDef, async (c) => c.json(await createPaymentLink(c.get('core'), c.get('caller'), c.req.valid('json')), 201));
   app.openapi(listDef, async (c) => c.json(await listPaymentLinks(c.get('core'), c.get('caller'), c.req.valid('query')), 200));
   app.openapi(getDef, async (c) => c.json(await getPaymentLink(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));

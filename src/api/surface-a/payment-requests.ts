@@ -3,16 +3,14 @@
  * extensions GET /payment-requests/{id} and GET /payment-requests). A thin adapter over
  * src/core/payment-links/payment-requests.ts.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
+import type { SurfaceRouter } from '../surface';
 import { createPaymentRequest, getPaymentRequest, listPaymentRequests } from '../../core/payment-links/payment-requests';
 import { PAYMENT_REQUEST_STATUSES, VIRTUAL_ACCOUNT_CURRENCIES } from '../../domain/funding';
 import { pageQuery } from '../pagination';
-import type { AppEnv } from '../types';
+import { ErrorSchema, jsonContent } from './schemas';
 
-const ErrorBody = z.object({
-  error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable(), request_id: z.string() }),
-});
-const error = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBody } } });
+const error = (description: string) => ({ description, content: jsonContent(ErrorSchema) });
 const DateTime = z.string().openapi({ format: 'date-time' });
 
 /** Spec "PaymentRequest", plus object, payment_link_id, paid_at, deposit_id, created_at. */
@@ -97,7 +95,7 @@ const listDef = createRoute({
 });
 
 /** Registers POST/GET /payment-requests and GET /payment-requests/{id}. */
-export function registerPaymentRequestRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerPaymentRequestRoutes(app: SurfaceRouter): void {
   app.openapi(createDef, async (c) => c.json(await createPaymentRequest(c.get('core'), c.get('caller'), c.req.valid('json')), 201));
   app.openapi(getDef, async (c) => c.json(await getPaymentRequest(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
   app.openapi(listDef, async (c) => {
