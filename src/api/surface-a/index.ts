@@ -19,6 +19,7 @@ import { registerVirtualAccountRoutes } from './virtual-accounts';
 import { registerDepositRoutes } from './deposits';
 import { registerPaymentLinkRoutes } from './payment-links';
 import { registerPaymentRequestRoutes } from './payment-requests';
+import { registerWithdrawalRoutes } from './withdrawals';
 
 /** Every Surface A resource router, one module per resource (spec "Endpoints", Surface A). */
 export function registerSurfaceARoutes(app: SurfaceRouter): void {
@@ -35,6 +36,7 @@ export function registerSurfaceARoutes(app: SurfaceRouter): void {
   registerDepositRoutes(app);
   registerPaymentLinkRoutes(app);
   registerPaymentRequestRoutes(app);
+  registerWithdrawalRoutes(app);
 }
 
 /** Surface A's definition for the surface registry. */
