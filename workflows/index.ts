@@ -1,4 +1,4 @@
-/** Every workflow the worker runs; one workflow per file (DESIGN.md "Layout"). */
+/** Every workflow the worker runs; one workflow per file (docs/architecture.md "Workflow contracts"). */
 export {};
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { payoutWorkflow } from './payout';

@@ -1,7 +1,7 @@
 import { ApiError } from '../domain/errors';
 import { newId, randomToken } from '../domain/ids';
 import type { DbOrTx, Environment } from '../db/schema';
-import { hashKey } from '../api/middleware/auth';
+import { hashKey } from '../domain/api-keys';
 
 /** A freshly issued API key: the secret is returned once and stored only as its SHA-256. */
 export interface IssuedKey {
@@ -12,7 +12,7 @@ export interface IssuedKey {
 
 /**
  * Issues an API key of `environment` for a business (`sk_test_…` sandbox, `sk_live_…` live;
- * spec "Authentication"). Stores the hash and a display prefix (DESIGN rule 8).
+ * spec "Authentication"). Stores the hash and a display prefix (docs/architecture.md "Money rules", rule 8).
  */
 export async function issueKey(
   db: DbOrTx,

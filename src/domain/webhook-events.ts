@@ -79,7 +79,7 @@ export function endpointWantsEvent(patterns: readonly string[], type: string): b
 /**
  * A webhook delivery's retry schedule, all in milliseconds. Carried in the delivery workflow's input
  * (workflows cannot read the environment) and applied as the `deliverWebhook` activity's
- * RetryPolicy and timeouts (DESIGN "Webhook retries are activity retry policies, not loops").
+ * RetryPolicy and timeouts (docs/architecture.md "Workflow ids and task queues": webhook retries are the activity's retry policy, not a loop).
  */
 export interface WebhookRetrySchedule {
   /** Delay before the second attempt. */

@@ -27,6 +27,9 @@ import { createHarness, type Harness } from '../helpers/harness';
 const PUBLIC_ROUTES: readonly string[] = [
   'GET /health', // liveness and readiness; no tenant data
   'GET /docs', // Swagger UI over the OpenAPI documents
+  'GET /docs/init.js', // its configuration: the list of OpenAPI documents
+  'GET /docs/assets/:file', // Swagger UI's script, styles and icons (swagger-ui-dist)
+  'GET /metrics', // Prometheus metrics, no tenant data (METRICS_TOKEN protects it when set; docs/operations.md)
   'GET /', // redirect to /docs
   'GET /r/:token', // public receipt page: the unguessable token is the credential
   'GET /c/:token', // claim page of a claim-link payout: the token sent to the recipient is the credential
@@ -76,10 +79,14 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
         recipient: { type: 'service_user', handle: '@matrix' },
         source_amount: '5.00',
       }, 201);
-      // Virtual accounts and deposits exist only in the sandbox (no live banking partner):
-      // business 1's sandbox ones stand in for the live environment too.
-      const va = await ok('POST', '/sandbox/v1/virtual-accounts', biz.sandbox, { currency: 'USD' }, 201);
-      const deposit = await ok('POST', '/sandbox/v1/sandbox/deposits', biz.sandbox, { virtual_account_id: va.id, amount: '1.00', currency: 'USD' }, 201);
+      const sandboxAccount = await ok('POST', '/sandbox/v1/virtual-accounts', biz.sandbox, { currency: 'USD' }, 201);
+      const deposit = await ok('POST', '/sandbox/v1/sandbox/deposits', biz.sandbox, {
+        virtual_account_id: sandboxAccount.id,
+        amount: '10.00',
+        currency: 'USD',
+        reference: 'matrix',
+        sender_name: 'Matrix Sender',
+      }, 201);
       for (const env of ['sandbox', 'live'] as const) {
         const base = env === 'live' ? '/v1' : '/sandbox/v1';
         const key = biz[env];
@@ -107,7 +114,9 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
           disbursement: disbursement.id,
           disbursement_item: items.data[0].id,
           disbursement_revision: disbursement.revision_id,
-          virtual_account: va.id,
+          // No live banking partner ships, so no live virtual account can exist: the sandbox one stands in.
+          virtual_account: sandboxAccount.id,
+          // Deposits arrive only through the sandbox simulator: the sandbox one stands in for live.
           deposit: deposit.id,
           payment_link: link.id,
           payment_request: request.id,
@@ -130,6 +139,33 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       'POST /sandbox/payouts/{id}/claim': { json: { method: 'bank_transfer' } },
       'PATCH /payment-links/{id}': { json: { published: true } },
     },
+  },
+  C: {
+    async create(h, biz) {
+      const out = { live: {}, sandbox: {} } as Record<Environment, Record<string, string>>;
+      const ok = async (method: string, path: string, key: string, body: unknown, status: number) => {
+        const r = await h.request(method, path, { key, body });
+        expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);
+        return r.body;
+      };
+      await ok('POST', '/sandbox/guide/v1/sandbox/fund', biz.sandbox, { amount: '100' }, 200);
+      const payout = await ok('POST', '/sandbox/guide/v1/payouts', biz.sandbox, { email: 'matrix@example.com', amount: '5.00', currency: 'USD' }, 201);
+      for (const env of ['sandbox', 'live'] as const) {
+        const base = env === 'live' ? '/guide/v1' : '/sandbox/guide/v1';
+        const recipient = await ok('POST', `${base}/recipients`, biz[env], { phone_number: '+525512345678' }, 201);
+        await ok('POST', `${base}/webhooks`, biz[env], { url: 'https://example.com/hooks', events: ['payout.*'] }, 201);
+        // No live claim-link rail: business 1's sandbox payout stands in on live (as for Surface A).
+        out[env] = { payout: payout.id, recipient: recipient.id };
+      }
+      return out;
+    },
+    resourceOf(template, param) {
+      const segment = template.split('/')[1];
+      if (param === 'id' && segment === 'payouts') return 'payout';
+      if (param === 'id' && segment === 'recipients') return 'recipient';
+      throw new Error(`security matrix: no fixture for {${param}} of Surface C ${template}; add it to SURFACE_FIXTURES.C`);
+    },
+    bodies: {},
   },
 };
 
@@ -178,7 +214,7 @@ function ownedResourcePaths(): { url: string; key: string }[] {
 
 beforeAll(async () => {
   h = await createHarness({ worker: false });
-  biz1 = await h.business();
+  biz1 = await h.business({ verified: true }); // verified: virtual accounts need it
   biz2 = await h.business();
   for (const mount of surfaceMounts()) {
     const doc = await h.request<OpenApiDocument>('GET', mount.openapiPath);

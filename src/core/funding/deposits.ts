@@ -15,7 +15,7 @@
  * (src/sandbox/fx.ts), rounded down; fees (FX spread, card processing) are taken from it and shown.
  */
 import type { Selectable } from 'kysely';
-import { type ListEnvelope, paginate } from '../../api/pagination';
+import { type ListEnvelope, paginate } from '../paging';
 import type { DbOrTx } from '../../db/schema';
 import type { DepositsTable } from '../../db/tables/funding';
 import { ApiError, notFound, validationError } from '../../domain/errors';

@@ -16,13 +16,16 @@
  * are also locked, and unique indexes (deposits.payment_request_id, payment_requests.deposit_id)
  * make a double payment impossible even if that changed.
  */
-import type { Transaction } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
+import type { DepositsTable } from '../../db/tables/funding';
 import { type DepositMatchResult, normaliseReference } from '../../domain/funding';
 import type { Core } from '../context';
 import { emitEvent } from '../events';
 import { renderPaymentRequest } from '../payment-links/wire';
-import type { DepositRow } from './deposits';
+
+/** A stored deposit row (as deposits.ts DepositRow; declared here so matching does not import deposits.ts back). */
+type DepositRow = Selectable<DepositsTable>;
 
 /** What matching decided. */
 export interface MatchOutcome {

@@ -10,7 +10,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { Selectable } from 'kysely';
-import { type ListEnvelope, paginate } from '../../api/pagination';
+import { type ListEnvelope, paginate } from '../paging';
 import type { DbOrTx, Environment } from '../../db/schema';
 import type { VirtualAccountsTable } from '../../db/tables/funding';
 import { ApiError, notFound, validationError } from '../../domain/errors';
