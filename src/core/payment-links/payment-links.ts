@@ -10,7 +10,7 @@
  * - crypto: never, for now — no on-chain deposit address is issued for Surface A payment links.
  * A method that is not ready is kept on the link and left off its page until it becomes ready.
  */
-import { type ListEnvelope, paginate } from '../../api/pagination';
+import { type ListEnvelope, paginate } from '../paging';
 import type { DbOrTx, Environment } from '../../db/schema';
 import { notFound, validationError } from '../../domain/errors';
 import { PAYMENT_METHOD_TYPES, type PaymentMethodType } from '../../domain/funding';

@@ -5,7 +5,7 @@
  * States (src/domain/funding.ts): open -> paid (a deposit matched it, src/core/funding/matching.ts)
  * or open -> expired (paymentRequestWorkflow's durable timer; {@link expirePaymentRequest}).
  */
-import { type ListEnvelope, paginate } from '../../api/pagination';
+import { type ListEnvelope, paginate } from '../paging';
 import type { DbOrTx } from '../../db/schema';
 import { notFound, validationError } from '../../domain/errors';
 import { normaliseReference, PAYMENT_REQUEST_STATUSES, type PaymentRequestStatus } from '../../domain/funding';
