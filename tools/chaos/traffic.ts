@@ -60,6 +60,15 @@ export interface FundRecord {
   status: number;
 }
 
+/** One simulated bank transfer into the business's virtual account (POST /sandbox/deposits). */
+export interface DepositRecord {
+  externalId: string;
+  amount: string;
+  status: number;
+  /** Every deposit id any answer carried (must be one). */
+  ids: Set<string>;
+}
+
 export interface DisbursementRecord {
   id: string | null;
   items: number;
@@ -72,6 +81,7 @@ export interface DisbursementRecord {
 export interface TrafficLog {
   payouts: PayoutRecord[];
   funds: FundRecord[];
+  deposits: DepositRecord[];
   disbursements: DisbursementRecord[];
   reads: number;
   readErrors: number;
@@ -80,7 +90,7 @@ export interface TrafficLog {
 }
 
 export function newTrafficLog(): TrafficLog {
-  return { payouts: [], funds: [], disbursements: [], reads: 0, readErrors: 0, background: [], unexpected: [] };
+  return { payouts: [], funds: [], deposits: [], disbursements: [], reads: 0, readErrors: 0, background: [], unexpected: [] };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -244,12 +254,14 @@ export async function clientLoop(
   until: number,
   active: { disbursements: number },
   maxDisbursements = 2,
+  virtualAccountId: string | null = null,
 ): Promise<void> {
   while (Date.now() < until) {
     const op = rng.weighted([
       [50, 'payout'],
       [18, 'claim'],
       [6, 'fund'],
+      [virtualAccountId ? 6 : 0, 'deposit'],
       [20, 'read'],
       [6, 'disbursement'],
     ] as const);
@@ -262,6 +274,17 @@ export async function clientLoop(
       const f: FundRecord = { idem: nextKey(run, 'fund'), amount: amount(rng, 100, 2000), status: 0 };
       log.funds.push(f);
       f.status = (await owner.send('POST', '/sandbox/fund', { body: { amount: f.amount }, idem: f.idem, cut: rng.chance(0.3) })).status;
+    } else if (op === 'deposit' && virtualAccountId) {
+      // The sending bank's id dedupes the transfer; a cut request is retried with the same one.
+      const d: DepositRecord = { externalId: nextKey(run, 'dep'), amount: amount(rng, 50, 500), status: 0, ids: new Set() };
+      log.deposits.push(d);
+      const r = await owner.send('POST', '/sandbox/deposits', {
+        body: { virtual_account_id: virtualAccountId, amount: d.amount, currency: 'USD', external_id: d.externalId },
+        idem: d.externalId,
+        cut: rng.chance(0.3),
+      });
+      d.status = r.status;
+      if (r.body?.id) d.ids.add(r.body.id);
     } else if (op === 'read') {
       const r = rng.chance(0.5)
         ? await owner.send('GET', '/payouts?limit=50')
