@@ -149,12 +149,20 @@ async function createPayout(c: ChaosClient, rng: Rng, log: TrafficLog, run: stri
 async function claimLater(c: ChaosClient, rec: PayoutRecord, log: TrafficLog): Promise<void> {
   const id = [...rec.ids][0];
   if (!id) return;
-  const p = await waitPayout(c, id, (b) => b.status !== 'submitted', 60_000);
+  // On an overloaded machine a workflow start can lag minutes behind its payout (the relay).
+  const p = await waitPayout(c, id, (b) => b.status !== 'submitted', 300_000);
   if (p?.status !== 'awaiting_claim') {
     log.unexpected.push(`claim link ${id} was ${p?.status} before its claim`);
     return;
   }
-  const r = await c.send('POST', `/sandbox/payouts/${id}/claim`, { body: { method: 'bank_transfer' }, idem: `${rec.idem}-claim` });
+  let r = await c.send('POST', `/sandbox/payouts/${id}/claim`, { body: { method: 'bank_transfer' }, idem: `${rec.idem}-claim` });
+  // 409 while still awaiting_claim: an earlier try of this claim is still being applied; ask again.
+  for (let i = 0; i < 20 && r.status === 409 && r.tries > 1; i++) {
+    const now = await waitPayout(c, id, () => true, 0);
+    if (now?.status !== 'awaiting_claim') break;
+    await sleep(2000);
+    r = await c.send('POST', `/sandbox/payouts/${id}/claim`, { body: { method: 'bank_transfer' }, idem: `${rec.idem}-claim` });
+  }
   rec.claimStatus = r.status;
   // A retried claim (the first try's answer was lost) finds the payout already claimed and moving on.
   if (r.status === 409 && r.tries > 1 && r.body?.error?.code === 'invalid_state') {
@@ -214,7 +222,7 @@ async function disbursementFlow(owner: ChaosClient, approver: ChaosClient, rng: 
     rec.steps.push('resumed');
   }
   const waitDone = async () => {
-    const deadline = Date.now() + 180_000;
+    const deadline = Date.now() + 600_000;
     for (;;) {
       const g = await owner.send('GET', `/disbursements/${id}`);
       if (g.status === 200 && (g.body.status === 'completed' || g.body.status === 'completed_with_failures')) return g.body;
@@ -237,7 +245,7 @@ async function disbursementFlow(owner: ChaosClient, approver: ChaosClient, rng: 
       return fail(`retry-failed: HTTP ${retried.status} ${JSON.stringify(retried.body)}`);
     }
   }
-  if (rec.finalStatus !== 'completed' && rec.finalStatus !== 'completed_with_failures') fail(`still ${rec.finalStatus} after 180 s`);
+  if (rec.finalStatus !== 'completed' && rec.finalStatus !== 'completed_with_failures') fail(`still ${rec.finalStatus} after 600 s`);
 }
 
 /**
