@@ -254,6 +254,31 @@ export async function audit(opts: {
       `(${cutPayouts} payout requests had their connection cut first); ${fundNotOnce} of ${fundOk.length} fundings not exactly one posting (${cutFunds} sent)`,
   );
 
+  // 5b. Deposits: each transfer (external id) one deposit, credited by exactly one posting of its net amount.
+  if (traffic.deposits.length > 0) {
+    const deps = await db
+      .selectFrom('deposits')
+      .select(['id', 'external_id', 'status', 'net_amount'])
+      .where('business_id', '=', businessId)
+      .where('environment', '=', 'sandbox')
+      .execute();
+    const byExternal = new Map<string, number>();
+    for (const d of deps) byExternal.set(d.external_id, (byExternal.get(d.external_id) ?? 0) + 1);
+    const credit = new Map<string, bigint[]>();
+    for (const p of postings) {
+      const m = /^deposit:([^:]+):credit$/.exec(p.key);
+      if (m) credit.set(m[1]!, [...(credit.get(m[1]!) ?? []), BigInt(p.amount)]);
+    }
+    const answered = traffic.deposits.filter((d) => d.status === 200 || d.status === 201);
+    const notOnce = answered.filter((d) => byExternal.get(d.externalId) !== 1 || d.ids.size !== 1).length;
+    const badCredit = deps.filter((d) => d.status !== 'credited' || (credit.get(d.id) ?? []).length !== 1 || credit.get(d.id)![0] !== BigInt(d.net_amount)).length;
+    add(
+      'deposits: each transfer one deposit, credited exactly once',
+      notOnce === 0 && badCredit === 0,
+      `${traffic.deposits.length} transfers sent (${answered.length} answered), ${deps.length} deposits; ${notOnce} transfers not exactly one deposit; ${badCredit} deposits not credited exactly once with their net amount`,
+    );
+  }
+
   // 6. Webhooks: every event got a 2xx at least once; nothing delivered again after a recorded 2xx.
   const events = await db
     .selectFrom('events')

@@ -50,7 +50,7 @@ export class ChaosClient {
    * `idem`: the Idempotency-Key sent with every try.
    */
   async send(method: string, path: string, opts: { body?: unknown; idem?: string; cut?: boolean; deadlineMs?: number } = {}): Promise<Answer> {
-    const deadline = Date.now() + (opts.deadlineMs ?? 120_000);
+    const deadline = Date.now() + (opts.deadlineMs ?? 300_000);
     const headers: Record<string, string> = { Authorization: `Bearer ${this.key}` };
     if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
     if (opts.idem) headers['Idempotency-Key'] = opts.idem;
