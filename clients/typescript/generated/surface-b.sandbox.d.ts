@@ -890,6 +890,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Each event is POSTed as {id, type, createdAt, data: {id, status, recipientPhone, amountUsd, reference, payoutMethod, deliveredAt}} with X-Service-Signature: sha256=<hex HMAC-SHA256 of the raw body with your secret> (compare in constant time). Answer 2xx within 10 s; otherwise attempts follow at +5 min, +30 min, +2 h and +12 h (five in all).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookCreate"];
+                };
+            };
+            responses: {
+                /** @description The endpoint */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+                /** @description validation_error (url, events.<i>, secret) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error (quote details.requestId) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1115,6 +1203,44 @@ export interface components {
         SandboxFund: {
             /** @example 25.00 */
             amountUsd: string;
+            /**
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @example payroll-2026-03-row-17
+             */
+            idempotencyKey?: string;
+        };
+        /** @description The secret is never returned (you chose it) */
+        WebhookEndpoint: {
+            /** @example we_01k0000000000000000000000 */
+            id: string;
+            url: string;
+            events: string[];
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+        };
+        WebhookCreate: {
+            /**
+             * Format: uri
+             * @description HTTPS address receiving the events (sandbox: http to localhost / 127.0.0.0/8 / [::1] too)
+             * @example https://example.com/hooks/claims
+             */
+            url: string;
+            /**
+             * @description Event types: disbursement.created, disbursement.claimed, disbursement.delivered, disbursement.failed, disbursement.expired, disbursement.cancelled, deposit.received, deposit.credited; or a wildcard: *, disbursement.*, deposit.*.
+             * @example [
+             *       "disbursement.*",
+             *       "deposit.credited"
+             *     ]
+             */
+            events: string[];
+            /**
+             * @description Your signing secret (16 to 256 characters): X-Service-Signature = sha256=<hex HMAC-SHA256 of the raw body with it>
+             * @example my-very-long-signing-secret
+             */
+            secret: string;
             /**
              * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
              * @example payroll-2026-03-row-17
