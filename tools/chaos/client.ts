@@ -45,6 +45,11 @@ export class ChaosClient {
     return new ChaosClient(this.origin, key, this.rng, this.stats, this.prefix);
   }
 
+  /** The same client on another base path (e.g. `/sandbox/guide/v1` for Surface C). */
+  withPrefix(prefix: string): ChaosClient {
+    return new ChaosClient(this.origin, this.key, this.rng, this.stats, prefix);
+  }
+
   /**
    * Sends until definitive. `cut`: the first try is aborted after 0-40 ms (the connection cut).
    * `idem`: the Idempotency-Key sent with every try.

@@ -90,16 +90,17 @@ async function quiesce(stack: Stack, timeoutMs: number): Promise<{ ok: boolean; 
   let detail = '';
   let lastSaid = 0;
   for (;;) {
-    const r = await sql<{ payouts: string; batches: string; events: string; deliveries: string; starts: string; deposits: string }>`
+    const r = await sql<{ payouts: string; batches: string; events: string; deliveries: string; starts: string; deposits: string; notifications: string }>`
       select
         (select count(*) from payouts where status in ('pending', 'submitted', 'delivering', 'claimed'))::text as payouts,
         (select count(*) from disbursements where status in ('processing', 'paused'))::text as batches,
         (select count(*) from events where dispatched_at is null)::text as events,
         (select count(*) from webhook_deliveries where status = 'pending')::text as deliveries,
         (select count(*) from workflow_starts where started_at is null)::text as starts,
-        (select count(*) from deposits where status <> 'credited')::text as deposits`.execute(stack.db);
+        (select count(*) from deposits where status <> 'credited')::text as deposits,
+        (select count(*) from notifications where status = 'pending')::text as notifications`.execute(stack.db);
     const row = r.rows[0]!;
-    detail = `payouts in flight ${row.payouts}, batches running ${row.batches}, undispatched events ${row.events}, pending deliveries ${row.deliveries}, unstarted workflows ${row.starts}, deposits not credited ${row.deposits}`;
+    detail = `payouts in flight ${row.payouts}, batches running ${row.batches}, undispatched events ${row.events}, pending deliveries ${row.deliveries}, unstarted workflows ${row.starts}, deposits not credited ${row.deposits}, notifications pending ${row.notifications}`;
     if (Object.values(row).every((v) => v === '0')) return { ok: true, detail };
     if (Date.now() > deadline) return { ok: false, detail };
     if (Date.now() - lastSaid > 15_000) {
@@ -146,6 +147,11 @@ async function main(): Promise<number> {
     const va = await owner.send('POST', '/virtual-accounts', { body: { currency: 'USD' }, idem: `${run}-va` });
     const virtualAccountId: string | null = va.status === 201 ? va.body.id : null;
     say(virtualAccountId ? `virtual account ${virtualAccountId} for deposits` : `no deposits (POST /virtual-accounts: HTTP ${va.status})`);
+    // Surface C payouts, when the service has the payout guide.
+    const guideClient = owner.withPrefix('/sandbox/guide/v1');
+    const guideRecipient = await guideClient.send('POST', '/recipients', { body: { phone_number: '+525512345678', country: 'MX' }, idem: `${run}-c-rcp` });
+    const guide = guideRecipient.status === 201 || guideRecipient.status === 200 ? { client: guideClient, recipientId: String(guideRecipient.body.id) } : null;
+    say(guide ? `Surface C recipient ${guide.recipientId}` : `no Surface C traffic (POST /sandbox/guide/v1/recipients: HTTP ${guideRecipient.status})`);
     const traffic = newTrafficLog();
     const faultLog: Fault[] = [];
     const start = Date.now();
@@ -166,7 +172,7 @@ async function main(): Promise<number> {
     await Promise.all([
       faults(stack, rng.fork(), start, until, faultLog),
       receiverPlan,
-      ...Array.from({ length: clients }, () => clientLoop(owner, approver, rng.fork(), traffic, run, until, active, 2, virtualAccountId)),
+      ...Array.from({ length: clients }, () => clientLoop(owner, approver, rng.fork(), traffic, run, until, active, 2, virtualAccountId, guide)),
     ]);
     clearInterval(progress);
     say(`traffic over; waiting for ${traffic.background.length} background flows (claims, disbursements)`);
@@ -196,6 +202,7 @@ async function main(): Promise<number> {
         [
           ['bank payouts accepted (every sandbox outcome)', String(kinds('bank'))],
           ['claim links accepted (claimed / left waiting / left to expire)', `${kinds('claim')} (${plans('claim')} / ${plans('wait')} / ${plans('expire')})`],
+          ['Surface C payouts accepted (claim links notified by sms)', String(kinds('guide'))],
           ['payout requests answered other than 201', String(traffic.payouts.filter((p) => p.status !== 201).length)],
           ['fundings', String(traffic.funds.length)],
           ['deposits (simulated bank transfers into a virtual account)', String(traffic.deposits.length)],

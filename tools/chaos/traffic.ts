@@ -42,7 +42,8 @@ const PHONE_RECIPIENT = { type: 'phone', number: '+525512345678' };
 /** What the clients were told about one POST /payouts (all tries share the Idempotency-Key). */
 export interface PayoutRecord {
   idem: string;
-  kind: 'bank' | 'claim';
+  /** bank: Surface A spei_mxn; claim: Surface A claim_link; guide: Surface C payout (a claim link, notified by sms). */
+  kind: 'bank' | 'claim' | 'guide';
   reference: string;
   /** Claim links: claimed by the recipient, left waiting, or left to expire. */
   plan: 'claim' | 'wait' | 'expire' | null;
@@ -263,6 +264,7 @@ export async function clientLoop(
   active: { disbursements: number },
   maxDisbursements = 2,
   virtualAccountId: string | null = null,
+  guide: { client: ChaosClient; recipientId: string } | null = null,
 ): Promise<void> {
   while (Date.now() < until) {
     const op = rng.weighted([
@@ -270,6 +272,7 @@ export async function clientLoop(
       [18, 'claim'],
       [6, 'fund'],
       [virtualAccountId ? 6 : 0, 'deposit'],
+      [guide ? 5 : 0, 'guide'],
       [20, 'read'],
       [6, 'disbursement'],
     ] as const);
@@ -293,6 +296,17 @@ export async function clientLoop(
       });
       d.status = r.status;
       if (r.body?.id) d.ids.add(r.body.id);
+    } else if (op === 'guide' && guide) {
+      // Surface C: a claim link of `amount` USD, the recipient notified by sms; never claimed here.
+      const rec: PayoutRecord = { idem: nextKey(run, 'c'), kind: 'guide', reference: '', plan: 'wait', status: 0, ids: new Set(), cut: rng.chance(0.25) };
+      log.payouts.push(rec);
+      const r = await guide.client.send('POST', '/payouts', {
+        body: { recipient_id: guide.recipientId, amount: amount(rng), currency: 'USD', delivery_channel: 'sms', destination: '+525512345678', notification: { send: true, language: 'es' } },
+        idem: rec.idem,
+        cut: rec.cut,
+      });
+      rec.status = r.status;
+      if (r.body?.id) rec.ids.add(r.body.id);
     } else if (op === 'read') {
       const r = rng.chance(0.5)
         ? await owner.send('GET', '/payouts?limit=50')
