@@ -1,6 +1,7 @@
 import type { Core } from '../src/core/context';
 import type { DepositActivities } from '../workflows/deposit.contract';
 import type { DisbursementActivities } from '../workflows/disbursement.contract';
+import type { PaymentRequestActivities } from '../workflows/payment-request.contract';
 import type { PayoutActivities, PayoutNotificationActivities } from '../workflows/payout.contract';
 import type { WebhookDeliveryActivities } from '../workflows/webhook-delivery.contract';
 import { createDisbursementActivities } from './disbursements';
@@ -14,7 +15,8 @@ export type Activities = WebhookDeliveryActivities &
   PayoutActivities &
   PayoutNotificationActivities &
   DisbursementActivities &
-  DepositActivities;
+  DepositActivities &
+  PaymentRequestActivities;
 
 /**
  * Every activity of the service, built over the one core (docs/architecture.md "Activities").

@@ -1,6 +1,6 @@
 /**
  * Surface B's disbursement status as a view of the core payout (spec "Disbursement status (Surface
- * B)"; DESIGN "One core, three surfaces"). A Surface B disbursement IS a claim-link payout; its
+ * B)"; docs/architecture.md "Surfaces"). A Surface B disbursement IS a claim-link payout; its
  * status is computed from the payout's status, `claim_started_at` and failure code:
  *
  * | Surface B  | core payout                                                           |
