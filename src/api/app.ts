@@ -4,6 +4,8 @@ import { bodyLimit } from 'hono/body-limit';
 import type { Core } from '../core/context';
 import { ApiError } from '../domain/errors';
 import { errorResponse, toApiError } from './errors';
+import { hostileInput } from './middleware/hostile-input';
+import { methodNotAllowed, RouteTable } from './middleware/method-not-allowed';
 import { requestId } from './middleware/request-id';
 import { createSurfaceA } from './surface-a';
 import { registerPages } from './pages';
@@ -40,6 +42,10 @@ export function createApp(core: Core): Hono<AppEnv> {
       },
     }),
   );
+  // Before routing: 405 for undeclared methods, 400 for NUL/surrogates and over-deep JSON (issue #13).
+  const routes = new RouteTable(app);
+  app.use('*', methodNotAllowed(routes));
+  app.use('*', hostileInput(routes));
   app.onError((err, c) => errorResponse(c, toApiError(err)));
 
   app.get('/health', async (c) => {
