@@ -12,6 +12,7 @@ import {
 } from '../domain/webhook-events';
 import type { Environment } from '../db/schema';
 import type { Caller, Core } from './context';
+import { checkWebhookDestination, guardedPost, RefusedDestinationError } from './net-guard';
 import { SURFACE_A_SIGNATURE_HEADER, signSurfaceA } from './webhook-signature';
 import { enqueueWorkflowStart, flushWorkflowStart } from './workflow-starts';
 
@@ -22,8 +23,9 @@ import { enqueueWorkflowStart, flushWorkflowStart } from './workflow-starts';
  *
  * Choices where the spec is silent:
  * - URL: https only; http to a loopback host (localhost, 127.0.0.0/8, [::1]) is accepted in the
- *   sandbox for local receivers, refused on live. At most 2,048 characters. Private (non-loopback)
- *   addresses over https are not blocked.
+ *   sandbox for local receivers, refused on live. At most 2,048 characters. The host must be public
+ *   (src/core/net-guard.ts: no private, link-local, metadata, ... address; loopback in the sandbox
+ *   only), checked at registration and again at every delivery (docs/security.md).
  * - Events: known Surface A types (plus `payout.canceled`) or a family wildcard / `*`; an unknown
  *   name is 400 `events.<i>` rather than silently never matching. Duplicates are dropped.
  * - Delete is a soft delete (`deleted_at`): the endpoint disappears from the API at once, pending
@@ -133,6 +135,12 @@ export async function createWebhookEndpoint(
 ): Promise<CreatedWebhookEndpoint> {
   const url = validateWebhookUrl(input.url, caller.environment);
   const events = validateEventPatterns(input.events);
+  try {
+    await checkWebhookDestination(url, caller.environment);
+  } catch (err) {
+    if (err instanceof RefusedDestinationError) throw validationError('url', `url is refused: ${err.reason}; webhooks are delivered to public addresses only`);
+    throw err;
+  }
   const secret = `whsec_${randomToken(24)}`;
   const row = await core.db
     .insertInto('webhook_endpoints')
@@ -328,7 +336,7 @@ export type WebhookAttemptOutcome =
 function describeFetchError(err: unknown): string {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `no answer within ${WEBHOOK_HTTP_TIMEOUT_MS / 1000} s`;
-  const cause = e?.cause?.code ?? e?.cause?.message;
+  const cause = e?.cause?.code ?? e?.cause?.message ?? (err as { code?: string })?.code;
   return cause ? `${e.message ?? 'request failed'} (${cause})` : (e?.message ?? String(err));
 }
 
@@ -356,6 +364,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
       'w.url',
       'w.secret',
       'w.deleted_at',
+      'w.environment as endpoint_environment',
     ])
     .where('d.id', '=', deliveryId)
     .executeTakeFirst();
@@ -378,18 +387,16 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
   let error: string | null = null;
   const started = performance.now();
   try {
-    const res = await fetch(row.url, {
-      method: 'POST',
+    // Public addresses only, checked again now (a DNS answer can change); redirects not followed.
+    statusCode = await guardedPost(row.url, {
+      environment: row.endpoint_environment,
       headers,
       body: rawBody,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(WEBHOOK_HTTP_TIMEOUT_MS),
+      timeoutMs: WEBHOOK_HTTP_TIMEOUT_MS,
     });
-    statusCode = res.status;
-    await res.body?.cancel().catch(() => {});
     if (statusCode < 200 || statusCode > 299) error = `endpoint answered HTTP ${statusCode}`;
   } catch (err) {
-    error = `endpoint unreachable: ${describeFetchError(err)}`;
+    error = err instanceof RefusedDestinationError ? `endpoint address refused: ${err.reason}` : `endpoint unreachable: ${describeFetchError(err)}`;
   }
   const durationMs = Math.round(performance.now() - started);
   const ok = error === null;
