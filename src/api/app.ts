@@ -7,6 +7,7 @@ import { errorResponse, toApiError } from './errors';
 import { hostileInput } from './middleware/hostile-input';
 import { methodNotAllowed, RouteTable } from './middleware/method-not-allowed';
 import { requestId } from './middleware/request-id';
+import { securityHeaders } from './middleware/security-headers';
 import { createSurfaceA } from './surface-a';
 import { registerPages } from './pages';
 import type { AppEnv, Surface } from './types';
@@ -33,6 +34,7 @@ export function createApp(core: Core): Hono<AppEnv> {
     await next();
   });
   app.use('*', requestId);
+  app.use('*', securityHeaders);
   app.use(
     '*',
     bodyLimit({

@@ -4,6 +4,7 @@
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { createApiKey } from '../../core/api-keys';
+import { idempotency } from '../middleware/idempotency';
 import type { AppEnv } from '../types';
 import { AUTH_ERRORS, AmountSchema, errorResponses } from './catalog-schemas';
 import { newSurfaceARouter } from './index';
@@ -30,7 +31,12 @@ const ApiKeySchema = z
     id: z.string().openapi({ example: 'key_01k0000000000000000000000' }),
     object: z.literal('api_key'),
     name: z.string(),
-    key: z.string().openapi({ description: 'The secret key. Returned once, in this response only.', example: 'sk_test_…' }),
+    key: z.string().optional().openapi({
+      description:
+        'The secret key. Returned once, in the first response only: an idempotent replay (Idempotent-Replayed: true) ' +
+        'answers without it and says so in the header Secret-Omitted: key.',
+      example: 'sk_test_…',
+    }),
     prefix: z.string().openapi({ description: 'Display prefix of the key', example: 'sk_test_Ab12' }),
     role: z.literal('member'),
     policy: PolicySchema.nullable(),
@@ -45,14 +51,20 @@ const createApiKeyRoute = createRoute({
   summary: 'Create an API key (owner only)',
   description:
     'Issues a member key of the same business and environment. A member key can do everything except create keys; ' +
-    'on batches, the key that submits a disbursement can never approve it, so a second key is the approver.',
-  request: { body: { required: true, content: { 'application/json': { schema: ApiKeyCreateSchema } } } },
+    'on batches, the key that submits a disbursement can never approve it, so a second key is the approver. ' +
+    'Send an Idempotency-Key: a retry then never mints a second key (the replay answers without the key).',
+  middleware: [idempotency('A', { secretFields: ['key'] })] as const,
+  request: {
+    headers: z.object({ 'Idempotency-Key': z.string().optional().openapi({ description: 'Makes a retried request safe' }) }),
+    body: { required: true, content: { 'application/json': { schema: ApiKeyCreateSchema } } },
+  },
   responses: {
     201: { description: 'The key, with its secret (shown this once)', content: { 'application/json': { schema: ApiKeySchema } } },
     ...errorResponses({
       400: 'validation_error (param name, policy.<field>, policy.channels.<i>)',
       ...AUTH_ERRORS,
       403: 'permission_denied: only the owner key creates keys',
+      409: 'idempotency_conflict or idempotency_in_flight',
     }),
   },
 });
