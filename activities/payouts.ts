@@ -1,13 +1,13 @@
 /**
- * Activities of payoutWorkflow (workflows/payout.ts): storage (src/core/payouts.ts transitions and
- * attempts) and the rail (src/sandbox/rails.ts). Every activity is idempotent, so Temporal's
- * retries are safe: transitions are guarded by the transition table and no-op when already done,
- * postings and events are keyed, an attempt keeps its first provider reference and result.
+ * Activities of payoutWorkflow (contract: workflows/payout.contract.ts): storage (src/core/payouts
+ * transitions and attempts) and the rail (src/sandbox/rails.ts). Every activity is idempotent, so
+ * Temporal's retries are safe: transitions are guarded by the transition table and no-op when
+ * already done, postings and events are keyed, an attempt keeps its first provider reference and
+ * result.
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Core } from '../src/core/context';
 import {
-  type AttemptResult,
   IllegalPayoutTransitionError,
   openClaim,
   recordAttemptProviderReference,
@@ -15,28 +15,23 @@ import {
   recordAttemptStart,
   transitionPayout,
 } from '../src/core/payouts';
-import type { PayoutFailureCode, PayoutStatus } from '../src/domain/payout-state';
-import { type RailAttemptResult, sandboxClaimWindowMs, simulateRailAttempt } from '../src/sandbox/rails';
+import type { PayoutStatus } from '../src/domain/payout-state';
+import { sandboxClaimWindowMs, simulateRailAttempt } from '../src/sandbox/rails';
+import {
+  ILLEGAL_PAYOUT_TRANSITION,
+  NO_RAIL_ADAPTER,
+  type PayoutActivities,
+  type PayoutTransitionInput,
+} from '../workflows/payout.contract';
 
-/** Input of payoutTransition: JSON-safe form of TransitionPatch (src/core/payouts.ts). */
-export interface PayoutTransitionInput {
-  payoutId: string;
-  to: PayoutStatus;
-  failure?: { code: PayoutFailureCode; message: string };
-  providerReference?: string | null;
-  claimMethod?: string;
-  attempt?: AttemptResult & { number: number };
-}
-
-/** Non-retryable failure type of a move the transition table forbids. */
-export const ILLEGAL_TRANSITION = 'IllegalPayoutTransition';
+export type { PayoutActivities, PayoutTransitionInput };
 
 async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (err instanceof IllegalPayoutTransitionError) {
-      throw ApplicationFailure.create({ type: ILLEGAL_TRANSITION, message: err.message, nonRetryable: true });
+      throw ApplicationFailure.create({ type: ILLEGAL_PAYOUT_TRANSITION, message: err.message, nonRetryable: true });
     }
     throw err;
   }
@@ -46,7 +41,7 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T> {
 export function createPayoutActivities(core: Core) {
   return {
     /** transitionPayout (one transaction: projection, money, event). Returns the status now stored. */
-    async payoutTransition(input: PayoutTransitionInput): Promise<{ status: PayoutStatus }> {
+    async payoutTransition(input: PayoutTransitionInput) {
       const { payoutId, to, ...patch } = input;
       const row = await guarded(() => transitionPayout(core, payoutId, to, patch));
       return { status: row.status as PayoutStatus };
@@ -56,7 +51,7 @@ export function createPayoutActivities(core: Core) {
      * submitted -> awaiting_claim with a claim token and claim_expires_at (30 days; 2 s under the
      * sandbox magic reference `sandbox:claim_expired`). Returns the claim window left, in ms.
      */
-    async payoutOpenClaim(input: { payoutId: string }): Promise<{ claimWindowMs: number }> {
+    async payoutOpenClaim(input: { payoutId: string }) {
       const current = await core.db.selectFrom('payouts').select('reference').where('id', '=', input.payoutId).executeTakeFirstOrThrow();
       const row = await guarded(() => openClaim(core, input.payoutId, sandboxClaimWindowMs(current.reference)));
       const left = (row.claim_expires_at?.getTime() ?? core.now().getTime()) - core.now().getTime();
@@ -68,14 +63,14 @@ export function createPayoutActivities(core: Core) {
      * the provider reference it gives. A retried activity reuses the attempt's stored reference.
      * Only the sandbox rail exists: a live payout fails this activity without retry.
      */
-    async payoutRailAttempt(input: { payoutId: string; attempt: number }): Promise<RailAttemptResult> {
+    async payoutRailAttempt(input: { payoutId: string; attempt: number }) {
       const payout = await core.db
         .selectFrom('payouts')
         .select(['environment', 'rail', 'reference'])
         .where('id', '=', input.payoutId)
         .executeTakeFirstOrThrow();
       if (payout.environment !== 'sandbox') {
-        throw ApplicationFailure.create({ type: 'NoRailAdapter', message: `No live adapter for rail ${payout.rail}`, nonRetryable: true });
+        throw ApplicationFailure.create({ type: NO_RAIL_ADAPTER, message: `No live adapter for rail ${payout.rail}`, nonRetryable: true });
       }
       const attempt = await recordAttemptStart(core, input.payoutId, input.attempt);
       const result = simulateRailAttempt({
@@ -90,12 +85,9 @@ export function createPayoutActivities(core: Core) {
     },
 
     /** Records the result of an attempt that will be retried (idempotent). */
-    async payoutAttemptResult(input: AttemptResult & { payoutId: string; number: number }): Promise<void> {
+    async payoutAttemptResult(input) {
       const { payoutId, number, ...result } = input;
       await recordAttemptResult(core, payoutId, number, result);
     },
-  };
+  } satisfies PayoutActivities;
 }
-
-/** The activity interface payoutWorkflow proxies. */
-export type PayoutActivities = ReturnType<typeof createPayoutActivities>;

@@ -2,14 +2,14 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Core } from '../src/core/context';
 import { attemptWebhookDelivery, markWebhookDeliveryFailed } from '../src/core/webhooks';
+import {
+  type DeliverWebhookResult,
+  WEBHOOK_ATTEMPT_FAILED,
+  WEBHOOK_DELIVERY_NOT_FOUND,
+  type WebhookDeliveryActivities,
+} from '../workflows/webhook-delivery.contract';
 
-/** Result of `deliverWebhook`: how the delivery ended (a failed attempt throws instead). */
-export type DeliverWebhookResult = 'succeeded' | 'already_succeeded' | 'already_failed' | 'endpoint_deleted';
-
-/** Failure type of a retryable delivery attempt (non-2xx answer, timeout, connection error). */
-export const WEBHOOK_ATTEMPT_FAILED = 'WebhookAttemptFailed';
-/** Failure type when the delivery row does not exist (not retried). */
-export const WEBHOOK_DELIVERY_NOT_FOUND = 'WebhookDeliveryNotFound';
+export type { WebhookDeliveryActivities };
 
 /**
  * Webhook activities (DESIGN "Layout": activities grouped by what they touch). The retry schedule
@@ -48,5 +48,5 @@ export function createWebhookActivities(core: Core) {
     async markWebhookDeliveryFailed(deliveryId: string): Promise<void> {
       await markWebhookDeliveryFailed(core, deliveryId);
     },
-  };
+  } satisfies WebhookDeliveryActivities;
 }

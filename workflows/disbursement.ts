@@ -31,8 +31,6 @@
 import {
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
   ParentClosePolicy,
   proxyActivities,
   setHandler,
@@ -42,72 +40,24 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { SearchAttributePair } from '@temporalio/common';
-import type { DisbursementActivities } from '../activities/disbursements';
-import type { DisbursementStatus } from '../src/domain/disbursement-state';
-import { SA } from '../src/temporal/search-attributes';
+import {
+  type ClaimedItem,
+  DEFAULT_CLAIM_BATCH,
+  DEFAULT_ITEMS_PER_RUN,
+  DEFAULT_WINDOW,
+  type DisbursementActivities,
+  disbursementStatusQuery,
+  type DisbursementWorkflowInput,
+  type DisbursementWorkflowResult,
+  type DisbursementWorkflowStatus,
+  pauseSignal,
+  resumeSignal,
+  retryFailedSignal,
+} from './disbursement.contract';
+import { SA } from './search-attributes.contract';
 
-/** Workflow type name (workflow_starts.workflow_type). */
-export const DISBURSEMENT_WORKFLOW_TYPE = 'disbursementWorkflow';
-
-/** Default children in flight at once (DESIGN limit: 2,000 pending children per workflow). */
-export const DEFAULT_WINDOW = 300;
-/** Default items taken by one claim activity. */
-export const DEFAULT_CLAIM_BATCH = 100;
-/** Default items started by one run before continue-as-new (keeps the history to a few thousand events). */
-export const DEFAULT_ITEMS_PER_RUN = 500;
 /** Longest wait before claiming again while the window is full of payouts this run does not hear from. */
-export const FULL_WINDOW_RECHECK = '1 second';
-
-/**
- * Input of disbursementWorkflow (ids and tuning only; money and items stay in Postgres). The last
- * two fields are the state carried across continue-as-new.
- */
-export interface DisbursementWorkflowInput {
-  disbursementId: string;
-  businessId: string;
-  environment: string;
-  /** Children in flight at most (1..1000, default {@link DEFAULT_WINDOW}). */
-  window?: number;
-  /** Items per claim activity (default {@link DEFAULT_CLAIM_BATCH}, at most `window`). */
-  claimBatch?: number;
-  /** Items started per run before continue-as-new (default {@link DEFAULT_ITEMS_PER_RUN}). */
-  itemsPerRun?: number;
-  /** Carried: paused by the `pause` signal (or the projection). */
-  paused?: boolean;
-  /** Carried: number of the next claim (claims are idempotent per number). */
-  claimSeq?: number;
-}
-
-/** Answer of the `status` query. */
-export interface DisbursementWorkflowStatus {
-  disbursementId: string;
-  /** The statuses of src/domain/disbursement-state.ts a running batch can be in. */
-  status: Extract<DisbursementStatus, 'processing' | 'paused' | 'completed' | 'completed_with_failures'>;
-  paused: boolean;
-  /** Children started by this run and not yet finished (the window counts the batch's in Postgres). */
-  inFlight: number;
-  /** Items started by this run. */
-  startedThisRun: number;
-  /** Children finished in this run. */
-  finishedThisRun: number;
-  claimSeq: number;
-  window: number;
-}
-
-/** Result: the final status. */
-export interface DisbursementWorkflowResult {
-  disbursementId: string;
-  status: Extract<DisbursementStatus, 'completed' | 'completed_with_failures'>;
-}
-
-/** Signal `pause`: no new item starts; children in flight finish. */
-export const pauseSignal = defineSignal('pause');
-/** Signal `resume`: items start again. */
-export const resumeSignal = defineSignal('resume');
-/** Signal `retryFailed`: retry-failed queued failed items as new attempts (they are pending in Postgres). */
-export const retryFailedSignal = defineSignal('retryFailed');
-/** Query `status`. */
-export const disbursementStatusQuery = defineQuery<DisbursementWorkflowStatus>('status');
+const FULL_WINDOW_RECHECK = '1 second';
 
 const acts = proxyActivities<DisbursementActivities>({
   startToCloseTimeout: '20 seconds',
@@ -301,15 +251,4 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
       await nextWake(FULL_WINDOW_RECHECK);
     }
   }
-}
-
-/** One claimed item as the claim activity returns it: the payout's child workflow start. */
-export interface ClaimedItem {
-  itemId: string;
-  payoutId: string;
-  workflowType: string;
-  /** Task queue of the child (payouts run on the payments queue, not the batch queue). */
-  taskQueue: string;
-  args: unknown[];
-  searchAttributes: Record<string, string | undefined>;
 }

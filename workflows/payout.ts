@@ -12,7 +12,7 @@
  *                   Update: claimed -> delivering -> the same delivery path; without a claim in the
  *                   window: failed with claim_expired (release); on the `cancel` Update: canceled.
  *
- * Messages (defined here, next to the workflow): query `status`; Update `claim` ({method}) ->
+ * Messages (defined in workflows/payout.contract.ts): query `status`; Update `claim` ({method}) ->
  * 'claimed', accepted only while awaiting_claim; Update `cancel` -> 'canceled', accepted only while
  * pending or awaiting_claim. The search attribute PayoutStatus follows every transition: it is
  * upserted once per workflow task, before each wait and at the end, with the status reached. It
@@ -28,53 +28,30 @@ import type { RetryPolicy } from '@temporalio/common';
 import {
   allHandlersFinished,
   condition,
-  defineQuery,
-  defineUpdate,
   proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { PayoutActivities } from '../activities/payouts';
 import type { PayoutFailureCode, PayoutStatus } from '../src/domain/payout-state';
-import { SA } from '../src/temporal/search-attributes';
-
-/** Workflow type name (workflow_starts.workflow_type). */
-export const PAYOUT_WORKFLOW_TYPE = 'payoutWorkflow';
-
-/** Delivery attempts before a retryable failure (provider_timeout) becomes final. */
-export const MAX_DELIVERY_ATTEMPTS = 3;
-
-/** Methods a claim-link recipient can choose when claiming (Surface B payoutMethod: bank_transfer shown). */
-export const CLAIM_METHODS = ['bank_transfer', 'mobile_money', 'wallet'] as const;
-/** One of {@link CLAIM_METHODS}. */
-export type ClaimMethod = (typeof CLAIM_METHODS)[number];
-
-/** Argument of payoutWorkflow (nothing secret: ids only). */
-export interface PayoutWorkflowInput {
-  payoutId: string;
-  /** Channel id; 'claim_link' takes the claim path. */
-  channel: string;
-}
-
-/** Result of payoutWorkflow: the final status. */
-export interface PayoutWorkflowResult {
-  payoutId: string;
-  status: PayoutStatus;
-}
-
-/** Query `status`: the payout's current status as the workflow knows it. */
-export const statusQuery = defineQuery<PayoutStatus>('status');
-/** Update `claim`: the recipient claims with a method; returns the new status ('claimed'). */
-export const claimUpdate = defineUpdate<PayoutStatus, [{ method: ClaimMethod }]>('claim');
-/** Update `cancel`: cancels a pending or unclaimed payout; returns 'canceled'. */
-export const cancelUpdate = defineUpdate<PayoutStatus, []>('cancel');
+import {
+  cancelUpdate,
+  CLAIM_METHODS,
+  claimUpdate,
+  ILLEGAL_PAYOUT_TRANSITION,
+  MAX_DELIVERY_ATTEMPTS,
+  type PayoutActivities,
+  type PayoutWorkflowInput,
+  type PayoutWorkflowResult,
+  statusQuery,
+} from './payout.contract';
+import { SA } from './search-attributes.contract';
 
 const retry: RetryPolicy = {
   initialInterval: '500 milliseconds',
   backoffCoefficient: 2,
   maximumInterval: '30 seconds',
-  nonRetryableErrorTypes: ['IllegalPayoutTransition'],
+  nonRetryableErrorTypes: [ILLEGAL_PAYOUT_TRANSITION],
 };
 
 /**

@@ -1,6 +1,10 @@
-import { ActivityFailure, defineQuery, isCancellation, proxyActivities, rootCause, setHandler } from '@temporalio/workflow';
-import type { Activities } from '../activities';
-import type { WebhookRetrySchedule } from '../src/domain/webhook-events';
+import { ActivityFailure, isCancellation, proxyActivities, rootCause, setHandler } from '@temporalio/workflow';
+import {
+  type WebhookDeliveryActivities,
+  type WebhookDeliveryInput,
+  type WebhookDeliveryStatus,
+  webhookDeliveryStatusQuery,
+} from './webhook-delivery.contract';
 
 /**
  * One webhook delivery (one event to one endpoint), workflow id = delivery id (`whd_…`), so an
@@ -11,31 +15,13 @@ import type { WebhookRetrySchedule } from '../src/domain/webhook-events';
  * window is spent (or the attempt cannot be retried) the delivery is marked failed.
  */
 
-/** Input: the delivery and its retry schedule (the workflow cannot read configuration). */
-export interface WebhookDeliveryInput {
-  deliveryId: string;
-  schedule: WebhookRetrySchedule;
-}
-
-/** Answer of the `status` query and the workflow's result. */
-export interface WebhookDeliveryStatus {
-  deliveryId: string;
-  /** `delivering` while attempts go on; `succeeded` after a 2xx; `failed` when given up. */
-  status: 'delivering' | 'succeeded' | 'failed';
-  /** Why the delivery was given up (last attempt's error, or `endpoint deleted`). */
-  reason?: string;
-}
-
-/** `status` query (DESIGN "Every workflow answers a status query"). */
-export const webhookDeliveryStatusQuery = defineQuery<WebhookDeliveryStatus>('status');
-
 /** Delivers one event to one endpoint under the input's retry schedule; returns the final status. */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryStatus> {
   const { deliveryId, schedule } = input;
   const state: WebhookDeliveryStatus = { deliveryId, status: 'delivering' };
   setHandler(webhookDeliveryStatusQuery, () => state);
 
-  const { deliverWebhook } = proxyActivities<Activities>({
+  const { deliverWebhook } = proxyActivities<WebhookDeliveryActivities>({
     scheduleToCloseTimeout: schedule.windowMs,
     startToCloseTimeout: schedule.attemptTimeoutMs,
     retry: {
@@ -45,7 +31,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       // maximumAttempts unset = unlimited: the window (scheduleToCloseTimeout) ends the retries.
     },
   });
-  const { markWebhookDeliveryFailed } = proxyActivities<Activities>({
+  const { markWebhookDeliveryFailed } = proxyActivities<WebhookDeliveryActivities>({
     startToCloseTimeout: '30 seconds',
     retry: { maximumInterval: '1 minute' },
   });

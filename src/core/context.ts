@@ -1,7 +1,7 @@
-import type { Client } from '@temporalio/client';
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Db, Environment } from '../db/schema';
+import type { TemporalClient } from '../temporal/client';
 
 /**
  * The one core every surface and the worker share: database, Temporal client, configuration,
@@ -9,7 +9,8 @@ import type { Db, Environment } from '../db/schema';
  */
 export interface Core {
   db: Db;
-  temporal: Client;
+  /** Temporal client: core passes it to the gateways in src/temporal, never calls it itself. */
+  temporal: TemporalClient;
   config: Config;
   log: Logger;
   /** The current time; tests may substitute it. */

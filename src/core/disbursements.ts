@@ -23,7 +23,6 @@
  * that payout's status (itemStatus in the domain module); summaries are SQL aggregates.
  */
 import { Readable } from 'node:stream';
-import { type SignalDefinition, WorkflowNotFoundError } from '@temporalio/common';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify';
 import { type Selectable, sql } from 'kysely';
@@ -51,12 +50,16 @@ import { decodeCursor, encodeCursor, type ListEnvelope } from '../api/pagination
 import {
   DISBURSEMENT_WORKFLOW_TYPE,
   type ClaimedItem,
+  type ClaimResult,
   type DisbursementWorkflowInput,
-  pauseSignal,
-  resumeSignal,
-  retryFailedSignal,
-} from '../../workflows/disbursement';
-import { typedAttributes } from '../temporal/client';
+  type FinalizeResult,
+} from '../../workflows/disbursement.contract';
+import {
+  type DisbursementSignal,
+  isDisbursementRunRunning,
+  signalDisbursementRun,
+  signalWithStartDisbursementRun,
+} from '../temporal/disbursement-gateway';
 import { taskQueueFor } from '../temporal/task-queues';
 import type { Caller, Core } from './context';
 import { emitEvent } from './events';
@@ -1394,11 +1397,10 @@ export async function launchDisbursement(core: Core, caller: Caller, id: string,
   return wire;
 }
 
-async function signal(core: Core, id: string, def: SignalDefinition<[], string>): Promise<void> {
+async function signal(core: Core, id: string, sig: DisbursementSignal): Promise<void> {
   try {
-    await core.temporal.workflow.getHandle(id).signal(def);
+    await signalDisbursementRun(core.temporal, id, sig); // no run yet: it reads the projection when it starts
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return; // not started yet: it reads the projection when it starts
     core.log.warn({ err, disbursementId: id }, 'disbursement signal failed; the workflow re-reads the projection');
   }
 }
@@ -1407,9 +1409,9 @@ async function signal(core: Core, id: string, def: SignalDefinition<[], string>)
  * {@link signalWithStart} after the projection committed: if Temporal cannot be reached the
  * change stands, the error is logged, and {@link recoverDisbursementRuns} starts the run later.
  */
-async function signalWithStartAfterCommit(core: Core, row: DisbursementRow, def: SignalDefinition<[], string>): Promise<void> {
+async function signalWithStartAfterCommit(core: Core, row: DisbursementRow, sig: DisbursementSignal): Promise<void> {
   try {
-    await signalWithStart(core, row, def);
+    await signalWithStart(core, row, sig);
   } catch (err) {
     core.log.warn({ err, disbursementId: row.id }, 'disbursement signal-with-start failed; the relay restarts the run');
   }
@@ -1419,20 +1421,18 @@ async function signalWithStartAfterCommit(core: Core, row: DisbursementRow, def:
  * Signals the workflow, starting a new run if none is running (retry-failed after completion,
  * or a resume whose workflow was lost). The new run's claims are numbered after every earlier one.
  */
-async function signalWithStart(core: Core, row: DisbursementRow, def: SignalDefinition<[], string>): Promise<void> {
+async function signalWithStart(core: Core, row: DisbursementRow, sig: DisbursementSignal): Promise<void> {
   const max = await core.db
     .selectFrom('disbursement_items')
     .select((eb) => eb.fn.max('claim_seq').as('m'))
     .where('disbursement_id', '=', row.id)
     .executeTakeFirst();
   const start = disbursementStart(row);
-  await core.temporal.workflow.signalWithStart(DISBURSEMENT_WORKFLOW_TYPE, {
-    workflowId: row.id,
-    taskQueue: taskQueueFor(core.config, DISBURSEMENT_WORKFLOW_TYPE),
-    args: [workflowInput(row, { paused: row.status === 'paused', claimSeq: Number(max?.m ?? -1) + 1 })],
-    signal: def,
-    signalArgs: [],
-    typedSearchAttributes: typedAttributes({ ...start.searchAttributes, DisbursementStatus: row.status }),
+  await signalWithStartDisbursementRun(core.temporal, core.config, {
+    disbursementId: row.id,
+    input: workflowInput(row, { paused: row.status === 'paused', claimSeq: Number(max?.m ?? -1) + 1 }),
+    signal: sig,
+    searchAttributes: { ...start.searchAttributes, DisbursementStatus: row.status },
   });
 }
 
@@ -1453,7 +1453,7 @@ export async function pauseDisbursement(core: Core, caller: Caller, id: string):
       .executeTakeFirstOrThrow();
     return renderDisbursement(tx, updated);
   });
-  await signal(core, id, pauseSignal);
+  await signal(core, id, 'pause');
   return wire;
 }
 
@@ -1470,7 +1470,7 @@ export async function resumeDisbursement(core: Core, caller: Caller, id: string)
       .executeTakeFirstOrThrow();
     return { wire: await renderDisbursement(tx, updated), row: updated };
   });
-  await signalWithStartAfterCommit(core, row, resumeSignal);
+  await signalWithStartAfterCommit(core, row, 'resume');
   return wire;
 }
 
@@ -1557,7 +1557,7 @@ export async function retryFailedItems(core: Core, caller: Caller, id: string): 
       .executeTakeFirstOrThrow();
     return { wire: await renderDisbursement(tx, updated), row: updated };
   });
-  await signalWithStartAfterCommit(core, row, retryFailedSignal);
+  await signalWithStartAfterCommit(core, row, 'retryFailed');
   return wire;
 }
 
@@ -1662,15 +1662,8 @@ export async function exportResultsCsv(core: Core, caller: Caller, id: string): 
 // ---------------------------------------------------------------------------------------------
 // Workflow side (called by activities/disbursements.ts)
 
-/** Result of {@link claimItems}: the payouts to start as children, whether to stop (paused), whether more remain. */
-export interface ClaimResult {
-  paused: boolean;
-  /** Pending items remain after this claim. */
-  more: boolean;
-  /** Nothing was claimed because `window` payouts are in flight (claim again when some finish). */
-  full?: boolean;
-  items: ClaimedItem[];
-}
+/** Result of {@link claimItems} (defined by the disbursement workflow's contract). */
+export type { ClaimResult };
 
 /**
  * Payout statuses that occupy a slot of the window: on their way through a rail. A claim link
@@ -1881,10 +1874,8 @@ export async function claimItems(
   });
 }
 
-/** Result of {@link finalizeDisbursement}. */
-export type FinalizeResult =
-  | { done: true; status: 'completed' | 'completed_with_failures' }
-  | { done: false; paused: boolean; pending: number; processing: number };
+/** Result of {@link finalizeDisbursement} (defined by the disbursement workflow's contract). */
+export type { FinalizeResult };
 
 /**
  * When every item is final: completed (all succeeded) or completed_with_failures, with the event of
@@ -1942,14 +1933,8 @@ export async function recoverDisbursementRuns(core: Core, opts: { olderThanMs?: 
   let started = 0;
   for (const row of rows) {
     try {
-      let running = false;
-      try {
-        running = (await core.temporal.workflow.getHandle(row.id).describe()).status.name === 'RUNNING';
-      } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) throw err;
-      }
-      if (running) continue;
-      await signalWithStart(core, row, retryFailedSignal);
+      if (await isDisbursementRunRunning(core.temporal, row.id)) continue;
+      await signalWithStart(core, row, 'retryFailed');
       core.log.info({ disbursementId: row.id }, 'disbursement run restarted by the relay');
       started++;
     } catch (err) {

@@ -31,7 +31,6 @@
  *   succeeded payout), and cleared again if the provider later returns the funds (refunded).
  * - `estimated_arrival` is acceptance time + the channel's maximum arrival (catalog `arrival.max`).
  */
-import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { PayoutAttemptsTable, PayoutsTable } from '../db/tables/payouts';
 import type { DbOrTx } from '../db/schema';
@@ -57,8 +56,9 @@ import { type Price, price as priceOf, type WireFees } from '../domain/pricing';
 import { type InlineRecipient, maskRecipientDetails, validateInlineRecipient } from '../domain/recipients';
 import { midRate } from '../sandbox/fx';
 import { type ListEnvelope, paginate } from '../api/pagination';
-import type { PayoutWorkflowInput } from '../../workflows/payout';
-import { cancelUpdate, claimUpdate, PAYOUT_WORKFLOW_TYPE } from '../../workflows/payout';
+import type { AttemptResult, PayoutWorkflowInput } from '../../workflows/payout.contract';
+import { type ClaimMethod, PAYOUT_WORKFLOW_TYPE } from '../../workflows/payout.contract';
+import { cancelPayoutWorkflow, claimPayoutWorkflow, type PayoutUpdateOutcome } from '../temporal/payout-gateway';
 import type { Caller, Core } from './context';
 import { emitEvent } from './events';
 import { type Account, getBalance, InsufficientFundsError, insufficientBalance, post } from './ledger';
@@ -727,13 +727,8 @@ export class IllegalPayoutTransitionError extends Error {
   }
 }
 
-/** The result of one finished delivery attempt. */
-export interface AttemptResult {
-  status: 'succeeded' | 'failed';
-  providerReference?: string | null;
-  errorCode?: string | null;
-  errorMessage?: string | null;
-}
+/** The result of one finished delivery attempt (defined by the payout workflow's contract). */
+export type { AttemptResult };
 
 /** What a transition may also set on the payout (all optional). */
 export interface TransitionPatch {
@@ -945,29 +940,21 @@ export async function recordAttemptResult(core: Core, payoutId: string, number: 
 // Recipient actions (workflow Updates)
 
 /** Claim methods a recipient may choose (sandbox claim endpoint; Surface B payoutMethod). */
-export { CLAIM_METHODS, type ClaimMethod } from '../../workflows/payout';
+export { CLAIM_METHODS, type ClaimMethod } from '../../workflows/payout.contract';
 
 async function updatePayoutWorkflow(
   core: Core,
   caller: Caller,
   id: string,
   allowed: readonly PayoutStatus[],
-  run: (handle: ReturnType<Core['temporal']['workflow']['getHandle']>) => Promise<unknown>,
+  run: () => Promise<PayoutUpdateOutcome>,
 ): Promise<WirePayout> {
   const row = await getPayoutRow(core.db, caller, id);
   const refuse = (status: string) =>
     new ApiError(409, 'invalid_state', `Payout ${id} is ${status}; this needs it to be ${allowed.join(' or ')}`, null);
   if (!allowed.includes(row.status as PayoutStatus)) throw refuse(row.status);
-  try {
-    await run(core.temporal.workflow.getHandle(id));
-  } catch (err) {
-    // Refused by the Update's validator, or the workflow closed meanwhile: report the state now.
-    if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) {
-      const now = await getPayoutRow(core.db, caller, id);
-      throw refuse(now.status);
-    }
-    throw err;
-  }
+  // Refused by the Update's validator, or the workflow closed meanwhile: report the state now.
+  if ((await run()) === 'refused') throw refuse((await getPayoutRow(core.db, caller, id)).status);
   return getPayout(core, caller, id);
 }
 
@@ -978,9 +965,7 @@ async function updatePayoutWorkflow(
  * 404 not_found for an unknown id; 409 invalid_state unless the payout is awaiting its claim.
  */
 export async function claimPayout(core: Core, caller: Caller, id: string, method: string): Promise<WirePayout> {
-  return updatePayoutWorkflow(core, caller, id, ['awaiting_claim'], (h) =>
-    h.executeUpdate(claimUpdate, { args: [{ method: method as never }] }),
-  );
+  return updatePayoutWorkflow(core, caller, id, ['awaiting_claim'], () => claimPayoutWorkflow(core.temporal, id, method as ClaimMethod));
 }
 
 /**
@@ -989,5 +974,5 @@ export async function claimPayout(core: Core, caller: Caller, id: string, method
  * 404 not_found; 409 invalid_state in any other status.
  */
 export async function cancelPayout(core: Core, caller: Caller, id: string): Promise<WirePayout> {
-  return updatePayoutWorkflow(core, caller, id, ['pending', 'awaiting_claim'], (h) => h.executeUpdate(cancelUpdate));
+  return updatePayoutWorkflow(core, caller, id, ['pending', 'awaiting_claim'], () => cancelPayoutWorkflow(core.temporal, id));
 }

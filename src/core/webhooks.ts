@@ -15,6 +15,7 @@ import type { Caller, Core } from './context';
 import { checkWebhookDestination, guardedPost, RefusedDestinationError } from './net-guard';
 import { SURFACE_A_SIGNATURE_HEADER, signSurfaceA } from './webhook-signature';
 import { enqueueWorkflowStart, flushWorkflowStart } from './workflow-starts';
+import { WEBHOOK_DELIVERY_WORKFLOW_TYPE } from '../../workflows/webhook-delivery.contract';
 
 /**
  * Webhooks (spec "Events"; DESIGN "Shape": durable webhook delivery schedules): endpoint
@@ -200,8 +201,8 @@ export async function deleteWebhookEndpoint(core: Core, caller: Caller, id: stri
 // ---------------------------------------------------------------------------------------------
 // Dispatch
 
-/** Workflow type of one delivery (workflows/webhook-delivery.ts). */
-export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow';
+/** Workflow type of one delivery (workflows/webhook-delivery.contract.ts). */
+export const WEBHOOK_DELIVERY_WORKFLOW = WEBHOOK_DELIVERY_WORKFLOW_TYPE;
 /** Events the dispatcher takes per transaction. */
 export const DISPATCH_BATCH = 200;
 

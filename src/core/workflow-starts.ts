@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { KeywordAttributes } from '../temporal/client';
-import { startIdempotently } from '../temporal/client';
-import { taskQueueFor } from '../temporal/task-queues';
+import { startRecordedWorkflow } from '../temporal/starts';
 import type { DbOrTx } from '../db/schema';
 import type { Core } from './context';
 
@@ -41,10 +40,8 @@ export async function flushWorkflowStart(core: Core, workflowId: string): Promis
     .where('started_at', 'is', null)
     .executeTakeFirst();
   if (!row) return;
-  await startIdempotently(core.temporal, {
-    workflowType: row.workflow_type,
+  await startRecordedWorkflow(core.temporal, core.config, row.workflow_type, {
     workflowId: row.workflow_id,
-    taskQueue: taskQueueFor(core.config, row.workflow_type),
     args: row.args,
     searchAttributes: row.search_attributes,
   });

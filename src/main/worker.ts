@@ -5,7 +5,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { relayTasks } from '../core/relay-tasks';
 import { startRelay } from '../core/relay';
-import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement';
+import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
 import { prepareWorkflowBundle } from '../temporal/bundle';
 import { taskQueueFor } from '../temporal/task-queues';
 import { createWorker, ensureSearchAttributes } from '../temporal/worker';

@@ -25,6 +25,7 @@
  *
  * Not for workflow code (uses node:crypto through randomToken); the activities call it.
  */
+import type { RailAttemptResult } from '../../workflows/payout.contract';
 import { parseDuration } from '../domain/durations';
 import { randomToken } from '../domain/ids';
 import type { PayoutFailureCode } from '../domain/payout-state';
@@ -54,29 +55,8 @@ export const SANDBOX_REFUND_AFTER_MS = 1000;
 /** Message of the refund failure object (failure.code refunded_by_provider). */
 export const REFUND_MESSAGE = 'The provider returned the funds after delivery; the amount and fees were credited back';
 
-/** Outcome of one delivery attempt on a rail, as the payout workflow consumes it. */
-export type RailAttemptResult =
-  | {
-      ok: true;
-      providerReference: string;
-      /** Milliseconds until the rail confirms arrival (the workflow waits with a durable timer). */
-      arrivalMs: number;
-      /** Set when the provider will return the funds this many ms after delivery. */
-      refundAfterMs?: number;
-      /** failure.message of the later refund (with refundAfterMs). */
-      refundMessage?: string;
-    }
-  | {
-      ok: false;
-      /** Spec failure code (field failure.code). */
-      errorCode: PayoutFailureCode;
-      message: string;
-      /** Whether another attempt may succeed (provider_timeout). */
-      retryable: boolean;
-      /** Backoff before the next attempt, in ms (meaningful when retryable). */
-      retryAfterMs: number;
-      providerReference: string | null;
-    };
+/** What one rail call answered (the payout workflow's contract defines it). */
+export type { RailAttemptResult };
 
 /** What the simulator needs to know about one attempt. */
 export interface RailAttemptInput {

@@ -1,9 +1,15 @@
 import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
-import { SA } from './search-attributes';
+import { SA } from '../../workflows/search-attributes.contract';
+
+/**
+ * The Temporal client a process holds (Core.temporal). Only src/temporal calls it: core reaches
+ * Temporal through the gateway modules (docs/architecture.md "Temporal gateway").
+ */
+export type TemporalClient = Client;
 
 /** Connects a Temporal client to `address` in `namespace` (retries until the server answers or 30 s pass). */
-export async function connectTemporal(address: string, namespace: string): Promise<Client> {
+export async function connectTemporal(address: string, namespace: string): Promise<TemporalClient> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
@@ -28,10 +34,11 @@ export function typedAttributes(attrs: KeywordAttributes): SearchAttributePair[]
 
 /**
  * Starts a workflow, treating "already started" as success: the workflow id is the resource id
- * (DESIGN rule 4), so a second start of the same resource is a no-op.
+ * (docs/architecture.md "Workflow ids and task queues"), so a second start of the same resource is
+ * a no-op. Used by the gateways' start functions.
  */
 export async function startIdempotently(
-  client: Client,
+  client: TemporalClient,
   opts: { workflowType: string; workflowId: string; taskQueue: string; args: unknown[]; searchAttributes: KeywordAttributes },
 ): Promise<void> {
   try {
@@ -45,4 +52,12 @@ export async function startIdempotently(
     if (err instanceof WorkflowExecutionAlreadyStartedError) return;
     throw err;
   }
+}
+
+/** A start recorded in the workflow-start outbox, as a gateway's start function takes it. */
+export interface RecordedStart {
+  workflowId: string;
+  /** The workflow's argument list (JSON, as stored). */
+  args: unknown[];
+  searchAttributes: KeywordAttributes;
 }

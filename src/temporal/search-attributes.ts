@@ -1,18 +1,2 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-
-/**
- * Search attributes upserted on every transition so operators can filter in the Temporal UI and
- * CLI (DESIGN.md "Temporal conventions"), e.g. `temporal workflow list --query "PayoutStatus='failed'"`.
- * Workflows import these keys, so this module stays free of I/O.
- */
-export const SA = {
-  BusinessId: defineSearchAttributeKey('BusinessId', SearchAttributeType.KEYWORD),
-  Environment: defineSearchAttributeKey('Environment', SearchAttributeType.KEYWORD),
-  PayoutStatus: defineSearchAttributeKey('PayoutStatus', SearchAttributeType.KEYWORD),
-  DisbursementId: defineSearchAttributeKey('DisbursementId', SearchAttributeType.KEYWORD),
-  DisbursementStatus: defineSearchAttributeKey('DisbursementStatus', SearchAttributeType.KEYWORD),
-  Channel: defineSearchAttributeKey('Channel', SearchAttributeType.KEYWORD),
-} as const;
-
-/** Names of every custom search attribute (all Keyword). */
-export const SEARCH_ATTRIBUTE_NAMES = Object.keys(SA) as (keyof typeof SA)[];
+/** The search attribute keys live with the workflow contracts (workflows/search-attributes.contract.ts). */
+export { SA, SEARCH_ATTRIBUTE_NAMES } from '../../workflows/search-attributes.contract';

@@ -1,4 +1,4 @@
-import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement';
+import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
 import type { Config } from '../config';
 
 /**

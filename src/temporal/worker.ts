@@ -1,7 +1,7 @@
 import { Connection } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement';
+import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
 import type { Core } from '../core/context';
 import { SEARCH_ATTRIBUTE_NAMES } from './search-attributes';
 import { taskQueueFor } from './task-queues';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller } from '../../src/core/context';
 import { launchDisbursement, recoverDisbursementRuns, retryFailedItems, type RunOptions } from '../../src/core/disbursements';
 import { SA } from '../../src/temporal/search-attributes';
-import { disbursementStatusQuery } from '../../workflows/disbursement';
+import { disbursementStatusQuery } from '../../workflows/disbursement.contract';
 import { createHarness, type Harness } from '../helpers/harness';
 
 /**

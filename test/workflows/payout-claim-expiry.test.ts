@@ -17,7 +17,8 @@ import { migrate, openDb } from '../../src/db/connection';
 import { resolveTestServer } from '../../src/temporal/binaries';
 import { typedAttributes } from '../../src/temporal/client';
 import { SA, SEARCH_ATTRIBUTE_NAMES } from '../../src/temporal/search-attributes';
-import { payoutWorkflow, statusQuery } from '../../workflows/payout';
+import { payoutWorkflow } from '../../workflows/payout';
+import { statusQuery } from '../../workflows/payout.contract';
 
 const DAY = 24 * 3600 * 1000;
 

@@ -13,7 +13,8 @@ import {
 import { flushWorkflowStart } from '../../src/core/workflow-starts';
 import { ApiError } from '../../src/domain/errors';
 import { SA } from '../../src/temporal/search-attributes';
-import { cancelUpdate, payoutWorkflow, statusQuery } from '../../workflows/payout';
+import { payoutWorkflow } from '../../workflows/payout';
+import { cancelUpdate, statusQuery } from '../../workflows/payout.contract';
 import { createHarness, type Harness } from '../helpers/harness';
 
 let h: Harness;

@@ -9,7 +9,7 @@ import { signSurfaceA, signSurfaceB, verifySurfaceA, verifySurfaceB } from '../.
 import { surfaceARetrySchedule } from '../../src/domain/webhook-events';
 import { newId } from '../../src/domain/ids';
 import { freePort } from '../../src/temporal/dev-server';
-import { webhookDeliveryStatusQuery } from '../../workflows/webhook-delivery';
+import { webhookDeliveryStatusQuery } from '../../workflows/webhook-delivery.contract';
 import { createHarness, type Harness } from '../helpers/harness';
 
 let h: Harness;

@@ -1,0 +1,38 @@
+/**
+ * Starts a workflow recorded in the workflow-start outbox (src/core/workflow-starts.ts) through
+ * the gateway of its workflow type (docs/architecture.md "Outboxes"). A new workflow adds its
+ * gateway's start function here.
+ */
+import type { Config } from '../config';
+import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
+import { PAYOUT_WORKFLOW_TYPE } from '../../workflows/payout.contract';
+import { WEBHOOK_DELIVERY_WORKFLOW_TYPE } from '../../workflows/webhook-delivery.contract';
+import { type RecordedStart, startIdempotently, type TemporalClient } from './client';
+import { startDisbursementRun } from './disbursement-gateway';
+import { startPayoutWorkflow } from './payout-gateway';
+import { taskQueueFor } from './task-queues';
+import { startWebhookDelivery } from './webhook-delivery-gateway';
+
+type StartFn = (temporal: TemporalClient, config: Pick<Config, 'TASK_QUEUE'>, start: RecordedStart) => Promise<void>;
+
+const STARTERS: Record<string, StartFn> = {
+  [PAYOUT_WORKFLOW_TYPE]: startPayoutWorkflow,
+  [DISBURSEMENT_WORKFLOW_TYPE]: startDisbursementRun,
+  [WEBHOOK_DELIVERY_WORKFLOW_TYPE]: startWebhookDelivery,
+};
+
+/**
+ * Starts the recorded workflow of type `workflowType` (idempotent: already started is a no-op)
+ * through its gateway; a type without a gateway entry here starts generically on
+ * {@link taskQueueFor}'s queue.
+ */
+export async function startRecordedWorkflow(
+  temporal: TemporalClient,
+  config: Pick<Config, 'TASK_QUEUE'>,
+  workflowType: string,
+  start: RecordedStart,
+): Promise<void> {
+  const starter = STARTERS[workflowType];
+  if (starter) return starter(temporal, config, start);
+  await startIdempotently(temporal, { workflowType, taskQueue: taskQueueFor(config, workflowType), ...start });
+}
