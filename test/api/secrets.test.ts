@@ -168,15 +168,15 @@ describe('secrets (security): nowhere else', () => {
       const res = await page.goto(`${server.origin}/r/not-a-token`);
       expect(res?.status()).toBe(404);
       expect(res?.headers()['content-security-policy']).toContain("default-src 'none'");
-      const maxWidth = await page.evaluate(() => getComputedStyle(document.body).maxWidth);
+      const maxWidth = await page.evaluate('getComputedStyle(document.body).maxWidth');
       expect(maxWidth).not.toBe('none'); // the inline <style> (max-width: 36rem) was applied
       // a script injected into the page is refused by the policy
-      const ran = await page.evaluate(() => {
+      const ran = await page.evaluate(`(() => {
         const s = document.createElement('script');
         s.textContent = 'window.__injected = true';
         document.body.appendChild(s);
-        return (window as unknown as { __injected?: boolean }).__injected === true;
-      });
+        return window.__injected === true;
+      })()`);
       expect(ran).toBe(false);
       expect(violations.some((v) => /script/i.test(v))).toBe(true);
       expect(violations.filter((v) => /style/i.test(v))).toEqual([]);
