@@ -2,13 +2,16 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
 import { createBusiness } from '../core/businesses';
 import { migrate, openDb } from '../db/connection';
+import { PgliteLockedError } from '../db/pglite-lock';
 import { join, resolve } from 'node:path';
 
 /**
  * `npm run admin -- business create --name <name> [--verified] [--approvals N] --json`: the
  * operator's way to issue keys (spec "Authentication" 3). Prints
  * `{"business_id": "...", "keys": {"sandbox": "sk_test_...", "live": "sk_live_..."}}`.
- * Uses DATABASE_URL, or the PGlite data of DATA_DIR when `npm run dev` is not running.
+ * Uses DATABASE_URL, or the PGlite data of DATA_DIR when `npm run dev` is not running: while it
+ * is, the directory is locked (src/db/pglite-lock.ts) and this refuses with exit code 3 and a
+ * message naming the process that holds it; it never opens the directory beside it.
  */
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -25,9 +28,16 @@ if (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name
   process.exit(2);
 }
 const config = loadConfig();
-const db = config.DATABASE_URL
-  ? await openDb({ url: config.DATABASE_URL }, { poolSize: 1 })
-  : await openDb({ pgliteDir: resolve(join(config.DATA_DIR)) });
+let db: Awaited<ReturnType<typeof openDb>>;
+try {
+  db = config.DATABASE_URL
+    ? await openDb({ url: config.DATABASE_URL }, { poolSize: 1 })
+    : await openDb({ pgliteDir: resolve(join(config.DATA_DIR)) });
+} catch (err) {
+  if (!(err instanceof PgliteLockedError)) throw err;
+  console.error(`npm run admin: ${err.message}`);
+  process.exit(3);
+}
 try {
   await migrate(db);
   const created = await createBusiness(db, {
