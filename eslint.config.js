@@ -14,4 +14,12 @@ export default tseslint.config(
       'no-empty': ['error', { allowEmptyCatch: true }],
     },
   },
+  {
+    // No `any` in the service's source (issue #9). Still off where Kysely JSON columns and untyped
+    // migrations need it: src/core (JSON column inserts, ledger's dynamic set), src/db, and
+    // src/api/pagination.ts until the paging helpers move to the core.
+    files: ['src/**/*.ts'],
+    ignores: ['src/core/**', 'src/db/**', 'src/api/pagination.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'error' },
+  },
 );

@@ -3,26 +3,26 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Core } from '../core/context';
 import { ApiError } from '../domain/errors';
-import { errorResponse, toApiError } from './errors';
+import type { Context } from 'hono';
+import { toApiError } from './errors';
 import { hostileInput } from './middleware/hostile-input';
 import { methodNotAllowed, RouteTable } from './middleware/method-not-allowed';
 import { requestId } from './middleware/request-id';
 import { securityHeaders } from './middleware/security-headers';
-import { createSurfaceA } from './surface-a';
 import { registerPages } from './pages';
-import type { AppEnv, Surface } from './types';
+import { buildSurfaceApp, respondWithError } from './surface';
+import { surfaceMounts, surfaceOf } from './surfaces';
+import type { AppEnv } from './types';
 
-/** Surface and environment of a path from its base address (DESIGN.md "One core, three surfaces"). */
-export function surfaceOf(path: string): { surface: Surface; environment: 'sandbox' | 'live' } {
-  const sandbox = path.startsWith('/sandbox/');
-  const rest = sandbox ? path.slice('/sandbox'.length) : path;
-  const surface: Surface = rest.startsWith('/claim/') ? 'B' : rest.startsWith('/guide/') ? 'C' : 'A';
-  return { surface, environment: sandbox ? 'sandbox' : 'live' };
-}
+export { surfaceOf };
+
+/** Responds with `err` in the error shape of the surface whose base address the path falls under. */
+const errorResponse = (c: Context<AppEnv>, err: ApiError) => respondWithError(c, surfaceOf(c.req.path).definition.errors, err);
 
 /**
- * The HTTP application: request ids, body limit, the surfaces at their base addresses, public
- * pages (receipts), `/docs`, `/health`, and 404s in the surface's error shape.
+ * The HTTP application: request ids, body limit, every surface of the registry (src/api/surfaces.ts)
+ * at its live and sandbox base addresses, public pages (receipts, claim pages), `/docs`, `/health`,
+ * and 404s in the surface's error shape.
  */
 export function createApp(core: Core): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -68,14 +68,13 @@ export function createApp(core: Core): Hono<AppEnv> {
     return c.json({ status: ok ? 'ok' : 'degraded', checks }, ok ? 200 : 503);
   });
 
-  app.route('/v1', createSurfaceA('live'));
-  app.route('/sandbox/v1', createSurfaceA('sandbox'));
+  const mounts = surfaceMounts();
+  for (const m of mounts) app.route(m.base, buildSurfaceApp(m.definition, m.environment));
   registerPages(app);
 
-  app.get('/docs', swaggerUI({ urls: [
-    { url: '/sandbox/v1/openapi.json', name: 'Surface A (sandbox)' },
-    { url: '/v1/openapi.json', name: 'Surface A (live)' },
-  ] }));
+  // Sandbox documents first: the selector opens on the first one.
+  const docs = [...mounts].sort((a, b) => Number(b.environment === 'sandbox') - Number(a.environment === 'sandbox'));
+  app.get('/docs', swaggerUI({ urls: docs.map((m) => ({ url: m.openapiPath, name: m.label })) }));
   app.get('/', (c) => c.redirect('/docs'));
 
   app.notFound((c) =>

@@ -1,8 +1,6 @@
-import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ZodError } from 'zod';
 import { ApiError, validationError } from '../domain/errors';
-import type { AppEnv, Surface } from './types';
 
 /** Dotted parameter path of a zod issue (`items.3.source_amount`), or null at the root. */
 export function issueParam(path: readonly PropertyKey[]): string | null {
@@ -17,7 +15,7 @@ export function fromZodError(error: ZodError): ApiError {
   if (issue && issue.code === 'unrecognized_keys' && issue.keys?.length) path = [...path, issue.keys[0]];
   const param = issueParam(path);
   let message = issue?.message ?? 'Invalid request';
-  if (issue?.code === 'invalid_type' && (issue as any).input === undefined) message = `${param ?? 'value'} is required`;
+  if (issue?.code === 'invalid_type' && issue.input === undefined) message = `${param ?? 'value'} is required`;
   else if (param) message = `${param}: ${message}`;
   return validationError(param, message);
 }
@@ -35,18 +33,4 @@ export function toApiError(err: unknown): ApiError {
     return fromZodError(err as ZodError);
   }
   return new ApiError(500, 'internal_error', 'An internal error occurred; quote the request id when reporting it', null);
-}
-
-/** Renders an ApiError in the error shape of `surface` (spec "Errors"). */
-export function renderError(surface: Surface, err: ApiError, requestId: string): unknown {
-  if (surface === 'B') {
-    return { error: err.code, message: err.message, details: { ...(err.details ?? {}), param: err.param, requestId } };
-  }
-  return { error: { code: err.code, message: err.message, param: err.param, request_id: requestId } };
-}
-
-/** Responds with `err` in the request's surface shape. */
-export function errorResponse(c: Context<AppEnv>, err: ApiError): Response {
-  const surface = c.get('surface') ?? 'A';
-  return c.json(renderError(surface, err, c.get('requestId') ?? ''), err.status as any);
 }

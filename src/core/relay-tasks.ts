@@ -15,6 +15,6 @@ function throttled(task: RelayTask, everyMs: number): RelayTask {
 
 /**
  * Relay tasks beyond the workflow-start sweep: webhook dispatch, and every 30 s the recovery of
- * processing disbursements whose workflow is not running (src/core/disbursements.ts).
+ * processing disbursements whose workflow is not running (src/core/disbursements/).
  */
 export const relayTasks: RelayTask[] = [dispatchWebhookEvents, throttled((core) => recoverDisbursementRuns(core), 30_000)];

@@ -1,6 +1,6 @@
 /**
  * The disbursement state machine (spec "Disbursement status (Surface A)", issue 4; docs/disbursements.md).
- * Pure: the API (src/core/disbursements.ts), the activities and the workflow consult it.
+ * Pure: the API (src/core/disbursements/), the activities and the workflow consult it.
  *
  * Statuses. Drafting: `draft` (no items yet), `needs_review` (at least one item needs review),
  * `ready` (every item ready, not yet submitted). Approval: `awaiting_approval`, `approved`.

@@ -3,6 +3,7 @@ import { findHostileJson, hasHostileChars, jsonDepth, MAX_JSON_DEPTH } from '../
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { surfaceMounts } from '../../src/api/surfaces';
 import { createHarness, type Harness } from '../helpers/harness';
 
 /**
@@ -133,15 +134,36 @@ describe('hostile input, error: 400 validation_error with the param, on Surface 
 });
 
 describe('hostile input, every surface answers in its own error shape', () => {
-  it('Surface B (claim) shape: {error, message, details: {param}}', async () => {
-    const r = await h.request('GET', '/sandbox/claim/v1/disbursements?status=%00', { key: biz.sandbox });
-    expect(r.status).toBe(400);
-    expect(r.body.error).toBe('validation_error');
-    expect(r.body.details.param).toBe('status');
+  /** Value of the first `param` key anywhere in an error body (each surface nests it differently). */
+  const paramOf = (body: unknown): unknown => {
+    const stack = [body];
+    while (stack.length) {
+      const v = stack.pop();
+      if (v && typeof v === 'object') {
+        if ('param' in v) return (v as { param: unknown }).param;
+        stack.push(...Object.values(v));
+      }
+    }
+    return undefined;
+  };
+
+  it('every surface of the registry, live and sandbox: 400 validation_error naming the param', async () => {
+    const mounts = surfaceMounts();
+    expect(mounts.length).toBeGreaterThanOrEqual(2);
+    for (const m of mounts) {
+      const key = m.environment === 'live' ? biz.live : biz.sandbox;
+      const r = await h.request('GET', `${m.base}/anything?q=%00`, { key });
+      expect(r.status, m.base).toBe(400);
+      expect(JSON.stringify(r.body), m.base).toContain('validation_error');
+      expect(paramOf(r.body), m.base).toBe('q');
+      const body = await h.request('POST', `${m.base}/anything`, { key, body: { nested: { name: `a${LONE_HIGH}` } } });
+      expect(body.status, m.base).toBe(400);
+      expect(paramOf(body.body), m.base).toBe('nested.name');
+    }
   });
 
-  it('Surface C (guide) and live Surface A shape: {error: {code, param}}', async () => {
-    for (const base of ['/sandbox/guide/v1', '/guide/v1', '/v1']) {
+  it('Surface A shape: {error: {code, param, request_id}} on live and sandbox', async () => {
+    for (const base of ['/sandbox/v1', '/v1']) {
       const r = await h.request('GET', `${base}/payouts?q=%00`, { key: biz.live });
       expect(r.status).toBe(400);
       expect(r.body.error).toMatchObject({ code: 'validation_error', param: 'q' });

@@ -14,6 +14,23 @@ import { migrate, openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
 import { createWorker, type PaymentsWorker } from '../../src/temporal/worker';
 
+/** Options of {@link Harness.request}. */
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  rawBody?: string;
+  form?: FormData;
+  headers?: Record<string, string>;
+}
+
+/** A response of {@link Harness.request}: status, parsed JSON body (else the text), headers and raw text. */
+export interface Reply<T> {
+  status: number;
+  body: T;
+  headers: Headers;
+  text: string;
+}
+
 /** What a test file works with: the core, the HTTP app, and helpers to call it as an integrator. */
 export interface Harness {
   core: Core;
@@ -22,12 +39,13 @@ export interface Harness {
   config: Config;
   /** URL of this harness's own PostgreSQL database (unset on PGlite), e.g. for a spawned worker process. */
   databaseUrl?: string;
-  /** Calls the app in process. `key` becomes the bearer token; `body` is sent as JSON. */
-  request(
-    method: string,
-    path: string,
-    opts?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
-  ): Promise<{ status: number; body: any; headers: Headers; text: string }>;
+  /**
+   * Calls the app in process. `key` becomes the bearer token; `body` is sent as JSON, `rawBody` as
+   * is, `form` as multipart/form-data. `T` types the parsed body of a success; pass the route
+   * module's response type, e.g. `h.request<PayoutResponse>('GET', '/sandbox/v1/payouts/po_…')`
+   * (an error status carries the surface's error body instead, e.g. Surface A's `ErrorBody`).
+   */
+  request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<Reply<T>>;
   /** A new business with owner keys in both environments. */
   business(opts?: { verified?: boolean; approvalsRequired?: number }): Promise<{ id: string; sandbox: string; live: string }>;
   /** Starts the worker (and relay) if the harness was made without one. */
@@ -117,23 +135,23 @@ export async function createHarness(
     app,
     config,
     databaseUrl,
-    async request(method, path, o = {}) {
+    async request<T>(method: string, path: string, o: RequestOptions = {}): Promise<Reply<T>> {
       const headers: Record<string, string> = { ...(o.headers ?? {}) };
       if (o.key) headers.Authorization = `Bearer ${o.key}`;
-      let body: string | undefined = o.rawBody;
+      let body: string | FormData | undefined = o.form ?? o.rawBody;
       if (o.body !== undefined) {
         body = JSON.stringify(o.body);
         headers['Content-Type'] ??= 'application/json';
       }
       const res = await app.request(path, { method, headers, body });
       const text = await res.text();
-      let parsed: any = text;
+      let parsed: unknown = text;
       try {
         parsed = text ? JSON.parse(text) : undefined;
       } catch {
         // not JSON
       }
-      return { status: res.status, body: parsed, headers: res.headers, text };
+      return { status: res.status, body: parsed as T, headers: res.headers, text };
     },
     async business(o = {}) {
       const b = await createBusiness(db, { name: 'Test business', verified: o.verified ?? true, approvalsRequired: o.approvalsRequired });

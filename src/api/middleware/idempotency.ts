@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { sql } from 'kysely';
 import { ApiError, validationError } from '../../domain/errors';
 import type { AppEnv, Surface } from '../types';
 
@@ -69,7 +70,7 @@ export function idempotency(
             locked_at: now,
             response_status: null,
             response_body: null,
-            response_headers: null as any,
+            response_headers: sql<string>`null`,
             expires_at: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS[surface]),
           })
           .onConflict((oc) => oc.columns(['business_id', 'environment', 'scope', 'key']).doNothing())
@@ -149,7 +150,7 @@ export function idempotency(
             state: 'done',
             response_status: status,
             response_body: body,
-            response_headers: JSON.stringify(storedHeaders) as any,
+            response_headers: JSON.stringify(storedHeaders),
           })
           .where('business_id', '=', scope.business_id)
           .where('environment', '=', scope.environment)

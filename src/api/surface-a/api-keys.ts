@@ -2,12 +2,11 @@
  * Surface A API keys (spec "Endpoints": `POST /api-keys`, owner only; "Authentication" 3-5).
  * Parses and renders; src/core/api-keys.ts validates and issues.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { createApiKey } from '../../core/api-keys';
 import { idempotency } from '../middleware/idempotency';
-import type { AppEnv } from '../types';
-import { AUTH_ERRORS, AmountSchema, errorResponses } from './catalog-schemas';
-import { newSurfaceARouter } from './index';
+import type { SurfaceRouter } from '../surface';
+import { AUTH_ERRORS, AmountSchema, DateTimeSchema, errorResponses, idempotencyHeaders, jsonContent } from './schemas';
 
 const PolicySchema = z
   .object({
@@ -40,7 +39,7 @@ const ApiKeySchema = z
     prefix: z.string().openapi({ description: 'Display prefix of the key', example: 'sk_test_Ab12' }),
     role: z.literal('member'),
     policy: PolicySchema.nullable(),
-    created_at: z.string().openapi({ format: 'date-time' }),
+    created_at: DateTimeSchema,
   })
   .openapi('ApiKey');
 
@@ -55,11 +54,11 @@ const createApiKeyRoute = createRoute({
     'Send an Idempotency-Key: a retry then never mints a second key (the replay answers without the key).',
   middleware: [idempotency('A', { secretFields: ['key'] })] as const,
   request: {
-    headers: z.object({ 'Idempotency-Key': z.string().optional().openapi({ description: 'Makes a retried request safe' }) }),
-    body: { required: true, content: { 'application/json': { schema: ApiKeyCreateSchema } } },
+    headers: idempotencyHeaders('Makes a retried request safe: a retry never mints a second key'),
+    body: { required: true, content: jsonContent(ApiKeyCreateSchema) },
   },
   responses: {
-    201: { description: 'The key, with its secret (shown this once)', content: { 'application/json': { schema: ApiKeySchema } } },
+    201: { description: 'The key, with its secret (shown this once)', content: jsonContent(ApiKeySchema) },
     ...errorResponses({
       400: 'validation_error (param name, policy.<field>, policy.channels.<i>)',
       ...AUTH_ERRORS,
@@ -69,12 +68,15 @@ const createApiKeyRoute = createRoute({
   },
 });
 
-/** Mounts `POST /api-keys` on the Surface A app (called from routes.ts). */
-export function registerApiKeyRoutes(app: OpenAPIHono<AppEnv>): void {
-  const router = newSurfaceARouter();
-  router.openapi(createApiKeyRoute, async (c) => {
+/** Request body of `POST /api-keys`. */
+export type ApiKeyCreateBody = z.infer<typeof ApiKeyCreateSchema>;
+/** Response body of `POST /api-keys` (the secret `key` is shown this once). */
+export type ApiKeyResponse = z.infer<typeof ApiKeySchema>;
+
+/** Registers `POST /api-keys` on the Surface A app. */
+export function registerApiKeyRoutes(app: SurfaceRouter): void {
+  app.openapi(createApiKeyRoute, async (c) => {
     const body = c.req.valid('json');
     return c.json(await createApiKey(c.get('core'), c.get('caller'), body), 201);
   });
-  app.route('/', router);
 }

@@ -2,11 +2,12 @@
  * Surface A balance (extension, documented: the spec funds and debits a balance but shows no read
  * operation). `GET /balance` -> `{object: 'balance', currency: 'USDC', available, held}`.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { getBalanceView } from '../../core/balance';
-import type { AppEnv } from '../types';
+import type { SurfaceRouter } from '../surface';
+import { AUTH_ERRORS, AmountSchema, errorResponses, jsonContent } from './schemas';
 
-const Amount = z.string().openapi({ description: 'USDC decimal string', example: '1250.50' });
+const Amount = AmountSchema.openapi({ description: 'USDC decimal string', example: '1250.50' });
 
 /** Wire schema of the balance. */
 export const BalanceSchema = z
@@ -18,9 +19,8 @@ export const BalanceSchema = z
   })
   .openapi('Balance');
 
-const ErrorBody = z.object({
-  error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable(), request_id: z.string() }),
-});
+/** Response body of `GET /balance` (and of `POST /sandbox/fund`). */
+export type BalanceResponse = z.infer<typeof BalanceSchema>;
 
 const getBalanceRoute = createRoute({
   method: 'get',
@@ -28,12 +28,12 @@ const getBalanceRoute = createRoute({
   tags: ['Balance'],
   summary: 'Get the balance (extension)',
   responses: {
-    200: { description: 'The balance of this business in this environment', content: { 'application/json': { schema: BalanceSchema } } },
-    401: { description: 'Missing, unknown or wrong-environment API key', content: { 'application/json': { schema: ErrorBody } } },
+    200: { description: 'The balance of this business in this environment', content: jsonContent(BalanceSchema) },
+    ...errorResponses(AUTH_ERRORS),
   },
 });
 
 /** Registers `GET /balance` on a Surface A router. */
-export function registerBalanceRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerBalanceRoutes(app: SurfaceRouter): void {
   app.openapi(getBalanceRoute, async (c) => c.json(await getBalanceView(c.get('core'), c.get('caller')), 200));
 }

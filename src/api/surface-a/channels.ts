@@ -2,9 +2,9 @@
  * Surface A channels (spec "Channel", "ChannelRequirements"): `GET /channels` and
  * `GET /channels/{channel}/requirements`. Parses and renders only; src/core/catalog.ts decides.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { getChannelRequirements, listChannels } from '../../core/catalog';
-import type { AppEnv } from '../types';
+import type { SurfaceRouter } from '../surface';
 import {
   ArrivalSchema,
   AUTH_ERRORS,
@@ -12,9 +12,11 @@ import {
   CountrySchema,
   CurrencySchema,
   errorResponses,
+  idParam,
+  jsonContent,
   LimitsSchema,
   RecipientTypeSchema,
-} from './catalog-schemas';
+} from './schemas';
 
 /** Spec "Channel" (plus the documented extension `countries`). */
 export const ChannelSchema = z
@@ -60,6 +62,23 @@ export const ChannelRequirementsSchema = z
   })
   .openapi('ChannelRequirements');
 
+const ChannelListSchema = z.object({ data: z.array(ChannelSchema) });
+
+const ChannelListQuerySchema = z.object({
+  country: CountrySchema.optional(),
+  currency: CurrencySchema.optional(),
+  recipient_type: RecipientTypeSchema.optional(),
+});
+
+/** Query of `GET /channels`. */
+export type ChannelListQuery = z.infer<typeof ChannelListQuerySchema>;
+/** Response body of `GET /channels` (spec: an object with data, not a paged list envelope). */
+export type ChannelListResponse = z.infer<typeof ChannelListSchema>;
+/** One channel (spec "Channel"). */
+export type ChannelResponse = z.infer<typeof ChannelSchema>;
+/** Response body of `GET /channels/{channel}/requirements`. */
+export type ChannelRequirementsResponse = z.infer<typeof ChannelRequirementsSchema>;
+
 const listRoute = createRoute({
   method: 'get',
   path: '/channels',
@@ -68,17 +87,11 @@ const listRoute = createRoute({
   description:
     'Every destination channel with its status, coverage, recipient type, limits, typical arrival and your fee. ' +
     'Optional filters (extension): country (channels paying to it), currency, recipient_type (channels that can pay that type).',
-  request: {
-    query: z.object({
-      country: CountrySchema.optional(),
-      currency: CurrencySchema.optional(),
-      recipient_type: RecipientTypeSchema.optional(),
-    }),
-  },
+  request: { query: ChannelListQuerySchema },
   responses: {
     200: {
       description: 'The channels',
-      content: { 'application/json': { schema: z.object({ data: z.array(ChannelSchema) }) } },
+      content: jsonContent(ChannelListSchema),
     },
     ...errorResponses({ 400: 'Invalid filter', ...AUTH_ERRORS }),
   },
@@ -90,15 +103,15 @@ const requirementsRoute = createRoute({
   tags: ['Channels'],
   summary: 'Recipient requirements of a channel',
   description: 'The recipient fields the channel needs (read them from here rather than fixing them in code) and its limits.',
-  request: { params: z.object({ channel: z.string().openapi({ param: { name: 'channel', in: 'path' }, example: 'spei_mxn' }) }) },
+  request: { params: z.object({ channel: idParam('channel', 'spei_mxn') }) },
   responses: {
-    200: { description: 'The requirements', content: { 'application/json': { schema: ChannelRequirementsSchema } } },
+    200: { description: 'The requirements', content: jsonContent(ChannelRequirementsSchema) },
     ...errorResponses({ 404: 'Unknown channel (param channel)', ...AUTH_ERRORS }),
   },
 });
 
 /** Registers `GET /channels` and `GET /channels/{channel}/requirements` on a Surface A router. */
-export function registerChannelRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerChannelRoutes(app: SurfaceRouter): void {
   app.openapi(listRoute, (c) => {
     const q = c.req.valid('query');
     return c.json({ data: listChannels(c.get('core'), c.get('caller'), q) }, 200);

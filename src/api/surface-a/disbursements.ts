@@ -3,7 +3,7 @@
  * `/disbursements*`; issue 4; docs/disbursements.md). Parses and renders; src/core/disbursements.ts
  * reviews, stores, approves, launches and reports; workflows/disbursement.ts runs the batch.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import {
   approveDisbursement,
   createDisbursement,
@@ -25,27 +25,19 @@ import {
 import { DISBURSEMENT_ITEM_STATUSES, DISBURSEMENT_STATUSES } from '../../domain/disbursement-state';
 import { validationError } from '../../domain/errors';
 import { idempotency } from '../middleware/idempotency';
-import { pageQuery } from '../pagination';
-import type { AppEnv } from '../types';
-import { AUTH_ERRORS, AmountSchema, errorResponses } from './catalog-schemas';
-import { newSurfaceARouter } from './index';
+import type { SurfaceRouter } from '../surface';
+import { AUTH_ERRORS, AmountSchema, DateTimeSchema, errorResponses, feesObject, idempotencyHeaders, idParam as pathId, listEnvelope, pageQuery } from './schemas';
 
 const TAG = 'Disbursements';
-const idParam = z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'dsb_01k0000000000000000000000' });
-const itemIdParam = z.string().openapi({ param: { name: 'item_id', in: 'path' }, example: 'dsi_01k0000000000000000000000' });
-const revisionParam = z.string().openapi({ param: { name: 'revision_id', in: 'path' }, example: 'rev_01k0000000000000000000000' });
+const idParam = pathId('id', 'dsb_01k0000000000000000000000');
+const itemIdParam = pathId('item_id', 'dsi_01k0000000000000000000000');
+const revisionParam = pathId('revision_id', 'rev_01k0000000000000000000000');
 
 const ReviewReasonSchema = z
   .object({ code: z.string().openapi({ example: 'recipient_not_ready' }), message: z.string(), param: z.string().nullable() })
   .openapi('ReviewReason', { description: 'Why an item needs review: the error a payout with these fields would get' });
 
-const FeesSchema = z.object({
-  provider: AmountSchema,
-  service: AmountSchema,
-  fx_spread: AmountSchema,
-  total: AmountSchema,
-  currency: z.string(),
-});
+const FeesSchema = feesObject();
 
 /**
  * An item as given. Fields are checked by the review, not by the request schema: a bad value makes
@@ -53,12 +45,12 @@ const FeesSchema = z.object({
  */
 const ItemInputSchema = z
   .looseObject({
-    channel: z.any().optional().openapi({ type: 'string', description: 'Channel id (required)', example: 'spei_mxn' }),
-    source_amount: z.any().optional().openapi({ type: 'string', description: 'USDC Amount (required)', example: '100.00' }),
-    recipient_id: z.any().optional().openapi({ type: 'string', description: 'Saved recipient; or give recipient' }),
-    recipient: z.any().optional().openapi({ type: 'object', description: 'InlineRecipient; or give recipient_id' }),
-    reference: z.any().optional().openapi({ type: 'string', description: 'At most 140 characters' }),
-    memo: z.any().optional().openapi({ type: 'string' }),
+    channel: z.unknown().optional().openapi({ type: 'string', description: 'Channel id (required)', example: 'spei_mxn' }),
+    source_amount: z.unknown().optional().openapi({ type: 'string', description: 'USDC Amount (required)', example: '100.00' }),
+    recipient_id: z.unknown().optional().openapi({ type: 'string', description: 'Saved recipient; or give recipient' }),
+    recipient: z.unknown().optional().openapi({ type: 'object', description: 'InlineRecipient; or give recipient_id' }),
+    reference: z.unknown().optional().openapi({ type: 'string', description: 'At most 140 characters' }),
+    memo: z.unknown().optional().openapi({ type: 'string' }),
   })
   .openapi('DisbursementItemInput');
 
@@ -99,7 +91,7 @@ const DisbursementSchema = z
       .nullable()
       .openapi({ description: 'Item counts once launched; null before' }),
     rejection: z.object({ reason: z.string().nullable(), rejected_at: z.string() }).nullable(),
-    created_at: z.string().openapi({ format: 'date-time' }),
+    created_at: DateTimeSchema,
     submitted_at: z.string().nullable(),
     launched_at: z.string().nullable(),
     completed_at: z.string().nullable(),
@@ -138,6 +130,17 @@ const ItemSchema = z
   })
   .openapi('DisbursementItem');
 
+const DisbursementItemListSchema = listEnvelope(ItemSchema).openapi('DisbursementItemList');
+
+const DisbursementCreateSchema = z
+  .object({
+    name: z.string().min(1).max(200).openapi({ example: 'Payroll March' }),
+    items: z.array(ItemInputSchema).max(MAX_ITEMS).optional().openapi({ description: `0 to ${MAX_ITEMS} items` }),
+  })
+  .openapi('DisbursementCreate');
+
+const DisbursementRejectSchema = z.object({ reason: z.string().max(1000).optional() }).openapi('DisbursementReject');
+
 const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
   description,
   content: { 'application/json': { schema } },
@@ -155,17 +158,12 @@ const createRouteDef = createRoute({
     '(params prefixed items.<i>.). An empty items list is allowed (import a CSV next).',
   middleware: [idempotency('A')] as const,
   request: {
-    headers: z.object({ 'Idempotency-Key': z.string().optional().openapi({ description: 'Makes a retried request safe' }) }),
+    headers: idempotencyHeaders('Makes a retried request safe'),
     body: {
       required: true,
       content: {
         'application/json': {
-          schema: z
-            .object({
-              name: z.string().min(1).max(200).openapi({ example: 'Payroll March' }),
-              items: z.array(ItemInputSchema).max(MAX_ITEMS).optional().openapi({ description: `0 to ${MAX_ITEMS} items` }),
-            })
-            .openapi('DisbursementCreate'),
+          schema: DisbursementCreateSchema,
         },
       },
     },
@@ -196,7 +194,7 @@ const listItemsRouteDef = createRoute({
     query: z.object({ ...pageQuery, status: z.enum(DISBURSEMENT_ITEM_STATUSES).optional() }),
   },
   responses: {
-    200: json(z.object({ data: z.array(ItemSchema), next_cursor: z.string().nullable() }).openapi('DisbursementItemList'), 'List envelope'),
+    200: json(DisbursementItemListSchema, 'List envelope'),
     ...errorResponses({ 400: 'validation_error (status, limit, cursor)', ...AUTH_ERRORS, ...ERR_404 }),
   },
 });
@@ -328,7 +326,7 @@ const rejectRouteDef = createRoute({
     params: z.object({ id: idParam, revision_id: revisionParam }),
     body: {
       required: false,
-      content: { 'application/json': { schema: z.object({ reason: z.string().max(1000).optional() }).openapi('DisbursementReject') } },
+      content: { 'application/json': { schema: DisbursementRejectSchema } },
     },
   },
   responses: {
@@ -350,29 +348,40 @@ const exportRouteDef = createRoute({
   },
 });
 
-/** Mounts the disbursement routes on the Surface A app (called from routes.ts). */
-export function registerDisbursementRoutes(app: OpenAPIHono<AppEnv>): void {
-  const r = newSurfaceARouter();
+/** Request body of `POST /disbursements`. */
+export type DisbursementCreateBody = z.infer<typeof DisbursementCreateSchema>;
+/** Request body of `PATCH /disbursements/{id}/items/{item_id}` (and one element of `items`). */
+export type DisbursementItemInputBody = z.infer<typeof ItemInputSchema>;
+/** Request body of `POST /disbursements/{id}/approvals/{revision_id}/reject`. */
+export type DisbursementRejectBody = z.infer<typeof DisbursementRejectSchema>;
+/** Response body of every disbursement operation except the item ones and the export. */
+export type DisbursementResponse = z.infer<typeof DisbursementSchema>;
+/** Response body of `PATCH /disbursements/{id}/items/{item_id}`. */
+export type DisbursementItemResponse = z.infer<typeof ItemSchema>;
+/** Response body of `GET /disbursements/{id}/items`. */
+export type DisbursementItemListResponse = z.infer<typeof DisbursementItemListSchema>;
 
-  r.openapi(createRouteDef, async (c) => {
+/** Registers the disbursement routes on the Surface A app. */
+export function registerDisbursementRoutes(app: SurfaceRouter): void {
+  app.openapi(createRouteDef, async (c) => {
     const body = c.req.valid('json');
-    const out = await createDisbursement(c.get('core'), c.get('caller'), body as never, { idempotencyKey: c.get('idempotencyKey') });
+    const out = await createDisbursement(c.get('core'), c.get('caller'), body, { idempotencyKey: c.get('idempotencyKey') });
     return c.json(out, 201);
   });
 
-  r.openapi(getRouteDef, async (c) => c.json(await getDisbursement(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
+  app.openapi(getRouteDef, async (c) => c.json(await getDisbursement(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
 
-  r.openapi(listItemsRouteDef, async (c) => {
+  app.openapi(listItemsRouteDef, async (c) => {
     const q = c.req.valid('query');
     return c.json(await listItems(c.get('core'), c.get('caller'), c.req.valid('param').id, q), 200);
   });
 
-  r.openapi(patchItemRouteDef, async (c) => {
+  app.openapi(patchItemRouteDef, async (c) => {
     const { id, item_id } = c.req.valid('param');
     return c.json(await updateItem(c.get('core'), c.get('caller'), id, item_id, c.req.valid('json')), 200);
   });
 
-  r.openapi(importRouteDef, async (c) => {
+  app.openapi(importRouteDef, async (c) => {
     const form = await c.req.parseBody();
     const file = form.file;
     if (!file || typeof file === 'string') throw validationError('file', 'file is required: a CSV file sent as multipart/form-data');
@@ -382,32 +391,29 @@ export function registerDisbursementRoutes(app: OpenAPIHono<AppEnv>): void {
     return c.json(out, 200);
   });
 
-  const action = (fn: typeof submitForApproval) => async (c: any) => c.json(await fn(c.get('core'), c.get('caller'), c.req.valid('param').id), 200);
-  r.openapi(submitRouteDef, action(submitForApproval));
-  r.openapi(launchRouteDef, action(launchDisbursement));
-  r.openapi(pauseRouteDef, action(pauseDisbursement));
-  r.openapi(resumeRouteDef, action(resumeDisbursement));
-  r.openapi(retryRouteDef, action(retryFailedItems));
+  app.openapi(submitRouteDef, async (c) => c.json(await submitForApproval(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
+  app.openapi(launchRouteDef, async (c) => c.json(await launchDisbursement(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
+  app.openapi(pauseRouteDef, async (c) => c.json(await pauseDisbursement(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
+  app.openapi(resumeRouteDef, async (c) => c.json(await resumeDisbursement(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
+  app.openapi(retryRouteDef, async (c) => c.json(await retryFailedItems(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
 
-  r.openapi(approveRouteDef, async (c) => {
+  app.openapi(approveRouteDef, async (c) => {
     const { id, revision_id } = c.req.valid('param');
     return c.json(await approveDisbursement(c.get('core'), c.get('caller'), id, revision_id), 200);
   });
 
-  r.openapi(rejectRouteDef, async (c) => {
+  app.openapi(rejectRouteDef, async (c) => {
     const { id, revision_id } = c.req.valid('param');
-    const reason = (c.req.valid('json') as { reason?: string }).reason;
+    const reason = c.req.valid('json').reason;
     return c.json(await rejectDisbursement(c.get('core'), c.get('caller'), id, revision_id, reason), 200);
   });
 
-  r.openapi(exportRouteDef, (async (c: any) => {
+  app.openapi(exportRouteDef, async (c) => {
     const id = c.req.valid('param').id;
     const stream = await exportResultsCsv(c.get('core'), c.get('caller'), id);
     return c.body(stream, 200, {
       'Content-Type': 'text/csv; charset=utf-8',
       'Content-Disposition': `attachment; filename="${id}-results.csv"`,
     });
-  }) as never);
-
-  app.route('/', r);
+  });
 }

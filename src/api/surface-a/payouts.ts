@@ -3,33 +3,16 @@
  * GET /payouts, GET /payouts/{id}, GET /payouts/{id}/receipt). Parses the snake_case wire shapes
  * and renders them; src/core/payouts.ts validates, prices, holds and starts the workflow.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { createPayout, getPayout, getPayoutReceipt, listPayouts } from '../../core/payouts';
 import { PAYOUT_FAILURE_CODES, PAYOUT_STATUSES } from '../../domain/payout-state';
-import { RECIPIENT_TYPES } from '../../domain/channels';
+import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
 import { idempotency } from '../middleware/idempotency';
-import { pageQuery } from '../pagination';
-import type { AppEnv } from '../types';
+import type { SurfaceRouter } from '../surface';
+import { AmountSchema, AUTH_ERRORS, DateTimeSchema, errorResponses, feesObject, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
 
 // ---------------------------------------------------------------------------------------------
 // Wire schemas
-
-const ErrorBody = z.object({
-  error: z.object({
-    code: z.string().openapi({ example: 'validation_error' }),
-    message: z.string(),
-    param: z.string().nullable().openapi({ example: 'source_amount' }),
-    request_id: z.string(),
-  }),
-});
-const error = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBody } } });
-
-const Amount = z.string().openapi({
-  description: 'Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)',
-  pattern: '^[0-9]+(\\.[0-9]{1,6})?$',
-  example: '100.00',
-});
-const DateTime = z.string().openapi({ format: 'date-time' });
 
 /** Spec "PayoutStatus". */
 export const PayoutStatusSchema = z.enum(PAYOUT_STATUSES).openapi('PayoutStatus');
@@ -37,7 +20,7 @@ export const PayoutStatusSchema = z.enum(PAYOUT_STATUSES).openapi('PayoutStatus'
 /** Spec "InlineRecipient" (extensions: `handle` for service_user; bank fields flat or in `bank_account`). */
 export const InlineRecipientSchema = z
   .object({
-    type: z.enum(RECIPIENT_TYPES as unknown as [string, ...string[]]).openapi({ example: 'phone' }),
+    type: z.enum(RECIPIENT_TYPES as unknown as [RecipientType, ...RecipientType[]]).openapi({ example: 'phone' }),
     number: z.string().optional().openapi({ description: 'Phone number in E.164 (type phone)', example: '+5215512345678' }),
     address: z.string().optional().openapi({ description: 'E-mail (type email) or wallet address (type wallet)' }),
     network: z.string().optional().openapi({ example: 'stellar' }),
@@ -65,24 +48,22 @@ export const PayoutCreateSchema = z
         'A quote of the same channel, valid 60 seconds: the payout takes its amounts, rate and fees (amounts may then be left out). ' +
         'Without it the payout is priced at execution, i.e. when it is accepted, at the current mid-market rate.',
     }),
-    source_amount: Amount.optional().openapi({ description: 'USDC to send (fees are charged on top); give this or destination_amount' }),
-    destination_amount: Amount.optional().openapi({ description: "What the recipient receives, in the channel's currency" }),
+    source_amount: AmountSchema.optional().openapi({ description: 'USDC to send (fees are charged on top); give this or destination_amount' }),
+    destination_amount: AmountSchema.optional().openapi({ description: "What the recipient receives, in the channel's currency" }),
     reference: z.string().optional().openapi({ description: 'Your reference, at most 140 characters. Sandbox: magic values simulate outcomes (see README).' }),
     memo: z.string().optional().openapi({ description: 'Travels with the payment where the rail supports it (at most 255 characters)' }),
     message: z.string().optional().openapi({ description: 'claim_link only: shown to the recipient (at most 500 characters)' }),
   })
   .openapi('PayoutCreate');
 
-const Fees = z
-  .object({ provider: Amount, service: Amount, fx_spread: Amount, total: Amount, currency: z.string().openapi({ example: 'USDC' }) })
-  .openapi('PayoutFees', { description: 'USDC, charged on top of the source amount' });
+const Fees = feesObject().openapi('PayoutFees', { description: 'USDC, charged on top of the source amount' });
 
 const Attempt = z
   .object({
     number: z.number().int(),
     status: z.enum(['processing', 'succeeded', 'failed']),
-    started_at: DateTime,
-    completed_at: DateTime.nullable(),
+    started_at: DateTimeSchema,
+    completed_at: DateTimeSchema.nullable(),
     provider_reference: z.string().nullable(),
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
   })
@@ -97,9 +78,9 @@ export const PayoutSchema = z
     channel: z.string(),
     recipient_id: z.string().nullable(),
     recipient: z.record(z.string(), z.unknown()).openapi({ description: 'The destination, bank and identity fields masked: {type, ...fields}' }),
-    source_amount: Amount,
+    source_amount: AmountSchema,
     source_currency: z.string().openapi({ example: 'USDC' }),
-    destination_amount: Amount,
+    destination_amount: AmountSchema,
     destination_currency: z.string(),
     rate: z.string().openapi({ example: '17.05' }),
     fees: Fees,
@@ -107,32 +88,41 @@ export const PayoutSchema = z
     memo: z.string().nullable(),
     message: z.string().nullable(),
     quote_id: z.string().nullable(),
-    estimated_arrival: DateTime.nullable(),
-    delivered_at: DateTime.nullable(),
+    estimated_arrival: DateTimeSchema.nullable(),
+    delivered_at: DateTimeSchema.nullable(),
     provider_reference: z.string().nullable(),
     failure: z.object({ code: z.enum(PAYOUT_FAILURE_CODES), message: z.string() }).nullable(),
     attempts: z.number().int().openapi({ description: 'Delivery attempts begun or scheduled (1 from acceptance)' }),
     attempt_history: z.array(Attempt).optional().openapi({ description: 'GET /payouts/{id} only: the rail calls made so far' }),
     claim: z
-      .object({ url: z.string().nullable(), expires_at: DateTime.nullable(), claimed_at: DateTime.nullable(), method: z.string().nullable() })
+      .object({ url: z.string().nullable(), expires_at: DateTimeSchema.nullable(), claimed_at: DateTimeSchema.nullable(), method: z.string().nullable() })
       .nullable()
       .openapi({ description: 'claim_link payouts: the claim link and its state; null otherwise' }),
     disbursement_id: z.string().nullable(),
-    created_at: DateTime,
-    updated_at: DateTime,
+    created_at: DateTimeSchema,
+    updated_at: DateTimeSchema,
   })
   .openapi('Payout');
 
-const PayoutList = z.object({ data: z.array(PayoutSchema), next_cursor: z.string().nullable() }).openapi('PayoutList');
+const PayoutList = listEnvelope(PayoutSchema).openapi('PayoutList');
 
 const Receipt = z
   .object({
     url: z.string().openapi({ description: 'Shareable public receipt page', example: 'https://api.example.com/r/3q2…' }),
-    confirmed_received_at: DateTime.nullable().openapi({ description: 'When the rail confirmed delivery (null before, and again after a refund)' }),
+    confirmed_received_at: DateTimeSchema.nullable().openapi({ description: 'When the rail confirmed delivery (null before, and again after a refund)' }),
   })
   .openapi('Receipt');
 
-const IdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'po_01k0000000000000000000000' }) });
+const IdParam = z.object({ id: idParam('id', 'po_01k0000000000000000000000') });
+
+/** Request body of `POST /payouts`. */
+export type PayoutCreateBody = z.infer<typeof PayoutCreateSchema>;
+/** Response body of `POST /payouts` and `GET /payouts/{id}`. */
+export type PayoutResponse = z.infer<typeof PayoutSchema>;
+/** Response body of `GET /payouts`. */
+export type PayoutListResponse = z.infer<typeof PayoutList>;
+/** Response body of `GET /payouts/{id}/receipt`. */
+export type ReceiptResponse = z.infer<typeof Receipt>;
 
 // ---------------------------------------------------------------------------------------------
 // Routes
@@ -147,18 +137,20 @@ const createPayoutRoute = createRoute({
     'Answers 201 with status submitted and attempts 1. Send an Idempotency-Key to make retries safe.',
   middleware: [idempotency('A')] as const,
   request: {
-    headers: z.object({ 'Idempotency-Key': z.string().optional().openapi({ description: 'Makes a retried request safe (30 days)' }) }),
-    body: { required: true, content: { 'application/json': { schema: PayoutCreateSchema } } },
+    headers: idempotencyHeaders('Makes a retried request safe (30 days)'),
+    body: { required: true, content: jsonContent(PayoutCreateSchema) },
   },
   responses: {
-    201: { description: 'The payout, submitted', content: { 'application/json': { schema: PayoutSchema } } },
-    400: error('validation_error (param names the field), channel_unavailable, amount_out_of_range'),
-    401: error('Missing, unknown or wrong-environment API key'),
-    402: error('insufficient_balance'),
-    404: error('not_found: recipient_id or quote_id unknown'),
-    409: error('idempotency_conflict, idempotency_in_flight'),
-    410: error('quote_expired'),
-    422: error('recipient_not_ready'),
+    201: { description: 'The payout, submitted', content: jsonContent(PayoutSchema) },
+    ...errorResponses({
+      400: 'validation_error (param names the field), channel_unavailable, amount_out_of_range',
+      ...AUTH_ERRORS,
+      402: 'insufficient_balance',
+      404: 'not_found: recipient_id or quote_id unknown',
+      409: 'idempotency_conflict, idempotency_in_flight',
+      410: 'quote_expired',
+      422: 'recipient_not_ready',
+    }),
   },
 });
 
@@ -177,9 +169,8 @@ const listPayoutsRoute = createRoute({
     }),
   },
   responses: {
-    200: { description: 'A page of payouts', content: { 'application/json': { schema: PayoutList } } },
-    400: error('validation_error (status, since, limit, cursor)'),
-    401: error('Missing, unknown or wrong-environment API key'),
+    200: { description: 'A page of payouts', content: jsonContent(PayoutList) },
+    ...errorResponses({ 400: 'validation_error (status, since, limit, cursor)', ...AUTH_ERRORS }),
   },
 });
 
@@ -191,9 +182,8 @@ const getPayoutRoute = createRoute({
   description: 'Includes attempt_history, the detail of every delivery attempt.',
   request: { params: IdParam },
   responses: {
-    200: { description: 'The payout with its attempts', content: { 'application/json': { schema: PayoutSchema } } },
-    401: error('Missing, unknown or wrong-environment API key'),
-    404: error('not_found'),
+    200: { description: 'The payout with its attempts', content: jsonContent(PayoutSchema) },
+    ...errorResponses({ ...AUTH_ERRORS, 404: 'not_found' }),
   },
 });
 
@@ -204,14 +194,13 @@ const receiptRoute = createRoute({
   summary: "Get a payout's receipt",
   request: { params: IdParam },
   responses: {
-    200: { description: 'The receipt', content: { 'application/json': { schema: Receipt } } },
-    401: error('Missing, unknown or wrong-environment API key'),
-    404: error('not_found'),
+    200: { description: 'The receipt', content: jsonContent(Receipt) },
+    ...errorResponses({ ...AUTH_ERRORS, 404: 'not_found' }),
   },
 });
 
 /** Registers POST /payouts, GET /payouts, GET /payouts/{id} and GET /payouts/{id}/receipt on a Surface A router. */
-export function registerPayoutRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerPayoutRoutes(app: SurfaceRouter): void {
   app.openapi(createPayoutRoute, async (c) => {
     const b = c.req.valid('json');
     const payout = await createPayout(
@@ -220,7 +209,7 @@ export function registerPayoutRoutes(app: OpenAPIHono<AppEnv>): void {
       {
         channel: b.channel,
         recipientId: b.recipient_id,
-        recipient: b.recipient as any,
+        recipient: b.recipient,
         quoteId: b.quote_id,
         sourceAmount: b.source_amount,
         destinationAmount: b.destination_amount,
@@ -230,7 +219,7 @@ export function registerPayoutRoutes(app: OpenAPIHono<AppEnv>): void {
       },
       { idempotencyKey: c.get('idempotencyKey') },
     );
-    return c.json(payout as any, 201);
+    return c.json(payout, 201);
   });
 
   app.openapi(listPayoutsRoute, async (c) => {
@@ -242,12 +231,12 @@ export function registerPayoutRoutes(app: OpenAPIHono<AppEnv>): void {
       limit: q.limit,
       cursor: q.cursor,
     });
-    return c.json(page as any, 200);
+    return c.json(page, 200);
   });
 
   app.openapi(getPayoutRoute, async (c) => {
     const payout = await getPayout(c.get('core'), c.get('caller'), c.req.valid('param').id);
-    return c.json(payout as any, 200);
+    return c.json(payout, 200);
   });
 
   app.openapi(receiptRoute, async (c) => {

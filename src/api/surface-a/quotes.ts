@@ -2,23 +2,15 @@
  * Surface A quotes (spec "Quote"): `POST /quotes`. Parses and renders only; src/core/quotes.ts
  * validates, prices and stores.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { createQuote, type QuoteRecord } from '../../core/quotes';
 import { formatAmount, USDC } from '../../domain/money';
 import { formatFees } from '../../domain/pricing';
-import type { AppEnv } from '../types';
-import { ArrivalSchema, AUTH_ERRORS, AmountSchema, errorResponses } from './catalog-schemas';
+import type { SurfaceRouter } from '../surface';
+import { ArrivalSchema, AUTH_ERRORS, AmountSchema, DateTimeSchema, errorResponses, feesObject, jsonContent } from './schemas';
 
 /** Spec "Shared types" Fees as on a quote (fx_spread present). USDC Amounts. */
-export const QuoteFeesSchema = z
-  .object({
-    provider: AmountSchema,
-    service: AmountSchema,
-    fx_spread: AmountSchema,
-    total: AmountSchema,
-    currency: z.string().openapi({ example: 'USDC' }),
-  })
-  .openapi('Fees', { description: 'Charged on top of the source amount' });
+export const QuoteFeesSchema = feesObject().openapi('Fees', { description: 'Charged on top of the source amount' });
 
 /** Spec "Quote" (plus `object` and `created_at`). */
 export const QuoteSchema = z
@@ -33,13 +25,13 @@ export const QuoteSchema = z
     rate: z.string().openapi({ description: 'Mid-market rate: 1 USDC buys <rate> destination units', example: '17.05' }),
     fees: QuoteFeesSchema,
     arrival: ArrivalSchema,
-    expires_at: z.string().openapi({ format: 'date-time', description: '60 seconds after created_at' }),
-    created_at: z.string().openapi({ format: 'date-time' }),
+    expires_at: DateTimeSchema.openapi({ description: '60 seconds after created_at' }),
+    created_at: DateTimeSchema,
   })
   .openapi('Quote');
 
 /** The wire Quote of a stored quote (Amounts as decimal strings, timestamps ISO 8601 UTC). */
-export function renderQuote(q: QuoteRecord): z.infer<typeof QuoteSchema> {
+export function renderQuote(q: QuoteRecord): QuoteResponse {
   const p = q.price;
   return {
     id: q.id,
@@ -67,6 +59,11 @@ const QuoteCreateSchema = z
   })
   .openapi('QuoteCreate');
 
+/** Request body of `POST /quotes`. */
+export type QuoteCreateBody = z.infer<typeof QuoteCreateSchema>;
+/** Response body of `POST /quotes` (spec "Quote"). */
+export type QuoteResponse = z.infer<typeof QuoteSchema>;
+
 const createQuoteRoute = createRoute({
   method: 'post',
   path: '/quotes',
@@ -75,9 +72,9 @@ const createQuoteRoute = createRoute({
   description:
     'Prices one payout on one channel from exactly one of source_amount (USDC) or destination_amount. ' +
     'The quote is valid 60 seconds; pass its id as quote_id when creating the payout.',
-  request: { body: { required: true, content: { 'application/json': { schema: QuoteCreateSchema } } } },
+  request: { body: { required: true, content: jsonContent(QuoteCreateSchema) } },
   responses: {
-    201: { description: 'The quote', content: { 'application/json': { schema: QuoteSchema } } },
+    201: { description: 'The quote', content: jsonContent(QuoteSchema) },
     ...errorResponses({
       400: 'validation_error (unknown channel, both or neither amount, bad precision), channel_unavailable, amount_out_of_range',
       ...AUTH_ERRORS,
@@ -86,7 +83,7 @@ const createQuoteRoute = createRoute({
 });
 
 /** Registers `POST /quotes` on a Surface A router. */
-export function registerQuoteRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerQuoteRoutes(app: SurfaceRouter): void {
   app.openapi(createQuoteRoute, async (c) => {
     const body = c.req.valid('json');
     const quote = await createQuote(c.get('core'), c.get('caller'), body);

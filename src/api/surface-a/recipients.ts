@@ -4,7 +4,7 @@
  * wire shape (exactly one type object, the one `type` names) and renders it (type object masked);
  * src/core/recipients.ts validates and stores.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import {
   checkRecipient,
   createRecipient,
@@ -18,9 +18,20 @@ import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
 import { validationError } from '../../domain/errors';
 import { maskRecipientDetails } from '../../domain/recipients';
 import { idempotency } from '../middleware/idempotency';
-import { pageQuery } from '../pagination';
-import type { AppEnv } from '../types';
-import { AUTH_ERRORS, CountrySchema, CurrencySchema, errorResponses, RecipientTypeSchema } from './catalog-schemas';
+import type { SurfaceRouter } from '../surface';
+import {
+  AUTH_ERRORS,
+  CountrySchema,
+  CurrencySchema,
+  DateTimeSchema,
+  errorResponses,
+  idempotencyHeaders,
+  idParam,
+  jsonContent as json,
+  listEnvelope,
+  pageQuery,
+  RecipientTypeSchema,
+} from './schemas';
 
 const str = (description?: string) => z.string().optional().openapi(description ? { description } : {});
 
@@ -104,7 +115,7 @@ export const RecipientSchema = z
     status: z.enum(['ready', 'needs_fields']),
     missing_fields: z.array(z.string()),
     channels: z.array(z.string()).openapi({ description: 'Channels the recipient can be paid on' }),
-    created_at: z.string().openapi({ format: 'date-time' }),
+    created_at: DateTimeSchema,
   })
   .openapi('Recipient');
 
@@ -119,7 +130,7 @@ export const ReceivabilitySchema = z
   .openapi('Receivability');
 
 /** The wire Recipient: fields in spec order, the type object masked (spec "Recipient"). */
-export function renderRecipient(r: RecipientRecord): z.infer<typeof RecipientSchema> {
+export function renderRecipient(r: RecipientRecord): RecipientResponse {
   return {
     id: r.id,
     object: 'recipient',
@@ -157,8 +168,28 @@ function typeObjectOf(body: TypeObjectBody, required: boolean): Record<string, u
   return details;
 }
 
-const IdParams = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'rcp_01k0000000000000000000000' }) });
-const json = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
+const IdParams = z.object({ id: idParam('id', 'rcp_01k0000000000000000000000') });
+
+const RecipientListSchema = listEnvelope(RecipientSchema);
+
+const RecipientCheckQuerySchema = z.object({
+  type: z.enum(['phone', 'email']),
+  number: z.string().optional().openapi({ description: 'E.164 phone number (type phone)', example: '+525512345678' }),
+  address: z.string().optional().openapi({ description: 'E-mail address (type email)' }),
+});
+
+/** Request body of `POST /recipients`. */
+export type RecipientCreateBody = z.infer<typeof RecipientCreateSchema>;
+/** Request body of `PATCH /recipients/{id}`. */
+export type RecipientUpdateBody = z.infer<typeof RecipientUpdateSchema>;
+/** Response body of `POST /recipients`, `GET|PATCH /recipients/{id}` (spec "Recipient"). */
+export type RecipientResponse = z.infer<typeof RecipientSchema>;
+/** Response body of `GET /recipients`. */
+export type RecipientListResponse = z.infer<typeof RecipientListSchema>;
+/** Query of `GET /recipients/check`. */
+export type RecipientCheckQuery = z.infer<typeof RecipientCheckQuerySchema>;
+/** Response body of `GET /recipients/check` (spec "Receivability"). */
+export type ReceivabilityResponse = z.infer<typeof ReceivabilitySchema>;
 
 const createRecipientRoute = createRoute({
   method: 'post',
@@ -170,7 +201,7 @@ const createRecipientRoute = createRoute({
     'a present but invalid field is 400 naming it (e.g. bank_account.clabe). Accepts Idempotency-Key.',
   middleware: [idempotency('A')] as const,
   request: {
-    headers: z.object({ 'Idempotency-Key': z.string().optional().openapi({ description: 'Replays return the first response' }) }),
+    headers: idempotencyHeaders('Replays return the first response'),
     body: { required: true, content: json(RecipientCreateSchema) },
   },
   responses: {
@@ -201,7 +232,7 @@ const listRecipientsRoute = createRoute({
   responses: {
     200: {
       description: 'A page of recipients',
-      content: json(z.object({ data: z.array(RecipientSchema), next_cursor: z.string().nullable() })),
+      content: json(RecipientListSchema),
     },
     ...errorResponses({ 400: 'Invalid filter, limit or cursor', ...AUTH_ERRORS }),
   },
@@ -213,11 +244,7 @@ const checkRoute = createRoute({
   tags: ['Recipients'],
   summary: 'Check whether a phone number or e-mail can receive',
   request: {
-    query: z.object({
-      type: z.enum(['phone', 'email']),
-      number: z.string().optional().openapi({ description: 'E.164 phone number (type phone)', example: '+525512345678' }),
-      address: z.string().optional().openapi({ description: 'E-mail address (type email)' }),
-    }),
+    query: RecipientCheckQuerySchema,
   },
   responses: {
     200: { description: 'How the recipient can be paid', content: json(ReceivabilitySchema) },
@@ -270,7 +297,7 @@ const deleteRecipientRoute = createRoute({
  * Registers the recipient routes on a Surface A router; `/recipients/check` before
  * `/recipients/{id}` so "check" is not taken for an id.
  */
-export function registerRecipientRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerRecipientRoutes(app: SurfaceRouter): void {
   app.openapi(createRecipientRoute, async (c) => {
     const body = c.req.valid('json');
     const details = typeObjectOf(body, true) as Record<string, unknown>;

@@ -5,20 +5,17 @@
  * - `POST /sandbox/payouts/{id}/claim` {method}: acts as the recipient of a claim-link payout
  *   (the workflow's `claim` Update); returns the payout. 409 invalid_state unless awaiting_claim.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { fundSandbox } from '../../core/balance';
 import { CLAIM_METHODS, claimPayout } from '../../core/payouts';
 import { ApiError } from '../../domain/errors';
 import { idempotency } from '../middleware/idempotency';
+import type { SurfaceRouter } from '../surface';
 import type { AppEnv } from '../types';
 import { BalanceSchema } from './balance';
 import { PayoutSchema } from './payouts';
-
-const ErrorBody = z.object({
-  error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable(), request_id: z.string() }),
-});
-const error = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBody } } });
+import { AUTH_ERRORS, errorResponses, idParam, jsonContent } from './schemas';
 
 /** 404 not_found for these routes under the live base address (checked before the body is read). */
 const sandboxOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -26,29 +23,29 @@ const sandboxOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+const SandboxFundSchema = z
+  .object({ amount: z.string().openapi({ description: 'USDC to credit, up to 6 decimals', example: '1000.00' }) })
+  .openapi('SandboxFund');
+
+const SandboxClaimSchema = z
+  .object({ method: z.enum(CLAIM_METHODS).openapi({ description: 'The payout method the recipient chooses' }) })
+  .openapi('SandboxClaim');
+
+/** Request body of `POST /sandbox/fund`. */
+export type SandboxFundBody = z.infer<typeof SandboxFundSchema>;
+/** Request body of `POST /sandbox/payouts/{id}/claim`. */
+export type SandboxClaimBody = z.infer<typeof SandboxClaimSchema>;
+
 const fundRoute = createRoute({
   method: 'post',
   path: '/sandbox/fund',
   tags: ['Sandbox'],
   summary: 'Fund the sandbox balance (sandbox only, extension)',
   middleware: [sandboxOnly, idempotency('A')] as const,
-  request: {
-    body: {
-      required: true,
-      content: {
-        'application/json': {
-          schema: z
-            .object({ amount: z.string().openapi({ description: 'USDC to credit, up to 6 decimals', example: '1000.00' }) })
-            .openapi('SandboxFund'),
-        },
-      },
-    },
-  },
+  request: { body: { required: true, content: jsonContent(SandboxFundSchema) } },
   responses: {
-    200: { description: 'The balance after funding', content: { 'application/json': { schema: BalanceSchema } } },
-    400: error('validation_error (param amount)'),
-    401: error('Missing, unknown or wrong-environment API key'),
-    404: error('not_found under the live base address'),
+    200: { description: 'The balance after funding', content: jsonContent(BalanceSchema) },
+    ...errorResponses({ 400: 'validation_error (param amount)', ...AUTH_ERRORS, 404: 'not_found under the live base address' }),
   },
 });
 
@@ -59,29 +56,22 @@ const claimRoute = createRoute({
   summary: 'Claim a claim-link payout as its recipient (sandbox only, extension)',
   middleware: [sandboxOnly] as const,
   request: {
-    params: z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' } }) }),
-    body: {
-      required: true,
-      content: {
-        'application/json': {
-          schema: z
-            .object({ method: z.enum(CLAIM_METHODS).openapi({ description: 'The payout method the recipient chooses' }) })
-            .openapi('SandboxClaim'),
-        },
-      },
-    },
+    params: z.object({ id: idParam('id') }),
+    body: { required: true, content: jsonContent(SandboxClaimSchema) },
   },
   responses: {
-    200: { description: 'The payout after the claim (claimed or later)', content: { 'application/json': { schema: PayoutSchema } } },
-    400: error('validation_error (param method)'),
-    401: error('Missing, unknown or wrong-environment API key'),
-    404: error('not_found'),
-    409: error('invalid_state: the payout is not awaiting its claim'),
+    200: { description: 'The payout after the claim (claimed or later)', content: jsonContent(PayoutSchema) },
+    ...errorResponses({
+      400: 'validation_error (param method)',
+      ...AUTH_ERRORS,
+      404: 'not_found',
+      409: 'invalid_state: the payout is not awaiting its claim',
+    }),
   },
 });
 
 /** Registers the sandbox-only routes on a Surface A router. */
-export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerSandboxRoutes(app: SurfaceRouter): void {
   app.openapi(fundRoute, async (c) => {
     const body = c.req.valid('json');
     const balance = await fundSandbox(c.get('core'), c.get('caller'), body.amount, { idempotencyKey: c.get('idempotencyKey') });
@@ -90,6 +80,6 @@ export function registerSandboxRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.openapi(claimRoute, async (c) => {
     const payout = await claimPayout(c.get('core'), c.get('caller'), c.req.valid('param').id, c.req.valid('json').method);
-    return c.json(payout as any, 200);
+    return c.json(payout, 200);
   });
 }

@@ -1,28 +1,14 @@
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, MAX_WEBHOOK_URL_LENGTH } from '../../core/webhooks';
 import { SURFACE_A_EVENT_TYPES, SURFACE_A_EVENT_WILDCARDS } from '../../domain/webhook-events';
 import { idempotency } from '../middleware/idempotency';
-import { pageQuery } from '../pagination';
-import type { AppEnv } from '../types';
-import { newSurfaceARouter } from './index';
+import type { SurfaceRouter } from '../surface';
+import { AUTH_ERRORS, DateTimeSchema, errorResponses, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
 
 /**
  * Surface A webhook endpoints (spec "Endpoints": GET/POST /webhooks, DELETE /webhooks/{id};
  * "Events"). A thin adapter over src/core/webhooks.ts.
  */
-
-const ErrorBody = z
-  .object({
-    error: z.object({
-      code: z.string(),
-      message: z.string(),
-      param: z.string().nullable(),
-      request_id: z.string(),
-    }),
-  })
-  .openapi('Error');
-
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBody } } });
 
 const EVENTS_DESCRIPTION = `Event types to receive: ${SURFACE_A_EVENT_TYPES.join(', ')}; or a wildcard: ${SURFACE_A_EVENT_WILDCARDS.join(', ')}.`;
 
@@ -32,7 +18,7 @@ const WebhookEndpoint = z
     object: z.literal('webhook_endpoint'),
     url: z.string().openapi({ format: 'uri', example: 'https://example.com/hooks/payouts' }),
     events: z.array(z.string()).openapi({ description: EVENTS_DESCRIPTION, example: ['payout.*'] }),
-    created_at: z.string().openapi({ format: 'date-time' }),
+    created_at: DateTimeSchema,
   })
   .openapi('WebhookEndpoint');
 
@@ -44,6 +30,8 @@ const CreatedWebhookEndpoint = WebhookEndpoint.extend({
     example: 'whsec_4mYk0tqg2m2Yw1ZzZtq3VJ8cWJ3n8j2x',
   }),
 }).openapi('CreatedWebhookEndpoint');
+
+const WebhookEndpointListSchema = listEnvelope(WebhookEndpoint).openapi('WebhookEndpointList');
 
 const CreateWebhookBody = z
   .object({
@@ -67,14 +55,12 @@ const createWebhookRoute = createRoute({
     'A non-2xx answer is retried with exponential backoff for 24 hours.',
   middleware: [idempotency('A', { secretFields: ['secret'] })] as const,
   request: {
-    headers: z.object({ 'Idempotency-Key': z.string().optional().openapi({ description: 'Makes a retried request safe' }) }),
-    body: { required: true, content: { 'application/json': { schema: CreateWebhookBody } } },
+    headers: idempotencyHeaders('Makes a retried request safe'),
+    body: { required: true, content: jsonContent(CreateWebhookBody) },
   },
   responses: {
-    201: { description: 'The endpoint, with its secret (shown this once)', content: { 'application/json': { schema: CreatedWebhookEndpoint } } },
-    400: errorResponse('validation_error (param url, events or events.<i>)'),
-    401: errorResponse('Missing, unknown or wrong-environment API key'),
-    409: errorResponse('idempotency_conflict'),
+    201: { description: 'The endpoint, with its secret (shown this once)', content: jsonContent(CreatedWebhookEndpoint) },
+    ...errorResponses({ 400: 'validation_error (param url, events or events.<i>)', ...AUTH_ERRORS, 409: 'idempotency_conflict' }),
   },
 });
 
@@ -86,16 +72,8 @@ const listWebhooksRoute = createRoute({
   description: 'Newest first. Secrets are not included.',
   request: { query: z.object(pageQuery) },
   responses: {
-    200: {
-      description: 'List envelope',
-      content: {
-        'application/json': {
-          schema: z.object({ data: z.array(WebhookEndpoint), next_cursor: z.string().nullable() }).openapi('WebhookEndpointList'),
-        },
-      },
-    },
-    400: errorResponse('validation_error (limit, cursor)'),
-    401: errorResponse('Missing, unknown or wrong-environment API key'),
+    200: { description: 'List envelope', content: jsonContent(WebhookEndpointListSchema) },
+    ...errorResponses({ 400: 'validation_error (limit, cursor)', ...AUTH_ERRORS }),
   },
 });
 
@@ -105,18 +83,22 @@ const deleteWebhookRoute = createRoute({
   tags: ['Webhooks'],
   summary: 'Delete a webhook endpoint',
   description: 'The endpoint receives nothing more; deliveries still being retried for it are given up.',
-  request: { params: z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, example: 'we_01j9z3k4m5n6p7q8r9s0t1v2w3' }) }) },
+  request: { params: z.object({ id: idParam('id', 'we_01j9z3k4m5n6p7q8r9s0t1v2w3') }) },
   responses: {
     204: { description: 'Deleted' },
-    401: errorResponse('Missing, unknown or wrong-environment API key'),
-    404: errorResponse('not_found: no such endpoint in this business and environment'),
+    ...errorResponses({ ...AUTH_ERRORS, 404: 'not_found: no such endpoint in this business and environment' }),
   },
 });
 
-/** The webhooks router (an OpenAPIHono from {@link newSurfaceARouter}). */
-export function webhooksRouter(): OpenAPIHono<AppEnv> {
-  const app = newSurfaceARouter();
+/** Request body of `POST /webhooks`. */
+export type WebhookEndpointCreateBody = z.infer<typeof CreateWebhookBody>;
+/** Response body of `POST /webhooks` (with the signing secret, shown this once). */
+export type CreatedWebhookEndpointResponse = z.infer<typeof CreatedWebhookEndpoint>;
+/** Response body of `GET /webhooks`. */
+export type WebhookEndpointListResponse = z.infer<typeof WebhookEndpointListSchema>;
 
+/** Registers `POST /webhooks`, `GET /webhooks` and `DELETE /webhooks/{id}` on the Surface A app. */
+export function registerWebhookRoutes(app: SurfaceRouter): void {
   app.openapi(createWebhookRoute, async (c) => {
     const body = c.req.valid('json');
     const created = await createWebhookEndpoint(c.get('core'), c.get('caller'), body);
@@ -132,11 +114,4 @@ export function webhooksRouter(): OpenAPIHono<AppEnv> {
     await deleteWebhookEndpoint(c.get('core'), c.get('caller'), c.req.valid('param').id);
     return c.body(null, 204);
   });
-
-  return app;
-}
-
-/** Mounts the webhooks router on the Surface A app (called from routes.ts). */
-export function registerWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.route('/', webhooksRouter());
 }

@@ -1,0 +1,391 @@
+/** Reading a disbursement and its items (spec GET /disbursements/{id}, GET /disbursements/{id}/items): wire shapes, aggregates, lookups. */
+import { sql } from 'kysely';
+import type { DbOrTx } from '../../db/schema';
+import type { ReviewReason } from '../../db/tables/disbursements';
+import type { RecipientType } from '../../domain/channels';
+import {
+  DISBURSEMENT_ITEM_STATUSES,
+  type DisbursementItemStatus,
+  type DisbursementStatus,
+  itemStatus,
+  LAUNCHED_STATUSES,
+} from '../../domain/disbursement-state';
+import { notFound, validationError } from '../../domain/errors';
+import { formatAmount } from '../../domain/money';
+import { RETRYABLE_FAILURE_CODES } from '../../domain/payout-state';
+import { maskRecipientDetails } from '../../domain/recipients';
+import { decodeCursor, encodeCursor, type ListEnvelope } from '../../api/pagination';
+import type { Caller, Core } from '../context';
+import { getBalance } from '../ledger';
+import { type DisbursementItemRow, type DisbursementRow, iso, str, usdc } from './shared';
+
+
+/** Spec "Disbursement (Surface A)" plus the documented extensions. Amounts are USDC decimal strings. */
+export interface WireDisbursement {
+  id: string;
+  object: 'disbursement';
+  name: string;
+  status: DisbursementStatus;
+  revision_id: string;
+  summary: {
+    item_count: number;
+    /** Items that passed review (before launch: ready; after: every item not needing review). */
+    ready: number;
+    needs_review: number;
+    /** Sum over the items that passed review. */
+    total_source_amount: string;
+    total_fees: string;
+    by_type: Record<string, number>;
+    warnings: { code: 'duplicate_recipient'; item_ids: string[] }[];
+  };
+  /** Before launch: what launch holds. Once launched: what retry-failed would hold. */
+  balance_check: { required: string; available: string; ok: boolean };
+  approval: {
+    required: number;
+    /** Distinct keys that approved the current revision. */
+    received: number;
+    revision_id: string | null;
+    submitted_by: string | null;
+    approved: boolean;
+  };
+  /** Item counts once launched (null before). */
+  progress: { pending: number; processing: number; succeeded: number; failed: number; refunded: number } | null;
+  rejection: { reason: string | null; rejected_at: string } | null;
+  created_at: string;
+  submitted_at: string | null;
+  launched_at: string | null;
+  completed_at: string | null;
+}
+
+const n = (v: unknown) => Number(v ?? 0);
+const big = (v: unknown) => (v === null || v === undefined ? 0n : BigInt(v as string | bigint));
+
+/** Counts of an item set by visible status, with money sums (one aggregate query). */
+export async function itemAggregates(db: DbOrTx, disbursementId: string) {
+  const { rows } = await sql<Record<string, unknown>>`
+    select count(*) as item_count,
+      count(*) filter (where i.status = 'needs_review') as needs_review,
+      count(*) filter (where i.status = 'ready') as ready,
+      count(*) filter (where i.status = 'pending') as pending,
+      count(*) filter (where i.status = 'launched' and p.status not in ('succeeded','failed','canceled','refunded')) as processing,
+      count(*) filter (where i.status = 'launched' and p.status = 'succeeded') as succeeded,
+      count(*) filter (where i.status = 'failed' or (i.status = 'launched' and p.status in ('failed','canceled'))) as failed,
+      count(*) filter (where i.status = 'launched' and p.status = 'refunded') as refunded,
+      coalesce(sum(i.source_amount) filter (where i.status <> 'needs_review'), 0)::bigint as total_source,
+      coalesce(sum(i.fee_total) filter (where i.status <> 'needs_review'), 0)::bigint as total_fees,
+      coalesce(sum(i.debit_total) filter (where i.status = 'ready'), 0)::bigint as ready_debit
+    from disbursement_items i left join payouts p on p.id = i.payout_id
+    where i.disbursement_id = ${disbursementId}`.execute(db);
+  const r = rows[0] ?? {};
+  return {
+    itemCount: n(r.item_count),
+    needsReview: n(r.needs_review),
+    ready: n(r.ready),
+    pending: n(r.pending),
+    processing: n(r.processing),
+    succeeded: n(r.succeeded),
+    failed: n(r.failed),
+    refunded: n(r.refunded),
+    totalSource: big(r.total_source),
+    totalFees: big(r.total_fees),
+    readyDebit: big(r.ready_debit),
+  };
+}
+
+/** Failed items whose failure is retryable or which were corrected since (what retry-failed takes). */
+export async function retryCandidates(db: DbOrTx, disbursementId: string) {
+  const rows = await sql<{
+    id: string;
+    attempt: number;
+    debit_total: string | bigint | null;
+    corrected: boolean;
+    review_reasons: ReviewReason[];
+    failure_code: string | null;
+  }>`
+    select i.id, i.attempt, i.debit_total, i.corrected, i.review_reasons,
+      case when i.status = 'failed' then i.failure_code else p.failure_code end as failure_code
+    from disbursement_items i left join payouts p on p.id = i.payout_id
+    where i.disbursement_id = ${disbursementId}
+      and (i.status = 'failed' or (i.status = 'launched' and p.status in ('failed', 'canceled')))
+    order by i.seq`.execute(db);
+  return rows.rows
+    .filter(
+      (r) =>
+        r.debit_total !== null &&
+        (r.review_reasons ?? []).length === 0 &&
+        (r.corrected || (r.failure_code !== null && (RETRYABLE_FAILURE_CODES as readonly string[]).includes(r.failure_code))),
+    )
+    .map((r) => ({ id: r.id, attempt: r.attempt, debitTotal: big(r.debit_total) }));
+}
+
+/** Distinct keys that approved `revisionId`. */
+export async function approvalsReceived(db: DbOrTx, disbursementId: string, revisionId: string): Promise<number> {
+  const r = await db
+    .selectFrom('disbursement_approvals')
+    .select((eb) => eb.fn.count<string>('key_id').distinct().as('c'))
+    .where('disbursement_id', '=', disbursementId)
+    .where('revision_id', '=', revisionId)
+    .where('decision', '=', 'approve')
+    .executeTakeFirst();
+  return n(r?.c);
+}
+
+/** Approvals a disbursement of `businessId` needs (the business's approvals_required, default 1). */
+export async function approvalsRequired(db: DbOrTx, businessId: string): Promise<number> {
+  const b = await db.selectFrom('businesses').select('approvals_required').where('id', '=', businessId).executeTakeFirst();
+  return b?.approvals_required ?? 1;
+}
+
+/** Renders a disbursement row with its summary (SQL aggregates; no item is loaded into JS). */
+export async function renderDisbursement(db: DbOrTx, row: DisbursementRow): Promise<WireDisbursement> {
+  const agg = await itemAggregates(db, row.id);
+  const byType = await db
+    .selectFrom('disbursement_items')
+    .select(['recipient_type', (eb) => eb.fn.countAll<string>().as('c')])
+    .where('disbursement_id', '=', row.id)
+    .where('recipient_type', 'is not', null)
+    .groupBy('recipient_type')
+    .orderBy('recipient_type')
+    .execute();
+  const dups = await sql<{ item_ids: string[] }>`
+    select array_agg(id order by seq) as item_ids from disbursement_items
+    where disbursement_id = ${row.id} and recipient_key is not null
+    group by recipient_key having count(*) > 1 order by min(seq)`.execute(db);
+  const balance = await getBalance(db, row.business_id, row.environment);
+  const launched = (LAUNCHED_STATUSES as readonly string[]).includes(row.status);
+  let required = agg.readyDebit;
+  if (launched) required = agg.failed > 0 ? (await retryCandidates(db, row.id)).reduce((s, c) => s + c.debitTotal, 0n) : 0n;
+  const needed = await approvalsRequired(db, row.business_id);
+  const received = await approvalsReceived(db, row.id, row.revision_id);
+  return {
+    id: row.id,
+    object: 'disbursement',
+    name: row.name,
+    status: row.status as DisbursementStatus,
+    revision_id: row.revision_id,
+    summary: {
+      item_count: agg.itemCount,
+      ready: agg.itemCount - agg.needsReview,
+      needs_review: agg.needsReview,
+      total_source_amount: usdc(agg.totalSource),
+      total_fees: usdc(agg.totalFees),
+      by_type: Object.fromEntries(byType.map((t) => [t.recipient_type as string, n(t.c)])),
+      warnings: dups.rows.map((d) => ({ code: 'duplicate_recipient' as const, item_ids: d.item_ids })),
+    },
+    balance_check: { required: usdc(required), available: usdc(balance.available), ok: balance.available >= required },
+    approval: {
+      required: needed,
+      received,
+      revision_id: row.revision_id,
+      submitted_by: row.submitted_by_key_id,
+      approved: needed === 0 || row.approved_revision_id === row.revision_id,
+    },
+    progress: launched
+      ? { pending: agg.pending, processing: agg.processing, succeeded: agg.succeeded, failed: agg.failed, refunded: agg.refunded }
+      : null,
+    rejection: row.rejected_at ? { reason: row.last_rejection_reason, rejected_at: iso(row.rejected_at) as string } : null,
+    created_at: iso(row.created_at) as string,
+    submitted_at: iso(row.submitted_at),
+    launched_at: iso(row.launched_at),
+    completed_at: iso(row.completed_at),
+  };
+}
+
+/** The disbursement in the caller's business and environment; 404 not_found (param `id`) otherwise. */
+export async function findRow(db: DbOrTx, caller: Caller, id: string, lock = false): Promise<DisbursementRow> {
+  let q = db
+    .selectFrom('disbursements')
+    .selectAll()
+    .where('id', '=', id)
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment);
+  if (lock) q = q.forUpdate();
+  const row = await q.executeTakeFirst();
+  if (!row) throw notFound('disbursement', id);
+  return row;
+}
+
+/** `GET /disbursements/{id}`: the Disbursement with its review summary. 404 not_found for an unknown or other tenant's id. */
+export async function getDisbursement(core: Core, caller: Caller, id: string): Promise<WireDisbursement> {
+  return renderDisbursement(core.db, await findRow(core.db, caller, id));
+}
+
+/** An item on the wire (documented extension: the spec does not show the item record). */
+export interface WireDisbursementItem {
+  id: string;
+  object: 'disbursement_item';
+  disbursement_id: string;
+  seq: number;
+  /** CSV line (header = 1) for imported items, else null. */
+  row_number: number | null;
+  status: DisbursementItemStatus;
+  channel: string | null;
+  source_amount: string | null;
+  source_currency: 'USDC';
+  destination_amount: string | null;
+  destination_currency: string | null;
+  rate: string | null;
+  fees: { provider: string; service: string; fx_spread: string; total: string; currency: 'USDC' } | null;
+  /** source_amount + fees: this item's share of the batch hold. */
+  debit_total: string | null;
+  recipient_id: string | null;
+  /** Inline recipient, bank and identity fields masked. */
+  recipient: Record<string, unknown> | null;
+  recipient_type: string | null;
+  reference: string | null;
+  memo: string | null;
+  review_reasons: ReviewReason[];
+  /** Payout of the current attempt. */
+  payout_id: string | null;
+  /** Attempts made for this item (retry-failed adds one). */
+  attempts: number;
+  failure: { code: string; message: string } | null;
+  provider_reference: string | null;
+  delivered_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An item row joined with its current payout's result columns. */
+export type ItemWithPayout = DisbursementItemRow & {
+  p_status: string | null;
+  p_failure_code: string | null;
+  p_failure_message: string | null;
+  p_provider_reference: string | null;
+  p_delivered_at: Date | null;
+  p_destination_amount: bigint | null;
+  p_attempt_count: number | null;
+  p_created_at: Date | null;
+};
+
+/** Query of items joined with their current attempt's payout (rows cast to {@link ItemWithPayout}). */
+export function itemsWithPayouts(db: DbOrTx) {
+  return db
+    .selectFrom('disbursement_items as i')
+    .leftJoin('payouts as p', 'p.id', 'i.payout_id')
+    .selectAll('i')
+    .select([
+      'p.status as p_status',
+      'p.failure_code as p_failure_code',
+      'p.failure_message as p_failure_message',
+      'p.provider_reference as p_provider_reference',
+      'p.delivered_at as p_delivered_at',
+      'p.destination_amount as p_destination_amount',
+      'p.attempt_count as p_attempt_count',
+      'p.created_at as p_created_at',
+    ]);
+}
+
+function maskedRecipient(r: Record<string, unknown> | null): Record<string, unknown> | null {
+  if (!r) return null;
+  const { type, ...rest } = r;
+  return { type, ...maskRecipientDetails(String(type) as RecipientType, rest) };
+}
+
+/** Renders an item (amounts as decimal strings; recipient masked). */
+export function renderItem(r: ItemWithPayout): WireDisbursementItem {
+  const status = itemStatus(r.status, r.p_status);
+  const input = (r.input ?? {}) as Record<string, unknown>;
+  let failure: WireDisbursementItem['failure'] = null;
+  if (r.status === 'failed') failure = { code: r.failure_code ?? 'failed', message: r.failure_message ?? '' };
+  else if (status === 'failed' || status === 'refunded') {
+    failure = { code: r.p_failure_code ?? r.p_status ?? 'failed', message: r.p_failure_message ?? `The payout was ${r.p_status}` };
+  }
+  const dest = r.p_destination_amount ?? r.destination_amount;
+  return {
+    id: r.id,
+    object: 'disbursement_item',
+    disbursement_id: r.disbursement_id,
+    seq: r.seq,
+    row_number: r.row_number,
+    status,
+    channel: r.channel,
+    source_amount: r.source_amount !== null ? usdc(r.source_amount) : str(input.source_amount),
+    source_currency: 'USDC',
+    destination_amount: dest !== null && r.destination_currency ? formatAmount(dest, r.destination_currency) : null,
+    destination_currency: r.destination_currency,
+    rate: r.rate,
+    fees:
+      r.fee_total !== null
+        ? {
+            provider: usdc(r.fee_provider ?? 0n),
+            service: usdc(r.fee_service ?? 0n),
+            fx_spread: usdc(r.fee_fx_spread ?? 0n),
+            total: usdc(r.fee_total),
+            currency: 'USDC',
+          }
+        : null,
+    debit_total: r.debit_total !== null ? usdc(r.debit_total) : null,
+    recipient_id: r.recipient_id,
+    recipient: maskedRecipient(r.recipient),
+    recipient_type: r.recipient_type,
+    reference: r.reference,
+    memo: r.memo,
+    review_reasons: r.review_reasons ?? [],
+    payout_id: r.payout_id,
+    attempts: r.attempt,
+    failure,
+    provider_reference: r.p_provider_reference,
+    delivered_at: iso(r.p_delivered_at),
+    created_at: iso(r.created_at) as string,
+    updated_at: iso(r.updated_at) as string,
+  };
+}
+
+/** Filters and page of `GET /disbursements/{id}/items`: visible status, limit 1..200, cursor. */
+export interface ListItemsQuery {
+  status?: DisbursementItemStatus;
+  limit: number;
+  cursor?: string;
+}
+
+/** SQL condition selecting items of a visible status. */
+function statusCondition(status: DisbursementItemStatus) {
+  switch (status) {
+    case 'needs_review':
+    case 'ready':
+    case 'pending':
+      return sql<boolean>`i.status = ${status}`;
+    case 'processing':
+      return sql<boolean>`i.status = 'launched' and p.status not in ('succeeded','failed','canceled','refunded')`;
+    case 'succeeded':
+      return sql<boolean>`i.status = 'launched' and p.status = 'succeeded'`;
+    case 'failed':
+      return sql<boolean>`(i.status = 'failed' or (i.status = 'launched' and p.status in ('failed','canceled')))`;
+    case 'refunded':
+      return sql<boolean>`i.status = 'launched' and p.status = 'refunded'`;
+  }
+}
+
+/**
+ * `GET /disbursements/{id}/items`: the items in batch order (`seq`), cursor paging (the cursor
+ * carries the last seq), optional visible-status filter. 404 for an unknown disbursement; 400
+ * validation_error (param `cursor` / `status`).
+ */
+export async function listItems(core: Core, caller: Caller, id: string, q: ListItemsQuery): Promise<ListEnvelope<WireDisbursementItem>> {
+  const row = await findRow(core.db, caller, id);
+  if (q.status && !DISBURSEMENT_ITEM_STATUSES.includes(q.status)) {
+    throw validationError('status', `status must be one of: ${DISBURSEMENT_ITEM_STATUSES.join(', ')}`);
+  }
+  let query = itemsWithPayouts(core.db).where('i.disbursement_id', '=', row.id);
+  if (q.cursor) {
+    const after = Number(decodeCursor(q.cursor));
+    if (!Number.isInteger(after)) throw validationError('cursor', 'cursor is not valid; pass next_cursor from a previous page');
+    query = query.where('i.seq', '>', after);
+  }
+  if (q.status) query = query.where(statusCondition(q.status));
+  const rows = (await query.orderBy('i.seq').limit(q.limit + 1).execute()) as ItemWithPayout[];
+  const more = rows.length > q.limit;
+  const page = more ? rows.slice(0, q.limit) : rows;
+  return { data: page.map(renderItem), next_cursor: more ? encodeCursor(String(page[page.length - 1].seq)) : null };
+}
+
+/** One item of `disbursementId` with its payout; 404 not_found (param `item_id`) otherwise. */
+export async function getItemRow(db: DbOrTx, disbursementId: string, itemId: string): Promise<ItemWithPayout> {
+  const row = (await itemsWithPayouts(db)
+    .where('i.disbursement_id', '=', disbursementId)
+    .where('i.id', '=', itemId)
+    .executeTakeFirst()) as ItemWithPayout | undefined;
+  if (!row) throw notFound('disbursement item', itemId, 'item_id');
+  return row;
+}

@@ -1,0 +1,314 @@
+/**
+ * Run control: launch (hold the batch, record the workflow start), pause, resume and retry-failed
+ * (projection first, then a signal through src/temporal/disbursement-gateway.ts).
+ */
+import { assertCanApply, type DisbursementStatus } from '../../domain/disbursement-state';
+import { ApiError } from '../../domain/errors';
+import { RETRYABLE_FAILURE_CODES } from '../../domain/payout-state';
+import { DISBURSEMENT_WORKFLOW_TYPE, type DisbursementWorkflowInput } from '../../../workflows/disbursement.contract';
+import { type DisbursementSignal, signalDisbursementRun, signalWithStartDisbursementRun } from '../../temporal/disbursement-gateway';
+import type { Caller, Core } from '../context';
+import { emitEvent } from '../events';
+import { getBalance, InsufficientFundsError, insufficientBalance, post } from '../ledger';
+import { enqueueWorkflowStart, flushWorkflowStart, type PendingStart } from '../workflow-starts';
+import type { DisbursementRow } from './shared';
+import {
+  type WireDisbursement,
+  itemAggregates,
+  retryCandidates,
+  approvalsReceived,
+  approvalsRequired,
+  renderDisbursement,
+  findRow,
+} from './read';
+import { itemsNeedReview } from './approvals';
+
+/** Tuning of the disbursement workflow (operators and tests; not on the wire). */
+export interface RunOptions {
+  /** Children in flight at most (default 300). */
+  window?: number;
+  claimBatch?: number;
+  itemsPerRun?: number;
+}
+
+function workflowInput(row: DisbursementRow, opts: RunOptions & { paused?: boolean; claimSeq?: number } = {}): DisbursementWorkflowInput {
+  return {
+    disbursementId: row.id,
+    businessId: row.business_id,
+    environment: row.environment,
+    ...(opts.window !== undefined ? { window: opts.window } : {}),
+    ...(opts.claimBatch !== undefined ? { claimBatch: opts.claimBatch } : {}),
+    ...(opts.itemsPerRun !== undefined ? { itemsPerRun: opts.itemsPerRun } : {}),
+    ...(opts.paused ? { paused: true } : {}),
+    ...(opts.claimSeq !== undefined ? { claimSeq: opts.claimSeq } : {}),
+  };
+}
+
+/** The workflow start of a launched disbursement (id = disbursement id; BusinessId, Environment, DisbursementStatus). */
+export function disbursementStart(row: DisbursementRow, opts: RunOptions = {}): PendingStart {
+  return {
+    workflowType: DISBURSEMENT_WORKFLOW_TYPE,
+    workflowId: row.id,
+    args: [workflowInput(row, opts)],
+    searchAttributes: {
+      BusinessId: row.business_id,
+      Environment: row.environment,
+      DisbursementId: row.id,
+      DisbursementStatus: 'processing',
+    },
+  };
+}
+
+const approvalRequired = (received: number, required: number, submitted: boolean) =>
+  new ApiError(
+    409,
+    'approval_required',
+    submitted
+      ? `The current revision has ${received} of the ${required} approval${required === 1 ? '' : 's'} it needs`
+      : `The disbursement needs ${required} approval${required === 1 ? '' : 's'}; submit it for approval first`,
+    null,
+    { required, received },
+  );
+
+/**
+ * `POST /disbursements/{id}/launch`. Refused: 409 items_need_review while items need review;
+ * 409 approval_required while the current revision lacks approvals; 402 insufficient_balance when
+ * the available balance does not cover the sum of the items' debit totals; 409 invalid_state in
+ * other statuses; 404. In ONE transaction: hold the batch total (`disbursement:{id}:hold:{rev}`),
+ * ready items -> pending (attempt 1), status processing, event disbursement.launched, and the
+ * workflow start (flushed after commit; the relay starts it if this process dies first).
+ */
+export async function launchDisbursement(core: Core, caller: Caller, id: string, opts: RunOptions = {}): Promise<WireDisbursement> {
+  const wire = await core.db.transaction().execute(async (tx) => {
+    const row = await findRow(tx, caller, id, true);
+    const status = row.status as DisbursementStatus;
+    assertCanApply(status, 'launch');
+    const agg = await itemAggregates(tx, id);
+    if (agg.needsReview > 0) throw itemsNeedReview(agg.needsReview);
+    if (agg.itemCount === 0) throw new ApiError(409, 'invalid_state', 'The disbursement has no items', null);
+    const required = await approvalsRequired(tx, row.business_id);
+    if (required > 0) {
+      const received = await approvalsReceived(tx, id, row.revision_id);
+      if (received < required || row.approved_revision_id !== row.revision_id) {
+        throw approvalRequired(received, required, status !== 'ready');
+      }
+    }
+    const total = agg.readyDebit;
+    try {
+      await post(tx, {
+        businessId: row.business_id,
+        environment: row.environment,
+        key: `disbursement:${id}:hold:${row.revision_id}`,
+        from: 'available',
+        to: 'held',
+        amount: total,
+      });
+    } catch (err) {
+      if (err instanceof InsufficientFundsError) {
+        throw insufficientBalance(total, (await getBalance(tx, row.business_id, row.environment)).available);
+      }
+      throw err;
+    }
+    const now = core.now();
+    await tx
+      .updateTable('disbursement_items')
+      .set({ status: 'pending', attempt: 1, updated_at: now })
+      .where('disbursement_id', '=', id)
+      .where('status', '=', 'ready')
+      .execute();
+    const updated = await tx
+      .updateTable('disbursements')
+      .set({
+        status: 'processing',
+        launched_at: now,
+        launched_by_key_id: caller.keyId,
+        launched_revision_id: row.revision_id,
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const out = await renderDisbursement(tx, updated);
+    await emitEvent(tx, {
+      businessId: row.business_id,
+      environment: row.environment,
+      type: 'disbursement.launched',
+      objectType: 'disbursement',
+      objectId: id,
+      data: out as unknown as Record<string, unknown>,
+      dedupeKey: `disbursement:${id}:launched`,
+    });
+    await enqueueWorkflowStart(tx, disbursementStart(updated, opts));
+    return out;
+  });
+  try {
+    await flushWorkflowStart(core, id);
+  } catch (err) {
+    core.log.warn({ err, disbursementId: id }, 'disbursement workflow start deferred to the relay');
+  }
+  return wire;
+}
+
+async function signal(core: Core, id: string, sig: DisbursementSignal): Promise<void> {
+  try {
+    await signalDisbursementRun(core.temporal, id, sig); // no run yet: it reads the projection when it starts
+  } catch (err) {
+    core.log.warn({ err, disbursementId: id }, 'disbursement signal failed; the workflow re-reads the projection');
+  }
+}
+
+/**
+ * {@link signalWithStart} after the projection committed: if Temporal cannot be reached the
+ * change stands, the error is logged, and recoverDisbursementRuns (worker-steps.ts) starts the run later.
+ */
+async function signalWithStartAfterCommit(core: Core, row: DisbursementRow, sig: DisbursementSignal): Promise<void> {
+  try {
+    await signalWithStart(core, row, sig);
+  } catch (err) {
+    core.log.warn({ err, disbursementId: row.id }, 'disbursement signal-with-start failed; the relay restarts the run');
+  }
+}
+
+/**
+ * Signals the workflow, starting a new run if none is running (retry-failed after completion,
+ * or a resume whose workflow was lost). The new run's claims are numbered after every earlier one.
+ */
+export async function signalWithStart(core: Core, row: DisbursementRow, sig: DisbursementSignal): Promise<void> {
+  const max = await core.db
+    .selectFrom('disbursement_items')
+    .select((eb) => eb.fn.max('claim_seq').as('m'))
+    .where('disbursement_id', '=', row.id)
+    .executeTakeFirst();
+  const start = disbursementStart(row);
+  await signalWithStartDisbursementRun(core.temporal, core.config, {
+    disbursementId: row.id,
+    input: workflowInput(row, { paused: row.status === 'paused', claimSeq: Number(max?.m ?? -1) + 1 }),
+    signal: sig,
+    searchAttributes: { ...start.searchAttributes, DisbursementStatus: row.status },
+  });
+}
+
+/**
+ * `POST /disbursements/{id}/pause`: processing -> paused, then signals the workflow: no new item
+ * starts; payouts in flight finish. 409 invalid_state otherwise; 404.
+ */
+export async function pauseDisbursement(core: Core, caller: Caller, id: string): Promise<WireDisbursement> {
+  const wire = await core.db.transaction().execute(async (tx) => {
+    const row = await findRow(tx, caller, id, true);
+    assertCanApply(row.status as DisbursementStatus, 'pause');
+    const now = core.now();
+    const updated = await tx
+      .updateTable('disbursements')
+      .set({ status: 'paused', paused_at: now, updated_at: now })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return renderDisbursement(tx, updated);
+  });
+  await signal(core, id, 'pause');
+  return wire;
+}
+
+/** `POST /disbursements/{id}/resume`: paused -> processing, then signals the workflow. 409 invalid_state otherwise; 404. */
+export async function resumeDisbursement(core: Core, caller: Caller, id: string): Promise<WireDisbursement> {
+  const { wire, row } = await core.db.transaction().execute(async (tx) => {
+    const r = await findRow(tx, caller, id, true);
+    assertCanApply(r.status as DisbursementStatus, 'resume');
+    const updated = await tx
+      .updateTable('disbursements')
+      .set({ status: 'processing', paused_at: null, updated_at: core.now() })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { wire: await renderDisbursement(tx, updated), row: updated };
+  });
+  await signalWithStartAfterCommit(core, row, 'resume');
+  return wire;
+}
+
+/**
+ * `POST /disbursements/{id}/items/retry-failed`: every failed item whose failure code is retryable
+ * (RETRYABLE_FAILURE_CODES) or which was corrected since it failed gets a new attempt: its debit
+ * total is held again (`disbursement_item:{item}:retry:{n}:hold`), it becomes pending, and the
+ * workflow is signalled (or a new run started if it completed). Its next payout is a new one for
+ * the new attempt; an item whose payout succeeded is never retried. completed_with_failures ->
+ * processing. While processing or paused with items already queued for a retry, it only signals
+ * again (recovers a lost signal). 409 invalid_state (status, or no retryable item); 409
+ * approval_required (a correction revision awaits approval); 402 insufficient_balance; 404.
+ */
+export async function retryFailedItems(core: Core, caller: Caller, id: string): Promise<WireDisbursement> {
+  const { wire, row } = await core.db.transaction().execute(async (tx) => {
+    const r = await findRow(tx, caller, id, true);
+    const status = r.status as DisbursementStatus;
+    assertCanApply(status, 'retry_failed');
+    const required = await approvalsRequired(tx, r.business_id);
+    if (required > 0 && r.approved_revision_id !== r.revision_id) {
+      throw approvalRequired(await approvalsReceived(tx, id, r.revision_id), required, true);
+    }
+    const candidates = await retryCandidates(tx, id);
+    if (candidates.length === 0 && status !== 'completed_with_failures') {
+      // Items queued by an earlier retry whose signal was lost: signal again (below).
+      const queued = await itemAggregates(tx, id);
+      if (queued.pending > 0) return { wire: await renderDisbursement(tx, r), row: r };
+    }
+    if (candidates.length === 0) {
+      throw new ApiError(
+        409,
+        'invalid_state',
+        `No failed item can be retried: only failures with a retryable code (${RETRYABLE_FAILURE_CODES.join(', ')}) or items corrected since they failed are retried`,
+        null,
+        { status },
+      );
+    }
+    const total = candidates.reduce((s, c) => s + c.debitTotal, 0n);
+    const balance = await getBalance(tx, r.business_id, r.environment);
+    if (balance.available < total) throw insufficientBalance(total, balance.available);
+    const now = core.now();
+    for (const c of candidates) {
+      const attempt = c.attempt + 1;
+      try {
+        await post(tx, {
+          businessId: r.business_id,
+          environment: r.environment,
+          key: `disbursement_item:${c.id}:retry:${attempt}:hold`,
+          from: 'available',
+          to: 'held',
+          amount: c.debitTotal,
+        });
+      } catch (err) {
+        if (err instanceof InsufficientFundsError) throw insufficientBalance(total, balance.available);
+        throw err;
+      }
+    }
+    const ids = candidates.map((c) => c.id);
+    for (let i = 0; i < ids.length; i += 1000) {
+      await tx
+        .updateTable('disbursement_items')
+        .set((eb) => ({
+          status: 'pending',
+          attempt: eb('attempt', '+', 1),
+          payout_id: null,
+          failure_code: null,
+          failure_message: null,
+          corrected: false,
+          updated_at: now,
+        }))
+        .where('id', 'in', ids.slice(i, i + 1000))
+        .execute();
+    }
+    const updated = await tx
+      .updateTable('disbursements')
+      .set({
+        status: status === 'completed_with_failures' ? 'processing' : status,
+        retry_round: r.retry_round + 1,
+        completed_at: null,
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { wire: await renderDisbursement(tx, updated), row: updated };
+  });
+  await signalWithStartAfterCommit(core, row, 'retryFailed');
+  return wire;
+}

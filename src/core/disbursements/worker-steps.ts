@@ -1,0 +1,306 @@
+/**
+ * The worker-side steps of a disbursement run, called by activities/disbursements.ts (claim,
+ * finalize, projection status) and by the relay (recovery of lost runs).
+ */
+import { sql } from 'kysely';
+import { assertCanApply, completionStatus, type DisbursementStatus } from '../../domain/disbursement-state';
+import { ApiError } from '../../domain/errors';
+import { newId } from '../../domain/ids';
+import type { ClaimedItem, ClaimResult, FinalizeResult } from '../../../workflows/disbursement.contract';
+import { isDisbursementRunRunning } from '../../temporal/disbursement-gateway';
+import { taskQueueFor } from '../../temporal/task-queues';
+import type { Caller, Core } from '../context';
+import { emitEvent } from '../events';
+import { InsufficientFundsError, post } from '../ledger';
+import { insertPayout, payoutStart, type PreparedPayout, preparePayout } from '../payouts';
+import { itemRequest } from './review';
+import { itemAggregates, renderDisbursement } from './read';
+import { signalWithStart } from './run-control';
+
+/** Result of {@link claimItems} (defined by the disbursement workflow's contract). */
+export type { ClaimResult };
+
+/**
+ * Payout statuses that occupy a slot of the window: on their way through a rail. A claim link
+ * waiting (up to 30 days) for its recipient does not, or 300 unclaimed links would stall a batch.
+ */
+const WINDOW_STATUSES = ['pending', 'submitted', 'claimed', 'delivering'] as const;
+
+function claimedItem(core: Core, row: Parameters<typeof payoutStart>[0], itemId: string): ClaimedItem {
+  const s = payoutStart(row);
+  return {
+    itemId,
+    payoutId: row.id,
+    workflowType: s.workflowType,
+    taskQueue: taskQueueFor(core.config, s.workflowType),
+    args: s.args,
+    searchAttributes: s.searchAttributes,
+  };
+}
+
+/**
+ * Claim number `claimSeq` of a disbursement's workflow: up to `limit` pending items (batch order)
+ * become payouts of their current attempt (insertPayout, funding 'batch', status submitted, no
+ * workflow start: the workflow starts each as its child). With `window`, never more than leaves
+ * `window` payouts of the batch in flight (statuses {@link WINDOW_STATUSES}, counted in Postgres,
+ * so payouts started by an earlier run of the workflow count too; none free: `{full: true}`). Idempotent: a retried claim returns the
+ * items it already claimed. Paused (projection) -> `{paused: true}`. An item that can no longer be
+ * paid (channel paused, recipient deleted, ...) fails here with that error's code, and its share of
+ * the hold is released. If its debit total changed since review, the hold is adjusted first.
+ */
+export async function claimItems(
+  core: Core,
+  input: { disbursementId: string; claimSeq: number; limit: number; window?: number },
+): Promise<ClaimResult> {
+  const { disbursementId, claimSeq } = input;
+  const head = await core.db.selectFrom('disbursements').selectAll().where('id', '=', disbursementId).executeTakeFirst();
+  if (!head) return { paused: false, more: false, items: [] };
+  let limit = Math.max(1, input.limit);
+  // A retried claim (same number) returns what it claimed, whatever the window says now.
+  const retried =
+    input.window !== undefined &&
+    (await core.db
+      .selectFrom('disbursement_items')
+      .select('id')
+      .where('disbursement_id', '=', disbursementId)
+      .where('claim_seq', '=', claimSeq)
+      .limit(1)
+      .executeTakeFirst()) !== undefined;
+  if (input.window !== undefined && !retried) {
+    const { n } = await core.db
+      .selectFrom('payouts')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('disbursement_id', '=', disbursementId)
+      .where('status', 'in', WINDOW_STATUSES)
+      .executeTakeFirstOrThrow();
+    limit = Math.min(limit, input.window - Number(n));
+    if (limit <= 0) return { paused: head.status === 'paused', more: true, full: true, items: [] };
+  }
+  const caller: Caller = {
+    businessId: head.business_id,
+    environment: head.environment,
+    keyId: head.launched_by_key_id ?? head.created_by_key_id,
+    role: 'member',
+    policy: null,
+  };
+  const candidates = await core.db
+    .selectFrom('disbursement_items')
+    .selectAll()
+    .where('disbursement_id', '=', disbursementId)
+    .where('status', '=', 'pending')
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+  // Prepare outside the transaction (read-only; PGlite has one connection).
+  const prepared = new Map<string, PreparedPayout | ApiError>();
+  for (const it of candidates) {
+    try {
+      prepared.set(it.id, await preparePayout(core, caller, itemRequest(it)));
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      prepared.set(it.id, err);
+    }
+  }
+
+  return core.db.transaction().execute(async (tx) => {
+    const row = await tx.selectFrom('disbursements').selectAll().where('id', '=', disbursementId).forUpdate().executeTakeFirstOrThrow();
+    const already = await tx
+      .selectFrom('disbursement_items as i')
+      .innerJoin('payouts as p', 'p.id', 'i.payout_id')
+      .select(['i.id as item_id', 'p.id', 'p.business_id', 'p.environment', 'p.status', 'p.channel', 'p.disbursement_id'])
+      .where('i.disbursement_id', '=', disbursementId)
+      .where('i.claim_seq', '=', claimSeq)
+      .where('i.status', '=', 'launched')
+      .orderBy('i.seq')
+      .execute();
+    const pendingLeft = async () =>
+      !!(await tx
+        .selectFrom('disbursement_items')
+        .select('id')
+        .where('disbursement_id', '=', disbursementId)
+        .where('status', '=', 'pending')
+        .limit(1)
+        .executeTakeFirst());
+    if (already.length > 0) {
+      return { paused: false, more: await pendingLeft(), items: already.map((a) => claimedItem(core, { ...a, status: 'submitted' }, a.item_id)) };
+    }
+    if (row.status === 'paused') return { paused: true, more: true, items: [] };
+    if (row.status !== 'processing') return { paused: false, more: false, items: [] };
+
+    const ids = candidates.map((c) => c.id);
+    const locked = ids.length
+      ? await tx
+          .selectFrom('disbursement_items')
+          .selectAll()
+          .where('id', 'in', ids)
+          .where('status', '=', 'pending')
+          .orderBy('seq')
+          .forUpdate()
+          .execute()
+      : [];
+    const now = core.now();
+    const claimed: ClaimedItem[] = [];
+    const launchedPairs: { itemId: string; payoutId: string }[] = [];
+    // Payouts these items already have (one query): never a second payout for an attempt, nor any
+    // payout once one succeeded or is still in flight.
+    const priorRows = locked.length
+      ? await sql<{ item_id: string; attempt: number | null; status: string }>`
+          select disbursement_item_id as item_id, disbursement_attempt as attempt, status from payouts
+          where disbursement_item_id in (${sql.join(locked.map((l) => l.id))})`.execute(tx)
+      : { rows: [] };
+    const blocked = new Set(
+      priorRows.rows
+        .filter((p) => p.status !== 'failed' && p.status !== 'canceled')
+        .map((p) => p.item_id)
+        .concat(priorRows.rows.filter((p) => p.attempt !== null && locked.some((l) => l.id === p.item_id && l.attempt === p.attempt)).map((p) => p.item_id)),
+    );
+    for (const it of locked) {
+      const p = prepared.get(it.id);
+      const attempt = it.attempt;
+      const held = it.debit_total ?? 0n;
+      const fail = async (code: string, message: string) => {
+        if (held > 0n) {
+          await post(tx, {
+            businessId: row.business_id,
+            environment: row.environment,
+            key: `disbursement_item:${it.id}:attempt:${attempt}:release`,
+            from: 'held',
+            to: 'available',
+            amount: held,
+          });
+        }
+        await tx
+          .updateTable('disbursement_items')
+          .set({ status: 'failed', failure_code: code, failure_message: message, claim_seq: claimSeq, updated_at: now })
+          .where('id', '=', it.id)
+          .execute();
+      };
+      if (!p || p instanceof ApiError) {
+        await fail(p?.code ?? 'internal_error', p?.message ?? 'The item could not be prepared');
+        continue;
+      }
+      if (blocked.has(it.id)) {
+        await fail('duplicate_attempt', `Item ${it.id} already has a payout for attempt ${attempt} or one that did not fail`);
+        continue;
+      }
+      const diff = p.price.debitTotal - held;
+      try {
+        if (diff !== 0n) {
+          await post(tx, {
+            businessId: row.business_id,
+            environment: row.environment,
+            key: `disbursement_item:${it.id}:attempt:${attempt}:${diff > 0n ? 'topup' : 'excess'}`,
+            from: diff > 0n ? 'available' : 'held',
+            to: diff > 0n ? 'held' : 'available',
+            amount: diff > 0n ? diff : -diff,
+          });
+        }
+      } catch (err) {
+        if (!(err instanceof InsufficientFundsError)) throw err;
+        await fail('insufficient_balance', 'The fee of this item rose since review and the balance does not cover the difference');
+        continue;
+      }
+      const payoutId = newId('po');
+      const { row: payout } = await insertPayout(tx, core, caller, p, {
+        id: payoutId,
+        funding: 'batch',
+        status: 'submitted',
+        disbursementId,
+        disbursementItemId: it.id,
+        startWorkflow: false,
+      });
+      launchedPairs.push({ itemId: it.id, payoutId });
+      claimed.push(claimedItem(core, payout, it.id));
+    }
+    if (launchedPairs.length) {
+      const values = sql.join(launchedPairs.map((l) => sql`(${l.itemId}, ${l.payoutId})`));
+      await sql`
+        update disbursement_items as i
+        set status = 'launched', payout_id = v.payout_id, claim_seq = ${claimSeq}, debit_total = p.debit_total,
+          fee_total = p.fee_total, destination_amount = p.destination_amount, rate = p.rate, updated_at = ${now}
+        from (values ${values}) as v(item_id, payout_id), payouts p
+        where i.id = v.item_id and p.id = v.payout_id`.execute(tx);
+      await sql`
+        update payouts as p set disbursement_attempt = i.attempt
+        from disbursement_items i
+        where i.payout_id = p.id and p.id in (${sql.join(launchedPairs.map((l) => l.payoutId))})`.execute(tx);
+    }
+    return { paused: false, more: await pendingLeft(), items: claimed };
+  });
+}
+
+/** Result of {@link finalizeDisbursement} (defined by the disbursement workflow's contract). */
+export type { FinalizeResult };
+
+/**
+ * When every item is final: completed (all succeeded) or completed_with_failures, with the event of
+ * the same name (dedupe per retry round), in one transaction that locks the disbursement (so a
+ * concurrent retry-failed either comes first and is seen here, or comes after and finds the final
+ * status). Otherwise reports what is left. Idempotent.
+ */
+export async function finalizeDisbursement(core: Core, input: { disbursementId: string }): Promise<FinalizeResult> {
+  return core.db.transaction().execute(async (tx) => {
+    const row = await tx.selectFrom('disbursements').selectAll().where('id', '=', input.disbursementId).forUpdate().executeTakeFirstOrThrow();
+    if (row.status === 'completed' || row.status === 'completed_with_failures') return { done: true, status: row.status };
+    const agg = await itemAggregates(tx, row.id);
+    if (agg.pending > 0 || agg.processing > 0 || agg.ready > 0) {
+      return { done: false, paused: row.status === 'paused', pending: agg.pending, processing: agg.processing };
+    }
+    assertCanApply(row.status as DisbursementStatus, 'complete');
+    const status = completionStatus(agg.failed + agg.refunded);
+    const now = core.now();
+    const updated = await tx
+      .updateTable('disbursements')
+      .set({ status, completed_at: now, paused_at: null, updated_at: now })
+      .where('id', '=', row.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await emitEvent(tx, {
+      businessId: row.business_id,
+      environment: row.environment,
+      type: `disbursement.${status}`,
+      objectType: 'disbursement',
+      objectId: row.id,
+      data: (await renderDisbursement(tx, updated)) as unknown as Record<string, unknown>,
+      dedupeKey: `disbursement:${row.id}:${status}:${row.retry_round}`,
+    });
+    return { done: true, status };
+  });
+}
+
+/**
+ * Relay recovery: every `processing` disbursement not changed for `olderThanMs` (default 30 s)
+ * whose workflow is not running (closed, or never started) gets its run back by
+ * signal-with-start (`retryFailed`, which only makes the run look for pending items). This covers
+ * a retry-failed or resume whose signal-with-start failed after its commit (Temporal unreachable)
+ * and a run that failed. Idempotent: a run that finds nothing left completes again without a
+ * second event (the completion event is deduplicated per retry round). Returns how many runs it
+ * started. Errors of one disbursement are logged and do not stop the others.
+ */
+export async function recoverDisbursementRuns(core: Core, opts: { olderThanMs?: number } = {}): Promise<number> {
+  const before = new Date(core.now().getTime() - (opts.olderThanMs ?? 30_000));
+  const rows = await core.db
+    .selectFrom('disbursements')
+    .selectAll()
+    .where('status', '=', 'processing')
+    .where('updated_at', '<=', before)
+    .execute();
+  let started = 0;
+  for (const row of rows) {
+    try {
+      if (await isDisbursementRunRunning(core.temporal, row.id)) continue;
+      await signalWithStart(core, row, 'retryFailed');
+      core.log.info({ disbursementId: row.id }, 'disbursement run restarted by the relay');
+      started++;
+    } catch (err) {
+      core.log.warn({ err, disbursementId: row.id }, 'disbursement run recovery failed; retrying later');
+    }
+  }
+  return started;
+}
+
+/** The projection's status of a disbursement (the workflow re-reads it while paused). */
+export async function projectionStatus(core: Core, input: { disbursementId: string }): Promise<string> {
+  const row = await core.db.selectFrom('disbursements').select('status').where('id', '=', input.disbursementId).executeTakeFirst();
+  return row?.status ?? 'missing';
+}

@@ -1,0 +1,212 @@
+/**
+ * Accepting a payout (spec POST /payouts): the row, its hold, the payout.submitted event and the
+ * workflow start in one transaction, then the start after commit (docs/architecture.md "Outboxes").
+ */
+import type { Insertable } from 'kysely';
+import type { PayoutsTable } from '../../db/tables/payouts';
+import type { DbOrTx } from '../../db/schema';
+import { parseDuration } from '../../domain/durations';
+import { newId, randomToken } from '../../domain/ids';
+import type { PayoutWorkflowInput } from '../../../workflows/payout.contract';
+import { PAYOUT_WORKFLOW_TYPE } from '../../../workflows/payout.contract';
+import type { Caller, Core } from '../context';
+import { getBalance, InsufficientFundsError, insufficientBalance, post } from '../ledger';
+import { enqueueWorkflowStart, flushWorkflowStart, type PendingStart } from '../workflow-starts';
+import type { PayoutRow } from './rows';
+import { type PayoutRequest, type PreparedPayout, preparePayout } from './prepare';
+import { type WirePayout, renderPayout } from './read';
+import { emitPayoutEvent } from './transitions';
+
+/** Options of {@link insertPayout}. */
+export interface InsertPayoutOptions {
+  /** Payout id (default a new `po_…`). */
+  id?: string;
+  /** The request's Idempotency-Key (unique per business and environment: never two payouts for one key). */
+  idempotencyKey?: string;
+  /** 'balance': hold debit_total now; 'batch': a disbursement already holds the funds (no hold here). */
+  funding: 'balance' | 'batch';
+  /** 'submitted' (default; attempts 1, event payout.submitted) or 'pending' (attempts 0, no event, no workflow yet). */
+  status?: 'submitted' | 'pending';
+  disbursementId?: string;
+  disbursementItemId?: string;
+  /** Record the payoutWorkflow start in this transaction (flush it after commit with flushWorkflowStart). */
+  startWorkflow: boolean;
+}
+
+/**
+ * Accepts a prepared payout inside the caller's transaction (DESIGN rules 2, 3, 5): inserts the
+ * payout row (receipt token random; attempts 1 when submitted), the hold `payout:{id}:hold`
+ * (available -> held, debit_total) when funding is 'balance', the payout.submitted event (dedupe
+ * `payout:{id}:submitted`) when submitted, and the workflow start when `startWorkflow`.
+ * Throws ApiError 402 insufficient_balance when the available balance does not cover debit_total
+ * (the caller's transaction must roll back), and Error for a pending payout with startWorkflow
+ * (a pending payout is started when it becomes submitted: transitionPayout + payoutStart).
+ */
+export async function insertPayout(
+  tx: DbOrTx,
+  core: Core,
+  caller: Caller,
+  prepared: PreparedPayout,
+  opts: InsertPayoutOptions,
+): Promise<{ id: string; row: PayoutRow }> {
+  const id = opts.id ?? newId('po');
+  const status = opts.status ?? 'submitted';
+  if (status === 'pending' && opts.startWorkflow) {
+    throw new Error('insertPayout: a pending payout starts its workflow when it becomes submitted');
+  }
+  const now = core.now();
+  const pr = prepared.price;
+
+  if (opts.funding === 'balance') {
+    try {
+      await post(tx, {
+        businessId: caller.businessId,
+        environment: caller.environment,
+        key: `payout:${id}:hold`,
+        from: 'available',
+        to: 'held',
+        amount: pr.debitTotal,
+      });
+    } catch (e) {
+      if (e instanceof InsufficientFundsError) {
+        const balance = await getBalance(tx, caller.businessId, caller.environment);
+        throw insufficientBalance(pr.debitTotal, balance.available);
+      }
+      throw e;
+    }
+  }
+
+  const values: Insertable<PayoutsTable> = {
+    id,
+    business_id: caller.businessId,
+    environment: caller.environment,
+    status,
+    channel: prepared.channel.id,
+    rail: prepared.channel.rail,
+    recipient_id: prepared.recipientId,
+    recipient_type: prepared.recipientType,
+    recipient_details: JSON.stringify(prepared.recipientDetails) as any,
+    source_amount: pr.sourceAmount,
+    source_currency: pr.sourceCurrency,
+    destination_amount: pr.destinationAmount,
+    destination_currency: pr.destinationCurrency,
+    rate: pr.rate,
+    fee_provider: pr.fees.provider,
+    fee_service: pr.fees.service,
+    fee_fx_spread: pr.fees.fxSpread,
+    fee_total: pr.fees.total,
+    debit_total: pr.debitTotal,
+    reference: prepared.reference,
+    memo: prepared.memo,
+    message: prepared.message,
+    quote_id: prepared.quoteId,
+    idempotency_key: opts.idempotencyKey ?? null,
+    estimated_arrival: new Date(now.getTime() + parseDuration(prepared.channel.arrival.max)),
+    delivered_at: null,
+    provider_reference: null,
+    failure_code: null,
+    failure_message: null,
+    attempt_count: status === 'submitted' ? 1 : 0,
+    claim_token: null,
+    claimed_at: null,
+    claim_method: null,
+    claim_expires_at: null,
+    receipt_token: randomToken(18),
+    confirmed_received_at: null,
+    disbursement_id: opts.disbursementId ?? null,
+    disbursement_item_id: opts.disbursementItemId ?? null,
+    created_by_key_id: caller.keyId,
+    created_at: now,
+    updated_at: now,
+  };
+  const row = await tx.insertInto('payouts').values(values).returningAll().executeTakeFirstOrThrow();
+
+  if (status === 'submitted') await emitPayoutEvent(tx, core, row, 'submitted');
+  if (opts.startWorkflow) await enqueueWorkflowStart(tx, payoutStart(row));
+  return { id, row };
+}
+
+/**
+ * The workflow start of a payout (DESIGN "Temporal conventions"): type 'payoutWorkflow', id = the
+ * payout id, args `[{payoutId, channel}]`, search attributes BusinessId, Environment,
+ * PayoutStatus, Channel and DisbursementId when the payout belongs to a disbursement.
+ */
+export function payoutStart(row: Pick<PayoutRow, 'id' | 'business_id' | 'environment' | 'status' | 'channel' | 'disbursement_id'>): PendingStart {
+  const input: PayoutWorkflowInput = { payoutId: row.id, channel: row.channel };
+  return {
+    workflowType: PAYOUT_WORKFLOW_TYPE,
+    workflowId: row.id,
+    args: [input],
+    searchAttributes: {
+      BusinessId: row.business_id,
+      Environment: row.environment,
+      PayoutStatus: row.status,
+      Channel: row.channel,
+      ...(row.disbursement_id ? { DisbursementId: row.disbursement_id } : {}),
+    },
+  };
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  return !!err && typeof err === 'object' && (err as { code?: unknown }).code === '23505';
+}
+
+async function findByIdempotencyKey(core: Core, caller: Caller, key: string): Promise<PayoutRow | undefined> {
+  return core.db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
+}
+
+/** Starts the recorded workflow now; if Temporal is unreachable the worker's relay starts it later. */
+async function flushSoon(core: Core, payoutId: string): Promise<void> {
+  try {
+    await flushWorkflowStart(core, payoutId);
+  } catch (err) {
+    core.log.warn({ err, payoutId }, 'payout workflow start deferred to the relay');
+  }
+}
+
+/**
+ * POST /payouts (spec "Endpoints", Surface A): prepares, then in one transaction inserts the
+ * payout with its hold, event and workflow start (funding 'balance'), then starts the workflow
+ * after commit. Returns the Payout as created (status submitted, attempts 1). If a payout with this
+ * idempotency key already exists for the business and environment (a process died before the
+ * idempotency record was completed), returns that payout instead of creating a second one.
+ * Errors: those of {@link preparePayout}, and 402 insufficient_balance.
+ */
+export async function createPayout(
+  core: Core,
+  caller: Caller,
+  req: PayoutRequest,
+  opts: { idempotencyKey?: string } = {},
+): Promise<WirePayout> {
+  const key = opts.idempotencyKey;
+  const existing = key ? await findByIdempotencyKey(core, caller, key) : undefined;
+  if (existing) {
+    await flushSoon(core, existing.id);
+    return renderPayout(existing, undefined, core.config.publicUrl);
+  }
+  const prepared = await preparePayout(core, caller, req);
+  let row: PayoutRow;
+  try {
+    row = await core.db.transaction().execute(async (tx) => {
+      const r = await insertPayout(tx, core, caller, prepared, { idempotencyKey: key, funding: 'balance', startWorkflow: true });
+      return r.row;
+    });
+  } catch (err) {
+    if (key && isUniqueViolation(err)) {
+      const winner = await findByIdempotencyKey(core, caller, key);
+      if (winner) {
+        await flushSoon(core, winner.id);
+        return renderPayout(winner, undefined, core.config.publicUrl);
+      }
+    }
+    throw err;
+  }
+  await flushSoon(core, row.id);
+  return renderPayout(row, undefined, core.config.publicUrl);
+}

@@ -1,0 +1,42 @@
+/** Recipient and integrator actions on a running payout (the workflow's `claim` and `cancel` Updates, through src/temporal/payout-gateway.ts). */
+import { ApiError } from '../../domain/errors';
+import type { PayoutStatus } from '../../domain/payout-state';
+import type { ClaimMethod } from '../../../workflows/payout.contract';
+import { cancelPayoutWorkflow, claimPayoutWorkflow, type PayoutUpdateOutcome } from '../../temporal/payout-gateway';
+import type { Caller, Core } from '../context';
+import { type WirePayout, getPayoutRow, getPayout } from './read';
+
+async function updatePayoutWorkflow(
+  core: Core,
+  caller: Caller,
+  id: string,
+  allowed: readonly PayoutStatus[],
+  run: () => Promise<PayoutUpdateOutcome>,
+): Promise<WirePayout> {
+  const row = await getPayoutRow(core.db, caller, id);
+  const refuse = (status: string) =>
+    new ApiError(409, 'invalid_state', `Payout ${id} is ${status}; this needs it to be ${allowed.join(' or ')}`, null);
+  if (!allowed.includes(row.status as PayoutStatus)) throw refuse(row.status);
+  // Refused by the Update's validator, or the workflow closed meanwhile: report the state now.
+  if ((await run()) === 'refused') throw refuse((await getPayoutRow(core.db, caller, id)).status);
+  return getPayout(core, caller, id);
+}
+
+/**
+ * Acts as the recipient of a claim-link payout (sandbox `POST /sandbox/payouts/{id}/claim`):
+ * executes the workflow's `claim` Update with the chosen method; the payout moves
+ * awaiting_claim -> claimed -> delivering -> ... Returns the payout after the claim.
+ * 404 not_found for an unknown id; 409 invalid_state unless the payout is awaiting its claim.
+ */
+export async function claimPayout(core: Core, caller: Caller, id: string, method: string): Promise<WirePayout> {
+  return updatePayoutWorkflow(core, caller, id, ['awaiting_claim'], () => claimPayoutWorkflow(core.temporal, id, method as ClaimMethod));
+}
+
+/**
+ * Cancels a payout that has not reached the recipient (pending or awaiting_claim) through the
+ * workflow's `cancel` Update: status canceled, hold released, event payout.canceled.
+ * 404 not_found; 409 invalid_state in any other status.
+ */
+export async function cancelPayout(core: Core, caller: Caller, id: string): Promise<WirePayout> {
+  return updatePayoutWorkflow(core, caller, id, ['pending', 'awaiting_claim'], () => cancelPayoutWorkflow(core.temporal, id));
+}

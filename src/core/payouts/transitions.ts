@@ -1,0 +1,237 @@
+/**
+ * Payout transitions, called by the payout activities: each is one transaction (projection, money,
+ * event), idempotent and guarded by the transition table (src/domain/payout-state.ts).
+ */
+import type { Updateable } from 'kysely';
+import type { PayoutsTable } from '../../db/tables/payouts';
+import type { DbOrTx } from '../../db/schema';
+import { randomToken } from '../../domain/ids';
+import { canTransition, EVENT_ON_ENTER, PAYOUT_STATUSES, type PayoutFailureCode, type PayoutStatus } from '../../domain/payout-state';
+import type { AttemptResult } from '../../../workflows/payout.contract';
+import type { Core } from '../context';
+import { emitEvent } from '../events';
+import { type Account, post } from '../ledger';
+import type { PayoutRow, PayoutAttemptRow } from './rows';
+import { renderPayout } from './read';
+
+/** A move the transition table does not allow (a bug in the caller; activities do not retry it). */
+export class IllegalPayoutTransitionError extends Error {
+  constructor(
+    readonly payoutId: string,
+    readonly from: string,
+    readonly to: PayoutStatus,
+  ) {
+    super(`payout ${payoutId}: illegal transition ${from} -> ${to}`);
+    this.name = 'IllegalPayoutTransitionError';
+  }
+}
+
+/** The result of one finished delivery attempt (defined by the payout workflow's contract). */
+export type { AttemptResult };
+
+/** What a transition may also set on the payout (all optional). */
+export interface TransitionPatch {
+  /** failure.code / failure.message (-> failed, -> refunded). */
+  failure?: { code: PayoutFailureCode; message: string };
+  providerReference?: string | null;
+  /** Claim link token and expiry (-> awaiting_claim). */
+  claim?: { token: string; expiresAt: Date };
+  /** The method the recipient chose (-> claimed). */
+  claimMethod?: string;
+  /** Finishes this attempt in the same transaction. */
+  attempt?: AttemptResult & { number: number };
+}
+
+/** Ledger movement applied on entering a state (the money table in src/core/payouts/index.ts). */
+const MONEY_ON_ENTER: Partial<Record<PayoutStatus, { name: string; from: Account; to: Account }>> = {
+  succeeded: { name: 'settle', from: 'held', to: 'sent' },
+  failed: { name: 'release', from: 'held', to: 'available' },
+  canceled: { name: 'release', from: 'held', to: 'available' },
+  refunded: { name: 'refund', from: 'sent', to: 'available' },
+};
+
+/** Emits the event of entering `status` (EVENT_ON_ENTER; none for silent states), in the caller's transaction. */
+export async function emitPayoutEvent(tx: DbOrTx, core: Core, row: PayoutRow, status: PayoutStatus): Promise<void> {
+  const type = EVENT_ON_ENTER[status];
+  if (!type) return;
+  await emitEvent(tx, {
+    businessId: row.business_id,
+    environment: row.environment,
+    type,
+    objectType: 'payout',
+    objectId: row.id,
+    data: renderPayout(row, undefined, core.config.publicUrl) as unknown as Record<string, unknown>,
+    dedupeKey: `payout:${row.id}:${status}`,
+  });
+}
+
+async function finishAttempt(tx: DbOrTx, payoutId: string, number: number, r: AttemptResult, now: Date): Promise<void> {
+  const row = await tx
+    .selectFrom('payout_attempts')
+    .select(['status', 'provider_reference'])
+    .where('payout_id', '=', payoutId)
+    .where('number', '=', number)
+    .executeTakeFirst();
+  if (!row) {
+    await tx
+      .insertInto('payout_attempts')
+      .values({
+        payout_id: payoutId,
+        number,
+        status: r.status,
+        provider_reference: r.providerReference ?? null,
+        error_code: r.errorCode ?? null,
+        error_message: r.errorMessage ?? null,
+        started_at: now,
+        completed_at: now,
+      })
+      .onConflict((oc) => oc.columns(['payout_id', 'number']).doNothing())
+      .execute();
+  } else if (row.status === 'processing') {
+    await tx
+      .updateTable('payout_attempts')
+      .set({
+        status: r.status,
+        provider_reference: r.providerReference ?? row.provider_reference,
+        error_code: r.errorCode ?? null,
+        error_message: r.errorMessage ?? null,
+        completed_at: now,
+      })
+      .where('payout_id', '=', payoutId)
+      .where('number', '=', number)
+      .where('status', '=', 'processing')
+      .execute();
+  }
+  await tx
+    .updateTable('payouts')
+    .set((eb) => ({ attempt_count: eb.fn('greatest', [eb.ref('attempt_count'), eb.val(number)]) }))
+    .where('id', '=', payoutId)
+    .execute();
+}
+
+/**
+ * Moves a payout to `to` in one transaction (spec "Payout status"; src/domain/payout-state.ts):
+ * locks the row; if it is already `to`, returns it unchanged (idempotent); if the table does not
+ * allow the move, throws {@link IllegalPayoutTransitionError}; else updates the projection with
+ * `patch`, applies the money movement of the table (settle / release / refund of debit_total,
+ * posting keys `payout:{id}:<movement>`), emits EVENT_ON_ENTER[to] (dedupe `payout:{id}:{to}`)
+ * and returns the updated row. Entering succeeded sets delivered_at and confirmed_received_at;
+ * refunded clears confirmed_received_at; claimed sets claimed_at and claim_method.
+ */
+export async function transitionPayout(core: Core, payoutId: string, to: PayoutStatus, patch: TransitionPatch = {}): Promise<PayoutRow> {
+  return core.db.transaction().execute(async (tx) => {
+    const row = await tx.selectFrom('payouts').selectAll().where('id', '=', payoutId).forUpdate().executeTakeFirst();
+    if (!row) throw new Error(`payout ${payoutId} does not exist`);
+    if (row.status === to) return row;
+    if (!(PAYOUT_STATUSES as readonly string[]).includes(row.status) || !canTransition(row.status as PayoutStatus, to)) {
+      throw new IllegalPayoutTransitionError(payoutId, row.status, to);
+    }
+    const now = core.now();
+    if (patch.attempt) await finishAttempt(tx, payoutId, patch.attempt.number, patch.attempt, now);
+
+    const set: Updateable<PayoutsTable> = { status: to, updated_at: now };
+    if (patch.failure) {
+      set.failure_code = patch.failure.code;
+      set.failure_message = patch.failure.message;
+    }
+    if (patch.providerReference !== undefined) set.provider_reference = patch.providerReference;
+    if (patch.claim) {
+      set.claim_token = patch.claim.token;
+      set.claim_expires_at = patch.claim.expiresAt;
+    }
+    if (to === 'claimed') {
+      set.claimed_at = now;
+      set.claim_method = patch.claimMethod ?? null;
+    }
+    if (to === 'succeeded') {
+      set.delivered_at = now;
+      set.confirmed_received_at = now;
+    }
+    if (to === 'refunded') set.confirmed_received_at = null;
+    if (to === 'submitted' && row.attempt_count < 1) set.attempt_count = 1;
+    const updated = await tx.updateTable('payouts').set(set).where('id', '=', payoutId).returningAll().executeTakeFirstOrThrow();
+
+    const money = MONEY_ON_ENTER[to];
+    if (money) {
+      await post(tx, {
+        businessId: row.business_id,
+        environment: row.environment,
+        key: `payout:${payoutId}:${money.name}`,
+        from: money.from,
+        to: money.to,
+        amount: row.debit_total,
+      });
+    }
+    await emitPayoutEvent(tx, core, updated, to);
+    return updated;
+  });
+}
+
+/**
+ * Opens the claim of a claim-link payout: submitted -> awaiting_claim with a new random claim
+ * token and claim_expires_at = now + `windowMs` (event payout.awaiting_claim). Idempotent: if the
+ * payout is already awaiting its claim, nothing changes. Returns the row.
+ */
+export async function openClaim(core: Core, payoutId: string, windowMs: number): Promise<PayoutRow> {
+  const row = await core.db.selectFrom('payouts').selectAll().where('id', '=', payoutId).executeTakeFirst();
+  if (row && row.status === 'awaiting_claim') return row;
+  return transitionPayout(core, payoutId, 'awaiting_claim', {
+    claim: { token: row?.claim_token ?? randomToken(18), expiresAt: new Date(core.now().getTime() + windowMs) },
+  });
+}
+
+/**
+ * Records that delivery attempt `number` started (idempotent upsert of payout_attempts
+ * (payout_id, number) in status processing) and raises attempt_count to at least `number`.
+ * Returns the attempt row (with the provider reference of an earlier try of the same attempt).
+ */
+export async function recordAttemptStart(core: Core, payoutId: string, number: number): Promise<PayoutAttemptRow> {
+  return core.db.transaction().execute(async (tx) => {
+    await tx
+      .insertInto('payout_attempts')
+      .values({
+        payout_id: payoutId,
+        number,
+        status: 'processing',
+        provider_reference: null,
+        error_code: null,
+        error_message: null,
+        started_at: core.now(),
+        completed_at: null,
+      })
+      .onConflict((oc) => oc.columns(['payout_id', 'number']).doNothing())
+      .execute();
+    await tx
+      .updateTable('payouts')
+      .set((eb) => ({ attempt_count: eb.fn('greatest', [eb.ref('attempt_count'), eb.val(number)]), updated_at: core.now() }))
+      .where('id', '=', payoutId)
+      .where('attempt_count', '<', number)
+      .execute();
+    return tx
+      .selectFrom('payout_attempts')
+      .selectAll()
+      .where('payout_id', '=', payoutId)
+      .where('number', '=', number)
+      .executeTakeFirstOrThrow();
+  });
+}
+
+/** Stores the provider reference the rail gave attempt `number` (kept if one is already stored). */
+export async function recordAttemptProviderReference(core: Core, payoutId: string, number: number, providerReference: string): Promise<void> {
+  await core.db
+    .updateTable('payout_attempts')
+    .set({ provider_reference: providerReference })
+    .where('payout_id', '=', payoutId)
+    .where('number', '=', number)
+    .where('provider_reference', 'is', null)
+    .execute();
+}
+
+/**
+ * Records the result of attempt `number` (idempotent: an attempt already finished keeps its
+ * first result). Used for attempts that are retried; the final attempt is finished by the
+ * transition (TransitionPatch.attempt) in the same transaction as the status change.
+ */
+export async function recordAttemptResult(core: Core, payoutId: string, number: number, result: AttemptResult): Promise<void> {
+  await core.db.transaction().execute((tx) => finishAttempt(tx, payoutId, number, result, core.now()));
+}
