@@ -3,12 +3,13 @@ import type { CatalogTables } from './tables/catalog';
 import type { DisbursementTables } from './tables/disbursements';
 import type { PayoutTables } from './tables/payouts';
 import type { PlatformTables } from './tables/platform';
+import type { RateLimitTables } from './tables/rate-limits';
 import type { WebhookTables } from './tables/webhooks';
 
 export type { Environment } from './tables/platform';
 
 /** Every table of the service, one interface per area under db/tables. */
-export interface Database extends PlatformTables, CatalogTables, PayoutTables, WebhookTables, DisbursementTables {}
+export interface Database extends PlatformTables, CatalogTables, PayoutTables, WebhookTables, DisbursementTables, RateLimitTables {}
 
 /** The Kysely handle used everywhere (pg Pool or PGlite underneath). */
 export type Db = Kysely<Database>;

@@ -29,7 +29,13 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'payload_too_large'
   | 'rate_limited'
-  | 'internal_error';
+  | 'internal_error'
+  // Surface B (spec "Errors", Surface B) and contact recipients (docs/surface-b.md).
+  | 'invalid_phone'
+  | 'recipient_country_unsupported'
+  | 'amount_below_minimum'
+  | 'disbursement_already_claimed'
+  | 'external_id_taken';
 
 /** An error with an HTTP status, a code, a human message and the offending parameter (or null). */
 export class ApiError extends Error {

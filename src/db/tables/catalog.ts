@@ -39,6 +39,10 @@ export interface RecipientsTable {
   status: 'ready' | 'needs_fields';
   missing_fields: JSONColumnType<string[]>;
   channels: JSONColumnType<string[]>;
+  /** Contact recipients only (migration 0020): E.164 phone, for lookups. */
+  contact_phone: string | null;
+  /** Contact recipients only (migration 0020): e-mail as given (trimmed). */
+  contact_email: string | null;
   deleted_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Date;

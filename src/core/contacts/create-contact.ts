@@ -1,0 +1,122 @@
+/**
+ * Creates a contact recipient (see contact-record.ts). Spec: Surface B `POST /recipients` (fields
+ * not shown by the spec; chosen in docs/surface-b.md) and Surface C `POST /recipients`.
+ */
+import { z } from 'zod';
+import type { DbOrTx } from '../../db/schema';
+import { ApiError, validationError } from '../../domain/errors';
+import { newId } from '../../domain/ids';
+import { isE164, phoneCountry, validateRecipientDetails } from '../../domain/recipients';
+import type { Caller, Core } from '../context';
+import { type ContactRecipient, contactFromRow } from './contact-record';
+
+/**
+ * Create input. Error `param`s name these core fields (`phone`, `email`, `country`, `name`,
+ * `externalId`); each surface renames them to its wire names.
+ */
+export interface CreateContactInput {
+  /** E.164, e.g. `+5215512345678`. */
+  phone?: string | null;
+  email?: string | null;
+  name?: string | null;
+  externalId?: string | null;
+  /** ISO 3166-1 alpha-2; must match the phone's country when both are given. */
+  country?: string | null;
+}
+
+const emailSchema = z.email();
+const blank = (v: string | null | undefined) => v === undefined || v === null || v.trim() === '';
+
+/** A validated, normalised create input (no I/O). */
+export interface NormalisedContact {
+  phone: string | null;
+  email: string | null;
+  name: string | null;
+  externalId: string | null;
+  country: string | null;
+}
+
+/**
+ * Validates and normalises a contact (pure). Throws ApiError:
+ * - 400 `invalid_phone` (param `phone`): not a valid phone number in strict E.164;
+ * - 400 `validation_error`: neither phone nor email (param `phone`), bad e-mail (`email`), country
+ *   not ISO alpha-2 or not the phone's country (`country`), name over 200 or externalId over 255
+ *   characters.
+ */
+export function normaliseContact(input: CreateContactInput): NormalisedContact {
+  const phone = blank(input.phone) ? null : (input.phone as string).trim();
+  const email = blank(input.email) ? null : (input.email as string).trim();
+  if (!phone && !email) throw validationError('phone', 'Give a phone number (E.164) or an e-mail address');
+  if (phone && !isE164(phone)) {
+    throw new ApiError(400, 'invalid_phone', 'phone must be a valid phone number in E.164 format, e.g. +14155552671', 'phone');
+  }
+  if (email && (email.length > 254 || !emailSchema.safeParse(email).success)) {
+    throw validationError('email', 'email must be a valid e-mail address');
+  }
+  let country = blank(input.country) ? null : (input.country as string).trim().toUpperCase();
+  if (country && !/^[A-Z]{2}$/.test(country)) throw validationError('country', 'country must be an ISO 3166-1 alpha-2 code, e.g. MX');
+  const fromPhone = phone ? phoneCountry(phone) : null;
+  if (country && fromPhone && country !== fromPhone) {
+    throw validationError('country', `country is ${country} but the phone number is from ${fromPhone}`);
+  }
+  country ??= fromPhone;
+  const name = blank(input.name) ? null : (input.name as string).trim();
+  if (name && name.length > 200) throw validationError('name', 'name must be at most 200 characters');
+  const externalId = blank(input.externalId) ? null : (input.externalId as string).trim();
+  if (externalId && externalId.length > 255) throw validationError('externalId', 'externalId must be at most 255 characters');
+  return { phone, email, name, externalId, country };
+}
+
+const isUniqueViolation = (err: unknown) =>
+  !!err && typeof err === 'object' && (err as { code?: unknown }).code === '23505';
+
+/**
+ * Stores a contact recipient for `caller` (business and environment). Type `phone` with details
+ * `{number}` when a phone is given, else type `email` with `{address}`, so the recipient is also a
+ * valid Surface A recipient of that type. Throws the errors of {@link normaliseContact} and 409
+ * `external_id_taken` (param `externalId`) when a live contact recipient of the caller already has
+ * that externalId. `db` may be a transaction.
+ */
+export async function createContactRecipient(
+  core: Core,
+  caller: Caller,
+  input: CreateContactInput,
+  db: DbOrTx = core.db,
+): Promise<ContactRecipient> {
+  const c = normaliseContact(input);
+  const type = c.phone ? 'phone' : 'email';
+  const v = validateRecipientDetails(type, c.phone ? { number: c.phone } : { address: c.email }, c.country ? { country: c.country } : {});
+  const now = core.now();
+  try {
+    const row = await db
+      .insertInto('recipients')
+      .values({
+        id: newId('rcp', now.getTime()),
+        business_id: caller.businessId,
+        environment: caller.environment,
+        type,
+        country: c.country,
+        currency: null,
+        name: c.name,
+        kind: 'individual',
+        external_id: c.externalId,
+        details: JSON.stringify(v.details),
+        status: v.status,
+        missing_fields: JSON.stringify(v.missing_fields),
+        channels: JSON.stringify(v.channels),
+        contact_phone: c.phone,
+        contact_email: c.email,
+        deleted_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return contactFromRow(row);
+  } catch (err) {
+    if (isUniqueViolation(err)) {
+      throw new ApiError(409, 'external_id_taken', `A recipient with externalId '${c.externalId}' already exists`, 'externalId');
+    }
+    throw err;
+  }
+}
