@@ -7,7 +7,9 @@ import type { Client } from '@temporalio/client';
 import { Hono } from 'hono';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorResponse, toApiError } from '../../src/api/errors';
+import type { Context } from 'hono';
+import { toApiError } from '../../src/api/errors';
+import type { ApiError } from '../../src/domain/errors';
 import { rateLimit } from '../../src/api/middleware/rate-limit';
 import { SURFACE_B_RATE_LIMITS, surfaceBRateLimitRules } from '../../src/api/surface-b/rate-limits';
 import type { AppEnv } from '../../src/api/types';
@@ -27,6 +29,10 @@ beforeAll(async () => {
   core = { db, temporal: {} as Client, config: loadConfig({ LOG_LEVEL: 'silent' }), log: pino({ level: 'silent' }), now: () => clock };
 });
 afterAll(async () => db?.destroy());
+
+/** Surface B's error body (the surface module renders it on branch surface-b). */
+const errorResponse = (c: Context<AppEnv>, err: ApiError) =>
+  c.json({ error: err.code, message: err.message, details: { ...(err.details ?? {}), param: err.param, requestId: c.get('requestId') } }, err.status as 429);
 
 /** A small app: a fake caller per `X-Biz` header, Surface B's rules, Surface B's error body. */
 function app() {
