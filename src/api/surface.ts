@@ -50,6 +50,7 @@ import type { Environment } from '../db/schema';
 import type { ApiError, ErrorCode } from '../domain/errors';
 import { fromZodError, toApiError } from './errors';
 import { authenticate } from './middleware/auth';
+import { keyRateLimit } from './middleware/key-rate-limit';
 import type { AppEnv, Surface } from './types';
 
 /** The OpenAPIHono app a surface's route modules register on. */
@@ -178,6 +179,8 @@ export function buildSurfaceApp(def: SurfaceDefinition, environment: Environment
     await next();
   });
   app.use('*', async (c, next) => (c.req.path.endsWith('/openapi.json') ? next() : authenticate(c, next)));
+  // Per-key rate limits (Surfaces A and C; B has its own table): src/api/middleware/key-rate-limit.ts.
+  app.use('*', async (c, next) => (c.get('caller') ? keyRateLimit(c, next) : next()));
   app.onError((err, c) => {
     const apiErr = toApiError(err);
     if (apiErr.status >= 500) c.get('core').log.error({ err, requestId: c.get('requestId') }, 'request failed');
