@@ -1,5 +1,7 @@
 // Import boundaries of the service (docs/architecture.md "Layers"), checked by `npm run lint`.
-// Each rule is one sentence of that section; a violation fails lint and so CI.
+// Each rule is one sentence of that section; a violation fails lint and so CI. Package paths are
+// matched as `(^|/)node_modules/` because a worktree's node_modules may be a symlink that resolves
+// outside the project.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -17,7 +19,7 @@ module.exports = {
       from: { path: '^src/domain/' },
       to: {
         pathNot: '^src/domain/',
-        path: '^(src|workflows|activities|tools|test)/|^node_modules/(pg|kysely|@electric-sql|@temporalio|hono|@hono|pino)/',
+        path: '^(src|workflows|activities|tools|test)/|(^|/)node_modules/(pg|kysely|@electric-sql|@temporalio|hono|@hono|pino)/',
       },
     },
     {
@@ -33,7 +35,7 @@ module.exports = {
       comment: 'A workflow body imports only src/domain, workflow contracts and the Temporal workflow SDK.',
       from: { path: '^workflows/', pathNot: '^workflows/index\\.ts$' },
       to: {
-        pathNot: '^(src/domain/|workflows/[^/]+\\.contract\\.ts$|node_modules/@temporalio/(workflow|common)/)',
+        pathNot: '^src/domain/|^workflows/[^/]+\\.contract\\.ts$|(^|/)node_modules/@temporalio/(workflow|common)/',
       },
     },
     {
@@ -55,14 +57,14 @@ module.exports = {
       severity: 'error',
       comment: 'src/core reaches Temporal only through the gateway modules in src/temporal, never @temporalio/client.',
       from: { path: '^src/core/' },
-      to: { path: '^node_modules/@temporalio/client/' },
+      to: { path: '(^|/)node_modules/@temporalio/client/' },
     },
     {
       name: 'activities-over-core',
       severity: 'error',
       comment: 'Activities are thin adapters over the core: no API, no database driver or query builder of their own.',
       from: { path: '^activities/' },
-      to: { path: '^(src/api/|node_modules/(kysely|pg)/)' },
+      to: { path: '^src/api/|(^|/)node_modules/(kysely|pg)/' },
     },
   ],
   options: {

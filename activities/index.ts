@@ -3,6 +3,7 @@ import type { DisbursementActivities } from '../workflows/disbursement.contract'
 import type { PayoutActivities } from '../workflows/payout.contract';
 import type { WebhookDeliveryActivities } from '../workflows/webhook-delivery.contract';
 import { createDisbursementActivities } from './disbursements';
+import { createFundingActivities } from './funding';
 import { createPayoutActivities } from './payouts';
 import { createWebhookActivities } from './webhooks';
 
@@ -12,11 +13,16 @@ export type Activities = WebhookDeliveryActivities & PayoutActivities & Disburse
 /**
  * Every activity of the service, built over the one core (docs/architecture.md "Activities").
  * Grouped by workflow; each group is idempotent (postings, projections and events are keyed).
+ * Activities are thin adapters over src/core (no queries here). Naming rule: `<resource><Action>`
+ * in camelCase, the resource being the one the workflow drives (payoutTransition,
+ * disbursementClaimItems); deliverWebhook and markWebhookDeliveryFailed predate the rule and keep
+ * their names, which workflow histories record.
  */
 export function createActivities(core: Core): Activities {
   return {
     ...createWebhookActivities(core),
     ...createPayoutActivities(core),
     ...createDisbursementActivities(core),
+    ...createFundingActivities(core),
   };
 }

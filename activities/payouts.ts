@@ -1,22 +1,21 @@
 /**
- * Activities of payoutWorkflow (contract: workflows/payout.contract.ts): storage (src/core/payouts
- * transitions and attempts) and the rail (src/sandbox/rails.ts). Every activity is idempotent, so
- * Temporal's retries are safe: transitions are guarded by the transition table and no-op when
- * already done, postings and events are keyed, an attempt keeps its first provider reference and
- * result.
+ * Activities of payoutWorkflow (contract: workflows/payout.contract.ts): thin adapters over
+ * src/core/payouts (transitions, attempts, the rail). Every activity is idempotent, so Temporal's
+ * retries are safe: transitions are guarded by the transition table and no-op when already done,
+ * postings and events are keyed, an attempt keeps its first provider reference and result. Core
+ * errors become the contract's failure types (not retried).
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Core } from '../src/core/context';
 import {
   IllegalPayoutTransitionError,
-  openClaim,
-  recordAttemptProviderReference,
+  makeRailAttempt,
+  NoRailAdapterError,
+  openClaimWindow,
   recordAttemptResult,
-  recordAttemptStart,
   transitionPayout,
 } from '../src/core/payouts';
 import type { PayoutStatus } from '../src/domain/payout-state';
-import { sandboxClaimWindowMs, simulateRailAttempt } from '../src/sandbox/rails';
 import {
   ILLEGAL_PAYOUT_TRANSITION,
   NO_RAIL_ADAPTER,
@@ -26,12 +25,16 @@ import {
 
 export type { PayoutActivities, PayoutTransitionInput };
 
+/** Runs `fn`, turning the core's non-retryable errors into the contract's failure types. */
 async function guarded<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (err instanceof IllegalPayoutTransitionError) {
       throw ApplicationFailure.create({ type: ILLEGAL_PAYOUT_TRANSITION, message: err.message, nonRetryable: true });
+    }
+    if (err instanceof NoRailAdapterError) {
+      throw ApplicationFailure.create({ type: NO_RAIL_ADAPTER, message: err.message, nonRetryable: true });
     }
     throw err;
   }
@@ -47,41 +50,14 @@ export function createPayoutActivities(core: Core) {
       return { status: row.status as PayoutStatus };
     },
 
-    /**
-     * submitted -> awaiting_claim with a claim token and claim_expires_at (30 days; 2 s under the
-     * sandbox magic reference `sandbox:claim_expired`). Returns the claim window left, in ms.
-     */
+    /** openClaimWindow: submitted -> awaiting_claim; returns the claim window left, in ms. */
     async payoutOpenClaim(input: { payoutId: string }) {
-      const current = await core.db.selectFrom('payouts').select('reference').where('id', '=', input.payoutId).executeTakeFirstOrThrow();
-      const row = await guarded(() => openClaim(core, input.payoutId, sandboxClaimWindowMs(current.reference)));
-      const left = (row.claim_expires_at?.getTime() ?? core.now().getTime()) - core.now().getTime();
-      return { claimWindowMs: Math.max(0, left) };
+      return guarded(() => openClaimWindow(core, input.payoutId));
     },
 
-    /**
-     * One delivery attempt: records its start (attempt_count >= attempt), calls the rail and keeps
-     * the provider reference it gives. A retried activity reuses the attempt's stored reference.
-     * Only the sandbox rail exists: a live payout fails this activity without retry.
-     */
+    /** makeRailAttempt: one delivery attempt through the rail (a live payout fails without retry). */
     async payoutRailAttempt(input: { payoutId: string; attempt: number }) {
-      const payout = await core.db
-        .selectFrom('payouts')
-        .select(['environment', 'rail', 'reference'])
-        .where('id', '=', input.payoutId)
-        .executeTakeFirstOrThrow();
-      if (payout.environment !== 'sandbox') {
-        throw ApplicationFailure.create({ type: NO_RAIL_ADAPTER, message: `No live adapter for rail ${payout.rail}`, nonRetryable: true });
-      }
-      const attempt = await recordAttemptStart(core, input.payoutId, input.attempt);
-      const result = simulateRailAttempt({
-        rail: payout.rail,
-        reference: payout.reference,
-        attempt: input.attempt,
-        sandboxArrival: core.config.SANDBOX_ARRIVAL,
-        existingProviderReference: attempt.provider_reference,
-      });
-      if (result.providerReference) await recordAttemptProviderReference(core, input.payoutId, input.attempt, result.providerReference);
-      return result;
+      return guarded(() => makeRailAttempt(core, input.payoutId, input.attempt));
     },
 
     /** Records the result of an attempt that will be retried (idempotent). */

@@ -12,7 +12,7 @@ import {
 export type { WebhookDeliveryActivities };
 
 /**
- * Webhook activities (DESIGN "Layout": activities grouped by what they touch). The retry schedule
+ * Webhook activities (docs/architecture.md "Activities"). The retry schedule
  * is the workflow's RetryPolicy for `deliverWebhook`; these only make one attempt each.
  */
 export function createWebhookActivities(core: Core) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseDuration } from './domain/durations';
 
 /**
- * Typed environment of every process (DESIGN.md "Layout": config.ts). Unset variables take the
+ * Typed environment of every process (docs/architecture.md "Layers"). Unset variables take the
  * embedded defaults that let `npm run dev` work on a fresh machine.
  */
 const schema = z.object({
@@ -11,7 +11,7 @@ const schema = z.object({
   /** host:port of the Temporal frontend. Unset in `npm run dev`: a dev server is started. */
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().default('default'),
-  /** Task queue of the payments worker (DESIGN.md "Temporal conventions"). */
+  /** Task queue of the payments worker (docs/architecture.md "Workflow ids and task queues"). */
   TASK_QUEUE: z.string().default('payments'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   /** Where `npm run dev` keeps PGlite and the Temporal SQLite file. */

@@ -10,7 +10,7 @@ import type { DisbursementStatus } from '../src/domain/disbursement-state';
 /** Workflow type name (workflow_starts.workflow_type). */
 export const DISBURSEMENT_WORKFLOW_TYPE = 'disbursementWorkflow';
 
-/** Default children in flight at once (DESIGN limit: 2,000 pending children per workflow). */
+/** Default children in flight at once (Temporal's limit, docs/architecture.md "Workflow ids and task queues": 2,000 pending children per workflow). */
 export const DEFAULT_WINDOW = 300;
 /** Default items taken by one claim activity. */
 export const DEFAULT_CLAIM_BATCH = 100;

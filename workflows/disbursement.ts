@@ -1,6 +1,6 @@
 /**
- * disbursementWorkflow: runs a launched batch (spec "Disbursement (Surface A)"; issue 4; DESIGN.md
- * "Temporal conventions"). Workflow id = disbursement id. Pure orchestration; Postgres holds every
+ * disbursementWorkflow: runs a launched batch (spec "Disbursement (Surface A)"; issue 4;
+ * docs/architecture.md "Workflow ids and task queues"). Workflow id = disbursement id. Pure orchestration; Postgres holds every
  * per-item result (the payout projection), the workflow holds only counters and the handles of the
  * children in flight.
  *

@@ -1,5 +1,6 @@
-/** Every workflow the worker runs; one workflow per file (DESIGN.md "Layout"). */
+/** Every workflow the worker runs; one workflow per file (docs/architecture.md "Workflow contracts"). */
 export {};
 export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { payoutWorkflow } from './payout';
 export { disbursementWorkflow } from './disbursement';
+export { depositWorkflow } from './deposit';

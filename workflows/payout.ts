@@ -1,6 +1,6 @@
 /**
  * payoutWorkflow: the lifecycle of one payout (spec "Payout status"; src/domain/payout-state.ts;
- * DESIGN.md "Temporal conventions"). Workflow id = payout id. Pure orchestration: every read and
+ * docs/architecture.md "Workflow ids and task queues"). Workflow id = payout id. Pure orchestration: every read and
  * write is an activity (activities/payouts.ts), every wait a durable timer.
  *
  * Direct channels:  submitted -> delivering -> rail attempt 1..3 (retryable failures wait the

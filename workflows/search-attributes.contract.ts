@@ -2,7 +2,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 /**
  * Search attributes upserted on every transition so operators can filter in the Temporal UI and
- * CLI (DESIGN.md "Temporal conventions"), e.g. `temporal workflow list --query "PayoutStatus='failed'"`.
+ * CLI (docs/architecture.md "Workflow ids and task queues"), e.g. `temporal workflow list --query "PayoutStatus='failed'"`.
  * Workflows import these keys, so this module stays free of I/O.
  */
 export const SA = {

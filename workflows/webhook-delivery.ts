@@ -10,8 +10,8 @@ import {
  * One webhook delivery (one event to one endpoint), workflow id = delivery id (`whd_…`), so an
  * operator finds every delivery in the Temporal UI (search attributes BusinessId, Environment).
  *
- * The retry schedule is the `deliverWebhook` activity's RetryPolicy, not a loop (DESIGN "Temporal
- * conventions"): Surface A retries with exponential backoff for 24 hours (spec "Limits"). When the
+ * The retry schedule is the `deliverWebhook` activity's RetryPolicy, not a loop (docs/architecture.md
+ * "Workflow ids and task queues"): Surface A retries with exponential backoff for 24 hours (spec "Limits"). When the
  * window is spent (or the attempt cannot be retried) the delivery is marked failed.
  */
 

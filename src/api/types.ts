@@ -1,7 +1,7 @@
 import type { Caller, Core } from '../core/context';
 import type { Environment } from '../db/schema';
 
-/** Which surface a request is for (DESIGN.md "One core, three surfaces"). */
+/** Which surface a request is for (docs/architecture.md "Surfaces"). */
 export type Surface = 'A' | 'B' | 'C';
 
 /** Hono environment shared by every surface: variables set by the platform middleware. */

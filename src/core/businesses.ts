@@ -1,7 +1,7 @@
 import { ApiError } from '../domain/errors';
 import { newId, randomToken } from '../domain/ids';
 import type { DbOrTx, Environment } from '../db/schema';
-import { hashKey } from '../api/middleware/auth';
+import { hashKey } from '../domain/api-keys';
 
 /** A freshly issued API key: the secret is returned once and stored only as its SHA-256. */
 export interface IssuedKey {
@@ -12,7 +12,7 @@ export interface IssuedKey {
 
 /**
  * Issues an API key of `environment` for a business (`sk_test_…` sandbox, `sk_live_…` live;
- * spec "Authentication"). Stores the hash and a display prefix (DESIGN rule 8).
+ * spec "Authentication"). Stores the hash and a display prefix (docs/architecture.md "Money rules", rule 8).
  */
 export async function issueKey(
   db: DbOrTx,
@@ -63,4 +63,14 @@ export async function createBusiness(
   const sandbox = await issueKey(db, { businessId: id, environment: 'sandbox', name: 'Owner key', role: 'owner' });
   const live = await issueKey(db, { businessId: id, environment: 'live', name: 'Owner key', role: 'owner' });
   return { business_id: id, keys: { sandbox: sandbox.key, live: live.key } };
+}
+
+/**
+ * Marks a business verified (the operator's `npm run admin -- business verify <id>`; spec: withdrawals
+ * and virtual accounts need verification). Idempotent. Throws ApiError 404 not_found for an unknown id.
+ */
+export async function verifyBusiness(db: DbOrTx, businessId: string): Promise<{ business_id: string; verified: true }> {
+  const res = await db.updateTable('businesses').set({ verified: true }).where('id', '=', businessId).executeTakeFirst();
+  if (!res.numUpdatedRows) throw new ApiError(404, 'not_found', `No business with id '${businessId}'`, 'business_id');
+  return { business_id: businessId, verified: true };
 }

@@ -20,7 +20,7 @@ export interface EventInput {
 }
 
 /**
- * Writes an event to the outbox in the caller's transaction (DESIGN rule 3: the projection and the
+ * Writes an event to the outbox in the caller's transaction (docs/architecture.md "Money rules", rule 3: the projection and the
  * event it emits commit together). Idempotent on `dedupeKey`. Returns the event id, or null when an
  * event with that key already existed.
  */

@@ -4,7 +4,7 @@ import { formatAmount, USDC } from '../domain/money';
 import type { DbOrTx, Environment } from '../db/schema';
 
 /**
- * The ledger (DESIGN.md "Rules that keep money safe", rule 2). Every balance change is a
+ * The ledger (docs/architecture.md "Money rules", rule 2). Every balance change is a
  * double-entry posting with a unique key; the balance row is updated in the same transaction, and
  * CHECK (available >= 0, held >= 0) plus the guarded UPDATE make a negative balance impossible.
  *

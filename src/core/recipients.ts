@@ -2,7 +2,7 @@
  * Saved recipients (spec "Recipient", "Recipient status", "Receivability"; Surface A
  * `/recipients`). Validation, readiness, masking and receivability are the pure functions of
  * src/domain/recipients.ts; this module scopes every read and write to the caller's business and
- * environment (DESIGN rule 7: another tenant's id is a 404) and stores the normalised, unmasked
+ * environment (docs/architecture.md "Money rules", rule 7: another tenant's id is a 404) and stores the normalised, unmasked
  * type object in `recipients.details`. Deletion is soft (`deleted_at`); a deleted recipient is a 404.
  */
 import type { Selectable } from 'kysely';
@@ -11,7 +11,7 @@ import { notFound, validationError } from '../domain/errors';
 import { newId } from '../domain/ids';
 import { type Receivability, receivability, validateRecipientDetails } from '../domain/recipients';
 import type { RecipientsTable } from '../db/tables/catalog';
-import { paginate } from '../api/pagination';
+import { paginate } from './paging';
 import type { Caller, Core } from './context';
 
 /** Spec "Recipient".kind. */

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { paginate } from '../api/pagination';
+import { paginate } from './paging';
 import { parseDuration } from '../domain/durations';
 import { notFound, validationError } from '../domain/errors';
 import { newId, randomToken } from '../domain/ids';
@@ -7,6 +7,7 @@ import {
   endpointWantsEvent,
   isValidEventPattern,
   SURFACE_A_EVENT_TYPES,
+  surfaceAEventType,
   surfaceARetrySchedule,
   type WebhookRetrySchedule,
 } from '../domain/webhook-events';
@@ -18,7 +19,7 @@ import { enqueueWorkflowStart, flushWorkflowStart } from './workflow-starts';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE } from '../../workflows/webhook-delivery.contract';
 
 /**
- * Webhooks (spec "Events"; DESIGN "Shape": durable webhook delivery schedules): endpoint
+ * Webhooks (spec "Events"; docs/architecture.md "Shape": durable webhook delivery schedules): endpoint
  * registration, the dispatcher that turns outbox events into one delivery per (event, endpoint)
  * with its own workflow, and one delivery attempt as the activity runs it.
  *
@@ -217,7 +218,7 @@ export function webhookRetrySchedule(core: Core): WebhookRetrySchedule {
  * not rendered yet, so they receive nothing.
  */
 export function surfaceReceives(surface: string, type: string): boolean {
-  return surface === 'A' && (SURFACE_A_EVENT_TYPES as readonly string[]).includes(type);
+  return surface === 'A' && surfaceAEventType(type) !== null;
 }
 
 /**
@@ -257,7 +258,7 @@ export async function dispatchWebhookEvents(core: Core): Promise<number> {
     for (const e of events) {
       for (const ep of endpoints) {
         if (ep.business_id !== e.business_id || ep.environment !== e.environment) continue;
-        if (!surfaceReceives(ep.surface, e.type) || !endpointWantsEvent(ep.events, e.type)) continue;
+        if (!surfaceReceives(ep.surface, e.type) || !endpointWantsEvent(ep.events, surfaceAEventType(e.type) ?? e.type)) continue;
         deliveries.push({ id: newId('whd'), business_id: e.business_id, environment: e.environment, event_id: e.id, endpoint_id: ep.id });
       }
     }
@@ -376,7 +377,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
     return { result: 'endpoint_deleted' };
   }
 
-  const rawBody = JSON.stringify(surfaceAEnvelope({ id: row.event_id, type: row.type, created_at: asDate(row.event_created_at), data: row.data }));
+  const rawBody = JSON.stringify(surfaceAEnvelope({ id: row.event_id, type: surfaceAEventType(row.type) ?? row.type, created_at: asDate(row.event_created_at), data: row.data }));
   const headers = {
     'Content-Type': 'application/json',
     'User-Agent': WEBHOOK_USER_AGENT,

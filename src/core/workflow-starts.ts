@@ -8,7 +8,7 @@ import type { Core } from './context';
  * The outbox of workflow starts. A transaction that accepts work (a payout, a launch) also writes
  * the start it needs; after commit the caller starts it at once, and the worker's relay starts any
  * left behind by a process that died in between. So there is never accepted work without its
- * workflow (DESIGN rule 5), and a start is never lost.
+ * workflow (docs/architecture.md "Money rules", rule 5), and a start is never lost.
  */
 export interface PendingStart {
   workflowId: string;

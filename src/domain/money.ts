@@ -1,7 +1,7 @@
 import { validationError } from './errors';
 
 /**
- * Exact money arithmetic (DESIGN.md "Rules that keep money safe", rule 1).
+ * Exact money arithmetic (docs/architecture.md "Money rules", rule 1).
  *
  * Amounts travel as decimal strings (spec "Shared types": Amount) and are computed as BigInt
  * minor units of their currency: USDC has 6 decimals (micro-dollars), fiat has 2, and a few

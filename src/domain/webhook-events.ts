@@ -23,6 +23,24 @@ export const SURFACE_A_EVENT_TYPES = [
   'payment_request.paid',
 ] as const;
 
+/**
+ * Core event types whose Surface A name differs (docs/getting-paid.md "Events"). The core follows
+ * a deposit's lifecycle with `deposit.received` (money reached the account, not yet credited) and
+ * `deposit.credited` (the balance was credited). Surface A's `deposit.received` means "a deposit
+ * credited the balance", so Surface A is sent the core's `deposit.credited` under the name
+ * `deposit.received`, and never the core's `deposit.received`. Surface B keeps both names.
+ */
+const SURFACE_A_RENAMES: Readonly<Record<string, string | null>> = {
+  'deposit.received': null,
+  'deposit.credited': 'deposit.received',
+};
+
+/** The Surface A event type under which a core event is delivered, or null when Surface A does not receive it. */
+export function surfaceAEventType(coreType: string): string | null {
+  const type = Object.hasOwn(SURFACE_A_RENAMES, coreType) ? SURFACE_A_RENAMES[coreType] : coreType;
+  return type !== null && (SURFACE_A_EVENT_TYPES as readonly string[]).includes(type) ? type : null;
+}
+
 /** A Surface A event type, e.g. `payout.succeeded`. */
 export type SurfaceAEventType = (typeof SURFACE_A_EVENT_TYPES)[number];
 
@@ -61,7 +79,7 @@ export function endpointWantsEvent(patterns: readonly string[], type: string): b
 /**
  * A webhook delivery's retry schedule, all in milliseconds. Carried in the delivery workflow's input
  * (workflows cannot read the environment) and applied as the `deliverWebhook` activity's
- * RetryPolicy and timeouts (DESIGN "Webhook retries are activity retry policies, not loops").
+ * RetryPolicy and timeouts (docs/architecture.md "Workflow ids and task queues": webhook retries are the activity's retry policy, not a loop).
  */
 export interface WebhookRetrySchedule {
   /** Delay before the second attempt. */

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
-import { createBusiness } from '../core/businesses';
+import { createBusiness, verifyBusiness } from '../core/businesses';
 import { migrate, openDb } from '../db/connection';
 import { PgliteLockedError } from '../db/pglite-lock';
 import { join, resolve } from 'node:path';
@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
  * `npm run admin -- business create --name <name> [--verified] [--approvals N] --json`: the
  * operator's way to issue keys (spec "Authentication" 3). Prints
  * `{"business_id": "...", "keys": {"sandbox": "sk_test_...", "live": "sk_live_..."}}`.
+ * `npm run admin -- business verify <business_id> [--json]`: marks the business verified
+ * (withdrawals and virtual accounts need it); prints `{"business_id": "...", "verified": true}`.
  * Uses DATABASE_URL, or the PGlite data of DATA_DIR when `npm run dev` is not running: while it
  * is, the directory is locked (src/db/pglite-lock.ts) and this refuses with exit code 3 and a
  * message naming the process that holds it; it never opens the directory beside it.
@@ -22,8 +24,11 @@ const { positionals, values } = parseArgs({
     json: { type: 'boolean', default: false },
   },
 });
-const usage = 'usage: npm run admin -- business create --name <name> [--verified] [--approvals N] [--json]';
-if (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name) {
+const usage =
+  'usage: npm run admin -- business create --name <name> [--verified] [--approvals N] [--json]\n' +
+  '       npm run admin -- business verify <business_id> [--json]';
+const verify = positionals[0] === 'business' && positionals[1] === 'verify' && !!positionals[2];
+if (!verify && (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name)) {
   console.error(usage);
   process.exit(2);
 }
@@ -40,16 +45,25 @@ try {
 }
 try {
   await migrate(db);
-  const created = await createBusiness(db, {
-    name: values.name,
-    verified: values.verified,
-    approvalsRequired: values.approvals ? Number(values.approvals) : undefined,
-  });
-  if (values.json) console.log(JSON.stringify(created));
-  else {
-    console.log(`business ${created.business_id}`);
-    console.log(`  sandbox owner key: ${created.keys.sandbox}`);
-    console.log(`  live owner key:    ${created.keys.live}`);
+  if (verify) {
+    const r = await verifyBusiness(db, positionals[2]).catch((err: Error) => {
+      console.error(err.message);
+      process.exitCode = 1;
+      return null;
+    });
+    if (r) console.log(values.json ? JSON.stringify(r) : `business ${r.business_id} verified`);
+  } else {
+    const created = await createBusiness(db, {
+      name: values.name as string,
+      verified: values.verified,
+      approvalsRequired: values.approvals ? Number(values.approvals) : undefined,
+    });
+    if (values.json) console.log(JSON.stringify(created));
+    else {
+      console.log(`business ${created.business_id}`);
+      console.log(`  sandbox owner key: ${created.keys.sandbox}`);
+      console.log(`  live owner key:    ${created.keys.live}`);
+    }
   }
 } finally {
   await db.destroy();

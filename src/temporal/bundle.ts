@@ -1,5 +1,5 @@
 /**
- * Workflow bundles (DESIGN.md "Temporal conventions"). The TypeScript SDK runs workflows from one
+ * Workflow bundles (docs/architecture.md "Workflow ids and task queues"). The TypeScript SDK runs workflows from one
  * webpack bundle of workflows/index.ts. Bundling inside the worker process raises its peak RSS by
  * about 110 MiB (128 -> 234 MiB measured, webpack's heap, kept by the process for its whole life)
  * and takes about 10 s of its CPU, so the worker never bundles itself: `prepareWorkflowBundle`

@@ -2,7 +2,7 @@ import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contrac
 import type { Config } from '../config';
 
 /**
- * The task queue a workflow type runs on (DESIGN.md "Temporal conventions": `payments`).
+ * The task queue a workflow type runs on (docs/architecture.md "Workflow ids and task queues": `payments`).
  * Disbursement workflows get their own queue, `<TASK_QUEUE>-batches`, served by a worker of their
  * own in the same process: a batch's workflow task then never waits behind the thousands of payout
  * tasks the batch itself creates. Waiting there made its tasks slow enough for the server to

@@ -46,7 +46,7 @@ export interface PaymentsWorker {
  * their activities) and one on the batch queue ({@link taskQueueFor}) for disbursement workflows
  * and their activities. Workflows come from a prebuilt bundle (src/temporal/bundle.ts: a worker
  * never runs webpack itself). A nondeterminism error fails the workflow visibly instead of
- * retrying its task forever (DESIGN.md "Temporal conventions").
+ * retrying its task forever (docs/architecture.md "Workflow ids and task queues").
  */
 export async function createWorker(
   core: Core,

@@ -484,7 +484,7 @@ describe('paused channels', () => {
   });
 });
 
-describe('idempotency (spec "Limits", DESIGN rule 6)', () => {
+describe('idempotency (spec "Limits", docs/architecture.md "Money rules", rule 6)', () => {
   it('a replay returns the identical body with Idempotent-Replayed; another body is 409 idempotency_conflict', async () => {
     const b = await newBiz('100');
     const headers = { 'Idempotency-Key': 'order-1' };
@@ -534,7 +534,7 @@ describe('idempotency (spec "Limits", DESIGN rule 6)', () => {
   });
 });
 
-describe('concurrency: no balance below zero (DESIGN rule 2)', () => {
+describe('concurrency: no balance below zero (docs/architecture.md "Money rules", rule 2)', () => {
   it('100 concurrent payouts against a balance covering exactly 50: 50 accepted, 50 refused with 402', async () => {
     const b = await newBiz('50');
     const rs = await Promise.all(Array.from({ length: 100 }, () => post(b, usdcBody('1'))));

@@ -340,7 +340,7 @@ describe('GET /recipients/check (spec "Receivability")', () => {
   });
 });
 
-describe('security (DESIGN rule 7)', () => {
+describe('security (docs/architecture.md "Money rules", rule 7)', () => {
   it("another business's recipient is a 404 everywhere and is not listed", async () => {
     const mine = await post(mexican({ external_id: 'tenant-a' }));
     const other = await h.business();

@@ -53,6 +53,8 @@ const A_ID_SEGMENTS: Record<string, string> = {
   recipients: 'recipient',
   webhooks: 'webhook_endpoint',
   disbursements: 'disbursement',
+  'virtual-accounts': 'virtual_account',
+  deposits: 'deposit',
 };
 
 const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
@@ -69,6 +71,14 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
         channel: 'service_user_usdc',
         recipient: { type: 'service_user', handle: '@matrix' },
         source_amount: '5.00',
+      }, 201);
+      const sandboxAccount = await ok('POST', '/sandbox/v1/virtual-accounts', biz.sandbox, { currency: 'USD' }, 201);
+      const deposit = await ok('POST', '/sandbox/v1/sandbox/deposits', biz.sandbox, {
+        virtual_account_id: sandboxAccount.id,
+        amount: '10.00',
+        currency: 'USD',
+        reference: 'matrix',
+        sender_name: 'Matrix Sender',
       }, 201);
       for (const env of ['sandbox', 'live'] as const) {
         const base = env === 'live' ? '/v1' : '/sandbox/v1';
@@ -89,6 +99,10 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
           disbursement: disbursement.id,
           disbursement_item: items.data[0].id,
           disbursement_revision: disbursement.revision_id,
+          // No live banking partner ships, so no live virtual account can exist: the sandbox one stands in.
+          virtual_account: sandboxAccount.id,
+          // Deposits arrive only through the sandbox simulator: the sandbox one stands in for live.
+          deposit: deposit.id,
         };
       }
       return out;
@@ -155,7 +169,7 @@ function ownedResourcePaths(): { url: string; key: string }[] {
 
 beforeAll(async () => {
   h = await createHarness({ worker: false });
-  biz1 = await h.business();
+  biz1 = await h.business({ verified: true }); // verified: virtual accounts need it
   biz2 = await h.business();
   for (const mount of surfaceMounts()) {
     const doc = await h.request<OpenApiDocument>('GET', mount.openapiPath);

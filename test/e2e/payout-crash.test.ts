@@ -1,5 +1,5 @@
 /**
- * Crash safety of a payout (DESIGN.md "Rules that keep money safe"): the real worker process
+ * Crash safety of a payout (docs/architecture.md "Money rules"): the real worker process
  * (`node --import tsx src/main/worker.ts`) is killed with SIGKILL while a payout is delivering; a
  * new worker process finishes it. Exactly one hold and one settle posting, balance exact.
  * Needs a PostgreSQL server shared by the processes (DATABASE_URL); skipped on PGlite.

@@ -176,6 +176,12 @@ describe('launch to completion', () => {
       return runs.length >= 3;
     }, 'the runs to be listed');
     expect(runs.filter((r) => r.status.name === 'CONTINUED_AS_NEW').length).toBeGreaterThanOrEqual(2);
+    // The projection turns completed inside the finalize activity; the workflow upserts the search
+    // attribute in its next task, so on a loaded machine describe can briefly still say processing.
+    await waitFor(async () => {
+      const d = await h.core.temporal.workflow.getHandle(id).describe();
+      return d.typedSearchAttributes.get(SA.DisbursementStatus) === 'completed';
+    }, 'DisbursementStatus completed');
     const desc = await h.core.temporal.workflow.getHandle(id).describe();
     expect(desc.typedSearchAttributes.get(SA.DisbursementStatus)).toBe('completed');
     expect(desc.typedSearchAttributes.get(SA.BusinessId)).toBe(b.id);

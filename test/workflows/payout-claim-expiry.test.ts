@@ -1,6 +1,6 @@
 /**
  * The real 30-day claim window of a claim-link payout, run in seconds on Temporal's time-skipping
- * test server (DESIGN.md "Tests": the time-skipping server only for timers). The payout lives in an
+ * test server (docs/architecture.md "Tests": the time-skipping server only for timers). The payout lives in an
  * in-memory PGlite database; the worker runs the real payoutWorkflow and payout activities.
  */
 import { TestWorkflowEnvironment } from '@temporalio/testing';

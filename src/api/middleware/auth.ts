@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
+import { hashKey } from '../../domain/api-keys';
 import { ApiError } from '../../domain/errors';
 import type { AppEnv } from '../types';
 
-/** SHA-256 hex of a full API key, as stored (DESIGN rule 8). */
-export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
+/** SHA-256 hex of a full API key, as stored (src/domain/api-keys.ts; re-exported for existing imports). */
+export { hashKey };
 
 /** Environment a key belongs to, from its prefix, or null for a malformed key. */
 export function keyEnvironment(key: string): 'sandbox' | 'live' | null {

@@ -17,7 +17,7 @@ export const IN_FLIGHT_TAKEOVER_MS = 60_000;
 const MAX_KEY_LENGTH = 255;
 
 /**
- * Stripe-style idempotency (DESIGN rule 6), stored in Postgres so it holds across API processes.
+ * Stripe-style idempotency (docs/architecture.md "Money rules", rule 6), stored in Postgres so it holds across API processes.
  * Per business, environment and surface: the first request's fingerprint (method, path, raw body)
  * and response are stored; a replay returns that response with `Idempotent-Replayed: true`; the
  * same key with another body is 409 idempotency_conflict; while the first is still running, 409

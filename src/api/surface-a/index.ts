@@ -15,6 +15,8 @@ import { registerQuoteRoutes } from './quotes';
 import { registerRecipientRoutes } from './recipients';
 import { registerSandboxRoutes } from './sandbox';
 import { registerWebhookRoutes } from './webhooks';
+import { registerVirtualAccountRoutes } from './virtual-accounts';
+import { registerDepositRoutes } from './deposits';
 
 /** Every Surface A resource router, one module per resource (spec "Endpoints", Surface A). */
 export function registerSurfaceARoutes(app: SurfaceRouter): void {
@@ -27,6 +29,8 @@ export function registerSurfaceARoutes(app: SurfaceRouter): void {
   registerWebhookRoutes(app);
   registerDisbursementRoutes(app);
   registerApiKeyRoutes(app);
+  registerVirtualAccountRoutes(app);
+  registerDepositRoutes(app);
 }
 
 /** Surface A's definition for the surface registry. */

@@ -18,7 +18,7 @@ import { PayoutSchema } from './payouts';
 import { AUTH_ERRORS, errorResponses, idParam, jsonContent } from './schemas';
 
 /** 404 not_found for these routes under the live base address (checked before the body is read). */
-const sandboxOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const sandboxOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (c.get('environment') !== 'sandbox') throw new ApiError(404, 'not_found', `No route ${c.req.method} ${c.req.path}`, null);
   await next();
 };

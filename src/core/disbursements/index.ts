@@ -7,7 +7,7 @@
  *
  * State machine: src/domain/disbursement-state.ts. Every operation locks the disbursement row
  * (SELECT … FOR UPDATE), checks the table, and writes the projection, postings and events in one
- * transaction (DESIGN rules 2, 3).
+ * transaction (docs/architecture.md "Money rules", rules 2 and 3).
  *
  * Money (src/core/ledger.ts; amounts are micro-USDC, the debit totals of the items):
  * | posting                                        | movement           | when                                           |

@@ -14,7 +14,7 @@ import { notFound, validationError } from '../../domain/errors';
 import { formatAmount } from '../../domain/money';
 import { RETRYABLE_FAILURE_CODES } from '../../domain/payout-state';
 import { maskRecipientDetails } from '../../domain/recipients';
-import { decodeCursor, encodeCursor, type ListEnvelope } from '../../api/pagination';
+import { decodeCursor, encodeCursor, type ListEnvelope } from '../paging';
 import type { Caller, Core } from '../context';
 import { getBalance } from '../ledger';
 import { type DisbursementItemRow, type DisbursementRow, iso, str, usdc } from './shared';

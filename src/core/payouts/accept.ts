@@ -34,7 +34,7 @@ export interface InsertPayoutOptions {
 }
 
 /**
- * Accepts a prepared payout inside the caller's transaction (DESIGN rules 2, 3, 5): inserts the
+ * Accepts a prepared payout inside the caller's transaction (docs/architecture.md "Money rules", rules 2, 3, 5): inserts the
  * payout row (receipt token random; attempts 1 when submitted), the hold `payout:{id}:hold`
  * (available -> held, debit_total) when funding is 'balance', the payout.submitted event (dedupe
  * `payout:{id}:submitted`) when submitted, and the workflow start when `startWorkflow`.
@@ -127,7 +127,7 @@ export async function insertPayout(
 }
 
 /**
- * The workflow start of a payout (DESIGN "Temporal conventions"): type 'payoutWorkflow', id = the
+ * The workflow start of a payout (docs/architecture.md "Workflow ids and task queues"): type 'payoutWorkflow', id = the
  * payout id, args `[{payoutId, channel}]`, search attributes BusinessId, Environment,
  * PayoutStatus, Channel and DisbursementId when the payout belongs to a disbursement.
  */

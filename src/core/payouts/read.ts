@@ -6,7 +6,7 @@ import { formatAmount, USDC } from '../../domain/money';
 import type { PayoutFailureCode, PayoutStatus } from '../../domain/payout-state';
 import type { WireFees } from '../../domain/pricing';
 import { maskRecipientDetails } from '../../domain/recipients';
-import { type ListEnvelope, paginate } from '../../api/pagination';
+import { type ListEnvelope, paginate } from '../paging';
 import type { Caller, Core } from '../context';
 import type { PayoutRow, PayoutAttemptRow } from './rows';
 
@@ -155,7 +155,7 @@ export interface ListPayoutsQuery {
   cursor?: string;
 }
 
-/** GET /payouts: newest first, cursor paging (src/api/pagination.ts). 400 validation_error (`cursor`) for a foreign cursor. */
+/** GET /payouts: newest first, cursor paging (src/core/paging.ts). 400 validation_error (`cursor`) for a foreign cursor. */
 export async function listPayouts(core: Core, caller: Caller, q: ListPayoutsQuery): Promise<ListEnvelope<WirePayout>> {
   let query = core.db
     .selectFrom('payouts')

@@ -76,7 +76,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('payouts')
     .columns(['business_id', 'environment', 'id'])
     .execute();
-  // Never two payouts for one idempotency key (DESIGN rule 5), even if a process dies mid-request.
+  // Never two payouts for one idempotency key (docs/architecture.md "Money rules", rule 5), even if a process dies mid-request.
   await sql`create unique index payouts_idempotency on payouts (business_id, environment, idempotency_key) where idempotency_key is not null`.execute(
     db,
   );

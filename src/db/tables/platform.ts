@@ -19,7 +19,7 @@ export interface ApiKeysTable {
   business_id: string;
   environment: Environment;
   name: string;
-  /** SHA-256 (hex) of the full key; the key itself is never stored (DESIGN rule 8). */
+  /** SHA-256 (hex) of the full key; the key itself is never stored (docs/architecture.md "Money rules", rule 8). */
   key_hash: string;
   /** Display prefix such as `sk_test_ab12`. */
   prefix: string;

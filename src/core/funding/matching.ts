@@ -1,0 +1,89 @@
+/**
+ * Matching a deposit to a payment request (spec Surface A rule 2; docs/getting-paid.md "Matching").
+ * A deposit pays a request only when exactly one open request of the same business and environment
+ * fits all of:
+ * - amount: equal to the deposit's amount (same minor units), and currency equal;
+ * - timing: created_at <= the deposit's received_at < expires_at;
+ * - owner: the deposit arrived in a virtual account of the request's business, and when that
+ *   account has `reference_required`, the deposit's reference equals the request's (compared
+ *   trimmed, whitespace collapsed, case-insensitive; normaliseReference).
+ * Zero fitting requests: `no_match`; two or more: `ambiguous` (none is paid). Either way the deposit
+ * is credited as a plain deposit and the requests stay open. Crypto and card deposits are
+ * `not_applicable` (requests are paid by bank transfer).
+ *
+ * Runs inside creditDeposit's transaction, after the credit posting has locked the business's
+ * balance row, so concurrent credits of one business match one after the other; the candidate rows
+ * are also locked, and unique indexes (deposits.payment_request_id, payment_requests.deposit_id)
+ * make a double payment impossible even if that changed.
+ */
+import type { Selectable, Transaction } from 'kysely';
+import type { Database } from '../../db/schema';
+import type { DepositsTable } from '../../db/tables/funding';
+import { type DepositMatchResult, normaliseReference } from '../../domain/funding';
+import type { Core } from '../context';
+import { emitEvent } from '../events';
+import { renderPaymentRequest } from '../payment-links/wire';
+
+/** A stored deposit row (as deposits.ts DepositRow; declared here so matching does not import deposits.ts back). */
+type DepositRow = Selectable<DepositsTable>;
+
+/** What matching decided. */
+export interface MatchOutcome {
+  result: DepositMatchResult;
+  paymentRequestId: string | null;
+}
+
+/**
+ * Matches `dep` (being credited in `tx`) and, on exactly one fit, marks that request paid
+ * (paid_at = `now`, deposit_id) and emits payment_request.paid (dedupe
+ * `payment_request:{id}:paid`). Returns the outcome for the deposit row.
+ */
+export async function matchDeposit(tx: Transaction<Database>, core: Core, dep: DepositRow, now: Date): Promise<MatchOutcome> {
+  if (dep.source !== 'virtual_account' || !dep.virtual_account_id) return { result: 'not_applicable', paymentRequestId: null };
+  const va = await tx
+    .selectFrom('virtual_accounts')
+    .select(['reference_required'])
+    .where('id', '=', dep.virtual_account_id)
+    .where('business_id', '=', dep.business_id)
+    .where('environment', '=', dep.environment)
+    .executeTakeFirst();
+  if (!va) return { result: 'no_match', paymentRequestId: null };
+  const ref = normaliseReference(dep.reference);
+  if (va.reference_required && ref === null) return { result: 'no_match', paymentRequestId: null };
+
+  let q = tx
+    .selectFrom('payment_requests')
+    .selectAll()
+    .where('business_id', '=', dep.business_id)
+    .where('environment', '=', dep.environment)
+    .where('status', '=', 'open')
+    .where('currency', '=', dep.currency)
+    .where('amount', '=', dep.amount)
+    .where('created_at', '<=', dep.received_at)
+    .where('expires_at', '>', dep.received_at);
+  if (va.reference_required) q = q.where('reference_key', '=', ref as string);
+  const candidates = await q.orderBy('id').limit(2).forUpdate().execute();
+  if (candidates.length === 0) return { result: 'no_match', paymentRequestId: null };
+  if (candidates.length > 1) return { result: 'ambiguous', paymentRequestId: null };
+
+  const [req] = candidates;
+  const paid = await tx
+    .updateTable('payment_requests')
+    .set({ status: 'paid', paid_at: now, deposit_id: dep.id, updated_at: now })
+    .where('id', '=', req.id)
+    .where('status', '=', 'open')
+    .returningAll()
+    .executeTakeFirst();
+  if (!paid) return { result: 'no_match', paymentRequestId: null };
+  const link = await tx.selectFrom('payment_links').select('token').where('id', '=', paid.payment_link_id).executeTakeFirstOrThrow();
+  await emitEvent(tx, {
+    businessId: paid.business_id,
+    environment: paid.environment,
+    type: 'payment_request.paid',
+    objectType: 'payment_request',
+    objectId: paid.id,
+    data: renderPaymentRequest(paid, link.token, core.config.publicUrl) as unknown as Record<string, unknown>,
+    dedupeKey: `payment_request:${paid.id}:paid`,
+  });
+  return { result: 'matched', paymentRequestId: paid.id };
+}

@@ -1,0 +1,96 @@
+import type { Generated, JSONColumnType } from 'kysely';
+import type { Environment } from './platform';
+
+/** A virtual bank account of a business (spec "VirtualAccount"); details stored whole, masked in the API. */
+export interface VirtualAccountsTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  currency: string;
+  /** ach_usd, sepa_eur, spei_mxn. */
+  rail: string;
+  status: string;
+  /** Whole account details (src/domain/funding.ts VirtualAccountDetails). */
+  details: JSONColumnType<Record<string, string>>;
+  /** account_number / iban / clabe: unique per environment (a transfer finds its account by it). */
+  account_identifier: string;
+  reference_required: boolean;
+  /** Optional caller label (Surface B funding account `label`). */
+  label: string | null;
+  created_at: Generated<Date>;
+}
+
+/** Money that arrived for a business: by virtual account, on chain or by card (src/core/funding/deposits.ts). */
+export interface DepositsTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  source: string;
+  /** received, credited. */
+  status: string;
+  virtual_account_id: string | null;
+  /** Minor units of `currency`. */
+  amount: bigint;
+  currency: string;
+  rate: string;
+  /** Micro-USDC. */
+  gross_amount: bigint;
+  fee_fx_spread: bigint;
+  fee_processing: bigint;
+  fee_total: bigint;
+  /** Micro-USDC credited to the available balance. */
+  net_amount: bigint;
+  reference: string | null;
+  sender_name: string | null;
+  /** The sender's / network's id of the transfer; unique per business, environment and source. */
+  external_id: string;
+  /** matched, ambiguous, no_match, not_applicable; null until credited. */
+  match_result: string | null;
+  payment_request_id: string | null;
+  received_at: Date;
+  credited_at: Date | null;
+  created_at: Generated<Date>;
+}
+
+/** A payment link (spec "PaymentLink"); its public page lives at `/pay/{token}`. */
+export interface PaymentLinksTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  name: string;
+  methods: JSONColumnType<string[]>;
+  published: boolean;
+  /** Random public token of the page URL. */
+  token: string;
+  created_at: Generated<Date>;
+  updated_at: Date;
+}
+
+/** A fixed-amount payment request on a link (spec "PaymentRequest"). */
+export interface PaymentRequestsTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  payment_link_id: string;
+  /** Minor units of `currency`. */
+  amount: bigint;
+  currency: string;
+  reference: string;
+  /** normaliseReference(reference): what matching compares. */
+  reference_key: string;
+  status: string;
+  expires_at: Date;
+  token: string;
+  paid_at: Date | null;
+  deposit_id: string | null;
+  expired_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface FundingTables {
+  virtual_accounts: VirtualAccountsTable;
+  deposits: DepositsTable;
+  payment_links: PaymentLinksTable;
+  payment_requests: PaymentRequestsTable;
+}
