@@ -51,6 +51,7 @@ import type { ApiError, ErrorCode } from '../domain/errors';
 import { fromZodError, toApiError } from './errors';
 import { authenticate } from './middleware/auth';
 import { keyRateLimit } from './middleware/key-rate-limit';
+import { addCommonResponses } from './openapi-common';
 import type { AppEnv, Surface } from './types';
 
 /** The OpenAPIHono app a surface's route modules register on. */
@@ -188,11 +189,14 @@ export function buildSurfaceApp(def: SurfaceDefinition, environment: Environment
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   def.register(app, environment);
-  app.doc31('/openapi.json', {
+  // Served with the responses every operation can give (src/api/openapi-common.ts).
+  const documentConfig = {
     openapi: '3.1.0',
     info: { title: def.title, version: def.version, description: def.description },
     servers: [{ url: baseOf(def, environment) }],
     security: [{ bearer: [] }],
-  });
+  };
+  let document: unknown;
+  app.get('/openapi.json', (c) => c.json((document ??= addCommonResponses(app.getOpenAPI31Document(documentConfig)))));
   return app;
 }

@@ -117,6 +117,16 @@ describe('hostile input, error: 400 validation_error with the param, on Surface 
     expectValidation({ status: res.status, body: await res.json() }, 'file');
   });
 
+  it('a malformed multipart body is 400 param body (was a 500 found by Schemathesis)', async () => {
+    const boundary = 'a222103b9b30b1f9e8be6882ecedb1d2';
+    const res = await h.app.request(`${A}/disbursements/d_x/items/import`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${biz.sandbox}`, 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+      body: `--${boundary}\r\n[]--${boundary}--\r\n`,
+    });
+    expectValidation({ status: res.status, body: await res.json() }, 'body');
+  });
+
   it('JSON deeper than 32 levels: 400 before parsing, also 10,000 levels (was a 500)', async () => {
     for (const raw of [deep(MAX_JSON_DEPTH + 1), deepObject(10_000), `{"bank_account":${deep(3000)}}`]) {
       const r = await h.request('POST', `${A}/recipients`, { key: biz.sandbox, rawBody: raw, headers: { 'Content-Type': 'application/json' } });
@@ -177,6 +187,22 @@ describe('hostile input, every surface answers in its own error shape', () => {
 
   it('a header with an unpaired surrogate cannot even be sent (Headers are byte strings); NUL in a header value is refused on the wire by Node', () => {
     expect(() => new Headers({ 'X-Test': 'a\u0000b' })).toThrow();
+  });
+});
+
+describe('the OpenAPI documents say so', () => {
+  it('every operation of every served document documents 400, 413 with a body, and 429 when authenticated', async () => {
+    for (const m of surfaceMounts()) {
+      const doc = (await h.request('GET', m.openapiPath)).body;
+      for (const [path, item] of Object.entries<any>(doc.paths)) {
+        for (const [method, op] of Object.entries<any>(item)) {
+          if (!['get', 'post', 'patch', 'put', 'delete'].includes(method)) continue;
+          expect(op.responses['400'], `${m.base} ${method} ${path}`).toBeDefined();
+          if (op.requestBody) expect(op.responses['413'], `${method} ${path}`).toBeDefined();
+          expect(op.responses['429'], `${m.base} ${method} ${path}`).toBeDefined();
+        }
+      }
+    }
   });
 });
 

@@ -12,6 +12,8 @@ import type { RouteTable } from './method-not-allowed';
  *   parameter's name (`id`, `token`), the header's name, or the dotted path of the JSON value
  *   (`bank_account.holder_name`, `items.3.reference`). PostgreSQL stores neither, so without this
  *   they surfaced as 500s.
+ * - A body announced as `multipart/form-data` or `application/x-www-form-urlencoded` that does not
+ *   parse as one is 400 `validation_error`, param `body` (it used to reach the route as a 500).
  * - A JSON body nested deeper than {@link MAX_JSON_DEPTH} levels is refused with 400
  *   `validation_error` before it is parsed: the raw text is scanned once, iteratively, counting
  *   `{`/`[` outside strings (escapes honoured). Nothing recursive ever sees a deep document.
@@ -139,7 +141,8 @@ export function hostileInput(routes: RouteTable): MiddlewareHandler<AppEnv> {
         try {
           form = await c.req.parseBody({ all: true });
         } catch {
-          return next(); // malformed form: the route reports it
+          // the body does not parse as the form its Content-Type announces
+          throw validationError('body', `body is not a valid ${type.split(';')[0]} body`);
         }
         for (const [k, v] of Object.entries(form)) {
           for (const item of Array.isArray(v) ? v : [v]) {
