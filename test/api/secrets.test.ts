@@ -137,6 +137,9 @@ describe('secrets (security): nowhere else', () => {
     const r = await h.request('GET', `${A}/balance`, { key: biz.sandbox });
     expect(r.headers.get('Cache-Control')).toBe('no-store');
     expect(r.headers.get('X-Content-Type-Options')).toBe('nosniff');
+    const root = await h.request('GET', '/');
+    expect(root.status).toBe(302);
+    expect(root.headers.get('X-Content-Type-Options')).toBe('nosniff');
   });
 
   it('public pages send a strict CSP: no unsafe-inline, inline styles by hash, no framing, no referrer', async () => {

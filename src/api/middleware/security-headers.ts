@@ -48,8 +48,16 @@ const CSP_EXEMPT = (path: string) => path === '/docs' || path.startsWith('/docs/
 /** The app-wide middleware (see the module comment). */
 export const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
-  const res = c.res;
-  res.headers.set('X-Content-Type-Options', 'nosniff');
+  let res = c.res;
+  try {
+    res.headers.set('X-Content-Type-Options', 'nosniff');
+  } catch {
+    // immutable headers (e.g. Response.redirect): answer with a mutable copy
+    c.res = undefined as never;
+    c.res = new Response(res.body, res);
+    res = c.res;
+    res.headers.set('X-Content-Type-Options', 'nosniff');
+  }
   if (!res.headers.has('Cache-Control')) res.headers.set('Cache-Control', 'no-store');
   const type = res.headers.get('Content-Type') ?? '';
   if (type.startsWith('text/html') && !CSP_EXEMPT(c.req.path)) {
