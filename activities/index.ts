@@ -1,14 +1,15 @@
 import type { Core } from '../src/core/context';
 import type { DisbursementActivities } from '../workflows/disbursement.contract';
-import type { PayoutActivities } from '../workflows/payout.contract';
+import type { PayoutActivities, PayoutNotificationActivities } from '../workflows/payout.contract';
 import type { WebhookDeliveryActivities } from '../workflows/webhook-delivery.contract';
 import { createDisbursementActivities } from './disbursements';
 import { createFundingActivities } from './funding';
+import { createNotificationActivities } from './notifications';
 import { createPayoutActivities } from './payouts';
 import { createWebhookActivities } from './webhooks';
 
 /** Every activity the worker registers: the union of the activity interfaces of the workflow contracts. */
-export type Activities = WebhookDeliveryActivities & PayoutActivities & DisbursementActivities;
+export type Activities = WebhookDeliveryActivities & PayoutActivities & DisbursementActivities & PayoutNotificationActivities;
 
 /**
  * Every activity of the service, built over the one core (docs/architecture.md "Activities").
@@ -23,6 +24,7 @@ export function createActivities(core: Core): Activities {
     ...createWebhookActivities(core),
     ...createPayoutActivities(core),
     ...createDisbursementActivities(core),
+    ...createNotificationActivities(core),
     ...createFundingActivities(core),
   };
 }

@@ -24,6 +24,16 @@ const schema = z.object({
   /** Public origin used in receipt and claim URLs. Default http://localhost:PORT. */
   PUBLIC_URL: z.string().url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Port of the worker's own `GET /metrics` server (Prometheus; loopback and every interface, like
+   * PORT). 0 picks a free port (logged). The API serves `/metrics` on PORT instead.
+   */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  /**
+   * When set, `GET /metrics` (API and worker) requires `Authorization: Bearer <METRICS_TOKEN>`.
+   * Unset: /metrics is open (it holds no tenant data; keep the port private). docs/operations.md.
+   */
+  METRICS_TOKEN: z.string().min(16).optional(),
   /** Comma-separated channel ids reported as `paused` (using one is 400 channel_unavailable). */
   PAUSED_CHANNELS: z.string().default(''),
   /** Simulated rail arrival in the sandbox, as an ISO 8601 duration or milliseconds. */

@@ -2,12 +2,16 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createPayoutsClient, unwrap } from '../clients/typescript';
 
 /**
  * `npm run demo`: acts as an integrator against a running `npm run dev`. Funds the sandbox, lists
  * channels, quotes, saves recipients (Mexico CLABE, SEPA IBAN, phone), registers a local webhook
  * receiver, sends payouts that succeed, fail and get refunded, sends a claim link and claims it as
  * the recipient, then prints the final balance and every signed event received (verified).
+ *
+ * Every call goes through the typed client (clients/typescript: types generated from the served
+ * OpenAPI documents, openapi-fetch), so the demo also proves the client works against the service.
  *
  * Options (env): DEMO_URL (default http://localhost:$PORT or :3000), DEMO_KEY (default: the sandbox
  * key in $DATA_DIR/dev-credentials.json).
@@ -21,19 +25,10 @@ if (!KEY) {
   console.error(`No key: start \`npm run dev\` first (it writes ${credentialsFile}) or set DEMO_KEY.`);
   process.exit(2);
 }
-const A = `${BASE}/sandbox/v1`;
+const api = createPayoutsClient({ baseUrl: BASE, apiKey: KEY, environment: 'sandbox' });
 const runId = Date.now().toString(36);
-
-async function call(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<any> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${KEY}` };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  if (idempotencyKey) headers['Idempotency-Key'] = `${runId}-${idempotencyKey}`;
-  const res = await fetch(`${A}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  const json = text ? JSON.parse(text) : null;
-  if (!res.ok) throw new Error(`${method} ${path} -> ${res.status} ${text}`);
-  return json;
-}
+/** Idempotency-Key header of one demo step (unique per run). */
+const idem = (key: string) => ({ header: { 'Idempotency-Key': `${runId}-${key}` } });
 
 function step(title: string) {
   console.log(`\n== ${title}`);
@@ -64,10 +59,10 @@ const receiver = createServer((req, res) => {
 await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
 const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
 
-async function waitFinal(id: string, wanted: string[], timeoutMs = 30_000): Promise<any> {
+async function waitFinal(id: string, wanted: string[], timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const p = await call('GET', `/payouts/${id}`);
+    const p = unwrap(await api.GET('/payouts/{id}', { params: { path: { id } } }));
     if (wanted.includes(p.status)) return p;
     if (Date.now() > deadline) throw new Error(`payout ${id} still ${p.status}`);
     await new Promise((r) => setTimeout(r, 300));
@@ -76,49 +71,49 @@ async function waitFinal(id: string, wanted: string[], timeoutMs = 30_000): Prom
 
 try {
   step('Register a local webhook receiver (payout.*)');
-  const endpoint = await call('POST', '/webhooks', { url: hookUrl, events: ['payout.*'] });
+  const endpoint = unwrap(await api.POST('/webhooks', { body: { url: hookUrl, events: ['payout.*'] } }));
   secret = endpoint.secret;
   console.log(`endpoint ${endpoint.id} -> ${hookUrl} (secret shown once: ${secret.slice(0, 10)}…)`);
 
   step('Fund the sandbox balance');
-  console.log(await call('POST', '/sandbox/fund', { amount: '5000.00' }));
+  console.log(unwrap(await api.POST('/sandbox/fund', { body: { amount: '5000.00' } })));
 
   step('Channels');
-  const channels = (await call('GET', '/channels')).data;
-  const currencies = new Set(channels.map((c: any) => c.currency));
+  const channels = unwrap(await api.GET('/channels')).data;
+  const currencies = new Set(channels.map((c) => c.currency));
   console.log(`${channels.length} channels, ${currencies.size} currencies; e.g.`);
-  for (const c of channels.filter((c: any) => ['spei_mxn', 'sepa_eur', 'claim_link'].includes(c.id))) {
+  for (const c of channels.filter((c) => ['spei_mxn', 'sepa_eur', 'claim_link'].includes(c.id))) {
     console.log(`  ${c.id.padEnd(12)} ${c.status} ${c.currency} fee ${c.fee.percent}% + ${c.fee.flat} USDC, arrives ${c.arrival.min}..${c.arrival.max}`);
   }
 
   step('Quote 100 USDC to Mexico (spei_mxn)');
-  const quote = await call('POST', '/quotes', { channel: 'spei_mxn', source_amount: '100.00' });
+  const quote = unwrap(await api.POST('/quotes', { body: { channel: 'spei_mxn', source_amount: '100.00' } }));
   console.log(`${quote.source_amount} USDC -> ${quote.destination_amount} ${quote.destination_currency} at ${quote.rate}; fees ${quote.fees.total} USDC; expires ${quote.expires_at}`);
 
   step('Save recipients');
-  const mx = await call('POST', '/recipients', {
+  const mx = unwrap(await api.POST('/recipients', { params: idem('rcp-mx'), body: {
     type: 'bank_account', country: 'MX', currency: 'MXN', name: 'Ana López', kind: 'individual',
     bank_account: { holder_name: 'Ana López', clabe: '002010077777777771', recipient_kind: 'individual' },
-  }, 'rcp-mx');
-  const eu = await call('POST', '/recipients', {
+  } }));
+  const eu = unwrap(await api.POST('/recipients', { params: idem('rcp-eu'), body: {
     type: 'bank_account', country: 'DE', currency: 'EUR', name: 'Jonas Weber', kind: 'individual',
     bank_account: { holder_name: 'Jonas Weber', iban: 'DE89370400440532013000' },
-  }, 'rcp-eu');
-  const phone = await call('POST', '/recipients', { type: 'phone', name: 'Lucía', phone: { number: '+525512345678' } }, 'rcp-phone');
+  } }));
+  const phone = unwrap(await api.POST('/recipients', { params: idem('rcp-phone'), body: { type: 'phone', name: 'Lucía', phone: { number: '+525512345678' } } }));
   for (const r of [mx, eu, phone]) console.log(`  ${r.id} ${r.type} ${r.status} channels=${r.channels.join(',')} ${JSON.stringify(r.bank_account ?? r.phone)}`);
 
   step('Payouts');
-  const ok = await call('POST', '/payouts', { channel: 'spei_mxn', recipient_id: mx.id, quote_id: quote.id, reference: 'Invoice 42' }, 'po-ok');
-  const sepa = await call('POST', '/payouts', { channel: 'sepa_eur', recipient_id: eu.id, destination_amount: '50.00', reference: 'Rent' }, 'po-sepa');
-  const declined = await call('POST', '/payouts', { channel: 'sepa_eur', recipient_id: eu.id, source_amount: '20', reference: 'sandbox:provider_declined' }, 'po-declined');
-  const retried = await call('POST', '/payouts', { channel: 'spei_mxn', recipient_id: mx.id, source_amount: '15', reference: 'sandbox:provider_timeout_once' }, 'po-retry');
-  const refunded = await call('POST', '/payouts', { channel: 'spei_mxn', recipient_id: mx.id, source_amount: '10', reference: 'sandbox:refunded_by_provider' }, 'po-refund');
-  const claim = await call('POST', '/payouts', { channel: 'claim_link', recipient: { type: 'phone', number: '+525512345678' }, source_amount: '25', message: 'Thanks for your work!' }, 'po-claim');
+  const ok = unwrap(await api.POST('/payouts', { params: idem('po-ok'), body: { channel: 'spei_mxn', recipient_id: mx.id, quote_id: quote.id, reference: 'Invoice 42' } }));
+  const sepa = unwrap(await api.POST('/payouts', { params: idem('po-sepa'), body: { channel: 'sepa_eur', recipient_id: eu.id, destination_amount: '50.00', reference: 'Rent' } }));
+  const declined = unwrap(await api.POST('/payouts', { params: idem('po-declined'), body: { channel: 'sepa_eur', recipient_id: eu.id, source_amount: '20', reference: 'sandbox:provider_declined' } }));
+  const retried = unwrap(await api.POST('/payouts', { params: idem('po-retry'), body: { channel: 'spei_mxn', recipient_id: mx.id, source_amount: '15', reference: 'sandbox:provider_timeout_once' } }));
+  const refunded = unwrap(await api.POST('/payouts', { params: idem('po-refund'), body: { channel: 'spei_mxn', recipient_id: mx.id, source_amount: '10', reference: 'sandbox:refunded_by_provider' } }));
+  const claim = unwrap(await api.POST('/payouts', { params: idem('po-claim'), body: { channel: 'claim_link', recipient: { type: 'phone', number: '+525512345678' }, source_amount: '25', message: 'Thanks for your work!' } }));
   for (const p of [ok, sepa, declined, retried, refunded, claim]) console.log(`  created ${p.id} ${p.channel.padEnd(10)} ${p.status} attempts=${p.attempts} ${p.source_amount} USDC -> ${p.destination_amount} ${p.destination_currency}`);
 
   const awaiting = await waitFinal(claim.id, ['awaiting_claim']);
   console.log(`  claim link ${awaiting.id} is awaiting_claim; the recipient claims it (bank_transfer) ...`);
-  await call('POST', `/sandbox/payouts/${claim.id}/claim`, { method: 'bank_transfer' });
+  unwrap(await api.POST('/sandbox/payouts/{id}/claim', { params: { path: { id: claim.id } }, body: { method: 'bank_transfer' } }));
 
   step('Final states');
   const finals = [
@@ -130,11 +125,11 @@ try {
     await waitFinal(claim.id, ['succeeded']),
   ];
   for (const p of finals) console.log(`  ${p.id} ${p.status.padEnd(9)} attempts=${p.attempts} failure=${p.failure ? p.failure.code : '-'} provider_ref=${p.provider_reference ?? '-'}`);
-  const receipt = await call('GET', `/payouts/${ok.id}/receipt`);
+  const receipt = unwrap(await api.GET('/payouts/{id}/receipt', { params: { path: { id: ok.id } } }));
   console.log(`  receipt of ${ok.id}: ${receipt.url}`);
 
   step('Balance');
-  console.log(await call('GET', '/balance'));
+  console.log(unwrap(await api.GET('/balance')));
 
   step('Signed events received');
   const deadline = Date.now() + 20_000;
@@ -145,6 +140,7 @@ try {
   const bad = received.filter((e) => !e.verified).length;
   console.log(`\n${received.length} events received, ${bad} with a bad signature.`);
   if (bad > 0) process.exitCode = 1;
+  if (!(await (await import('./demo-surface-c')).tourSurfaceC(BASE, KEY))) process.exitCode = 1;
 } catch (err) {
   console.error(`\nDemo failed: ${(err as Error).message}`);
   process.exitCode = 1;

@@ -72,14 +72,15 @@ for base in $DOCS; do
   case "$base" in /sandbox/*) KEY=$SANDBOX_KEY ;; *) KEY=$LIVE_KEY ;; esac
   name=$(echo "$base" | tr '/' '_' | sed 's/^_//')
   echo "==> schemathesis $base/openapi.json"
-  "$VENV/bin/schemathesis" run "$ORIGIN$base/openapi.json" \
+  # run from $OUT: Schemathesis keeps its cache (.schemathesis/) in the working directory
+  (cd "$OUT" && "$VENV/bin/schemathesis" run "$ORIGIN$base/openapi.json" \
     --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
     --header "Authorization: Bearer $KEY" \
     --max-examples "$MAX_EXAMPLES" --max-time "$MAX_TIME" --seed 1 \
     --workers "$WORKERS" --no-color --warnings off --output-truncate true \
     --suppress-health-check all \
     --report junit,ndjson --report-junit-path "$OUT/$name.junit.xml" --report-ndjson-path "$OUT/$name.ndjson" \
-    >"$OUT/$name.log" 2>&1
+    >"$OUT/$name.log" 2>&1)
   # Unique failures as Schemathesis counts them ("N failures in ..." on its last line; "passed": 0).
   last=$(grep -E '^=+ .* in [0-9.]+s =+$' "$OUT/$name.log" | tail -n 1)
   if echo "$last" | grep -qE '[0-9]+ (failures?|errors?)'; then

@@ -23,6 +23,12 @@ export interface PayoutWorkflowInput {
   payoutId: string;
   /** Channel id; 'claim_link' takes the claim path. */
   channel: string;
+  /**
+   * claim_link only: notify the recipient once the claim link is open (the notification step,
+   * {@link PayoutNotificationActivities}; its record is written with the payout). Absent in runs
+   * started before the step existed, so their replay takes the same path.
+   */
+  notify?: boolean;
 }
 
 /** Result of payoutWorkflow: the final status. */
@@ -98,4 +104,29 @@ export interface PayoutActivities {
   payoutRailAttempt(input: { payoutId: string; attempt: number }): Promise<RailAttemptResult>;
   /** Records the result of an attempt that will be retried. */
   payoutAttemptResult(input: AttemptResult & { payoutId: string; number: number }): Promise<void>;
+}
+
+/**
+ * Failure type (non-retryable) of a notification the provider refused or cannot send (live provider
+ * not configured): retrying would not deliver it.
+ */
+export const NOTIFICATION_NOT_DELIVERABLE = 'NotificationNotDeliverable';
+
+/** What the notification step did (src/core/notifications: sendPayoutNotification). */
+export interface PayoutNotifyResult {
+  /** sent (now or earlier), canceled (the payout ended first), failed (recorded before), none (no notification). */
+  result: 'sent' | 'already_sent' | 'canceled' | 'failed' | 'none';
+}
+
+/**
+ * The notification step's activities (activities/notifications.ts). `payoutNotify` is a regular
+ * activity with retries (it calls a provider); every call carries the notification id as the
+ * provider's idempotency key, so a retry after a crash between sending and recording does not
+ * deliver twice. Fails with {@link NOTIFICATION_NOT_DELIVERABLE} when retrying cannot help.
+ */
+export interface PayoutNotificationActivities {
+  /** Sends the payout's notification and records it sent (+ payout.notification_sent). */
+  payoutNotify(input: { payoutId: string }): Promise<PayoutNotifyResult>;
+  /** Records the notification failed with `error` when the step gave up (the payout is unaffected). */
+  payoutNotificationFailed(input: { payoutId: string; error: string }): Promise<void>;
 }

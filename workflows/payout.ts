@@ -11,6 +11,8 @@
  * claim_link:       submitted -> awaiting_claim (claim link, 30-day window) -> on the `claim`
  *                   Update: claimed -> delivering -> the same delivery path; without a claim in the
  *                   window: failed with claim_expired (release); on the `cancel` Update: canceled.
+ *                   Started with `notify` (Surface C delivery channel), the notification step runs
+ *                   once the link is open (activity `payoutNotify`, retried; see notifyRecipient).
  *
  * Messages (defined in workflows/payout.contract.ts): query `status`; Update `claim` ({method}) ->
  * 'claimed', accepted only while awaiting_claim; Update `cancel` -> 'canceled', accepted only while
@@ -26,8 +28,10 @@
  */
 import type { RetryPolicy } from '@temporalio/common';
 import {
+  ActivityFailure,
   allHandlersFinished,
   condition,
+  proxyActivities,
   proxyLocalActivities,
   setHandler,
   sleep,
@@ -40,7 +44,9 @@ import {
   claimUpdate,
   ILLEGAL_PAYOUT_TRANSITION,
   MAX_DELIVERY_ATTEMPTS,
+  NOTIFICATION_NOT_DELIVERABLE,
   type PayoutActivities,
+  type PayoutNotificationActivities,
   type PayoutWorkflowInput,
   type PayoutWorkflowResult,
   statusQuery,
@@ -60,6 +66,30 @@ const retry: RetryPolicy = {
  * server round trip per step (measured in README "Benchmarks"); retried like any activity.
  */
 const acts = proxyLocalActivities<PayoutActivities>({ startToCloseTimeout: '30 seconds', retry });
+
+/**
+ * The notification step (claim links started with `notify`): a regular activity, since it calls a
+ * provider, retried with backoff for up to an hour; each call carries the notification id as the
+ * provider's idempotency key (docs/surface-c.md "Notifications"). Giving up is recorded on the
+ * notification by a local activity; the payout keeps waiting for its claim either way.
+ */
+const notifyActs = proxyActivities<PayoutNotificationActivities>({
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '1 hour',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: [NOTIFICATION_NOT_DELIVERABLE] },
+});
+const notifyLocal = proxyLocalActivities<PayoutNotificationActivities>({ startToCloseTimeout: '30 seconds', retry });
+
+/** Runs the notification step; a final failure is recorded on the notification, never thrown. */
+async function notifyRecipient(payoutId: string): Promise<void> {
+  try {
+    await notifyActs.payoutNotify({ payoutId });
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    const error = err.cause?.message ?? err.message;
+    await notifyLocal.payoutNotificationFailed({ payoutId, error });
+  }
+}
 
 /** The payout lifecycle (see the file header). */
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutWorkflowResult> {
@@ -143,6 +173,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     const { claimWindowMs } = await acts.payoutOpenClaim({ payoutId });
     setStatus('awaiting_claim');
     const deadline = Date.now() + claimWindowMs;
+    if (input.notify) await notifyRecipient(payoutId);
     for (;;) {
       const remaining = deadline - Date.now();
       publish();

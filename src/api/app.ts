@@ -1,12 +1,13 @@
-import { swaggerUI } from '@hono/swagger-ui';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Core } from '../core/context';
 import { ApiError } from '../domain/errors';
 import type { Context } from 'hono';
+import { registerDocs } from './docs';
 import { toApiError } from './errors';
 import { hostileInput } from './middleware/hostile-input';
 import { methodNotAllowed, RouteTable } from './middleware/method-not-allowed';
+import { httpMetrics, registerMetricsRoute } from './middleware/metrics';
 import { requestId } from './middleware/request-id';
 import { securityHeaders } from './middleware/security-headers';
 import { registerPages } from './pages';
@@ -22,10 +23,11 @@ const errorResponse = (c: Context<AppEnv>, err: ApiError) => respondWithError(c,
 /**
  * The HTTP application: request ids, body limit, every surface of the registry (src/api/surfaces.ts)
  * at its live and sandbox base addresses, public pages (receipts, claim pages), `/docs`, `/health`,
- * and 404s in the surface's error shape.
+ * `/metrics` (every request timed by route template), and 404s in the surface's error shape.
  */
 export function createApp(core: Core): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  app.use('*', httpMetrics);
   app.use('*', async (c, next) => {
     c.set('core', core);
     const { surface, environment } = surfaceOf(c.req.path);
@@ -72,9 +74,8 @@ export function createApp(core: Core): Hono<AppEnv> {
   for (const m of mounts) app.route(m.base, buildSurfaceApp(m.definition, m.environment));
   registerPages(app);
 
-  // Sandbox documents first: the selector opens on the first one.
-  const docs = [...mounts].sort((a, b) => Number(b.environment === 'sandbox') - Number(a.environment === 'sandbox'));
-  app.get('/docs', swaggerUI({ urls: docs.map((m) => ({ url: m.openapiPath, name: m.label })) }));
+  registerDocs(app);
+  registerMetricsRoute(app);
   app.get('/', (c) => c.redirect('/docs'));
 
   app.notFound((c) =>

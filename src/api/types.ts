@@ -1,7 +1,8 @@
 import type { Caller, Core } from '../core/context';
 import type { Environment } from '../db/schema';
+import type { ErrorCode } from '../domain/errors';
 
-/** Which surface a request is for (docs/architecture.md "Surfaces"). */
+/** Which surface a request is for (spec: the interface appears as three surfaces; src/api/surfaces.ts). */
 export type Surface = 'A' | 'B' | 'C';
 
 /** Hono environment shared by every surface: variables set by the platform middleware. */
@@ -16,5 +17,7 @@ export interface AppEnv {
     caller: Caller;
     /** The request's Idempotency-Key, when it carries one (set by the idempotency middleware). */
     idempotencyKey: string | undefined;
+    /** The core's code of the error the response renders, in any surface's shape (set by `respondWithError`). */
+    errorCode: ErrorCode | undefined;
   };
 }

@@ -1,4 +1,5 @@
 import { newId } from '../domain/ids';
+import { recordPayoutEvent } from './metrics/registry';
 import type { DbOrTx, Environment } from '../db/schema';
 
 /** A domain event to put in the outbox (spec "Events"). */
@@ -22,7 +23,9 @@ export interface EventInput {
 /**
  * Writes an event to the outbox in the caller's transaction (docs/architecture.md "Money rules", rule 3: the projection and the
  * event it emits commit together). Idempotent on `dedupeKey`. Returns the event id, or null when an
- * event with that key already existed.
+ * event with that key already existed. A payout event actually written is counted in
+ * payouts_created_total / payouts_finished_total (src/core/metrics; counted at the write, so a
+ * transaction rolled back afterwards over-counts by one: metrics are not the ledger).
  */
 export async function emitEvent(tx: DbOrTx, e: EventInput): Promise<string | null> {
   const id = newId('evt');
@@ -42,5 +45,6 @@ export async function emitEvent(tx: DbOrTx, e: EventInput): Promise<string | nul
     .onConflict((oc) => oc.column('dedupe_key').doNothing())
     .returning('id')
     .execute();
+  if (rows.length && e.objectType === 'payout') recordPayoutEvent(e.type, e.data.channel, e.environment);
   return rows.length ? id : null;
 }

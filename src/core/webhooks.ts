@@ -12,8 +12,10 @@ import {
   type WebhookRetrySchedule,
 } from '../domain/webhook-events';
 import type { Environment } from '../db/schema';
+import { isSurfaceCEventPattern, SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARDS, surfaceCEnvelope, surfaceCEventType } from '../domain/surface-c';
 import type { Caller, Core } from './context';
 import { checkWebhookDestination, guardedPost, RefusedDestinationError } from './net-guard';
+import { recordWebhookAttempt } from './metrics/registry';
 import { SURFACE_A_SIGNATURE_HEADER, signSurfaceA } from './webhook-signature';
 import { enqueueWorkflowStart, flushWorkflowStart } from './workflow-starts';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE } from '../../workflows/webhook-delivery.contract';
@@ -29,7 +31,9 @@ import { WEBHOOK_DELIVERY_WORKFLOW_TYPE } from '../../workflows/webhook-delivery
  *   (src/core/net-guard.ts: no private, link-local, metadata, ... address; loopback in the sandbox
  *   only), checked at registration and again at every delivery (docs/security.md).
  * - Events: known Surface A types (plus `payout.canceled`) or a family wildcard / `*`; an unknown
- *   name is 400 `events.<i>` rather than silently never matching. Duplicates are dropped.
+ *   name is 400 `events.<i>` rather than silently never matching. Duplicates are dropped. Surface C
+ *   endpoints (surface 'C') subscribe to Surface C names and receive its envelope, signed the same
+ *   way (src/domain/surface-c.ts).
  * - Delete is a soft delete (`deleted_at`): the endpoint disappears from the API at once, pending
  *   deliveries for it are marked failed at their next attempt, history is kept.
  * - An endpoint registered before an event is dispatched (normally within a relay tick) receives it.
@@ -104,19 +108,24 @@ export function validateWebhookUrl(url: string, environment: Environment): strin
  * (`payout.*`, `disbursement.*`, `deposit.*`, `payment_request.*`, `*`). Throws 400
  * validation_error with param `events` or `events.<i>`. Returns them without duplicates, in order.
  */
-export function validateEventPatterns(events: readonly string[]): string[] {
+export function validateEventPatterns(events: readonly string[], surface: WebhookSurface = 'A'): string[] {
   if (events.length === 0) throw validationError('events', 'events must list at least one event type');
   if (events.length > MAX_WEBHOOK_EVENTS) throw validationError('events', `events may list at most ${MAX_WEBHOOK_EVENTS} entries`);
+  const valid = surface === 'C' ? isSurfaceCEventPattern : isValidEventPattern;
+  const types = surface === 'C' ? [...SURFACE_C_EVENT_TYPES, ...SURFACE_C_EVENT_WILDCARDS] : SURFACE_A_EVENT_TYPES;
   events.forEach((e, i) => {
-    if (!isValidEventPattern(e)) {
+    if (!valid(e)) {
       throw validationError(
         `events.${i}`,
-        `'${e}' is not an event type; use one of ${SURFACE_A_EVENT_TYPES.join(', ')}, a wildcard such as payout.* or *`,
+        `'${e}' is not an event type; use one of ${types.join(', ')}, a wildcard such as payout.* or *`,
       );
     }
   });
   return [...new Set(events)];
 }
+
+/** Surfaces whose endpoints this module registers: A (Surface A types) and C (Surface C types, domain/surface-c.ts). */
+export type WebhookSurface = 'A' | 'C';
 
 /** A timestamptz column as a Date (the table types declare `created_at` as a generated column type). */
 const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
@@ -134,9 +143,10 @@ export async function createWebhookEndpoint(
   core: Core,
   caller: Caller,
   input: { url: string; events: string[] },
+  surface: WebhookSurface = 'A',
 ): Promise<CreatedWebhookEndpoint> {
   const url = validateWebhookUrl(input.url, caller.environment);
-  const events = validateEventPatterns(input.events);
+  const events = validateEventPatterns(input.events, surface);
   try {
     await checkWebhookDestination(url, caller.environment);
   } catch (err) {
@@ -150,7 +160,7 @@ export async function createWebhookEndpoint(
       id: newId('we'),
       business_id: caller.businessId,
       environment: caller.environment,
-      surface: 'A',
+      surface,
       url,
       events: JSON.stringify(events) as any,
       secret,
@@ -169,13 +179,14 @@ export async function listWebhookEndpoints(
   core: Core,
   caller: Caller,
   page: { limit: number; cursor?: string },
+  surface: WebhookSurface = 'A',
 ): Promise<{ data: WebhookEndpoint[]; next_cursor: string | null }> {
   const q = core.db
     .selectFrom('webhook_endpoints')
     .select(['id', 'url', 'events', 'created_at'])
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', caller.environment)
-    .where('surface', '=', 'A')
+    .where('surface', '=', surface)
     .where('deleted_at', 'is', null);
   const { rows, next_cursor } = await paginate(q, 'id', page);
   return { data: rows.map(toEndpoint), next_cursor };
@@ -213,12 +224,20 @@ export function webhookRetrySchedule(core: Core): WebhookRetrySchedule {
 }
 
 /**
- * Whether an endpoint of `surface` is sent events of this core type. Surface A receives its own
- * event types (spec "Events, Surface A"); other surfaces name their events differently and are
- * not rendered yet, so they receive nothing.
+ * The name under which an endpoint of `surface` receives a core event type, or null when it does
+ * not receive it. Surface A receives its own event types (spec "Events, Surface A"); Surface C
+ * receives payout events renamed (payout.submitted -> payout.created, succeeded -> completed,
+ * failed/refunded -> failed, notification_sent; src/domain/surface-c.ts).
  */
+export function surfaceEventName(surface: string, type: string): string | null {
+  if (surface === 'A') return surfaceAEventType(type);
+  if (surface === 'C') return surfaceCEventType(type);
+  return null;
+}
+
+/** Whether an endpoint of `surface` is sent events of this core type (see {@link surfaceEventName}). */
 export function surfaceReceives(surface: string, type: string): boolean {
-  return surface === 'A' && surfaceAEventType(type) !== null;
+  return surfaceEventName(surface, type) !== null;
 }
 
 /**
@@ -258,7 +277,8 @@ export async function dispatchWebhookEvents(core: Core): Promise<number> {
     for (const e of events) {
       for (const ep of endpoints) {
         if (ep.business_id !== e.business_id || ep.environment !== e.environment) continue;
-        if (!surfaceReceives(ep.surface, e.type) || !endpointWantsEvent(ep.events, surfaceAEventType(e.type) ?? e.type)) continue;
+        const name = surfaceEventName(ep.surface, e.type);
+        if (name === null || !endpointWantsEvent(ep.events, name)) continue;
         deliveries.push({ id: newId('whd'), business_id: e.business_id, environment: e.environment, event_id: e.id, endpoint_id: ep.id });
       }
     }
@@ -364,6 +384,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
       'e.created_at as event_created_at',
       'e.data',
       'w.url',
+      'w.surface',
       'w.secret',
       'w.deleted_at',
       'w.environment as endpoint_environment',
@@ -374,10 +395,15 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
   if (row.status !== 'pending') return { result: 'already_completed', status: row.status };
   if (row.deleted_at) {
     await markWebhookDeliveryFailed(core, deliveryId);
+    recordWebhookAttempt('endpoint_deleted');
     return { result: 'endpoint_deleted' };
   }
 
-  const rawBody = JSON.stringify(surfaceAEnvelope({ id: row.event_id, type: surfaceAEventType(row.type) ?? row.type, created_at: asDate(row.event_created_at), data: row.data }));
+  const event = { id: row.event_id, type: row.type, created_at: asDate(row.event_created_at), data: row.data };
+  // Surface C: its own envelope and names, signed like Surface A (docs/surface-c.md "Webhooks").
+  const rawBody = JSON.stringify(
+    row.surface === 'C' ? surfaceCEnvelope(event) : surfaceAEnvelope({ ...event, type: surfaceAEventType(row.type) ?? row.type }),
+  );
   const headers = {
     'Content-Type': 'application/json',
     'User-Agent': WEBHOOK_USER_AGENT,
@@ -422,6 +448,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
       .where('status', '=', 'pending')
       .execute();
   });
+  recordWebhookAttempt(ok ? 'succeeded' : statusCode === null ? 'unreachable' : 'http_error');
   return ok ? { result: 'succeeded', statusCode: statusCode as number } : { result: 'failed', statusCode, error: error as string };
 }
 

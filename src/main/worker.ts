@@ -7,13 +7,28 @@ import { relayTasks } from '../core/relay-tasks';
 import { startRelay } from '../core/relay';
 import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
 import { prepareWorkflowBundle } from '../temporal/bundle';
+import { freePort } from '../temporal/dev-server';
 import { taskQueueFor } from '../temporal/task-queues';
-import { createWorker, ensureSearchAttributes } from '../temporal/worker';
+import { createWorker, ensureSearchAttributes, sdkPrometheusTelemetry } from '../temporal/worker';
+import { startMetricsServer } from './metrics-server';
 import { buildCore, closeCore } from './runtime';
 
-/** `npm run worker`: the Temporal worker process (any number may run) and the outbox relay. */
+/**
+ * `npm run worker`: the Temporal worker process (any number may run) and the outbox relay. Serves
+ * `GET /metrics` on METRICS_PORT (default 9464): its own metrics and the Temporal SDK's.
+ */
 const config = loadConfig();
-Runtime.install({ logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
+// The SDK's Prometheus exporter listens on a free loopback port; /metrics on METRICS_PORT merges it.
+// Should that port be taken in the meantime, the worker runs on without the SDK's metrics.
+const sdkLogger = new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN');
+let sdkMetricsPort: number | undefined = await freePort();
+try {
+  Runtime.install({ logger: sdkLogger, telemetryOptions: sdkPrometheusTelemetry(sdkMetricsPort) });
+} catch (err) {
+  console.error(`Temporal SDK metrics exporter not started (${(err as Error).message}); running without temporal_* metrics`);
+  sdkMetricsPort = undefined;
+  Runtime.install({ logger: sdkLogger });
+}
 if (!config.DATABASE_URL) {
   console.error('npm run worker needs DATABASE_URL (PGlite is single-process; use `npm run dev` for the all-in-one mode)');
   process.exit(2);
@@ -27,9 +42,21 @@ const workflowBundle = await prepareWorkflowBundle({
 });
 const { worker, connection } = await createWorker(core, { workflowBundle });
 const stopRelay = startRelay(core, relayTasks);
+// A metrics port already taken must not stop payouts: log it and run on (Prometheus shows up == 0).
+const metrics = await startMetricsServer({
+  port: config.METRICS_PORT,
+  db: core.db,
+  token: config.METRICS_TOKEN,
+  appendFrom: sdkMetricsPort ? `http://127.0.0.1:${sdkMetricsPort}/metrics` : undefined,
+}).catch((err: Error) => {
+  core.log.error({ err, port: config.METRICS_PORT }, 'worker metrics server could not listen; running without GET /metrics');
+  return undefined;
+});
+if (metrics) core.log.info({ port: metrics.port }, 'worker metrics listening (GET /metrics)');
 // The SDK's runtime drains the worker on SIGINT/SIGTERM; worker.run() then resolves.
 core.log.info({ taskQueues: [config.TASK_QUEUE, taskQueueFor(config, DISBURSEMENT_WORKFLOW_TYPE)], address }, 'worker running');
 await worker.run();
+await metrics?.close();
 await stopRelay();
 await connection.close();
 await closeCore(core);

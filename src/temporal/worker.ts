@@ -1,5 +1,5 @@
 import { Connection } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { NativeConnection, type TelemetryOptions, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
 import type { Core } from '../core/context';
@@ -29,6 +29,21 @@ export async function ensureSearchAttributes(address: string, namespace: string)
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * Telemetry options of the worker process's SDK Runtime (`Runtime.install({ telemetryOptions })`):
+ * the SDK's own worker metrics (task slots, poll and schedule-to-start latencies, sticky cache,
+ * workflow and activity completions; names `temporal_*`, counters with `_total`, durations in
+ * seconds) exported in Prometheus format on `127.0.0.1:<port>/metrics`, which the worker's
+ * `/metrics` server appends to its own (src/main/metrics-server.ts).
+ */
+export function sdkPrometheusTelemetry(port: number): TelemetryOptions {
+  return {
+    metrics: {
+      prometheus: { bindAddress: `127.0.0.1:${port}`, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true },
+    },
+  };
 }
 
 /** The Temporal workers of one process, run and stopped together. */

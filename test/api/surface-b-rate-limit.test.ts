@@ -7,11 +7,11 @@ import type { Client } from '@temporalio/client';
 import { Hono } from 'hono';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Context } from 'hono';
 import { toApiError } from '../../src/api/errors';
-import type { ApiError } from '../../src/domain/errors';
 import { rateLimit } from '../../src/api/middleware/rate-limit';
+import { surfaceBErrors } from '../../src/api/surface-b/errors';
 import { SURFACE_B_RATE_LIMITS, surfaceBRateLimitRules } from '../../src/api/surface-b/rate-limits';
+import { respondWithError } from '../../src/api/surface';
 import type { AppEnv } from '../../src/api/types';
 import { loadConfig } from '../../src/config';
 import type { Core } from '../../src/core/context';
@@ -30,10 +30,6 @@ beforeAll(async () => {
 });
 afterAll(async () => db?.destroy());
 
-/** Surface B's error body (the surface module renders it on branch surface-b). */
-const errorResponse = (c: Context<AppEnv>, err: ApiError) =>
-  c.json({ error: err.code, message: err.message, details: { ...(err.details ?? {}), param: err.param, requestId: c.get('requestId') } }, err.status as 429);
-
 /** A small app: a fake caller per `X-Biz` header, Surface B's rules, Surface B's error body. */
 function app() {
   const a = new Hono<AppEnv>();
@@ -46,7 +42,7 @@ function app() {
     await next();
   });
   a.use('*', rateLimit({ rules: (c) => surfaceBRateLimitRules(c.req.method, c.req.path) }));
-  a.onError((err, c) => errorResponse(c, toApiError(err)));
+  a.onError((err, c) => respondWithError(c, surfaceBErrors, toApiError(err)));
   a.post('/disbursements', (c) => c.json({ ok: true }, 201));
   a.post('/disbursements/batch', (c) => c.json({ ok: true }, 201));
   a.get('/disbursements', (c) => c.json({ ok: true }));
@@ -104,7 +100,7 @@ describe('rate limits: errors', () => {
     const refused = statuses.find((r) => r.status === 429)!;
     const body = await refused.json();
     expect(body).toMatchObject({
-      error: 'rate_limited',
+      error: 'rate_limit_exceeded',
       message: expect.stringContaining('100 requests per 60 s'),
       details: { limit: 100, rule: 'post_disbursements', requestId: 'req_test', retryAfterSeconds: 30 },
     });
@@ -125,7 +121,7 @@ describe('rate limits: errors', () => {
     }
     const r = await a.request('/disbursements', { headers: { 'X-Biz': 'biz_org' } });
     expect(r.status).toBe(429);
-    expect(await r.json()).toMatchObject({ error: 'rate_limited', details: { limit: 1000, rule: 'all' } });
+    expect(await r.json()).toMatchObject({ error: 'rate_limit_exceeded', details: { limit: 1000, rule: 'all' } });
     expect(r.headers.get('X-RateLimit-Limit')).toBe('1000');
   });
 });

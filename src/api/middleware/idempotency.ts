@@ -17,7 +17,7 @@ export const IN_FLIGHT_TAKEOVER_MS = 60_000;
 const MAX_KEY_LENGTH = 255;
 
 /**
- * Stripe-style idempotency (docs/architecture.md "Money rules", rule 6), stored in Postgres so it holds across API processes.
+ * Stripe-style idempotency (spec "Limits"; docs/architecture.md), stored in Postgres so it holds across API processes.
  * Per business, environment and surface: the first request's fingerprint (method, path, raw body)
  * and response are stored; a replay returns that response with `Idempotent-Replayed: true`; the
  * same key with another body is 409 idempotency_conflict; while the first is still running, 409
@@ -136,7 +136,9 @@ export function idempotency(
       const res = c.res;
       const status = res.status;
       let body = await res.clone().text();
-      const keep = status < 500 && !(status === 400 && body.includes('"validation_error"'));
+      // A 400 validation_error is not stored, in whatever code the surface renders it.
+      const invalid = status === 400 && (c.get('errorCode') === 'validation_error' || body.includes('"validation_error"'));
+      const keep = status < 500 && !invalid;
       if (keep) {
         const contentType = res.headers.get('Content-Type');
         const storedHeaders: Record<string, string> = contentType ? { 'Content-Type': contentType } : {};

@@ -1,0 +1,36 @@
+/**
+ * Surface C, the payout guide (spec "Surface C"; issue 12): snake_case, served at `/guide/v1`
+ * (live) and `/sandbox/guide/v1` (sandbox), Surface A's error body and Idempotency-Key header,
+ * OpenAPI 3.1 document at `openapi.json`. A thin adapter over the one core: a payout with a
+ * delivery channel is a core claim-link payout whose recipient is notified. One route module per
+ * resource; documented in docs/surface-c.md.
+ */
+import { defineSurface, type SurfaceRouter } from '../surface';
+import { surfaceCErrors } from './errors';
+import { registerPayoutRoutes } from './payouts';
+import { registerRecipientRoutes } from './recipients';
+import { registerSandboxRoutes } from './sandbox';
+import { registerWebhookRoutes } from './webhooks';
+
+/** Every Surface C resource router (spec "Endpoints", Surface C, plus the sandbox extensions). */
+export function registerSurfaceCRoutes(app: SurfaceRouter): void {
+  registerRecipientRoutes(app);
+  registerPayoutRoutes(app);
+  registerWebhookRoutes(app);
+  registerSandboxRoutes(app);
+}
+
+/** Surface C's definition for the surface registry (src/api/surfaces.ts). */
+export const surfaceC = defineSurface({
+  id: 'C',
+  name: 'Surface C',
+  liveBase: '/guide/v1',
+  sandboxBase: '/sandbox/guide/v1',
+  title: 'Payouts API, Surface C (payout guide)',
+  description:
+    'Recipients by phone or e-mail, payouts that notify the recipient (whatsapp, sms, email) who then chooses how to withdraw on the claim page, ' +
+    'batch payouts, payment links and webhook tracking. snake_case; amounts are decimal strings; timestamps ISO 8601 UTC. ' +
+    'Errors use Surface A\'s body: {"error": {code, message, param, request_id}}. Writes accept the Idempotency-Key header.',
+  errors: surfaceCErrors,
+  register: registerSurfaceCRoutes,
+});

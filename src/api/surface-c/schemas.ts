@@ -1,0 +1,11 @@
+/**
+ * Wire schemas shared by the Surface C route modules (snake_case; spec "Surface C resources"):
+ * error responses (Surface A's body, ./errors), timestamps, ids in paths, the Idempotency-Key
+ * header, paging and the list envelope. Generic helpers come from Surface A's shared schemas.
+ */
+export { AUTH_ERRORS, type ErrorBody, ErrorSchema, errorResponses } from './errors';
+export { DateTimeSchema, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from '../surface-a/schemas';
+
+/** Description of the Idempotency-Key header on Surface C writes. */
+export const IDEMPOTENCY_DESCRIPTION =
+  'Makes a retried write safe (Surface A rules): the same key and body replays the first response (Idempotent-Replayed: true); another body is 409 idempotency_conflict. Kept 30 days.';

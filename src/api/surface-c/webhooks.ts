@@ -1,0 +1,83 @@
+/**
+ * Surface C webhook endpoints (spec "Surface C": POST /webhooks {url, events}, GET /webhooks;
+ * "Events, Surface C"). A thin adapter over src/core/webhooks.ts with surface 'C': subscriptions use
+ * Surface C names (payout.created, payout.notification_sent, payout.completed, payout.failed,
+ * payout.*, *) and deliveries carry the Surface C envelope `{id, type, created_at, data: {object:
+ * {id, object, status}}}`. The spec gives Surface C no signature scheme: deliveries are signed like
+ * Surface A (`Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, Stripe's
+ * layout) with the secret returned once at creation.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import { createWebhookEndpoint, listWebhookEndpoints, MAX_WEBHOOK_URL_LENGTH } from '../../core/webhooks';
+import { SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARDS } from '../../domain/surface-c';
+import { idempotency } from '../middleware/idempotency';
+import type { SurfaceRouter } from '../surface';
+import { AUTH_ERRORS, DateTimeSchema, errorResponses, IDEMPOTENCY_DESCRIPTION, idempotencyHeaders, jsonContent, listEnvelope, pageQuery } from './schemas';
+
+const EVENTS_DESCRIPTION = `Event types to receive: ${SURFACE_C_EVENT_TYPES.join(', ')}; or a wildcard: ${SURFACE_C_EVENT_WILDCARDS.join(', ')}.`;
+
+const WebhookEndpoint = z
+  .object({
+    id: z.string().openapi({ example: 'we_01k0000000000000000000000' }),
+    object: z.literal('webhook_endpoint'),
+    url: z.string().openapi({ format: 'uri', example: 'https://example.com/hooks/payouts' }),
+    events: z.array(z.string()).openapi({ description: EVENTS_DESCRIPTION, example: ['payout.*'] }),
+    created_at: DateTimeSchema,
+  })
+  .openapi('WebhookEndpoint');
+
+const CreatedWebhookEndpoint = WebhookEndpoint.extend({
+  secret: z.string().openapi({ description: 'Signing secret (whsec_…) of the Service-Signature header. Returned once, here only.' }),
+}).openapi('CreatedWebhookEndpoint');
+
+const CreateWebhookBody = z
+  .object({
+    url: z.url().max(MAX_WEBHOOK_URL_LENGTH).openapi({
+      format: 'uri',
+      description: 'HTTPS address receiving the events. In the sandbox, http to localhost, 127.0.0.0/8 or [::1] is also accepted.',
+    }),
+    events: z.array(z.string()).min(1).openapi({ description: EVENTS_DESCRIPTION, example: ['payout.*'] }),
+  })
+  .openapi('WebhookEndpointCreate');
+
+const createWebhookRoute = createRoute({
+  method: 'post',
+  path: '/webhooks',
+  tags: ['Webhooks'],
+  summary: 'Register a webhook endpoint',
+  description:
+    'Deliveries are POSTed as {id, type, created_at, data: {object: {id, object, status}}} and signed like Surface A: header Service-Signature = ' +
+    't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret> (Stripe\'s layout). Reject timestamps older than 5 minutes; ' +
+    'deduplicate by the envelope id (Service-Event-Id). A non-2xx answer is retried with exponential backoff for 24 hours.',
+  middleware: [idempotency('C')] as const,
+  request: { headers: idempotencyHeaders(IDEMPOTENCY_DESCRIPTION), body: { required: true, content: jsonContent(CreateWebhookBody) } },
+  responses: {
+    201: { description: 'The endpoint, with its secret (shown this once)', content: jsonContent(CreatedWebhookEndpoint) },
+    ...errorResponses({ 400: 'validation_error (param url, events or events.<i>)', ...AUTH_ERRORS, 409: 'idempotency_conflict' }),
+  },
+});
+
+const listWebhooksRoute = createRoute({
+  method: 'get',
+  path: '/webhooks',
+  tags: ['Webhooks'],
+  summary: 'List webhook endpoints',
+  description: 'Surface C endpoints, newest first; secrets are not included.',
+  request: { query: z.object(pageQuery) },
+  responses: {
+    200: { description: 'List envelope', content: jsonContent(listEnvelope(WebhookEndpoint).openapi('WebhookEndpointList')) },
+    ...errorResponses({ 400: 'validation_error (limit, cursor)', ...AUTH_ERRORS }),
+  },
+});
+
+/** Registers POST /webhooks and GET /webhooks. */
+export function registerWebhookRoutes(app: SurfaceRouter): void {
+  app.openapi(createWebhookRoute, async (c) => {
+    const created = await createWebhookEndpoint(c.get('core'), c.get('caller'), c.req.valid('json'), 'C');
+    return c.json(created, 201);
+  });
+
+  app.openapi(listWebhooksRoute, async (c) => {
+    return c.json(await listWebhookEndpoints(c.get('core'), c.get('caller'), c.req.valid('query'), 'C'), 200);
+  });
+}

@@ -1,0 +1,104 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The process's Prometheus metrics (prom-client), served by `GET /metrics` on the API and on the
+ * worker's metrics port (docs/operations.md lists them with the alerts built on them).
+ *
+ * Label rule: every label has a small, fixed set of values (route templates, channel ids, statuses,
+ * outcomes, environments). No label ever carries an id (payout, business, key, request, event) or
+ * an amount: those belong in logs and the Temporal UI, not in a time series.
+ *
+ * One registry per process; every process counts what it did itself (the API counts the payouts it
+ * accepted, the worker the ones it finished), so a dashboard sums over instances.
+ */
+export const metricsRegistry = new Registry();
+
+// Node.js process metrics (CPU, memory, event loop lag, GC): process_*, nodejs_*.
+collectDefaultMetrics({ register: metricsRegistry });
+
+/** Label names of each metric: what tests assert and docs/operations.md documents. */
+export const METRIC_LABELS = {
+  http_request_duration_seconds: ['method', 'route', 'status'],
+  payouts_created_total: ['channel', 'environment'],
+  payouts_finished_total: ['channel', 'status', 'environment'],
+  webhook_delivery_attempts_total: ['outcome'],
+  disbursement_items_in_flight: ['status', 'environment'],
+} as const;
+
+/**
+ * HTTP request duration in seconds, by method, route template (Hono's matched route such as
+ * `/sandbox/v1/payouts/:id`, or `unmatched`; never the raw path) and status code.
+ */
+export const httpRequestDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'HTTP request duration in seconds, by method, route template (never the raw path) and status code.',
+  labelNames: METRIC_LABELS.http_request_duration_seconds,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+/** Payouts accepted (entered `submitted`, event payout.submitted), by channel and environment. */
+export const payoutsCreated = new Counter({
+  name: 'payouts_created_total',
+  help: 'Payouts accepted (entered submitted: payout.submitted written to the outbox), by channel and environment.',
+  labelNames: METRIC_LABELS.payouts_created_total,
+  registers: [metricsRegistry],
+});
+
+/**
+ * Payouts that reached a final status, by channel, status (`succeeded`, `failed`, `canceled`) and
+ * environment. `refunded` is counted too when a succeeded payout is later refunded by the rail, so
+ * such a payout appears twice (succeeded, then refunded).
+ */
+export const payoutsFinished = new Counter({
+  name: 'payouts_finished_total',
+  help: 'Payouts that reached a final status (succeeded, failed, canceled; refunded counts a later refund of a succeeded payout), by channel, status and environment.',
+  labelNames: METRIC_LABELS.payouts_finished_total,
+  registers: [metricsRegistry],
+});
+
+/** Outcome of one webhook delivery attempt (see {@link WebhookAttemptMetricOutcome}). */
+export type WebhookAttemptMetricOutcome = 'succeeded' | 'http_error' | 'unreachable' | 'endpoint_deleted';
+
+/** Webhook delivery attempts (one HTTP POST to an endpoint, or giving up on a deleted endpoint), by outcome. */
+export const webhookDeliveryAttempts = new Counter({
+  name: 'webhook_delivery_attempts_total',
+  help: 'Webhook delivery attempts by outcome: succeeded (2xx), http_error (any other status), unreachable (network error or no answer within 10 s), endpoint_deleted.',
+  labelNames: METRIC_LABELS.webhook_delivery_attempts_total,
+  registers: [metricsRegistry],
+});
+
+/**
+ * Disbursement items launched and not final, by visible item status (`pending`: no payout yet;
+ * `processing`: its payout is in flight) and environment. Set at scrape time from one SQL count
+ * ({@link ./scrape}).
+ */
+export const disbursementItemsInFlight = new Gauge({
+  name: 'disbursement_items_in_flight',
+  help: 'Disbursement items launched and not yet final, by item status (pending: no payout yet; processing: payout in flight) and environment; counted in the database at scrape time.',
+  labelNames: METRIC_LABELS.disbursement_items_in_flight,
+  registers: [metricsRegistry],
+});
+
+const PAYOUT_FINAL_EVENTS: Record<string, string> = {
+  'payout.succeeded': 'succeeded',
+  'payout.failed': 'failed',
+  'payout.canceled': 'canceled',
+  'payout.refunded': 'refunded',
+};
+
+/**
+ * Counts a payout event just written to the outbox (src/core/events.ts calls this once per event
+ * actually inserted, so a retried activity counts once): `payout.submitted` -> created, a final
+ * status -> finished. Other events are ignored. `channel` is the payout's channel id.
+ */
+export function recordPayoutEvent(type: string, channel: unknown, environment: string): void {
+  const ch = typeof channel === 'string' && channel.length <= 64 ? channel : 'unknown';
+  if (type === 'payout.submitted') payoutsCreated.inc({ channel: ch, environment });
+  else if (PAYOUT_FINAL_EVENTS[type]) payoutsFinished.inc({ channel: ch, status: PAYOUT_FINAL_EVENTS[type], environment });
+}
+
+/** Counts one webhook delivery attempt by its outcome. */
+export function recordWebhookAttempt(outcome: WebhookAttemptMetricOutcome): void {
+  webhookDeliveryAttempts.inc({ outcome });
+}

@@ -1,0 +1,53 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/schema';
+import { disbursementItemsInFlight, metricsRegistry } from './registry';
+
+/** Content type of the Prometheus text exposition format served by `/metrics`. */
+export const METRICS_CONTENT_TYPE = metricsRegistry.contentType;
+
+/** Payout statuses of an item's payout that leave the item in flight (visible item status `processing`). */
+const PAYOUT_IN_FLIGHT = ['pending', 'submitted', 'delivering', 'awaiting_claim', 'claimed'];
+
+/**
+ * Sets the scrape-time gauges from the database: {@link disbursementItemsInFlight} with one SQL
+ * count over the items of processing or paused disbursements (stored `pending`, or `launched` with
+ * a payout not yet final),
+ * grouped by environment and visible status (both always present, 0 when none). A database error
+ * is rethrown: the scrape answers 500, which Prometheus records as `up == 0`.
+ */
+export async function refreshScrapeTimeGauges(db: Db): Promise<void> {
+  // Only running or paused disbursements can have items in flight: this keeps the count on the
+  // (disbursement_id, status) index however many finished batches the table holds.
+  const rows = await db
+    .selectFrom('disbursements as d')
+    .innerJoin('disbursement_items as di', 'di.disbursement_id', 'd.id')
+    .leftJoin('payouts as p', 'p.id', 'di.payout_id')
+    .select([
+      'di.environment',
+      sql<string>`case when di.status = 'pending' then 'pending' else 'processing' end`.as('status'),
+      sql<string>`count(*)`.as('n'),
+    ])
+    .where('d.status', 'in', ['processing', 'paused'])
+    .where((eb) =>
+      eb.or([eb('di.status', '=', 'pending'), eb.and([eb('di.status', '=', 'launched'), eb('p.status', 'in', PAYOUT_IN_FLIGHT)])]),
+    )
+    .groupBy(['di.environment', sql`2`])
+    .execute();
+  disbursementItemsInFlight.reset();
+  // Always expose both statuses of both environments (0 when none), so alerts see a series.
+  for (const environment of ['sandbox', 'live']) {
+    for (const status of ['pending', 'processing']) disbursementItemsInFlight.set({ environment, status }, 0);
+  }
+  for (const r of rows) disbursementItemsInFlight.set({ environment: r.environment, status: r.status }, Number(r.n));
+}
+
+/**
+ * The whole `/metrics` body: refreshes the scrape-time gauges, then renders this process's
+ * registry, followed by `extra` (e.g. the Temporal SDK's own metrics on the worker) when given.
+ */
+export async function renderMetrics(db: Db, extra?: () => Promise<string>): Promise<string> {
+  await refreshScrapeTimeGauges(db);
+  const own = await metricsRegistry.metrics();
+  if (!extra) return own;
+  return `${own.trimEnd()}\n${(await extra()).trimEnd()}\n`;
+}

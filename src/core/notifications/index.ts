@@ -1,0 +1,11 @@
+/**
+ * Recipient notifications (issue 12): provider interface, sandbox and live providers, templates
+ * (en, es, pt), the payout notification use cases and the sandbox message log.
+ */
+export * from './provider';
+export * from './templates';
+export * from './sandbox-provider';
+export * from './live-provider';
+export * from './payout-notifications';
+export * from './sandbox-messages';
+export * from './notified-payouts';

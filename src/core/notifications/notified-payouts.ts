@@ -1,0 +1,117 @@
+/**
+ * Payouts that notify their recipient (DESIGN "One core": a Surface C payout with a delivery
+ * channel is a claim-link payout that notifies the recipient; issue 12). One use case for a single
+ * payout and a batch: every request is validated and priced first, then all payouts are accepted
+ * in ONE transaction (rows, holds, payout.submitted events, notification records, workflow starts
+ * with `notify`), so a batch is all or nothing: one bad entry, or a balance that does not cover the
+ * whole batch, refuses it and changes nothing.
+ *
+ * Crash safety (DESIGN rule 5): each payout carries an idempotency key under the payouts unique
+ * index (`<key>` for one payout, `<key>#<i>` for entry i of a batch). A request retried with the
+ * same key after its process died mid-way returns the payouts the first run committed, and never
+ * creates a second set; workflow starts go through the start outbox (the relay starts any left).
+ */
+import type { Caller, Core } from '../context';
+import { insertPayout, type PayoutRequest, type PayoutRow, payoutStart, preparePayout, type PreparedPayout } from '../payouts';
+import type { PayoutWorkflowInput } from '../../../workflows/payout.contract';
+import { enqueueWorkflowStart, flushWorkflowStart } from '../workflow-starts';
+import { insertPayoutNotification, type NotificationRequest, type NotificationRow, notificationsByPayout } from './payout-notifications';
+
+/** One payout to create, with the notification of its recipient (null: do not notify). */
+export interface NotifiedPayoutRequest {
+  payout: PayoutRequest;
+  notification: NotificationRequest | null;
+}
+
+/** A created payout and its notification record (null when not notified). */
+export interface NotifiedPayout {
+  row: PayoutRow;
+  notification: NotificationRow | null;
+}
+
+const itemKey = (key: string, i: number, batch: boolean) => (batch ? `${key}#${i}` : key);
+
+async function existingFor(core: Core, caller: Caller, keys: string[]): Promise<NotifiedPayout[] | null> {
+  const rows = await core.db
+    .selectFrom('payouts')
+    .selectAll()
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('idempotency_key', 'in', keys)
+    .execute();
+  if (rows.length === 0) return null;
+  const byKey = new Map(rows.map((r) => [r.idempotency_key, r]));
+  const ordered = keys.map((k) => byKey.get(k)).filter((r): r is PayoutRow => r !== undefined);
+  const notes = await notificationsByPayout(core.db, ordered.map((r) => r.id));
+  return ordered.map((row) => ({ row, notification: notes.get(row.id) ?? null }));
+}
+
+const isUniqueViolation = (err: unknown) => !!err && typeof err === 'object' && (err as { code?: unknown }).code === '23505';
+
+/**
+ * Creates payouts that notify their recipients (see the file header). `opts.batch` makes the
+ * idempotency keys per entry and prefixes error params with `opts.paramPrefix(i)` (e.g.
+ * `payouts.3.`). Returns the payouts in request order (status submitted, attempts 1).
+ * Errors: those of preparePayout (400 validation_error, channel_unavailable, amount_out_of_range;
+ * 404 recipient; 422 recipient_not_ready) and 402 insufficient_balance for the whole request.
+ * The notification requests must have passed validateNotificationRequest.
+ */
+export async function createNotifiedPayouts(
+  core: Core,
+  caller: Caller,
+  items: NotifiedPayoutRequest[],
+  opts: { idempotencyKey?: string; batch?: boolean; paramPrefix?: (i: number) => string } = {},
+): Promise<NotifiedPayout[]> {
+  const batch = opts.batch ?? false;
+  const key = opts.idempotencyKey;
+  const keys = key ? items.map((_, i) => itemKey(key, i, batch)) : [];
+  if (key) {
+    const existing = await existingFor(core, caller, keys);
+    if (existing) {
+      for (const p of existing) await flushSoon(core, p.row.id);
+      return existing;
+    }
+  }
+
+  const prepared: PreparedPayout[] = [];
+  for (const [i, item] of items.entries()) {
+    prepared.push(await preparePayout(core, caller, item.payout, { paramPrefix: opts.paramPrefix?.(i) ?? '' }));
+  }
+
+  let created: NotifiedPayout[];
+  try {
+    created = await core.db.transaction().execute(async (tx) => {
+      const out: NotifiedPayout[] = [];
+      for (const [i, p] of prepared.entries()) {
+        const { row } = await insertPayout(tx, core, caller, p, {
+          idempotencyKey: key ? keys[i] : undefined,
+          funding: 'balance',
+          startWorkflow: false,
+        });
+        const req = items[i].notification;
+        const notification = req ? await insertPayoutNotification(tx, core, row, req) : null;
+        const input: PayoutWorkflowInput = { payoutId: row.id, channel: row.channel, notify: notification !== null };
+        await enqueueWorkflowStart(tx, { ...payoutStart(row), args: [input] });
+        out.push({ row, notification });
+      }
+      return out;
+    });
+  } catch (err) {
+    if (key && isUniqueViolation(err)) {
+      const winner = await existingFor(core, caller, keys);
+      if (winner) return winner;
+    }
+    throw err;
+  }
+  for (const p of created) await flushSoon(core, p.row.id);
+  return created;
+}
+
+/** Starts the recorded workflow now; if Temporal is unreachable the worker's relay starts it later. */
+async function flushSoon(core: Core, payoutId: string): Promise<void> {
+  try {
+    await flushWorkflowStart(core, payoutId);
+  } catch (err) {
+    core.log.warn({ err, payoutId }, 'payout workflow start deferred to the relay');
+  }
+}
