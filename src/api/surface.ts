@@ -56,6 +56,8 @@ import type { Environment } from '../db/schema';
 import type { ApiError, ErrorCode } from '../domain/errors';
 import { fromZodError, toApiError } from './errors';
 import { authenticate } from './middleware/auth';
+import { keyRateLimit } from './middleware/key-rate-limit';
+import { addCommonResponses } from './openapi-common';
 import type { AppEnv, Surface } from './types';
 
 /** The OpenAPIHono app a surface's route modules register on. */
@@ -196,6 +198,8 @@ export function buildSurfaceApp(def: SurfaceDefinition, environment: Environment
     await next();
   });
   app.use('*', async (c, next) => (c.req.path.endsWith('/openapi.json') ? next() : authenticate(c, next)));
+  // Per-key rate limits (Surfaces A and C; B has its own table): src/api/middleware/key-rate-limit.ts.
+  app.use('*', async (c, next) => (c.get('caller') ? keyRateLimit(c, next) : next()));
   app.onError((err, c) => {
     const apiErr = toApiError(err);
     if (apiErr.status >= 500) c.get('core').log.error({ err, requestId: c.get('requestId') }, 'request failed');
@@ -203,11 +207,14 @@ export function buildSurfaceApp(def: SurfaceDefinition, environment: Environment
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   def.register(app, environment);
-  app.doc31('/openapi.json', {
+  // Served with the responses every operation can give (src/api/openapi-common.ts).
+  const documentConfig = {
     openapi: '3.1.0',
     info: { title: def.title, version: def.version, description: def.description },
     servers: [{ url: baseOf(def, environment) }],
     security: [{ bearer: [] }],
-  });
+  };
+  let document: unknown;
+  app.get('/openapi.json', (c) => c.json((document ??= addCommonResponses(app.getOpenAPI31Document(documentConfig)))));
   return app;
 }

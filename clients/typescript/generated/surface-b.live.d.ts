@@ -77,6 +77,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description validation_error when every bad entry is unprocessable (amount_below_minimum, recipient_country_unsupported in details.errors) */
                 422: {
                     headers: {
@@ -248,6 +257,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description amount_below_minimum, recipient_country_unsupported */
                 422: {
                     headers: {
@@ -309,6 +327,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Disbursement"];
+                    };
+                };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
@@ -373,6 +400,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Disbursement"];
+                    };
+                };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
@@ -547,6 +583,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
                 429: {
                     headers: {
@@ -685,6 +730,15 @@ export interface paths {
                         "application/json": components["schemas"]["Recipient"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
                 401: {
                     headers: {
@@ -757,6 +811,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Recipient"];
+                    };
+                };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
@@ -864,6 +927,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
                 429: {
                     headers: {
@@ -945,6 +1017,15 @@ export interface paths {
                 };
                 /** @description idempotency_conflict */
                 409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
