@@ -16,6 +16,7 @@ import type { PayoutRow } from './rows';
 import { type PayoutRequest, type PreparedPayout, preparePayout } from './prepare';
 import { type WirePayout, renderPayout } from './read';
 import { emitPayoutEvent } from './transitions';
+import { applyPayoutPolicy, recordApprovalRequired } from '../policies/payouts';
 
 /** Options of {@link insertPayout}. */
 export interface InsertPayoutOptions {
@@ -31,6 +32,12 @@ export interface InsertPayoutOptions {
   disbursementItemId?: string;
   /** Record the payoutWorkflow start in this transaction (flush it after commit with flushWorkflowStart). */
   startWorkflow: boolean;
+  /**
+   * The payout waits for approval (key policy approval_threshold; src/core/policies): status
+   * pending, funds held, no payout.submitted yet, a payout_approvals row, and the workflow started
+   * with `approval` (it waits for approve/reject up to `timeoutMs`).
+   */
+  approval?: { timeoutMs: number; expiresAt: Date };
 }
 
 /**
@@ -50,8 +57,8 @@ export async function insertPayout(
   opts: InsertPayoutOptions,
 ): Promise<{ id: string; row: PayoutRow }> {
   const id = opts.id ?? newId('po');
-  const status = opts.status ?? 'submitted';
-  if (status === 'pending' && opts.startWorkflow) {
+  const status = opts.approval ? 'pending' : (opts.status ?? 'submitted');
+  if (status === 'pending' && opts.startWorkflow && !opts.approval) {
     throw new Error('insertPayout: a pending payout starts its workflow when it becomes submitted');
   }
   const now = core.now();
@@ -122,7 +129,8 @@ export async function insertPayout(
   const row = await tx.insertInto('payouts').values(values).returningAll().executeTakeFirstOrThrow();
 
   if (status === 'submitted') await emitPayoutEvent(tx, core, row, 'submitted');
-  if (opts.startWorkflow) await enqueueWorkflowStart(tx, payoutStart(row));
+  if (opts.approval) await recordApprovalRequired(tx, caller, id, opts.approval.expiresAt);
+  if (opts.startWorkflow) await enqueueWorkflowStart(tx, payoutStart(row, opts.approval ? { approval: { timeoutMs: opts.approval.timeoutMs } } : {}));
   return { id, row };
 }
 
@@ -131,8 +139,11 @@ export async function insertPayout(
  * payout id, args `[{payoutId, channel}]`, search attributes BusinessId, Environment,
  * PayoutStatus, Channel and DisbursementId when the payout belongs to a disbursement.
  */
-export function payoutStart(row: Pick<PayoutRow, 'id' | 'business_id' | 'environment' | 'status' | 'channel' | 'disbursement_id'>): PendingStart {
-  const input: PayoutWorkflowInput = { payoutId: row.id, channel: row.channel };
+export function payoutStart(
+  row: Pick<PayoutRow, 'id' | 'business_id' | 'environment' | 'status' | 'channel' | 'disbursement_id'>,
+  extra: Pick<PayoutWorkflowInput, 'approval'> = {},
+): PendingStart {
+  const input: PayoutWorkflowInput = { payoutId: row.id, channel: row.channel, ...extra };
   return {
     workflowType: PAYOUT_WORKFLOW_TYPE,
     workflowId: row.id,
@@ -176,7 +187,9 @@ async function flushSoon(core: Core, payoutId: string): Promise<void> {
  * after commit. Returns the Payout as created (status submitted, attempts 1). If a payout with this
  * idempotency key already exists for the business and environment (a process died before the
  * idempotency record was completed), returns that payout instead of creating a second one.
- * Errors: those of {@link preparePayout}, and 402 insufficient_balance.
+ * Errors: those of {@link preparePayout}, 402 insufficient_balance, and 403 policy_exceeded from the
+ * key's policy (src/core/policies/payouts.ts); above the key's approval_threshold the payout is
+ * returned `pending` (attempts 0), its funds held, waiting for approval.
  */
 export async function createPayout(
   core: Core,
@@ -191,10 +204,18 @@ export async function createPayout(
     return renderPayout(existing, undefined, core.config.publicUrl);
   }
   const prepared = await preparePayout(core, caller, req);
+  const amountParam = req.sourceAmount !== undefined && req.sourceAmount !== null ? 'source_amount' : req.destinationAmount !== undefined && req.destinationAmount !== null ? 'destination_amount' : 'quote_id';
   let row: PayoutRow;
   try {
     row = await core.db.transaction().execute(async (tx) => {
-      const r = await insertPayout(tx, core, caller, prepared, { idempotencyKey: key, funding: 'balance', startWorkflow: true });
+      // Key policy (src/core/policies): may refuse (403 policy_exceeded) or make the payout wait for approval.
+      const gate = await applyPayoutPolicy(tx, core, caller, prepared.channel.id, prepared.price.sourceAmount, { channel: 'channel', amount: amountParam });
+      const r = await insertPayout(tx, core, caller, prepared, {
+        idempotencyKey: key,
+        funding: 'balance',
+        startWorkflow: true,
+        approval: gate.approval ?? undefined,
+      });
       return r.row;
     });
   } catch (err) {
