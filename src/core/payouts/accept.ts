@@ -17,6 +17,7 @@ import { type PayoutRequest, type PreparedPayout, preparePayout } from './prepar
 import { type WirePayout, renderPayout } from './read';
 import { emitPayoutEvent } from './transitions';
 import { applyPayoutPolicy, recordApprovalRequired } from '../policies/payouts';
+import { retentionCutoff, retireExpiredIdempotencyKey } from '../idempotency-retention';
 
 /** Options of {@link insertPayout}. */
 export interface InsertPayoutOptions {
@@ -162,6 +163,7 @@ function isUniqueViolation(err: unknown): boolean {
   return !!err && typeof err === 'object' && (err as { code?: unknown }).code === '23505';
 }
 
+/** The payout created with `key` within the idempotency retention (30 days), if any. */
 async function findByIdempotencyKey(core: Core, caller: Caller, key: string): Promise<PayoutRow | undefined> {
   return core.db
     .selectFrom('payouts')
@@ -169,6 +171,7 @@ async function findByIdempotencyKey(core: Core, caller: Caller, key: string): Pr
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', caller.environment)
     .where('idempotency_key', '=', key)
+    .where('created_at', '>=', retentionCutoff(core.now()))
     .executeTakeFirst();
 }
 
@@ -186,7 +189,8 @@ async function flushSoon(core: Core, payoutId: string): Promise<void> {
  * payout with its hold, event and workflow start (funding 'balance'), then starts the workflow
  * after commit. Returns the Payout as created (status submitted, attempts 1). If a payout with this
  * idempotency key already exists for the business and environment (a process died before the
- * idempotency record was completed), returns that payout instead of creating a second one.
+ * idempotency record was completed), returns that payout instead of creating a second one — within
+ * the 30-day retention only: an older key is retired and starts a new payout.
  * Errors: those of {@link preparePayout}, 402 insufficient_balance, and 403 policy_exceeded from the
  * key's policy (src/core/policies/payouts.ts); above the key's approval_threshold the payout is
  * returned `pending` (attempts 0), its funds held, waiting for approval.
@@ -208,6 +212,8 @@ export async function createPayout(
   let row: PayoutRow;
   try {
     row = await core.db.transaction().execute(async (tx) => {
+      // A key older than the retention starts a new payout (src/core/idempotency-retention.ts).
+      if (key) await retireExpiredIdempotencyKey(tx, 'payouts', caller, key, core.now());
       // Key policy (src/core/policies): may refuse (403 policy_exceeded) or make the payout wait for approval.
       const gate = await applyPayoutPolicy(tx, core, caller, prepared.channel.id, prepared.price.sourceAmount, { channel: 'channel', amount: amountParam });
       const r = await insertPayout(tx, core, caller, prepared, {
