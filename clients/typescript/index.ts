@@ -58,6 +58,25 @@ export function createPayoutsClient(opts: PayoutsClientOptions): PayoutsClient {
   });
 }
 
+/** Options of {@link createSurfaceClient}. */
+export interface SurfaceClientOptions extends Omit<PayoutsClientOptions, 'environment'> {
+  /** The surface's base address in the environment wanted, e.g. `/sandbox/guide/v1`. */
+  base: string;
+}
+
+/**
+ * A typed client of any served surface, typed by that surface's generated `paths`:
+ * `createSurfaceClient<Documents.SurfaceCSandbox.paths>({ baseUrl, base: '/sandbox/guide/v1', apiKey })`.
+ * Same transport as {@link createPayoutsClient} (bearer key, optional fetch and headers).
+ */
+export function createSurfaceClient<P extends object>(opts: SurfaceClientOptions): Client<P> {
+  return createClient<P>({
+    baseUrl: opts.baseUrl.replace(/\/+$/, '') + opts.base,
+    headers: { Authorization: `Bearer ${opts.apiKey}`, ...(opts.headers ?? {}) },
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
+}
+
 /** The Surface A error shape (spec "Errors"). */
 export interface SurfaceAErrorBody {
   error: { code: string; message: string; param: string | null; request_id: string };

@@ -20,7 +20,10 @@
  *    export const ClaimErrorSchema = z.object({ error: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()) }).openapi('Error');
  *    export const surfaceBErrors = defineErrorVocabulary({
  *      schema: ClaimErrorSchema,
- *      codes: { validation_error: { code: 'bad_request' } },    // only where B differs from the core
+ *      codes: {                                   // only where B differs from the core (spec "Surface B error body")
+ *        validation_error: (e) => (e.param === 'recipientPhone' ? { code: 'invalid_phone' } : undefined),
+ *        amount_out_of_range: { code: 'amount_below_minimum' },
+ *      },
  *      body: (e) => ({ error: e.code, message: e.message, details: { ...e.details, param: e.param, requestId: e.requestId } }),
  *    });
  *    export const errorResponses = errorResponsesOf(surfaceBErrors);
@@ -37,11 +40,14 @@
  *      title: 'Payouts API, Surface B (claim-flow disbursements)', description: '…', errors: surfaceBErrors,
  *      register: (app) => { registerDisbursementRoutes(app); … } });
  *    ```
- * 5. Add `surfaceB` to `SURFACES` in src/api/surfaces.ts. That is all: src/api/app.ts mounts it at
- *    both base addresses, `/docs` lists its two documents, errors of unmatched paths under its bases
- *    render in its shape, and test/api/security-matrix.test.ts checks every operation of its
- *    documents (401 without a key and with the other environment's key, 404 for another business's
- *    ids, error bodies in its shape).
+ * 5. Add `surfaceB` to `SURFACES` in src/api/surfaces.ts: src/api/app.ts mounts it at both base
+ *    addresses, `/docs` lists its two documents, errors of unmatched paths under its bases render in
+ *    its shape, and test/api/security-matrix.test.ts checks every operation of its documents (401
+ *    without a key and with the other environment's key, 404 for another business's ids, error
+ *    bodies in its shape).
+ * 6. Add the surface's entry to `SURFACE_FIXTURES` in test/api/security-matrix.test.ts: how to create
+ *    business 1's resources and which resource each path parameter names (until then the matrix
+ *    fails and says what is missing).
  */
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -79,20 +85,28 @@ export interface ErrorVocabulary<Body = unknown> {
   render(err: ApiError, requestId: string): { status: ContentfulStatusCode; body: Body };
 }
 
+/** A surface's own status and/or code for a core error (unset fields keep the core's). */
+export interface ErrorMapping {
+  status?: ContentfulStatusCode;
+  code?: string;
+}
+
 /**
  * An {@link ErrorVocabulary} from the surface's error schema, its body builder, and, per core
- * {@link ErrorCode}, the surface's own status and/or code where they differ from the core's (a
- * surface that uses the core's vocabulary as it is, like Surface A, gives none).
+ * {@link ErrorCode}, the surface's own status and/or code where they differ from the core's, fixed
+ * or decided per error (e.g. by its `param`); a surface that uses the core's vocabulary as it is,
+ * like Surface A, gives none.
  */
 export function defineErrorVocabulary<Body>(spec: {
   schema: z.ZodType<Body>;
-  codes?: Partial<Record<ErrorCode, { status?: ContentfulStatusCode; code?: string }>>;
+  codes?: Partial<Record<ErrorCode, ErrorMapping | ((err: ApiError) => ErrorMapping | undefined)>>;
   body: (e: ErrorFacts) => Body;
 }): ErrorVocabulary<Body> {
   return {
     schema: spec.schema,
     render(err, requestId) {
-      const mapped = spec.codes?.[err.code];
+      const entry = spec.codes?.[err.code];
+      const mapped = typeof entry === 'function' ? entry(err) : entry;
       return {
         status: mapped?.status ?? (err.status as ContentfulStatusCode),
         body: spec.body({ code: mapped?.code ?? err.code, message: err.message, param: err.param, details: err.details, requestId }),

@@ -105,6 +105,26 @@ describe('channels and per_payout_max', () => {
   });
 });
 
+describe('Surface B batches', () => {
+  it('a batch is checked entry by entry and counted as a whole; refused: nothing held', async () => {
+    const b = await biz('100');
+    const key = await keyWith(b, { daily_budget: '5', approval_threshold: '4' });
+    const batch = (amounts: string[]) =>
+      h.request('POST', '/sandbox/claim/v1/disbursements/batch', {
+        key,
+        body: { disbursements: amounts.map((a, i) => ({ recipientPhone: '+525512345678', amountUsd: a, reference: `p${i}` })), batchReference: 'policy' },
+      });
+    const over = await batch(['3.00', '3.00']);
+    expect(over.status, over.text).toBe(403);
+    expect(over.body.error).toBe('policy_exceeded');
+    const needsApproval = await batch(['4.50']);
+    expect(needsApproval.status).toBe(403);
+    expect(await balance(b)).toMatchObject({ available: '100.00', held: '0.00' });
+    const ok = await batch(['2.00', '3.00']);
+    expect(ok.status, ok.text).toBeLessThan(300);
+  });
+});
+
 describe('daily_budget', () => {
   it('50 simultaneous payouts against a budget for 20 accept exactly 20', async () => {
     const b = await biz();

@@ -34,6 +34,7 @@ const PUBLIC_ROUTES: readonly string[] = [
   'GET /r/:token', // public receipt page: the unguessable token is the credential
   'GET /c/:token', // claim page of a claim-link payout: the token sent to the recipient is the credential
   'POST /c/:token', // the recipient's claim from that page
+  'POST /c/:token/start', // the recipient starts the claim flow on that page (Surface B `claimed`)
   'GET /pay/:token', // public payment link page: the unguessable token is the credential
   'GET /pay/:token/:requestToken', // public payment request page (same token, plus the request's)
   ...surfaceMounts().map((m) => `GET ${m.openapiPath}`), // the OpenAPI documents
@@ -139,6 +140,35 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       'POST /sandbox/payouts/{id}/claim': { json: { method: 'bank_transfer' } },
       'PATCH /payment-links/{id}': { json: { published: true } },
     },
+  },
+  B: {
+    async create(h, biz) {
+      const out = { live: {}, sandbox: {} } as Record<Environment, Record<string, string>>;
+      const ok = async (method: string, path: string, key: string, body: unknown, status: number) => {
+        const r = await h.request(method, path, { key, body });
+        expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);
+        return r.body;
+      };
+      await ok('POST', '/sandbox/claim/v1/sandbox/fund', biz.sandbox, { amountUsd: '100.00' }, 200);
+      const disbursement = await ok('POST', '/sandbox/claim/v1/disbursements', biz.sandbox, { recipientPhone: '+525512345678', amountUsd: '5.00' }, 201);
+      for (const env of ['sandbox', 'live'] as const) {
+        const base = env === 'live' ? '/claim/v1' : '/sandbox/claim/v1';
+        const phone = env === 'live' ? '+525511110001' : '+525511110002';
+        const recipient = await ok('POST', `${base}/recipients`, biz[env], { phone, externalId: `matrix-${env}` }, 201);
+        // No live claim-link rail: business 1's sandbox disbursement stands in on live (as for Surface A).
+        out[env] = { disbursement: disbursement.id, recipient: recipient.id, recipient_phone: phone, recipient_external_id: `matrix-${env}` };
+      }
+      return out;
+    },
+    resourceOf(template, param) {
+      const segment = template.split('/')[1];
+      if (param === 'id' && segment === 'disbursements') return 'disbursement';
+      if (param === 'id' && segment === 'recipients') return 'recipient';
+      if (param === 'phone') return 'recipient_phone';
+      if (param === 'externalId') return 'recipient_external_id';
+      throw new Error(`security matrix: no fixture for {${param}} of Surface B ${template}; add it to SURFACE_FIXTURES.B`);
+    },
+    bodies: {},
   },
   C: {
     async create(h, biz) {

@@ -2,7 +2,7 @@
  * Reading what the sandbox provider recorded (issue 12: "the sandbox provider records every message
  * so that a tester can read it"): `GET {sandbox_base}/sandbox/notifications`.
  */
-import { paginate } from '../../api/pagination';
+import { paginate } from '../paging';
 import type { Caller, Core } from '../context';
 import type { NotificationChannel, NotificationLanguage } from './templates';
 

@@ -84,11 +84,32 @@ export async function insertPayout(
     }
   }
 
-  const values: Insertable<PayoutsTable> = {
-    id,
+  const values = payoutValues(caller, prepared, { id, status, now, idempotencyKey: opts.idempotencyKey, disbursementId: opts.disbursementId, disbursementItemId: opts.disbursementItemId });
+  const row = await tx.insertInto('payouts').values(values).returningAll().executeTakeFirstOrThrow();
+
+  if (status === 'submitted') await emitPayoutEvent(tx, core, row, 'submitted');
+  if (opts.approval) await recordApprovalRequired(tx, caller, id, opts.approval.expiresAt);
+  if (opts.startWorkflow) await enqueueWorkflowStart(tx, payoutStart(row, opts.approval ? { approval: { timeoutMs: opts.approval.timeoutMs } } : {}));
+  return { id, row };
+}
+
+/**
+ * The `payouts` row of an accepted payout (the one definition of its columns, shared by
+ * {@link insertPayout} and batch acceptance such as Surface B's batch, src/core/claim-flow/batch.ts):
+ * amounts from the prepared price, attempts 1 when submitted, a random receipt token, estimated
+ * arrival = now + the channel's maximum arrival.
+ */
+export function payoutValues(
+  caller: Caller,
+  prepared: PreparedPayout,
+  o: { id: string; status: 'submitted' | 'pending'; now: Date; idempotencyKey?: string; disbursementId?: string; disbursementItemId?: string },
+): Insertable<PayoutsTable> {
+  const pr = prepared.price;
+  return {
+    id: o.id,
     business_id: caller.businessId,
     environment: caller.environment,
-    status,
+    status: o.status,
     channel: prepared.channel.id,
     rail: prepared.channel.rail,
     recipient_id: prepared.recipientId,
@@ -108,31 +129,25 @@ export async function insertPayout(
     memo: prepared.memo,
     message: prepared.message,
     quote_id: prepared.quoteId,
-    idempotency_key: opts.idempotencyKey ?? null,
-    estimated_arrival: new Date(now.getTime() + parseDuration(prepared.channel.arrival.max)),
+    idempotency_key: o.idempotencyKey ?? null,
+    estimated_arrival: new Date(o.now.getTime() + parseDuration(prepared.channel.arrival.max)),
     delivered_at: null,
     provider_reference: null,
     failure_code: null,
     failure_message: null,
-    attempt_count: status === 'submitted' ? 1 : 0,
+    attempt_count: o.status === 'submitted' ? 1 : 0,
     claim_token: null,
     claimed_at: null,
     claim_method: null,
     claim_expires_at: null,
     receipt_token: randomToken(18),
     confirmed_received_at: null,
-    disbursement_id: opts.disbursementId ?? null,
-    disbursement_item_id: opts.disbursementItemId ?? null,
+    disbursement_id: o.disbursementId ?? null,
+    disbursement_item_id: o.disbursementItemId ?? null,
     created_by_key_id: caller.keyId,
-    created_at: now,
-    updated_at: now,
+    created_at: o.now,
+    updated_at: o.now,
   };
-  const row = await tx.insertInto('payouts').values(values).returningAll().executeTakeFirstOrThrow();
-
-  if (status === 'submitted') await emitPayoutEvent(tx, core, row, 'submitted');
-  if (opts.approval) await recordApprovalRequired(tx, caller, id, opts.approval.expiresAt);
-  if (opts.startWorkflow) await enqueueWorkflowStart(tx, payoutStart(row, opts.approval ? { approval: { timeoutMs: opts.approval.timeoutMs } } : {}));
-  return { id, row };
 }
 
 /**
