@@ -50,6 +50,21 @@ const schema = z.object({
    * First delay of Surface A webhook retries (then doubling, capped at 1 hour, for 24 hours), as an
    * ISO 8601 duration (`PT5S`) or milliseconds. Tests shorten it (`PT0.2S`).
    */
+  /**
+   * How long a payout above its key's approval_threshold waits for POST /payouts/{id}/approve or
+   * /reject before it is canceled and its hold released (ISO 8601 duration or milliseconds;
+   * docs/getting-paid.md "Key policies"). Default 7 days.
+   */
+  PAYOUT_APPROVAL_TIMEOUT: z
+    .string()
+    .refine((v) => {
+      try {
+        return parseDuration(v) > 0;
+      } catch {
+        return false;
+      }
+    }, 'a positive ISO 8601 duration such as P7D, or milliseconds')
+    .default('P7D'),
   WEBHOOK_RETRY_INITIAL: z
     .string()
     .refine((v) => {

@@ -20,6 +20,7 @@ import { registerDepositRoutes } from './deposits';
 import { registerPaymentLinkRoutes } from './payment-links';
 import { registerPaymentRequestRoutes } from './payment-requests';
 import { registerWithdrawalRoutes } from './withdrawals';
+import { registerPayoutApprovalRoutes } from './payout-approvals';
 
 /** Every Surface A resource router, one module per resource (spec "Endpoints", Surface A). */
 export function registerSurfaceARoutes(app: SurfaceRouter): void {
@@ -37,6 +38,7 @@ export function registerSurfaceARoutes(app: SurfaceRouter): void {
   registerPaymentLinkRoutes(app);
   registerPaymentRequestRoutes(app);
   registerWithdrawalRoutes(app);
+  registerPayoutApprovalRoutes(app);
 }
 
 /** Surface A's definition for the surface registry. */

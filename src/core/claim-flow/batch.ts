@@ -27,6 +27,7 @@ import { payoutStart, payoutValues, type PayoutRow, type PreparedPayout, prepare
 import { flushWorkflowStart } from '../workflow-starts';
 import { claimIdempotencyKey } from './disbursements';
 import { renameCoreParam, validateClaimEntry } from './entry';
+import { applyBatchPolicy } from '../policies/batches';
 
 /** Spec "Limits": entries per batch request (Surface B). */
 export const MAX_BATCH_ENTRIES = 10_000;
@@ -144,6 +145,18 @@ export async function createClaimBatch(
           created_at: now,
         })
         .execute();
+      // Key policy (src/core/policies/batches.ts): 403 policy_exceeded, nothing held or counted.
+      await applyBatchPolicy(
+        tx,
+        core,
+        caller,
+        prepared.map((p, i) => ({
+          channel: p.channel.id,
+          sourceAmount: p.price.sourceAmount,
+          params: { channel: `disbursements.${i}`, amount: `disbursements.${i}.amountUsd` },
+        })),
+        'disbursements',
+      );
       try {
         await post(tx, { businessId: caller.businessId, environment: caller.environment, key: `claim_batch:${id}:hold`, from: 'available', to: 'held', amount: debit });
       } catch (e) {

@@ -31,7 +31,8 @@ export interface WithdrawalCreate {
  *   be paid on the currency's rail (its currency or country does not fit);
  * - then everything createPayout checks (amounts: exactly one of source_amount (USDC) /
  *   destination_amount (the withdrawal currency), limits, 402 insufficient_balance, 422
- *   recipient_not_ready, reference at most 140 characters).
+ *   recipient_not_ready, reference at most 140 characters), and the key policy (403
+ *   policy_exceeded naming `currency` for a rail outside `channels`, or the amount field).
  */
 export async function createWithdrawal(
   core: Core,
@@ -78,6 +79,10 @@ export async function createWithdrawal(
     // createPayout names the payout's field; a withdrawal calls it payout_destination_id.
     if (err instanceof ApiError && err.param === 'recipient_id') {
       throw new ApiError(err.status, err.code, err.message, 'payout_destination_id', err.details);
+    }
+    // A key policy's channel list names the rail; a withdrawal chooses it by currency.
+    if (err instanceof ApiError && err.code === 'policy_exceeded' && err.param === 'channel') {
+      throw new ApiError(err.status, err.code, err.message, 'currency', err.details);
     }
     throw err;
   }

@@ -15,6 +15,7 @@ import type { Caller, Core } from '../context';
 import { insertPayout, type PayoutRequest, type PayoutRow, payoutStart, preparePayout, type PreparedPayout } from '../payouts';
 import type { PayoutWorkflowInput } from '../../../workflows/payout.contract';
 import { enqueueWorkflowStart, flushWorkflowStart } from '../workflow-starts';
+import { applyPayoutPolicy } from '../policies/payouts';
 import { insertPayoutNotification, type NotificationRequest, type NotificationRow, notificationsByPayout } from './payout-notifications';
 
 /** One payout to create, with the notification of its recipient (null: do not notify). */
@@ -83,14 +84,23 @@ export async function createNotifiedPayouts(
     created = await core.db.transaction().execute(async (tx) => {
       const out: NotifiedPayout[] = [];
       for (const [i, p] of prepared.entries()) {
+        // Key policy (src/core/policies): may refuse (403 policy_exceeded) or make the payout wait for approval.
+        const pre = opts.paramPrefix?.(i) ?? '';
+        const gate = await applyPayoutPolicy(tx, core, caller, p.channel.id, p.price.sourceAmount, { channel: `${pre}delivery_channel`, amount: `${pre}amount` });
         const { row } = await insertPayout(tx, core, caller, p, {
           idempotencyKey: key ? keys[i] : undefined,
           funding: 'balance',
           startWorkflow: false,
+          approval: gate.approval ?? undefined,
         });
         const req = items[i].notification;
         const notification = req ? await insertPayoutNotification(tx, core, row, req) : null;
-        const input: PayoutWorkflowInput = { payoutId: row.id, channel: row.channel, notify: notification !== null };
+        const input: PayoutWorkflowInput = {
+          payoutId: row.id,
+          channel: row.channel,
+          notify: notification !== null,
+          ...(gate.approval ? { approval: { timeoutMs: gate.approval.timeoutMs } } : {}),
+        };
         await enqueueWorkflowStart(tx, { ...payoutStart(row), args: [input] });
         out.push({ row, notification });
       }
