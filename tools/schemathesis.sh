@@ -6,7 +6,7 @@
 # from PyPI against each served document (live and sandbox of every surface), authenticated with
 # the dev business's key of that environment, with the checks not_a_server_error,
 # status_code_conformance, content_type_conformance and response_schema_conformance. Bounded:
-# ST_MAX_EXAMPLES cases per operation (default 15) and ST_MAX_TIME seconds per document (default 60).
+# ST_MAX_EXAMPLES cases per operation (default 15) and ST_MAX_TIME seconds per document (default 40).
 # Per-key rate limits are off for the run (a fuzzer is one key firing as fast as it can).
 #
 # Prints one line per document, "schemathesis <doc>: <N> failures", and exits non-zero when any
@@ -21,7 +21,7 @@ ST_VERSION=4.32.5
 VENV=${ST_VENV:-$ROOT/.tools/schemathesis-$ST_VERSION}
 OUT=${ST_OUT:-$ROOT/.ci-tmp/schemathesis}
 MAX_EXAMPLES=${ST_MAX_EXAMPLES:-15}
-MAX_TIME=${ST_MAX_TIME:-60}
+MAX_TIME=${ST_MAX_TIME:-40}
 WORKERS=${ST_WORKERS:-1}
 mkdir -p "$OUT"
 

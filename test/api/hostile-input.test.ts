@@ -200,6 +200,8 @@ describe('the OpenAPI documents say so', () => {
           expect(op.responses['400'], `${m.base} ${method} ${path}`).toBeDefined();
           if (op.requestBody) expect(op.responses['413'], `${method} ${path}`).toBeDefined();
           expect(op.responses['429'], `${m.base} ${method} ${path}`).toBeDefined();
+          const idem = (op.parameters ?? []).some((p: any) => p.name === 'Idempotency-Key') || JSON.stringify(op.requestBody ?? {}).includes('idempotencyKey');
+          if (idem) expect(op.responses['409'], `${m.base} ${method} ${path}`).toBeDefined();
         }
       }
     }

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SURFACE_C_EVENT_TYPES } from '../../src/domain/surface-c';
 import { launchBrowser, serveHarness } from '../helpers/browser';
 import { createHarness, type Harness } from '../helpers/harness';
 
@@ -55,6 +56,21 @@ describe('POST /webhooks: the secret is shown once (happy)', () => {
     expect(rows).toHaveLength(1);
     expect(JSON.stringify(rows)).not.toContain(secret);
     expect(JSON.stringify(rows)).not.toContain('whsec_');
+  });
+});
+
+describe('Surface C POST /webhooks: the secret is shown once too', () => {
+  it('the replay answers without the secret and says so; the table holds none', async () => {
+    const body = { url: 'https://hooks.example.com/guide', events: [SURFACE_C_EVENT_TYPES[0]] };
+    const first = await h.request('POST', '/sandbox/guide/v1/webhooks', { key: biz.sandbox, body, headers: { 'Idempotency-Key': 'sec-c-1' } });
+    expect(first.status).toBe(201);
+    expect(first.body.secret).toMatch(/^whsec_/);
+    const replay = await h.request('POST', '/sandbox/guide/v1/webhooks', { key: biz.sandbox, body, headers: { 'Idempotency-Key': 'sec-c-1' } });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('Secret-Omitted')).toBe('secret');
+    expect(replay.body.id).toBe(first.body.id);
+    expect(replay.text).not.toContain('whsec_');
+    expect(JSON.stringify(await idempotencyRows())).not.toContain(first.body.secret);
   });
 });
 

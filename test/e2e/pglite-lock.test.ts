@@ -149,7 +149,10 @@ describe('npm run dev and npm run admin on one DATA_DIR (security: one writer)',
     expect(second.stderr).toContain(`in use by process ${owner.pid}`);
 
     // dev still serves
-    const health = await fetch(`http://127.0.0.1:${port}/health`);
+    const health = await fetch(`http://127.0.0.1:${port}/health`).catch(async () => {
+      await new Promise((r) => setTimeout(r, 2000));
+      return fetch(`http://127.0.0.1:${port}/health`);
+    });
     expect(health.status).toBe(200);
 
     // SIGKILL dev: its lock is stale and admin takes it over
@@ -169,7 +172,15 @@ describe('npm run dev and npm run admin on one DATA_DIR (security: one writer)',
     dev = again.p;
     await again.ready;
     const key = JSON.parse(readFileSync(join(dataDir, 'dev-credentials.json'), 'utf8')).keys.sandbox;
-    const bal = await fetch(`http://127.0.0.1:${port}/sandbox/v1/balance`, { headers: { Authorization: `Bearer ${key}` } });
+    // the banner can come a moment before the socket listens
+    let bal: Response | undefined;
+    for (let i = 0; i < 50 && !bal; i++) {
+      bal = await fetch(`http://127.0.0.1:${port}/sandbox/v1/balance`, { headers: { Authorization: `Bearer ${key}` } }).catch(async () => {
+        await new Promise((r) => setTimeout(r, 200));
+        return undefined;
+      });
+    }
+    if (!bal) throw new Error('dev does not answer');
     expect(bal.status).toBe(200);
     const againOwner = JSON.parse(readFileSync(lockPath(dataDir), 'utf8'));
     const stopped = new Promise((r) => again.p.once('exit', r));

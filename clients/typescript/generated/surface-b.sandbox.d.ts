@@ -927,6 +927,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_conflict (the key was used with another request) or idempotency_in_flight (the first request is still running) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description payload_too_large: the body is larger than the service accepts */
                 413: {
                     headers: {

@@ -897,6 +897,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description idempotency_conflict (the key was used with another request) or idempotency_in_flight (the first request is still running) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description payload_too_large: the body is larger than the service accepts */
                 413: {
                     headers: {
@@ -1110,8 +1119,8 @@ export interface components {
             next_cursor: string | null;
         };
         CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
-            /** @description Signing secret (whsec_…) of the Service-Signature header. Returned once, here only. */
-            secret: string;
+            /** @description Signing secret (whsec_…) of the Service-Signature header. Returned once, in the first response only: an idempotent replay (Idempotent-Replayed: true) answers without it and says so in the header Secret-Omitted: secret. */
+            secret?: string;
         };
         WebhookEndpoint: {
             /** @example we_01k0000000000000000000000 */
@@ -1136,7 +1145,7 @@ export interface components {
         WebhookEndpointCreate: {
             /**
              * Format: uri
-             * @description HTTPS address receiving the events. In the sandbox, http to localhost, 127.0.0.0/8 or [::1] is also accepted.
+             * @description HTTPS address receiving the events; its host must resolve to public addresses only (checked again at every delivery; redirects are not followed). In the sandbox, loopback receivers are allowed, also over http (localhost, 127.0.0.0/8, [::1]).
              */
             url: string;
             /**
