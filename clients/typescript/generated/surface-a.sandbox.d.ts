@@ -2233,14 +2233,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                param: string | null;
-                                request_id: string;
-                            };
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Missing, unknown or wrong-environment API key */
@@ -2249,14 +2242,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                param: string | null;
-                                request_id: string;
-                            };
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
             };
@@ -2294,14 +2280,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                param: string | null;
-                                request_id: string;
-                            };
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Missing, unknown or wrong-environment API key */
@@ -2310,14 +2289,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                param: string | null;
-                                request_id: string;
-                            };
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description verification_required */
@@ -2326,14 +2298,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                param: string | null;
-                                request_id: string;
-                            };
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
             };
@@ -2378,14 +2343,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                param: string | null;
-                                request_id: string;
-                            };
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description not_found */
@@ -2394,14 +2352,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                param: string | null;
-                                request_id: string;
-                            };
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
             };
@@ -2457,14 +2408,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                param: string | null;
-                                request_id: string;
-                            };
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Missing, unknown or wrong-environment API key */
@@ -2473,14 +2417,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                param: string | null;
-                                request_id: string;
-                            };
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
             };
@@ -2527,14 +2464,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                param: string | null;
-                                request_id: string;
-                            };
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description not_found */
@@ -2543,14 +2473,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                param: string | null;
-                                request_id: string;
-                            };
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
             };
@@ -2613,14 +2536,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                param: string | null;
-                                request_id: string;
-                            };
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description Missing, unknown or wrong-environment API key */
@@ -2629,14 +2545,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                param: string | null;
-                                request_id: string;
-                            };
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description not_found (virtual_account_id; or under the live base address) */
@@ -2645,14 +2554,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                param: string | null;
-                                request_id: string;
-                            };
-                        };
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description idempotency_conflict (external_id reused for another transfer) */
@@ -2661,14 +2563,503 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List payment links */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 200 (default 50) */
+                    limit?: number;
+                    /** @description Opaque cursor from next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page, newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
                         "application/json": {
-                            error: {
-                                code: string;
-                                message: string;
-                                param: string | null;
-                                request_id: string;
-                            };
+                            data: components["schemas"]["PaymentLink"][];
+                            next_cursor: string | null;
                         };
+                    };
+                };
+                /** @description validation_error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, unknown or wrong-environment API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a payment link */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PaymentLinkCreate"];
+                };
+            };
+            responses: {
+                /** @description The link */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentLink"];
+                    };
+                };
+                /** @description validation_error (name, methods, methods.<i>, published) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, unknown or wrong-environment API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a payment link */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The link */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentLink"];
+                    };
+                };
+                /** @description Missing, unknown or wrong-environment API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Change a payment link’s methods, publication or name */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PaymentLinkUpdate"];
+                };
+            };
+            responses: {
+                /** @description The link */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentLink"];
+                    };
+                };
+                /** @description validation_error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, unknown or wrong-environment API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/payment-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List payment requests (extension) */
+        get: {
+            parameters: {
+                query?: {
+                    status?: "open" | "paid" | "expired";
+                    payment_link_id?: string;
+                    /** @description Page size, 1 to 200 (default 50) */
+                    limit?: number;
+                    /** @description Opaque cursor from next_cursor of the previous page */
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page, newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PaymentRequest"][];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description validation_error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, unknown or wrong-environment API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Request a fixed amount
+         * @description Paid when exactly one deposit matches amount, currency, timing (created_at <= received < expires_at) and owner (a virtual account of this business; the reference too where the account requires one). Expires at expires_at.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PaymentRequestCreate"];
+                };
+            };
+            responses: {
+                /** @description The request, open */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentRequest"];
+                    };
+                };
+                /** @description validation_error (payment_link_id, amount, currency, reference, expires_at) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, unknown or wrong-environment API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found (payment_link_id) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment-requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a payment request (extension) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The request */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentRequest"];
+                    };
+                };
+                /** @description Missing, unknown or wrong-environment API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw to your own bank account
+         * @description A payout on ach_usd (USD), sepa_eur (EUR) or spei_mxn (MXN) to payout_destination_id, a saved bank_account recipient of your business that the rail can pay. Runs as any payout (201 submitted, attempts 1). Needs a verified business.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retried request safe (30 days) */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WithdrawalCreate"];
+                };
+            };
+            responses: {
+                /** @description The payout, submitted */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Payout"];
+                    };
+                };
+                /** @description validation_error (currency, payout_destination_id, source_amount, destination_amount, reference), amount_out_of_range */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, unknown or wrong-environment API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description insufficient_balance */
+                402: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description verification_required */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found (payout_destination_id) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_conflict, idempotency_in_flight */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description recipient_not_ready */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
             };
@@ -3625,6 +4016,98 @@ export interface components {
             sender_name?: string;
             /** @description The sending bank's transfer id (deduplication key) */
             external_id?: string;
+        };
+        PaymentLink: {
+            /** @example plink_01k0000000000000000000000 */
+            id: string;
+            /** @enum {string} */
+            object: "payment_link";
+            name: string;
+            /** @description Public page: how to pay by each ready method */
+            url: string;
+            methods: {
+                /** @enum {string} */
+                type: "bank_transfer" | "card" | "crypto";
+                /** @description bank_transfer: the business has an active virtual account. card, crypto: not available yet (never ready). */
+                ready: boolean;
+            }[];
+            /** @description An unpublished link’s page is a 404 */
+            published: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PaymentLinkCreate: {
+            /** @example Consulting invoices */
+            name: string;
+            methods: ("bank_transfer" | "card" | "crypto")[];
+            /** @description Default true */
+            published?: boolean;
+        };
+        PaymentLinkUpdate: {
+            name?: string;
+            methods?: ("bank_transfer" | "card" | "crypto")[];
+            published?: boolean;
+        };
+        PaymentRequest: {
+            /** @example preq_01k0000000000000000000000 */
+            id: string;
+            /** @enum {string} */
+            object: "payment_request";
+            payment_link_id: string;
+            /** @description Public page with the amount, the reference to quote and the account details */
+            url: string;
+            /** @example 250.00 */
+            amount: string;
+            /** @description USD, EUR or MXN */
+            currency: string;
+            reference: string;
+            /** @enum {string} */
+            status: "open" | "paid" | "expired";
+            /** Format: date-time */
+            expires_at: string;
+            /** Format: date-time */
+            paid_at: string | null;
+            /** @description The deposit that paid it */
+            deposit_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        PaymentRequestCreate: {
+            payment_link_id: string;
+            /** @example 250.00 */
+            amount: string;
+            /** @enum {string} */
+            currency: "USD" | "EUR" | "MXN";
+            /**
+             * @description At most 140 characters; the payer quotes it
+             * @example INV-2026-0042
+             */
+            reference: string;
+            /**
+             * Format: date-time
+             * @description In the future, at most one year ahead
+             */
+            expires_at: string;
+        };
+        WithdrawalCreate: {
+            /** @enum {string} */
+            currency: "USD" | "EUR" | "MXN";
+            /** @example rcp_01k0000000000000000000000 */
+            payout_destination_id: string;
+            /**
+             * @description USDC to withdraw (fees on top); give this or destination_amount
+             * @example 100.00
+             */
+            source_amount?: string;
+            /**
+             * @description What arrives, in currency
+             * @example 100.00
+             */
+            destination_amount?: string;
+            /** @description At most 140 characters */
+            reference?: string;
         };
     };
     responses: never;
