@@ -97,18 +97,23 @@ export class PayoutsApiError extends Error {
 }
 
 /**
- * The data of a successful call, or throws {@link PayoutsApiError} built from the error body
- * (code `http_<status>` when the body is not in the error shape).
+ * The data of a successful call, or throws {@link PayoutsApiError} built from the error body:
+ * Surface A/C's `{error: {code, message, param, request_id}}` or Surface B's
+ * `{error, message, details: {param, requestId}}`; code `http_<status>` for any other body.
  */
 export function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.response.ok && result.error === undefined) return result.data as T;
-  const body = result.error as Partial<SurfaceAErrorBody> | undefined;
-  const e = body?.error;
-  throw new PayoutsApiError(
-    result.response.status,
-    e?.code ?? `http_${result.response.status}`,
-    e?.message ?? result.response.statusText,
-    e?.param ?? null,
-    e?.request_id ?? result.response.headers.get('x-request-id'),
-  );
+  const { status, statusText, headers } = result.response;
+  const body = (result.error ?? {}) as Record<string, unknown>;
+  const headerId = headers.get('x-request-id');
+  if (body.error && typeof body.error === 'object') {
+    const e = body.error as Partial<SurfaceAErrorBody['error']>;
+    throw new PayoutsApiError(status, e.code ?? `http_${status}`, e.message ?? statusText, e.param ?? null, e.request_id ?? headerId);
+  }
+  if (typeof body.error === 'string') {
+    const details = (body.details ?? {}) as { param?: string | null; requestId?: string };
+    const message = typeof body.message === 'string' ? body.message : statusText;
+    throw new PayoutsApiError(status, body.error, message, details.param ?? null, details.requestId ?? headerId);
+  }
+  throw new PayoutsApiError(status, `http_${status}`, statusText, null, headerId);
 }

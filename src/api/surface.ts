@@ -40,11 +40,14 @@
  *      title: 'Payouts API, Surface B (claim-flow disbursements)', description: '…', errors: surfaceBErrors,
  *      register: (app) => { registerDisbursementRoutes(app); … } });
  *    ```
- * 5. Add `surfaceB` to `SURFACES` in src/api/surfaces.ts. That is all: src/api/app.ts mounts it at
- *    both base addresses, `/docs` lists its two documents, errors of unmatched paths under its bases
- *    render in its shape, and test/api/security-matrix.test.ts checks every operation of its
- *    documents (401 without a key and with the other environment's key, 404 for another business's
- *    ids, error bodies in its shape).
+ * 5. Add `surfaceB` to `SURFACES` in src/api/surfaces.ts: src/api/app.ts mounts it at both base
+ *    addresses, `/docs` lists its two documents, errors of unmatched paths under its bases render in
+ *    its shape, and test/api/security-matrix.test.ts checks every operation of its documents (401
+ *    without a key and with the other environment's key, 404 for another business's ids, error
+ *    bodies in its shape).
+ * 6. Add the surface's entry to `SURFACE_FIXTURES` in test/api/security-matrix.test.ts: how to create
+ *    business 1's resources and which resource each path parameter names (until then the matrix
+ *    fails and says what is missing).
  */
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -53,6 +56,8 @@ import type { Environment } from '../db/schema';
 import type { ApiError, ErrorCode } from '../domain/errors';
 import { fromZodError, toApiError } from './errors';
 import { authenticate } from './middleware/auth';
+import { keyRateLimit } from './middleware/key-rate-limit';
+import { addCommonResponses } from './openapi-common';
 import type { AppEnv, Surface } from './types';
 
 /** The OpenAPIHono app a surface's route modules register on. */
@@ -193,6 +198,8 @@ export function buildSurfaceApp(def: SurfaceDefinition, environment: Environment
     await next();
   });
   app.use('*', async (c, next) => (c.req.path.endsWith('/openapi.json') ? next() : authenticate(c, next)));
+  // Per-key rate limits (Surfaces A and C; B has its own table): src/api/middleware/key-rate-limit.ts.
+  app.use('*', async (c, next) => (c.get('caller') ? keyRateLimit(c, next) : next()));
   app.onError((err, c) => {
     const apiErr = toApiError(err);
     if (apiErr.status >= 500) c.get('core').log.error({ err, requestId: c.get('requestId') }, 'request failed');
@@ -200,11 +207,14 @@ export function buildSurfaceApp(def: SurfaceDefinition, environment: Environment
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   def.register(app, environment);
-  app.doc31('/openapi.json', {
+  // Served with the responses every operation can give (src/api/openapi-common.ts).
+  const documentConfig = {
     openapi: '3.1.0',
     info: { title: def.title, version: def.version, description: def.description },
     servers: [{ url: baseOf(def, environment) }],
     security: [{ bearer: [] }],
-  });
+  };
+  let document: unknown;
+  app.get('/openapi.json', (c) => c.json((document ??= addCommonResponses(app.getOpenAPI31Document(documentConfig)))));
   return app;
 }

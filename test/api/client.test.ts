@@ -74,6 +74,21 @@ describe('typed client errors', () => {
     expect(err.requestId).toMatch(/^req_/);
   });
 
+  it('unwrap also reads Surface B\'s error shape (code, param and request id from details)', async () => {
+    const claim = createSurfaceClient<Documents.SurfaceBSandbox.paths>({ baseUrl: 'http://payouts.test', base: '/sandbox/claim/v1', apiKey: biz.sandbox, fetch: inProcess });
+    const res = await claim.GET('/disbursements/{id}', { params: { path: { id: 'dsb_doesnotexist0000' } } });
+    expect(res.response.status).toBe(404);
+    let caught: unknown;
+    try {
+      unwrap(res);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(PayoutsApiError);
+    expect((caught as PayoutsApiError).code).toBe('not_found');
+    expect((caught as PayoutsApiError).requestId).toMatch(/^req_/);
+  });
+
   it('a payout that does not exist is 404 not_found', async () => {
     const res = await api.GET('/payouts/{id}', { params: { path: { id: 'po_doesnotexist0000' } } });
     expect(() => unwrap(res)).toThrow(PayoutsApiError);

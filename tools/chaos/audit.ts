@@ -13,6 +13,7 @@ import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/schema';
+import { surfaceEventName } from '../../src/core/webhooks';
 import { formatAmount, USDC } from '../../src/domain/money';
 import type { ChaosClient } from './client';
 import type { Receiver } from './receiver';
@@ -254,6 +255,41 @@ export async function audit(opts: {
       `(${cutPayouts} payout requests had their connection cut first); ${fundNotOnce} of ${fundOk.length} fundings not exactly one posting (${cutFunds} sent)`,
   );
 
+  // 5b. Deposits: each transfer (external id) one deposit, credited by exactly one posting of its net amount.
+  if (traffic.deposits.length > 0) {
+    const deps = await db
+      .selectFrom('deposits')
+      .select(['id', 'external_id', 'status', 'net_amount'])
+      .where('business_id', '=', businessId)
+      .where('environment', '=', 'sandbox')
+      .execute();
+    const byExternal = new Map<string, number>();
+    for (const d of deps) byExternal.set(d.external_id, (byExternal.get(d.external_id) ?? 0) + 1);
+    const credit = new Map<string, bigint[]>();
+    for (const p of postings) {
+      const m = /^deposit:([^:]+):credit$/.exec(p.key);
+      if (m) credit.set(m[1]!, [...(credit.get(m[1]!) ?? []), BigInt(p.amount)]);
+    }
+    const answered = traffic.deposits.filter((d) => d.status === 200 || d.status === 201);
+    const notOnce = answered.filter((d) => byExternal.get(d.externalId) !== 1 || d.ids.size !== 1).length;
+    const badCredit = deps.filter((d) => d.status !== 'credited' || (credit.get(d.id) ?? []).length !== 1 || credit.get(d.id)![0] !== BigInt(d.net_amount)).length;
+    add(
+      'deposits: each transfer one deposit, credited exactly once',
+      notOnce === 0 && badCredit === 0,
+      `${traffic.deposits.length} transfers sent (${answered.length} answered), ${deps.length} deposits; ${notOnce} transfers not exactly one deposit; ${badCredit} deposits not credited exactly once with their net amount`,
+    );
+  }
+
+  // 5c. Surface C: every accepted payout's recipient notified exactly once.
+  const guides = accepted.filter((r) => r.kind === 'guide');
+  if (guides.length > 0) {
+    const notes = await db.selectFrom('notifications').select(['payout_id', 'status']).where('business_id', '=', businessId).execute();
+    const byPayout = new Map<string, string[]>();
+    for (const n of notes) byPayout.set(n.payout_id, [...(byPayout.get(n.payout_id) ?? []), n.status]);
+    const notOnce = guides.filter((r) => (byPayout.get([...r.ids][0]!) ?? []).join() !== 'sent').length;
+    add('Surface C: each payout notified exactly once', notOnce === 0, `${guides.length} Surface C payouts accepted, ${notes.length} notifications; ${notOnce} payouts without exactly one sent notification`);
+  }
+
   // 6. Webhooks: every event got a 2xx at least once; nothing delivered again after a recorded 2xx.
   const events = await db
     .selectFrom('events')
@@ -273,7 +309,8 @@ export async function audit(opts: {
     allHits.set(h.eventId, (allHits.get(h.eventId) ?? 0) + 1);
     if (h.answered >= 200 && h.answered < 300) okHits.set(h.eventId, [...(okHits.get(h.eventId) ?? []), h.at]);
   }
-  const never = events.filter((e) => !okHits.has(e.id));
+  // Only the events a Surface A endpoint receives (src/core/webhooks.ts surfaceEventName).
+  const never = events.filter((e) => surfaceEventName('A', e.type) !== null && !okHits.has(e.id));
   const deliveryOf = new Map(deliveries.map((d) => [d.event_id, d]));
   let afterRecorded = 0;
   let afterUnrecorded = 0;

@@ -45,12 +45,17 @@ export class ChaosClient {
     return new ChaosClient(this.origin, key, this.rng, this.stats, this.prefix);
   }
 
+  /** The same client on another base path (e.g. `/sandbox/guide/v1` for Surface C). */
+  withPrefix(prefix: string): ChaosClient {
+    return new ChaosClient(this.origin, this.key, this.rng, this.stats, prefix);
+  }
+
   /**
    * Sends until definitive. `cut`: the first try is aborted after 0-40 ms (the connection cut).
    * `idem`: the Idempotency-Key sent with every try.
    */
   async send(method: string, path: string, opts: { body?: unknown; idem?: string; cut?: boolean; deadlineMs?: number } = {}): Promise<Answer> {
-    const deadline = Date.now() + (opts.deadlineMs ?? 120_000);
+    const deadline = Date.now() + (opts.deadlineMs ?? 300_000);
     const headers: Record<string, string> = { Authorization: `Bearer ${this.key}` };
     if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
     if (opts.idem) headers['Idempotency-Key'] = opts.idem;

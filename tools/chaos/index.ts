@@ -90,15 +90,17 @@ async function quiesce(stack: Stack, timeoutMs: number): Promise<{ ok: boolean; 
   let detail = '';
   let lastSaid = 0;
   for (;;) {
-    const r = await sql<{ payouts: string; batches: string; events: string; deliveries: string; starts: string }>`
+    const r = await sql<{ payouts: string; batches: string; events: string; deliveries: string; starts: string; deposits: string; notifications: string }>`
       select
         (select count(*) from payouts where status in ('pending', 'submitted', 'delivering', 'claimed'))::text as payouts,
         (select count(*) from disbursements where status in ('processing', 'paused'))::text as batches,
         (select count(*) from events where dispatched_at is null)::text as events,
         (select count(*) from webhook_deliveries where status = 'pending')::text as deliveries,
-        (select count(*) from workflow_starts where started_at is null)::text as starts`.execute(stack.db);
+        (select count(*) from workflow_starts where started_at is null)::text as starts,
+        (select count(*) from deposits where status <> 'credited')::text as deposits,
+        (select count(*) from notifications where status = 'pending')::text as notifications`.execute(stack.db);
     const row = r.rows[0]!;
-    detail = `payouts in flight ${row.payouts}, batches running ${row.batches}, undispatched events ${row.events}, pending deliveries ${row.deliveries}, unstarted workflows ${row.starts}`;
+    detail = `payouts in flight ${row.payouts}, batches running ${row.batches}, undispatched events ${row.events}, pending deliveries ${row.deliveries}, unstarted workflows ${row.starts}, deposits not credited ${row.deposits}, notifications pending ${row.notifications}`;
     if (Object.values(row).every((v) => v === '0')) return { ok: true, detail };
     if (Date.now() > deadline) return { ok: false, detail };
     if (Date.now() - lastSaid > 15_000) {
@@ -128,7 +130,7 @@ async function main(): Promise<number> {
   }
   const receiver = await startReceiver(rng.fork());
   try {
-    const business = await stack.createBusiness(`Chaos ${run}`);
+    const business = await stack.createBusiness(`Chaos ${run}`, 1, true);
     const stats = newStats();
     const owner = new ChaosClient(stack.url, business.keys.sandbox, rng.fork(), stats);
     const hook = await owner.send('POST', '/webhooks', { body: { url: receiver.url, events: ['*'] }, idem: `${run}-hook` });
@@ -141,6 +143,15 @@ async function main(): Promise<number> {
     const funded = await owner.send('POST', '/sandbox/fund', { body: { amount: '1000000' }, idem: `${run}-fund0` });
     if (funded.status !== 200) throw new Error(`funding: ${funded.status} ${JSON.stringify(funded.body)}`);
 
+    // Deposits into a virtual account, when the service has them (404 otherwise).
+    const va = await owner.send('POST', '/virtual-accounts', { body: { currency: 'USD' }, idem: `${run}-va` });
+    const virtualAccountId: string | null = va.status === 201 ? va.body.id : null;
+    say(virtualAccountId ? `virtual account ${virtualAccountId} for deposits` : `no deposits (POST /virtual-accounts: HTTP ${va.status})`);
+    // Surface C payouts, when the service has the payout guide.
+    const guideClient = owner.withPrefix('/sandbox/guide/v1');
+    const guideRecipient = await guideClient.send('POST', '/recipients', { body: { phone_number: '+525512345678', country: 'MX' }, idem: `${run}-c-rcp` });
+    const guide = guideRecipient.status === 201 || guideRecipient.status === 200 ? { client: guideClient, recipientId: String(guideRecipient.body.id) } : null;
+    say(guide ? `Surface C recipient ${guide.recipientId}` : `no Surface C traffic (POST /sandbox/guide/v1/recipients: HTTP ${guideRecipient.status})`);
     const traffic = newTrafficLog();
     const faultLog: Fault[] = [];
     const start = Date.now();
@@ -161,7 +172,7 @@ async function main(): Promise<number> {
     await Promise.all([
       faults(stack, rng.fork(), start, until, faultLog),
       receiverPlan,
-      ...Array.from({ length: clients }, () => clientLoop(owner, approver, rng.fork(), traffic, run, until, active)),
+      ...Array.from({ length: clients }, () => clientLoop(owner, approver, rng.fork(), traffic, run, until, active, 2, virtualAccountId, guide)),
     ]);
     clearInterval(progress);
     say(`traffic over; waiting for ${traffic.background.length} background flows (claims, disbursements)`);
@@ -191,8 +202,10 @@ async function main(): Promise<number> {
         [
           ['bank payouts accepted (every sandbox outcome)', String(kinds('bank'))],
           ['claim links accepted (claimed / left waiting / left to expire)', `${kinds('claim')} (${plans('claim')} / ${plans('wait')} / ${plans('expire')})`],
+          ['Surface C payouts accepted (claim links notified by sms)', String(kinds('guide'))],
           ['payout requests answered other than 201', String(traffic.payouts.filter((p) => p.status !== 201).length)],
           ['fundings', String(traffic.funds.length)],
+          ['deposits (simulated bank transfers into a virtual account)', String(traffic.deposits.length)],
           ['disbursements (paused+resumed / retry-failed)', `${traffic.disbursements.length} (${traffic.disbursements.filter((d) => d.steps.includes('resumed')).length} / ${traffic.disbursements.filter((d) => d.steps.includes('retry-failed')).length})`],
           ['reads', String(traffic.reads)],
           ['HTTP requests sent (incl. retries)', String(stats.requests)],

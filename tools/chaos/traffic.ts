@@ -42,7 +42,8 @@ const PHONE_RECIPIENT = { type: 'phone', number: '+525512345678' };
 /** What the clients were told about one POST /payouts (all tries share the Idempotency-Key). */
 export interface PayoutRecord {
   idem: string;
-  kind: 'bank' | 'claim';
+  /** bank: Surface A spei_mxn; claim: Surface A claim_link; guide: Surface C payout (a claim link, notified by sms). */
+  kind: 'bank' | 'claim' | 'guide';
   reference: string;
   /** Claim links: claimed by the recipient, left waiting, or left to expire. */
   plan: 'claim' | 'wait' | 'expire' | null;
@@ -60,6 +61,15 @@ export interface FundRecord {
   status: number;
 }
 
+/** One simulated bank transfer into the business's virtual account (POST /sandbox/deposits). */
+export interface DepositRecord {
+  externalId: string;
+  amount: string;
+  status: number;
+  /** Every deposit id any answer carried (must be one). */
+  ids: Set<string>;
+}
+
 export interface DisbursementRecord {
   id: string | null;
   items: number;
@@ -72,6 +82,7 @@ export interface DisbursementRecord {
 export interface TrafficLog {
   payouts: PayoutRecord[];
   funds: FundRecord[];
+  deposits: DepositRecord[];
   disbursements: DisbursementRecord[];
   reads: number;
   readErrors: number;
@@ -80,7 +91,7 @@ export interface TrafficLog {
 }
 
 export function newTrafficLog(): TrafficLog {
-  return { payouts: [], funds: [], disbursements: [], reads: 0, readErrors: 0, background: [], unexpected: [] };
+  return { payouts: [], funds: [], deposits: [], disbursements: [], reads: 0, readErrors: 0, background: [], unexpected: [] };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -139,12 +150,20 @@ async function createPayout(c: ChaosClient, rng: Rng, log: TrafficLog, run: stri
 async function claimLater(c: ChaosClient, rec: PayoutRecord, log: TrafficLog): Promise<void> {
   const id = [...rec.ids][0];
   if (!id) return;
-  const p = await waitPayout(c, id, (b) => b.status !== 'submitted', 60_000);
+  // On an overloaded machine a workflow start can lag minutes behind its payout (the relay).
+  const p = await waitPayout(c, id, (b) => b.status !== 'submitted', 300_000);
   if (p?.status !== 'awaiting_claim') {
     log.unexpected.push(`claim link ${id} was ${p?.status} before its claim`);
     return;
   }
-  const r = await c.send('POST', `/sandbox/payouts/${id}/claim`, { body: { method: 'bank_transfer' }, idem: `${rec.idem}-claim` });
+  let r = await c.send('POST', `/sandbox/payouts/${id}/claim`, { body: { method: 'bank_transfer' }, idem: `${rec.idem}-claim` });
+  // 409 while still awaiting_claim: an earlier try of this claim is still being applied; ask again.
+  for (let i = 0; i < 20 && r.status === 409 && r.tries > 1; i++) {
+    const now = await waitPayout(c, id, () => true, 0);
+    if (now?.status !== 'awaiting_claim') break;
+    await sleep(2000);
+    r = await c.send('POST', `/sandbox/payouts/${id}/claim`, { body: { method: 'bank_transfer' }, idem: `${rec.idem}-claim` });
+  }
   rec.claimStatus = r.status;
   // A retried claim (the first try's answer was lost) finds the payout already claimed and moving on.
   if (r.status === 409 && r.tries > 1 && r.body?.error?.code === 'invalid_state') {
@@ -204,7 +223,7 @@ async function disbursementFlow(owner: ChaosClient, approver: ChaosClient, rng: 
     rec.steps.push('resumed');
   }
   const waitDone = async () => {
-    const deadline = Date.now() + 180_000;
+    const deadline = Date.now() + 600_000;
     for (;;) {
       const g = await owner.send('GET', `/disbursements/${id}`);
       if (g.status === 200 && (g.body.status === 'completed' || g.body.status === 'completed_with_failures')) return g.body;
@@ -227,7 +246,7 @@ async function disbursementFlow(owner: ChaosClient, approver: ChaosClient, rng: 
       return fail(`retry-failed: HTTP ${retried.status} ${JSON.stringify(retried.body)}`);
     }
   }
-  if (rec.finalStatus !== 'completed' && rec.finalStatus !== 'completed_with_failures') fail(`still ${rec.finalStatus} after 180 s`);
+  if (rec.finalStatus !== 'completed' && rec.finalStatus !== 'completed_with_failures') fail(`still ${rec.finalStatus} after 600 s`);
 }
 
 /**
@@ -244,12 +263,16 @@ export async function clientLoop(
   until: number,
   active: { disbursements: number },
   maxDisbursements = 2,
+  virtualAccountId: string | null = null,
+  guide: { client: ChaosClient; recipientId: string } | null = null,
 ): Promise<void> {
   while (Date.now() < until) {
     const op = rng.weighted([
       [50, 'payout'],
       [18, 'claim'],
       [6, 'fund'],
+      [virtualAccountId ? 6 : 0, 'deposit'],
+      [guide ? 5 : 0, 'guide'],
       [20, 'read'],
       [6, 'disbursement'],
     ] as const);
@@ -262,6 +285,28 @@ export async function clientLoop(
       const f: FundRecord = { idem: nextKey(run, 'fund'), amount: amount(rng, 100, 2000), status: 0 };
       log.funds.push(f);
       f.status = (await owner.send('POST', '/sandbox/fund', { body: { amount: f.amount }, idem: f.idem, cut: rng.chance(0.3) })).status;
+    } else if (op === 'deposit' && virtualAccountId) {
+      // The sending bank's id dedupes the transfer; a cut request is retried with the same one.
+      const d: DepositRecord = { externalId: nextKey(run, 'dep'), amount: amount(rng, 50, 500), status: 0, ids: new Set() };
+      log.deposits.push(d);
+      const r = await owner.send('POST', '/sandbox/deposits', {
+        body: { virtual_account_id: virtualAccountId, amount: d.amount, currency: 'USD', external_id: d.externalId },
+        idem: d.externalId,
+        cut: rng.chance(0.3),
+      });
+      d.status = r.status;
+      if (r.body?.id) d.ids.add(r.body.id);
+    } else if (op === 'guide' && guide) {
+      // Surface C: a claim link of `amount` USD, the recipient notified by sms; never claimed here.
+      const rec: PayoutRecord = { idem: nextKey(run, 'c'), kind: 'guide', reference: '', plan: 'wait', status: 0, ids: new Set(), cut: rng.chance(0.25) };
+      log.payouts.push(rec);
+      const r = await guide.client.send('POST', '/payouts', {
+        body: { recipient_id: guide.recipientId, amount: amount(rng), currency: 'USD', delivery_channel: 'sms', destination: '+525512345678', notification: { send: true, language: 'es' } },
+        idem: rec.idem,
+        cut: rec.cut,
+      });
+      rec.status = r.status;
+      if (r.body?.id) rec.ids.add(r.body.id);
     } else if (op === 'read') {
       const r = rng.chance(0.5)
         ? await owner.send('GET', '/payouts?limit=50')

@@ -148,8 +148,8 @@ export interface Stack {
   crashes: { name: string; code: number | null; signal: string | null; at: Date }[];
   /** SIGKILLs the Temporal dev server and starts it again on the same port and SQLite file. */
   restartTemporal(): Promise<void>;
-  /** A new business with sandbox and live owner keys. */
-  createBusiness(name: string, approvals?: number): Promise<{ business_id: string; keys: { sandbox: string; live: string } }>;
+  /** A new business with sandbox and live owner keys (`verified`: may open virtual accounts). */
+  createBusiness(name: string, approvals?: number, verified?: boolean): Promise<{ business_id: string; keys: { sandbox: string; live: string } }>;
   /** The tail of a process's log (for failure reports). */
   tail(p: ServiceProcess, lines?: number): string;
   stop(): Promise<void>;
@@ -285,8 +285,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         await exited;
         temporal = await startDevServer({ port: temporalPort, dbFile, headless: true });
       },
-      async createBusiness(name, approvals) {
-        return createBusiness(db, { name, approvalsRequired: approvals });
+      async createBusiness(name, approvals, verified) {
+        return createBusiness(db, { name, approvalsRequired: approvals, verified });
       },
       tail(p, lines = 40) {
         try {

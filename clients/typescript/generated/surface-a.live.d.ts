@@ -62,6 +62,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -148,9 +165,35 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description recipient_not_ready */
                 422: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -196,6 +239,15 @@ export interface paths {
                         "application/json": components["schemas"]["Payout"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -208,6 +260,23 @@ export interface paths {
                 /** @description not_found */
                 404: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -252,6 +321,15 @@ export interface paths {
                         "application/json": components["schemas"]["Receipt"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -264,6 +342,23 @@ export interface paths {
                 /** @description not_found */
                 404: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -306,9 +401,35 @@ export interface paths {
                         "application/json": components["schemas"]["Balance"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -378,6 +499,32 @@ export interface paths {
                 /** @description not_found under the live base address */
                 404: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -462,6 +609,32 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -523,6 +696,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -564,6 +754,15 @@ export interface paths {
                         "application/json": components["schemas"]["ChannelRequirements"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -576,6 +775,23 @@ export interface paths {
                 /** @description Unknown channel (param channel) */
                 404: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -639,6 +855,32 @@ export interface paths {
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -712,6 +954,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -771,9 +1030,35 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description recipient_not_ready: no corridor for the bank account (param country) */
                 422: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -838,6 +1123,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -876,6 +1178,15 @@ export interface paths {
                         "application/json": components["schemas"]["Recipient"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -888,6 +1199,23 @@ export interface paths {
                 /** @description No such recipient in this business and environment */
                 404: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -917,6 +1245,15 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -929,6 +1266,23 @@ export interface paths {
                 /** @description No such recipient in this business and environment */
                 404: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -991,9 +1345,35 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description recipient_not_ready: no corridor for the bank account */
                 422: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1050,6 +1430,23 @@ export interface paths {
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1115,6 +1512,32 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1155,6 +1578,15 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -1167,6 +1599,23 @@ export interface paths {
                 /** @description not_found: no such endpoint in this business and environment */
                 404: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1245,6 +1694,32 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1281,6 +1756,15 @@ export interface paths {
                         "application/json": components["schemas"]["Disbursement"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -1293,6 +1777,23 @@ export interface paths {
                 /** @description not_found: no such disbursement (or item) in this business and environment */
                 404: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1373,6 +1874,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -1425,6 +1943,15 @@ export interface paths {
                         "application/json": components["schemas"]["DisbursementItem"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -1446,6 +1973,32 @@ export interface paths {
                 /** @description invalid_state: not editable in this status */
                 409: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1546,6 +2099,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -1587,6 +2157,15 @@ export interface paths {
                         "application/json": components["schemas"]["Disbursement"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -1608,6 +2187,23 @@ export interface paths {
                 /** @description items_need_review; invalid_state (no items, or not drafting) */
                 409: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1655,6 +2251,15 @@ export interface paths {
                         "application/json": components["schemas"]["Disbursement"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -1685,6 +2290,23 @@ export interface paths {
                 /** @description items_need_review; approval_required; invalid_state */
                 409: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1732,6 +2354,15 @@ export interface paths {
                         "application/json": components["schemas"]["Disbursement"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -1753,6 +2384,23 @@ export interface paths {
                 /** @description invalid_state: not processing */
                 409: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1800,6 +2448,15 @@ export interface paths {
                         "application/json": components["schemas"]["Disbursement"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -1821,6 +2478,23 @@ export interface paths {
                 /** @description invalid_state: not paused */
                 409: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1868,6 +2542,15 @@ export interface paths {
                         "application/json": components["schemas"]["Disbursement"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -1898,6 +2581,23 @@ export interface paths {
                 /** @description invalid_state (status, or no retryable item); approval_required (a correction awaits approval) */
                 409: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1946,6 +2646,15 @@ export interface paths {
                         "application/json": components["schemas"]["Disbursement"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -1976,6 +2685,23 @@ export interface paths {
                 /** @description stale_revision; items_need_review; invalid_state */
                 409: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2028,6 +2754,15 @@ export interface paths {
                         "application/json": components["schemas"]["Disbursement"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -2049,6 +2784,32 @@ export interface paths {
                 /** @description stale_revision; invalid_state */
                 409: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2094,6 +2855,15 @@ export interface paths {
                         "text/csv": string;
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or revoked key, or a key of the other environment */
                 401: {
                     headers: {
@@ -2106,6 +2876,23 @@ export interface paths {
                 /** @description not_found: no such disbursement (or item) in this business and environment */
                 404: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2133,12 +2920,15 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (owner only)
-         * @description Issues a member key of the same business and environment. A member key can do everything except create keys; on batches, the key that submits a disbursement can never approve it, so a second key is the approver.
+         * @description Issues a member key of the same business and environment. A member key can do everything except create keys; on batches, the key that submits a disbursement can never approve it, so a second key is the approver. Send an Idempotency-Key: a retry then never mints a second key (the replay answers without the key).
          */
         post: {
             parameters: {
                 query?: never;
-                header?: never;
+                header?: {
+                    /** @description Makes a retried request safe: a retry never mints a second key */
+                    "Idempotency-Key"?: string;
+                };
                 path?: never;
                 cookie?: never;
             };
@@ -2178,6 +2968,41 @@ export interface paths {
                 /** @description permission_denied: only the owner key creates keys */
                 403: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_conflict or idempotency_in_flight */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2245,6 +3070,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2301,6 +3143,32 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2337,6 +3205,15 @@ export interface paths {
                         "application/json": components["schemas"]["VirtualAccount"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or wrong-environment API key */
                 401: {
                     headers: {
@@ -2349,6 +3226,23 @@ export interface paths {
                 /** @description not_found */
                 404: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2420,6 +3314,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2458,6 +3369,15 @@ export interface paths {
                         "application/json": components["schemas"]["Deposit"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or wrong-environment API key */
                 401: {
                     headers: {
@@ -2470,6 +3390,23 @@ export interface paths {
                 /** @description not_found */
                 404: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2566,6 +3503,32 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2626,6 +3589,23 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         put?: never;
@@ -2670,6 +3650,32 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2706,6 +3712,15 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentLink"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or wrong-environment API key */
                 401: {
                     headers: {
@@ -2718,6 +3733,23 @@ export interface paths {
                 /** @description not_found */
                 404: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2783,6 +3815,32 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         trace?: never;
@@ -2835,6 +3893,23 @@ export interface paths {
                 /** @description Missing, unknown or wrong-environment API key */
                 401: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2897,6 +3972,32 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
             };
         };
         delete?: never;
@@ -2933,6 +4034,15 @@ export interface paths {
                         "application/json": components["schemas"]["PaymentRequest"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Missing, unknown or wrong-environment API key */
                 401: {
                     headers: {
@@ -2945,6 +4055,23 @@ export interface paths {
                 /** @description not_found */
                 404: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3053,9 +4180,35 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description recipient_not_ready */
                 422: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3612,10 +4765,10 @@ export interface components {
         };
         CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
             /**
-             * @description Signing secret (whsec_…) of the Service-Signature header. Returned once, here only.
+             * @description Signing secret (whsec_…) of the Service-Signature header. Returned once, in the first response only: an idempotent replay (Idempotent-Replayed: true) answers without it and says so in the header Secret-Omitted: secret.
              * @example whsec_4mYk0tqg2m2Yw1ZzZtq3VJ8cWJ3n8j2x
              */
-            secret: string;
+            secret?: string;
         };
         WebhookEndpoint: {
             /** @example we_01j9z3k4m5n6p7q8r9s0t1v2w3 */
@@ -3640,7 +4793,7 @@ export interface components {
         WebhookEndpointCreate: {
             /**
              * Format: uri
-             * @description HTTPS address receiving the events. In the sandbox, http to localhost, 127.0.0.0/8 or [::1] is also accepted.
+             * @description HTTPS address receiving the events; its host must resolve to public addresses only (no private, loopback, link-local, CGNAT, unique-local or metadata host; checked again at every delivery; redirects are not followed). In the sandbox, loopback receivers are allowed, also over http (localhost, 127.0.0.0/8, [::1]).
              * @example https://example.com/hooks/payouts
              */
             url: string;
@@ -3854,10 +5007,10 @@ export interface components {
             object: "api_key";
             name: string;
             /**
-             * @description The secret key. Returned once, in this response only.
+             * @description The secret key. Returned once, in the first response only: an idempotent replay (Idempotent-Replayed: true) answers without it and says so in the header Secret-Omitted: key.
              * @example sk_test_…
              */
-            key: string;
+            key?: string;
             /**
              * @description Display prefix of the key
              * @example sk_test_Ab12

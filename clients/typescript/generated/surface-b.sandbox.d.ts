@@ -77,6 +77,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description validation_error when every bad entry is unprocessable (amount_below_minimum, recipient_country_unsupported in details.errors) */
                 422: {
                     headers: {
@@ -248,6 +257,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description amount_below_minimum, recipient_country_unsupported */
                 422: {
                     headers: {
@@ -309,6 +327,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Disbursement"];
+                    };
+                };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
@@ -373,6 +400,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Disbursement"];
+                    };
+                };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
@@ -547,6 +583,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
                 429: {
                     headers: {
@@ -685,6 +730,15 @@ export interface paths {
                         "application/json": components["schemas"]["Recipient"];
                     };
                 };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
                 401: {
                     headers: {
@@ -757,6 +811,15 @@ export interface paths {
                     };
                     content: {
                         "application/json": components["schemas"]["Recipient"];
+                    };
+                };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
                     };
                 };
                 /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
@@ -857,6 +920,112 @@ export interface paths {
                 };
                 /** @description not_found (live base address) */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error (quote details.requestId) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Each event is POSTed as {id, type, createdAt, data: {id, status, recipientPhone, amountUsd, reference, payoutMethod, deliveredAt}} with X-Service-Signature: sha256=<hex HMAC-SHA256 of the raw body with your secret> (compare in constant time). Answer 2xx within 10 s; otherwise attempts follow at +5 min, +30 min, +2 h and +12 h (five in all).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookCreate"];
+                };
+            };
+            responses: {
+                /** @description The endpoint */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+                /** @description validation_error (url, events.<i>, secret) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1115,6 +1284,44 @@ export interface components {
         SandboxFund: {
             /** @example 25.00 */
             amountUsd: string;
+            /**
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @example payroll-2026-03-row-17
+             */
+            idempotencyKey?: string;
+        };
+        /** @description The secret is never returned (you chose it) */
+        WebhookEndpoint: {
+            /** @example we_01k0000000000000000000000 */
+            id: string;
+            url: string;
+            events: string[];
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+        };
+        WebhookCreate: {
+            /**
+             * Format: uri
+             * @description HTTPS address receiving the events (sandbox: http to localhost / 127.0.0.0/8 / [::1] too)
+             * @example https://example.com/hooks/claims
+             */
+            url: string;
+            /**
+             * @description Event types: disbursement.created, disbursement.claimed, disbursement.delivered, disbursement.failed, disbursement.expired, disbursement.cancelled, deposit.received, deposit.credited; or a wildcard: *, disbursement.*, deposit.*.
+             * @example [
+             *       "disbursement.*",
+             *       "deposit.credited"
+             *     ]
+             */
+            events: string[];
+            /**
+             * @description Your signing secret (16 to 256 characters): X-Service-Signature = sha256=<hex HMAC-SHA256 of the raw body with it>
+             * @example my-very-long-signing-secret
+             */
+            secret: string;
             /**
              * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
              * @example payroll-2026-03-row-17

@@ -14,6 +14,7 @@ import { surfaceBErrors } from './errors';
 import { surfaceBRateLimitRules } from './rate-limits';
 import { registerRecipientRoutes } from './recipients';
 import { registerSandboxRoutes } from './sandbox';
+import { registerWebhookRoutes } from './webhooks';
 
 /** Registers Surface B's rate limits, then every resource router. */
 export function registerSurfaceBRoutes(app: SurfaceRouter): void {
@@ -26,6 +27,7 @@ export function registerSurfaceBRoutes(app: SurfaceRouter): void {
   registerDisbursementRoutes(app);
   registerRecipientRoutes(app);
   registerSandboxRoutes(app);
+  registerWebhookRoutes(app);
 }
 
 /** Surface B's definition for the surface registry. */

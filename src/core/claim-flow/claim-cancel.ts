@@ -11,7 +11,7 @@
 import { ApiError } from '../../domain/errors';
 import type { Caller, Core } from '../context';
 import { emitEvent } from '../events';
-import { cancelPayout, type PayoutRow } from '../payouts';
+import { cancelPayout, type PayoutRow, renderPayout } from '../payouts';
 import { getClaimDisbursementRow } from './disbursements';
 import { claimStatusOf } from './status';
 
@@ -43,7 +43,7 @@ export async function startClaim(core: Core, token: string): Promise<PayoutRow |
         type: CLAIM_STARTED_EVENT,
         objectType: 'payout',
         objectId: updated.id,
-        data: { id: updated.id, status: 'awaiting_claim', claim_started_at: now.toISOString() },
+        data: renderPayout(updated, undefined, core.config.publicUrl) as unknown as Record<string, unknown>,
         dedupeKey: `payout:${updated.id}:claim_started`,
       });
       return updated;
