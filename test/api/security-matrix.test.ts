@@ -184,8 +184,9 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
         const base = env === 'live' ? '/guide/v1' : '/sandbox/guide/v1';
         const recipient = await ok('POST', `${base}/recipients`, biz[env], { phone_number: '+525512345678' }, 201);
         await ok('POST', `${base}/webhooks`, biz[env], { url: 'https://example.com/hooks', events: ['payout.*'] }, 201);
+        const link = await ok('POST', `${base}/payment-links`, biz[env], { name: 'Matrix', methods: ['bank_transfer'] }, 201);
         // No live claim-link rail: business 1's sandbox payout stands in on live (as for Surface A).
-        out[env] = { payout: payout.id, recipient: recipient.id };
+        out[env] = { payout: payout.id, recipient: recipient.id, payment_link: link.id };
       }
       return out;
     },
@@ -193,6 +194,7 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       const segment = template.split('/')[1];
       if (param === 'id' && segment === 'payouts') return 'payout';
       if (param === 'id' && segment === 'recipients') return 'recipient';
+      if (param === 'id' && segment === 'payment-links') return 'payment_link';
       throw new Error(`security matrix: no fixture for {${param}} of Surface C ${template}; add it to SURFACE_FIXTURES.C`);
     },
     bodies: {},

@@ -586,6 +586,184 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payment-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a payment link */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description Makes a retried write safe (Surface A rules): the same key and body replays the first response (Idempotent-Replayed: true); another body is 409 idempotency_conflict. Kept 30 days. */
+                    "Idempotency-Key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PaymentLinkCreate"];
+                };
+            };
+            responses: {
+                /** @description The payment link */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentLink"];
+                    };
+                };
+                /** @description validation_error (name, methods, methods.<i>, published) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, unknown or revoked key, or a key of the other environment */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payment-links/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a payment link */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The payment link */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentLink"];
+                    };
+                };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, unknown or revoked key, or a key of the other environment */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+                429: {
+                    headers: {
+                        /** @description Seconds until the window resets */
+                        "Retry-After"?: number;
+                        /** @description Requests allowed in the window */
+                        "X-RateLimit-Limit"?: number;
+                        /** @description Requests left in the window */
+                        "X-RateLimit-Remaining"?: number;
+                        /** @description End of the window, Unix seconds */
+                        "X-RateLimit-Reset"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -1117,6 +1295,39 @@ export interface components {
         PayoutList: {
             data: components["schemas"]["Payout"][];
             next_cursor: string | null;
+        };
+        PaymentLink: {
+            /** @example plink_01k0000000000000000000000 */
+            id: string;
+            /** @enum {string} */
+            object: "payment_link";
+            name: string;
+            /** @description The public page payers open */
+            url: string;
+            /** @description ready: the method can take money now (bank_transfer needs an active virtual account) */
+            methods: {
+                /** @enum {string} */
+                type: "bank_transfer" | "card" | "crypto";
+                ready: boolean;
+            }[];
+            published: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PaymentLinkCreate: {
+            /** @example Invoices */
+            name: string;
+            /**
+             * @description Non-empty; each one of bank_transfer, card, crypto
+             * @example [
+             *       "bank_transfer"
+             *     ]
+             */
+            methods: string[];
+            /** @description Default true */
+            published?: boolean;
         };
         CreatedWebhookEndpoint: components["schemas"]["WebhookEndpoint"] & {
             /** @description Signing secret (whsec_…) of the Service-Signature header. Returned once, in the first response only: an idempotent replay (Idempotent-Replayed: true) answers without it and says so in the header Secret-Omitted: secret. */
