@@ -28,10 +28,25 @@ import { freePort } from '../../src/temporal/dev-server';
 import { cpuMs, treeCpuMs } from '../stack/proc-stats';
 import { ROOT, startStack, type Stack } from '../stack/index';
 
-const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    json: { type: 'boolean', default: false },
+    items: { type: 'string' },
+    posts: { type: 'string' },
+    'get-seconds': { type: 'string' },
+    entries: { type: 'string' },
+  },
+});
 const SIZES = args.quick
   ? { items: 100, posts: 100, getSeconds: 3, surfaceB: 1000, concurrency: 20 }
   : { items: 5000, posts: 2000, getSeconds: 20, surfaceB: 10000, concurrency: 20 };
+// Sizes by hand (a slow machine): --items (at most 5,000), --posts, --get-seconds, --entries.
+if (args.items) SIZES.items = Math.min(5000, Number(args.items));
+if (args.posts) SIZES.posts = Number(args.posts);
+if (args['get-seconds']) SIZES.getSeconds = Number(args['get-seconds']);
+if (args.entries) SIZES.surfaceB = Number(args.entries);
+for (const [k, v] of Object.entries(SIZES)) if (!Number.isInteger(v) || v < 1) throw new Error(`bad size ${k}: ${v}`);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const t0 = performance.now();
