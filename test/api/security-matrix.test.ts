@@ -35,6 +35,8 @@ const PUBLIC_ROUTES: readonly string[] = [
   'GET /c/:token', // claim page of a claim-link payout: the token sent to the recipient is the credential
   'POST /c/:token', // the recipient's claim from that page
   'POST /c/:token/start', // the recipient starts the claim flow on that page (Surface B `claimed`)
+  'GET /checkout/:token', // Surface B's sandbox card checkout: the token in the checkout URL is the credential
+  'POST /checkout/:token', // the payer completes or cancels it there
   ...surfaceMounts().map((m) => `GET ${m.openapiPath}`), // the OpenAPI documents
 ];
 

@@ -2,13 +2,14 @@
  * Surface B funding (spec "Endpoints", Surface B: POST/GET /funding/accounts, GET
  * /funding/accounts/:id, GET /funding/crypto, GET /funding/deposits): thin adapters over the one
  * funding core (src/core/funding: the same virtual accounts and deposits as Surface A), rendered
- * camelCase. `POST /funding/card` (card top-up with a sandbox checkout page) is not built yet.
+ * camelCase. `POST /funding/card`: a card top-up with a checkout page (src/api/pages/card-checkout.ts).
  */
 import { createHash } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
 import bs58 from 'bs58';
 import { listDeposits, type WireDeposit } from '../../core/funding/deposits';
 import { createVirtualAccount, getVirtualAccount, listVirtualAccounts, type WireVirtualAccount } from '../../core/funding/virtual-accounts';
+import { cardTopupView, createCardTopup } from '../../core/claim-flow';
 import { ApiError } from '../../domain/errors';
 import type { Environment } from '../../db/schema';
 import type { SurfaceRouter } from '../surface';
@@ -163,6 +164,45 @@ const depositsRoute = createRoute({
   },
 });
 
+const CardTopupSchema = z
+  .object({
+    id: z.string().openapi({ example: 'ctu_01k0000000000000000000000' }),
+    amountUsd: z.string().openapi({ example: '50.00' }),
+    status: z.enum(['pending', 'completed', 'cancelled']),
+    checkoutUrl: z.string().openapi({ description: 'Send the payer here; afterwards they land on successUrl or cancelUrl' }),
+    successUrl: z.string(),
+    cancelUrl: z.string(),
+    depositId: z.string().nullable().openapi({ description: 'The card deposit once completed (see GET /funding/deposits)' }),
+    createdAt: DateTimeSchema,
+  })
+  .openapi('CardTopup');
+
+const CardCreateSchema = z
+  .object({
+    amountUsd: z.string().openapi({ example: '50.00' }),
+    successUrl: z.string().openapi({ example: 'https://example.com/topup/ok' }),
+    cancelUrl: z.string().openapi({ example: 'https://example.com/topup/cancelled' }),
+    idempotencyKey: IdempotencyKeyField,
+  })
+  .openapi('CardTopupCreate');
+
+/** Response body of `POST /funding/card`. */
+export type CardTopupResponse = z.infer<typeof CardTopupSchema>;
+
+const cardRoute = createRoute({
+  method: 'post',
+  path: '/funding/card',
+  tags: ['Funding'],
+  summary: 'Top up the balance by card (checkout page)',
+  description: 'Completing the checkout records a card deposit that credits the balance (deposit.received, deposit.credited).',
+  middleware: [idempotency('B', { keyFrom: idempotencyKeyFromBody })] as const,
+  request: { body: { required: true, content: jsonContent(CardCreateSchema) } },
+  responses: {
+    201: { description: 'The pending top-up and its checkout URL', content: jsonContent(CardTopupSchema) },
+    ...errorResponses({ 400: 'validation_error (amountUsd, successUrl, cancelUrl); channel_unavailable on live', ...COMMON_ERRORS, 422: 'amount_below_minimum' }),
+  },
+});
+
 /** Registers Surface B's funding operations. */
 export function registerFundingRoutes(app: SurfaceRouter): void {
   app.openapi(createAccountRoute, async (c) => {
@@ -192,6 +232,12 @@ export function registerFundingRoutes(app: SurfaceRouter): void {
       { walletAddress: cryptoFundingAddress(caller.businessId, caller.environment), network: 'solana' as const, asset: 'USDC' as const, minimumDeposit: MINIMUM_CRYPTO_DEPOSIT },
       200,
     );
+  });
+  app.openapi(cardRoute, async (c) => {
+    const b = c.req.valid('json');
+    const core = c.get('core');
+    const row = await createCardTopup(core, c.get('caller'), b);
+    return c.json(cardTopupView(row, core.config.publicUrl), 201);
   });
   app.openapi(depositsRoute, async (c) => {
     const q = c.req.valid('query');
