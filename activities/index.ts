@@ -1,4 +1,5 @@
 import type { Core } from '../src/core/context';
+import type { DepositActivities } from '../workflows/deposit.contract';
 import type { DisbursementActivities } from '../workflows/disbursement.contract';
 import type { PayoutActivities, PayoutNotificationActivities } from '../workflows/payout.contract';
 import type { WebhookDeliveryActivities } from '../workflows/webhook-delivery.contract';
@@ -9,7 +10,11 @@ import { createPayoutActivities } from './payouts';
 import { createWebhookActivities } from './webhooks';
 
 /** Every activity the worker registers: the union of the activity interfaces of the workflow contracts. */
-export type Activities = WebhookDeliveryActivities & PayoutActivities & DisbursementActivities & PayoutNotificationActivities;
+export type Activities = WebhookDeliveryActivities &
+  PayoutActivities &
+  PayoutNotificationActivities &
+  DisbursementActivities &
+  DepositActivities;
 
 /**
  * Every activity of the service, built over the one core (docs/architecture.md "Activities").

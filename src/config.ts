@@ -40,6 +40,12 @@ const schema = z.object({
   PAUSED_CHANNELS: z.string().default(''),
   /** Simulated rail arrival in the sandbox, as an ISO 8601 duration or milliseconds. */
   SANDBOX_ARRIVAL: z.string().default('PT0.2S'),
+  /**
+   * Requests per second each API key may make on Surfaces A and C, live and sandbox (Stripe's
+   * anchor: 100 and 25). 0 turns the limit off. src/api/middleware/key-rate-limit.ts.
+   */
+  RATE_LIMIT_LIVE_PER_SECOND: z.coerce.number().int().min(0).default(100),
+  RATE_LIMIT_SANDBOX_PER_SECOND: z.coerce.number().int().min(0).default(25),
   /** Largest accepted request body, in bytes (bigger is 413). CSV imports have their own limit. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
   /**

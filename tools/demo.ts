@@ -72,6 +72,7 @@ async function waitFinal(id: string, wanted: string[], timeoutMs = 30_000) {
 try {
   step('Register a local webhook receiver (payout.*)');
   const endpoint = unwrap(await api.POST('/webhooks', { body: { url: hookUrl, events: ['payout.*'] } }));
+  if (!endpoint.secret) throw new Error('no secret in the creation response'); // absent only in an idempotent replay
   secret = endpoint.secret;
   console.log(`endpoint ${endpoint.id} -> ${hookUrl} (secret shown once: ${secret.slice(0, 10)}…)`);
 

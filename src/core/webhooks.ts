@@ -14,6 +14,7 @@ import {
 import type { Environment } from '../db/schema';
 import { isSurfaceCEventPattern, SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARDS, surfaceCEnvelope, surfaceCEventType } from '../domain/surface-c';
 import type { Caller, Core } from './context';
+import { checkWebhookDestination, guardedPost, RefusedDestinationError } from './net-guard';
 import { recordWebhookAttempt } from './metrics/registry';
 import { SURFACE_A_SIGNATURE_HEADER, SURFACE_B_SIGNATURE_HEADER, signSurfaceA, signSurfaceB } from './webhook-signature';
 import {
@@ -35,8 +36,9 @@ import { WEBHOOK_DELIVERY_WORKFLOW_TYPE } from '../../workflows/webhook-delivery
  *
  * Choices where the spec is silent:
  * - URL: https only; http to a loopback host (localhost, 127.0.0.0/8, [::1]) is accepted in the
- *   sandbox for local receivers, refused on live. At most 2,048 characters. Private (non-loopback)
- *   addresses over https are not blocked.
+ *   sandbox for local receivers, refused on live. At most 2,048 characters. The host must be public
+ *   (src/core/net-guard.ts: no private, link-local, metadata, ... address; loopback in the sandbox
+ *   only), checked at registration and again at every delivery (docs/security.md).
  * - Events: known Surface A types (plus `payout.canceled`) or a family wildcard / `*`; an unknown
  *   name is 400 `events.<i>` rather than silently never matching. Duplicates are dropped. Surface C
  *   endpoints (surface 'C') subscribe to Surface C names and receive its envelope, signed the same
@@ -162,6 +164,12 @@ export async function createWebhookEndpoint(
   // Surface B: the caller chooses the secret (spec "Registration and delivery").
   if (input.secret !== undefined && (input.secret.length < MIN_SURFACE_B_SECRET_LENGTH || input.secret.length > 256)) {
     throw validationError('secret', `secret must be ${MIN_SURFACE_B_SECRET_LENGTH} to 256 characters`);
+  }
+  try {
+    await checkWebhookDestination(url, caller.environment);
+  } catch (err) {
+    if (err instanceof RefusedDestinationError) throw validationError('url', `url is refused: ${err.reason}; webhooks are delivered to public addresses only`);
+    throw err;
   }
   const secret = input.secret ?? `whsec_${randomToken(24)}`;
   const row = await core.db
@@ -373,7 +381,7 @@ export type WebhookAttemptOutcome =
 function describeFetchError(err: unknown): string {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `no answer within ${WEBHOOK_HTTP_TIMEOUT_MS / 1000} s`;
-  const cause = e?.cause?.code ?? e?.cause?.message;
+  const cause = e?.cause?.code ?? e?.cause?.message ?? (err as { code?: string })?.code;
   return cause ? `${e.message ?? 'request failed'} (${cause})` : (e?.message ?? String(err));
 }
 
@@ -402,6 +410,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
       'w.surface',
       'w.secret',
       'w.deleted_at',
+      'w.environment as endpoint_environment',
     ])
     .where('d.id', '=', deliveryId)
     .executeTakeFirst();
@@ -438,18 +447,16 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
   let error: string | null = null;
   const started = performance.now();
   try {
-    const res = await fetch(row.url, {
-      method: 'POST',
+    // Public addresses only, checked again now (a DNS answer can change); redirects not followed.
+    statusCode = await guardedPost(row.url, {
+      environment: row.endpoint_environment,
       headers,
       body: rawBody,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(WEBHOOK_HTTP_TIMEOUT_MS),
+      timeoutMs: WEBHOOK_HTTP_TIMEOUT_MS,
     });
-    statusCode = res.status;
-    await res.body?.cancel().catch(() => {});
     if (statusCode < 200 || statusCode > 299) error = `endpoint answered HTTP ${statusCode}`;
   } catch (err) {
-    error = `endpoint unreachable: ${describeFetchError(err)}`;
+    error = err instanceof RefusedDestinationError ? `endpoint address refused: ${err.reason}` : `endpoint unreachable: ${describeFetchError(err)}`;
   }
   const durationMs = Math.round(performance.now() - started);
   const ok = error === null;

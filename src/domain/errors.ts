@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'invalid_state'
   | 'stale_revision'
   | 'not_found'
+  | 'method_not_allowed'
   | 'payload_too_large'
   | 'rate_limited'
   | 'internal_error'

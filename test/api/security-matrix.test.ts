@@ -37,6 +37,8 @@ const PUBLIC_ROUTES: readonly string[] = [
   'POST /c/:token/start', // the recipient starts the claim flow on that page (Surface B `claimed`)
   'GET /checkout/:token', // Surface B's sandbox card checkout: the token in the checkout URL is the credential
   'POST /checkout/:token', // the payer completes or cancels it there
+  'GET /pay/:token', // public payment link page: the unguessable token is the credential
+  'GET /pay/:token/:requestToken', // public payment request page (same token, plus the request's)
   ...surfaceMounts().map((m) => `GET ${m.openapiPath}`), // the OpenAPI documents
 ];
 
@@ -61,6 +63,8 @@ const A_ID_SEGMENTS: Record<string, string> = {
   disbursements: 'disbursement',
   'virtual-accounts': 'virtual_account',
   deposits: 'deposit',
+  'payment-links': 'payment_link',
+  'payment-requests': 'payment_request',
 };
 
 const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
@@ -89,6 +93,14 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       for (const env of ['sandbox', 'live'] as const) {
         const base = env === 'live' ? '/v1' : '/sandbox/v1';
         const key = biz[env];
+        const link = await ok('POST', `${base}/payment-links`, key, { name: 'Matrix', methods: ['bank_transfer'] }, 201);
+        const request = await ok('POST', `${base}/payment-requests`, key, {
+          payment_link_id: link.id,
+          amount: '1.00',
+          currency: 'USD',
+          reference: 'M-1',
+          expires_at: new Date(Date.now() + 3600_000).toISOString(),
+        }, 201);
         const recipient = await ok('POST', `${base}/recipients`, key, { type: 'phone', phone: { number: '+525512345678' } }, 201);
         const webhook = await ok('POST', `${base}/webhooks`, key, { url: 'https://example.com/hooks', events: ['payout.*'] }, 201);
         const disbursement = await ok('POST', `${base}/disbursements`, key, {
@@ -109,6 +121,8 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
           virtual_account: sandboxAccount.id,
           // Deposits arrive only through the sandbox simulator: the sandbox one stands in for live.
           deposit: deposit.id,
+          payment_link: link.id,
+          payment_request: request.id,
         };
       }
       return out;
@@ -126,6 +140,7 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       'PATCH /disbursements/{id}/items/{item_id}': { json: { memo: 'x' } },
       'POST /disbursements/{id}/items/import': { csv: 'recipient,amount\n@someone,1.00\n' },
       'POST /sandbox/payouts/{id}/claim': { json: { method: 'bank_transfer' } },
+      'PATCH /payment-links/{id}': { json: { published: true } },
     },
   },
   B: {

@@ -17,6 +17,9 @@ import { registerSandboxRoutes } from './sandbox';
 import { registerWebhookRoutes } from './webhooks';
 import { registerVirtualAccountRoutes } from './virtual-accounts';
 import { registerDepositRoutes } from './deposits';
+import { registerPaymentLinkRoutes } from './payment-links';
+import { registerPaymentRequestRoutes } from './payment-requests';
+import { registerWithdrawalRoutes } from './withdrawals';
 
 /** Every Surface A resource router, one module per resource (spec "Endpoints", Surface A). */
 export function registerSurfaceARoutes(app: SurfaceRouter): void {
@@ -31,6 +34,9 @@ export function registerSurfaceARoutes(app: SurfaceRouter): void {
   registerApiKeyRoutes(app);
   registerVirtualAccountRoutes(app);
   registerDepositRoutes(app);
+  registerPaymentLinkRoutes(app);
+  registerPaymentRequestRoutes(app);
+  registerWithdrawalRoutes(app);
 }
 
 /** Surface A's definition for the surface registry. */

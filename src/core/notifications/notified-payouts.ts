@@ -1,12 +1,12 @@
 /**
- * Payouts that notify their recipient (DESIGN "One core": a Surface C payout with a delivery
+ * Payouts that notify their recipient (docs/architecture.md "Surfaces": a Surface C payout with a delivery
  * channel is a claim-link payout that notifies the recipient; issue 12). One use case for a single
  * payout and a batch: every request is validated and priced first, then all payouts are accepted
  * in ONE transaction (rows, holds, payout.submitted events, notification records, workflow starts
  * with `notify`), so a batch is all or nothing: one bad entry, or a balance that does not cover the
  * whole batch, refuses it and changes nothing.
  *
- * Crash safety (DESIGN rule 5): each payout carries an idempotency key under the payouts unique
+ * Crash safety (docs/architecture.md "Money rules", rule 5): each payout carries an idempotency key under the payouts unique
  * index (`<key>` for one payout, `<key>#<i>` for entry i of a batch). A request retried with the
  * same key after its process died mid-way returns the payouts the first run committed, and never
  * creates a second set; workflow starts go through the start outbox (the relay starts any left).

@@ -1,0 +1,29 @@
+/**
+ * The GET /payouts?limit=50 baseline of `npm run bench`: a bare Hono + pg process serving the
+ * same query (the business's sandbox payouts, newest id first, limit + 1 for the cursor) and the
+ * same JSON (the project's renderPayout), with no authentication, middleware or Kysely.
+ * Environment: DATABASE_URL, BUSINESS_ID, PORT. Logs `bare listening` when ready.
+ */
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import pg from 'pg';
+import { renderPayout } from '../../src/core/payouts';
+
+const INT8 = 20;
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: 10,
+  types: { getTypeParser: ((oid: number, format?: string) => (oid === INT8 ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format as 'text'))) as any },
+});
+const businessId = process.env.BUSINESS_ID;
+const app = new Hono();
+app.get('/payouts', async (c) => {
+  const limit = Math.min(200, Math.max(1, Number(c.req.query('limit') ?? 50)));
+  const { rows } = await pool.query(
+    `select * from payouts where business_id = $1 and environment = 'sandbox' order by id desc limit $2`,
+    [businessId, limit + 1],
+  );
+  const data = rows.slice(0, limit);
+  return c.json({ object: 'list', data: data.map((r) => renderPayout(r)), next_cursor: rows.length > limit ? data[data.length - 1].id : null });
+});
+serve({ fetch: app.fetch, port: Number(process.env.PORT), hostname: '127.0.0.1' }, () => console.log('bare listening'));

@@ -1,0 +1,361 @@
+/**
+ * `npm run bench [-- --quick] [--json]` (issue 14 "One benchmark, every figure with its baseline,
+ * in the same run"; docs/benchmarks.md). Starts its own stack (tools/stack: a throwaway PostgreSQL
+ * with pg_stat_statements, a Temporal dev server on SQLite, one `npm run api` and one
+ * `npm run worker` process) and measures each figure right after its bare baseline:
+ *
+ * 1. N-item disbursement, payouts/s from launch to the last final item, against no-op child
+ *    workflows/s in the same window and shape (tools/floor/workflows.ts, a worker in this process);
+ * 2. POST /payouts at 20 concurrent clients (requests/s, p50, p99) against a bare Temporal client
+ *    starting a one-local-activity workflow at the same concurrency;
+ * 3. GET /payouts?limit=50 at 20 concurrent clients against a bare Hono + pg process running the
+ *    same query and JSON (tools/bench/bare-list.ts);
+ * 4. a 10,000-entry Surface B batch accepted (POST /sandbox/claim/v1/disbursements/batch), or
+ *    "not built" when the route is absent.
+ *
+ * Also CPU milliseconds per payout of each process (API, worker, Temporal server, PostgreSQL with
+ * its backends; /proc/<pid>/stat before and after) and SQL statements per payout
+ * (pg_stat_statements `calls`, BEGIN/COMMIT/ROLLBACK counted apart; transactions from
+ * pg_stat_database). `--quick`: small sizes (CI checks only that it completes).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { sql } from 'kysely';
+import { freePort } from '../../src/temporal/dev-server';
+import { cpuMs, treeCpuMs } from '../stack/proc-stats';
+import { ROOT, startStack, type Stack } from '../stack/index';
+
+const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } } });
+const SIZES = args.quick
+  ? { items: 100, posts: 100, getSeconds: 3, surfaceB: 1000, concurrency: 20 }
+  : { items: 5000, posts: 2000, getSeconds: 20, surfaceB: 10000, concurrency: 20 };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const t0 = performance.now();
+const say = (line: string) => console.log(`${((performance.now() - t0) / 1000).toFixed(1).padStart(6)} s  ${line}`);
+const BASELINE_QUEUE = 'bench-baseline';
+
+// ---------------------------------------------------------------------------------------------
+// Meters
+
+type Proc = 'api' | 'worker' | 'temporal' | 'postgres' | 'bench';
+const PROCS: Proc[] = ['api', 'worker', 'temporal', 'postgres', 'bench'];
+interface Snapshot {
+  at: number;
+  cpu: Record<Proc, number>;
+  statements: number;
+  txStatements: number;
+  transactions: number;
+}
+
+async function snapshot(stack: Stack): Promise<Snapshot> {
+  const usage = process.cpuUsage();
+  const cpu: Record<Proc, number> = {
+    api: cpuMs(stack.apis[0]!.pid!),
+    worker: treeCpuMs(stack.workers[0]!.pid!),
+    temporal: cpuMs(stack.temporal.process.pid!),
+    postgres: treeCpuMs(stack.pg.pid),
+    bench: (usage.user + usage.system) / 1000,
+  };
+  const s = await sql<{ calls: string; tx: string }>`
+    select coalesce(sum(calls), 0)::text as calls,
+      coalesce(sum(calls) filter (where query ~* '^\\s*(begin|commit|rollback|start transaction)'), 0)::text as tx
+    from pg_stat_statements`.execute(stack.db);
+  const d = await sql<{ x: string }>`select (sum(xact_commit) + sum(xact_rollback))::text as x from pg_stat_database`.execute(stack.db);
+  return { at: performance.now(), cpu, statements: Number(s.rows[0]!.calls), txStatements: Number(s.rows[0]!.tx), transactions: Number(d.rows[0]!.x) };
+}
+
+/** Per-unit costs between two snapshots. */
+interface Cost {
+  seconds: number;
+  cpuMsPer: Record<Proc, number>;
+  statementsPer: number;
+  txStatementsPer: number;
+  transactionsPer: number;
+}
+
+function cost(a: Snapshot, b: Snapshot, units: number): Cost {
+  const per = (v: number) => Number((v / units).toFixed(1));
+  const cpuMsPer = Object.fromEntries(PROCS.map((p) => [p, per(b.cpu[p] - a.cpu[p])])) as Record<Proc, number>;
+  return {
+    seconds: (b.at - a.at) / 1000,
+    cpuMsPer,
+    statementsPer: per(b.statements - a.statements - (b.txStatements - a.txStatements)),
+    txStatementsPer: per(b.txStatements - a.txStatements),
+    transactionsPer: per(b.transactions - a.transactions),
+  };
+}
+
+/** Runs `fn` `total` times (or for `durationMs`) with `concurrency` callers; latencies in ms. */
+async function load(concurrency: number, fn: (i: number) => Promise<boolean>, opts: { total?: number; durationMs?: number }) {
+  const lat: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const start = performance.now();
+  const end = opts.durationMs ? start + opts.durationMs : Infinity;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (;;) {
+        const i = next++;
+        if ((opts.total !== undefined && i >= opts.total) || performance.now() >= end) return;
+        const s = performance.now();
+        const ok = await fn(i).catch(() => false);
+        lat.push(performance.now() - s);
+        if (!ok) errors++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  lat.sort((x, y) => x - y);
+  const pct = (p: number) => Math.round(lat[Math.min(lat.length - 1, Math.floor((p / 100) * lat.length))] ?? 0);
+  return { count: lat.length, errors, seconds, rps: lat.length / seconds, p50: pct(50), p99: pct(99) };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  say(`bench${args.quick ? ' --quick' : ''}: ${JSON.stringify(SIZES)}`);
+  const stack = await startStack({ apis: 1, workers: 1, statements: true, supervise: false, log: (l) => say(`[stack] ${l}`) });
+  let bare: ChildProcess | undefined;
+  try {
+    await sql`create extension if not exists pg_stat_statements`.execute(stack.db);
+    const api = `http://127.0.0.1:${stack.apis[0]!.port}`;
+    const business = await stack.createBusiness('Bench');
+    const key = business.keys.sandbox;
+    const call = async (method: string, path: string, body?: unknown, k = key, idem?: string) => {
+      const res = await fetch(`${api}/sandbox/v1${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${k}`, 'Content-Type': 'application/json', ...(idem ? { 'Idempotency-Key': idem } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`);
+      return text ? JSON.parse(text) : undefined;
+    };
+    await call('POST', '/sandbox/fund', { amount: '9000000' });
+
+    // The baseline worker (this process) on the stack's Temporal server.
+    const nativeConnection = await NativeConnection.connect({ address: stack.temporalAddress });
+    const worker = await Worker.create({
+      connection: nativeConnection,
+      taskQueue: BASELINE_QUEUE,
+      workflowsPath: fileURLToPath(new URL('./workflows.ts', import.meta.url)),
+      activities: { noop: async () => {} },
+      maxConcurrentWorkflowTaskExecutions: 100,
+      maxCachedWorkflows: 2000,
+    });
+    const workerRun = worker.run();
+    const client = new Client({ connection: await Connection.connect({ address: stack.temporalAddress }) });
+    const results: Record<string, unknown> = {};
+
+    // 1. Disbursement vs no-op children -------------------------------------------------------
+    say(`floor: ${SIZES.items} no-op child workflows, window 300, 500 per run`);
+    let a = await snapshot(stack);
+    await client.workflow.execute('floorParent', {
+      taskQueue: BASELINE_QUEUE,
+      workflowId: `bench-floor-${Date.now()}`,
+      args: [{ count: SIZES.items, window: 300, perRun: 500, upserts: 0 }],
+    });
+    let b = await snapshot(stack);
+    const floor = cost(a, b, SIZES.items);
+    const floorRate = SIZES.items / floor.seconds;
+    say(`  ${floorRate.toFixed(1)} children/s`);
+
+    say(`disbursement: ${SIZES.items} items`);
+    const run = Date.now().toString(36);
+    const items = Array.from({ length: SIZES.items }, (_, i) => ({
+      channel: 'service_user_usdc',
+      source_amount: `${1 + (i % 50)}.${String(i % 100).padStart(2, '0')}`,
+      recipient: { type: 'service_user', handle: `@b${run}_${i}` },
+      reference: `bench-${run}-${i}`,
+    }));
+    const tc = performance.now();
+    const created = await call('POST', '/disbursements', { name: `Bench ${run}`, items });
+    const createSeconds = (performance.now() - tc) / 1000;
+    const approver = await call('POST', '/api-keys', { name: 'bench approver' });
+    const submitted = await call('POST', `/disbursements/${created.id}/submit-for-approval`);
+    await call('POST', `/disbursements/${created.id}/approvals/${submitted.revision_id}/approve`, undefined, approver.key);
+    a = await snapshot(stack);
+    await call('POST', `/disbursements/${created.id}/launch`);
+    let final: any;
+    for (let last = 0; ; ) {
+      final = await call('GET', `/disbursements/${created.id}`);
+      if (final.status === 'completed' || final.status === 'completed_with_failures') break;
+      if (performance.now() - last > 10_000) {
+        last = performance.now();
+        say(`  ${JSON.stringify(final.progress)}`);
+      }
+      await sleep(500);
+    }
+    b = await snapshot(stack);
+    const span = await sql<{ seconds: string }>`
+      select extract(epoch from (max(p.updated_at) - d.launched_at))::text as seconds
+      from disbursements d join payouts p on p.disbursement_id = d.id where d.id = ${created.id} group by d.launched_at`.execute(stack.db);
+    const dsbSeconds = Number(span.rows[0]!.seconds);
+    const dsb = cost(a, b, SIZES.items);
+    const dsbRate = final.progress.succeeded / dsbSeconds;
+    say(`  ${dsbRate.toFixed(1)} payouts/s (${final.progress.succeeded} succeeded, ${final.progress.failed} failed, ${dsbSeconds.toFixed(1)} s)`);
+    results.disbursement = { items: SIZES.items, seconds: dsbSeconds, payouts_per_second: dsbRate, create_seconds: createSeconds, floor_children_per_second: floorRate, floor_seconds: floor.seconds, ratio: dsbRate / floorRate, cost: dsb, floor_cost: floor };
+
+    // 2. POST /payouts vs a bare one-local-activity workflow start -----------------------------
+    say(`bare client: ${SIZES.posts} one-local-activity workflow starts at ${SIZES.concurrency} concurrent`);
+    a = await snapshot(stack);
+    const startIds: string[] = [];
+    const bareStart = await load(
+      SIZES.concurrency,
+      async (i) => {
+        const id = `bench-one-${run}-${i}`;
+        await client.workflow.start('oneLocalActivity', { taskQueue: BASELINE_QUEUE, workflowId: id });
+        startIds.push(id);
+        return true;
+      },
+      { total: SIZES.posts },
+    );
+    await Promise.all(startIds.map((id) => client.workflow.getHandle(id).result()));
+    b = await snapshot(stack);
+    const bareStartCost = cost(a, b, SIZES.posts);
+    say(`  ${bareStart.rps.toFixed(1)} starts/s, p50 ${bareStart.p50} ms, p99 ${bareStart.p99} ms`);
+
+    say(`POST /payouts: ${SIZES.posts} requests at ${SIZES.concurrency} concurrent`);
+    const recipient = await call('POST', '/recipients', {
+      type: 'bank_account', country: 'MX', currency: 'MXN', name: 'Ana López', kind: 'individual',
+      bank_account: { holder_name: 'Ana López', clabe: '002010077777777771', recipient_kind: 'individual' },
+    });
+    a = await snapshot(stack);
+    const since = new Date();
+    const posts = await load(
+      SIZES.concurrency,
+      async (i) => {
+        const res = await fetch(`${api}/sandbox/v1/payouts`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `bench-${run}-${i}` },
+          body: JSON.stringify({ channel: 'spei_mxn', recipient_id: recipient.id, source_amount: '10', reference: `bench ${i}` }),
+        });
+        await res.arrayBuffer();
+        return res.status === 201;
+      },
+      { total: SIZES.posts },
+    );
+    // Every accepted payout run to its end: the CPU and SQL per payout cover its whole life.
+    for (;;) {
+      const r = await sql<{ n: string }>`select count(*)::text as n from payouts where created_at >= ${since} and disbursement_id is null and status not in ('succeeded', 'failed')`.execute(stack.db);
+      if (r.rows[0]!.n === '0') break;
+      await sleep(500);
+    }
+    b = await snapshot(stack);
+    const postCost = cost(a, b, posts.count - posts.errors);
+    say(`  ${posts.rps.toFixed(1)} requests/s, p50 ${posts.p50} ms, p99 ${posts.p99} ms, ${posts.errors} errors`);
+    results.post_payouts = { ...posts, bare_start: bareStart, ratio: posts.rps / bareStart.rps, cost: postCost, bare_cost: bareStartCost };
+
+    // 3. GET /payouts?limit=50 vs bare Hono + pg ------------------------------------------------
+    const barePort = await freePort();
+    bare = spawn(process.execPath, ['--import', 'tsx', 'tools/bench/bare-list.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: stack.pg.url, BUSINESS_ID: business.business_id, PORT: String(barePort) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      bare!.stdout!.on('data', (d) => String(d).includes('bare listening') && resolve());
+      bare!.once('exit', (c) => reject(new Error(`bare server exited ${c}`)));
+    });
+    const getLoad = (url: string, headers: Record<string, string>) =>
+      load(
+        SIZES.concurrency,
+        async () => {
+          const res = await fetch(url, { headers });
+          await res.arrayBuffer();
+          return res.status === 200;
+        },
+        { durationMs: SIZES.getSeconds * 1000 },
+      );
+    say(`bare Hono + pg: GET /payouts?limit=50 for ${SIZES.getSeconds} s at ${SIZES.concurrency} concurrent`);
+    const bareCpu0 = cpuMs(bare.pid!);
+    const bareGet = await getLoad(`http://127.0.0.1:${barePort}/payouts?limit=50`, {});
+    const bareCpuPer = (cpuMs(bare.pid!) - bareCpu0) / bareGet.count;
+    say(`  ${bareGet.rps.toFixed(1)} requests/s, p99 ${bareGet.p99} ms`);
+    say(`API: GET /payouts?limit=50 for ${SIZES.getSeconds} s at ${SIZES.concurrency} concurrent`);
+    a = await snapshot(stack);
+    const apiGet = await getLoad(`${api}/sandbox/v1/payouts?limit=50`, { Authorization: `Bearer ${key}` });
+    b = await snapshot(stack);
+    say(`  ${apiGet.rps.toFixed(1)} requests/s, p99 ${apiGet.p99} ms`);
+    results.get_payouts = { ...apiGet, bare: bareGet, ratio: apiGet.rps / bareGet.rps, api_cpu_ms_per_request: cost(a, b, apiGet.count).cpuMsPer.api, bare_cpu_ms_per_request: bareCpuPer };
+
+    // 4. Surface B batch ---------------------------------------------------------------------------
+    const batchUrl = `${api}/sandbox/claim/v1/disbursements/batch`;
+    const entries = Array.from({ length: SIZES.surfaceB }, (_, i) => ({ recipientPhone: `+52155${String(10000000 + i).slice(-8)}`, amountUsd: '1.00', reference: `bench-b-${run}-${i}` }));
+    const tb = performance.now();
+    const bres = await fetch(batchUrl, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `bench-b-${run}` },
+      body: JSON.stringify({ disbursements: entries, batchReference: `bench-${run}`, note: 'bench' }),
+    });
+    const btext = await bres.text();
+    const bSeconds = (performance.now() - tb) / 1000;
+    const surfaceB = bres.status === 404 ? { built: false, status: 404 } : { built: true, status: bres.status, seconds: bSeconds, body: bres.ok ? undefined : btext.slice(0, 200) };
+    say(`Surface B batch of ${SIZES.surfaceB}: ${surfaceB.built ? `HTTP ${bres.status} in ${bSeconds.toFixed(2)} s` : 'not built (404)'}`);
+    results.surface_b_batch = { entries: SIZES.surfaceB, ...surfaceB };
+
+    worker.shutdown();
+    await workerRun;
+    await nativeConnection.close();
+    await client.connection.close();
+
+    printReport(results as any);
+    if (args.json) console.log(JSON.stringify(results));
+  } finally {
+    bare?.kill('SIGKILL');
+    await stack.stop();
+  }
+}
+
+const pct = (v: number) => `${(v * 100).toFixed(0)} %`;
+const f1 = (v: number) => v.toFixed(1);
+
+function printReport(r: any) {
+  const d = r.disbursement;
+  const p = r.post_payouts;
+  const g = r.get_payouts;
+  const b = r.surface_b_batch;
+  const n = (v: number) => v.toLocaleString('en-US');
+  const rows = [
+    [`${n(d.items)}-item disbursement, payouts/s launch to last final item`, `${f1(d.payouts_per_second)}/s (${f1(d.seconds)} s)`, `${f1(d.floor_children_per_second)} no-op children/s (${f1(d.floor_seconds)} s)`, pct(d.ratio), '>= 60 %'],
+    [`POST /payouts at ${SIZES.concurrency} concurrent, requests/s (p50, p99)`, `${f1(p.rps)}/s (${p.p50} ms, ${p.p99} ms)`, `${f1(p.bare_start.rps)} one-local-activity starts/s (${p.bare_start.p50} ms, ${p.bare_start.p99} ms)`, pct(p.ratio), '>= 70 %, p99 < 250 ms'],
+    [`GET /payouts?limit=50 at ${SIZES.concurrency} concurrent, requests/s (p99)`, `${f1(g.rps)}/s (${g.p99} ms)`, `${f1(g.bare.rps)}/s bare Hono + pg (${g.bare.p99} ms)`, pct(g.ratio), '>= 60 %'],
+    [`${n(b.entries)}-entry Surface B batch accepted`, b.built ? (b.status < 300 ? `${b.seconds.toFixed(2)} s` : `HTTP ${b.status} after ${b.seconds.toFixed(2)} s`) : 'not built', '(none)', '-', '< 5 s'],
+  ];
+  console.log(`\nBenchmark (${new Date().toISOString().slice(0, 16)}Z): one run, each figure right after its baseline\n`);
+  console.log(table(['figure', 'measured', 'bare baseline in the same run', 'ratio', 'target'], rows));
+  const c = (x: any) => [x.cpuMsPer.api, x.cpuMsPer.worker, x.cpuMsPer.temporal, x.cpuMsPer.postgres, x.cpuMsPer.bench].map(String);
+  console.log('\nCPU ms per unit, by process (/proc/<pid>/stat), and SQL per unit (pg_stat_statements calls; BEGIN/COMMIT apart):\n');
+  console.log(
+    table(
+      ['unit', 'API', 'worker', 'Temporal server', 'PostgreSQL', 'bench process (baseline worker)', 'SQL statements', '+ BEGIN/COMMIT', 'transactions'],
+      [
+        ['disbursement item (payout)', ...c(d.cost), String(d.cost.statementsPer), String(d.cost.txStatementsPer), String(d.cost.transactionsPer)],
+        ['no-op child workflow (floor)', ...c(d.floor_cost), String(d.floor_cost.statementsPer), String(d.floor_cost.txStatementsPer), String(d.floor_cost.transactionsPer)],
+        ['POST /payouts payout, accepted and run to the end', ...c(p.cost), String(p.cost.statementsPer), String(p.cost.txStatementsPer), String(p.cost.transactionsPer)],
+        ['one-local-activity workflow (bare start)', ...c(p.bare_cost), String(p.bare_cost.statementsPer), String(p.bare_cost.txStatementsPer), String(p.bare_cost.transactionsPer)],
+        ['GET /payouts?limit=50 request', String(g.api_cpu_ms_per_request), '-', '-', '-', `bare server: ${g.bare_cpu_ms_per_request.toFixed(1)}`, '-', '-', '-'],
+      ],
+    ),
+  );
+  console.log('\nThe machine is shared and its speed varies; compare the ratios, not the absolute figures.');
+}
+
+function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(headers), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(String(err?.stack ?? err));
+    process.exit(1);
+  },
+);

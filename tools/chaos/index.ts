@@ -1,0 +1,242 @@
+/**
+ * `npm run chaos -- [--minutes N | --seconds N] [--seed S] [--clients C]` (issue 13 "Chaos with an
+ * audit"; docs/chaos.md). Starts the stack as production runs it (tools/stack: PostgreSQL, a
+ * Temporal dev server, two `npm run api` behind a round-robin proxy, two `npm run worker`), drives
+ * seeded mixed Surface A traffic (tools/chaos/traffic.ts) for the duration while killing things:
+ * a worker or an API process SIGKILLed every few seconds and restarted, the Temporal dev server
+ * SIGKILLed and restarted once on the same SQLite file, the webhook receiver failing (503 or a
+ * dropped connection) for a fifth of the run. Then waits for quiescence and audits
+ * (tools/chaos/audit.ts), prints the table, and exits 1 if any check failed (2 if the stack could
+ * not start). Default: 1 minute, seed 1.
+ */
+import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
+import { type ServiceProcess, startStack, type Stack } from '../stack/index';
+import { audit, type Check } from './audit';
+import { ChaosClient, newStats } from './client';
+import { startReceiver } from './receiver';
+import { Rng } from './rng';
+import { clientLoop, newTrafficLog } from './traffic';
+
+const { values: args } = parseArgs({
+  options: {
+    minutes: { type: 'string' },
+    seconds: { type: 'string' },
+    seed: { type: 'string', default: '1' },
+    clients: { type: 'string', default: '4' },
+    'quiesce-timeout': { type: 'string', default: '300' },
+  },
+});
+const trafficMs = args.seconds ? Number(args.seconds) * 1000 : Number(args.minutes ?? 1) * 60_000;
+const seed = Number(args.seed);
+const clients = Number(args.clients);
+if (!(trafficMs > 0) || !Number.isInteger(seed) || !(clients > 0)) {
+  console.error('usage: npm run chaos -- [--minutes N | --seconds N] [--seed S] [--clients C]');
+  process.exit(2);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const t0 = Date.now();
+const at = () => `${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s`;
+const say = (line: string) => console.log(`${at()}  ${line}`);
+
+/** Rows of the printed tables, padded to the widest cell. */
+function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  return [line(headers), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+}
+
+interface Fault {
+  at: string;
+  what: string;
+}
+
+/** Kills something every 3-7 s until `until`; the Temporal restart once at 40 % of the run. */
+async function faults(stack: Stack, rng: Rng, start: number, until: number, log: Fault[]): Promise<void> {
+  let temporalDone = false;
+  const restartAt = start + (until - start) * 0.4;
+  while (Date.now() < until) {
+    await sleep(rng.int(3000, 7000));
+    if (Date.now() >= until) break;
+    if (!temporalDone && Date.now() >= restartAt) {
+      temporalDone = true;
+      const s = Date.now();
+      say('SIGKILL Temporal dev server; restarting it on the same SQLite file');
+      await stack.restartTemporal();
+      log.push({ at: at(), what: `Temporal dev server SIGKILLed, back in ${((Date.now() - s) / 1000).toFixed(1)} s` });
+      continue;
+    }
+    const candidates: ServiceProcess[] = [...stack.apis, ...stack.workers].filter((p) => p.alive);
+    if (candidates.length === 0) continue;
+    const victim = rng.pick(candidates);
+    say(`SIGKILL ${victim.name} (pid ${victim.pid})`);
+    await victim.kill('SIGKILL');
+    const s = Date.now();
+    await sleep(rng.int(200, 1500));
+    try {
+      await victim.start();
+      victim.restarts++;
+      log.push({ at: at(), what: `${victim.name} SIGKILLed, back in ${((Date.now() - s) / 1000).toFixed(1)} s` });
+    } catch (err) {
+      log.push({ at: at(), what: `${victim.name} SIGKILLed, did NOT restart: ${String(err).slice(0, 200)}` });
+    }
+  }
+}
+
+/** Waits until nothing is in flight: payouts, batches, outboxes, webhook deliveries. */
+async function quiesce(stack: Stack, timeoutMs: number): Promise<{ ok: boolean; detail: string }> {
+  const deadline = Date.now() + timeoutMs;
+  let detail = '';
+  let lastSaid = 0;
+  for (;;) {
+    const r = await sql<{ payouts: string; batches: string; events: string; deliveries: string; starts: string; deposits: string; notifications: string }>`
+      select
+        (select count(*) from payouts where status in ('pending', 'submitted', 'delivering', 'claimed'))::text as payouts,
+        (select count(*) from disbursements where status in ('processing', 'paused'))::text as batches,
+        (select count(*) from events where dispatched_at is null)::text as events,
+        (select count(*) from webhook_deliveries where status = 'pending')::text as deliveries,
+        (select count(*) from workflow_starts where started_at is null)::text as starts,
+        (select count(*) from deposits where status <> 'credited')::text as deposits,
+        (select count(*) from notifications where status = 'pending')::text as notifications`.execute(stack.db);
+    const row = r.rows[0]!;
+    detail = `payouts in flight ${row.payouts}, batches running ${row.batches}, undispatched events ${row.events}, pending deliveries ${row.deliveries}, unstarted workflows ${row.starts}, deposits not credited ${row.deposits}, notifications pending ${row.notifications}`;
+    if (Object.values(row).every((v) => v === '0')) return { ok: true, detail };
+    if (Date.now() > deadline) return { ok: false, detail };
+    if (Date.now() - lastSaid > 15_000) {
+      lastSaid = Date.now();
+      say(`not yet quiescent: ${detail}`);
+    }
+    await sleep(1000);
+  }
+}
+
+async function main(): Promise<number> {
+  const rng = new Rng(seed);
+  const run = `${seed}-${Date.now().toString(36)}`;
+  say(`chaos: ${trafficMs / 1000} s of traffic, seed ${seed}, ${clients} clients`);
+  let stack: Stack;
+  try {
+    stack = await startStack({
+      apis: 2,
+      workers: 2,
+      // Webhook retries from 0.5 s (doubling) so that a recovered receiver is caught up quickly.
+      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info' },
+      log: (l) => say(`[stack] ${l}`),
+    });
+  } catch (err) {
+    console.error(`chaos: the stack did not start: ${String((err as Error)?.stack ?? err)}`);
+    return 2;
+  }
+  const receiver = await startReceiver(rng.fork());
+  try {
+    const business = await stack.createBusiness(`Chaos ${run}`, 1, true);
+    const stats = newStats();
+    const owner = new ChaosClient(stack.url, business.keys.sandbox, rng.fork(), stats);
+    const hook = await owner.send('POST', '/webhooks', { body: { url: receiver.url, events: ['*'] }, idem: `${run}-hook` });
+    if (hook.status !== 201) throw new Error(`webhook registration: ${hook.status} ${JSON.stringify(hook.body)}`);
+    receiver.secret = hook.body.secret;
+    const endpointCreatedAt = new Date(hook.body.created_at);
+    const keyRes = await owner.send('POST', '/api-keys', { body: { name: 'chaos approver' } });
+    if (keyRes.status !== 201) throw new Error(`approver key: ${keyRes.status} ${JSON.stringify(keyRes.body)}`);
+    const approver = owner.withKey(keyRes.body.key);
+    const funded = await owner.send('POST', '/sandbox/fund', { body: { amount: '1000000' }, idem: `${run}-fund0` });
+    if (funded.status !== 200) throw new Error(`funding: ${funded.status} ${JSON.stringify(funded.body)}`);
+
+    // Deposits into a virtual account, when the service has them (404 otherwise).
+    const va = await owner.send('POST', '/virtual-accounts', { body: { currency: 'USD' }, idem: `${run}-va` });
+    const virtualAccountId: string | null = va.status === 201 ? va.body.id : null;
+    say(virtualAccountId ? `virtual account ${virtualAccountId} for deposits` : `no deposits (POST /virtual-accounts: HTTP ${va.status})`);
+    // Surface C payouts, when the service has the payout guide.
+    const guideClient = owner.withPrefix('/sandbox/guide/v1');
+    const guideRecipient = await guideClient.send('POST', '/recipients', { body: { phone_number: '+525512345678', country: 'MX' }, idem: `${run}-c-rcp` });
+    const guide = guideRecipient.status === 201 || guideRecipient.status === 200 ? { client: guideClient, recipientId: String(guideRecipient.body.id) } : null;
+    say(guide ? `Surface C recipient ${guide.recipientId}` : `no Surface C traffic (POST /sandbox/guide/v1/recipients: HTTP ${guideRecipient.status})`);
+    const traffic = newTrafficLog();
+    const faultLog: Fault[] = [];
+    const start = Date.now();
+    const until = start + trafficMs;
+    say(`traffic starts (business ${business.business_id}, receiver ${receiver.url})`);
+    const failFrom = start + trafficMs * 0.5;
+    const failTo = start + trafficMs * 0.7;
+    const receiverPlan = (async () => {
+      await sleep(failFrom - Date.now());
+      say('webhook receiver starts failing (503 / dropped connections)');
+      receiver.setFailing(true);
+      await sleep(failTo - Date.now());
+      receiver.setFailing(false);
+      say('webhook receiver recovered');
+    })();
+    const active = { disbursements: 0 };
+    const progress = setInterval(() => say(`traffic: ${traffic.payouts.length} payouts, ${traffic.disbursements.length} disbursements, ${stats.requests} requests, ${stats.cut} cut`), 15_000);
+    await Promise.all([
+      faults(stack, rng.fork(), start, until, faultLog),
+      receiverPlan,
+      ...Array.from({ length: clients }, () => clientLoop(owner, approver, rng.fork(), traffic, run, until, active, 2, virtualAccountId, guide)),
+    ]);
+    clearInterval(progress);
+    say(`traffic over; waiting for ${traffic.background.length} background flows (claims, disbursements)`);
+    await Promise.all(traffic.background);
+    // Everything back up before the audit (supervision restarts anything that died on its own).
+    for (const p of [...stack.apis, ...stack.workers]) if (!p.alive) await p.start().catch(() => {});
+    say('waiting for quiescence');
+    const q = await quiesce(stack, Number(args['quiesce-timeout']) * 1000);
+    say(`quiescent: ${q.ok} (${q.detail})`);
+    const checks: Check[] = [{ name: 'quiescence: nothing left in flight', ok: q.ok, detail: q.detail }];
+    const diagnostics: string[] = [];
+    checks.push(
+      ...(await audit({ db: stack.db, temporalAddress: stack.temporalAddress, businessId: business.business_id, client: owner, traffic, receiver, endpointCreatedAt, diagnostics })),
+    );
+    checks.push({
+      name: 'traffic: no unexpected answer',
+      ok: traffic.unexpected.length === 0 && stats.gaveUp === 0,
+      detail: `${traffic.unexpected.length} unexpected [${traffic.unexpected.slice(0, 3).join('; ')}]; ${stats.gaveUp} requests given up`,
+    });
+
+    const kinds = (k: string) => traffic.payouts.filter((p) => p.kind === k && p.status === 201).length;
+    const plans = (p: string) => traffic.payouts.filter((r) => r.plan === p && r.status === 201).length;
+    console.log(`\nChaos run: seed ${seed}, ${trafficMs / 1000} s of traffic, ${clients} clients, 2 API + 2 worker processes, PostgreSQL ${stack.pg.port}\n`);
+    console.log(
+      table(
+        ['traffic and faults', 'count'],
+        [
+          ['bank payouts accepted (every sandbox outcome)', String(kinds('bank'))],
+          ['claim links accepted (claimed / left waiting / left to expire)', `${kinds('claim')} (${plans('claim')} / ${plans('wait')} / ${plans('expire')})`],
+          ['Surface C payouts accepted (claim links notified by sms)', String(kinds('guide'))],
+          ['payout requests answered other than 201', String(traffic.payouts.filter((p) => p.status !== 201).length)],
+          ['fundings', String(traffic.funds.length)],
+          ['deposits (simulated bank transfers into a virtual account)', String(traffic.deposits.length)],
+          ['disbursements (paused+resumed / retry-failed)', `${traffic.disbursements.length} (${traffic.disbursements.filter((d) => d.steps.includes('resumed')).length} / ${traffic.disbursements.filter((d) => d.steps.includes('retry-failed')).length})`],
+          ['reads', String(traffic.reads)],
+          ['HTTP requests sent (incl. retries)', String(stats.requests)],
+          ['connections cut by the client, then retried', String(stats.cut)],
+          ['retries (network errors / 5xx / 409 in flight)', `${stats.retries} (${stats.networkErrors} / ${stats.status5xx} / ${stats.inFlight409})`],
+          ['idempotent replays received', String(stats.replays)],
+          ['proxy 502s (upstream died mid-request)', String(stack.proxy.badGateways)],
+          ['processes SIGKILLed and restarted', String(faultLog.filter((f) => !f.what.startsWith('Temporal')).length)],
+          ['Temporal dev server restarts', String(faultLog.filter((f) => f.what.startsWith('Temporal')).length)],
+          ['processes that died on their own (restarted)', String(stack.crashes.length)],
+          ['webhook requests refused while the receiver failed', String(receiver.hits.filter((h) => h.answered !== 200).length)],
+        ],
+      ),
+    );
+    console.log();
+    console.log(table(['check', 'result', 'detail'], checks.map((c) => [c.name, c.ok ? 'PASS' : 'FAIL', c.detail])));
+    const failed = checks.filter((c) => !c.ok).length;
+    console.log(`\n${failed === 0 ? 'chaos: every check holds' : `chaos: ${failed} check(s) FAILED`} (${at().trim()} in all)`);
+    if (failed > 0 && diagnostics.length > 0) console.log(`\nProblem payouts:\n${diagnostics.join('\n')}`);
+    if (failed > 0 && process.env.STACK_KEEP_LOGS) console.log(`\nProcess logs: ${stack.dir}`);
+    return failed === 0 ? 0 : 1;
+  } finally {
+    await receiver.close();
+    await stack.stop();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(String(err?.stack ?? err));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,305 @@
+/**
+ * The stack as production runs it, for `npm run chaos` and `npm run bench`: a throwaway PostgreSQL
+ * cluster (tools/stack/postgres.ts), a Temporal dev server on a SQLite file
+ * (src/temporal/dev-server.ts), N `npm run api` and M `npm run worker` child processes (each API
+ * on its own port; workers share one prebuilt workflow bundle), and a round-robin proxy in front
+ * of the APIs (tools/stack/proxy.ts). Processes can be SIGKILLed and restarted; a process that
+ * dies on its own is restarted too when `supervise` is on (what systemd or Kubernetes would do).
+ * `stop()` ends everything and removes the temporary directory; it also runs on exit, SIGINT and
+ * SIGTERM, so nothing is left behind when the caller fails.
+ *
+ * Children are started as `node --import tsx src/main/<api|worker>.ts` (what `npm run api` runs,
+ * without npm's extra process, so the pid is the service's own); their output goes to
+ * `<dir>/<name>.log`.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, type WriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createBusiness } from '../../src/core/businesses';
+import { migrate, openDb } from '../../src/db/connection';
+import type { Db } from '../../src/db/schema';
+import { writeWorkflowBundle } from '../../src/temporal/bundle';
+import { type DevServer, freePort, startDevServer } from '../../src/temporal/dev-server';
+import { type Postgres, startPostgres } from './postgres';
+import { type Proxy, startProxy } from './proxy';
+
+/** Root of the repository (the children's working directory). */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Options of {@link startStack}. */
+export interface StackOptions {
+  apis?: number;
+  workers?: number;
+  /** Extra environment of every API and worker process (e.g. SANDBOX_ARRIVAL, WEBHOOK_RETRY_INITIAL). */
+  env?: Record<string, string>;
+  /** Preload pg_stat_statements (the bench's SQL counts). */
+  statements?: boolean;
+  /** Restart API and worker processes that exit when nobody asked them to. Default true. */
+  supervise?: boolean;
+  /** Progress lines (default: console.log with a prefix). */
+  log?: (line: string) => void;
+}
+
+/** One API or worker process under the stack's control. */
+export class ServiceProcess {
+  child: ChildProcess | null = null;
+  /** Restarts so far (by kill/restart or by supervision). */
+  restarts = 0;
+  private stopping = false;
+  private out: WriteStream;
+
+  constructor(
+    readonly name: string,
+    readonly role: 'api' | 'worker',
+    readonly port: number | null,
+    private readonly env: NodeJS.ProcessEnv,
+    readonly logFile: string,
+    private readonly onCrash: (p: ServiceProcess, code: number | null, signal: string | null) => void,
+  ) {
+    this.out = createWriteStream(logFile, { flags: 'a' });
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** Whether the process is running (spawned and not exited). */
+  get alive(): boolean {
+    return !!this.child && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Spawns the process and resolves once it logs that it is ready ('api listening' / 'worker running'). */
+  start(timeoutMs = 180_000): Promise<void> {
+    this.stopping = false;
+    const entry = this.role === 'api' ? 'src/main/api.ts' : 'src/main/worker.ts';
+    const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+      cwd: ROOT,
+      env: { ...this.env, ...(this.port ? { PORT: String(this.port) } : {}) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    const marker = this.role === 'api' ? 'api listening' : 'worker running';
+    let seen = '';
+    return new Promise((resolve, reject) => {
+      let ready = false;
+      const timer = setTimeout(() => reject(new Error(`${this.name} not ready after ${timeoutMs} ms; see ${this.logFile}`)), timeoutMs);
+      const onData = (b: Buffer) => {
+        this.out.write(b);
+        if (ready) return;
+        seen = (seen + String(b)).slice(-4000);
+        if (seen.includes(marker)) {
+          ready = true;
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout?.on('data', onData);
+      child.stderr?.on('data', onData);
+      child.once('exit', (code, signal) => {
+        this.out.write(`\n[stack] ${this.name} exited code=${code} signal=${signal}\n`);
+        if (!ready) {
+          clearTimeout(timer);
+          reject(new Error(`${this.name} exited (${code ?? signal}) before it was ready:\n${seen}`));
+        } else if (!this.stopping) this.onCrash(this, code, signal);
+      });
+    });
+  }
+
+  /** Sends `signal` (default SIGKILL) and waits for the exit. Not restarted by supervision. */
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    this.stopping = true;
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
+    child.kill(signal);
+    const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(t);
+  }
+
+  /** Kills (SIGKILL) and starts again on the same port. */
+  async restart(): Promise<void> {
+    await this.kill('SIGKILL');
+    this.restarts++;
+    await this.start();
+  }
+
+  close(): void {
+    this.out.end();
+  }
+}
+
+/** A running stack. */
+export interface Stack {
+  dir: string;
+  pg: Postgres;
+  /** A Kysely handle on the stack's database (for setup and audits). */
+  db: Db;
+  temporal: DevServer;
+  temporalAddress: string;
+  apis: ServiceProcess[];
+  workers: ServiceProcess[];
+  proxy: Proxy;
+  /** Base origin of the proxy, e.g. http://127.0.0.1:41234. */
+  url: string;
+  /** Unexpected exits seen by supervision (each was restarted). */
+  crashes: { name: string; code: number | null; signal: string | null; at: Date }[];
+  /** SIGKILLs the Temporal dev server and starts it again on the same port and SQLite file. */
+  restartTemporal(): Promise<void>;
+  /** A new business with sandbox and live owner keys (`verified`: may open virtual accounts). */
+  createBusiness(name: string, approvals?: number, verified?: boolean): Promise<{ business_id: string; keys: { sandbox: string; live: string } }>;
+  /** The tail of a process's log (for failure reports). */
+  tail(p: ServiceProcess, lines?: number): string;
+  stop(): Promise<void>;
+}
+
+/** Starts the stack; on any failure stops what was started and rethrows. */
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const log = opts.log ?? ((l: string) => console.log(`[stack] ${l}`));
+  const dir = mkdtempSync(join(tmpdir(), 'payouts-stack-'));
+  const cleanups: (() => Promise<void> | void)[] = [];
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    for (const c of cleanups.reverse()) {
+      try {
+        await c();
+      } catch {
+        // keep stopping the rest
+      }
+    }
+    if (process.env.STACK_KEEP_LOGS) log(`logs kept in ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  };
+  // On Ctrl-C or SIGTERM: kill everything synchronously (children SIGKILL, PostgreSQL immediate
+  // stop through its own exit hook) and leave; an async stop could be cut short.
+  const onSignal = () => {
+    stopped = true;
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  cleanups.push(() => {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  });
+
+  let temporal: DevServer = undefined as unknown as DevServer;
+  try {
+    const t0 = performance.now();
+    const pg = await startPostgres({ statements: opts.statements });
+    cleanups.push(() => pg.stop());
+    log(`PostgreSQL on port ${pg.port} (pid ${pg.pid})`);
+    const db = await openDb({ url: pg.url }, { poolSize: 5 });
+    cleanups.push(() => db.destroy());
+    await migrate(db);
+
+    const killTemporal = () => {
+      if (temporal?.process && temporal.process.exitCode === null) temporal.process.kill('SIGKILL');
+    };
+    process.on('exit', killTemporal);
+    cleanups.push(() => {
+      process.removeListener('exit', killTemporal);
+    });
+    const temporalPort = await freePort();
+    const dbFile = join(dir, 'temporal.sqlite');
+    temporal = await startDevServer({ port: temporalPort, dbFile, headless: true });
+    cleanups.push(() => {
+      temporal.process.kill('SIGKILL');
+    });
+    log(`Temporal dev server on ${temporal.address} (pid ${temporal.process.pid})`);
+    const bundle = await writeWorkflowBundle(join(dir, 'workflow-bundle.js'));
+
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: pg.url,
+      TEMPORAL_ADDRESS: temporal.address,
+      WORKFLOW_BUNDLE: bundle,
+      LOG_LEVEL: 'info',
+      ...opts.env,
+    };
+    const crashes: Stack['crashes'] = [];
+    const supervise = opts.supervise ?? true;
+    const onCrash = (p: ServiceProcess, code: number | null, signal: string | null) => {
+      if (stopped) return;
+      crashes.push({ name: p.name, code, signal, at: new Date() });
+      log(`${p.name} exited on its own (${code ?? signal})${supervise ? '; restarting' : ''}`);
+      if (supervise) {
+        p.restarts++;
+        p.start().catch((err) => log(`${p.name} did not restart: ${String(err)}`));
+      }
+    };
+    const apis: ServiceProcess[] = [];
+    const workers: ServiceProcess[] = [];
+    for (let i = 0; i < (opts.apis ?? 1); i++) {
+      const port = await freePort();
+      apis.push(new ServiceProcess(`api-${i + 1}`, 'api', port, { ...env, PUBLIC_URL: `http://127.0.0.1:${port}` }, join(dir, `api-${i + 1}.log`), onCrash));
+    }
+    for (let i = 0; i < (opts.workers ?? 1); i++) {
+      workers.push(new ServiceProcess(`worker-${i + 1}`, 'worker', null, env, join(dir, `worker-${i + 1}.log`), onCrash));
+    }
+    cleanups.push(async () => {
+      await Promise.all([...apis, ...workers].map((p) => p.kill('SIGKILL')));
+      for (const p of [...apis, ...workers]) p.close();
+    });
+    // Never leave children behind, however this process ends.
+    const killAll = () => {
+      for (const p of [...apis, ...workers]) if (p.alive) p.child?.kill('SIGKILL');
+      if (process.env.STACK_KEEP_LOGS) console.log(`[stack] logs kept in ${dir}`);
+      else rmSync(dir, { recursive: true, force: true });
+    };
+    process.once('exit', killAll);
+    cleanups.push(() => {
+      process.removeListener('exit', killAll);
+    });
+    // Workers first (they register search attributes), then the APIs, one at a time: on 2 shared
+    // cores, starting all at once only makes each slower.
+    for (const p of [...workers, ...apis]) {
+      await p.start();
+      log(`${p.name} ready (pid ${p.pid}${p.port ? `, port ${p.port}` : ''})`);
+    }
+    const proxy = await startProxy(() => apis.map((a) => a.port!));
+    cleanups.push(() => proxy.close());
+    log(`proxy ${proxy.url} -> ${apis.map((a) => a.port).join(', ')}; stack up in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+
+    const stack: Stack = {
+      dir,
+      pg,
+      db,
+      get temporal() {
+        return temporal;
+      },
+      temporalAddress: temporal.address,
+      apis,
+      workers,
+      proxy,
+      url: proxy.url,
+      crashes,
+      async restartTemporal() {
+        const old = temporal;
+        const exited = new Promise<void>((r) => (old.process.exitCode !== null ? r() : old.process.once('exit', () => r())));
+        old.process.kill('SIGKILL');
+        await exited;
+        temporal = await startDevServer({ port: temporalPort, dbFile, headless: true });
+      },
+      async createBusiness(name, approvals, verified) {
+        return createBusiness(db, { name, approvalsRequired: approvals, verified });
+      },
+      tail(p, lines = 40) {
+        try {
+          return readFileSync(p.logFile, 'utf8').split('\n').slice(-lines).join('\n');
+        } catch {
+          return '';
+        }
+      },
+      stop,
+    };
+    return stack;
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
