@@ -14,6 +14,8 @@ const schema = z.object({
   /** Task queue of the payments worker (docs/architecture.md "Workflow ids and task queues"). */
   TASK_QUEUE: z.string().default('payments'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Address the API listens on (`npm run api`); 127.0.0.1 keeps it on loopback (tests, local runs). */
+  HOST: z.string().default('0.0.0.0'),
   /** Where `npm run dev` keeps PGlite and the Temporal SQLite file. */
   DATA_DIR: z.string().default('./.data'),
   /**

@@ -142,6 +142,7 @@ try {
   console.log(`\n${received.length} events received, ${bad} with a bad signature.`);
   if (bad > 0) process.exitCode = 1;
   if (!(await (await import('./demo-surface-c')).tourSurfaceC(BASE, KEY))) process.exitCode = 1;
+  if (!(await (await import('./demo-surface-b')).tourSurfaceB(BASE, KEY))) process.exitCode = 1;
 } catch (err) {
   console.error(`\nDemo failed: ${(err as Error).message}`);
   process.exitCode = 1;

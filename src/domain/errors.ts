@@ -35,7 +35,8 @@ export type ErrorCode =
   | 'recipient_country_unsupported'
   | 'amount_below_minimum'
   | 'disbursement_already_claimed'
-  | 'external_id_taken';
+  | 'external_id_taken'
+  | 'virtual_account_not_found';
 
 /** An error with an HTTP status, a code, a human message and the offending parameter (or null). */
 export class ApiError extends Error {

@@ -35,6 +35,8 @@ const PUBLIC_ROUTES: readonly string[] = [
   'GET /c/:token', // claim page of a claim-link payout: the token sent to the recipient is the credential
   'POST /c/:token', // the recipient's claim from that page
   'POST /c/:token/start', // the recipient starts the claim flow on that page (Surface B `claimed`)
+  'GET /checkout/:token', // Surface B's sandbox card checkout: the token in the checkout URL is the credential
+  'POST /checkout/:token', // the payer completes or cancels it there
   'GET /pay/:token', // public payment link page: the unguessable token is the credential
   'GET /pay/:token/:requestToken', // public payment request page (same token, plus the request's)
   ...surfaceMounts().map((m) => `GET ${m.openapiPath}`), // the OpenAPI documents
@@ -150,19 +152,22 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
         return r.body;
       };
       await ok('POST', '/sandbox/claim/v1/sandbox/fund', biz.sandbox, { amountUsd: '100.00' }, 200);
+      // No live banking partner: the sandbox funding account stands in on live (as for Surface A).
+      const account = await ok('POST', '/sandbox/claim/v1/funding/accounts', biz.sandbox, { currency: 'USD' }, 201);
       const disbursement = await ok('POST', '/sandbox/claim/v1/disbursements', biz.sandbox, { recipientPhone: '+525512345678', amountUsd: '5.00' }, 201);
       for (const env of ['sandbox', 'live'] as const) {
         const base = env === 'live' ? '/claim/v1' : '/sandbox/claim/v1';
         const phone = env === 'live' ? '+525511110001' : '+525511110002';
         const recipient = await ok('POST', `${base}/recipients`, biz[env], { phone, externalId: `matrix-${env}` }, 201);
         // No live claim-link rail: business 1's sandbox disbursement stands in on live (as for Surface A).
-        out[env] = { disbursement: disbursement.id, recipient: recipient.id, recipient_phone: phone, recipient_external_id: `matrix-${env}` };
+        out[env] = { disbursement: disbursement.id, funding_account: account.id, recipient: recipient.id, recipient_phone: phone, recipient_external_id: `matrix-${env}` };
       }
       return out;
     },
     resourceOf(template, param) {
       const segment = template.split('/')[1];
       if (param === 'id' && segment === 'disbursements') return 'disbursement';
+      if (param === 'id' && segment === 'funding') return 'funding_account';
       if (param === 'id' && segment === 'recipients') return 'recipient';
       if (param === 'phone') return 'recipient_phone';
       if (param === 'externalId') return 'recipient_external_id';

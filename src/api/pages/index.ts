@@ -1,3 +1,4 @@
+import { registerCardCheckoutPage } from './card-checkout';
 import type { Hono } from 'hono';
 import type { AppEnv } from '../types';
 import { registerClaimPage } from './claim';
@@ -8,5 +9,6 @@ import { registerPaymentLinkPage } from './payment-link';
 export function registerPages(app: Hono<AppEnv>): void {
   registerReceiptPage(app);
   registerClaimPage(app);
+  registerCardCheckoutPage(app);
   registerPaymentLinkPage(app);
 }

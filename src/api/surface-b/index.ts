@@ -11,6 +11,7 @@ import { defineSurface, type SurfaceRouter } from '../surface';
 import { registerBatchRoutes } from './batch';
 import { registerDisbursementRoutes } from './disbursements';
 import { surfaceBErrors } from './errors';
+import { registerFundingRoutes } from './funding';
 import { surfaceBRateLimitRules } from './rate-limits';
 import { registerRecipientRoutes } from './recipients';
 import { registerSandboxRoutes } from './sandbox';
@@ -28,6 +29,7 @@ export function registerSurfaceBRoutes(app: SurfaceRouter): void {
   registerRecipientRoutes(app);
   registerSandboxRoutes(app);
   registerWebhookRoutes(app);
+  registerFundingRoutes(app);
 }
 
 /** Surface B's definition for the surface registry. */

@@ -11,3 +11,4 @@ export { type ClaimEntry, type ClaimEntryInput, MIN_DISBURSEMENT_CENTS, renameCo
 export { CLAIM_STATUSES, type ClaimStatus, claimStatusOf, claimStatusWhere } from './status';
 export { type ClaimDisbursementView, claimDisbursementView } from './view';
 export { type BatchEntryError, type ClaimBatch, type ClaimBatchInput, createClaimBatch, MAX_BATCH_ENTRIES } from './batch';
+export { type CardTopupView, cardTopupView, createCardTopup, findCardTopupByToken, finishCardTopup } from './card-topups';

@@ -6,6 +6,7 @@ import * as m0004 from './0004_webhooks';
 import * as m0006 from './0006_disbursements';
 import * as m0010 from './0010_funding';
 import * as m0010p from './0010_policies';
+import * as m0020ct from './0020_card_topups';
 import * as m0020cf from './0020_claim_flow';
 import * as m0020 from './0020_contact_recipients';
 import * as m0020rl from './0020_rate_limits';
@@ -20,6 +21,7 @@ export const migrations: Record<string, Migration> = {
   '0006_disbursements': m0006,
   '0010_funding': m0010,
   '0010_policies': m0010p,
+  '0020_card_topups': m0020ct,
   '0020_claim_flow': m0020cf,
   '0020_contact_recipients': m0020,
   '0020_rate_limits': m0020rl,
