@@ -1068,6 +1068,509 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/funding/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List funding accounts */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 200 (default 50) */
+                    limit?: number;
+                    /** @description Opaque cursor: nextCursor of the previous page */
+                    after?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of accounts */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FundingAccountList"];
+                    };
+                };
+                /** @description validation_error */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error (quote details.requestId) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Open a virtual account for ACH, SEPA or SPEI funding */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["FundingAccountCreate"];
+                };
+            };
+            responses: {
+                /** @description The account, details masked */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FundingAccount"];
+                    };
+                };
+                /** @description validation_error (currency, label); channel_unavailable on live */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description verification_required */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_conflict (the key was used with another request) or idempotency_in_flight (the first request is still running) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error (quote details.requestId) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/funding/accounts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One funding account */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The account */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FundingAccount"];
+                    };
+                };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description virtual_account_not_found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error (quote details.requestId) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/funding/crypto": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Crypto funding details (USDC on Solana only) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Where to send USDC */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CryptoFunding"];
+                    };
+                };
+                /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error (quote details.requestId) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/funding/card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Top up the balance by card (checkout page)
+         * @description Completing the checkout records a card deposit that credits the balance (deposit.received, deposit.credited).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["CardTopupCreate"];
+                };
+            };
+            responses: {
+                /** @description The pending top-up and its checkout URL */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["CardTopup"];
+                    };
+                };
+                /** @description validation_error (amountUsd, successUrl, cancelUrl); channel_unavailable on live */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description idempotency_conflict (the key was used with another request) or idempotency_in_flight (the first request is still running) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description payload_too_large: the body is larger than the service accepts */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description amount_below_minimum */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error (quote details.requestId) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/funding/deposits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Deposit history (the same deposits as Surface A) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size, 1 to 200 (default 50) */
+                    limit?: number;
+                    /** @description Opaque cursor: nextCursor of the previous page */
+                    after?: string;
+                    currency?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description A page of deposits */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DepositList"];
+                    };
+                };
+                /** @description validation_error (currency, after) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description internal_error (quote details.requestId) */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1336,6 +1839,118 @@ export interface components {
              * @example payroll-2026-03-row-17
              */
             idempotencyKey?: string;
+        };
+        FundingAccount: {
+            /** @example va_01k0000000000000000000000 */
+            id: string;
+            /** @example USD */
+            currency: string;
+            /** @description ach (USD), sepa (EUR), spei (MXN) */
+            rail: string;
+            /** @example active */
+            status: string;
+            /** @description Bank details to send funds to, account numbers masked */
+            details: {
+                [key: string]: unknown;
+            };
+            referenceRequired: boolean;
+            label: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+        };
+        FundingAccountCreate: {
+            /**
+             * @description USD (ACH), EUR (SEPA) or MXN (SPEI)
+             * @example MXN
+             */
+            currency: string;
+            /** @description Your name for the account, at most 100 characters */
+            label?: string;
+            /**
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @example payroll-2026-03-row-17
+             */
+            idempotencyKey?: string;
+        };
+        FundingAccountList: {
+            data: components["schemas"]["FundingAccount"][];
+            nextCursor: string | null;
+        };
+        CryptoFunding: {
+            /**
+             * @description Solana address (base58, 32 bytes), stable per organisation
+             * @example 7Xf…
+             */
+            walletAddress: string;
+            /** @enum {string} */
+            network: "solana";
+            /** @enum {string} */
+            asset: "USDC";
+            /** @example 1.00 */
+            minimumDeposit: string;
+        };
+        CardTopup: {
+            /** @example ctu_01k0000000000000000000000 */
+            id: string;
+            /** @example 50.00 */
+            amountUsd: string;
+            /** @enum {string} */
+            status: "pending" | "completed" | "cancelled";
+            /** @description Send the payer here; afterwards they land on successUrl or cancelUrl */
+            checkoutUrl: string;
+            successUrl: string;
+            cancelUrl: string;
+            /** @description The card deposit once completed (see GET /funding/deposits) */
+            depositId: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+        };
+        CardTopupCreate: {
+            /** @example 50.00 */
+            amountUsd: string;
+            /** @example https://example.com/topup/ok */
+            successUrl: string;
+            /** @example https://example.com/topup/cancelled */
+            cancelUrl: string;
+            /**
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @example payroll-2026-03-row-17
+             */
+            idempotencyKey?: string;
+        };
+        DepositList: {
+            data: components["schemas"]["Deposit"][];
+            nextCursor: string | null;
+        };
+        Deposit: {
+            id: string;
+            /** @description virtual_account, crypto or card */
+            source: string;
+            /** @description received, then credited */
+            status: string;
+            virtualAccountId: string | null;
+            /** @description What arrived, in currency */
+            amount: string;
+            currency: string;
+            /** @description What the balance is credited, USD (= USDC), after conversion and fees */
+            creditedAmountUsd: string;
+            reference: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            receivedAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            creditedAt: string | null;
         };
     };
     responses: never;
