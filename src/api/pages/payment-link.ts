@@ -4,11 +4,10 @@
  * name and how to pay by each ready method: for a bank transfer, the whole details of each active
  * virtual account (the API masks them; a payer needs them whole); for a request, its amount, the
  * reference to quote and its deadline. Unknown or unpublished links (and their requests) are a 404
- * page. Sent with a strict Content-Security-Policy (nothing but the page's own nonce'd style;
- * no scripts, images, frames, forms or base URL), `X-Content-Type-Options: nosniff`, no referrer,
- * no caching.
+ * page. Its strict Content-Security-Policy (the page's own inline style by hash; no scripts,
+ * frames or base URL), `X-Content-Type-Options: nosniff`, no referrer and no caching come from the
+ * app-wide page middleware, src/api/middleware/security-headers.ts, like every other page.
  */
-import { randomBytes } from 'node:crypto';
 import type { Context, Hono } from 'hono';
 import { loadPaymentPage, type PageAccount, type PaymentPage } from '../../core/payment-links/page';
 import { displayIdentifier } from '../../domain/funding';
@@ -17,24 +16,11 @@ import type { AppEnv } from '../types';
 const esc = (s: string) =>
   s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] as string);
 
-/** The Content-Security-Policy of the page for a style nonce. */
-export function paymentPageCsp(nonce: string): string {
-  return [
-    "default-src 'none'",
-    `style-src 'nonce-${nonce}'`,
-    "img-src 'none'",
-    "script-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}
-
-function layout(nonce: string, title: string, body: string): string {
+function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex"><title>${esc(title)}</title>
-<style nonce="${nonce}">body{font-family:system-ui,sans-serif;max-width:38rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}
+<style>body{font-family:system-ui,sans-serif;max-width:38rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.4rem 1rem}dt{color:#666}dd{margin:0;font-variant-numeric:tabular-nums}
 .banner{background:#fff4ce;padding:.4rem .8rem;border-radius:.3rem}.amount{font-size:1.6rem;font-weight:600}
 section{border-top:1px solid #ddd;margin-top:1.2rem}h1{font-size:1.4rem}h2{font-size:1.1rem}</style></head>
@@ -63,7 +49,7 @@ function accountHtml(a: PageAccount, reference: string | null): string {
 }
 
 /** The page's HTML body for loaded data (everything escaped). */
-export function paymentPageHtml(p: PaymentPage, nonce: string): string {
+export function paymentPageHtml(p: PaymentPage): string {
   const parts: string[] = [];
   if (p.environment === 'sandbox') parts.push('<p class="banner">Sandbox: no real money moves.</p>');
   parts.push(`<h1 id="business">${esc(p.businessName)}</h1><p id="link-name">${esc(p.linkName)}</p>`);
@@ -76,7 +62,7 @@ export function paymentPageHtml(p: PaymentPage, nonce: string): string {
     );
     if (r.status !== 'open') {
       parts.push(`<p id="status">${r.status === 'paid' ? 'This request has been paid. Thank you.' : 'This request has expired.'}</p>`);
-      return layout(nonce, `${p.businessName}: ${p.linkName}`, parts.join(''));
+      return layout(`${p.businessName}: ${p.linkName}`, parts.join(''));
     }
   }
   if (p.readyMethods.length === 0) {
@@ -92,20 +78,16 @@ export function paymentPageHtml(p: PaymentPage, nonce: string): string {
       );
     }
   }
-  return layout(nonce, `${p.businessName}: ${p.linkName}`, parts.join(''));
+  return layout(`${p.businessName}: ${p.linkName}`, parts.join(''));
 }
 
 async function serve(c: Context<AppEnv>, token: string, requestToken?: string): Promise<Response> {
-  const nonce = randomBytes(16).toString('base64');
-  c.header('Content-Security-Policy', paymentPageCsp(nonce));
-  c.header('X-Content-Type-Options', 'nosniff');
-  c.header('Referrer-Policy', 'no-referrer');
   c.header('Cache-Control', 'no-store');
   const page = await loadPaymentPage(c.get('core').db, token, requestToken);
   if (!page) {
-    return c.html(layout(nonce, 'Payment page not found', '<h1>Payment page not found</h1><p>This payment link is not valid or no longer published.</p>'), 404);
+    return c.html(layout('Payment page not found', '<h1>Payment page not found</h1><p>This payment link is not valid or no longer published.</p>'), 404);
   }
-  return c.html(paymentPageHtml(page, nonce), 200);
+  return c.html(paymentPageHtml(page), 200);
 }
 
 /** Registers `GET /pay/:token` and `GET /pay/:token/:requestToken` (HTML; 404 page when unknown or unpublished). */
