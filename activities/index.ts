@@ -1,5 +1,7 @@
 import type { Core } from '../src/core/context';
+import type { DepositActivities } from '../workflows/deposit.contract';
 import type { DisbursementActivities } from '../workflows/disbursement.contract';
+import type { PaymentRequestActivities } from '../workflows/payment-request.contract';
 import type { PayoutActivities, PayoutNotificationActivities } from '../workflows/payout.contract';
 import type { WebhookDeliveryActivities } from '../workflows/webhook-delivery.contract';
 import { createDisbursementActivities } from './disbursements';
@@ -9,7 +11,12 @@ import { createPayoutActivities } from './payouts';
 import { createWebhookActivities } from './webhooks';
 
 /** Every activity the worker registers: the union of the activity interfaces of the workflow contracts. */
-export type Activities = WebhookDeliveryActivities & PayoutActivities & DisbursementActivities & PayoutNotificationActivities;
+export type Activities = WebhookDeliveryActivities &
+  PayoutActivities &
+  PayoutNotificationActivities &
+  DisbursementActivities &
+  DepositActivities &
+  PaymentRequestActivities;
 
 /**
  * Every activity of the service, built over the one core (docs/architecture.md "Activities").

@@ -20,8 +20,10 @@ import {
   ILLEGAL_PAYOUT_TRANSITION,
   NO_RAIL_ADAPTER,
   type PayoutActivities,
+  type PayoutApprovalDecision,
   type PayoutTransitionInput,
 } from '../workflows/payout.contract';
+import { decidePayoutApproval } from '../src/core/policies/approvals';
 
 export type { PayoutActivities, PayoutTransitionInput };
 
@@ -64,6 +66,11 @@ export function createPayoutActivities(core: Core) {
     async payoutAttemptResult(input) {
       const { payoutId, number, ...result } = input;
       await recordAttemptResult(core, payoutId, number, result);
+    },
+
+    /** decidePayoutApproval: records approve/reject/expiry and moves pending -> submitted | canceled. */
+    async payoutApprovalDecide(input: PayoutApprovalDecision) {
+      return guarded(() => decidePayoutApproval(core, input));
     },
   } satisfies PayoutActivities;
 }

@@ -2,6 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Core } from '../src/core/context';
 import { attemptWebhookDelivery, markWebhookDeliveryFailed } from '../src/core/webhooks';
+import { surfaceBNextRetryDelayMs } from '../src/core/webhooks-surface-b';
 import {
   type DeliverWebhookResult,
   WEBHOOK_ATTEMPT_FAILED,
@@ -35,12 +36,24 @@ export function createWebhookActivities(core: Core) {
           return 'endpoint_deleted';
         case 'not_found':
           throw ApplicationFailure.nonRetryable(`Webhook delivery ${deliveryId} does not exist`, WEBHOOK_DELIVERY_NOT_FOUND);
-        case 'failed':
+        case 'failed': {
+          if (out.surface === 'B') {
+            // Surface B's fixed schedule: 5 min, 30 min, 2 h, 12 h after attempts 1-4; none after the 5th.
+            const delay = surfaceBNextRetryDelayMs(attempt);
+            throw ApplicationFailure.create({
+              message: `Webhook delivery ${deliveryId}, attempt ${attempt}: ${out.error}; ${delay === null ? 'no attempt left' : `next attempt in ${delay / 60_000} min`}`,
+              type: WEBHOOK_ATTEMPT_FAILED,
+              details: [{ statusCode: out.statusCode }],
+              nonRetryable: delay === null,
+              ...(delay === null ? {} : { nextRetryDelay: delay }),
+            });
+          }
           throw ApplicationFailure.retryable(
             `Webhook delivery ${deliveryId}, attempt ${attempt}: ${out.error}; retrying with backoff`,
             WEBHOOK_ATTEMPT_FAILED,
             { statusCode: out.statusCode },
           );
+        }
       }
     },
 

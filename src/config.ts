@@ -14,6 +14,8 @@ const schema = z.object({
   /** Task queue of the payments worker (docs/architecture.md "Workflow ids and task queues"). */
   TASK_QUEUE: z.string().default('payments'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Address the API listens on (`npm run api`); 127.0.0.1 keeps it on loopback (tests, local runs). */
+  HOST: z.string().default('0.0.0.0'),
   /** Where `npm run dev` keeps PGlite and the Temporal SQLite file. */
   DATA_DIR: z.string().default('./.data'),
   /**
@@ -38,12 +40,33 @@ const schema = z.object({
   PAUSED_CHANNELS: z.string().default(''),
   /** Simulated rail arrival in the sandbox, as an ISO 8601 duration or milliseconds. */
   SANDBOX_ARRIVAL: z.string().default('PT0.2S'),
+  /**
+   * Requests per second each API key may make on Surfaces A and C, live and sandbox (Stripe's
+   * anchor: 100 and 25). 0 turns the limit off. src/api/middleware/key-rate-limit.ts.
+   */
+  RATE_LIMIT_LIVE_PER_SECOND: z.coerce.number().int().min(0).default(100),
+  RATE_LIMIT_SANDBOX_PER_SECOND: z.coerce.number().int().min(0).default(25),
   /** Largest accepted request body, in bytes (bigger is 413). CSV imports have their own limit. */
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
   /**
    * First delay of Surface A webhook retries (then doubling, capped at 1 hour, for 24 hours), as an
    * ISO 8601 duration (`PT5S`) or milliseconds. Tests shorten it (`PT0.2S`).
    */
+  /**
+   * How long a payout above its key's approval_threshold waits for POST /payouts/{id}/approve or
+   * /reject before it is canceled and its hold released (ISO 8601 duration or milliseconds;
+   * docs/getting-paid.md "Key policies"). Default 7 days.
+   */
+  PAYOUT_APPROVAL_TIMEOUT: z
+    .string()
+    .refine((v) => {
+      try {
+        return parseDuration(v) > 0;
+      } catch {
+        return false;
+      }
+    }, 'a positive ISO 8601 duration such as P7D, or milliseconds')
+    .default('P7D'),
   WEBHOOK_RETRY_INITIAL: z
     .string()
     .refine((v) => {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
  * `npm run dev`, at `/sandbox/guide/v1`. Registers a local webhook receiver, creates a recipient,
  * sends a payout by WhatsApp in Spanish, reads the message the sandbox recorded, opens its claim
  * link and withdraws by bank transfer on the claim page, sends a batch (e-mail in English, SMS in
- * Portuguese), lists payouts, and prints every Surface C event received with its signature checked.
+ * Portuguese), creates a payment link, lists payouts, and prints every Surface C event received with its signature checked.
  * Returns false if something failed. Runnable alone: `tsx tools/demo-surface-c.ts` with DEMO_URL
  * and DEMO_KEY.
  */
@@ -80,6 +80,8 @@ export async function tourSurfaceC(baseUrl: string, key: string): Promise<boolea
     step('the recipient opens the claim link and withdraws by bank transfer');
     const page = await fetch(message.claim_url);
     console.log(`  GET ${message.claim_url} -> ${page.status}`);
+    const started = await fetch(`${message.claim_url}/start`, { method: 'POST', redirect: 'manual' });
+    console.log(`  POST claim (start) -> ${started.status}`);
     const claimed = await fetch(message.claim_url, { method: 'POST', body: new URLSearchParams({ method: 'bank_transfer' }), redirect: 'manual' });
     console.log(`  POST bank_transfer -> ${claimed.status}`);
     const done = await until(async () => {
@@ -100,6 +102,11 @@ export async function tourSurfaceC(baseUrl: string, key: string): Promise<boolea
       const m = await until(async () => (await call('GET', `/sandbox/notifications?payout_id=${p.id}`)).data[0], 'a batch message');
       console.log(`  ${m.channel}: ${m.subject ? `[${m.subject}] ` : ''}${m.body}`);
     }
+
+    step('payment link');
+    const link = await call('POST', '/payment-links', { name: 'Invoices', methods: ['bank_transfer', 'card'] }, 'link');
+    const got = await call('GET', `/payment-links/${link.id}`);
+    console.log(`  ${got.id} ${got.url} methods=${got.methods.map((m: { type: string; ready: boolean }) => `${m.type}${m.ready ? '' : ' (not ready)'}`).join(', ')}`);
 
     step('list');
     const list = await call('GET', '/payouts?limit=5');

@@ -72,6 +72,7 @@ async function waitFinal(id: string, wanted: string[], timeoutMs = 30_000) {
 try {
   step('Register a local webhook receiver (payout.*)');
   const endpoint = unwrap(await api.POST('/webhooks', { body: { url: hookUrl, events: ['payout.*'] } }));
+  if (!endpoint.secret) throw new Error('no secret in the creation response'); // absent only in an idempotent replay
   secret = endpoint.secret;
   console.log(`endpoint ${endpoint.id} -> ${hookUrl} (secret shown once: ${secret.slice(0, 10)}…)`);
 
@@ -141,6 +142,7 @@ try {
   console.log(`\n${received.length} events received, ${bad} with a bad signature.`);
   if (bad > 0) process.exitCode = 1;
   if (!(await (await import('./demo-surface-c')).tourSurfaceC(BASE, KEY))) process.exitCode = 1;
+  if (!(await (await import('./demo-surface-b')).tourSurfaceB(BASE, KEY))) process.exitCode = 1;
 } catch (err) {
   console.error(`\nDemo failed: ${(err as Error).message}`);
   process.exitCode = 1;

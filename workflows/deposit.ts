@@ -4,11 +4,13 @@
  * deposit.received) in the transaction that records this workflow's start (workflow-start outbox),
  * so a deposit is never left uncredited: if the process dies after commit, the relay starts it.
  * The one step, `depositCredit`, is idempotent (ledger posting keyed by the deposit id) and retried
- * until it succeeds; then the deposit is `credited`.
+ * until it succeeds; then the deposit is `credited`. When it paid a payment request, the request's
+ * workflow gets the `paid` signal (workflows/payment-request.contract.ts).
  */
-import { proxyActivities, setHandler } from '@temporalio/workflow';
+import { getExternalWorkflowHandle, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { DepositStatus } from '../src/domain/funding';
 import { type DepositActivities, type DepositCreditResult, type DepositWorkflowInput, depositStatusQuery } from './deposit.contract';
+import { paymentRequestPaidSignal } from './payment-request.contract';
 
 const acts = proxyActivities<DepositActivities>({
   startToCloseTimeout: '30 seconds',
@@ -21,5 +23,14 @@ export async function depositWorkflow(input: DepositWorkflowInput): Promise<Depo
   setHandler(depositStatusQuery, () => status);
   const result = await acts.depositCredit({ depositId: input.depositId });
   status = result.status;
+  if (result.paymentRequestId) {
+    // Ends the request's expiry timer early. Best effort: the request row is already paid (the
+    // credit step decided), and a timer that fires later finds it paid and changes nothing.
+    try {
+      await getExternalWorkflowHandle(result.paymentRequestId).signal(paymentRequestPaidSignal);
+    } catch {
+      // the request's workflow already finished or was never started: nothing to end
+    }
+  }
   return result;
 }

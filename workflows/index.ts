@@ -4,3 +4,4 @@ export { webhookDeliveryWorkflow } from './webhook-delivery';
 export { payoutWorkflow } from './payout';
 export { disbursementWorkflow } from './disbursement';
 export { depositWorkflow } from './deposit';
+export { paymentRequestWorkflow } from './payment-request';

@@ -29,6 +29,13 @@ export interface PayoutWorkflowInput {
    * started before the step existed, so their replay takes the same path.
    */
   notify?: boolean;
+  /**
+   * Set when the payout is above its key's approval_threshold (docs/getting-paid.md "Key
+   * policies"): the payout starts `pending` with its funds held and waits up to `timeoutMs` for
+   * the `approve` or `reject` Update; approve -> submitted and the usual path; reject or timeout ->
+   * canceled (hold released). Absent otherwise (and in runs started before approvals existed).
+   */
+  approval?: { timeoutMs: number };
 }
 
 /** Result of payoutWorkflow: the final status. */
@@ -43,6 +50,19 @@ export const statusQuery = defineQuery<PayoutStatus>('status');
 export const claimUpdate = defineUpdate<PayoutStatus, [{ method: ClaimMethod }]>('claim');
 /** Update `cancel`: cancels a pending or unclaimed payout; returns 'canceled'. */
 export const cancelUpdate = defineUpdate<PayoutStatus, []>('cancel');
+
+/** Update `approve` (another key with approval rights): pending -> submitted; returns 'submitted'. */
+export const approveUpdate = defineUpdate<PayoutStatus, [{ keyId: string }]>('approve');
+/** Update `reject` (another key with approval rights): pending -> canceled, hold released; returns 'canceled'. */
+export const rejectUpdate = defineUpdate<PayoutStatus, [{ keyId: string; reason?: string | null }]>('reject');
+
+/** Input of payoutApprovalDecide: who decided what (`expired`: the approval timeout passed). */
+export interface PayoutApprovalDecision {
+  payoutId: string;
+  decision: 'approved' | 'rejected' | 'expired';
+  keyId?: string | null;
+  reason?: string | null;
+}
 
 /** Failure type (non-retryable) of a move the transition table forbids (src/domain/payout-state.ts). */
 export const ILLEGAL_PAYOUT_TRANSITION = 'IllegalPayoutTransition';
@@ -104,6 +124,12 @@ export interface PayoutActivities {
   payoutRailAttempt(input: { payoutId: string; attempt: number }): Promise<RailAttemptResult>;
   /** Records the result of an attempt that will be retried. */
   payoutAttemptResult(input: AttemptResult & { payoutId: string; number: number }): Promise<void>;
+  /**
+   * Records an approval decision (payout_approvals) and moves the payout pending -> submitted
+   * (approved; event payout.submitted) or pending -> canceled (rejected, expired; hold released,
+   * event payout.canceled). Idempotent; returns the status now stored.
+   */
+  payoutApprovalDecide(input: PayoutApprovalDecision): Promise<{ status: PayoutStatus }>;
 }
 
 /**

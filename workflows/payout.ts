@@ -39,7 +39,9 @@ import {
 } from '@temporalio/workflow';
 import type { PayoutFailureCode, PayoutStatus } from '../src/domain/payout-state';
 import {
+  approveUpdate,
   cancelUpdate,
+  rejectUpdate,
   CLAIM_METHODS,
   claimUpdate,
   ILLEGAL_PAYOUT_TRANSITION,
@@ -94,9 +96,11 @@ async function notifyRecipient(payoutId: string): Promise<void> {
 /** The payout lifecycle (see the file header). */
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutWorkflowResult> {
   const { payoutId } = input;
-  let status = 'submitted' as PayoutStatus;
-  /** The PayoutStatus search attribute as last upserted (the start set 'submitted'). */
-  let published: PayoutStatus = 'submitted';
+  let status = (input.approval ? 'pending' : 'submitted') as PayoutStatus;
+  /** The PayoutStatus search attribute as last upserted (the start set the row's status). */
+  let published: PayoutStatus = status;
+  /** The approval decision of a payout above its key's approval_threshold, taken synchronously. */
+  let approval: 'approved' | 'rejected' | 'expired' | null = null;
   /** A decision that ends the claim wait, taken synchronously so validators see it at once. */
   let decision: 'claim' | 'cancel' | 'expire' | null = null;
 
@@ -168,6 +172,44 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     publish();
     return { payoutId, status };
   };
+
+  if (input.approval) {
+    // docs/getting-paid.md "Key policies": held and pending until another key decides, or timeout.
+    const decide = async (d: 'approved' | 'rejected', keyId: string, reason?: string | null): Promise<PayoutStatus> => {
+      approval = d;
+      try {
+        const r = await acts.payoutApprovalDecide({ payoutId, decision: d, keyId, reason: reason ?? null });
+        setStatus(r.status);
+        return r.status;
+      } catch (err) {
+        approval = null;
+        throw err;
+      }
+    };
+    const pendingOnly = (_arg: unknown) => {
+      if (status !== 'pending' || approval !== null || decision !== null) throw new Error(`payout is ${status}, not awaiting approval`);
+    };
+    setHandler(approveUpdate, ({ keyId }) => decide('approved', keyId), { validator: pendingOnly });
+    setHandler(rejectUpdate, ({ keyId, reason }) => decide('rejected', keyId, reason), { validator: pendingOnly });
+    const deadline = Date.now() + input.approval.timeoutMs;
+    for (;;) {
+      const remaining = deadline - Date.now();
+      publish();
+      if (approval === null && decision === null && remaining > 0) {
+        await condition(() => approval !== null || decision !== null, remaining);
+      }
+      if (approval === null && decision === null) {
+        approval = 'expired';
+        const r = await acts.payoutApprovalDecide({ payoutId, decision: 'expired' });
+        setStatus(r.status);
+        return finish();
+      }
+      // The Update handler (or a cancel) is applying the decision; it resets its flag if it fails.
+      await condition(() => status !== 'pending' || (approval === null && decision === null));
+      if (status !== 'pending') break;
+    }
+    if (status !== 'submitted') return finish();
+  }
 
   if (input.channel === 'claim_link') {
     const { claimWindowMs } = await acts.payoutOpenClaim({ payoutId });

@@ -29,6 +29,8 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
       backoffCoefficient: schedule.backoffCoefficient,
       maximumInterval: schedule.maximumIntervalMs,
       // maximumAttempts unset = unlimited: the window (scheduleToCloseTimeout) ends the retries.
+      // Surface B sets 5, and its activity gives each delay as nextRetryDelay (0/5m/30m/2h/12h).
+      ...(schedule.maximumAttempts ? { maximumAttempts: schedule.maximumAttempts } : {}),
     },
   });
   const { markWebhookDeliveryFailed } = proxyActivities<WebhookDeliveryActivities>({

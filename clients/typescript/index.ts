@@ -58,6 +58,25 @@ export function createPayoutsClient(opts: PayoutsClientOptions): PayoutsClient {
   });
 }
 
+/** Options of {@link createSurfaceClient}. */
+export interface SurfaceClientOptions extends Omit<PayoutsClientOptions, 'environment'> {
+  /** The surface's base address in the environment wanted, e.g. `/sandbox/guide/v1`. */
+  base: string;
+}
+
+/**
+ * A typed client of any served surface, typed by that surface's generated `paths`:
+ * `createSurfaceClient<Documents.SurfaceCSandbox.paths>({ baseUrl, base: '/sandbox/guide/v1', apiKey })`.
+ * Same transport as {@link createPayoutsClient} (bearer key, optional fetch and headers).
+ */
+export function createSurfaceClient<P extends object>(opts: SurfaceClientOptions): Client<P> {
+  return createClient<P>({
+    baseUrl: opts.baseUrl.replace(/\/+$/, '') + opts.base,
+    headers: { Authorization: `Bearer ${opts.apiKey}`, ...(opts.headers ?? {}) },
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
+}
+
 /** The Surface A error shape (spec "Errors"). */
 export interface SurfaceAErrorBody {
   error: { code: string; message: string; param: string | null; request_id: string };
@@ -78,18 +97,23 @@ export class PayoutsApiError extends Error {
 }
 
 /**
- * The data of a successful call, or throws {@link PayoutsApiError} built from the error body
- * (code `http_<status>` when the body is not in the error shape).
+ * The data of a successful call, or throws {@link PayoutsApiError} built from the error body:
+ * Surface A/C's `{error: {code, message, param, request_id}}` or Surface B's
+ * `{error, message, details: {param, requestId}}`; code `http_<status>` for any other body.
  */
 export function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.response.ok && result.error === undefined) return result.data as T;
-  const body = result.error as Partial<SurfaceAErrorBody> | undefined;
-  const e = body?.error;
-  throw new PayoutsApiError(
-    result.response.status,
-    e?.code ?? `http_${result.response.status}`,
-    e?.message ?? result.response.statusText,
-    e?.param ?? null,
-    e?.request_id ?? result.response.headers.get('x-request-id'),
-  );
+  const { status, statusText, headers } = result.response;
+  const body = (result.error ?? {}) as Record<string, unknown>;
+  const headerId = headers.get('x-request-id');
+  if (body.error && typeof body.error === 'object') {
+    const e = body.error as Partial<SurfaceAErrorBody['error']>;
+    throw new PayoutsApiError(status, e.code ?? `http_${status}`, e.message ?? statusText, e.param ?? null, e.request_id ?? headerId);
+  }
+  if (typeof body.error === 'string') {
+    const details = (body.details ?? {}) as { param?: string | null; requestId?: string };
+    const message = typeof body.message === 'string' ? body.message : statusText;
+    throw new PayoutsApiError(status, body.error, message, details.param ?? null, details.requestId ?? headerId);
+  }
+  throw new PayoutsApiError(status, `http_${status}`, statusText, null, headerId);
 }

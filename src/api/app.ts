@@ -5,8 +5,11 @@ import { ApiError } from '../domain/errors';
 import type { Context } from 'hono';
 import { registerDocs } from './docs';
 import { toApiError } from './errors';
+import { hostileInput } from './middleware/hostile-input';
+import { methodNotAllowed, RouteTable } from './middleware/method-not-allowed';
 import { httpMetrics, registerMetricsRoute } from './middleware/metrics';
 import { requestId } from './middleware/request-id';
+import { securityHeaders } from './middleware/security-headers';
 import { registerPages } from './pages';
 import { buildSurfaceApp, respondWithError } from './surface';
 import { surfaceMounts, surfaceOf } from './surfaces';
@@ -33,6 +36,7 @@ export function createApp(core: Core): Hono<AppEnv> {
     await next();
   });
   app.use('*', requestId);
+  app.use('*', securityHeaders);
   app.use(
     '*',
     bodyLimit({
@@ -42,6 +46,10 @@ export function createApp(core: Core): Hono<AppEnv> {
       },
     }),
   );
+  // Before routing: 405 for undeclared methods, 400 for NUL/surrogates and over-deep JSON (issue #13).
+  const routes = new RouteTable(app);
+  app.use('*', methodNotAllowed(routes));
+  app.use('*', hostileInput(routes));
   app.onError((err, c) => errorResponse(c, toApiError(err)));
 
   app.get('/health', async (c) => {

@@ -20,7 +20,10 @@
  *    export const ClaimErrorSchema = z.object({ error: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()) }).openapi('Error');
  *    export const surfaceBErrors = defineErrorVocabulary({
  *      schema: ClaimErrorSchema,
- *      codes: { validation_error: { code: 'bad_request' } },    // only where B differs from the core
+ *      codes: {                                   // only where B differs from the core (spec "Surface B error body")
+ *        validation_error: (e) => (e.param === 'recipientPhone' ? { code: 'invalid_phone' } : undefined),
+ *        amount_out_of_range: { code: 'amount_below_minimum' },
+ *      },
  *      body: (e) => ({ error: e.code, message: e.message, details: { ...e.details, param: e.param, requestId: e.requestId } }),
  *    });
  *    export const errorResponses = errorResponsesOf(surfaceBErrors);
@@ -37,11 +40,14 @@
  *      title: 'Payouts API, Surface B (claim-flow disbursements)', description: '…', errors: surfaceBErrors,
  *      register: (app) => { registerDisbursementRoutes(app); … } });
  *    ```
- * 5. Add `surfaceB` to `SURFACES` in src/api/surfaces.ts. That is all: src/api/app.ts mounts it at
- *    both base addresses, `/docs` lists its two documents, errors of unmatched paths under its bases
- *    render in its shape, and test/api/security-matrix.test.ts checks every operation of its
- *    documents (401 without a key and with the other environment's key, 404 for another business's
- *    ids, error bodies in its shape).
+ * 5. Add `surfaceB` to `SURFACES` in src/api/surfaces.ts: src/api/app.ts mounts it at both base
+ *    addresses, `/docs` lists its two documents, errors of unmatched paths under its bases render in
+ *    its shape, and test/api/security-matrix.test.ts checks every operation of its documents (401
+ *    without a key and with the other environment's key, 404 for another business's ids, error
+ *    bodies in its shape).
+ * 6. Add the surface's entry to `SURFACE_FIXTURES` in test/api/security-matrix.test.ts: how to create
+ *    business 1's resources and which resource each path parameter names (until then the matrix
+ *    fails and says what is missing).
  */
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -50,6 +56,8 @@ import type { Environment } from '../db/schema';
 import type { ApiError, ErrorCode } from '../domain/errors';
 import { fromZodError, toApiError } from './errors';
 import { authenticate } from './middleware/auth';
+import { keyRateLimit } from './middleware/key-rate-limit';
+import { addCommonResponses } from './openapi-common';
 import type { AppEnv, Surface } from './types';
 
 /** The OpenAPIHono app a surface's route modules register on. */
@@ -79,20 +87,28 @@ export interface ErrorVocabulary<Body = unknown> {
   render(err: ApiError, requestId: string): { status: ContentfulStatusCode; body: Body };
 }
 
+/** A surface's own status and/or code for a core error (unset fields keep the core's). */
+export interface ErrorMapping {
+  status?: ContentfulStatusCode;
+  code?: string;
+}
+
 /**
  * An {@link ErrorVocabulary} from the surface's error schema, its body builder, and, per core
- * {@link ErrorCode}, the surface's own status and/or code where they differ from the core's (a
- * surface that uses the core's vocabulary as it is, like Surface A, gives none).
+ * {@link ErrorCode}, the surface's own status and/or code where they differ from the core's, fixed
+ * or decided per error (e.g. by its `param`); a surface that uses the core's vocabulary as it is,
+ * like Surface A, gives none.
  */
 export function defineErrorVocabulary<Body>(spec: {
   schema: z.ZodType<Body>;
-  codes?: Partial<Record<ErrorCode, { status?: ContentfulStatusCode; code?: string }>>;
+  codes?: Partial<Record<ErrorCode, ErrorMapping | ((err: ApiError) => ErrorMapping | undefined)>>;
   body: (e: ErrorFacts) => Body;
 }): ErrorVocabulary<Body> {
   return {
     schema: spec.schema,
     render(err, requestId) {
-      const mapped = spec.codes?.[err.code];
+      const entry = spec.codes?.[err.code];
+      const mapped = typeof entry === 'function' ? entry(err) : entry;
       return {
         status: mapped?.status ?? (err.status as ContentfulStatusCode),
         body: spec.body({ code: mapped?.code ?? err.code, message: err.message, param: err.param, details: err.details, requestId }),
@@ -182,6 +198,8 @@ export function buildSurfaceApp(def: SurfaceDefinition, environment: Environment
     await next();
   });
   app.use('*', async (c, next) => (c.req.path.endsWith('/openapi.json') ? next() : authenticate(c, next)));
+  // Per-key rate limits (Surfaces A and C; B has its own table): src/api/middleware/key-rate-limit.ts.
+  app.use('*', async (c, next) => (c.get('caller') ? keyRateLimit(c, next) : next()));
   app.onError((err, c) => {
     const apiErr = toApiError(err);
     if (apiErr.status >= 500) c.get('core').log.error({ err, requestId: c.get('requestId') }, 'request failed');
@@ -189,11 +207,14 @@ export function buildSurfaceApp(def: SurfaceDefinition, environment: Environment
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   def.register(app, environment);
-  app.doc31('/openapi.json', {
+  // Served with the responses every operation can give (src/api/openapi-common.ts).
+  const documentConfig = {
     openapi: '3.1.0',
     info: { title: def.title, version: def.version, description: def.description },
     servers: [{ url: baseOf(def, environment) }],
     security: [{ bearer: [] }],
-  });
+  };
+  let document: unknown;
+  app.get('/openapi.json', (c) => c.json((document ??= addCommonResponses(app.getOpenAPI31Document(documentConfig)))));
   return app;
 }

@@ -7,12 +7,13 @@
  */
 import type { Environment } from '../db/schema';
 import { surfaceA } from './surface-a';
+import { surfaceB } from './surface-b';
 import { surfaceC } from './surface-c';
 import { baseOf, type SurfaceDefinition } from './surface';
 import type { Surface } from './types';
 
 /** Every surface, in mounting order. Surface A comes first: it is the default for unknown paths. */
-export const SURFACES: readonly SurfaceDefinition[] = [surfaceA, surfaceC];
+export const SURFACES: readonly SurfaceDefinition[] = [surfaceA, surfaceB, surfaceC];
 
 /** One surface in one environment, at its base address. */
 export interface SurfaceMount {

@@ -1,7 +1,7 @@
 /**
  * Scoped API keys (spec "Authentication" 3-5, Surface A `POST /api-keys`). The owner creates more
  * keys for the business in the caller's environment (a business gets a submitter and an approver).
- * Policies are validated, stored and returned; their enforcement is a later issue.
+ * Policies are validated, stored and returned here, and enforced by src/core/policies (docs/getting-paid.md).
  */
 import { issueKey } from './businesses';
 import { knownChannel } from './catalog';

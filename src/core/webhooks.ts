@@ -14,8 +14,18 @@ import {
 import type { Environment } from '../db/schema';
 import { isSurfaceCEventPattern, SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARDS, surfaceCEnvelope, surfaceCEventType } from '../domain/surface-c';
 import type { Caller, Core } from './context';
+import { checkWebhookDestination, guardedPost, RefusedDestinationError } from './net-guard';
 import { recordWebhookAttempt } from './metrics/registry';
-import { SURFACE_A_SIGNATURE_HEADER, signSurfaceA } from './webhook-signature';
+import { SURFACE_A_SIGNATURE_HEADER, SURFACE_B_SIGNATURE_HEADER, signSurfaceA, signSurfaceB } from './webhook-signature';
+import {
+  isSurfaceBEventPattern,
+  MIN_SURFACE_B_SECRET_LENGTH,
+  SURFACE_B_EVENT_TYPES,
+  SURFACE_B_EVENT_WILDCARDS,
+  surfaceBEnvelope,
+  surfaceBEventType,
+  surfaceBRetrySchedule,
+} from './webhooks-surface-b';
 import { enqueueWorkflowStart, flushWorkflowStart } from './workflow-starts';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE } from '../../workflows/webhook-delivery.contract';
 
@@ -26,8 +36,9 @@ import { WEBHOOK_DELIVERY_WORKFLOW_TYPE } from '../../workflows/webhook-delivery
  *
  * Choices where the spec is silent:
  * - URL: https only; http to a loopback host (localhost, 127.0.0.0/8, [::1]) is accepted in the
- *   sandbox for local receivers, refused on live. At most 2,048 characters. Private (non-loopback)
- *   addresses over https are not blocked.
+ *   sandbox for local receivers, refused on live. At most 2,048 characters. The host must be public
+ *   (src/core/net-guard.ts: no private, link-local, metadata, ... address; loopback in the sandbox
+ *   only), checked at registration and again at every delivery (docs/security.md).
  * - Events: known Surface A types (plus `payout.canceled`) or a family wildcard / `*`; an unknown
  *   name is 400 `events.<i>` rather than silently never matching. Duplicates are dropped. Surface C
  *   endpoints (surface 'C') subscribe to Surface C names and receive its envelope, signed the same
@@ -109,8 +120,13 @@ export function validateWebhookUrl(url: string, environment: Environment): strin
 export function validateEventPatterns(events: readonly string[], surface: WebhookSurface = 'A'): string[] {
   if (events.length === 0) throw validationError('events', 'events must list at least one event type');
   if (events.length > MAX_WEBHOOK_EVENTS) throw validationError('events', `events may list at most ${MAX_WEBHOOK_EVENTS} entries`);
-  const valid = surface === 'C' ? isSurfaceCEventPattern : isValidEventPattern;
-  const types = surface === 'C' ? [...SURFACE_C_EVENT_TYPES, ...SURFACE_C_EVENT_WILDCARDS] : SURFACE_A_EVENT_TYPES;
+  const valid = surface === 'C' ? isSurfaceCEventPattern : surface === 'B' ? isSurfaceBEventPattern : isValidEventPattern;
+  const types =
+    surface === 'C'
+      ? [...SURFACE_C_EVENT_TYPES, ...SURFACE_C_EVENT_WILDCARDS]
+      : surface === 'B'
+        ? [...SURFACE_B_EVENT_TYPES, ...SURFACE_B_EVENT_WILDCARDS]
+        : SURFACE_A_EVENT_TYPES;
   events.forEach((e, i) => {
     if (!valid(e)) {
       throw validationError(
@@ -123,7 +139,7 @@ export function validateEventPatterns(events: readonly string[], surface: Webhoo
 }
 
 /** Surfaces whose endpoints this module registers: A (Surface A types) and C (Surface C types, domain/surface-c.ts). */
-export type WebhookSurface = 'A' | 'C';
+export type WebhookSurface = 'A' | 'B' | 'C';
 
 /** A timestamptz column as a Date (the table types declare `created_at` as a generated column type). */
 const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
@@ -140,12 +156,22 @@ function toEndpoint(row: { id: string; url: string; events: string[]; created_at
 export async function createWebhookEndpoint(
   core: Core,
   caller: Caller,
-  input: { url: string; events: string[] },
+  input: { url: string; events: string[]; secret?: string },
   surface: WebhookSurface = 'A',
 ): Promise<CreatedWebhookEndpoint> {
   const url = validateWebhookUrl(input.url, caller.environment);
   const events = validateEventPatterns(input.events, surface);
-  const secret = `whsec_${randomToken(24)}`;
+  // Surface B: the caller chooses the secret (spec "Registration and delivery").
+  if (input.secret !== undefined && (input.secret.length < MIN_SURFACE_B_SECRET_LENGTH || input.secret.length > 256)) {
+    throw validationError('secret', `secret must be ${MIN_SURFACE_B_SECRET_LENGTH} to 256 characters`);
+  }
+  try {
+    await checkWebhookDestination(url, caller.environment);
+  } catch (err) {
+    if (err instanceof RefusedDestinationError) throw validationError('url', `url is refused: ${err.reason}; webhooks are delivered to public addresses only`);
+    throw err;
+  }
+  const secret = input.secret ?? `whsec_${randomToken(24)}`;
   const row = await core.db
     .insertInto('webhook_endpoints')
     .values({
@@ -221,8 +247,9 @@ export function webhookRetrySchedule(core: Core): WebhookRetrySchedule {
  * receives payout events renamed (payout.submitted -> payout.created, succeeded -> completed,
  * failed/refunded -> failed, notification_sent; src/domain/surface-c.ts).
  */
-export function surfaceEventName(surface: string, type: string): string | null {
+export function surfaceEventName(surface: string, type: string, data?: Record<string, unknown>): string | null {
   if (surface === 'A') return surfaceAEventType(type);
+  if (surface === 'B') return surfaceBEventType(type, data);
   if (surface === 'C') return surfaceCEventType(type);
   return null;
 }
@@ -247,7 +274,7 @@ export async function dispatchWebhookEvents(core: Core): Promise<number> {
   const handled = await core.db.transaction().execute(async (tx) => {
     const events = await tx
       .selectFrom('events')
-      .select(['id', 'business_id', 'environment', 'type'])
+      .select(['id', 'business_id', 'environment', 'type', 'data'])
       .where('dispatched_at', 'is', null)
       .orderBy('created_at')
       .orderBy('id')
@@ -266,12 +293,16 @@ export async function dispatchWebhookEvents(core: Core): Promise<number> {
       .execute();
 
     const deliveries: { id: string; business_id: string; environment: Environment; event_id: string; endpoint_id: string }[] = [];
+    // Surface B deliveries follow its fixed schedule (src/core/webhooks-surface-b.ts).
+    const surfaceBDeliveries = new Set<string>();
     for (const e of events) {
       for (const ep of endpoints) {
         if (ep.business_id !== e.business_id || ep.environment !== e.environment) continue;
-        const name = surfaceEventName(ep.surface, e.type);
+        const name = surfaceEventName(ep.surface, e.type, e.data);
         if (name === null || !endpointWantsEvent(ep.events, name)) continue;
-        deliveries.push({ id: newId('whd'), business_id: e.business_id, environment: e.environment, event_id: e.id, endpoint_id: ep.id });
+        const id = newId('whd');
+        if (ep.surface === 'B') surfaceBDeliveries.add(id);
+        deliveries.push({ id, business_id: e.business_id, environment: e.environment, event_id: e.id, endpoint_id: ep.id });
       }
     }
 
@@ -288,7 +319,7 @@ export async function dispatchWebhookEvents(core: Core): Promise<number> {
         await enqueueWorkflowStart(tx, {
           workflowId: d.id,
           workflowType: WEBHOOK_DELIVERY_WORKFLOW,
-          args: [{ deliveryId: d.id, schedule }],
+          args: [{ deliveryId: d.id, schedule: surfaceBDeliveries.has(d.id) ? surfaceBRetrySchedule() : schedule }],
           searchAttributes: { BusinessId: d.business_id, Environment: d.environment },
         });
         started.push(d.id);
@@ -345,12 +376,12 @@ export type WebhookAttemptOutcome =
   | { result: 'already_completed'; status: 'succeeded' | 'failed' }
   | { result: 'endpoint_deleted' }
   | { result: 'not_found' }
-  | { result: 'failed'; statusCode: number | null; error: string };
+  | { result: 'failed'; statusCode: number | null; error: string; surface: string };
 
 function describeFetchError(err: unknown): string {
   const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError') return `no answer within ${WEBHOOK_HTTP_TIMEOUT_MS / 1000} s`;
-  const cause = e?.cause?.code ?? e?.cause?.message;
+  const cause = e?.cause?.code ?? e?.cause?.message ?? (err as { code?: string })?.code;
   return cause ? `${e.message ?? 'request failed'} (${cause})` : (e?.message ?? String(err));
 }
 
@@ -379,6 +410,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
       'w.surface',
       'w.secret',
       'w.deleted_at',
+      'w.environment as endpoint_environment',
     ])
     .where('d.id', '=', deliveryId)
     .executeTakeFirst();
@@ -393,31 +425,38 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
   const event = { id: row.event_id, type: row.type, created_at: asDate(row.event_created_at), data: row.data };
   // Surface C: its own envelope and names, signed like Surface A (docs/surface-c.md "Webhooks").
   const rawBody = JSON.stringify(
-    row.surface === 'C' ? surfaceCEnvelope(event) : surfaceAEnvelope({ ...event, type: surfaceAEventType(row.type) ?? row.type }),
+    row.surface === 'C'
+      ? surfaceCEnvelope(event)
+      : row.surface === 'B'
+        ? surfaceBEnvelope(event)
+        : surfaceAEnvelope({ ...event, type: surfaceAEventType(row.type) ?? row.type }),
   );
+  // Surface B signs `sha256=<hex HMAC of the raw body>` in X-Service-Signature (no timestamp).
+  const signature: Record<string, string> =
+    row.surface === 'B'
+      ? { [SURFACE_B_SIGNATURE_HEADER]: signSurfaceB(row.secret, rawBody) }
+      : { [SURFACE_A_SIGNATURE_HEADER]: signSurfaceA(row.secret, rawBody, Math.floor(core.now().getTime() / 1000)) };
   const headers = {
     'Content-Type': 'application/json',
     'User-Agent': WEBHOOK_USER_AGENT,
     'Service-Event-Id': row.event_id,
-    [SURFACE_A_SIGNATURE_HEADER]: signSurfaceA(row.secret, rawBody, Math.floor(core.now().getTime() / 1000)),
+    ...signature,
   };
 
   let statusCode: number | null = null;
   let error: string | null = null;
   const started = performance.now();
   try {
-    const res = await fetch(row.url, {
-      method: 'POST',
+    // Public addresses only, checked again now (a DNS answer can change); redirects not followed.
+    statusCode = await guardedPost(row.url, {
+      environment: row.endpoint_environment,
       headers,
       body: rawBody,
-      redirect: 'manual',
-      signal: AbortSignal.timeout(WEBHOOK_HTTP_TIMEOUT_MS),
+      timeoutMs: WEBHOOK_HTTP_TIMEOUT_MS,
     });
-    statusCode = res.status;
-    await res.body?.cancel().catch(() => {});
     if (statusCode < 200 || statusCode > 299) error = `endpoint answered HTTP ${statusCode}`;
   } catch (err) {
-    error = `endpoint unreachable: ${describeFetchError(err)}`;
+    error = err instanceof RefusedDestinationError ? `endpoint address refused: ${err.reason}` : `endpoint unreachable: ${describeFetchError(err)}`;
   }
   const durationMs = Math.round(performance.now() - started);
   const ok = error === null;
@@ -442,7 +481,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
       .execute();
   });
   recordWebhookAttempt(ok ? 'succeeded' : statusCode === null ? 'unreachable' : 'http_error');
-  return ok ? { result: 'succeeded', statusCode: statusCode as number } : { result: 'failed', statusCode, error: error as string };
+  return ok ? { result: 'succeeded', statusCode: statusCode as number } : { result: 'failed', statusCode, error: error as string, surface: row.surface };
 }
 
 /**

@@ -7,6 +7,7 @@ import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { migrationProvider } from './migrations';
+import { acquirePgliteLock } from './pglite-lock';
 import type { Database, Db } from './schema';
 
 /** Where the database lives: a PostgreSQL URL, a PGlite data directory, or PGlite in memory. */
@@ -16,7 +17,9 @@ const INT8 = 20;
 
 /**
  * Opens Kysely on PostgreSQL (pg Pool) or PGlite. int8 columns come back as `bigint` on both, so
- * money never passes through a JS number.
+ * money never passes through a JS number. A PGlite data directory is opened by one process only
+ * (src/db/pglite-lock.ts): throws `PgliteLockedError` while another live process holds it; the lock
+ * is released by `destroy()` or when the process exits.
  */
 export async function openDb(target: DbTarget, opts: { poolSize?: number } = {}): Promise<Db> {
   if ('url' in target) {
@@ -31,7 +34,10 @@ export async function openDb(target: DbTarget, opts: { poolSize?: number } = {})
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   let client: PGlite;
+  let release: (() => void) | undefined;
   if ('pgliteDir' in target) {
+    // One process per PGlite directory: throws PgliteLockedError while another process has it open.
+    release = acquirePgliteLock(target.pgliteDir);
     const dataDir = join(target.pgliteDir, 'pglite');
     await initPgliteDir(dataDir);
     client = new PGlite(dataDir, { parsers: { [INT8]: (v: string) => BigInt(v) } });
@@ -39,7 +45,15 @@ export async function openDb(target: DbTarget, opts: { poolSize?: number } = {})
     client = new PGlite({ parsers: { [INT8]: (v: string) => BigInt(v) } });
   }
   await client.waitReady;
-  return new Kysely<Database>({ dialect: new PGliteDialect(client) });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(client) });
+  if (release) {
+    const destroy = db.destroy.bind(db);
+    db.destroy = async () => {
+      await destroy();
+      release();
+    };
+  }
+  return db;
 }
 
 /**

@@ -1,17 +1,19 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { CatalogTables } from './tables/catalog';
+import type { ClaimFlowTables } from './tables/claim-flow';
 import type { DisbursementTables } from './tables/disbursements';
 import type { FundingTables } from './tables/funding';
 import type { NotificationTables } from './tables/notifications';
 import type { PayoutTables } from './tables/payouts';
 import type { PlatformTables } from './tables/platform';
+import type { RateLimitTables } from './tables/rate-limits';
 import type { WebhookTables } from './tables/webhooks';
 
 export type { Environment } from './tables/platform';
 
 /** Every table of the service, one interface per area under db/tables. */
 export interface Database extends PlatformTables, CatalogTables, PayoutTables, WebhookTables, DisbursementTables, FundingTables,
-  NotificationTables {}
+  NotificationTables, RateLimitTables, ClaimFlowTables {}
 
 /** The Kysely handle used everywhere (pg Pool or PGlite underneath). */
 export type Db = Kysely<Database>;

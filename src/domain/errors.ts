@@ -26,6 +26,7 @@ export type ErrorCode =
   | 'invalid_state'
   | 'stale_revision'
   | 'not_found'
+  | 'method_not_allowed'
   | 'payload_too_large'
   | 'rate_limited'
   | 'internal_error'
@@ -34,7 +35,8 @@ export type ErrorCode =
   | 'recipient_country_unsupported'
   | 'amount_below_minimum'
   | 'disbursement_already_claimed'
-  | 'external_id_taken';
+  | 'external_id_taken'
+  | 'virtual_account_not_found';
 
 /** An error with an HTTP status, a code, a human message and the offending parameter (or null). */
 export class ApiError extends Error {

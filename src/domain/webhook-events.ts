@@ -92,6 +92,8 @@ export interface WebhookRetrySchedule {
   windowMs: number;
   /** Limit of one attempt (startToClose); the HTTP call itself times out earlier (10 s). */
   attemptTimeoutMs: number;
+  /** At most this many attempts (Surface B: 5); unset = unlimited within the window (Surface A). */
+  maximumAttempts?: number;
 }
 
 /** Surface A's retry window: 24 hours (spec "Limits", Webhook retry window). */

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../config';
 import { createBusiness, verifyBusiness } from '../core/businesses';
 import { migrate, openDb } from '../db/connection';
+import { PgliteLockedError } from '../db/pglite-lock';
 import { join, resolve } from 'node:path';
 
 /**
@@ -10,7 +11,9 @@ import { join, resolve } from 'node:path';
  * `{"business_id": "...", "keys": {"sandbox": "sk_test_...", "live": "sk_live_..."}}`.
  * `npm run admin -- business verify <business_id> [--json]`: marks the business verified
  * (withdrawals and virtual accounts need it); prints `{"business_id": "...", "verified": true}`.
- * Uses DATABASE_URL, or the PGlite data of DATA_DIR when `npm run dev` is not running.
+ * Uses DATABASE_URL, or the PGlite data of DATA_DIR when `npm run dev` is not running: while it
+ * is, the directory is locked (src/db/pglite-lock.ts) and this refuses with exit code 3 and a
+ * message naming the process that holds it; it never opens the directory beside it.
  */
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -30,9 +33,16 @@ if (!verify && (positionals[0] !== 'business' || positionals[1] !== 'create' || 
   process.exit(2);
 }
 const config = loadConfig();
-const db = config.DATABASE_URL
-  ? await openDb({ url: config.DATABASE_URL }, { poolSize: 1 })
-  : await openDb({ pgliteDir: resolve(join(config.DATA_DIR)) });
+let db: Awaited<ReturnType<typeof openDb>>;
+try {
+  db = config.DATABASE_URL
+    ? await openDb({ url: config.DATABASE_URL }, { poolSize: 1 })
+    : await openDb({ pgliteDir: resolve(join(config.DATA_DIR)) });
+} catch (err) {
+  if (!(err instanceof PgliteLockedError)) throw err;
+  console.error(`npm run admin: ${err.message}`);
+  process.exit(3);
+}
 try {
   await migrate(db);
   if (verify) {

@@ -3,14 +3,14 @@ import { loadConfig } from '../config';
 import { createApp } from '../api/app';
 import { buildCore, closeCore } from './runtime';
 
-/** `npm run api`: the HTTP API process. Configured by DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PORT. */
+/** `npm run api`: the HTTP API process. Configured by DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PORT, HOST. */
 const config = loadConfig();
 if (!config.DATABASE_URL) {
   console.error('npm run api needs DATABASE_URL (PGlite is single-process; use `npm run dev` for the all-in-one mode)');
   process.exit(2);
 }
 const core = await buildCore(config);
-const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname: '0.0.0.0' }, (info) =>
+const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname: config.HOST }, (info) =>
   core.log.info({ port: info.port }, 'api listening'),
 );
 const shutdown = () => server.close(() => void closeCore(core).then(() => process.exit(0)));

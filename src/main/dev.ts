@@ -10,6 +10,7 @@ import { relayTasks } from '../core/relay-tasks';
 import { type DevServer, freePort, startDevServer } from '../temporal/dev-server';
 import { prepareWorkflowBundle } from '../temporal/bundle';
 import { createWorker, ensureSearchAttributes } from '../temporal/worker';
+import { acquirePgliteLock, PgliteLockedError } from '../db/pglite-lock';
 import { buildCore, closeCore } from './runtime';
 
 /**
@@ -23,6 +24,17 @@ const env = { ...process.env };
 Runtime.install({ logger: new DefaultLogger(env.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
 const dataDir = resolve(env.DATA_DIR ?? './.data');
 mkdirSync(dataDir, { recursive: true });
+// One process per PGlite directory (and its Temporal SQLite file): take the lock before anything
+// else touches DATA_DIR, so a second `npm run dev` (or `npm run admin`) refuses instead of opening it.
+if (!env.DATABASE_URL) {
+  try {
+    acquirePgliteLock(dataDir);
+  } catch (err) {
+    if (!(err instanceof PgliteLockedError)) throw err;
+    console.error(`npm run dev: ${err.message}`);
+    process.exit(3);
+  }
+}
 
 let devServer: DevServer | undefined;
 if (!env.TEMPORAL_ADDRESS) {

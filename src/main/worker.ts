@@ -19,11 +19,16 @@ import { buildCore, closeCore } from './runtime';
  */
 const config = loadConfig();
 // The SDK's Prometheus exporter listens on a free loopback port; /metrics on METRICS_PORT merges it.
-const sdkMetricsPort = await freePort();
-Runtime.install({
-  logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN'),
-  telemetryOptions: sdkPrometheusTelemetry(sdkMetricsPort),
-});
+// Should that port be taken in the meantime, the worker runs on without the SDK's metrics.
+const sdkLogger = new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN');
+let sdkMetricsPort: number | undefined = await freePort();
+try {
+  Runtime.install({ logger: sdkLogger, telemetryOptions: sdkPrometheusTelemetry(sdkMetricsPort) });
+} catch (err) {
+  console.error(`Temporal SDK metrics exporter not started (${(err as Error).message}); running without temporal_* metrics`);
+  sdkMetricsPort = undefined;
+  Runtime.install({ logger: sdkLogger });
+}
 if (!config.DATABASE_URL) {
   console.error('npm run worker needs DATABASE_URL (PGlite is single-process; use `npm run dev` for the all-in-one mode)');
   process.exit(2);
@@ -42,7 +47,7 @@ const metrics = await startMetricsServer({
   port: config.METRICS_PORT,
   db: core.db,
   token: config.METRICS_TOKEN,
-  appendFrom: `http://127.0.0.1:${sdkMetricsPort}/metrics`,
+  appendFrom: sdkMetricsPort ? `http://127.0.0.1:${sdkMetricsPort}/metrics` : undefined,
 }).catch((err: Error) => {
   core.log.error({ err, port: config.METRICS_PORT }, 'worker metrics server could not listen; running without GET /metrics');
   return undefined;

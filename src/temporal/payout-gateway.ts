@@ -4,7 +4,7 @@
  */
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Config } from '../config';
-import { cancelUpdate, type ClaimMethod, claimUpdate, PAYOUT_WORKFLOW_TYPE, type PayoutWorkflowInput } from '../../workflows/payout.contract';
+import { approveUpdate, rejectUpdate, cancelUpdate, type ClaimMethod, claimUpdate, PAYOUT_WORKFLOW_TYPE, type PayoutWorkflowInput } from '../../workflows/payout.contract';
 import { type RecordedStart, startIdempotently, type TemporalClient } from './client';
 import { taskQueueFor } from './task-queues';
 
@@ -43,4 +43,18 @@ export async function claimPayoutWorkflow(temporal: TemporalClient, payoutId: st
 /** Executes the `cancel` Update (pending or awaiting_claim payouts) and waits for it to be applied. */
 export async function cancelPayoutWorkflow(temporal: TemporalClient, payoutId: string): Promise<PayoutUpdateOutcome> {
   return update(() => temporal.workflow.getHandle(payoutId).executeUpdate(cancelUpdate));
+}
+
+/** Executes the `approve` Update (a payout waiting for approval) and waits for it to be applied. */
+export async function approvePayoutWorkflow(temporal: TemporalClient, payoutId: string, arg: { keyId: string }): Promise<PayoutUpdateOutcome> {
+  return update(() => temporal.workflow.getHandle(payoutId).executeUpdate(approveUpdate, { args: [arg] }));
+}
+
+/** Executes the `reject` Update (a payout waiting for approval) and waits for it to be applied. */
+export async function rejectPayoutWorkflow(
+  temporal: TemporalClient,
+  payoutId: string,
+  arg: { keyId: string; reason: string | null },
+): Promise<PayoutUpdateOutcome> {
+  return update(() => temporal.workflow.getHandle(payoutId).executeUpdate(rejectUpdate, { args: [arg] }));
 }

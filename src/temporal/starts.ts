@@ -7,6 +7,10 @@ import type { Config } from '../config';
 import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
 import { PAYOUT_WORKFLOW_TYPE } from '../../workflows/payout.contract';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE } from '../../workflows/webhook-delivery.contract';
+import { DEPOSIT_WORKFLOW_TYPE } from '../../workflows/deposit.contract';
+import { PAYMENT_REQUEST_WORKFLOW_TYPE } from '../../workflows/payment-request.contract';
+import { startDepositWorkflow } from './deposit-gateway';
+import { startPaymentRequestWorkflow } from './payment-request-gateway';
 import { type RecordedStart, startIdempotently, type TemporalClient } from './client';
 import { startDisbursementRun } from './disbursement-gateway';
 import { startPayoutWorkflow } from './payout-gateway';
@@ -19,6 +23,8 @@ const STARTERS: Record<string, StartFn> = {
   [PAYOUT_WORKFLOW_TYPE]: startPayoutWorkflow,
   [DISBURSEMENT_WORKFLOW_TYPE]: startDisbursementRun,
   [WEBHOOK_DELIVERY_WORKFLOW_TYPE]: startWebhookDelivery,
+  [DEPOSIT_WORKFLOW_TYPE]: startDepositWorkflow,
+  [PAYMENT_REQUEST_WORKFLOW_TYPE]: startPaymentRequestWorkflow,
 };
 
 /**

@@ -17,7 +17,7 @@ beforeAll(async () => {
   biz = await h.business();
   const k = await h.request<ApiKeyResponse>('POST', '/sandbox/v1/api-keys', { key: biz.sandbox, body: { name: 'Approver' } });
   expect(k.status).toBe(201);
-  approverKey = k.body.key;
+  approverKey = k.body.key!; // present in a first response (absent only in an idempotent replay)
 });
 afterAll(async () => h?.close());
 

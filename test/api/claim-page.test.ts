@@ -38,7 +38,11 @@ describe('public claim page /c/{token}', () => {
     expect(pageRes.status).toBe(200);
     expect(pageRes.text).toContain('12.00 USD');
     expect(pageRes.text).toContain('Gracias &lt;3'); // escaped
-    expect(pageRes.text).toContain('value="bank_transfer"');
+    expect(pageRes.text).not.toContain('value="bank_transfer"');
+    // Step 1 (Surface B `claimed`): start the claim; the page then lists the methods.
+    const start = await h.app.request(`${url.pathname}/start`, { method: 'POST' });
+    expect(start.status).toBe(303);
+    expect((await h.request('GET', url.pathname)).text).toContain('value="bank_transfer"');
 
     const claim = await h.app.request(url.pathname, {
       method: 'POST',

@@ -34,6 +34,11 @@ const PUBLIC_ROUTES: readonly string[] = [
   'GET /r/:token', // public receipt page: the unguessable token is the credential
   'GET /c/:token', // claim page of a claim-link payout: the token sent to the recipient is the credential
   'POST /c/:token', // the recipient's claim from that page
+  'POST /c/:token/start', // the recipient starts the claim flow on that page (Surface B `claimed`)
+  'GET /checkout/:token', // Surface B's sandbox card checkout: the token in the checkout URL is the credential
+  'POST /checkout/:token', // the payer completes or cancels it there
+  'GET /pay/:token', // public payment link page: the unguessable token is the credential
+  'GET /pay/:token/:requestToken', // public payment request page (same token, plus the request's)
   ...surfaceMounts().map((m) => `GET ${m.openapiPath}`), // the OpenAPI documents
 ];
 
@@ -58,6 +63,8 @@ const A_ID_SEGMENTS: Record<string, string> = {
   disbursements: 'disbursement',
   'virtual-accounts': 'virtual_account',
   deposits: 'deposit',
+  'payment-links': 'payment_link',
+  'payment-requests': 'payment_request',
 };
 
 const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
@@ -86,6 +93,14 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       for (const env of ['sandbox', 'live'] as const) {
         const base = env === 'live' ? '/v1' : '/sandbox/v1';
         const key = biz[env];
+        const link = await ok('POST', `${base}/payment-links`, key, { name: 'Matrix', methods: ['bank_transfer'] }, 201);
+        const request = await ok('POST', `${base}/payment-requests`, key, {
+          payment_link_id: link.id,
+          amount: '1.00',
+          currency: 'USD',
+          reference: 'M-1',
+          expires_at: new Date(Date.now() + 3600_000).toISOString(),
+        }, 201);
         const recipient = await ok('POST', `${base}/recipients`, key, { type: 'phone', phone: { number: '+525512345678' } }, 201);
         const webhook = await ok('POST', `${base}/webhooks`, key, { url: 'https://example.com/hooks', events: ['payout.*'] }, 201);
         const disbursement = await ok('POST', `${base}/disbursements`, key, {
@@ -106,6 +121,8 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
           virtual_account: sandboxAccount.id,
           // Deposits arrive only through the sandbox simulator: the sandbox one stands in for live.
           deposit: deposit.id,
+          payment_link: link.id,
+          payment_request: request.id,
         };
       }
       return out;
@@ -123,7 +140,40 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       'PATCH /disbursements/{id}/items/{item_id}': { json: { memo: 'x' } },
       'POST /disbursements/{id}/items/import': { csv: 'recipient,amount\n@someone,1.00\n' },
       'POST /sandbox/payouts/{id}/claim': { json: { method: 'bank_transfer' } },
+      'PATCH /payment-links/{id}': { json: { published: true } },
     },
+  },
+  B: {
+    async create(h, biz) {
+      const out = { live: {}, sandbox: {} } as Record<Environment, Record<string, string>>;
+      const ok = async (method: string, path: string, key: string, body: unknown, status: number) => {
+        const r = await h.request(method, path, { key, body });
+        expect(r.status, `${method} ${path}: ${r.text}`).toBe(status);
+        return r.body;
+      };
+      await ok('POST', '/sandbox/claim/v1/sandbox/fund', biz.sandbox, { amountUsd: '100.00' }, 200);
+      // No live banking partner: the sandbox funding account stands in on live (as for Surface A).
+      const account = await ok('POST', '/sandbox/claim/v1/funding/accounts', biz.sandbox, { currency: 'USD' }, 201);
+      const disbursement = await ok('POST', '/sandbox/claim/v1/disbursements', biz.sandbox, { recipientPhone: '+525512345678', amountUsd: '5.00' }, 201);
+      for (const env of ['sandbox', 'live'] as const) {
+        const base = env === 'live' ? '/claim/v1' : '/sandbox/claim/v1';
+        const phone = env === 'live' ? '+525511110001' : '+525511110002';
+        const recipient = await ok('POST', `${base}/recipients`, biz[env], { phone, externalId: `matrix-${env}` }, 201);
+        // No live claim-link rail: business 1's sandbox disbursement stands in on live (as for Surface A).
+        out[env] = { disbursement: disbursement.id, funding_account: account.id, recipient: recipient.id, recipient_phone: phone, recipient_external_id: `matrix-${env}` };
+      }
+      return out;
+    },
+    resourceOf(template, param) {
+      const segment = template.split('/')[1];
+      if (param === 'id' && segment === 'disbursements') return 'disbursement';
+      if (param === 'id' && segment === 'funding') return 'funding_account';
+      if (param === 'id' && segment === 'recipients') return 'recipient';
+      if (param === 'phone') return 'recipient_phone';
+      if (param === 'externalId') return 'recipient_external_id';
+      throw new Error(`security matrix: no fixture for {${param}} of Surface B ${template}; add it to SURFACE_FIXTURES.B`);
+    },
+    bodies: {},
   },
   C: {
     async create(h, biz) {
@@ -139,8 +189,9 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
         const base = env === 'live' ? '/guide/v1' : '/sandbox/guide/v1';
         const recipient = await ok('POST', `${base}/recipients`, biz[env], { phone_number: '+525512345678' }, 201);
         await ok('POST', `${base}/webhooks`, biz[env], { url: 'https://example.com/hooks', events: ['payout.*'] }, 201);
+        const link = await ok('POST', `${base}/payment-links`, biz[env], { name: 'Matrix', methods: ['bank_transfer'] }, 201);
         // No live claim-link rail: business 1's sandbox payout stands in on live (as for Surface A).
-        out[env] = { payout: payout.id, recipient: recipient.id };
+        out[env] = { payout: payout.id, recipient: recipient.id, payment_link: link.id };
       }
       return out;
     },
@@ -148,6 +199,7 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       const segment = template.split('/')[1];
       if (param === 'id' && segment === 'payouts') return 'payout';
       if (param === 'id' && segment === 'recipients') return 'recipient';
+      if (param === 'id' && segment === 'payment-links') return 'payment_link';
       throw new Error(`security matrix: no fixture for {${param}} of Surface C ${template}; add it to SURFACE_FIXTURES.C`);
     },
     bodies: {},

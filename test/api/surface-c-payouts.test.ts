@@ -147,7 +147,7 @@ describe('Surface C payouts: happy', () => {
     expect(a.body.notification).toBeNull();
   });
 
-  it('GET /payouts lists newest first with cursor paging', async () => {
+  it('GET /payouts lists newest first with cursor paging and filters by Surface C status', async () => {
     const b = await newBiz();
     const ids: string[] = [];
     for (const amount of ['1', '2', '3']) ids.push((await post({ email: 'x@example.com', amount, currency: 'USD' }, b.sandbox)).body.id);
@@ -158,6 +158,13 @@ describe('Surface C payouts: happy', () => {
     const p2 = await h.request('GET', `${C}/payouts?limit=2&cursor=${p1.body.next_cursor}`, { key: b.sandbox });
     expect(p2.body.data.map((p: any) => p.id)).toEqual([ids[0]]);
     expect(p2.body.next_cursor).toBeNull();
+    const pending = await h.request('GET', `${C}/payouts?status=pending`, { key: b.sandbox });
+    expect(pending.body.data.map((p: any) => p.id)).toEqual([ids[2], ids[1], ids[0]]);
+    const completed = await h.request('GET', `${C}/payouts?status=completed`, { key: b.sandbox });
+    expect(completed.body.data).toEqual([]);
+    const bad = await h.request('GET', `${C}/payouts?status=awaiting_claim`, { key: b.sandbox });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'validation_error', param: 'status' });
   });
 });
 

@@ -114,6 +114,9 @@ export async function createHarness(
       SANDBOX_ARRIVAL: 'PT0.05S',
       LOG_LEVEL: 'silent',
       PORT: '3999',
+      // Tests fire bursts with one key; test/api/rate-limit*.test.ts checks the real limits.
+      RATE_LIMIT_LIVE_PER_SECOND: '10000',
+      RATE_LIMIT_SANDBOX_PER_SECOND: '10000',
       ...opts.env,
     },
     opts.config,

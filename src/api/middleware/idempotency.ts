@@ -26,10 +26,15 @@ const MAX_KEY_LENGTH = 255;
  * core makes the re-run safe (payouts carry the key under a unique index).
  *
  * `keyFrom` reads the key from the body (Surface B's `idempotencyKey`) instead of the header.
+ *
+ * `secretFields` names top-level response fields that are shown once (a webhook `secret`, an API
+ * `key`): they are removed before the response is stored, so the table never holds them in
+ * clear, and a replay answers without them, saying so in `Secret-Omitted: <fields>` (issue #13
+ * "Secrets and keys are shown once").
  */
 export function idempotency(
   surface: Surface,
-  opts: { keyFrom?: (body: unknown) => string | undefined } = {},
+  opts: { keyFrom?: (body: unknown) => string | undefined; secretFields?: readonly string[] } = {},
 ): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const raw = await c.req.text();
@@ -130,19 +135,24 @@ export function idempotency(
       await next();
       const res = c.res;
       const status = res.status;
-      const body = await res.clone().text();
+      let body = await res.clone().text();
       // A 400 validation_error is not stored, in whatever code the surface renders it.
       const invalid = status === 400 && (c.get('errorCode') === 'validation_error' || body.includes('"validation_error"'));
       const keep = status < 500 && !invalid;
       if (keep) {
         const contentType = res.headers.get('Content-Type');
+        const storedHeaders: Record<string, string> = contentType ? { 'Content-Type': contentType } : {};
+        if (opts.secretFields?.length) {
+          body = omitSecrets(body, opts.secretFields);
+          storedHeaders['Secret-Omitted'] = opts.secretFields.join(', ');
+        }
         await core.db
           .updateTable('idempotency_keys')
           .set({
             state: 'done',
             response_status: status,
             response_body: body,
-            response_headers: JSON.stringify(contentType ? { 'Content-Type': contentType } : {}),
+            response_headers: JSON.stringify(storedHeaders),
           })
           .where('business_id', '=', scope.business_id)
           .where('environment', '=', scope.environment)
@@ -164,4 +174,17 @@ export function idempotency(
       }
     }
   };
+}
+
+/** A JSON response body without the named top-level fields (unparseable bodies are stored as `{}`). */
+function omitSecrets(body: string, fields: readonly string[]): string {
+  try {
+    const parsed: unknown = JSON.parse(body);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) return body;
+    const copy: Record<string, unknown> = { ...(parsed as Record<string, unknown>) };
+    for (const f of fields) delete copy[f];
+    return JSON.stringify(copy);
+  } catch {
+    return '{}';
+  }
 }

@@ -1,12 +1,16 @@
 /**
  * The public claim page of a claim-link payout (spec "What the service does": the recipient is
- * notified, claims the funds without installing an app, and chooses a payout method):
- * `GET /c/:token` shows the amount, the sender's message and the methods; `POST /c/:token` with the
- * form field `method` claims it (the payout workflow's `claim` Update: awaiting_claim -> claimed ->
- * delivering -> succeeded). No API key: the random token (the link sent to the phone or e-mail) is
+ * notified, claims the funds without installing an app, and chooses a payout method), in two steps:
+ * `GET /c/:token` shows the amount and the sender's message with a "Claim" button;
+ * `POST /c/:token/start` starts the claim flow (core startClaim: Surface B status `claimed`, event
+ * `disbursement.claimed`; refused once the sender is cancelling); the page then lists the methods,
+ * and `POST /c/:token` with the form field `method` claims it (starting the flow first if needed;
+ * the payout workflow's `claim` Update: awaiting_claim -> claimed -> delivering -> succeeded). A GET
+ * never changes anything (messaging apps fetch links for previews). No API key: the random token (the link sent to the phone or e-mail) is
  * the credential. Identity and AML checks at claim time are the rail's job; the sandbox has none.
  */
 import type { Hono } from 'hono';
+import { startClaim } from '../../core/claim-flow';
 import { CLAIM_METHODS, claimPayout, renderPayout } from '../../core/payouts';
 import { ApiError } from '../../domain/errors';
 import type { AppEnv } from '../types';
@@ -58,6 +62,19 @@ export function registerClaimPage(app: Hono<AppEnv>): void {
     }
     const message = row.message ? `<blockquote>${esc(row.message)}</blockquote>` : '';
     const expires = row.claim_expires_at ? `<p>Claim before ${esc(row.claim_expires_at.toISOString().slice(0, 10))}.</p>` : '';
+    const token = esc(encodeURIComponent(c.req.param('token')));
+    if (!row.claim_started_at) {
+      const cancelling = row.cancel_requested_at ? '<p>The sender is cancelling this payment.</p>' : '';
+      return c.html(
+        page(
+          'You have money to claim',
+          `<h1>You have money to claim</h1><p class="amount">${amount}</p>${message}${expires}${cancelling}
+<form method="post" action="/c/${token}/start"><button type="submit" id="start">Claim this payment</button></form>`,
+          sandbox,
+        ),
+        200,
+      );
+    }
     const buttons = CLAIM_METHODS.map(
       (m) => `<button name="method" value="${m}" type="submit">${esc(METHOD_TEXT[m] ?? m)}</button>`,
     ).join('');
@@ -65,11 +82,18 @@ export function registerClaimPage(app: Hono<AppEnv>): void {
       page(
         'You have money to claim',
         `<h1>You have money to claim</h1><p class="amount">${amount}</p>${message}${expires}
-<form method="post"><p>Choose how to receive it:</p>${buttons}</form>`,
+<form method="post" action="/c/${token}"><p>Choose how to receive it:</p>${buttons}</form>`,
         sandbox,
       ),
       200,
     );
+  });
+
+  app.post('/c/:token/start', async (c) => {
+    const token = c.req.param('token');
+    const row = await startClaim(c.get('core'), token);
+    if (!row) return c.html(NOT_FOUND, 404);
+    return c.redirect(`/c/${encodeURIComponent(token)}`, 303);
   });
 
   app.post('/c/:token', async (c) => {
@@ -83,6 +107,8 @@ export function registerClaimPage(app: Hono<AppEnv>): void {
       return c.html(page('Choose a method', '<h1>Choose a payout method</h1><p>Go back and pick one of the options.</p>', row.environment === 'sandbox'), 400);
     }
     const caller = { businessId: row.business_id, environment: row.environment, keyId: 'claim_page', role: 'member' as const, policy: null };
+    const started = row.claim_started_at ? row : await startClaim(core, token);
+    if (!started?.claim_started_at) return c.redirect(`/c/${encodeURIComponent(token)}`, 303);
     try {
       await claimPayout(core, caller, row.id, method);
     } catch (err) {

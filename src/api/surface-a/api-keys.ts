@@ -4,8 +4,9 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { createApiKey } from '../../core/api-keys';
+import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
-import { AUTH_ERRORS, AmountSchema, DateTimeSchema, errorResponses, jsonContent } from './schemas';
+import { AUTH_ERRORS, AmountSchema, DateTimeSchema, errorResponses, idempotencyHeaders, jsonContent } from './schemas';
 
 const PolicySchema = z
   .object({
@@ -29,7 +30,12 @@ const ApiKeySchema = z
     id: z.string().openapi({ example: 'key_01k0000000000000000000000' }),
     object: z.literal('api_key'),
     name: z.string(),
-    key: z.string().openapi({ description: 'The secret key. Returned once, in this response only.', example: 'sk_test_…' }),
+    key: z.string().optional().openapi({
+      description:
+        'The secret key. Returned once, in the first response only: an idempotent replay (Idempotent-Replayed: true) ' +
+        'answers without it and says so in the header Secret-Omitted: key.',
+      example: 'sk_test_…',
+    }),
     prefix: z.string().openapi({ description: 'Display prefix of the key', example: 'sk_test_Ab12' }),
     role: z.literal('member'),
     policy: PolicySchema.nullable(),
@@ -44,14 +50,20 @@ const createApiKeyRoute = createRoute({
   summary: 'Create an API key (owner only)',
   description:
     'Issues a member key of the same business and environment. A member key can do everything except create keys; ' +
-    'on batches, the key that submits a disbursement can never approve it, so a second key is the approver.',
-  request: { body: { required: true, content: jsonContent(ApiKeyCreateSchema) } },
+    'on batches, the key that submits a disbursement can never approve it, so a second key is the approver. ' +
+    'Send an Idempotency-Key: a retry then never mints a second key (the replay answers without the key).',
+  middleware: [idempotency('A', { secretFields: ['key'] })] as const,
+  request: {
+    headers: idempotencyHeaders('Makes a retried request safe: a retry never mints a second key'),
+    body: { required: true, content: jsonContent(ApiKeyCreateSchema) },
+  },
   responses: {
     201: { description: 'The key, with its secret (shown this once)', content: jsonContent(ApiKeySchema) },
     ...errorResponses({
       400: 'validation_error (param name, policy.<field>, policy.channels.<i>)',
       ...AUTH_ERRORS,
       403: 'permission_denied: only the owner key creates keys',
+      409: 'idempotency_conflict or idempotency_in_flight',
     }),
   },
 });

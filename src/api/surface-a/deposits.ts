@@ -4,19 +4,17 @@
  * `POST /sandbox/deposits` that simulates a bank transfer arriving in a virtual account.
  * A thin adapter over src/core/funding/deposits.ts.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
+import type { SurfaceRouter } from '../surface';
 import { getDeposit, listDeposits, receiveDeposit } from '../../core/funding/deposits';
 import { DEPOSIT_CURRENCIES, DEPOSIT_MATCH_RESULTS, DEPOSIT_SOURCES, DEPOSIT_STATUSES } from '../../domain/funding';
 import { randomToken } from '../../domain/ids';
 import { idempotency } from '../middleware/idempotency';
 import { pageQuery } from '../pagination';
-import type { AppEnv } from '../types';
+import { ErrorSchema, jsonContent } from './schemas';
 import { sandboxOnly } from './sandbox';
 
-const ErrorBody = z.object({
-  error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable(), request_id: z.string() }),
-});
-const error = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBody } } });
+const error = (description: string) => ({ description, content: jsonContent(ErrorSchema) });
 const Amount = z.string().openapi({ description: 'Decimal string', example: '100.00' });
 const DateTime = z.string().openapi({ format: 'date-time' });
 
@@ -121,7 +119,7 @@ const sandboxRouteDef = createRoute({
 });
 
 /** Registers GET /deposits, GET /deposits/{id} and POST /sandbox/deposits. */
-export function registerDepositRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerDepositRoutes(app: SurfaceRouter): void {
   app.openapi(listRouteDef, async (c) => {
     const q = c.req.valid('query');
     const page = await listDeposits(c.get('core'), c.get('caller'), {

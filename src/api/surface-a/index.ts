@@ -17,6 +17,10 @@ import { registerSandboxRoutes } from './sandbox';
 import { registerWebhookRoutes } from './webhooks';
 import { registerVirtualAccountRoutes } from './virtual-accounts';
 import { registerDepositRoutes } from './deposits';
+import { registerPaymentLinkRoutes } from './payment-links';
+import { registerPaymentRequestRoutes } from './payment-requests';
+import { registerWithdrawalRoutes } from './withdrawals';
+import { registerPayoutApprovalRoutes } from './payout-approvals';
 
 /** Every Surface A resource router, one module per resource (spec "Endpoints", Surface A). */
 export function registerSurfaceARoutes(app: SurfaceRouter): void {
@@ -31,6 +35,10 @@ export function registerSurfaceARoutes(app: SurfaceRouter): void {
   registerApiKeyRoutes(app);
   registerVirtualAccountRoutes(app);
   registerDepositRoutes(app);
+  registerPaymentLinkRoutes(app);
+  registerPaymentRequestRoutes(app);
+  registerWithdrawalRoutes(app);
+  registerPayoutApprovalRoutes(app);
 }
 
 /** Surface A's definition for the surface registry. */

@@ -2,16 +2,14 @@
  * Surface A virtual accounts (spec "VirtualAccount"; "Endpoints": POST/GET /virtual-accounts;
  * extension GET /virtual-accounts/{id}). A thin adapter over src/core/funding/virtual-accounts.ts.
  */
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, z } from '@hono/zod-openapi';
+import type { SurfaceRouter } from '../surface';
 import { createVirtualAccount, getVirtualAccount, listVirtualAccounts } from '../../core/funding/virtual-accounts';
 import { VIRTUAL_ACCOUNT_CURRENCIES } from '../../domain/funding';
 import { pageQuery } from '../pagination';
-import type { AppEnv } from '../types';
+import { ErrorSchema, jsonContent } from './schemas';
 
-const ErrorBody = z.object({
-  error: z.object({ code: z.string(), message: z.string(), param: z.string().nullable(), request_id: z.string() }),
-});
-const error = (description: string) => ({ description, content: { 'application/json': { schema: ErrorBody } } });
+const error = (description: string) => ({ description, content: jsonContent(ErrorSchema) });
 
 /** Spec "VirtualAccount" (details masked), plus object, label, created_at. */
 export const VirtualAccountSchema = z
@@ -93,7 +91,7 @@ const getRouteDef = createRoute({
 });
 
 /** Registers POST/GET /virtual-accounts and GET /virtual-accounts/{id}. */
-export function registerVirtualAccountRoutes(app: OpenAPIHono<AppEnv>): void {
+export function registerVirtualAccountRoutes(app: SurfaceRouter): void {
   app.openapi(createRouteDef, async (c) => {
     const b = c.req.valid('json');
     return c.json(await createVirtualAccount(c.get('core'), c.get('caller'), { currency: b.currency, label: b.label }), 201);

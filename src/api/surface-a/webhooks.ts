@@ -23,8 +23,10 @@ const WebhookEndpoint = z
   .openapi('WebhookEndpoint');
 
 const CreatedWebhookEndpoint = WebhookEndpoint.extend({
-  secret: z.string().openapi({
-    description: 'Signing secret (whsec_…) of the Service-Signature header. Returned once, here only.',
+  secret: z.string().optional().openapi({
+    description:
+      'Signing secret (whsec_…) of the Service-Signature header. Returned once, in the first response only: an idempotent ' +
+      'replay (Idempotent-Replayed: true) answers without it and says so in the header Secret-Omitted: secret.',
     example: 'whsec_4mYk0tqg2m2Yw1ZzZtq3VJ8cWJ3n8j2x',
   }),
 }).openapi('CreatedWebhookEndpoint');
@@ -35,7 +37,7 @@ const CreateWebhookBody = z
   .object({
     url: z.url().max(MAX_WEBHOOK_URL_LENGTH).openapi({
       format: 'uri',
-      description: 'HTTPS address receiving the events. In the sandbox, http to localhost, 127.0.0.0/8 or [::1] is also accepted.',
+      description: 'HTTPS address receiving the events; its host must resolve to public addresses only (no private, loopback, link-local, CGNAT, unique-local or metadata host; checked again at every delivery; redirects are not followed). In the sandbox, loopback receivers are allowed, also over http (localhost, 127.0.0.0/8, [::1]).',
       example: 'https://example.com/hooks/payouts',
     }),
     events: z.array(z.string()).min(1).openapi({ description: EVENTS_DESCRIPTION, example: ['payout.*', 'disbursement.completed'] }),
@@ -51,7 +53,7 @@ const createWebhookRoute = createRoute({
     'Deliveries are POSTed as {id, type, created_at, data: {object}} and signed: header Service-Signature = ' +
     't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret>. Reject timestamps older than 5 minutes. ' +
     'A non-2xx answer is retried with exponential backoff for 24 hours.',
-  middleware: [idempotency('A')] as const,
+  middleware: [idempotency('A', { secretFields: ['secret'] })] as const,
   request: {
     headers: idempotencyHeaders('Makes a retried request safe'),
     body: { required: true, content: jsonContent(CreateWebhookBody) },

@@ -7,6 +7,7 @@
  */
 import { defineSurface, type SurfaceRouter } from '../surface';
 import { surfaceCErrors } from './errors';
+import { registerPaymentLinkRoutes } from './payment-links';
 import { registerPayoutRoutes } from './payouts';
 import { registerRecipientRoutes } from './recipients';
 import { registerSandboxRoutes } from './sandbox';
@@ -16,6 +17,7 @@ import { registerWebhookRoutes } from './webhooks';
 export function registerSurfaceCRoutes(app: SurfaceRouter): void {
   registerRecipientRoutes(app);
   registerPayoutRoutes(app);
+  registerPaymentLinkRoutes(app);
   registerWebhookRoutes(app);
   registerSandboxRoutes(app);
 }

@@ -31,7 +31,7 @@ import {
 } from '../../core/notifications';
 import { getPayout, listPayouts, type PayoutRequest, renderPayout, type WirePayout } from '../../core/payouts';
 import { ApiError, validationError } from '../../domain/errors';
-import { SURFACE_C_PAYOUT_STATUSES, surfaceCPayoutStatus } from '../../domain/surface-c';
+import { coreStatusesOf, SURFACE_C_PAYOUT_STATUSES, surfaceCPayoutStatus } from '../../domain/surface-c';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import type { AppEnv } from '../types';
@@ -281,11 +281,13 @@ const listPayoutsRoute = createRoute({
   path: '/payouts',
   tags: ['Payouts'],
   summary: 'List payouts',
-  description: 'Newest first; cursor paging (limit 1..200, default 50; next_cursor).',
-  request: { query: z.object(pageQuery) },
+  description: 'Newest first; cursor paging (limit 1..200, default 50; next_cursor); optional status filter.',
+  request: {
+    query: z.object({ status: z.enum(SURFACE_C_PAYOUT_STATUSES).optional().openapi({ description: 'Only payouts in this Surface C status' }), ...pageQuery }),
+  },
   responses: {
     200: { description: 'List envelope', content: jsonContent(listEnvelope(PayoutSchema).openapi('PayoutList')) },
-    ...errorResponses({ 400: 'validation_error (limit, cursor)', ...AUTH_ERRORS }),
+    ...errorResponses({ 400: 'validation_error (status, limit, cursor)', ...AUTH_ERRORS }),
   },
 });
 
@@ -316,7 +318,8 @@ export function registerPayoutRoutes(app: SurfaceRouter): void {
   app.openapi(listPayoutsRoute, async (c) => {
     const core = c.get('core');
     const q = c.req.valid('query');
-    const page = await listPayouts(core, c.get('caller'), { limit: q.limit, cursor: q.cursor });
+    const statuses = q.status ? coreStatusesOf(q.status) : undefined;
+    const page = await listPayouts(core, c.get('caller'), { statuses, limit: q.limit, cursor: q.cursor });
     const notes = await notificationsByPayout(core.db, page.data.map((p) => p.id));
     return c.json({ data: page.data.map((p) => renderSurfaceCPayout(p, notes.get(p.id) ?? null)), next_cursor: page.next_cursor }, 200);
   });

@@ -27,14 +27,18 @@ const WebhookEndpoint = z
   .openapi('WebhookEndpoint');
 
 const CreatedWebhookEndpoint = WebhookEndpoint.extend({
-  secret: z.string().openapi({ description: 'Signing secret (whsec_…) of the Service-Signature header. Returned once, here only.' }),
+  secret: z.string().optional().openapi({
+    description:
+      'Signing secret (whsec_…) of the Service-Signature header. Returned once, in the first response only: an idempotent ' +
+      'replay (Idempotent-Replayed: true) answers without it and says so in the header Secret-Omitted: secret.',
+  }),
 }).openapi('CreatedWebhookEndpoint');
 
 const CreateWebhookBody = z
   .object({
     url: z.url().max(MAX_WEBHOOK_URL_LENGTH).openapi({
       format: 'uri',
-      description: 'HTTPS address receiving the events. In the sandbox, http to localhost, 127.0.0.0/8 or [::1] is also accepted.',
+      description: 'HTTPS address receiving the events; its host must resolve to public addresses only (checked again at every delivery; redirects are not followed). In the sandbox, loopback receivers are allowed, also over http (localhost, 127.0.0.0/8, [::1]).',
     }),
     events: z.array(z.string()).min(1).openapi({ description: EVENTS_DESCRIPTION, example: ['payout.*'] }),
   })
@@ -49,7 +53,7 @@ const createWebhookRoute = createRoute({
     'Deliveries are POSTed as {id, type, created_at, data: {object: {id, object, status}}} and signed like Surface A: header Service-Signature = ' +
     't=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>" keyed with the secret> (Stripe\'s layout). Reject timestamps older than 5 minutes; ' +
     'deduplicate by the envelope id (Service-Event-Id). A non-2xx answer is retried with exponential backoff for 24 hours.',
-  middleware: [idempotency('C')] as const,
+  middleware: [idempotency('C', { secretFields: ['secret'] })] as const,
   request: { headers: idempotencyHeaders(IDEMPOTENCY_DESCRIPTION), body: { required: true, content: jsonContent(CreateWebhookBody) } },
   responses: {
     201: { description: 'The endpoint, with its secret (shown this once)', content: jsonContent(CreatedWebhookEndpoint) },

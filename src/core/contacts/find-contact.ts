@@ -1,5 +1,5 @@
 /**
- * Reads contact recipients, always scoped to the caller's business and environment (DESIGN rule 7:
+ * Reads contact recipients, always scoped to the caller's business and environment (docs/architecture.md "Money rules", rule 7:
  * another tenant's recipient is a 404). Spec: Surface B `GET /recipients/:id`,
  * `/recipients/by-phone/:phone`, `/recipients/by-external-id/:externalId`; Surface C
  * `GET /recipients/{id}`.

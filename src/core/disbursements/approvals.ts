@@ -20,7 +20,8 @@ export const itemsNeedReview = (count: number) =>
 /**
  * `POST /disbursements/{id}/submit-for-approval`: records the submitting key (it may never approve)
  * and moves ready -> awaiting_approval, emitting disbursement.awaiting_approval in the same
- * transaction; with a business that requires no approvals, straight to approved (no event).
+ * transaction; with a business that requires no approvals, straight to approved (the event is
+ * still emitted: every submit-for-approval emits it, its payload then shows status approved).
  * 409 items_need_review (needs_review), 409 invalid_state (no items, or any other status); 404.
  */
 export async function submitForApproval(core: Core, caller: Caller, id: string): Promise<WireDisbursement> {
@@ -46,17 +47,17 @@ export async function submitForApproval(core: Core, caller: Caller, id: string):
       .returningAll()
       .executeTakeFirstOrThrow();
     const wire = await renderDisbursement(tx, updated);
-    if (required > 0) {
-      await emitEvent(tx, {
-        businessId: row.business_id,
-        environment: row.environment,
-        type: 'disbursement.awaiting_approval',
-        objectType: 'disbursement',
-        objectId: id,
-        data: wire as unknown as Record<string, unknown>,
-        dedupeKey: `disbursement:${id}:awaiting_approval:${row.revision_id}`,
-      });
-    }
+    // Every submit-for-approval emits it (spec "Events": emitted by submit-for-approval), also when
+    // the business requires no approvals: the payload then shows status approved.
+    await emitEvent(tx, {
+      businessId: row.business_id,
+      environment: row.environment,
+      type: 'disbursement.awaiting_approval',
+      objectType: 'disbursement',
+      objectId: id,
+      data: wire as unknown as Record<string, unknown>,
+      dedupeKey: `disbursement:${id}:awaiting_approval:${row.revision_id}`,
+    });
     return wire;
   });
 }

@@ -9,6 +9,7 @@ import { newId } from '../../domain/ids';
 import type { Caller, Core } from '../context';
 import { MAX_ITEMS, MAX_NAME_LENGTH, MAX_CSV_BYTES, type DisbursementRow } from './shared';
 import { type DisbursementItemInput, type Draft, reviewDrafts, insertItems } from './review';
+import { retentionCutoff, retireExpiredIdempotencyKey } from '../idempotency-retention';
 import { type WireDisbursement, itemAggregates, renderDisbursement, findRow } from './read';
 
 /**
@@ -38,6 +39,7 @@ export async function createDisbursement(
       .where('business_id', '=', caller.businessId)
       .where('environment', '=', caller.environment)
       .where('idempotency_key', '=', opts.idempotencyKey)
+      .where('created_at', '>=', retentionCutoff(core.now()))
       .executeTakeFirst();
     if (existing) return renderDisbursement(core.db, existing);
   }
@@ -50,6 +52,8 @@ export async function createDisbursement(
   const now = core.now();
   const needsReview = reviewed.filter((r) => r.status === 'needs_review').length;
   return core.db.transaction().execute(async (tx) => {
+    // A key older than the 30-day retention starts a new disbursement (src/core/idempotency-retention.ts).
+    if (opts.idempotencyKey) await retireExpiredIdempotencyKey(tx, 'disbursements', caller, opts.idempotencyKey, now);
     const row = await tx
       .insertInto('disbursements')
       .values({

@@ -21,6 +21,7 @@ import {
   renderDisbursement,
   findRow,
 } from './read';
+import { applyLaunchPolicy } from '../policies/disbursements';
 import { itemsNeedReview } from './approvals';
 
 /** Tuning of the disbursement workflow (operators and tests; not on the wire). */
@@ -93,6 +94,8 @@ export async function launchDisbursement(core: Core, caller: Caller, id: string,
         throw approvalRequired(received, required, status !== 'ready');
       }
     }
+    // Key policy of the launching key (src/core/policies/disbursements.ts): 403 policy_exceeded.
+    await applyLaunchPolicy(tx, core, caller, id);
     const total = agg.readyDebit;
     try {
       await post(tx, {

@@ -10,19 +10,24 @@ const PAYOUT_IN_FLIGHT = ['pending', 'submitted', 'delivering', 'awaiting_claim'
 
 /**
  * Sets the scrape-time gauges from the database: {@link disbursementItemsInFlight} with one SQL
- * count over disbursement items (stored `pending`, or `launched` with a payout not yet final),
+ * count over the items of processing or paused disbursements (stored `pending`, or `launched` with
+ * a payout not yet final),
  * grouped by environment and visible status (both always present, 0 when none). A database error
  * is rethrown: the scrape answers 500, which Prometheus records as `up == 0`.
  */
 export async function refreshScrapeTimeGauges(db: Db): Promise<void> {
+  // Only running or paused disbursements can have items in flight: this keeps the count on the
+  // (disbursement_id, status) index however many finished batches the table holds.
   const rows = await db
-    .selectFrom('disbursement_items as di')
+    .selectFrom('disbursements as d')
+    .innerJoin('disbursement_items as di', 'di.disbursement_id', 'd.id')
     .leftJoin('payouts as p', 'p.id', 'di.payout_id')
     .select([
       'di.environment',
       sql<string>`case when di.status = 'pending' then 'pending' else 'processing' end`.as('status'),
       sql<string>`count(*)`.as('n'),
     ])
+    .where('d.status', 'in', ['processing', 'paused'])
     .where((eb) =>
       eb.or([eb('di.status', '=', 'pending'), eb.and([eb('di.status', '=', 'launched'), eb('p.status', 'in', PAYOUT_IN_FLIGHT)])]),
     )

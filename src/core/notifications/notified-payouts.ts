@@ -1,12 +1,12 @@
 /**
- * Payouts that notify their recipient (DESIGN "One core": a Surface C payout with a delivery
+ * Payouts that notify their recipient (docs/architecture.md "Surfaces": a Surface C payout with a delivery
  * channel is a claim-link payout that notifies the recipient; issue 12). One use case for a single
  * payout and a batch: every request is validated and priced first, then all payouts are accepted
  * in ONE transaction (rows, holds, payout.submitted events, notification records, workflow starts
  * with `notify`), so a batch is all or nothing: one bad entry, or a balance that does not cover the
  * whole batch, refuses it and changes nothing.
  *
- * Crash safety (DESIGN rule 5): each payout carries an idempotency key under the payouts unique
+ * Crash safety (docs/architecture.md "Money rules", rule 5): each payout carries an idempotency key under the payouts unique
  * index (`<key>` for one payout, `<key>#<i>` for entry i of a batch). A request retried with the
  * same key after its process died mid-way returns the payouts the first run committed, and never
  * creates a second set; workflow starts go through the start outbox (the relay starts any left).
@@ -15,6 +15,7 @@ import type { Caller, Core } from '../context';
 import { insertPayout, type PayoutRequest, type PayoutRow, payoutStart, preparePayout, type PreparedPayout } from '../payouts';
 import type { PayoutWorkflowInput } from '../../../workflows/payout.contract';
 import { enqueueWorkflowStart, flushWorkflowStart } from '../workflow-starts';
+import { applyPayoutPolicy } from '../policies/payouts';
 import { insertPayoutNotification, type NotificationRequest, type NotificationRow, notificationsByPayout } from './payout-notifications';
 
 /** One payout to create, with the notification of its recipient (null: do not notify). */
@@ -83,14 +84,23 @@ export async function createNotifiedPayouts(
     created = await core.db.transaction().execute(async (tx) => {
       const out: NotifiedPayout[] = [];
       for (const [i, p] of prepared.entries()) {
+        // Key policy (src/core/policies): may refuse (403 policy_exceeded) or make the payout wait for approval.
+        const pre = opts.paramPrefix?.(i) ?? '';
+        const gate = await applyPayoutPolicy(tx, core, caller, p.channel.id, p.price.sourceAmount, { channel: `${pre}delivery_channel`, amount: `${pre}amount` });
         const { row } = await insertPayout(tx, core, caller, p, {
           idempotencyKey: key ? keys[i] : undefined,
           funding: 'balance',
           startWorkflow: false,
+          approval: gate.approval ?? undefined,
         });
         const req = items[i].notification;
         const notification = req ? await insertPayoutNotification(tx, core, row, req) : null;
-        const input: PayoutWorkflowInput = { payoutId: row.id, channel: row.channel, notify: notification !== null };
+        const input: PayoutWorkflowInput = {
+          payoutId: row.id,
+          channel: row.channel,
+          notify: notification !== null,
+          ...(gate.approval ? { approval: { timeoutMs: gate.approval.timeoutMs } } : {}),
+        };
         await enqueueWorkflowStart(tx, { ...payoutStart(row), args: [input] });
         out.push({ row, notification });
       }

@@ -1,5 +1,5 @@
 /**
- * Recipient notifications of claim-link payouts (issue 12, "Notifications"; DESIGN "One core":
+ * Recipient notifications of claim-link payouts (issue 12, "Notifications"; docs/architecture.md "Surfaces":
  * a Surface C payout with a delivery channel is a claim-link payout that notifies the recipient).
  *
  * Lifecycle of a `notifications` row (one per payout, id `ntf_…`):

@@ -16,6 +16,8 @@ import type { PayoutRow } from './rows';
 import { type PayoutRequest, type PreparedPayout, preparePayout } from './prepare';
 import { type WirePayout, renderPayout } from './read';
 import { emitPayoutEvent } from './transitions';
+import { applyPayoutPolicy, recordApprovalRequired } from '../policies/payouts';
+import { retentionCutoff, retireExpiredIdempotencyKey } from '../idempotency-retention';
 
 /** Options of {@link insertPayout}. */
 export interface InsertPayoutOptions {
@@ -31,6 +33,12 @@ export interface InsertPayoutOptions {
   disbursementItemId?: string;
   /** Record the payoutWorkflow start in this transaction (flush it after commit with flushWorkflowStart). */
   startWorkflow: boolean;
+  /**
+   * The payout waits for approval (key policy approval_threshold; src/core/policies): status
+   * pending, funds held, no payout.submitted yet, a payout_approvals row, and the workflow started
+   * with `approval` (it waits for approve/reject up to `timeoutMs`).
+   */
+  approval?: { timeoutMs: number; expiresAt: Date };
 }
 
 /**
@@ -50,8 +58,8 @@ export async function insertPayout(
   opts: InsertPayoutOptions,
 ): Promise<{ id: string; row: PayoutRow }> {
   const id = opts.id ?? newId('po');
-  const status = opts.status ?? 'submitted';
-  if (status === 'pending' && opts.startWorkflow) {
+  const status = opts.approval ? 'pending' : (opts.status ?? 'submitted');
+  if (status === 'pending' && opts.startWorkflow && !opts.approval) {
     throw new Error('insertPayout: a pending payout starts its workflow when it becomes submitted');
   }
   const now = core.now();
@@ -76,11 +84,32 @@ export async function insertPayout(
     }
   }
 
-  const values: Insertable<PayoutsTable> = {
-    id,
+  const values = payoutValues(caller, prepared, { id, status, now, idempotencyKey: opts.idempotencyKey, disbursementId: opts.disbursementId, disbursementItemId: opts.disbursementItemId });
+  const row = await tx.insertInto('payouts').values(values).returningAll().executeTakeFirstOrThrow();
+
+  if (status === 'submitted') await emitPayoutEvent(tx, core, row, 'submitted');
+  if (opts.approval) await recordApprovalRequired(tx, caller, id, opts.approval.expiresAt);
+  if (opts.startWorkflow) await enqueueWorkflowStart(tx, payoutStart(row, opts.approval ? { approval: { timeoutMs: opts.approval.timeoutMs } } : {}));
+  return { id, row };
+}
+
+/**
+ * The `payouts` row of an accepted payout (the one definition of its columns, shared by
+ * {@link insertPayout} and batch acceptance such as Surface B's batch, src/core/claim-flow/batch.ts):
+ * amounts from the prepared price, attempts 1 when submitted, a random receipt token, estimated
+ * arrival = now + the channel's maximum arrival.
+ */
+export function payoutValues(
+  caller: Caller,
+  prepared: PreparedPayout,
+  o: { id: string; status: 'submitted' | 'pending'; now: Date; idempotencyKey?: string; disbursementId?: string; disbursementItemId?: string },
+): Insertable<PayoutsTable> {
+  const pr = prepared.price;
+  return {
+    id: o.id,
     business_id: caller.businessId,
     environment: caller.environment,
-    status,
+    status: o.status,
     channel: prepared.channel.id,
     rail: prepared.channel.rail,
     recipient_id: prepared.recipientId,
@@ -100,30 +129,25 @@ export async function insertPayout(
     memo: prepared.memo,
     message: prepared.message,
     quote_id: prepared.quoteId,
-    idempotency_key: opts.idempotencyKey ?? null,
-    estimated_arrival: new Date(now.getTime() + parseDuration(prepared.channel.arrival.max)),
+    idempotency_key: o.idempotencyKey ?? null,
+    estimated_arrival: new Date(o.now.getTime() + parseDuration(prepared.channel.arrival.max)),
     delivered_at: null,
     provider_reference: null,
     failure_code: null,
     failure_message: null,
-    attempt_count: status === 'submitted' ? 1 : 0,
+    attempt_count: o.status === 'submitted' ? 1 : 0,
     claim_token: null,
     claimed_at: null,
     claim_method: null,
     claim_expires_at: null,
     receipt_token: randomToken(18),
     confirmed_received_at: null,
-    disbursement_id: opts.disbursementId ?? null,
-    disbursement_item_id: opts.disbursementItemId ?? null,
+    disbursement_id: o.disbursementId ?? null,
+    disbursement_item_id: o.disbursementItemId ?? null,
     created_by_key_id: caller.keyId,
-    created_at: now,
-    updated_at: now,
+    created_at: o.now,
+    updated_at: o.now,
   };
-  const row = await tx.insertInto('payouts').values(values).returningAll().executeTakeFirstOrThrow();
-
-  if (status === 'submitted') await emitPayoutEvent(tx, core, row, 'submitted');
-  if (opts.startWorkflow) await enqueueWorkflowStart(tx, payoutStart(row));
-  return { id, row };
 }
 
 /**
@@ -131,8 +155,11 @@ export async function insertPayout(
  * payout id, args `[{payoutId, channel}]`, search attributes BusinessId, Environment,
  * PayoutStatus, Channel and DisbursementId when the payout belongs to a disbursement.
  */
-export function payoutStart(row: Pick<PayoutRow, 'id' | 'business_id' | 'environment' | 'status' | 'channel' | 'disbursement_id'>): PendingStart {
-  const input: PayoutWorkflowInput = { payoutId: row.id, channel: row.channel };
+export function payoutStart(
+  row: Pick<PayoutRow, 'id' | 'business_id' | 'environment' | 'status' | 'channel' | 'disbursement_id'>,
+  extra: Pick<PayoutWorkflowInput, 'approval'> = {},
+): PendingStart {
+  const input: PayoutWorkflowInput = { payoutId: row.id, channel: row.channel, ...extra };
   return {
     workflowType: PAYOUT_WORKFLOW_TYPE,
     workflowId: row.id,
@@ -151,6 +178,7 @@ function isUniqueViolation(err: unknown): boolean {
   return !!err && typeof err === 'object' && (err as { code?: unknown }).code === '23505';
 }
 
+/** The payout created with `key` within the idempotency retention (30 days), if any. */
 async function findByIdempotencyKey(core: Core, caller: Caller, key: string): Promise<PayoutRow | undefined> {
   return core.db
     .selectFrom('payouts')
@@ -158,6 +186,7 @@ async function findByIdempotencyKey(core: Core, caller: Caller, key: string): Pr
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', caller.environment)
     .where('idempotency_key', '=', key)
+    .where('created_at', '>=', retentionCutoff(core.now()))
     .executeTakeFirst();
 }
 
@@ -175,8 +204,11 @@ async function flushSoon(core: Core, payoutId: string): Promise<void> {
  * payout with its hold, event and workflow start (funding 'balance'), then starts the workflow
  * after commit. Returns the Payout as created (status submitted, attempts 1). If a payout with this
  * idempotency key already exists for the business and environment (a process died before the
- * idempotency record was completed), returns that payout instead of creating a second one.
- * Errors: those of {@link preparePayout}, and 402 insufficient_balance.
+ * idempotency record was completed), returns that payout instead of creating a second one — within
+ * the 30-day retention only: an older key is retired and starts a new payout.
+ * Errors: those of {@link preparePayout}, 402 insufficient_balance, and 403 policy_exceeded from the
+ * key's policy (src/core/policies/payouts.ts); above the key's approval_threshold the payout is
+ * returned `pending` (attempts 0), its funds held, waiting for approval.
  */
 export async function createPayout(
   core: Core,
@@ -191,10 +223,20 @@ export async function createPayout(
     return renderPayout(existing, undefined, core.config.publicUrl);
   }
   const prepared = await preparePayout(core, caller, req);
+  const amountParam = req.sourceAmount !== undefined && req.sourceAmount !== null ? 'source_amount' : req.destinationAmount !== undefined && req.destinationAmount !== null ? 'destination_amount' : 'quote_id';
   let row: PayoutRow;
   try {
     row = await core.db.transaction().execute(async (tx) => {
-      const r = await insertPayout(tx, core, caller, prepared, { idempotencyKey: key, funding: 'balance', startWorkflow: true });
+      // A key older than the retention starts a new payout (src/core/idempotency-retention.ts).
+      if (key) await retireExpiredIdempotencyKey(tx, 'payouts', caller, key, core.now());
+      // Key policy (src/core/policies): may refuse (403 policy_exceeded) or make the payout wait for approval.
+      const gate = await applyPayoutPolicy(tx, core, caller, prepared.channel.id, prepared.price.sourceAmount, { channel: 'channel', amount: amountParam });
+      const r = await insertPayout(tx, core, caller, prepared, {
+        idempotencyKey: key,
+        funding: 'balance',
+        startWorkflow: true,
+        approval: gate.approval ?? undefined,
+      });
       return r.row;
     });
   } catch (err) {

@@ -37,7 +37,7 @@
 
 export { type PayoutRow, type PayoutAttemptRow, MAX_REFERENCE_LENGTH, MAX_MEMO_LENGTH, MAX_MESSAGE_LENGTH } from './rows';
 export { type PayoutRequest, type PreparedPayout, preparePayout } from './prepare';
-export { type InsertPayoutOptions, insertPayout, payoutStart, createPayout } from './accept';
+export { type InsertPayoutOptions, insertPayout, payoutStart, payoutValues, createPayout } from './accept';
 export {
   type WireAttempt,
   type WirePayout,

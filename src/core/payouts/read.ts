@@ -148,6 +148,8 @@ export async function getPayout(core: Core, caller: Caller, id: string): Promise
 /** Filters and page of GET /payouts (spec: status, channel, since, limit 1..200, cursor). */
 export interface ListPayoutsQuery {
   status?: PayoutStatus;
+  /** Any of these statuses (a surface's status that stands for several core ones, e.g. Surface C `pending`). */
+  statuses?: readonly PayoutStatus[];
   channel?: string;
   /** Only payouts created at or after this instant. */
   since?: Date;
@@ -163,6 +165,7 @@ export async function listPayouts(core: Core, caller: Caller, q: ListPayoutsQuer
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', caller.environment);
   if (q.status) query = query.where('status', '=', q.status);
+  if (q.statuses?.length) query = query.where('status', 'in', [...q.statuses]);
   if (q.channel) query = query.where('channel', '=', q.channel);
   if (q.since) query = query.where('created_at', '>=', q.since);
   const page = await paginate(query, 'id', { limit: q.limit, cursor: q.cursor });

@@ -5,7 +5,11 @@ import * as m0003 from './0003_payouts';
 import * as m0004 from './0004_webhooks';
 import * as m0006 from './0006_disbursements';
 import * as m0010 from './0010_funding';
+import * as m0010p from './0010_policies';
+import * as m0020ct from './0020_card_topups';
+import * as m0020cf from './0020_claim_flow';
 import * as m0020 from './0020_contact_recipients';
+import * as m0020rl from './0020_rate_limits';
 import * as m0030 from './0030_notifications';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
@@ -16,7 +20,11 @@ export const migrations: Record<string, Migration> = {
   '0004_webhooks': m0004,
   '0006_disbursements': m0006,
   '0010_funding': m0010,
+  '0010_policies': m0010p,
+  '0020_card_topups': m0020ct,
+  '0020_claim_flow': m0020cf,
   '0020_contact_recipients': m0020,
+  '0020_rate_limits': m0020rl,
   '0030_notifications': m0030,
 };
 

@@ -88,7 +88,33 @@ export interface PaymentRequestsTable {
   updated_at: Date;
 }
 
+/** Source amounts (micro-USDC) a key's accepted payouts used of its daily budget, per UTC day. */
+export interface KeyPolicyUsageTable {
+  key_id: string;
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  used: bigint;
+  updated_at: Generated<Date>;
+}
+
+/** A payout above its key's approval_threshold, waiting for (or decided by) another key. */
+export interface PayoutApprovalsTable {
+  payout_id: string;
+  business_id: string;
+  environment: Environment;
+  requested_by_key_id: string;
+  /** required, approved, rejected, expired. */
+  status: string;
+  expires_at: Date;
+  decided_by_key_id: string | null;
+  decided_at: Date | null;
+  reason: string | null;
+  created_at: Generated<Date>;
+}
+
 export interface FundingTables {
+  key_policy_usage: KeyPolicyUsageTable;
+  payout_approvals: PayoutApprovalsTable;
   virtual_accounts: VirtualAccountsTable;
   deposits: DepositsTable;
   payment_links: PaymentLinksTable;

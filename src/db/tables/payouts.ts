@@ -73,6 +73,12 @@ export interface PayoutsTable {
   confirmed_received_at: Date | null;
   disbursement_id: string | null;
   disbursement_item_id: string | null;
+  /** Surface B (migration 0020_claim_flow): when the recipient started the claim flow. */
+  claim_started_at: Date | null;
+  /** Surface B (migration 0020_claim_flow): when a cancel was requested (blocks a claim start). */
+  cancel_requested_at: Date | null;
+  /** Surface B (migration 0020_claim_flow): the batch this payout was created in. */
+  claim_batch_id: string | null;
   created_by_key_id: string | null;
   created_at: Generated<Date>;
   updated_at: Date;

@@ -1,0 +1,103 @@
+import type { Hono, MiddlewareHandler } from 'hono';
+import { ApiError } from '../../domain/errors';
+import type { AppEnv } from '../types';
+
+/**
+ * Method checks against the app's own route table (issue #13 "Undeclared methods on a known path
+ * get 405 with an Allow header, in the surface's error shape").
+ *
+ * The table is read from `app.routes` on first use (every router is mounted by then), so a path
+ * registered by any surface is known without a second list to keep in step.
+ */
+
+/** One compiled route pattern: its method and segments (`:name` = a parameter, `*` = the rest). */
+interface CompiledRoute {
+  method: string;
+  segments: string[];
+}
+
+/** A path parameter, as the route that would serve the request names it. */
+export interface MatchedParam {
+  /** Parameter name in the route pattern (`id`, `token`, `item_id`). */
+  name: string;
+  /** Index of its segment in the path split on `/` (0 = before the leading slash). */
+  index: number;
+}
+
+/** The route table of an app: which methods serve a path, and what its parameters are named. */
+export class RouteTable {
+  #compiled: CompiledRoute[] | undefined;
+  constructor(private readonly app: Hono<AppEnv>) {}
+
+  #routes(): CompiledRoute[] {
+    if (!this.#compiled) {
+      const seen = new Set<string>();
+      this.#compiled = [];
+      for (const r of this.app.routes) {
+        // ALL = middleware (app.use) or catch-alls; they declare no method.
+        if (r.method === 'ALL') continue;
+        const key = `${r.method} ${r.path}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        this.#compiled.push({ method: r.method.toUpperCase(), segments: r.path.split('/') });
+      }
+    }
+    return this.#compiled;
+  }
+
+  /** Routes whose pattern matches the raw path, most literal segments first. */
+  match(rawPath: string): { method: string; params: MatchedParam[] }[] {
+    const parts = rawPath.split('/');
+    const out: { method: string; params: MatchedParam[]; literals: number }[] = [];
+    for (const r of this.#routes()) {
+      const m = matchSegments(r.segments, parts);
+      if (m) out.push({ method: r.method, ...m });
+    }
+    return out.sort((a, b) => b.literals - a.literals);
+  }
+
+  /** Methods (upper case) declared for a path; HEAD wherever GET is. Empty: unknown path. */
+  allowed(rawPath: string): string[] {
+    const methods = new Set(this.match(rawPath).map((m) => m.method));
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods].sort();
+  }
+}
+
+function matchSegments(pattern: string[], parts: string[]): { params: MatchedParam[]; literals: number } | null {
+  const params: MatchedParam[] = [];
+  let literals = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const p = pattern[i];
+    if (p === '*') return { params, literals };
+    if (i >= parts.length) return null;
+    if (p.startsWith(':')) {
+      if (parts[i] === '') return null;
+      params.push({ name: p.slice(1).replace(/\{.*$/, '').replace(/\?$/, ''), index: i });
+    } else if (p === parts[i]) {
+      literals++;
+    } else {
+      return null;
+    }
+  }
+  return pattern.length === parts.length ? { params, literals } : null;
+}
+
+/**
+ * 405 `method_not_allowed` with an `Allow` header for a method no route declares on a path that
+ * other methods serve (e.g. TRACE or PUT on `/v1/payouts`). Unknown paths fall through to the 404.
+ * HEAD is allowed wherever GET is (Hono answers it from the GET handler). Runs before routing and
+ * authentication, so the answer does not depend on the key.
+ */
+export function methodNotAllowed(table: RouteTable): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const method = c.req.method.toUpperCase();
+    const path = new URL(c.req.url).pathname;
+    const allowed = table.allowed(path);
+    if (allowed.length > 0 && !allowed.includes(method)) {
+      c.header('Allow', allowed.join(', '));
+      throw new ApiError(405, 'method_not_allowed', `${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, null);
+    }
+    await next();
+  };
+}

@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import type { MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../types';
+
+/**
+ * Response headers that keep secrets out of caches and pages out of reach (issue #13 "Responses
+ * that carry a secret send Cache-Control: no-store; public pages send a strict
+ * Content-Security-Policy"). Mounted once, app-wide, so every surface and every page (receipt
+ * `/r`, claim `/c`, payment links, checkout, whatever registers later) gets them.
+ *
+ * - Every response: `X-Content-Type-Options: nosniff`, and `Cache-Control: no-store` unless the
+ *   route set its own Cache-Control. API answers carry tenant data and, on creation, secrets
+ *   (webhook `secret`, API `key`); nothing between the service and the integrator may keep them.
+ * - Every HTML page except the interactive API docs (`/docs`, which loads Swagger UI): a strict
+ *   Content-Security-Policy built from the page itself: `default-src 'none'`, inline `<style>` and
+ *   `<script>` blocks allowed by their SHA-256 hashes only (no `'unsafe-inline'`, no inline event
+ *   handlers or `style=` attributes, no external origin), images from the page's origin or
+ *   `data:`, forms posting to the page's origin only, no `<base>`, no framing; plus
+ *   `X-Frame-Options: DENY` and `Referrer-Policy: no-referrer` (page URLs carry bearer tokens).
+ */
+
+/** The CSP of an HTML document: inline style and script blocks admitted by hash. */
+export function pageContentSecurityPolicy(html: string): string {
+  const hashes = (tag: 'style' | 'script') => {
+    const out = new Set<string>();
+    const re = tag === 'style' ? /<style(?:\s[^>]*)?>([\s\S]*?)<\/style>/gi : /<script(?:\s[^>]*)?>([\s\S]*?)<\/script>/gi;
+    for (const m of html.matchAll(re)) out.add(`'sha256-${createHash('sha256').update(m[1], 'utf8').digest('base64')}'`);
+    return [...out];
+  };
+  const styles = hashes('style');
+  const scripts = hashes('script');
+  return [
+    "default-src 'none'",
+    styles.length ? `style-src ${styles.join(' ')}` : null,
+    scripts.length ? `script-src ${scripts.join(' ')}` : null,
+    "img-src 'self' data:",
+    "form-action 'self'",
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ]
+    .filter(Boolean)
+    .join('; ');
+}
+
+/** Paths whose HTML is not ours to lock down (Swagger UI loads its own assets). */
+const CSP_EXEMPT = (path: string) => path === '/docs' || path.startsWith('/docs/');
+
+/** The app-wide middleware (see the module comment). */
+export const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
+  await next();
+  let res = c.res;
+  try {
+    res.headers.set('X-Content-Type-Options', 'nosniff');
+  } catch {
+    // immutable headers (e.g. Response.redirect): answer with a mutable copy
+    c.res = undefined as never;
+    c.res = new Response(res.body, res);
+    res = c.res;
+    res.headers.set('X-Content-Type-Options', 'nosniff');
+  }
+  if (!res.headers.has('Cache-Control')) res.headers.set('Cache-Control', 'no-store');
+  const type = res.headers.get('Content-Type') ?? '';
+  if (type.startsWith('text/html') && !CSP_EXEMPT(c.req.path)) {
+    const html = await res.clone().text();
+    res.headers.set('Content-Security-Policy', pageContentSecurityPolicy(html));
+    res.headers.set('X-Frame-Options', 'DENY');
+    res.headers.set('Referrer-Policy', 'no-referrer');
+  }
+};

@@ -1,0 +1,251 @@
+/**
+ * Surface B funding (spec "Endpoints", Surface B: POST/GET /funding/accounts, GET
+ * /funding/accounts/:id, GET /funding/crypto, GET /funding/deposits): thin adapters over the one
+ * funding core (src/core/funding: the same virtual accounts and deposits as Surface A), rendered
+ * camelCase. `POST /funding/card`: a card top-up with a checkout page (src/api/pages/card-checkout.ts).
+ */
+import { createHash } from 'node:crypto';
+import { createRoute, z } from '@hono/zod-openapi';
+import bs58 from 'bs58';
+import { listDeposits, type WireDeposit } from '../../core/funding/deposits';
+import { createVirtualAccount, getVirtualAccount, listVirtualAccounts, type WireVirtualAccount } from '../../core/funding/virtual-accounts';
+import { cardTopupView, createCardTopup } from '../../core/claim-flow';
+import { ApiError } from '../../domain/errors';
+import type { Environment } from '../../db/schema';
+import type { SurfaceRouter } from '../surface';
+import { COMMON_ERRORS, DateTimeSchema, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, idParam, jsonContent, listOf, pageQuery } from './schemas';
+import { idempotency } from '../middleware/idempotency';
+
+const camel = (k: string) => k.replace(/_([a-z])/g, (_, ch: string) => ch.toUpperCase());
+const camelKeys = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).map(([k, v]) => [camel(k), v]));
+
+const FundingAccountSchema = z
+  .object({
+    id: z.string().openapi({ example: 'va_01k0000000000000000000000' }),
+    currency: z.string().openapi({ example: 'USD' }),
+    rail: z.string().openapi({ description: 'ach (USD), sepa (EUR), spei (MXN)' }),
+    status: z.string().openapi({ example: 'active' }),
+    details: z.record(z.string(), z.unknown()).openapi({ description: 'Bank details to send funds to, account numbers masked' }),
+    referenceRequired: z.boolean(),
+    label: z.string().nullable(),
+    createdAt: DateTimeSchema,
+  })
+  .openapi('FundingAccount');
+
+const DepositSchema = z
+  .object({
+    id: z.string(),
+    source: z.string().openapi({ description: 'virtual_account, crypto or card' }),
+    status: z.string().openapi({ description: 'received, then credited' }),
+    virtualAccountId: z.string().nullable(),
+    amount: z.string().openapi({ description: 'What arrived, in currency' }),
+    currency: z.string(),
+    creditedAmountUsd: z.string().openapi({ description: 'What the balance is credited, USD (= USDC), after conversion and fees' }),
+    reference: z.string().nullable(),
+    receivedAt: DateTimeSchema,
+    creditedAt: DateTimeSchema.nullable(),
+  })
+  .openapi('Deposit');
+
+const CryptoSchema = z
+  .object({
+    walletAddress: z.string().openapi({ description: 'Solana address (base58, 32 bytes), stable per organisation', example: '7Xf…' }),
+    network: z.literal('solana'),
+    asset: z.literal('USDC'),
+    minimumDeposit: z.string().openapi({ example: '1.00' }),
+  })
+  .openapi('CryptoFunding');
+
+const AccountCreateSchema = z
+  .object({
+    currency: z.string().openapi({ description: 'USD (ACH), EUR (SEPA) or MXN (SPEI)', example: 'MXN' }),
+    label: z.string().optional().openapi({ description: 'Your name for the account, at most 100 characters' }),
+    idempotencyKey: IdempotencyKeyField,
+  })
+  .openapi('FundingAccountCreate');
+
+/** Response body of the funding account operations. */
+export type FundingAccountResponse = z.infer<typeof FundingAccountSchema>;
+/** One deposit of `GET /funding/deposits`. */
+export type DepositResponse = z.infer<typeof DepositSchema>;
+/** Response body of `GET /funding/crypto`. */
+export type CryptoFundingResponse = z.infer<typeof CryptoSchema>;
+
+function renderAccount(a: WireVirtualAccount): FundingAccountResponse {
+  return {
+    id: a.id,
+    currency: a.currency,
+    rail: a.rail,
+    status: a.status,
+    details: camelKeys(a.details as unknown as Record<string, unknown>),
+    referenceRequired: a.reference_required,
+    label: a.label,
+    createdAt: a.created_at,
+  };
+}
+
+function renderDeposit(d: WireDeposit): DepositResponse {
+  return {
+    id: d.id,
+    source: d.source,
+    status: d.status,
+    virtualAccountId: d.virtual_account_id,
+    amount: d.amount,
+    currency: d.currency,
+    creditedAmountUsd: d.credited_amount,
+    reference: d.reference,
+    receivedAt: d.received_at,
+    creditedAt: d.credited_at,
+  };
+}
+
+/** Smallest on-chain USDC deposit we credit (extension: the spec leaves the value to the funding details). */
+export const MINIMUM_CRYPTO_DEPOSIT = '1.00';
+
+/** The organisation's Solana deposit address: base58 of SHA-256(`solana-usdc:<business>:<environment>`), 32 bytes, stable. */
+export function cryptoFundingAddress(businessId: string, environment: Environment): string {
+  return bs58.encode(createHash('sha256').update(`solana-usdc:${businessId}:${environment}`).digest());
+}
+
+const createAccountRoute = createRoute({
+  method: 'post',
+  path: '/funding/accounts',
+  tags: ['Funding'],
+  summary: 'Open a virtual account for ACH, SEPA or SPEI funding',
+  middleware: [idempotency('B', { keyFrom: idempotencyKeyFromBody })] as const,
+  request: { body: { required: true, content: jsonContent(AccountCreateSchema) } },
+  responses: {
+    201: { description: 'The account, details masked', content: jsonContent(FundingAccountSchema) },
+    ...errorResponses({ 400: 'validation_error (currency, label); channel_unavailable on live', ...COMMON_ERRORS, 403: 'verification_required' }),
+  },
+});
+
+const listAccountsRoute = createRoute({
+  method: 'get',
+  path: '/funding/accounts',
+  tags: ['Funding'],
+  summary: 'List funding accounts',
+  request: { query: z.object(pageQuery) },
+  responses: {
+    200: { description: 'A page of accounts', content: jsonContent(listOf(FundingAccountSchema).openapi('FundingAccountList')) },
+    ...errorResponses({ 400: 'validation_error', ...COMMON_ERRORS }),
+  },
+});
+
+const getAccountRoute = createRoute({
+  method: 'get',
+  path: '/funding/accounts/{id}',
+  tags: ['Funding'],
+  summary: 'One funding account',
+  request: { params: z.object({ id: idParam('id', 'va_01k0000000000000000000000') }) },
+  responses: {
+    200: { description: 'The account', content: jsonContent(FundingAccountSchema) },
+    ...errorResponses({ ...COMMON_ERRORS, 404: 'virtual_account_not_found' }),
+  },
+});
+
+const cryptoRoute = createRoute({
+  method: 'get',
+  path: '/funding/crypto',
+  tags: ['Funding'],
+  summary: 'Crypto funding details (USDC on Solana only)',
+  responses: { 200: { description: 'Where to send USDC', content: jsonContent(CryptoSchema) }, ...errorResponses({ ...COMMON_ERRORS }) },
+});
+
+const depositsRoute = createRoute({
+  method: 'get',
+  path: '/funding/deposits',
+  tags: ['Funding'],
+  summary: 'Deposit history (the same deposits as Surface A)',
+  request: { query: z.object({ ...pageQuery, currency: z.string().optional() }) },
+  responses: {
+    200: { description: 'A page of deposits', content: jsonContent(listOf(DepositSchema).openapi('DepositList')) },
+    ...errorResponses({ 400: 'validation_error (currency, after)', ...COMMON_ERRORS }),
+  },
+});
+
+const CardTopupSchema = z
+  .object({
+    id: z.string().openapi({ example: 'ctu_01k0000000000000000000000' }),
+    amountUsd: z.string().openapi({ example: '50.00' }),
+    status: z.enum(['pending', 'completed', 'cancelled']),
+    checkoutUrl: z.string().openapi({ description: 'Send the payer here; afterwards they land on successUrl or cancelUrl' }),
+    successUrl: z.string(),
+    cancelUrl: z.string(),
+    depositId: z.string().nullable().openapi({ description: 'The card deposit once completed (see GET /funding/deposits)' }),
+    createdAt: DateTimeSchema,
+  })
+  .openapi('CardTopup');
+
+const CardCreateSchema = z
+  .object({
+    amountUsd: z.string().openapi({ example: '50.00' }),
+    successUrl: z.string().openapi({ example: 'https://example.com/topup/ok' }),
+    cancelUrl: z.string().openapi({ example: 'https://example.com/topup/cancelled' }),
+    idempotencyKey: IdempotencyKeyField,
+  })
+  .openapi('CardTopupCreate');
+
+/** Response body of `POST /funding/card`. */
+export type CardTopupResponse = z.infer<typeof CardTopupSchema>;
+
+const cardRoute = createRoute({
+  method: 'post',
+  path: '/funding/card',
+  tags: ['Funding'],
+  summary: 'Top up the balance by card (checkout page)',
+  description: 'Completing the checkout records a card deposit that credits the balance (deposit.received, deposit.credited).',
+  middleware: [idempotency('B', { keyFrom: idempotencyKeyFromBody })] as const,
+  request: { body: { required: true, content: jsonContent(CardCreateSchema) } },
+  responses: {
+    201: { description: 'The pending top-up and its checkout URL', content: jsonContent(CardTopupSchema) },
+    ...errorResponses({ 400: 'validation_error (amountUsd, successUrl, cancelUrl); channel_unavailable on live', ...COMMON_ERRORS, 422: 'amount_below_minimum' }),
+  },
+});
+
+/** Registers Surface B's funding operations. */
+export function registerFundingRoutes(app: SurfaceRouter): void {
+  app.openapi(createAccountRoute, async (c) => {
+    const b = c.req.valid('json');
+    const a = await createVirtualAccount(c.get('core'), c.get('caller'), { currency: b.currency, label: b.label });
+    return c.json(renderAccount(a), 201);
+  });
+  app.openapi(listAccountsRoute, async (c) => {
+    const q = c.req.valid('query');
+    const page = await listVirtualAccounts(c.get('core'), c.get('caller'), { limit: q.limit, ...(q.after ? { cursor: q.after } : {}) });
+    return c.json({ data: page.data.map(renderAccount), nextCursor: page.next_cursor }, 200);
+  });
+  app.openapi(getAccountRoute, async (c) => {
+    const id = c.req.valid('param').id;
+    try {
+      return c.json(renderAccount(await getVirtualAccount(c.get('core'), c.get('caller'), id)), 200);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) {
+        throw new ApiError(404, 'virtual_account_not_found', `No funding account with id '${id}'`, 'id');
+      }
+      throw err;
+    }
+  });
+  app.openapi(cryptoRoute, async (c) => {
+    const caller = c.get('caller');
+    return c.json(
+      { walletAddress: cryptoFundingAddress(caller.businessId, caller.environment), network: 'solana' as const, asset: 'USDC' as const, minimumDeposit: MINIMUM_CRYPTO_DEPOSIT },
+      200,
+    );
+  });
+  app.openapi(cardRoute, async (c) => {
+    const b = c.req.valid('json');
+    const core = c.get('core');
+    const row = await createCardTopup(core, c.get('caller'), b);
+    return c.json(cardTopupView(row, core.config.publicUrl), 201);
+  });
+  app.openapi(depositsRoute, async (c) => {
+    const q = c.req.valid('query');
+    const page = await listDeposits(c.get('core'), c.get('caller'), {
+      limit: q.limit,
+      ...(q.after ? { cursor: q.after } : {}),
+      ...(q.currency ? { currency: q.currency } : {}),
+    });
+    return c.json({ data: page.data.map(renderDeposit), nextCursor: page.next_cursor }, 200);
+  });
+}

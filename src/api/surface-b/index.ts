@@ -1,0 +1,49 @@
+/**
+ * Surface B, the claim-flow disbursement interface (spec "Surface B"): camelCase, served at
+ * `/claim/v1` (live) and `/sandbox/claim/v1` (sandbox), errors `{error, message, details}`
+ * (./errors.ts), rate limits per organisation (./rate-limits.ts) on every authenticated request,
+ * OpenAPI 3.1 document at `openapi.json`. Built by the router factory (src/api/surface.ts), listed
+ * in the surface registry (src/api/surfaces.ts). One route module per resource; every operation is
+ * a thin adapter over the one core (a disbursement IS a core claim-link payout).
+ */
+import { rateLimit } from '../middleware/rate-limit';
+import { defineSurface, type SurfaceRouter } from '../surface';
+import { registerBatchRoutes } from './batch';
+import { registerDisbursementRoutes } from './disbursements';
+import { surfaceBErrors } from './errors';
+import { registerFundingRoutes } from './funding';
+import { surfaceBRateLimitRules } from './rate-limits';
+import { registerRecipientRoutes } from './recipients';
+import { registerSandboxRoutes } from './sandbox';
+import { registerWebhookRoutes } from './webhooks';
+
+/** Registers Surface B's rate limits, then every resource router. */
+export function registerSurfaceBRoutes(app: SurfaceRouter): void {
+  app.use('*', async (c, next) => {
+    const base = c.get('environment') === 'live' ? '/claim/v1' : '/sandbox/claim/v1';
+    const rel = c.req.path.startsWith(base) ? c.req.path.slice(base.length) || '/' : c.req.path;
+    return rateLimit({ rules: () => surfaceBRateLimitRules(c.req.method, rel) })(c, next);
+  });
+  registerBatchRoutes(app);
+  registerDisbursementRoutes(app);
+  registerRecipientRoutes(app);
+  registerSandboxRoutes(app);
+  registerWebhookRoutes(app);
+  registerFundingRoutes(app);
+}
+
+/** Surface B's definition for the surface registry. */
+export const surfaceB = defineSurface({
+  id: 'B',
+  name: 'Surface B',
+  liveBase: '/claim/v1',
+  sandboxBase: '/sandbox/claim/v1',
+  title: 'Payouts API, Surface B (claim-flow disbursements)',
+  description:
+    'Send money to a phone number or an e-mail address; the recipient claims it on a claim page within 30 days. camelCase fields; amounts are ' +
+    'USD decimal strings (1 USD = 1 USDC of the balance). Errors: {"error": code, "message", "details": {param, requestId, ...}}. ' +
+    'Idempotency: body field idempotencyKey (or the Idempotency-Key header), 24 hours. Rate limits per organisation: POST /disbursements ' +
+    '100/min, POST /disbursements/batch 10/min, GET 300/min, everything 1,000/min; headers X-RateLimit-Limit, -Remaining, -Reset (Unix s).',
+  errors: surfaceBErrors,
+  register: registerSurfaceBRoutes,
+});

@@ -1,0 +1,51 @@
+/**
+ * Wire schemas shared by the Surface B route modules (camelCase; spec "Surface B resources").
+ * Amounts are decimal strings in USD (1 USD = 1 USDC of the balance); timestamps ISO 8601 UTC.
+ */
+import { z } from '@hono/zod-openapi';
+
+export { COMMON_ERRORS, type ClaimErrorBody, ClaimErrorSchema, errorResponses } from './errors';
+
+/** An ISO 8601 date-time in UTC. */
+export const DateTimeSchema = z.string().openapi({ format: 'date-time', example: '2026-03-01T12:00:00.000Z' });
+
+/** A USD amount: digits, optionally a point and 1 or 2 digits. */
+export const AmountUsdSchema = z.string().openapi({ pattern: '^[0-9]+(\\.[0-9]{1,2})?$', example: '25.00' });
+
+/** A path parameter holding an id. */
+export const idParam = (name: string, example?: string) =>
+  z.string().openapi({ param: { name, in: 'path' }, ...(example ? { example } : {}) });
+
+/** `limit` (1..200, default 50) and `after` (opaque cursor) of Surface B lists. */
+export const pageQuery = {
+  limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ description: 'Page size, 1 to 200 (default 50)' }),
+  after: z.string().optional().openapi({ description: 'Opaque cursor: nextCursor of the previous page' }),
+};
+
+/** Surface B list envelope: `{data: [item], nextCursor: string | null}`. */
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+
+/** `{'application/json': {schema}}`. */
+export const jsonContent = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
+
+/** The `idempotencyKey` body field of Surface B writes. */
+export const IdempotencyKeyField = z
+  .string()
+  .min(1)
+  .max(255)
+  .optional()
+  .openapi({
+    description:
+      'Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); ' +
+      'with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.',
+    example: 'payroll-2026-03-row-17',
+  });
+
+/** Reads Surface B's body field `idempotencyKey` (for the idempotency middleware). */
+export const idempotencyKeyFromBody = (body: unknown): string | undefined => {
+  if (typeof body === 'object' && body !== null && 'idempotencyKey' in body) {
+    const k = (body as { idempotencyKey: unknown }).idempotencyKey;
+    return typeof k === 'string' ? k : undefined;
+  }
+  return undefined;
+};

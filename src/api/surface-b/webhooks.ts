@@ -1,0 +1,71 @@
+/**
+ * Surface B `POST /webhooks` (spec "Endpoints", Surface B; "Events, Surface B"): registers an
+ * endpoint with the caller's own secret. Deliveries: envelope {id, type, createdAt, data}, header
+ * `X-Service-Signature: sha256=<hex HMAC-SHA256 of the raw body>`, five attempts (at once, +5 min,
+ * +30 min, +2 h, +12 h), success = 2xx within 10 s. A thin adapter over src/core/webhooks.ts and
+ * src/core/webhooks-surface-b.ts.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import { createWebhookEndpoint, MAX_WEBHOOK_URL_LENGTH } from '../../core/webhooks';
+import { MIN_SURFACE_B_SECRET_LENGTH, SURFACE_B_EVENT_TYPES, SURFACE_B_EVENT_WILDCARDS } from '../../core/webhooks-surface-b';
+import { idempotency } from '../middleware/idempotency';
+import type { SurfaceRouter } from '../surface';
+import { COMMON_ERRORS, DateTimeSchema, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, jsonContent } from './schemas';
+
+const EVENTS = `Event types: ${SURFACE_B_EVENT_TYPES.join(', ')}; or a wildcard: ${SURFACE_B_EVENT_WILDCARDS.join(', ')}.`;
+
+const WebhookCreateSchema = z
+  .object({
+    url: z.string().max(MAX_WEBHOOK_URL_LENGTH).openapi({
+      format: 'uri',
+      description: 'HTTPS address receiving the events (sandbox: http to localhost / 127.0.0.0/8 / [::1] too)',
+      example: 'https://example.com/hooks/claims',
+    }),
+    events: z.array(z.string()).min(1).openapi({ description: EVENTS, example: ['disbursement.*', 'deposit.credited'] }),
+    secret: z.string().openapi({
+      description: `Your signing secret (${MIN_SURFACE_B_SECRET_LENGTH} to 256 characters): X-Service-Signature = sha256=<hex HMAC-SHA256 of the raw body with it>`,
+      example: 'my-very-long-signing-secret',
+    }),
+    idempotencyKey: IdempotencyKeyField,
+  })
+  .openapi('WebhookCreate');
+
+const WebhookSchema = z
+  .object({
+    id: z.string().openapi({ example: 'we_01k0000000000000000000000' }),
+    url: z.string(),
+    events: z.array(z.string()),
+    createdAt: DateTimeSchema,
+  })
+  .openapi('WebhookEndpoint', { description: 'The secret is never returned (you chose it)' });
+
+/** Request body of `POST /webhooks`. */
+export type WebhookCreateBody = z.infer<typeof WebhookCreateSchema>;
+/** Response body of `POST /webhooks`. */
+export type WebhookResponse = z.infer<typeof WebhookSchema>;
+
+const createWebhookRoute = createRoute({
+  method: 'post',
+  path: '/webhooks',
+  tags: ['Webhooks'],
+  summary: 'Register a webhook endpoint',
+  description:
+    'Each event is POSTed as {id, type, createdAt, data: {id, status, recipientPhone, amountUsd, reference, payoutMethod, deliveredAt}} with ' +
+    'X-Service-Signature: sha256=<hex HMAC-SHA256 of the raw body with your secret> (compare in constant time). Answer 2xx within 10 s; ' +
+    'otherwise attempts follow at +5 min, +30 min, +2 h and +12 h (five in all).',
+  middleware: [idempotency('B', { keyFrom: idempotencyKeyFromBody })] as const,
+  request: { body: { required: true, content: jsonContent(WebhookCreateSchema) } },
+  responses: {
+    201: { description: 'The endpoint', content: jsonContent(WebhookSchema) },
+    ...errorResponses({ 400: 'validation_error (url, events.<i>, secret)', ...COMMON_ERRORS, 409: 'idempotency_conflict' }),
+  },
+});
+
+/** Registers Surface B's `POST /webhooks`. */
+export function registerWebhookRoutes(app: SurfaceRouter): void {
+  app.openapi(createWebhookRoute, async (c) => {
+    const b = c.req.valid('json');
+    const ep = await createWebhookEndpoint(c.get('core'), c.get('caller'), { url: b.url, events: b.events, secret: b.secret }, 'B');
+    return c.json({ id: ep.id, url: ep.url, events: ep.events, createdAt: ep.created_at }, 201);
+  });
+}

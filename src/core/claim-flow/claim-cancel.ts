@@ -1,0 +1,106 @@
+/**
+ * The two moves of a pending Surface B disbursement that exclude each other (spec "Disbursement
+ * status (Surface B)": pending -> claimed when the recipient starts the claim flow; pending ->
+ * cancelled by DELETE, refused with disbursement_already_claimed once claimed).
+ *
+ * Both are single conditional UPDATEs on the payout row, so whichever commits first wins: a claim
+ * start needs `cancel_requested_at is null`, a cancel needs `claim_started_at is null`. The cancel
+ * itself is then the payout workflow's `cancel` Update (core cancelPayout: canceled, hold released,
+ * event payout.canceled -> disbursement.cancelled).
+ */
+import { ApiError } from '../../domain/errors';
+import type { Caller, Core } from '../context';
+import { emitEvent } from '../events';
+import { cancelPayout, type PayoutRow, renderPayout } from '../payouts';
+import { getClaimDisbursementRow } from './disbursements';
+import { claimStatusOf } from './status';
+
+/** Core event type of a claim start (Surface B `disbursement.claimed`; Surface A does not receive it). */
+export const CLAIM_STARTED_EVENT = 'payout.claim_started';
+
+/**
+ * The recipient starts the claim flow on the claim page (`token` is the claim link's token): sets
+ * `claim_started_at` and emits {@link CLAIM_STARTED_EVENT} (dedupe `payout:{id}:claim_started`) in
+ * one transaction, if the payout awaits its claim and no cancel is under way. Idempotent: a second
+ * start changes nothing. Returns the row after the attempt, or undefined for an unknown token.
+ */
+export async function startClaim(core: Core, token: string): Promise<PayoutRow | undefined> {
+  return core.db.transaction().execute(async (tx) => {
+    const now = core.now();
+    const updated = await tx
+      .updateTable('payouts')
+      .set({ claim_started_at: now, updated_at: now })
+      .where('claim_token', '=', token)
+      .where('status', '=', 'awaiting_claim')
+      .where('claim_started_at', 'is', null)
+      .where('cancel_requested_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+    if (updated) {
+      await emitEvent(tx, {
+        businessId: updated.business_id,
+        environment: updated.environment,
+        type: CLAIM_STARTED_EVENT,
+        objectType: 'payout',
+        objectId: updated.id,
+        data: renderPayout(updated, undefined, core.config.publicUrl) as unknown as Record<string, unknown>,
+        dedupeKey: `payout:${updated.id}:claim_started`,
+      });
+      return updated;
+    }
+    return tx.selectFrom('payouts').selectAll().where('claim_token', '=', token).executeTakeFirst();
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * `DELETE /disbursements/:id`: cancels a pending disbursement. Marks the cancel (refused once the
+ * claim started), waits up to `openWaitMs` for a just-created payout to open its claim (core
+ * submitted -> awaiting_claim takes one workflow step), then runs the core cancel. Returns the row
+ * after the cancel (status canceled, funds returned).
+ * Throws 404 not_found; 409 `disbursement_already_claimed` once the recipient started the claim
+ * (or claimed, or it is being delivered or was delivered); 409 `invalid_state` when it already
+ * ended otherwise (expired, failed, cancelled).
+ */
+export async function cancelClaimDisbursement(core: Core, caller: Caller, id: string, openWaitMs = 10_000): Promise<PayoutRow> {
+  const row = await getClaimDisbursementRow(core, caller, id);
+  const refuse = (r: PayoutRow) => {
+    const s = claimStatusOf(r);
+    if (s === 'claimed' || s === 'processing' || s === 'delivered') {
+      return new ApiError(409, 'disbursement_already_claimed', `Disbursement ${id} is ${s}: the recipient already claimed it; it can no longer be cancelled`, 'id');
+    }
+    return new ApiError(409, 'invalid_state', `Disbursement ${id} is ${s}; only a pending disbursement can be cancelled`, 'id');
+  };
+  if (row.status === 'canceled') return row;
+  if (claimStatusOf(row) !== 'pending') throw refuse(row);
+
+  const now = core.now();
+  const marked = await core.db
+    .updateTable('payouts')
+    .set({ cancel_requested_at: now })
+    .where('id', '=', id)
+    .where('claim_started_at', 'is', null)
+    .where('status', 'in', ['pending', 'submitted', 'awaiting_claim'])
+    .executeTakeFirst();
+  if (!marked.numUpdatedRows) throw refuse(await getClaimDisbursementRow(core, caller, id));
+
+  try {
+    // A payout accepted a moment ago is `submitted` until its workflow opens the claim.
+    const deadline = Date.now() + openWaitMs;
+    let current = await getClaimDisbursementRow(core, caller, id);
+    while (current.status === 'submitted' && Date.now() < deadline) {
+      await sleep(50);
+      current = await getClaimDisbursementRow(core, caller, id);
+    }
+    await cancelPayout(core, caller, id);
+  } catch (err) {
+    // Not cancelled (expired meanwhile, Temporal unreachable): let a claim start again.
+    await core.db.updateTable('payouts').set({ cancel_requested_at: null }).where('id', '=', id).where('status', '!=', 'canceled').execute();
+    const after = await getClaimDisbursementRow(core, caller, id);
+    if (after.status === 'canceled') return after;
+    if (err instanceof ApiError && err.status === 409) throw refuse(after);
+    throw err;
+  }
+  return getClaimDisbursementRow(core, caller, id);
+}

@@ -1,0 +1,14 @@
+/** Surface B's claim flow over the core's claim-link payouts (one core; see each module). */
+export { CLAIM_STARTED_EVENT, cancelClaimDisbursement, startClaim } from './claim-cancel';
+export {
+  claimIdempotencyKey,
+  createClaimDisbursement,
+  getClaimDisbursementRow,
+  type ListClaimDisbursementsQuery,
+  listClaimDisbursements,
+} from './disbursements';
+export { type ClaimEntry, type ClaimEntryInput, MIN_DISBURSEMENT_CENTS, renameCoreParam, validateClaimEntry } from './entry';
+export { CLAIM_STATUSES, type ClaimStatus, claimStatusOf, claimStatusWhere } from './status';
+export { type ClaimDisbursementView, claimDisbursementView } from './view';
+export { type BatchEntryError, type ClaimBatch, type ClaimBatchInput, createClaimBatch, MAX_BATCH_ENTRIES } from './batch';
+export { type CardTopupView, cardTopupView, createCardTopup, findCardTopupByToken, finishCardTopup } from './card-topups';

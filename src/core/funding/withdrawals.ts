@@ -1,0 +1,89 @@
+/**
+ * Withdrawals (spec "Withdrawal create body"; Surface A `POST /withdrawals`, Idem): the business
+ * takes money home to its own bank account. A withdrawal is a payout on the rail of its currency
+ * (USD -> ach_usd, EUR -> sepa_eur, MXN -> spei_mxn) to a saved bank_account recipient of the same
+ * business — the `payout_destination_id` — accepted and run by the usual payouts core and payout
+ * workflow (hold, payout.submitted, delivery, settle or release). The result is that Payout.
+ */
+import { ApiError, notFound, validationError } from '../../domain/errors';
+import { VIRTUAL_ACCOUNT_RAIL } from '../../domain/funding';
+import type { Caller, Core } from '../context';
+import { createPayout, type WirePayout } from '../payouts';
+import { requireVerifiedBusiness } from './verification';
+import { parseVirtualAccountCurrency } from './virtual-accounts';
+
+/** Spec "Withdrawal create body" in core form (wire values as given). */
+export interface WithdrawalCreate {
+  currency: unknown;
+  payout_destination_id: unknown;
+  source_amount?: string;
+  destination_amount?: string;
+  reference?: string;
+}
+
+/**
+ * POST /withdrawals: checks, then creates the payout through {@link createPayout} (so the same
+ * Idempotency-Key never makes two payouts). Checks, in order:
+ * - 400 validation_error `currency` (not USD, EUR, MXN), `payout_destination_id` (missing);
+ * - 403 verification_required (the business is not verified);
+ * - 404 not_found `payout_destination_id` (no such saved recipient in this business and environment);
+ * - 400 validation_error `payout_destination_id` when the recipient is not a bank_account, or cannot
+ *   be paid on the currency's rail (its currency or country does not fit);
+ * - then everything createPayout checks (amounts: exactly one of source_amount (USDC) /
+ *   destination_amount (the withdrawal currency), limits, 402 insufficient_balance, 422
+ *   recipient_not_ready, reference at most 140 characters), and the key policy (403
+ *   policy_exceeded naming `currency` for a rail outside `channels`, or the amount field).
+ */
+export async function createWithdrawal(
+  core: Core,
+  caller: Caller,
+  input: WithdrawalCreate,
+  opts: { idempotencyKey?: string } = {},
+): Promise<WirePayout> {
+  const currency = parseVirtualAccountCurrency(input.currency);
+  if (typeof input.payout_destination_id !== 'string' || !input.payout_destination_id) {
+    throw validationError('payout_destination_id', 'payout_destination_id is required: a saved bank_account recipient of your business');
+  }
+  const destinationId = input.payout_destination_id;
+  await requireVerifiedBusiness(core.db, caller, 'A withdrawal');
+  const channel = VIRTUAL_ACCOUNT_RAIL[currency];
+  const r = await core.db
+    .selectFrom('recipients')
+    .select(['id', 'type', 'currency', 'status', 'channels'])
+    .where('id', '=', destinationId)
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!r) throw notFound('payout destination', destinationId, 'payout_destination_id');
+  if (r.type !== 'bank_account') {
+    throw validationError('payout_destination_id', `Recipient ${r.id} is a ${r.type} recipient; a withdrawal goes to a saved bank_account recipient`);
+  }
+  if (r.status === 'ready' && !r.channels.includes(channel)) {
+    throw validationError(
+      'payout_destination_id',
+      `Recipient ${r.id} cannot receive ${currency} (${channel}); it can be paid on: ${r.channels.join(', ') || 'no channel'}`,
+    );
+  }
+  if (r.status !== 'ready' && r.currency && r.currency !== currency) {
+    throw validationError('payout_destination_id', `Recipient ${r.id} is a ${r.currency} account, not ${currency}`);
+  }
+  try {
+    return await createPayout(
+      core,
+      caller,
+      { channel, recipientId: r.id, sourceAmount: input.source_amount, destinationAmount: input.destination_amount, reference: input.reference },
+      { idempotencyKey: opts.idempotencyKey },
+    );
+  } catch (err) {
+    // createPayout names the payout's field; a withdrawal calls it payout_destination_id.
+    if (err instanceof ApiError && err.param === 'recipient_id') {
+      throw new ApiError(err.status, err.code, err.message, 'payout_destination_id', err.details);
+    }
+    // A key policy's channel list names the rail; a withdrawal chooses it by currency.
+    if (err instanceof ApiError && err.code === 'policy_exceeded' && err.param === 'channel') {
+      throw new ApiError(err.status, err.code, err.message, 'currency', err.details);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * What the public payment page shows (src/api/pages/payment-link.ts; docs/getting-paid.md "Public
+ * page"). No API key: the page token is the capability. Only published links have a page.
+ */
+import type { DbOrTx, Environment } from '../../db/schema';
+import type { PaymentMethodType, PaymentRequestStatus, VirtualAccountDetails } from '../../domain/funding';
+import { formatAmount } from '../../domain/money';
+import { activeVirtualAccounts } from '../funding/virtual-accounts';
+import { findPublishedLinkByToken, methodReadiness } from './payment-links';
+import { findPaymentRequestByToken } from './payment-requests';
+
+/** A virtual account as the payer sees it: details whole. */
+export interface PageAccount {
+  currency: string;
+  rail: string;
+  referenceRequired: boolean;
+  details: VirtualAccountDetails;
+}
+
+/** Everything the page renders. */
+export interface PaymentPage {
+  environment: Environment;
+  businessName: string;
+  linkName: string;
+  /** The link's methods that are ready now, in the link's order. */
+  readyMethods: PaymentMethodType[];
+  /** Active virtual accounts (for a request: those in its currency), details whole. */
+  accounts: PageAccount[];
+  request: { amount: string; currency: string; reference: string; status: PaymentRequestStatus; expiresAt: Date } | null;
+}
+
+/**
+ * Loads the page of link `token` (and of its request `requestToken`, when given). Undefined when the
+ * link is unknown or unpublished, or the request is unknown or belongs to another link (the page
+ * answers 404 then).
+ */
+export async function loadPaymentPage(db: DbOrTx, token: string, requestToken?: string): Promise<PaymentPage | undefined> {
+  const link = await findPublishedLinkByToken(db, token);
+  if (!link) return undefined;
+  let request: PaymentPage['request'] = null;
+  if (requestToken !== undefined) {
+    const r = await findPaymentRequestByToken(db, link.id, requestToken);
+    if (!r) return undefined;
+    request = { amount: formatAmount(r.amount, r.currency), currency: r.currency, reference: r.reference, status: r.status as PaymentRequestStatus, expiresAt: new Date(r.expires_at) };
+  }
+  const business = await db.selectFrom('businesses').select('name').where('id', '=', link.business_id).executeTakeFirstOrThrow();
+  const ready = await methodReadiness(db, link.business_id, link.environment);
+  const accounts = (await activeVirtualAccounts(db, link.business_id, link.environment))
+    .filter((a) => !request || a.currency === request.currency)
+    .map((a) => ({ currency: a.currency, rail: a.rail, referenceRequired: a.reference_required, details: a.details }));
+  return {
+    environment: link.environment,
+    businessName: business.name,
+    linkName: link.name,
+    readyMethods: (link.methods as PaymentMethodType[]).filter((m) => ready[m]),
+    accounts,
+    request,
+  };
+}

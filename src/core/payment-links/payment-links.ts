@@ -1,0 +1,155 @@
+/**
+ * Payment links (spec "PaymentLink"; Surface A `POST/GET /payment-links`, `GET/PATCH
+ * /payment-links/{id}`). A link names the ways a business takes money; its `url` is a public page
+ * (src/api/pages/payment-link.ts) that shows how to pay by each ready method.
+ *
+ * `ready` rules (docs/getting-paid.md "Payment links"), evaluated on every read:
+ * - bank_transfer: the business has at least one active virtual account in the link's environment;
+ * - card: never, for now — no card acquirer is configured for payment links (Surface B's card
+ *   top-ups fund the business's own balance, they do not take payments from third parties);
+ * - crypto: never, for now — no on-chain deposit address is issued for Surface A payment links.
+ * A method that is not ready is kept on the link and left off its page until it becomes ready.
+ */
+import { type ListEnvelope, paginate } from '../paging';
+import type { DbOrTx, Environment } from '../../db/schema';
+import { notFound, validationError } from '../../domain/errors';
+import { PAYMENT_METHOD_TYPES, type PaymentMethodType } from '../../domain/funding';
+import { newId, randomToken } from '../../domain/ids';
+import type { Caller, Core } from '../context';
+import { type PaymentLinkRow, renderPaymentLink, type WirePaymentLink } from './wire';
+
+/** Largest link name. */
+export const MAX_LINK_NAME = 200;
+
+/** Whether each method can take money now for this business and environment (rules in the file header). */
+export async function methodReadiness(db: DbOrTx, businessId: string, environment: Environment): Promise<Record<PaymentMethodType, boolean>> {
+  const va = await db
+    .selectFrom('virtual_accounts')
+    .select('id')
+    .where('business_id', '=', businessId)
+    .where('environment', '=', environment)
+    .where('status', '=', 'active')
+    .limit(1)
+    .executeTakeFirst();
+  return { bank_transfer: !!va, card: false, crypto: false };
+}
+
+function parseName(v: unknown): string {
+  if (typeof v !== 'string' || !v.trim()) throw validationError('name', 'name is required');
+  if (v.length > MAX_LINK_NAME) throw validationError('name', `name must be at most ${MAX_LINK_NAME} characters`);
+  return v.trim();
+}
+
+function parseMethods(v: unknown): PaymentMethodType[] {
+  if (!Array.isArray(v) || v.length === 0) throw validationError('methods', `methods must be a non-empty array of ${PAYMENT_METHOD_TYPES.join(', ')}`);
+  const out: PaymentMethodType[] = [];
+  v.forEach((m, i) => {
+    if (typeof m !== 'string' || !(PAYMENT_METHOD_TYPES as readonly string[]).includes(m)) {
+      throw validationError(`methods.${i}`, `methods.${i} must be one of ${PAYMENT_METHOD_TYPES.join(', ')}`);
+    }
+    if (!out.includes(m as PaymentMethodType)) out.push(m as PaymentMethodType);
+  });
+  return out;
+}
+
+function parsePublished(v: unknown): boolean {
+  if (typeof v !== 'boolean') throw validationError('published', 'published must be true or false');
+  return v;
+}
+
+/**
+ * POST /payment-links `{name, methods, published}`: methods deduplicated in the given order;
+ * `published` defaults to true (a new link is live, like Stripe's). Errors: 400 validation_error
+ * (`name`, `methods`, `methods.<i>`, `published`).
+ */
+export async function createPaymentLink(
+  core: Core,
+  caller: Caller,
+  input: { name: unknown; methods: unknown; published?: unknown },
+): Promise<WirePaymentLink> {
+  const name = parseName(input.name);
+  const methods = parseMethods(input.methods);
+  const published = input.published === undefined ? true : parsePublished(input.published);
+  const now = core.now();
+  const row = await core.db
+    .insertInto('payment_links')
+    .values({
+      id: newId('plink'),
+      business_id: caller.businessId,
+      environment: caller.environment,
+      name,
+      methods: JSON.stringify(methods) as any,
+      published,
+      token: randomToken(18),
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return renderPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment), core.config.publicUrl);
+}
+
+/** The caller's link row; 404 not_found naming `param` otherwise. */
+export async function getPaymentLinkRow(db: DbOrTx, caller: Caller, id: string, param = 'id'): Promise<PaymentLinkRow> {
+  const row = await db
+    .selectFrom('payment_links')
+    .selectAll()
+    .where('id', '=', id)
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .executeTakeFirst();
+  if (!row) throw notFound('payment link', id, param);
+  return row;
+}
+
+/** GET /payment-links/{id}. 404 not_found. */
+export async function getPaymentLink(core: Core, caller: Caller, id: string): Promise<WirePaymentLink> {
+  const row = await getPaymentLinkRow(core.db, caller, id);
+  return renderPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment), core.config.publicUrl);
+}
+
+/** GET /payment-links: newest first, cursor paging (limit 1..200). */
+export async function listPaymentLinks(core: Core, caller: Caller, q: { limit: number; cursor?: string }): Promise<ListEnvelope<WirePaymentLink>> {
+  const query = core.db
+    .selectFrom('payment_links')
+    .selectAll()
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment);
+  const page = await paginate(query, 'id', q);
+  const ready = await methodReadiness(core.db, caller.businessId, caller.environment);
+  return { data: page.rows.map((r) => renderPaymentLink(r, ready, core.config.publicUrl)), next_cursor: page.next_cursor };
+}
+
+/**
+ * PATCH /payment-links/{id} `{name?, methods?, published?}` (spec: methods and/or publication; name
+ * too, as on create). At least one field. Unpublishing makes the page (and its requests' pages) a
+ * 404 at once; publishing again restores them. Errors: 400 validation_error (as create; `null`
+ * param with an empty body), 404 not_found.
+ */
+export async function updatePaymentLink(
+  core: Core,
+  caller: Caller,
+  id: string,
+  input: { name?: unknown; methods?: unknown; published?: unknown },
+): Promise<WirePaymentLink> {
+  const set: { name?: string; methods?: string; published?: boolean; updated_at: Date } = { updated_at: core.now() };
+  if (input.name !== undefined) set.name = parseName(input.name);
+  if (input.methods !== undefined) set.methods = JSON.stringify(parseMethods(input.methods));
+  if (input.published !== undefined) set.published = parsePublished(input.published);
+  if (Object.keys(set).length === 1) throw validationError(null, 'Give at least one of name, methods, published');
+  await getPaymentLinkRow(core.db, caller, id);
+  const row = await core.db
+    .updateTable('payment_links')
+    .set(set as any)
+    .where('id', '=', id)
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return renderPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment), core.config.publicUrl);
+}
+
+/** The published link behind a public page token (any business or environment), or undefined (unknown or unpublished). */
+export async function findPublishedLinkByToken(db: DbOrTx, token: string): Promise<PaymentLinkRow | undefined> {
+  return db.selectFrom('payment_links').selectAll().where('token', '=', token).where('published', '=', true).executeTakeFirst();
+}

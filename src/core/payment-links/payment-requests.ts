@@ -1,0 +1,186 @@
+/**
+ * Payment requests (spec "PaymentRequest"; Surface A `POST /payment-requests`, extensions
+ * `GET /payment-requests/{id}` and `GET /payment-requests`). A fixed amount to be paid by bank
+ * transfer into one of the business's virtual accounts, quoting `reference`, before `expires_at`.
+ * States (src/domain/funding.ts): open -> paid (a deposit matched it, src/core/funding/matching.ts)
+ * or open -> expired (paymentRequestWorkflow's durable timer; {@link expirePaymentRequest}).
+ */
+import { type ListEnvelope, paginate } from '../paging';
+import type { DbOrTx } from '../../db/schema';
+import { notFound, validationError } from '../../domain/errors';
+import { normaliseReference, PAYMENT_REQUEST_STATUSES, type PaymentRequestStatus } from '../../domain/funding';
+import { newId, randomToken } from '../../domain/ids';
+import { parseAmount, parseAmountParam } from '../../domain/money';
+import {
+  PAYMENT_REQUEST_WORKFLOW_TYPE,
+  type PaymentRequestExpireResult,
+  type PaymentRequestWorkflowInput,
+} from '../../../workflows/payment-request.contract';
+import type { Caller, Core } from '../context';
+import { parseVirtualAccountCurrency } from '../funding/virtual-accounts';
+import { enqueueWorkflowStart, flushWorkflowStart } from '../workflow-starts';
+import { getPaymentLinkRow } from './payment-links';
+import { type PaymentRequestRow, renderPaymentRequest, type WirePaymentRequest } from './wire';
+
+/** Largest reference (as payouts: spec "Limits", reference length). */
+export const MAX_REQUEST_REFERENCE = 140;
+/** Largest request amount, in units of its currency. */
+export const MAX_REQUEST_UNITS = '10000000';
+/** Latest expires_at: one year ahead. */
+export const MAX_REQUEST_LIFETIME_MS = 365 * 24 * 3600 * 1000;
+
+/** Spec "PaymentRequest create" in core form (wire values as given). */
+export interface PaymentRequestCreate {
+  payment_link_id: unknown;
+  amount: unknown;
+  currency: unknown;
+  reference: unknown;
+  expires_at: unknown;
+}
+
+async function linkToken(db: DbOrTx, linkId: string): Promise<string> {
+  return (await db.selectFrom('payment_links').select('token').where('id', '=', linkId).executeTakeFirstOrThrow()).token;
+}
+
+/**
+ * POST /payment-requests: validates, then in one transaction inserts the request `open` and records
+ * its paymentRequestWorkflow start (the expiry timer); starts it after commit. Errors: 400
+ * validation_error (`payment_link_id`, `currency` not USD/EUR/MXN, `amount` malformed / too many
+ * decimals / above {@link MAX_REQUEST_UNITS}, `reference` missing or over 140 characters,
+ * `expires_at` not an ISO 8601 date-time with offset, not in the future, or more than a year
+ * ahead); 404 not_found (`payment_link_id`) for another tenant's or an unknown link.
+ */
+export async function createPaymentRequest(core: Core, caller: Caller, input: PaymentRequestCreate): Promise<WirePaymentRequest> {
+  if (typeof input.payment_link_id !== 'string' || !input.payment_link_id) throw validationError('payment_link_id', 'payment_link_id is required');
+  const currency = parseVirtualAccountCurrency(input.currency);
+  const amount = parseAmountParam(input.amount, currency, 'amount');
+  if (amount > parseAmount(MAX_REQUEST_UNITS, currency)) throw validationError('amount', `amount must be at most ${MAX_REQUEST_UNITS} ${currency}`);
+  if (typeof input.reference !== 'string' || normaliseReference(input.reference) === null) {
+    throw validationError('reference', 'reference is required: the text the payer quotes on the transfer');
+  }
+  if (input.reference.length > MAX_REQUEST_REFERENCE) {
+    throw validationError('reference', `reference must be at most ${MAX_REQUEST_REFERENCE} characters`);
+  }
+  const reference = input.reference.trim();
+  const now = core.now();
+  const expiresAt =
+    typeof input.expires_at === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(input.expires_at)
+      ? new Date(input.expires_at)
+      : null;
+  if (!expiresAt || Number.isNaN(expiresAt.getTime())) {
+    throw validationError('expires_at', 'expires_at must be an ISO 8601 date-time with a time zone, e.g. 2026-12-31T23:59:59Z');
+  }
+  if (expiresAt.getTime() <= now.getTime()) throw validationError('expires_at', 'expires_at must be in the future');
+  if (expiresAt.getTime() - now.getTime() > MAX_REQUEST_LIFETIME_MS) throw validationError('expires_at', 'expires_at must be at most one year ahead');
+  const link = await getPaymentLinkRow(core.db, caller, input.payment_link_id, 'payment_link_id');
+
+  const row = await core.db.transaction().execute(async (tx) => {
+    const r = await tx
+      .insertInto('payment_requests')
+      .values({
+        id: newId('preq'),
+        business_id: caller.businessId,
+        environment: caller.environment,
+        payment_link_id: link.id,
+        amount,
+        currency,
+        reference,
+        reference_key: normaliseReference(reference) as string,
+        status: 'open',
+        expires_at: expiresAt,
+        token: randomToken(18),
+        paid_at: null,
+        deposit_id: null,
+        expired_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const wf: PaymentRequestWorkflowInput = { requestId: r.id, expiresAt: expiresAt.toISOString() };
+    await enqueueWorkflowStart(tx, {
+      workflowId: r.id,
+      workflowType: PAYMENT_REQUEST_WORKFLOW_TYPE,
+      args: [wf],
+      searchAttributes: { BusinessId: r.business_id, Environment: r.environment },
+    });
+    return r;
+  });
+  try {
+    await flushWorkflowStart(core, row.id);
+  } catch (err) {
+    core.log.warn({ err, requestId: row.id }, 'payment request workflow start deferred to the relay');
+  }
+  return renderPaymentRequest(row, link.token, core.config.publicUrl);
+}
+
+/** The caller's request row; 404 not_found otherwise. */
+export async function getPaymentRequestRow(db: DbOrTx, caller: Caller, id: string): Promise<PaymentRequestRow> {
+  const row = await db
+    .selectFrom('payment_requests')
+    .selectAll()
+    .where('id', '=', id)
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .executeTakeFirst();
+  if (!row) throw notFound('payment request', id);
+  return row;
+}
+
+/** GET /payment-requests/{id} (extension). 404 not_found. */
+export async function getPaymentRequest(core: Core, caller: Caller, id: string): Promise<WirePaymentRequest> {
+  const row = await getPaymentRequestRow(core.db, caller, id);
+  return renderPaymentRequest(row, await linkToken(core.db, row.payment_link_id), core.config.publicUrl);
+}
+
+/** GET /payment-requests (extension): newest first; filters `status`, `payment_link_id`. 400 validation_error (`status`, `cursor`). */
+export async function listPaymentRequests(
+  core: Core,
+  caller: Caller,
+  q: { limit: number; cursor?: string; status?: string; paymentLinkId?: string },
+): Promise<ListEnvelope<WirePaymentRequest>> {
+  let query = core.db
+    .selectFrom('payment_requests as r')
+    .innerJoin('payment_links as l', 'l.id', 'r.payment_link_id')
+    .selectAll('r')
+    .select('l.token as link_token')
+    .where('r.business_id', '=', caller.businessId)
+    .where('r.environment', '=', caller.environment);
+  if (q.status !== undefined) {
+    if (!(PAYMENT_REQUEST_STATUSES as readonly string[]).includes(q.status)) {
+      throw validationError('status', `status must be one of ${PAYMENT_REQUEST_STATUSES.join(', ')}`);
+    }
+    query = query.where('r.status', '=', q.status);
+  }
+  if (q.paymentLinkId !== undefined) query = query.where('r.payment_link_id', '=', q.paymentLinkId);
+  const page = await paginate(query, 'r.id', { limit: q.limit, cursor: q.cursor });
+  return { data: page.rows.map((r) => renderPaymentRequest(r, r.link_token, core.config.publicUrl)), next_cursor: page.next_cursor };
+}
+
+/**
+ * The expiry step of paymentRequestWorkflow: open -> expired (expired_at = now) when expires_at <=
+ * now, in one guarded UPDATE (a concurrent match wins or loses atomically). Returns the status
+ * now stored; for an open request not yet due by this clock, `retryInMs` until it is.
+ * Throws Error for an unknown id.
+ */
+export async function expirePaymentRequest(core: Core, requestId: string): Promise<PaymentRequestExpireResult> {
+  const now = core.now();
+  const updated = await core.db
+    .updateTable('payment_requests')
+    .set({ status: 'expired', expired_at: now, updated_at: now })
+    .where('id', '=', requestId)
+    .where('status', '=', 'open')
+    .where('expires_at', '<=', now)
+    .returning('status')
+    .executeTakeFirst();
+  if (updated) return { status: 'expired' };
+  const row = await core.db.selectFrom('payment_requests').select(['status', 'expires_at']).where('id', '=', requestId).executeTakeFirst();
+  if (!row) throw new Error(`payment request ${requestId} does not exist`);
+  const status = row.status as PaymentRequestStatus;
+  return status === 'open' ? { status, retryInMs: Math.max(100, new Date(row.expires_at).getTime() - now.getTime()) } : { status };
+}
+
+/** The request behind a public page token whose link is `linkId`, or undefined. */
+export async function findPaymentRequestByToken(db: DbOrTx, linkId: string, token: string): Promise<PaymentRequestRow | undefined> {
+  return db.selectFrom('payment_requests').selectAll().where('token', '=', token).where('payment_link_id', '=', linkId).executeTakeFirst();
+}

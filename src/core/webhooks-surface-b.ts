@@ -1,0 +1,182 @@
+/**
+ * Surface B's webhooks (spec "Events, Surface B"; "Registration and delivery"; "Limits": 2xx within
+ * 10 seconds): its event names, its envelope, its signature and its fixed delivery schedule. Pure
+ * functions the webhook core (src/core/webhooks.ts) calls per endpoint surface; no I/O.
+ *
+ * Events are the core's outbox events renamed, for claim-link payouts (a Surface B disbursement IS
+ * a claim-link payout) and deposits:
+ * | core event              | Surface B event          |
+ * |-------------------------|--------------------------|
+ * | payout.submitted        | disbursement.created     |
+ * | payout.claim_started    | disbursement.claimed     |
+ * | payout.succeeded        | disbursement.delivered   |
+ * | payout.failed           | disbursement.expired (failure claim_expired) / disbursement.failed |
+ * | payout.refunded         | disbursement.failed      |
+ * | payout.canceled         | disbursement.cancelled   |
+ * | deposit.received        | deposit.received         |
+ * | deposit.credited        | deposit.credited         |
+ * Payouts on other channels are not Surface B disbursements and are not sent.
+ */
+import { formatAmount, parseAmount, USDC } from '../domain/money';
+import { matchesEventPattern, type WebhookRetrySchedule } from '../domain/webhook-events';
+
+/** Spec "Events, Surface B". */
+export const SURFACE_B_EVENT_TYPES = [
+  'disbursement.created',
+  'disbursement.claimed',
+  'disbursement.delivered',
+  'disbursement.failed',
+  'disbursement.expired',
+  'disbursement.cancelled',
+  'deposit.received',
+  'deposit.credited',
+] as const;
+export type SurfaceBEventType = (typeof SURFACE_B_EVENT_TYPES)[number];
+/** Wildcards a Surface B endpoint may subscribe with. */
+export const SURFACE_B_EVENT_WILDCARDS = ['*', 'disbursement.*', 'deposit.*'] as const;
+
+/** Whether `pattern` is a Surface B event type or wildcard. */
+export function isSurfaceBEventPattern(pattern: string): boolean {
+  return (SURFACE_B_EVENT_TYPES as readonly string[]).includes(pattern) || (SURFACE_B_EVENT_WILDCARDS as readonly string[]).includes(pattern);
+}
+
+type Snapshot = Record<string, unknown>;
+const str = (v: unknown) => (typeof v === 'string' ? v : null);
+
+/** The Surface B name of a core event (see the module table), or null when Surface B does not receive it. */
+export function surfaceBEventType(coreType: string, data: Snapshot | null | undefined): SurfaceBEventType | null {
+  if (coreType === 'deposit.received' || coreType === 'deposit.credited') return coreType;
+  if (coreType === 'payout.claim_started') return 'disbursement.claimed';
+  if (!data || data.channel !== 'claim_link') return null;
+  switch (coreType) {
+    case 'payout.submitted':
+      return 'disbursement.created';
+    case 'payout.succeeded':
+      return 'disbursement.delivered';
+    case 'payout.failed': {
+      const failure = data.failure as { code?: unknown } | null | undefined;
+      return failure?.code === 'claim_expired' ? 'disbursement.expired' : 'disbursement.failed';
+    }
+    case 'payout.refunded':
+      return 'disbursement.failed';
+    case 'payout.canceled':
+      return 'disbursement.cancelled';
+    default:
+      return null;
+  }
+}
+
+/** Whether one of a Surface B endpoint's patterns covers this Surface B event type. */
+export const surfaceBWants = (patterns: readonly string[], type: string) => patterns.some((p) => matchesEventPattern(p, type));
+
+const STATUS_OF: Record<SurfaceBEventType, string> = {
+  'disbursement.created': 'pending',
+  'disbursement.claimed': 'claimed',
+  'disbursement.delivered': 'delivered',
+  'disbursement.failed': 'failed',
+  'disbursement.expired': 'expired',
+  'disbursement.cancelled': 'cancelled',
+  'deposit.received': 'received',
+  'deposit.credited': 'credited',
+};
+
+/** Spec "Envelope and events, Surface B". */
+export interface SurfaceBEnvelope {
+  id: string;
+  type: SurfaceBEventType;
+  /** ISO 8601 UTC: when the event happened. */
+  createdAt: string;
+  data: {
+    id: string;
+    status: string;
+    recipientPhone: string | null;
+    amountUsd: string | null;
+    reference: string | null;
+    payoutMethod: string | null;
+    deliveredAt: string | null;
+    /** Extensions for a disbursement to an e-mail and for deposits (documented in docs/surface-b.md). */
+    [extra: string]: unknown;
+  };
+}
+
+/**
+ * The Surface B envelope of an outbox event (its snapshot is the core's wire shape at the time of
+ * the event), or null when Surface B does not receive it. For deposits `amountUsd` is what the
+ * balance is credited (USD = USDC) and `data` adds `currency`, `amount` (what arrived) and `source`.
+ */
+export function surfaceBEnvelope(event: { id: string; type: string; created_at: Date; data: Snapshot }): SurfaceBEnvelope | null {
+  const type = surfaceBEventType(event.type, event.data);
+  if (!type) return null;
+  const d = event.data;
+  if (type.startsWith('deposit.')) {
+    const credited = str(d.credited_amount);
+    return {
+      id: event.id,
+      type,
+      createdAt: event.created_at.toISOString(),
+      data: {
+        id: String(d.id),
+        status: STATUS_OF[type],
+        recipientPhone: null,
+        amountUsd: credited ? formatAmount(parseAmount(credited, USDC, { allowZero: true }), USDC) : null,
+        reference: str(d.reference),
+        payoutMethod: null,
+        deliveredAt: null,
+        currency: str(d.currency),
+        amount: str(d.amount),
+        source: str(d.source),
+      },
+    };
+  }
+  const recipient = (d.recipient ?? {}) as Snapshot;
+  const claim = (d.claim ?? {}) as Snapshot;
+  return {
+    id: event.id,
+    type,
+    createdAt: event.created_at.toISOString(),
+    data: {
+      id: String(d.id),
+      status: STATUS_OF[type],
+      recipientPhone: recipient.type === 'phone' ? str(recipient.number) : null,
+      amountUsd: str(d.source_amount),
+      reference: str(d.reference),
+      payoutMethod: str(claim.method),
+      deliveredAt: str(d.delivered_at),
+      recipientEmail: recipient.type === 'email' ? str(recipient.address) : null,
+    },
+  };
+}
+
+const MIN = 60_000;
+/**
+ * Spec "Surface B delivery": attempt 1 at once, then after 5 minutes, 30 minutes, 2 hours and 12
+ * hours: the delay before attempt n+1 is SURFACE_B_RETRY_DELAYS_MS[n-1]. Exactly five attempts.
+ */
+export const SURFACE_B_RETRY_DELAYS_MS: readonly number[] = [5 * MIN, 30 * MIN, 120 * MIN, 720 * MIN];
+/** Five attempts in all. */
+export const SURFACE_B_MAX_ATTEMPTS = SURFACE_B_RETRY_DELAYS_MS.length + 1;
+
+/**
+ * Surface B's delivery schedule as the delivery workflow's activity RetryPolicy: at most five
+ * attempts; the delays come from the activity's failure (`nextRetryDelay`, {@link surfaceBNextRetryDelayMs});
+ * the coefficients here are only the fallback shape. Window 15 h (> 14 h 35 min of delays), 15 s
+ * per attempt (the HTTP call itself times out at 10 s).
+ */
+export function surfaceBRetrySchedule(): WebhookRetrySchedule {
+  return {
+    initialIntervalMs: SURFACE_B_RETRY_DELAYS_MS[0],
+    backoffCoefficient: 6,
+    maximumIntervalMs: SURFACE_B_RETRY_DELAYS_MS[SURFACE_B_RETRY_DELAYS_MS.length - 1],
+    windowMs: 15 * 60 * MIN,
+    attemptTimeoutMs: 15_000,
+    maximumAttempts: SURFACE_B_MAX_ATTEMPTS,
+  };
+}
+
+/** The delay before the next attempt after failed attempt `attempt` (1-based), or null after the fifth. */
+export function surfaceBNextRetryDelayMs(attempt: number): number | null {
+  return attempt >= 1 && attempt <= SURFACE_B_RETRY_DELAYS_MS.length ? SURFACE_B_RETRY_DELAYS_MS[attempt - 1] : null;
+}
+
+/** Smallest caller-chosen signing secret (Surface B: the caller supplies it), in characters. */
+export const MIN_SURFACE_B_SECRET_LENGTH = 16;

@@ -1,0 +1,80 @@
+/**
+ * Surface B funding (spec "Endpoints", Surface B: /funding/accounts, /funding/crypto,
+ * /funding/deposits) over the one funding core: the same virtual accounts and deposits as Surface A.
+ */
+import bs58 from 'bs58';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../helpers/harness';
+
+let h: Harness;
+let biz: { id: string; sandbox: string; live: string };
+let other: { id: string; sandbox: string; live: string };
+const B = '/sandbox/claim/v1';
+
+beforeAll(async () => {
+  h = await createHarness();
+  biz = await h.business({ verified: true });
+  other = await h.business({ verified: true });
+});
+afterAll(async () => h?.close());
+
+const get = (path: string, key = biz.sandbox) => h.request('GET', `${B}${path}`, { key });
+const post = (path: string, body: unknown, key = biz.sandbox) => h.request('POST', `${B}${path}`, { key, body });
+
+describe('funding accounts', () => {
+  it('happy: opens a SPEI account (camelCase, details masked), lists it, reads it; Surface A sees the same account', async () => {
+    const r = await post('/funding/accounts', { currency: 'MXN', label: 'Payroll MX' });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({ id: expect.stringMatching(/^va_/), currency: 'MXN', status: 'active', label: 'Payroll MX', referenceRequired: expect.any(Boolean) });
+    expect(Object.keys(r.body.details).every((k) => !k.includes('_'))).toBe(true);
+    expect((await get(`/funding/accounts/${r.body.id}`)).body.id).toBe(r.body.id);
+    expect((await get('/funding/accounts')).body.data.map((a: { id: string }) => a.id)).toContain(r.body.id);
+    expect((await h.request('GET', `/sandbox/v1/virtual-accounts/${r.body.id}`, { key: biz.sandbox })).status).toBe(200);
+  });
+
+  it('errors: unknown id is 404 virtual_account_not_found; bad currency 400', async () => {
+    const r = await get('/funding/accounts/va_nope');
+    expect([r.status, r.body.error, r.body.details.requestId]).toEqual([404, 'virtual_account_not_found', r.headers.get('X-Request-ID')]);
+    const bad = await post('/funding/accounts', { currency: 'GBP' });
+    expect([bad.status, bad.body.error, bad.body.details.param]).toEqual([400, 'validation_error', 'currency']);
+  });
+
+  it("security: another organisation's account is a 404; no key is 401", async () => {
+    const r = await post('/funding/accounts', { currency: 'USD' });
+    expect((await get(`/funding/accounts/${r.body.id}`, other.sandbox)).body.error).toBe('virtual_account_not_found');
+    expect((await get('/funding/accounts', other.sandbox)).body.data.map((a: { id: string }) => a.id)).not.toContain(r.body.id);
+    expect((await h.request('GET', `${B}/funding/accounts`)).status).toBe(401);
+  });
+});
+
+describe('GET /funding/crypto', () => {
+  it('a well-formed Solana address (base58, 32 bytes), stable per organisation and environment, USDC on solana', async () => {
+    const a = await get('/funding/crypto');
+    expect(a.status).toBe(200);
+    expect(a.body).toEqual({ walletAddress: expect.any(String), network: 'solana', asset: 'USDC', minimumDeposit: '1.00' });
+    expect(bs58.decode(a.body.walletAddress)).toHaveLength(32);
+    expect((await get('/funding/crypto')).body.walletAddress).toBe(a.body.walletAddress);
+    expect((await get('/funding/crypto', other.sandbox)).body.walletAddress).not.toBe(a.body.walletAddress);
+    const live = await h.request('GET', '/claim/v1/funding/crypto', { key: biz.live });
+    expect(live.body.walletAddress).not.toBe(a.body.walletAddress);
+    expect((await h.request('GET', `${B}/funding/crypto`, { key: biz.live })).status).toBe(401);
+  });
+});
+
+describe('GET /funding/deposits', () => {
+  it('lists the deposits Surface A records, camelCase, filtered by currency; another organisation sees none of them', async () => {
+    const acct = await post('/funding/accounts', { currency: 'EUR' });
+    const dep = await h.request('POST', '/sandbox/v1/sandbox/deposits', {
+      key: biz.sandbox,
+      body: { virtual_account_id: acct.body.id, amount: '100.00', currency: 'EUR', reference: 'inv-9' },
+    });
+    expect(dep.status).toBeLessThan(300);
+    const list = await get('/funding/deposits?currency=EUR');
+    expect(list.status).toBe(200);
+    expect(list.body.data[0]).toMatchObject({ id: dep.body.id, source: 'virtual_account', virtualAccountId: acct.body.id, amount: '100.00', currency: 'EUR', reference: 'inv-9' });
+    expect((await get('/funding/deposits?currency=MXN')).body.data).toEqual([]);
+    const bad = await get('/funding/deposits?currency=XXX');
+    expect([bad.status, bad.body.error]).toEqual([400, 'validation_error']);
+    expect((await get('/funding/deposits', other.sandbox)).body.data).toEqual([]);
+  });
+});
