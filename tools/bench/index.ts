@@ -301,7 +301,7 @@ async function main() {
 
     // 4. Surface B batch ---------------------------------------------------------------------------
     const batchUrl = `${api}/sandbox/claim/v1/disbursements/batch`;
-    const entries = Array.from({ length: SIZES.surfaceB }, (_, i) => ({ recipientPhone: `+52155${String(10000000 + i).slice(-8)}`, amountUsd: '1.00', reference: `bench-b-${run}-${i}` }));
+    const entries = Array.from({ length: SIZES.surfaceB }, (_, i) => ({ recipientPhone: `+5255${String(10000000 + i).slice(-8)}`, amountUsd: '1.00', reference: `bench-b-${run}-${i}` }));
     const tb = performance.now();
     const bres = await fetch(batchUrl, {
       method: 'POST',
@@ -311,7 +311,7 @@ async function main() {
     const btext = await bres.text();
     const bSeconds = (performance.now() - tb) / 1000;
     const surfaceB = bres.status === 404 ? { built: false, status: 404 } : { built: true, status: bres.status, seconds: bSeconds, body: bres.ok ? undefined : btext.slice(0, 200) };
-    say(`Surface B batch of ${SIZES.surfaceB}: ${surfaceB.built ? `HTTP ${bres.status} in ${bSeconds.toFixed(2)} s` : 'not built (404)'}`);
+    say(`Surface B batch of ${SIZES.surfaceB}: ${surfaceB.built ? `HTTP ${bres.status} in ${bSeconds.toFixed(2)} s${bres.ok ? '' : `: ${btext.slice(0, 300)}`}` : 'not built (404)'}`);
     results.surface_b_batch = { entries: SIZES.surfaceB, ...surfaceB };
 
     worker.shutdown();
