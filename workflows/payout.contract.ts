@@ -85,6 +85,8 @@ export interface PayoutTransitionInput {
   providerReference?: string | null;
   claimMethod?: string;
   attempt?: AttemptResult & { number: number };
+  /** Apply the move only from these states (else the row is returned unchanged). */
+  onlyFrom?: PayoutStatus[];
 }
 
 /** What one rail call answered (src/sandbox/rails.ts simulates it). */

@@ -29,6 +29,7 @@
 import type { RetryPolicy } from '@temporalio/common';
 import {
   ActivityFailure,
+  ApplicationFailure,
   allHandlersFinished,
   condition,
   proxyActivities,
@@ -134,6 +135,11 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
         decision = null;
         throw err;
       }
+      // The row may already be past claimed (a lost task's claim replayed): report where it is.
+      if (status === 'failed' || status === 'canceled') {
+        decision = null;
+        throw ApplicationFailure.nonRetryable(`payout is ${status}, not awaiting_claim`, 'PayoutNotAwaitingClaim');
+      }
       return 'claimed';
     },
     {
@@ -222,18 +228,26 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
       if (decision === null && remaining > 0) await condition(() => decision !== null, remaining);
       if (decision === null) {
         decision = 'expire';
-        await enter('failed', { failure: { code: 'claim_expired', message: 'The recipient did not claim the payout in time; the funds were returned' } });
-        return finish();
+        await enter('failed', {
+          failure: { code: 'claim_expired', message: 'The recipient did not claim the payout in time; the funds were returned' },
+          onlyFrom: ['awaiting_claim'],
+        });
+        if (status === 'failed' || status === 'canceled') return finish();
+        // The row moved on without this run (a claim applied by a lost workflow task): deliver it.
+        decision = 'claim';
+        break;
       }
       // A claim or cancel is being applied by its Update handler; it resets `decision` if it fails.
       publish();
-      await condition(() => status === 'claimed' || status === 'canceled' || decision === null);
+      await condition(() => status !== 'awaiting_claim' || decision === null);
       if (decision !== null) break;
     }
     if (status === 'canceled') return finish();
   }
 
   await enter('delivering');
+  // A replayed move can find the row already final (a lost task applied it): nothing to deliver.
+  if (status === 'failed' || status === 'canceled' || status === 'refunded') return finish();
   for (let attempt = 1; ; attempt++) {
     const r = await acts.payoutRailAttempt({ payoutId, attempt });
     if (r.ok) {

@@ -56,6 +56,25 @@ export function canTransition(from: PayoutStatus, to: PayoutStatus): boolean {
   return PAYOUT_TRANSITIONS[from].includes(to);
 }
 
+/**
+ * Whether a payout in `current` has already passed through `target`: `current` is reachable from
+ * `target` by one or more moves of {@link PAYOUT_TRANSITIONS} (a DAG, so a legal move from
+ * `current` to `target` and this never both hold). Used to recognise a replayed transition: a
+ * workflow task that was lost after its local activities committed runs them again.
+ */
+export function hasPassed(current: PayoutStatus, target: PayoutStatus): boolean {
+  const seen = new Set<PayoutStatus>();
+  const queue: PayoutStatus[] = [...PAYOUT_TRANSITIONS[target]];
+  while (queue.length) {
+    const s = queue.shift() as PayoutStatus;
+    if (s === current) return true;
+    if (seen.has(s)) continue;
+    seen.add(s);
+    queue.push(...PAYOUT_TRANSITIONS[s]);
+  }
+  return false;
+}
+
 /** Spec payout failure codes (field failure.code). */
 export const PAYOUT_FAILURE_CODES = [
   'invalid_destination',

@@ -6,7 +6,7 @@ import type { Updateable } from 'kysely';
 import type { PayoutsTable } from '../../db/tables/payouts';
 import type { DbOrTx } from '../../db/schema';
 import { randomToken } from '../../domain/ids';
-import { canTransition, EVENT_ON_ENTER, PAYOUT_STATUSES, type PayoutFailureCode, type PayoutStatus } from '../../domain/payout-state';
+import { canTransition, EVENT_ON_ENTER, hasPassed, PAYOUT_STATUSES, type PayoutFailureCode, type PayoutStatus } from '../../domain/payout-state';
 import type { AttemptResult } from '../../../workflows/payout.contract';
 import type { Core } from '../context';
 import { emitEvent } from '../events';
@@ -40,6 +40,11 @@ export interface TransitionPatch {
   claimMethod?: string;
   /** Finishes this attempt in the same transaction. */
   attempt?: AttemptResult & { number: number };
+  /**
+   * Apply the move only from these states; from any other the row is returned unchanged (e.g. the
+   * claim window's expiry applies only to a payout still awaiting_claim).
+   */
+  onlyFrom?: readonly PayoutStatus[];
 }
 
 /** Ledger movement applied on entering a state (the money table in src/core/payouts/index.ts). */
@@ -111,7 +116,9 @@ async function finishAttempt(tx: DbOrTx, payoutId: string, number: number, r: At
 
 /**
  * Moves a payout to `to` in one transaction (spec "Payout status"; src/domain/payout-state.ts):
- * locks the row; if it is already `to`, returns it unchanged (idempotent); if the table does not
+ * locks the row; if it is already `to`, or already past `to` (a replayed move: a workflow task lost
+ * after its local activities committed runs them again), or not in `patch.onlyFrom`, returns it
+ * unchanged (idempotent: the caller follows the returned status); if the table does not
  * allow the move, throws {@link IllegalPayoutTransitionError}; else updates the projection with
  * `patch`, applies the money movement of the table (settle / release / refund of debit_total,
  * posting keys `payout:{id}:<movement>`), emits EVENT_ON_ENTER[to] (dedupe `payout:{id}:{to}`)
@@ -123,6 +130,9 @@ export async function transitionPayout(core: Core, payoutId: string, to: PayoutS
     const row = await tx.selectFrom('payouts').selectAll().where('id', '=', payoutId).forUpdate().executeTakeFirst();
     if (!row) throw new Error(`payout ${payoutId} does not exist`);
     if (row.status === to) return row;
+    if (patch.onlyFrom && !patch.onlyFrom.includes(row.status as PayoutStatus)) return row;
+    // Already past `to` (a replayed move of a lost workflow task): unchanged; the caller follows the row.
+    if ((PAYOUT_STATUSES as readonly string[]).includes(row.status) && hasPassed(row.status as PayoutStatus, to)) return row;
     if (!(PAYOUT_STATUSES as readonly string[]).includes(row.status) || !canTransition(row.status as PayoutStatus, to)) {
       throw new IllegalPayoutTransitionError(payoutId, row.status, to);
     }

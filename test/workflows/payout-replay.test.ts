@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { transitionPayout } from '../../src/core/payouts';
+import { claimUpdate } from '../../workflows/payout.contract';
+import { hasPassed } from '../../src/domain/payout-state';
+import { createHarness, type Harness } from '../helpers/harness';
+
+/**
+ * A workflow task lost after its local activities committed (worker SIGKILLed, task timed out on a
+ * loaded machine) runs them again on replay: the claim Update's `claimed` and the main path's
+ * `delivering` are then already in PostgreSQL. Found by `npm run chaos` (docs/chaos.md): the
+ * retried claim was refused as an illegal transition and the payout sat `delivering` for 30 days,
+ * when its expiry would have released a hold whose rail attempt was already made.
+ */
+let h: Harness;
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => h?.close());
+
+async function waitFor<T>(fn: () => Promise<T | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('replayed payout transitions (a lost workflow task)', () => {
+  it('hasPassed follows the transition table forward only', () => {
+    expect(hasPassed('delivering', 'claimed')).toBe(true);
+    expect(hasPassed('succeeded', 'delivering')).toBe(true);
+    expect(hasPassed('refunded', 'claimed')).toBe(true);
+    expect(hasPassed('claimed', 'delivering')).toBe(false);
+    expect(hasPassed('delivering', 'failed')).toBe(false);
+    expect(hasPassed('canceled', 'awaiting_claim')).toBe(true);
+    expect(hasPassed('awaiting_claim', 'awaiting_claim')).toBe(false);
+  });
+
+  it('a claim whose claimed and delivering were committed by a lost task is accepted and delivered once; expiry never touches it', async () => {
+    const b = await h.business();
+    expect((await h.request('POST', '/sandbox/v1/sandbox/fund', { key: b.sandbox, body: { amount: '100' } })).status).toBe(200);
+    const created = await h.request('POST', '/sandbox/v1/payouts', {
+      key: b.sandbox,
+      body: { channel: 'claim_link', recipient: { type: 'email', address: 'ana@example.com' }, source_amount: '10' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const status = async () => (await h.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    await waitFor(async () => (await status()) === 'awaiting_claim', 'awaiting_claim');
+
+    // What the lost task committed before it died: claimed, then delivering.
+    await transitionPayout(h.core, id, 'claimed', { claimMethod: 'bank_transfer' });
+    await transitionPayout(h.core, id, 'delivering');
+    // Replays of those moves leave the row where it is; an expiry applies only from awaiting_claim.
+    expect((await transitionPayout(h.core, id, 'claimed', { claimMethod: 'bank_transfer' })).status).toBe('delivering');
+    expect((await transitionPayout(h.core, id, 'failed', { failure: { code: 'claim_expired', message: 'x' }, onlyFrom: ['awaiting_claim'] })).status).toBe('delivering');
+
+    // A new claim request is refused by the core (the row is past awaiting_claim) ...
+    const again = await h.request('POST', `/sandbox/v1/sandbox/payouts/${id}/claim`, { key: b.sandbox, body: { method: 'bank_transfer' } });
+    expect(again.status).toBe(409);
+    // ... while the server re-delivers the lost task's Update to the workflow, which still thinks
+    // awaiting_claim: it is accepted, follows the row and delivers (before the fix: refused as an
+    // illegal transition, and the payout waited out its 30-day window).
+    const result = await h.core.temporal.workflow.getHandle(id).executeUpdate(claimUpdate, { args: [{ method: 'bank_transfer' }] });
+    expect(result).toBe('claimed');
+    await waitFor(async () => (await status()) === 'succeeded', 'succeeded');
+    const postings = (await h.db.selectFrom('ledger_postings').select('key').where('key', 'like', `payout:${id}:%`).execute()).map((p) => p.key).sort();
+    expect(postings).toEqual([`payout:${id}:hold`, `payout:${id}:settle`]);
+    const bal = (await h.request('GET', '/sandbox/v1/balance', { key: b.sandbox })).body;
+    expect(bal.held).toBe('0.00');
+  });
+});
