@@ -124,11 +124,24 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     setStatus(r.status);
   };
 
+  /**
+   * A claim link whose window is being opened: its row may already say awaiting_claim (the local
+   * activity committed) while this run is still `submitted`, so a claim or cancel that read the row
+   * is accepted and applied as soon as the window is open.
+   */
+  const opening = () => input.channel === 'claim_link' && status === 'submitted';
+
   setHandler(statusQuery, () => status);
   setHandler(
     claimUpdate,
     async ({ method }): Promise<PayoutStatus> => {
       decision = 'claim';
+      // Accepted while the claim window is still being opened (see `opening`): wait until it is.
+      await condition(() => status !== 'submitted');
+      if (status !== 'awaiting_claim' && status !== 'claimed' && status !== 'delivering') {
+        decision = null;
+        throw ApplicationFailure.nonRetryable(`payout is ${status}, not awaiting_claim`, 'PayoutNotAwaitingClaim');
+      }
       try {
         await enter('claimed', { claimMethod: method });
       } catch (err) {
@@ -136,15 +149,16 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
         throw err;
       }
       // The row may already be past claimed (a lost task's claim replayed): report where it is.
-      if (status === 'failed' || status === 'canceled') {
+      const now = status as PayoutStatus; // `enter` changed it
+      if (now === 'failed' || now === 'canceled') {
         decision = null;
-        throw ApplicationFailure.nonRetryable(`payout is ${status}, not awaiting_claim`, 'PayoutNotAwaitingClaim');
+        throw ApplicationFailure.nonRetryable(`payout is ${now}, not awaiting_claim`, 'PayoutNotAwaitingClaim');
       }
       return 'claimed';
     },
     {
       validator: (arg) => {
-        if (status !== 'awaiting_claim' || decision !== null) throw new Error(`payout is ${status}, not awaiting_claim`);
+        if ((status !== 'awaiting_claim' && !opening()) || decision !== null) throw new Error(`payout is ${status}, not awaiting_claim`);
         if (!arg || !(CLAIM_METHODS as readonly string[]).includes(arg.method)) {
           throw new Error(`method must be one of: ${CLAIM_METHODS.join(', ')}`);
         }
@@ -155,6 +169,11 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     cancelUpdate,
     async (): Promise<PayoutStatus> => {
       decision = 'cancel';
+      await condition(() => status !== 'submitted' || !opening());
+      if (status !== 'pending' && status !== 'awaiting_claim') {
+        decision = null;
+        throw ApplicationFailure.nonRetryable(`payout is ${status}; only pending or awaiting_claim payouts can be canceled`, 'PayoutNotCancelable');
+      }
       try {
         await enter('canceled');
       } catch (err) {
@@ -165,7 +184,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     },
     {
       validator: () => {
-        if ((status !== 'pending' && status !== 'awaiting_claim') || decision !== null) {
+        if ((status !== 'pending' && status !== 'awaiting_claim' && !opening()) || decision !== null) {
           throw new Error(`payout is ${status}; only pending or awaiting_claim payouts can be canceled`);
         }
       },
