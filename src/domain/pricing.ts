@@ -31,6 +31,8 @@ export interface PriceInput {
   sourceAmount?: bigint;
   /** Minor units of channel.currency (2 decimals fiat, 0 for JPY/KRW/..., 6 for USDC). */
   destinationAmount?: bigint;
+  /** Apply only the channel's minimum (Surface B: "Maximum single disbursement: no limit"). */
+  noMaximum?: boolean;
 }
 
 /**
@@ -51,7 +53,8 @@ export interface Price {
  * Prices a payout on `channel` (rules in the file header). Throws Error when not exactly one of
  * sourceAmount / destinationAmount is given, or for a non-positive amount or rate (programming
  * errors: the API validates first); throws ApiError(400, 'amount_out_of_range', ..., param) when
- * the source amount is outside channel.limits, param 'source_amount' or 'destination_amount'.
+ * the source amount is outside channel.limits (only below the minimum with `noMaximum`), param
+ * 'source_amount' or 'destination_amount'.
  */
 export function price(input: PriceInput): Price {
   const { channel, midRate, sourceAmount, destinationAmount } = input;
@@ -79,7 +82,7 @@ export function price(input: PriceInput): Price {
 
   const min = parseAmount(channel.limits.min, USDC);
   const max = parseAmount(channel.limits.max, USDC);
-  if (source < min || source > max) {
+  if (source < min || (source > max && !input.noMaximum)) {
     const range = `between ${formatAmount(min, USDC)} and ${formatAmount(max, USDC)} USDC`;
     const message =
       param === 'source_amount'

@@ -274,3 +274,20 @@ describe('OpenAPI document', () => {
     expect(docs.text).toContain('/sandbox/claim/v1/openapi.json');
   });
 });
+
+describe('POST /disbursements: no maximum (spec "Limits": maximum single disbursement, no limit)', () => {
+  it('accepts 100,000.00 USD on Surface B, while Surface A keeps the claim_link channel maximum', async () => {
+    const rich = await h.business();
+    expect((await h.request('POST', `${B}/sandbox/fund`, { key: rich.sandbox, body: { amountUsd: '120000.00' } })).status).toBe(200);
+    const big = await post('/disbursements', { recipientPhone: MX, amountUsd: '100000.00', reference: 'big' }, rich.sandbox);
+    expect(big.status, big.text).toBe(201);
+    expect(big.body.amountUsd).toBe('100000.00');
+    expect(big.body.status).toBe('pending');
+    const a = await h.request('POST', '/sandbox/v1/payouts', {
+      key: rich.sandbox,
+      body: { channel: 'claim_link', recipient: { type: 'phone', number: MX }, source_amount: '100000' },
+    });
+    expect(a.status).toBe(400);
+    expect(a.body.error.code).toBe('amount_out_of_range');
+  });
+});

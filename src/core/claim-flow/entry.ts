@@ -105,6 +105,8 @@ export function validateClaimEntry(input: ClaimEntryInput, prefix = ''): ClaimEn
     request: {
       channel: 'claim_link',
       recipient,
+      // Spec "Limits": minimum 1.00 USD (checked above), no maximum for a single disbursement.
+      noMaximum: true,
       // 1 USD = 1 USDC: cents -> the USDC decimal string of the same value.
       sourceAmount: input.amountUsd,
       ...(reference !== undefined ? { reference } : {}),

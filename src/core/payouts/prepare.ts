@@ -26,6 +26,8 @@ export interface PayoutRequest {
   reference?: string;
   memo?: string;
   message?: string;
+  /** Skip the channel's maximum (Surface B disbursements: spec "Limits", no maximum); never on the wire of Surface A. */
+  noMaximum?: boolean;
 }
 
 /** A validated and priced payout request, ready for insertPayout (./accept.ts). */
@@ -251,6 +253,7 @@ async function prepareChecked(
         channel,
         midRate: midRate(channel.currency),
         ...(s.sourceMinor !== undefined ? { sourceAmount: s.sourceMinor } : { destinationAmount: s.destinationMinor }),
+        noMaximum: req.noMaximum === true,
       }),
     );
   }
