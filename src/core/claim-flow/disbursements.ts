@@ -23,7 +23,7 @@ export const claimIdempotencyKey = (key: string) => `claim:${key}`;
  * commit). Returns the payout row. With an idempotency key already used for a disbursement, returns
  * that one (the API's idempotency middleware answers replays before this; this is the crash-safe
  * backstop). Errors: those of validateClaimEntry, 402 insufficient_balance, 400
- * amount_out_of_range above the claim_link channel maximum, 400 channel_unavailable (live).
+ * channel_unavailable (live). No maximum: priced with `noMaximum` (spec "Limits").
  */
 export async function createClaimDisbursement(
   core: Core,
