@@ -8,7 +8,7 @@ import { claimDisbursementView, createClaimBatch, MAX_BATCH_ENTRIES } from '../.
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import { DisbursementSchema } from './disbursements';
-import { AmountUsdSchema, COMMON_ERRORS, DateTimeSchema, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, jsonContent } from './schemas';
+import { AmountUsdSchema, LedgerUsdSchema, COMMON_ERRORS, DateTimeSchema, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, jsonContent } from './schemas';
 
 const BatchEntrySchema = z
   .object({
@@ -38,7 +38,7 @@ const BatchSchema = z
     note: z.string().nullable(),
     count: z.number().int(),
     totalAmountUsd: AmountUsdSchema,
-    totalDebitUsd: AmountUsdSchema.openapi({ description: 'Amounts plus fees, held on the balance' }),
+    totalDebitUsd: LedgerUsdSchema.openapi({ description: 'Amounts plus fees, held on the balance' }),
     createdAt: DateTimeSchema,
     disbursements: z.array(DisbursementSchema),
   })

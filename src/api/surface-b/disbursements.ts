@@ -16,6 +16,7 @@ import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import {
   AmountUsdSchema,
+  LedgerUsdSchema,
   COMMON_ERRORS,
   DateTimeSchema,
   errorResponses,
@@ -55,7 +56,7 @@ export const DisbursementSchema = z
     recipientPhone: z.string().nullable(),
     recipientEmail: z.string().nullable(),
     amountUsd: AmountUsdSchema,
-    feeUsd: AmountUsdSchema.openapi({ description: 'Charged to the balance on top of amountUsd (claim_link: 0.25 + 1%)' }),
+    feeUsd: LedgerUsdSchema.openapi({ description: 'Charged to the balance on top of amountUsd (claim_link: 0.25 + 1%)' }),
     currency: z.literal('USD'),
     reference: z.string().nullable(),
     note: z.string().nullable(),

@@ -6,13 +6,13 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { fundSandbox } from '../../core/balance';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
-import { AmountUsdSchema, COMMON_ERRORS, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, jsonContent } from './schemas';
+import { AmountUsdSchema, LedgerUsdSchema, COMMON_ERRORS, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, jsonContent } from './schemas';
 
 const FundSchema = z.object({ amountUsd: AmountUsdSchema.regex(/^[0-9]+(\.[0-9]{1,2})?$/, 'must be a USD amount such as "1000.00"'), idempotencyKey: IdempotencyKeyField }).openapi('SandboxFund');
 const BalanceSchema = z
   .object({
-    availableUsd: AmountUsdSchema.openapi({ description: 'Spendable now' }),
-    heldUsd: AmountUsdSchema.openapi({ description: 'Held for disbursements not yet delivered, expired or cancelled' }),
+    availableUsd: LedgerUsdSchema.openapi({ description: 'Spendable now' }),
+    heldUsd: LedgerUsdSchema.openapi({ description: 'Held for disbursements not yet delivered, expired or cancelled' }),
     currency: z.literal('USD'),
   })
   .openapi('Balance');

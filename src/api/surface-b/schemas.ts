@@ -11,6 +11,8 @@ export const DateTimeSchema = z.string().openapi({ format: 'date-time', example:
 
 /** A USD amount: digits, optionally a point and 1 or 2 digits. */
 export const AmountUsdSchema = z.string().openapi({ pattern: '^[0-9]+(\\.[0-9]{1,2})?$', example: '25.00' });
+/** A USD figure computed from the USDC ledger (fees, debits, balances): up to 6 decimals (1 USD = 1 USDC). */
+export const LedgerUsdSchema = z.string().openapi({ pattern: '^[0-9]+(\\.[0-9]{1,6})?$', example: '25.00' });
 
 /** A path parameter holding an id. */
 export const idParam = (name: string, example?: string) =>
