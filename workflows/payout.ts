@@ -259,9 +259,12 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
       // A claim or cancel is being applied by its Update handler; it resets `decision` if it fails.
       publish();
       await condition(() => status !== 'awaiting_claim' || decision === null);
-      if (decision !== null) break;
+      // Moved on: claimed, canceled, or (a claim replayed after a lost task had already delivered
+      // and failed it) a final row that the refused Update reported. Only a handler that failed
+      // and left the row awaiting_claim keeps the window open.
+      if (status !== 'awaiting_claim') break;
     }
-    if (status === 'canceled') return finish();
+    if (status === 'canceled' || status === 'failed' || status === 'refunded') return finish();
   }
 
   await enter('delivering');

@@ -1,3 +1,4 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { transitionPayout } from '../../src/core/payouts';
 import { claimUpdate } from '../../workflows/payout.contract';
@@ -70,5 +71,44 @@ describe('replayed payout transitions (a lost workflow task)', () => {
     expect(postings).toEqual([`payout:${id}:hold`, `payout:${id}:settle`]);
     const bal = (await h.request('GET', '/sandbox/v1/balance', { key: b.sandbox })).body;
     expect(bal.held).toBe('0.00');
+  });
+
+  it('a claim replayed after a lost task delivered and failed the payout is refused, and the workflow ends at once instead of waiting out the window', async () => {
+    const b = await h.business();
+    expect((await h.request('POST', '/sandbox/v1/sandbox/fund', { key: b.sandbox, body: { amount: '100' } })).status).toBe(200);
+    const created = await h.request('POST', '/sandbox/v1/payouts', {
+      key: b.sandbox,
+      body: { channel: 'claim_link', recipient: { type: 'email', address: 'bo@example.com' }, source_amount: '10' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const status = async () => (await h.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+    await waitFor(async () => (await status()) === 'awaiting_claim', 'awaiting_claim');
+
+    // What the lost task committed before it died: claimed, delivering, and a final rail failure
+    // (its release of the hold included).
+    await transitionPayout(h.core, id, 'claimed', { claimMethod: 'bank_transfer' });
+    await transitionPayout(h.core, id, 'delivering');
+    await transitionPayout(h.core, id, 'failed', {
+      failure: { code: 'invalid_destination', message: 'The destination account does not exist' },
+      attempt: { number: 1, status: 'failed', errorCode: 'invalid_destination', errorMessage: 'The destination account does not exist' },
+    });
+
+    // The server re-delivers the lost task's claim Update to a run that still thinks awaiting_claim:
+    // the handler follows the row, finds it final and refuses the claim ...
+    const handle = h.core.temporal.workflow.getHandle(id);
+    await expect(handle.executeUpdate(claimUpdate, { args: [{ method: 'bank_transfer' }] })).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+    // ... and the run ends with the row's status (before the fix it went back to waiting for a
+    // claim that could no longer come, until the 30-day window ran out).
+    const ended = await Promise.race([
+      handle.result(),
+      new Promise<'still running'>((r) => setTimeout(() => r('still running'), 15_000)),
+    ]);
+    expect(ended).toEqual({ payoutId: id, status: 'failed' });
+    expect(await status()).toBe('failed');
+    const postings = (await h.db.selectFrom('ledger_postings').select('key').where('key', 'like', `payout:${id}:%`).execute()).map((p) => p.key).sort();
+    expect(postings).toEqual([`payout:${id}:hold`, `payout:${id}:release`]);
+    const events = (await h.db.selectFrom('events').select('type').where('object_id', '=', id).execute()).map((e) => e.type).sort();
+    expect(events.filter((t) => t === 'payout.failed')).toHaveLength(1);
   });
 });
