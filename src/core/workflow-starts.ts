@@ -31,25 +31,72 @@ export async function enqueueWorkflowStart(tx: DbOrTx, start: PendingStart): Pro
     .execute();
 }
 
-/** Starts the recorded workflow now (after commit) and marks it started. Safe to call twice. */
-export async function flushWorkflowStart(core: Core, workflowId: string): Promise<void> {
-  const row = await core.db
-    .selectFrom('workflow_starts')
-    .selectAll()
-    .where('workflow_id', '=', workflowId)
-    .where('started_at', 'is', null)
-    .executeTakeFirst();
-  if (!row) return;
-  await startRecordedWorkflow(core.temporal, core.config, row.workflow_type, {
-    workflowId: row.workflow_id,
-    args: row.args,
-    searchAttributes: row.search_attributes,
+/**
+ * Starts the recorded workflow now (after commit) and marks it started. Safe to call twice.
+ * `recorded`: the start as the caller just wrote it (saves reading it back); without it the row is
+ * read, and nothing happens if it is already marked started.
+ *
+ * The marks are written in batches ({@link markStarted}): one UPDATE for the starts of the last
+ * few milliseconds instead of one per start. A mark lost with its process costs only a second,
+ * idempotent start by the relay's sweep.
+ */
+export async function flushWorkflowStart(core: Core, workflowId: string, recorded?: PendingStart): Promise<void> {
+  let start: PendingStart | undefined = recorded;
+  if (!start) {
+    const row = await core.db
+      .selectFrom('workflow_starts')
+      .selectAll()
+      .where('workflow_id', '=', workflowId)
+      .where('started_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) return;
+    start = { workflowId: row.workflow_id, workflowType: row.workflow_type, args: row.args, searchAttributes: row.search_attributes };
+  }
+  await startRecordedWorkflow(core.temporal, core.config, start.workflowType, {
+    workflowId: start.workflowId,
+    args: start.args,
+    searchAttributes: start.searchAttributes,
   });
-  await core.db
-    .updateTable('workflow_starts')
-    .set({ started_at: core.now() })
-    .where('workflow_id', '=', workflowId)
-    .execute();
+  markStarted(core, workflowId);
+}
+
+/** Starts waiting to be marked, per Core (one per process, several in tests). */
+const pendingMarks = new WeakMap<Core, { ids: Set<string>; timer: ReturnType<typeof setTimeout> | null }>();
+/** How long a mark waits for others to join its UPDATE, and the most one UPDATE carries. */
+const MARK_DELAY_MS = 20;
+const MARK_BATCH = 500;
+
+/**
+ * Queues `workflowId` to be marked started; the queue is written by one
+ * `UPDATE workflow_starts SET started_at … WHERE workflow_id IN (…)` after {@link MARK_DELAY_MS}
+ * or at {@link MARK_BATCH} ids. A failed write is logged and left to the relay.
+ */
+function markStarted(core: Core, workflowId: string): void {
+  let q = pendingMarks.get(core);
+  if (!q) {
+    q = { ids: new Set(), timer: null };
+    pendingMarks.set(core, q);
+  }
+  q.ids.add(workflowId);
+  const flush = () => {
+    q.timer = null;
+    const ids = [...q.ids];
+    q.ids.clear();
+    void core.db
+      .updateTable('workflow_starts')
+      .set({ started_at: core.now() })
+      .where('workflow_id', 'in', ids)
+      .where('started_at', 'is', null)
+      .execute()
+      .catch((err: unknown) => core.log.warn({ err, count: ids.length }, 'workflow starts not marked; the relay marks them'));
+  };
+  if (q.ids.size >= MARK_BATCH) {
+    if (q.timer) clearTimeout(q.timer);
+    flush();
+  } else if (!q.timer) {
+    q.timer = setTimeout(flush, MARK_DELAY_MS);
+    q.timer.unref?.();
+  }
 }
 
 /**

@@ -56,7 +56,7 @@ export async function insertPayout(
   caller: Caller,
   prepared: PreparedPayout,
   opts: InsertPayoutOptions,
-): Promise<{ id: string; row: PayoutRow }> {
+): Promise<{ id: string; row: PayoutRow; start?: PendingStart }> {
   const id = opts.id ?? newId('po');
   const status = opts.approval ? 'pending' : (opts.status ?? 'submitted');
   if (status === 'pending' && opts.startWorkflow && !opts.approval) {
@@ -65,6 +65,15 @@ export async function insertPayout(
   const now = core.now();
   const pr = prepared.price;
 
+  const values = payoutValues(caller, prepared, { id, status, now, idempotencyKey: opts.idempotencyKey, disbursementId: opts.disbursementId, disbursementItemId: opts.disbursementItemId });
+  const row = await tx.insertInto('payouts').values(values).returningAll().executeTakeFirstOrThrow();
+
+  if (status === 'submitted') await emitPayoutEvent(tx, core, row, 'submitted');
+  if (opts.approval) await recordApprovalRequired(tx, caller, id, opts.approval.expiresAt);
+  const start = opts.startWorkflow ? payoutStart(row, opts.approval ? { approval: { timeoutMs: opts.approval.timeoutMs } } : {}) : undefined;
+  if (start) await enqueueWorkflowStart(tx, start);
+  // The hold last: it locks the business's balance row, which every payout of the business needs,
+  // so it is held only for this statement and the COMMIT (README "Benchmarks").
   if (opts.funding === 'balance') {
     try {
       await post(tx, {
@@ -84,13 +93,7 @@ export async function insertPayout(
     }
   }
 
-  const values = payoutValues(caller, prepared, { id, status, now, idempotencyKey: opts.idempotencyKey, disbursementId: opts.disbursementId, disbursementItemId: opts.disbursementItemId });
-  const row = await tx.insertInto('payouts').values(values).returningAll().executeTakeFirstOrThrow();
-
-  if (status === 'submitted') await emitPayoutEvent(tx, core, row, 'submitted');
-  if (opts.approval) await recordApprovalRequired(tx, caller, id, opts.approval.expiresAt);
-  if (opts.startWorkflow) await enqueueWorkflowStart(tx, payoutStart(row, opts.approval ? { approval: { timeoutMs: opts.approval.timeoutMs } } : {}));
-  return { id, row };
+  return { id, row, start };
 }
 
 /**
@@ -191,9 +194,9 @@ async function findByIdempotencyKey(core: Core, caller: Caller, key: string): Pr
 }
 
 /** Starts the recorded workflow now; if Temporal is unreachable the worker's relay starts it later. */
-async function flushSoon(core: Core, payoutId: string): Promise<void> {
+async function flushSoon(core: Core, payoutId: string, start?: PendingStart): Promise<void> {
   try {
-    await flushWorkflowStart(core, payoutId);
+    await flushWorkflowStart(core, payoutId, start);
   } catch (err) {
     core.log.warn({ err, payoutId }, 'payout workflow start deferred to the relay');
   }
@@ -225,8 +228,9 @@ export async function createPayout(
   const prepared = await preparePayout(core, caller, req);
   const amountParam = req.sourceAmount !== undefined && req.sourceAmount !== null ? 'source_amount' : req.destinationAmount !== undefined && req.destinationAmount !== null ? 'destination_amount' : 'quote_id';
   let row: PayoutRow;
+  let start: PendingStart | undefined;
   try {
-    row = await core.db.transaction().execute(async (tx) => {
+    ({ row, start } = await core.db.transaction().execute(async (tx) => {
       // A key older than the retention starts a new payout (src/core/idempotency-retention.ts).
       if (key) await retireExpiredIdempotencyKey(tx, 'payouts', caller, key, core.now());
       // Key policy (src/core/policies): may refuse (403 policy_exceeded) or make the payout wait for approval.
@@ -237,8 +241,8 @@ export async function createPayout(
         startWorkflow: true,
         approval: gate.approval ?? undefined,
       });
-      return r.row;
-    });
+      return { row: r.row, start: r.start };
+    }));
   } catch (err) {
     if (key && isUniqueViolation(err)) {
       const winner = await findByIdempotencyKey(core, caller, key);
@@ -249,6 +253,6 @@ export async function createPayout(
     }
     throw err;
   }
-  await flushSoon(core, row.id);
+  await flushSoon(core, row.id, start);
   return renderPayout(row, undefined, core.config.publicUrl);
 }

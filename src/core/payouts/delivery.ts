@@ -48,6 +48,6 @@ export async function makeRailAttempt(core: Core, payoutId: string, attempt: num
     sandboxArrival: core.config.SANDBOX_ARRIVAL,
     existingProviderReference: started.provider_reference,
   });
-  if (result.providerReference) await recordAttemptProviderReference(core, payoutId, attempt, result.providerReference);
+  if (result.providerReference && !started.provider_reference) await recordAttemptProviderReference(core, payoutId, attempt, result.providerReference);
   return result;
 }

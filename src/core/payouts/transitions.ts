@@ -2,7 +2,7 @@
  * Payout transitions, called by the payout activities: each is one transaction (projection, money,
  * event), idempotent and guarded by the transition table (src/domain/payout-state.ts).
  */
-import type { Updateable } from 'kysely';
+import { sql, type Updateable } from 'kysely';
 import type { PayoutsTable } from '../../db/tables/payouts';
 import type { DbOrTx } from '../../db/schema';
 import { randomToken } from '../../domain/ids';
@@ -70,47 +70,46 @@ export async function emitPayoutEvent(tx: DbOrTx, core: Core, row: PayoutRow, st
   });
 }
 
+/**
+ * Finishes attempt `number` with `r` in one statement: inserts it finished, or finishes the row
+ * its start recorded (status processing); an attempt already finished keeps its first result.
+ * The payout's attempt_count is raised by the caller (in its own UPDATE of the payout).
+ */
 async function finishAttempt(tx: DbOrTx, payoutId: string, number: number, r: AttemptResult, now: Date): Promise<void> {
-  const row = await tx
-    .selectFrom('payout_attempts')
-    .select(['status', 'provider_reference'])
-    .where('payout_id', '=', payoutId)
-    .where('number', '=', number)
-    .executeTakeFirst();
-  if (!row) {
-    await tx
-      .insertInto('payout_attempts')
-      .values({
-        payout_id: payoutId,
-        number,
-        status: r.status,
-        provider_reference: r.providerReference ?? null,
-        error_code: r.errorCode ?? null,
-        error_message: r.errorMessage ?? null,
-        started_at: now,
-        completed_at: now,
-      })
-      .onConflict((oc) => oc.columns(['payout_id', 'number']).doNothing())
-      .execute();
-  } else if (row.status === 'processing') {
-    await tx
-      .updateTable('payout_attempts')
-      .set({
-        status: r.status,
-        provider_reference: r.providerReference ?? row.provider_reference,
-        error_code: r.errorCode ?? null,
-        error_message: r.errorMessage ?? null,
-        completed_at: now,
-      })
-      .where('payout_id', '=', payoutId)
-      .where('number', '=', number)
-      .where('status', '=', 'processing')
-      .execute();
-  }
+  await tx
+    .insertInto('payout_attempts')
+    .values({
+      payout_id: payoutId,
+      number,
+      status: r.status,
+      provider_reference: r.providerReference ?? null,
+      error_code: r.errorCode ?? null,
+      error_message: r.errorMessage ?? null,
+      started_at: now,
+      completed_at: now,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['payout_id', 'number'])
+        .doUpdateSet((eb) => ({
+          status: eb.ref('excluded.status'),
+          provider_reference: sql<string | null>`coalesce(excluded.provider_reference, payout_attempts.provider_reference)`,
+          error_code: eb.ref('excluded.error_code'),
+          error_message: eb.ref('excluded.error_message'),
+          completed_at: eb.ref('excluded.completed_at'),
+        }))
+        .where('payout_attempts.status', '=', 'processing'),
+    )
+    .execute();
+}
+
+/** Raises the payout's attempt_count to at least `number` (alone, for an attempt that is retried). */
+async function raiseAttemptCount(tx: DbOrTx, payoutId: string, number: number): Promise<void> {
   await tx
     .updateTable('payouts')
     .set((eb) => ({ attempt_count: eb.fn('greatest', [eb.ref('attempt_count'), eb.val(number)]) }))
     .where('id', '=', payoutId)
+    .where('attempt_count', '<', number)
     .execute();
 }
 
@@ -140,6 +139,7 @@ export async function transitionPayout(core: Core, payoutId: string, to: PayoutS
     if (patch.attempt) await finishAttempt(tx, payoutId, patch.attempt.number, patch.attempt, now);
 
     const set: Updateable<PayoutsTable> = { status: to, updated_at: now };
+    if (patch.attempt && row.attempt_count < patch.attempt.number) set.attempt_count = patch.attempt.number;
     if (patch.failure) {
       set.failure_code = patch.failure.code;
       set.failure_message = patch.failure.message;
@@ -161,6 +161,8 @@ export async function transitionPayout(core: Core, payoutId: string, to: PayoutS
     if (to === 'submitted' && row.attempt_count < 1) set.attempt_count = 1;
     const updated = await tx.updateTable('payouts').set(set).where('id', '=', payoutId).returningAll().executeTakeFirstOrThrow();
 
+    await emitPayoutEvent(tx, core, updated, to);
+    // The money movement last: it locks the business's balance row (see `post`).
     const money = MONEY_ON_ENTER[to];
     if (money) {
       await post(tx, {
@@ -172,7 +174,6 @@ export async function transitionPayout(core: Core, payoutId: string, to: PayoutS
         amount: row.debit_total,
       });
     }
-    await emitPayoutEvent(tx, core, updated, to);
     return updated;
   });
 }
@@ -192,38 +193,27 @@ export async function openClaim(core: Core, payoutId: string, windowMs: number):
 
 /**
  * Records that delivery attempt `number` started (idempotent upsert of payout_attempts
- * (payout_id, number) in status processing) and raises attempt_count to at least `number`.
- * Returns the attempt row (with the provider reference of an earlier try of the same attempt).
+ * (payout_id, number) in status processing) and raises attempt_count to at least `number`, in one
+ * statement. Returns the attempt row (with the provider reference of an earlier try of the same
+ * attempt).
  */
 export async function recordAttemptStart(core: Core, payoutId: string, number: number): Promise<PayoutAttemptRow> {
-  return core.db.transaction().execute(async (tx) => {
-    await tx
-      .insertInto('payout_attempts')
-      .values({
-        payout_id: payoutId,
-        number,
-        status: 'processing',
-        provider_reference: null,
-        error_code: null,
-        error_message: null,
-        started_at: core.now(),
-        completed_at: null,
-      })
-      .onConflict((oc) => oc.columns(['payout_id', 'number']).doNothing())
-      .execute();
-    await tx
-      .updateTable('payouts')
-      .set((eb) => ({ attempt_count: eb.fn('greatest', [eb.ref('attempt_count'), eb.val(number)]), updated_at: core.now() }))
-      .where('id', '=', payoutId)
-      .where('attempt_count', '<', number)
-      .execute();
-    return tx
-      .selectFrom('payout_attempts')
-      .selectAll()
-      .where('payout_id', '=', payoutId)
-      .where('number', '=', number)
-      .executeTakeFirstOrThrow();
-  });
+  const now = core.now();
+  const r = await sql<PayoutAttemptRow>`
+    with started as (
+      insert into payout_attempts (payout_id, number, status, provider_reference, error_code, error_message, started_at, completed_at)
+      values (${payoutId}, ${number}, 'processing', null, null, null, ${now}, null)
+      on conflict (payout_id, number) do nothing
+      returning *
+    ), counted as (
+      update payouts set attempt_count = ${number}, updated_at = ${now} where id = ${payoutId} and attempt_count < ${number}
+    )
+    select * from started
+    union all
+    select * from payout_attempts where payout_id = ${payoutId} and number = ${number} and not exists (select 1 from started)`.execute(core.db);
+  const row = r.rows[0];
+  if (!row) throw new Error(`payout ${payoutId}: attempt ${number} was not recorded`);
+  return row;
 }
 
 /** Stores the provider reference the rail gave attempt `number` (kept if one is already stored). */
@@ -243,5 +233,8 @@ export async function recordAttemptProviderReference(core: Core, payoutId: strin
  * transition (TransitionPatch.attempt) in the same transaction as the status change.
  */
 export async function recordAttemptResult(core: Core, payoutId: string, number: number, result: AttemptResult): Promise<void> {
-  await core.db.transaction().execute((tx) => finishAttempt(tx, payoutId, number, result, core.now()));
+  await core.db.transaction().execute(async (tx) => {
+    await finishAttempt(tx, payoutId, number, result, core.now());
+    await raiseAttemptCount(tx, payoutId, number);
+  });
 }
