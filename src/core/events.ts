@@ -28,23 +28,37 @@ export interface EventInput {
  * transaction rolled back afterwards over-counts by one: metrics are not the ledger).
  */
 export async function emitEvent(tx: DbOrTx, e: EventInput): Promise<string | null> {
-  const id = newId('evt');
+  const values = eventValues(e);
   const rows = await tx
     .insertInto('events')
-    .values({
-      id,
-      business_id: e.businessId,
-      environment: e.environment,
-      type: e.type,
-      object_type: e.objectType,
-      object_id: e.objectId,
-      data: JSON.stringify(e.data) as any,
-      dedupe_key: e.dedupeKey,
-      dispatched_at: null,
-    })
+    .values(values)
     .onConflict((oc) => oc.column('dedupe_key').doNothing())
     .returning('id')
     .execute();
-  if (rows.length && e.objectType === 'payout') recordPayoutEvent(e.type, e.data.channel, e.environment);
-  return rows.length ? id : null;
+  if (rows.length) eventWritten(e);
+  return rows.length ? values.id : null;
+}
+
+/**
+ * The `events` row of `e` with a new `evt_…` id, for a caller that writes it in a statement of its
+ * own (the one-statement payout accept, src/core/payouts/accept.ts; insert it with
+ * `on conflict (dedupe_key) do nothing` and call {@link eventWritten} when it was written).
+ */
+export function eventValues(e: EventInput) {
+  return {
+    id: newId('evt'),
+    business_id: e.businessId,
+    environment: e.environment,
+    type: e.type,
+    object_type: e.objectType,
+    object_id: e.objectId,
+    data: JSON.stringify(e.data) as any,
+    dedupe_key: e.dedupeKey,
+    dispatched_at: null,
+  };
+}
+
+/** Counts an event that was written (payout events feed payouts_created_total / payouts_finished_total). */
+export function eventWritten(e: EventInput): void {
+  if (e.objectType === 'payout') recordPayoutEvent(e.type, e.data.channel, e.environment);
 }

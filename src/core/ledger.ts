@@ -111,6 +111,48 @@ export async function post(tx: DbOrTx, p: Posting): Promise<boolean> {
   return true;
 }
 
+/**
+ * A posting that gates other writes of the same statement (the one-statement payout accept,
+ * src/core/payouts/accept.ts): the SQL of two CTEs to put after `with`, named `balance` (the
+ * guarded UPDATE of the balance row; one row when it covered the amount) and `posting` (the
+ * posting, inserted only when the balance moved). The caller inserts its own rows `from balance`
+ * so that all or none are written. The posting key must be new: a key already used fails the whole
+ * statement (no ON CONFLICT), so nothing can be applied twice. When the statement finds `balance`
+ * empty, call {@link explainUnappliedPosting}.
+ */
+export function gatedPostingCtes(p: Posting): RawBuilder<unknown> {
+  if (p.amount <= 0n) throw new Error(`posting ${p.key}: amount must be positive`);
+  const change = balanceChange(p);
+  if (change.guard.length === 0) throw new Error(`posting ${p.key}: a gated posting must debit available or held`);
+  return sql`balance as (
+      update balances set ${sql.join(change.set, sql`, `)}
+      where business_id = ${p.businessId} and environment = ${p.environment} and currency = ${USDC} and ${sql.join(change.guard, sql` and `)}
+      returning 1
+    ), posting as (
+      insert into ledger_postings (business_id, environment, key, currency, debit_account, credit_account, amount)
+      select ${p.businessId}, ${p.environment}, ${p.key}, ${USDC}, ${p.from}, ${p.to}, ${p.amount} from balance
+      returning id
+    )`;
+}
+
+/**
+ * After a statement built on {@link gatedPostingCtes} wrote nothing: a business without a balance
+ * row yet gets one (zeros) and the caller may run its statement again ('retry': it then fails on
+ * the guard if the amount is not covered); otherwise throws {@link InsufficientFundsError}.
+ */
+export async function explainUnappliedPosting(tx: DbOrTx, p: Posting): Promise<'retry'> {
+  const row = await tx
+    .selectFrom('balances')
+    .select('held')
+    .where('business_id', '=', p.businessId)
+    .where('environment', '=', p.environment)
+    .where('currency', '=', USDC)
+    .executeTakeFirst();
+  if (row) throw new InsufficientFundsError(p.from, p.amount);
+  await ensureBalanceRow(tx, p.businessId, p.environment);
+  return 'retry';
+}
+
 /** Whether a posting with `key` exists. */
 export async function hasPosting(db: DbOrTx, businessId: string, environment: Environment, key: string): Promise<boolean> {
   const row = await db

@@ -21,14 +21,19 @@ export interface PendingStart {
 export async function enqueueWorkflowStart(tx: DbOrTx, start: PendingStart): Promise<void> {
   await tx
     .insertInto('workflow_starts')
-    .values({
-      workflow_id: start.workflowId,
-      workflow_type: start.workflowType,
-      args: JSON.stringify(start.args) as any,
-      search_attributes: JSON.stringify(start.searchAttributes) as any,
-    })
+    .values(workflowStartValues(start))
     .onConflict((oc) => oc.column('workflow_id').doNothing())
     .execute();
+}
+
+/** The `workflow_starts` row of `start` (for a caller that writes it in a statement of its own; insert with `on conflict (workflow_id) do nothing`). */
+export function workflowStartValues(start: PendingStart) {
+  return {
+    workflow_id: start.workflowId,
+    workflow_type: start.workflowType,
+    args: JSON.stringify(start.args) as any,
+    search_attributes: JSON.stringify(start.searchAttributes) as any,
+  };
 }
 
 /**

@@ -581,6 +581,25 @@ describe('payouts: error', () => {
       expect(list.body.data).toEqual([]);
     });
 
+    it('402 for a business that never had a balance: the accept statement writes nothing (no payout, posting, event or workflow start)', async () => {
+      const never = await newBiz();
+      const r = await post(never, speiBody({ source_amount: '10' }), { 'Idempotency-Key': 'never-funded-1' });
+      expect([r.status, r.body.error.code]).toEqual([402, 'insufficient_balance']);
+      expect(r.body.error.message).toContain('0.00 USDC available');
+      expect(await balance(never)).toEqual({ object: 'balance', currency: 'USDC', available: '0.00', held: '0.00' });
+      const count = async (table: 'payouts' | 'ledger_postings' | 'events') =>
+        Number((await h.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).where('business_id', '=', never.id).executeTakeFirstOrThrow()).n);
+      expect([await count('payouts'), await count('ledger_postings'), await count('events')]).toEqual([0, 0, 0]);
+      const starts = await h.db.selectFrom('workflow_starts').select('workflow_id').where('workflow_id', 'like', 'po_%').where('created_at', '>=', new Date(Date.now() - 60_000)).execute();
+      const ids = new Set((await h.db.selectFrom('payouts').select('id').execute()).map((p) => p.id));
+      expect(starts.filter((s) => !ids.has(s.workflow_id))).toEqual([]);
+      // Funded afterwards, the same key makes the payout (a 402 is not an idempotent answer).
+      expect((await h.request('POST', '/sandbox/v1/sandbox/fund', { key: never.sandbox, body: { amount: '20' } })).status).toBe(200);
+      const again = await post(never, speiBody({ source_amount: '10' }), { 'Idempotency-Key': 'never-funded-2' });
+      expect(again.status).toBe(201);
+      expect(await count('ledger_postings')).toBe(2); // the funding and the hold
+    });
+
     it('quotes: another channel is 400, an expired one 410 quote_expired, amounts that differ 400 (param quote_id / source_amount)', async () => {
       const other = await insertQuote(b, { channel: 'sepa_eur' });
       let r = await post(b, speiBody({ quote_id: other, source_amount: undefined }));

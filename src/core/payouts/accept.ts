@@ -2,7 +2,7 @@
  * Accepting a payout (spec POST /payouts): the row, its hold, the payout.submitted event and the
  * workflow start in one transaction, then the start after commit (docs/architecture.md "Outboxes").
  */
-import type { Insertable } from 'kysely';
+import { type Insertable, type RawBuilder, sql } from 'kysely';
 import type { PayoutsTable } from '../../db/tables/payouts';
 import type { DbOrTx } from '../../db/schema';
 import { parseDuration } from '../../domain/durations';
@@ -10,14 +10,16 @@ import { newId, randomToken } from '../../domain/ids';
 import type { PayoutWorkflowInput } from '../../../workflows/payout.contract';
 import { PAYOUT_WORKFLOW_TYPE } from '../../../workflows/payout.contract';
 import type { Caller, Core } from '../context';
-import { getBalance, InsufficientFundsError, insufficientBalance, post } from '../ledger';
-import { enqueueWorkflowStart, flushWorkflowStart, type PendingStart } from '../workflow-starts';
+import { explainUnappliedPosting, gatedPostingCtes, getBalance, InsufficientFundsError, insufficientBalance, type Posting } from '../ledger';
+import { flushWorkflowStart, type PendingStart, workflowStartValues } from '../workflow-starts';
 import type { PayoutRow } from './rows';
 import { type PayoutRequest, type PreparedPayout, preparePayout } from './prepare';
 import { type WirePayout, renderPayout } from './read';
-import { emitPayoutEvent } from './transitions';
+import { payoutEventInput } from './transitions';
+import { eventValues, eventWritten } from '../events';
 import { applyPayoutPolicy, recordApprovalRequired } from '../policies/payouts';
-import { retentionCutoff, retireExpiredIdempotencyKey } from '../idempotency-retention';
+import { retentionCutoff } from '../idempotency-retention';
+import { keyPolicy } from '../policies/policy';
 
 /** Options of {@link insertPayout}. */
 export interface InsertPayoutOptions {
@@ -42,13 +44,19 @@ export interface InsertPayoutOptions {
 }
 
 /**
- * Accepts a prepared payout inside the caller's transaction (docs/architecture.md "Money rules", rules 2, 3, 5): inserts the
- * payout row (receipt token random; attempts 1 when submitted), the hold `payout:{id}:hold`
- * (available -> held, debit_total) when funding is 'balance', the payout.submitted event (dedupe
- * `payout:{id}:submitted`) when submitted, and the workflow start when `startWorkflow`.
+ * Accepts a prepared payout (docs/architecture.md "Money rules", rules 2, 3, 5) in ONE SQL
+ * statement, inside the caller's transaction or on its own (then atomic by itself): the payout row
+ * (receipt token random; attempts 1 when submitted), the hold `payout:{id}:hold` (available ->
+ * held, debit_total) when funding is 'balance', the payout.submitted event (dedupe
+ * `payout:{id}:submitted`) when submitted, and the workflow start when `startWorkflow`. With a
+ * hold, every row is inserted `from` the guarded balance UPDATE (src/core/ledger.ts
+ * gatedPostingCtes): all of them are written or none. So the balance row, which every payout of a
+ * business locks, is locked for one statement, and the accept costs one round trip (README
+ * "Benchmarks"). A payout waiting for approval also gets its payout_approvals row (a second
+ * statement: call inside a transaction).
  * Throws ApiError 402 insufficient_balance when the available balance does not cover debit_total
- * (the caller's transaction must roll back), and Error for a pending payout with startWorkflow
- * (a pending payout is started when it becomes submitted: transitionPayout + payoutStart).
+ * (nothing written), and Error for a pending payout with startWorkflow (a pending payout is
+ * started when it becomes submitted: transitionPayout + payoutStart).
  */
 export async function insertPayout(
   tx: DbOrTx,
@@ -66,24 +74,33 @@ export async function insertPayout(
   const pr = prepared.price;
 
   const values = payoutValues(caller, prepared, { id, status, now, idempotencyKey: opts.idempotencyKey, disbursementId: opts.disbursementId, disbursementItemId: opts.disbursementItemId });
-  const row = await tx.insertInto('payouts').values(values).returningAll().executeTakeFirstOrThrow();
+  // The row as it will read back, for the event snapshot and the workflow start.
+  const expected = { ...values, recipient_details: prepared.recipientDetails, claim_started_at: null, cancel_requested_at: null, claim_batch_id: null } as PayoutRow;
+  const event = status === 'submitted' ? payoutEventInput(core, expected, 'submitted') : null;
+  const start = opts.startWorkflow ? payoutStart(expected, opts.approval ? { approval: { timeoutMs: opts.approval.timeoutMs } } : {}) : undefined;
+  const hold: Posting | null =
+    opts.funding === 'balance'
+      ? { businessId: caller.businessId, environment: caller.environment, key: `payout:${id}:hold`, from: 'available', to: 'held', amount: pr.debitTotal }
+      : null;
 
-  if (status === 'submitted') await emitPayoutEvent(tx, core, row, 'submitted');
-  if (opts.approval) await recordApprovalRequired(tx, caller, id, opts.approval.expiresAt);
-  const start = opts.startWorkflow ? payoutStart(row, opts.approval ? { approval: { timeoutMs: opts.approval.timeoutMs } } : {}) : undefined;
-  if (start) await enqueueWorkflowStart(tx, start);
-  // The hold last: it locks the business's balance row, which every payout of the business needs,
-  // so it is held only for this statement and the COMMIT (README "Benchmarks").
-  if (opts.funding === 'balance') {
+  const gate = hold ? sql` from balance` : sql``;
+  const insert = (table: string, row: Record<string, unknown>) => {
+    const cols = Object.keys(row);
+    return sql`insert into ${sql.table(table)} (${sql.join(cols.map((c) => sql.ref(c)))}) select ${sql.join(cols.map((c) => sql`${row[c]}`))}${gate}`;
+  };
+  const ctes: RawBuilder<unknown>[] = [];
+  if (hold) ctes.push(gatedPostingCtes(hold));
+  ctes.push(sql`payout as (${insert('payouts', values)} returning *)`);
+  if (event) ctes.push(sql`event as (${insert('events', eventValues(event))} on conflict (dedupe_key) do nothing returning id)`);
+  if (start) ctes.push(sql`start as (${insert('workflow_starts', workflowStartValues(start))} on conflict (workflow_id) do nothing returning workflow_id)`);
+  const statement = sql<PayoutRow & { event_written: number }>`with ${sql.join(ctes, sql`, `)}
+    select payout.*, ${event ? sql`(select count(*) from event)::int` : sql`0`} as event_written from payout`;
+
+  let written = (await statement.execute(tx)).rows[0];
+  if (!written && hold) {
     try {
-      await post(tx, {
-        businessId: caller.businessId,
-        environment: caller.environment,
-        key: `payout:${id}:hold`,
-        from: 'available',
-        to: 'held',
-        amount: pr.debitTotal,
-      });
+      if ((await explainUnappliedPosting(tx, hold)) === 'retry') written = (await statement.execute(tx)).rows[0];
+      if (!written) throw new InsufficientFundsError(hold.from, hold.amount);
     } catch (e) {
       if (e instanceof InsufficientFundsError) {
         const balance = await getBalance(tx, caller.businessId, caller.environment);
@@ -92,8 +109,11 @@ export async function insertPayout(
       throw e;
     }
   }
-
-  return { id, row, start };
+  if (!written) throw new Error(`payout ${id} was not written`);
+  const { event_written: eventWrittenCount, ...row } = written;
+  if (event && eventWrittenCount > 0) eventWritten(event);
+  if (opts.approval) await recordApprovalRequired(tx, caller, id, opts.approval.expiresAt);
+  return { id, row: row as PayoutRow, start };
 }
 
 /**
@@ -193,6 +213,32 @@ async function findByIdempotencyKey(core: Core, caller: Caller, key: string): Pr
     .executeTakeFirst();
 }
 
+/**
+ * {@link findByIdempotencyKey}, and in the same statement retires the key on a payout older than
+ * the retention (src/core/idempotency-retention.ts), so that a new payout may take it.
+ */
+async function findOrRetireIdempotencyKey(core: Core, caller: Caller, key: string): Promise<PayoutRow | undefined> {
+  const cutoff = retentionCutoff(core.now());
+  return core.db
+    .with('retired', (db) =>
+      db
+        .updateTable('payouts')
+        .set({ idempotency_key: sql<string>`idempotency_key || '#retired:' || id` })
+        .where('business_id', '=', caller.businessId)
+        .where('environment', '=', caller.environment)
+        .where('idempotency_key', '=', key)
+        .where('created_at', '<', cutoff)
+        .returning('id'),
+    )
+    .selectFrom('payouts')
+    .selectAll()
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('idempotency_key', '=', key)
+    .where('created_at', '>=', cutoff)
+    .executeTakeFirst();
+}
+
 /** Starts the recorded workflow now; if Temporal is unreachable the worker's relay starts it later. */
 async function flushSoon(core: Core, payoutId: string, start?: PendingStart): Promise<void> {
   try {
@@ -220,29 +266,23 @@ export async function createPayout(
   opts: { idempotencyKey?: string } = {},
 ): Promise<WirePayout> {
   const key = opts.idempotencyKey;
-  const existing = key ? await findByIdempotencyKey(core, caller, key) : undefined;
+  const existing = key ? await findOrRetireIdempotencyKey(core, caller, key) : undefined;
   if (existing) {
     await flushSoon(core, existing.id);
     return renderPayout(existing, undefined, core.config.publicUrl);
   }
   const prepared = await preparePayout(core, caller, req);
   const amountParam = req.sourceAmount !== undefined && req.sourceAmount !== null ? 'source_amount' : req.destinationAmount !== undefined && req.destinationAmount !== null ? 'destination_amount' : 'quote_id';
-  let row: PayoutRow;
-  let start: PendingStart | undefined;
+  const accept = async (tx: DbOrTx) => {
+    // Key policy (src/core/policies): may refuse (403 policy_exceeded) or make the payout wait for approval.
+    const gate = await applyPayoutPolicy(tx, core, caller, prepared.channel.id, prepared.price.sourceAmount, { channel: 'channel', amount: amountParam });
+    return insertPayout(tx, core, caller, prepared, { idempotencyKey: key, funding: 'balance', startWorkflow: true, approval: gate.approval ?? undefined });
+  };
+  let accepted: { row: PayoutRow; start?: PendingStart };
   try {
-    ({ row, start } = await core.db.transaction().execute(async (tx) => {
-      // A key older than the retention starts a new payout (src/core/idempotency-retention.ts).
-      if (key) await retireExpiredIdempotencyKey(tx, 'payouts', caller, key, core.now());
-      // Key policy (src/core/policies): may refuse (403 policy_exceeded) or make the payout wait for approval.
-      const gate = await applyPayoutPolicy(tx, core, caller, prepared.channel.id, prepared.price.sourceAmount, { channel: 'channel', amount: amountParam });
-      const r = await insertPayout(tx, core, caller, prepared, {
-        idempotencyKey: key,
-        funding: 'balance',
-        startWorkflow: true,
-        approval: gate.approval ?? undefined,
-      });
-      return { row: r.row, start: r.start };
-    }));
+    // Without a key policy the accept is one statement, atomic on its own; a policy's budget
+    // counter and approval row join it in a transaction.
+    accepted = keyPolicy(caller) ? await core.db.transaction().execute(accept) : await accept(core.db);
   } catch (err) {
     if (key && isUniqueViolation(err)) {
       const winner = await findByIdempotencyKey(core, caller, key);
@@ -253,6 +293,6 @@ export async function createPayout(
     }
     throw err;
   }
-  await flushSoon(core, row.id, start);
-  return renderPayout(row, undefined, core.config.publicUrl);
+  await flushSoon(core, accepted.row.id, accepted.start);
+  return renderPayout(accepted.row, undefined, core.config.publicUrl);
 }

@@ -9,7 +9,7 @@ import { randomToken } from '../../domain/ids';
 import { canTransition, EVENT_ON_ENTER, hasPassed, PAYOUT_STATUSES, type PayoutFailureCode, type PayoutStatus } from '../../domain/payout-state';
 import type { AttemptResult } from '../../../workflows/payout.contract';
 import type { Core } from '../context';
-import { emitEvent } from '../events';
+import { emitEvent, type EventInput } from '../events';
 import { type Account, post } from '../ledger';
 import type { PayoutRow, PayoutAttemptRow } from './rows';
 import { renderPayout } from './read';
@@ -57,9 +57,15 @@ const MONEY_ON_ENTER: Partial<Record<PayoutStatus, { name: string; from: Account
 
 /** Emits the event of entering `status` (EVENT_ON_ENTER; none for silent states), in the caller's transaction. */
 export async function emitPayoutEvent(tx: DbOrTx, core: Core, row: PayoutRow, status: PayoutStatus): Promise<void> {
+  const e = payoutEventInput(core, row, status);
+  if (e) await emitEvent(tx, e);
+}
+
+/** The event of entering `status` (EVENT_ON_ENTER[status], dedupe `payout:{id}:{status}`), or null for a silent state. */
+export function payoutEventInput(core: Core, row: PayoutRow, status: PayoutStatus): EventInput | null {
   const type = EVENT_ON_ENTER[status];
-  if (!type) return;
-  await emitEvent(tx, {
+  if (!type) return null;
+  return {
     businessId: row.business_id,
     environment: row.environment,
     type,
@@ -67,7 +73,7 @@ export async function emitPayoutEvent(tx: DbOrTx, core: Core, row: PayoutRow, st
     objectId: row.id,
     data: renderPayout(row, undefined, core.config.publicUrl) as unknown as Record<string, unknown>,
     dedupeKey: `payout:${row.id}:${status}`,
-  });
+  };
 }
 
 /**
