@@ -70,43 +70,64 @@ function balanceChange(p: Posting): { set: RawBuilder<unknown>[]; guard: RawBuil
 }
 
 /**
- * Applies one posting inside the caller's transaction. Idempotent: if a posting with this key
- * exists, nothing changes and `false` is returned. Throws {@link InsufficientFundsError} when the
- * debited balance does not cover the amount (the caller's transaction must then roll back).
- * Must run in a transaction (the posting row and the balance change commit together).
- *
- * One statement on the hot path (README "Benchmarks"): the posting insert and the guarded balance
- * UPDATE travel together as a data-modifying CTE, so the balance row, which every payout of a
- * business locks, is locked for one round trip plus the caller's COMMIT. Callers put their
- * posting last in their transaction for the same reason. The balance row is created (once, on
- * a business's first posting) only when the UPDATE finds none.
+ * The idempotent posting as part of a larger statement: the SQL of two CTEs to put after `with`,
+ * `posting` (the posting row; none when its key exists) and `balance` (the guarded UPDATE of the
+ * balance row, applied only when the posting was inserted). Select
+ * `(select count(*) from posting)::int as posted, (select count(*) from balance)::int as moved`
+ * and pass them to {@link postingOutcome}.
  */
-export async function post(tx: DbOrTx, p: Posting): Promise<boolean> {
+export function postingCtes(p: Posting): RawBuilder<unknown> {
   if (p.amount <= 0n) throw new Error(`posting ${p.key}: amount must be positive`);
   const change = balanceChange(p);
   const moves = BALANCE_COLUMN[p.from] !== undefined || BALANCE_COLUMN[p.to] !== undefined;
-  const balanceWhere = sql`business_id = ${p.businessId} and environment = ${p.environment} and currency = ${USDC}`;
   const guard = change.guard.length ? sql` and ${sql.join(change.guard, sql` and `)}` : sql``;
-  const r = await sql<{ posted: number; updated: number }>`
-    with posting as (
+  return sql`posting as (
       insert into ledger_postings (business_id, environment, key, currency, debit_account, credit_account, amount)
       values (${p.businessId}, ${p.environment}, ${p.key}, ${USDC}, ${p.from}, ${p.to}, ${p.amount})
       on conflict (business_id, environment, key) do nothing
       returning id
     ), balance as (
       update balances set ${sql.join(change.set, sql`, `)}
-      where ${balanceWhere}${guard} and ${sql.lit(moves)} and exists (select 1 from posting)
+      where business_id = ${p.businessId} and environment = ${p.environment} and currency = ${USDC}${guard}
+        and ${sql.lit(moves)} and exists (select 1 from posting)
       returning 1
-    )
-    select (select count(*) from posting)::int as posted, (select count(*) from balance)::int as updated`.execute(tx);
-  const { posted, updated } = r.rows[0]!;
-  if (posted === 0) return false;
-  if (!moves || updated === 1) return true;
+    )`;
+}
+
+/**
+ * What a statement built on {@link postingCtes} did: 'applied', 'exists' (the key was already
+ * posted: nothing changed), or 'unapplied' (posted but no balance row changed: the amount is not
+ * covered, or the business has no balance row yet; the caller's transaction must not commit).
+ */
+export function postingOutcome(p: Posting, posted: number, moved: number): 'applied' | 'exists' | 'unapplied' {
+  if (posted === 0) return 'exists';
+  const moves = BALANCE_COLUMN[p.from] !== undefined || BALANCE_COLUMN[p.to] !== undefined;
+  return !moves || moved === 1 ? 'applied' : 'unapplied';
+}
+
+/**
+ * Applies one posting inside the caller's transaction. Idempotent: if a posting with this key
+ * exists, nothing changes and `false` is returned. Throws {@link InsufficientFundsError} when the
+ * debited balance does not cover the amount (the caller's transaction must then roll back).
+ * Must run in a transaction (the posting row and the balance change commit together).
+ *
+ * One statement on the hot path (README "Benchmarks"): {@link postingCtes}, so the balance row,
+ * which every payout of a business locks, is locked for one round trip plus the caller's COMMIT.
+ * Callers put their posting last in their transaction for the same reason. The balance row is
+ * created (once, on a business's first posting) only when the UPDATE finds none.
+ */
+export async function post(tx: DbOrTx, p: Posting): Promise<boolean> {
+  const r = await sql<{ posted: number; moved: number }>`
+    with ${postingCtes(p)}
+    select (select count(*) from posting)::int as posted, (select count(*) from balance)::int as moved`.execute(tx);
+  const outcome = postingOutcome(p, r.rows[0]!.posted, r.rows[0]!.moved);
+  if (outcome !== 'unapplied') return outcome === 'applied';
   // No row changed: the balance does not cover the amount, or the business has no balance row yet.
-  const exists = await tx.selectFrom('balances').select('held').where('business_id', '=', p.businessId).where('environment', '=', p.environment).where('currency', '=', USDC).executeTakeFirst();
-  if (exists) throw new InsufficientFundsError(p.from, p.amount);
-  await ensureBalanceRow(tx, p.businessId, p.environment);
-  const again = await sql`update balances set ${sql.join(change.set, sql`, `)} where ${balanceWhere}${guard}`.execute(tx);
+  await explainUnappliedPosting(tx, p);
+  const change = balanceChange(p);
+  const guard = change.guard.length ? sql` and ${sql.join(change.guard, sql` and `)}` : sql``;
+  const again = await sql`update balances set ${sql.join(change.set, sql`, `)}
+    where business_id = ${p.businessId} and environment = ${p.environment} and currency = ${USDC}${guard}`.execute(tx);
   if ((again.numAffectedRows ?? 0n) === 0n) throw new InsufficientFundsError(p.from, p.amount);
   return true;
 }

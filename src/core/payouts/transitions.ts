@@ -2,15 +2,15 @@
  * Payout transitions, called by the payout activities: each is one transaction (projection, money,
  * event), idempotent and guarded by the transition table (src/domain/payout-state.ts).
  */
-import { sql, type Updateable } from 'kysely';
+import { type RawBuilder, sql, type Updateable } from 'kysely';
 import type { PayoutsTable } from '../../db/tables/payouts';
 import type { DbOrTx } from '../../db/schema';
 import { randomToken } from '../../domain/ids';
 import { canTransition, EVENT_ON_ENTER, hasPassed, PAYOUT_STATUSES, type PayoutFailureCode, type PayoutStatus } from '../../domain/payout-state';
 import type { AttemptResult } from '../../../workflows/payout.contract';
 import type { Core } from '../context';
-import { emitEvent, type EventInput } from '../events';
-import { type Account, post } from '../ledger';
+import { emitEvent, type EventInput, eventValues, eventWritten } from '../events';
+import { type Account, InsufficientFundsError, type Posting, postingCtes, postingOutcome } from '../ledger';
 import type { PayoutRow, PayoutAttemptRow } from './rows';
 import { renderPayout } from './read';
 
@@ -77,12 +77,12 @@ export function payoutEventInput(core: Core, row: PayoutRow, status: PayoutStatu
 }
 
 /**
- * Finishes attempt `number` with `r` in one statement: inserts it finished, or finishes the row
+ * The statement that finishes attempt `number` with `r`: inserts it finished, or finishes the row
  * its start recorded (status processing); an attempt already finished keeps its first result.
  * The payout's attempt_count is raised by the caller (in its own UPDATE of the payout).
  */
-async function finishAttempt(tx: DbOrTx, payoutId: string, number: number, r: AttemptResult, now: Date): Promise<void> {
-  await tx
+function finishAttemptQuery(tx: DbOrTx, payoutId: string, number: number, r: AttemptResult, now: Date) {
+  return tx
     .insertInto('payout_attempts')
     .values({
       payout_id: payoutId,
@@ -105,8 +105,7 @@ async function finishAttempt(tx: DbOrTx, payoutId: string, number: number, r: At
           completed_at: eb.ref('excluded.completed_at'),
         }))
         .where('payout_attempts.status', '=', 'processing'),
-    )
-    .execute();
+    );
 }
 
 /** Raises the payout's attempt_count to at least `number` (alone, for an attempt that is retried). */
@@ -142,8 +141,6 @@ export async function transitionPayout(core: Core, payoutId: string, to: PayoutS
       throw new IllegalPayoutTransitionError(payoutId, row.status, to);
     }
     const now = core.now();
-    if (patch.attempt) await finishAttempt(tx, payoutId, patch.attempt.number, patch.attempt, now);
-
     const set: Updateable<PayoutsTable> = { status: to, updated_at: now };
     if (patch.attempt && row.attempt_count < patch.attempt.number) set.attempt_count = patch.attempt.number;
     if (patch.failure) {
@@ -165,22 +162,29 @@ export async function transitionPayout(core: Core, payoutId: string, to: PayoutS
     }
     if (to === 'refunded') set.confirmed_received_at = null;
     if (to === 'submitted' && row.attempt_count < 1) set.attempt_count = 1;
-    const updated = await tx.updateTable('payouts').set(set).where('id', '=', payoutId).returningAll().executeTakeFirstOrThrow();
 
-    await emitPayoutEvent(tx, core, updated, to);
-    // The money movement last: it locks the business's balance row (see `post`).
+    // The writes in one statement (README "Benchmarks"): the attempt, the projection, the event
+    // (rendered from the row as it will read back) and the money movement, which locks the
+    // business's balance row until this transaction's COMMIT.
+    const event = payoutEventInput(core, { ...row, ...set } as PayoutRow, to);
     const money = MONEY_ON_ENTER[to];
-    if (money) {
-      await post(tx, {
-        businessId: row.business_id,
-        environment: row.environment,
-        key: `payout:${payoutId}:${money.name}`,
-        from: money.from,
-        to: money.to,
-        amount: row.debit_total,
-      });
-    }
-    return updated;
+    const posting: Posting | null = money
+      ? { businessId: row.business_id, environment: row.environment, key: `payout:${payoutId}:${money.name}`, from: money.from, to: money.to, amount: row.debit_total }
+      : null;
+    const ctes: RawBuilder<unknown>[] = [sql`payout as (${tx.updateTable('payouts').set(set).where('id', '=', payoutId).returningAll()})`];
+    if (patch.attempt) ctes.push(sql`attempt as (${finishAttemptQuery(tx, payoutId, patch.attempt.number, patch.attempt, now)})`);
+    if (event) ctes.push(sql`event as (${tx.insertInto('events').values(eventValues(event)).onConflict((oc) => oc.column('dedupe_key').doNothing()).returning('id')})`);
+    if (posting) ctes.push(postingCtes(posting));
+    const r = await sql<PayoutRow & { event_written: number; posted: number; moved: number }>`with ${sql.join(ctes, sql`, `)}
+      select payout.*,
+        ${event ? sql`(select count(*) from event)::int` : sql`0`} as event_written,
+        ${posting ? sql`(select count(*) from posting)::int` : sql`0`} as posted,
+        ${posting ? sql`(select count(*) from balance)::int` : sql`0`} as moved
+      from payout`.execute(tx);
+    const { event_written: eventWrittenCount, posted, moved, ...updated } = r.rows[0]!;
+    if (posting && postingOutcome(posting, posted, moved) === 'unapplied') throw new InsufficientFundsError(posting.from, posting.amount);
+    if (event && eventWrittenCount > 0) eventWritten(event);
+    return updated as PayoutRow;
   });
 }
 
@@ -240,7 +244,7 @@ export async function recordAttemptProviderReference(core: Core, payoutId: strin
  */
 export async function recordAttemptResult(core: Core, payoutId: string, number: number, result: AttemptResult): Promise<void> {
   await core.db.transaction().execute(async (tx) => {
-    await finishAttempt(tx, payoutId, number, result, core.now());
+    await finishAttemptQuery(tx, payoutId, number, result, core.now()).execute();
     await raiseAttemptCount(tx, payoutId, number);
   });
 }
