@@ -52,21 +52,25 @@ async function ensureBalanceRow(tx: DbOrTx, businessId: string, environment: Env
     .execute();
 }
 
+/** Whether the posting changes a balance column (available or held). */
+const movesBalance = (p: Posting) => BALANCE_COLUMN[p.from] !== undefined || BALANCE_COLUMN[p.to] !== undefined;
+
 /**
- * The balance change of a posting: `column - amount` on the debited column (guarded: only when it
- * covers the amount) and `column + amount` on the credited one, as SQL fragments for an UPDATE.
+ * The UPDATE of the business's balance row for posting `p`: `column - amount` on the debited
+ * column, guarded (only when it covers the amount), and `column + amount` on the credited one;
+ * `gate` adds a condition (e.g. that the posting row was inserted).
  */
-function balanceChange(p: Posting): { set: RawBuilder<unknown>[]; guard: RawBuilder<unknown>[] } {
+function balanceUpdate(p: Posting, gate: RawBuilder<unknown> = sql``): RawBuilder<unknown> {
   const from = BALANCE_COLUMN[p.from];
   const to = BALANCE_COLUMN[p.to];
   const set: RawBuilder<unknown>[] = [sql`updated_at = now()`];
-  const guard: RawBuilder<unknown>[] = [];
+  const where: RawBuilder<unknown>[] = [sql`business_id = ${p.businessId}`, sql`environment = ${p.environment}`, sql`currency = ${USDC}`];
   if (from) {
     set.push(sql`${sql.ref(from)} = ${sql.ref(from)} - ${p.amount}`);
-    guard.push(sql`${sql.ref(from)} >= ${p.amount}`);
+    where.push(sql`${sql.ref(from)} >= ${p.amount}`);
   }
   if (to) set.push(sql`${sql.ref(to)} = ${sql.ref(to)} + ${p.amount}`);
-  return { set, guard };
+  return sql`update balances set ${sql.join(set, sql`, `)} where ${sql.join(where, sql` and `)}${gate}`;
 }
 
 /**
@@ -78,18 +82,13 @@ function balanceChange(p: Posting): { set: RawBuilder<unknown>[]; guard: RawBuil
  */
 export function postingCtes(p: Posting): RawBuilder<unknown> {
   if (p.amount <= 0n) throw new Error(`posting ${p.key}: amount must be positive`);
-  const change = balanceChange(p);
-  const moves = BALANCE_COLUMN[p.from] !== undefined || BALANCE_COLUMN[p.to] !== undefined;
-  const guard = change.guard.length ? sql` and ${sql.join(change.guard, sql` and `)}` : sql``;
   return sql`posting as (
       insert into ledger_postings (business_id, environment, key, currency, debit_account, credit_account, amount)
       values (${p.businessId}, ${p.environment}, ${p.key}, ${USDC}, ${p.from}, ${p.to}, ${p.amount})
       on conflict (business_id, environment, key) do nothing
       returning id
     ), balance as (
-      update balances set ${sql.join(change.set, sql`, `)}
-      where business_id = ${p.businessId} and environment = ${p.environment} and currency = ${USDC}${guard}
-        and ${sql.lit(moves)} and exists (select 1 from posting)
+      ${balanceUpdate(p, sql` and ${sql.lit(movesBalance(p))} and exists (select 1 from posting)`)}
       returning 1
     )`;
 }
@@ -101,8 +100,7 @@ export function postingCtes(p: Posting): RawBuilder<unknown> {
  */
 export function postingOutcome(p: Posting, posted: number, moved: number): 'applied' | 'exists' | 'unapplied' {
   if (posted === 0) return 'exists';
-  const moves = BALANCE_COLUMN[p.from] !== undefined || BALANCE_COLUMN[p.to] !== undefined;
-  return !moves || moved === 1 ? 'applied' : 'unapplied';
+  return !movesBalance(p) || moved === 1 ? 'applied' : 'unapplied';
 }
 
 /**
@@ -124,10 +122,7 @@ export async function post(tx: DbOrTx, p: Posting): Promise<boolean> {
   if (outcome !== 'unapplied') return outcome === 'applied';
   // No row changed: the balance does not cover the amount, or the business has no balance row yet.
   await explainUnappliedPosting(tx, p);
-  const change = balanceChange(p);
-  const guard = change.guard.length ? sql` and ${sql.join(change.guard, sql` and `)}` : sql``;
-  const again = await sql`update balances set ${sql.join(change.set, sql`, `)}
-    where business_id = ${p.businessId} and environment = ${p.environment} and currency = ${USDC}${guard}`.execute(tx);
+  const again = await balanceUpdate(p).execute(tx);
   if ((again.numAffectedRows ?? 0n) === 0n) throw new InsufficientFundsError(p.from, p.amount);
   return true;
 }
@@ -143,11 +138,9 @@ export async function post(tx: DbOrTx, p: Posting): Promise<boolean> {
  */
 export function gatedPostingCtes(p: Posting): RawBuilder<unknown> {
   if (p.amount <= 0n) throw new Error(`posting ${p.key}: amount must be positive`);
-  const change = balanceChange(p);
-  if (change.guard.length === 0) throw new Error(`posting ${p.key}: a gated posting must debit available or held`);
+  if (BALANCE_COLUMN[p.from] === undefined) throw new Error(`posting ${p.key}: a gated posting must debit available or held`);
   return sql`balance as (
-      update balances set ${sql.join(change.set, sql`, `)}
-      where business_id = ${p.businessId} and environment = ${p.environment} and currency = ${USDC} and ${sql.join(change.guard, sql` and `)}
+      ${balanceUpdate(p)}
       returning 1
     ), posting as (
       insert into ledger_postings (business_id, environment, key, currency, debit_account, credit_account, amount)
