@@ -1,6 +1,7 @@
 /**
  * Payout transitions, called by the payout activities: each is one transaction (projection, money,
- * event), idempotent and guarded by the transition table (src/domain/payout-state.ts).
+ * event; the row lock plus one statement), idempotent and guarded by the transition table
+ * (src/domain/payout-state.ts).
  */
 import { type RawBuilder, sql, type Updateable } from 'kysely';
 import type { PayoutsTable } from '../../db/tables/payouts';
@@ -9,7 +10,7 @@ import { randomToken } from '../../domain/ids';
 import { canTransition, EVENT_ON_ENTER, hasPassed, PAYOUT_STATUSES, type PayoutFailureCode, type PayoutStatus } from '../../domain/payout-state';
 import type { AttemptResult } from '../../../workflows/payout.contract';
 import type { Core } from '../context';
-import { emitEvent, type EventInput, eventValues, eventWritten } from '../events';
+import { type EventInput, eventValues, eventWritten } from '../events';
 import { type Account, InsufficientFundsError, type Posting, postingCtes, postingOutcome } from '../ledger';
 import type { PayoutRow, PayoutAttemptRow } from './rows';
 import { renderPayout } from './read';
@@ -54,12 +55,6 @@ const MONEY_ON_ENTER: Partial<Record<PayoutStatus, { name: string; from: Account
   canceled: { name: 'release', from: 'held', to: 'available' },
   refunded: { name: 'refund', from: 'sent', to: 'available' },
 };
-
-/** Emits the event of entering `status` (EVENT_ON_ENTER; none for silent states), in the caller's transaction. */
-export async function emitPayoutEvent(tx: DbOrTx, core: Core, row: PayoutRow, status: PayoutStatus): Promise<void> {
-  const e = payoutEventInput(core, row, status);
-  if (e) await emitEvent(tx, e);
-}
 
 /** The event of entering `status` (EVENT_ON_ENTER[status], dedupe `payout:{id}:{status}`), or null for a silent state. */
 export function payoutEventInput(core: Core, row: PayoutRow, status: PayoutStatus): EventInput | null {
