@@ -22,9 +22,11 @@
  * call's timeout); a payout that settles at once costs one upsert instead of three (each costs the
  * server about 2-3 ms of CPU, `npm run bench:floor`).
  *
- * Every step is a local activity (short, idempotent Postgres transactions and the rail's submit
- * call, which carries the attempt's idempotency key): a payout that settles at once costs one
- * workflow task. Long waits (arrival, retry backoff, the claim window) are durable timers.
+ * Every step of the run itself is a local activity (short, idempotent Postgres transactions and
+ * the rail's submit call, which carries the attempt's idempotency key): a payout that settles at
+ * once costs one workflow task. Long waits (arrival, retry backoff, the claim window) are durable
+ * timers. The effect of an Update (claim, cancel, approve, reject) is a regular activity, so that
+ * it can only follow the Update's durable acceptance (see `updateActs`).
  */
 import type { RetryPolicy } from '@temporalio/common';
 import {
@@ -32,6 +34,7 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -69,6 +72,20 @@ const retry: RetryPolicy = {
  * server round trip per step (measured in README "Benchmarks"); retried like any activity.
  */
 const acts = proxyLocalActivities<PayoutActivities>({ startToCloseTimeout: '30 seconds', retry });
+
+/**
+ * The effect of an Update (claim, cancel, approve, reject) runs as a regular activity, never a
+ * local one. An Update arrives on a speculative workflow task, which leaves no trace in history if
+ * it is lost (worker SIGKILLed, task timed out) and whose Update the server may then drop; a local
+ * activity run in it would commit its transition in PostgreSQL all the same, leaving the row ahead
+ * of a run that never heard of the Update (found by `npm run chaos`, docs/chaos.md "What it
+ * found"). A regular activity is scheduled by the task that records the Update as accepted, so its
+ * effect can only follow a durable acceptance.
+ */
+const updateActs = proxyActivities<PayoutActivities>({ startToCloseTimeout: '30 seconds', retry });
+/** Runs started before Update effects became regular activities replay them as local ones. */
+const UPDATE_EFFECTS_AS_ACTIVITIES = 'update-effects-as-activities';
+const updateEffects = () => (patched(UPDATE_EFFECTS_AS_ACTIVITIES) ? updateActs : acts);
 
 /**
  * The notification step (claim links started with `notify`): a regular activity, since it calls a
@@ -123,6 +140,11 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     const r = await acts.payoutTransition({ payoutId, to, ...extra });
     setStatus(r.status);
   };
+  /** `enter` for an Update handler (see `updateActs`). */
+  const enterFromUpdate = async (to: PayoutStatus, extra: Omit<Parameters<PayoutActivities['payoutTransition']>[0], 'payoutId' | 'to'> = {}) => {
+    const r = await updateEffects().payoutTransition({ payoutId, to, ...extra });
+    setStatus(r.status);
+  };
 
   /**
    * A claim link whose window is being opened: its row may already say awaiting_claim (the local
@@ -143,7 +165,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
         throw ApplicationFailure.nonRetryable(`payout is ${status}, not awaiting_claim`, 'PayoutNotAwaitingClaim');
       }
       try {
-        await enter('claimed', { claimMethod: method });
+        await enterFromUpdate('claimed', { claimMethod: method });
       } catch (err) {
         decision = null;
         throw err;
@@ -175,7 +197,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
         throw ApplicationFailure.nonRetryable(`payout is ${status}; only pending or awaiting_claim payouts can be canceled`, 'PayoutNotCancelable');
       }
       try {
-        await enter('canceled');
+        await enterFromUpdate('canceled');
       } catch (err) {
         decision = null;
         throw err;
@@ -203,7 +225,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     const decide = async (d: 'approved' | 'rejected', keyId: string, reason?: string | null): Promise<PayoutStatus> => {
       approval = d;
       try {
-        const r = await acts.payoutApprovalDecide({ payoutId, decision: d, keyId, reason: reason ?? null });
+        const r = await updateEffects().payoutApprovalDecide({ payoutId, decision: d, keyId, reason: reason ?? null });
         setStatus(r.status);
         return r.status;
       } catch (err) {

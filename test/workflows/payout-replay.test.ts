@@ -1,6 +1,9 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { transitionPayout } from '../../src/core/payouts';
+import { readFileSync } from 'node:fs';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { cancelPayout, transitionPayout } from '../../src/core/payouts';
 import { claimUpdate } from '../../workflows/payout.contract';
 import { hasPassed } from '../../src/domain/payout-state';
 import { createHarness, type Harness } from '../helpers/harness';
@@ -110,5 +113,43 @@ describe('replayed payout transitions (a lost workflow task)', () => {
     expect(postings).toEqual([`payout:${id}:hold`, `payout:${id}:release`]);
     const events = (await h.db.selectFrom('events').select('type').where('object_id', '=', id).execute()).map((e) => e.type).sort();
     expect(events.filter((t) => t === 'payout.failed')).toHaveLength(1);
+  });
+
+  it('the effect of a claim or cancel Update is a regular activity scheduled by the task that accepted the Update, never a local activity of the speculative task', async () => {
+    // A local activity in the Update's speculative task commits even when that task is lost and
+    // the server drops the Update: chaos found the row failed (delivered by the lost task) while
+    // the run waited out its 30-day claim window, never having heard of the claim.
+    const b = await h.business();
+    expect((await h.request('POST', '/sandbox/v1/sandbox/fund', { key: b.sandbox, body: { amount: '100' } })).status).toBe(200);
+    for (const action of ['claim', 'cancel'] as const) {
+      const created = await h.request('POST', '/sandbox/v1/payouts', {
+        key: b.sandbox,
+        body: { channel: 'claim_link', recipient: { type: 'email', address: `${action}@example.com` }, source_amount: '10' },
+      });
+      const id = created.body.id as string;
+      await waitFor(async () => (await h.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status === 'awaiting_claim', 'awaiting_claim');
+      const r =
+        action === 'claim'
+          ? await h.request('POST', `/sandbox/v1/sandbox/payouts/${id}/claim`, { key: b.sandbox, body: { method: 'bank_transfer' } })
+          : { status: (await cancelPayout(h.core, { businessId: b.id, environment: 'sandbox', keyId: 'k', role: 'owner', policy: null }, id)).status === 'canceled' ? 200 : 500 };
+      expect(r.status).toBe(200);
+      const { events } = await h.core.temporal.workflow.getHandle(id).fetchHistory();
+      const accepted = events!.findIndex((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+      expect(accepted).toBeGreaterThan(0);
+      const effect = events!
+        .slice(accepted + 1)
+        .find((e) => e.activityTaskScheduledEventAttributes || e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+      expect(effect?.activityTaskScheduledEventAttributes?.activityType?.name).toBe('payoutTransition');
+    }
+  });
+
+  it('a payout claimed before Update effects became activities replays on today\'s code (the patch keeps its local activity)', async () => {
+    // Recorded with the workflow as of commit e405550: claim link opened, claimed (local activity
+    // in the Update handler), delivered, succeeded. Without the `patched` gate this replay fails
+    // with a nondeterminism error, which would fail every such payout still running at a deploy.
+    const json = JSON.parse(readFileSync(new URL('../fixtures/histories/payout-claim-before-update-activities.json', import.meta.url), 'utf8'));
+    // (History.fromObject rather than the SDK's JSON reader: two protobufjs copies in node_modules.)
+    const history = temporal.api.history.v1.History.fromObject(json);
+    await expect(Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, 'po_recorded')).resolves.toBeUndefined();
   });
 });
