@@ -80,9 +80,10 @@ const acts = proxyLocalActivities<PayoutActivities>({ startToCloseTimeout: '30 s
  * activity run in it would commit its transition in PostgreSQL all the same, leaving the row ahead
  * of a run that never heard of the Update (found by `npm run chaos`, docs/chaos.md "What it
  * found"). A regular activity is scheduled by the task that records the Update as accepted, so its
- * effect can only follow a durable acceptance.
+ * effect can only follow a durable acceptance. Its timeout is short (one short transaction): an
+ * attempt lost with its worker is retried after 10 s while the caller waits.
  */
-const updateActs = proxyActivities<PayoutActivities>({ startToCloseTimeout: '30 seconds', retry });
+const updateActs = proxyActivities<PayoutActivities>({ startToCloseTimeout: '10 seconds', retry });
 /** Runs started before Update effects became regular activities replay them as local ones. */
 const UPDATE_EFFECTS_AS_ACTIVITIES = 'update-effects-as-activities';
 const updateEffects = () => (patched(UPDATE_EFFECTS_AS_ACTIVITIES) ? updateActs : acts);

@@ -35,14 +35,19 @@ export async function startPayoutWorkflow(temporal: TemporalClient, config: Pick
   });
 }
 
-/** Executes the `claim` Update (the recipient claims with `method`) and waits for it to be applied. */
+/**
+ * Executes the `claim` Update (the recipient claims with `method`) and waits for it to be applied.
+ * Its Update id is `claim:<payout id>`: a payout is claimed once, so a retried request (its first
+ * answer lost, its API process killed) attaches to the claim already being applied and gets its
+ * outcome instead of being refused while it runs.
+ */
 export async function claimPayoutWorkflow(temporal: TemporalClient, payoutId: string, method: ClaimMethod): Promise<PayoutUpdateOutcome> {
-  return update(() => temporal.workflow.getHandle(payoutId).executeUpdate(claimUpdate, { args: [{ method }] }));
+  return update(() => temporal.workflow.getHandle(payoutId).executeUpdate(claimUpdate, { args: [{ method }], updateId: `claim:${payoutId}` }));
 }
 
-/** Executes the `cancel` Update (pending or awaiting_claim payouts) and waits for it to be applied. */
+/** Executes the `cancel` Update (pending or awaiting_claim payouts) and waits for it to be applied; Update id `cancel:<payout id>` (see claim). */
 export async function cancelPayoutWorkflow(temporal: TemporalClient, payoutId: string): Promise<PayoutUpdateOutcome> {
-  return update(() => temporal.workflow.getHandle(payoutId).executeUpdate(cancelUpdate));
+  return update(() => temporal.workflow.getHandle(payoutId).executeUpdate(cancelUpdate, { updateId: `cancel:${payoutId}` }));
 }
 
 /** Executes the `approve` Update (a payout waiting for approval) and waits for it to be applied. */

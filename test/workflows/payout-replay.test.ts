@@ -152,4 +152,22 @@ describe('replayed payout transitions (a lost workflow task)', () => {
     const history = temporal.api.history.v1.History.fromObject(json);
     await expect(Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, 'po_recorded')).resolves.toBeUndefined();
   });
+
+  it('two concurrent claims of one payout both get its claim (one Update id per payout), and it is claimed once', async () => {
+    const b = await h.business();
+    expect((await h.request('POST', '/sandbox/v1/sandbox/fund', { key: b.sandbox, body: { amount: '100' } })).status).toBe(200);
+    const created = await h.request('POST', '/sandbox/v1/payouts', {
+      key: b.sandbox,
+      body: { channel: 'claim_link', recipient: { type: 'email', address: 'twice@example.com' }, source_amount: '10' },
+    });
+    const id = created.body.id as string;
+    await waitFor(async () => (await h.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status === 'awaiting_claim', 'awaiting_claim');
+    // Before: the second was refused by the validator while the first was being applied (409).
+    const claim = () => h.request('POST', `/sandbox/v1/sandbox/payouts/${id}/claim`, { key: b.sandbox, body: { method: 'bank_transfer' } });
+    const [first, second] = await Promise.all([claim(), claim()]);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const { events } = await h.core.temporal.workflow.getHandle(id).fetchHistory();
+    expect(events!.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes)).toHaveLength(1);
+    await waitFor(async () => (await h.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status === 'succeeded', 'succeeded');
+  });
 });

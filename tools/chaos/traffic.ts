@@ -198,8 +198,15 @@ async function disbursementFlow(owner: ChaosClient, approver: ChaosClient, rng: 
   rec.id = id;
   rec.steps.push('created');
   const submitted = await owner.send('POST', `/disbursements/${id}/submit-for-approval`, { idem: `${idem}-submit` });
-  if (submitted.status !== 200) return fail(`submit: HTTP ${submitted.status} ${JSON.stringify(submitted.body)}`);
-  const approved = await approver.send('POST', `/disbursements/${id}/approvals/${submitted.body.revision_id}/approve`, { idem: `${idem}-approve` });
+  let revisionId: string | undefined = submitted.status === 200 ? submitted.body.revision_id : undefined;
+  // A retried submit whose first try was applied (its API process died before the idempotency
+  // record was completed, so the takeover ran it again) finds the batch already awaiting approval.
+  if (submitted.status === 409 && submitted.tries > 1 && submitted.body?.error?.code === 'invalid_state') {
+    const now = await owner.send('GET', `/disbursements/${id}`);
+    if (now.status === 200 && now.body.status === 'awaiting_approval') revisionId = now.body.revision_id;
+  }
+  if (!revisionId) return fail(`submit: HTTP ${submitted.status} ${JSON.stringify(submitted.body)}`);
+  const approved = await approver.send('POST', `/disbursements/${id}/approvals/${revisionId}/approve`, { idem: `${idem}-approve` });
   if (approved.status !== 200) return fail(`approve: HTTP ${approved.status} ${JSON.stringify(approved.body)}`);
   rec.steps.push('approved');
   const launched = await owner.send('POST', `/disbursements/${id}/launch`, { idem: `${idem}-launch`, cut: rng.chance(0.3) });

@@ -18,7 +18,13 @@ async function updatePayoutWorkflow(
     new ApiError(409, 'invalid_state', `Payout ${id} is ${status}; this needs it to be ${allowed.join(' or ')}`, null);
   if (!allowed.includes(row.status as PayoutStatus)) throw refuse(row.status);
   // Refused by the Update's validator, or the workflow closed meanwhile: report the state now.
-  if ((await run()) === 'refused') throw refuse((await getPayoutRow(core.db, caller, id)).status);
+  if ((await run()) === 'refused') {
+    const now = (await getPayoutRow(core.db, caller, id)).status;
+    if (allowed.includes(now as PayoutStatus)) {
+      throw new ApiError(409, 'invalid_state', `Payout ${id} is being changed by another request (a claim, cancel or approval in progress); retry shortly`, null);
+    }
+    throw refuse(now);
+  }
   return getPayout(core, caller, id);
 }
 
