@@ -31,6 +31,28 @@ async function waitFor<T>(fn: () => Promise<T | undefined | false>, what: string
   }
 }
 
+/** The status of payout `id` as stored. */
+const statusOf = async (id: string) => (await h.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+
+/** A business funded with 100 USDC. */
+async function fundedBusiness() {
+  const b = await h.business();
+  expect((await h.request('POST', '/sandbox/v1/sandbox/fund', { key: b.sandbox, body: { amount: '100' } })).status).toBe(200);
+  return b;
+}
+
+/** A 10 USDC claim link to `address` of business `b`, once it is awaiting its claim; returns its id. */
+async function claimLinkAwaitingClaim(b: { sandbox: string }, address: string): Promise<string> {
+  const created = await h.request('POST', '/sandbox/v1/payouts', {
+    key: b.sandbox,
+    body: { channel: 'claim_link', recipient: { type: 'email', address }, source_amount: '10' },
+  });
+  expect(created.status).toBe(201);
+  const id = created.body.id as string;
+  await waitFor(async () => (await statusOf(id)) === 'awaiting_claim', 'awaiting_claim');
+  return id;
+}
+
 describe('replayed payout transitions (a lost workflow task)', () => {
   it('hasPassed follows the transition table forward only', () => {
     expect(hasPassed('delivering', 'claimed')).toBe(true);
@@ -43,16 +65,9 @@ describe('replayed payout transitions (a lost workflow task)', () => {
   });
 
   it('a claim whose claimed and delivering were committed by a lost task is accepted and delivered once; expiry never touches it', async () => {
-    const b = await h.business();
-    expect((await h.request('POST', '/sandbox/v1/sandbox/fund', { key: b.sandbox, body: { amount: '100' } })).status).toBe(200);
-    const created = await h.request('POST', '/sandbox/v1/payouts', {
-      key: b.sandbox,
-      body: { channel: 'claim_link', recipient: { type: 'email', address: 'ana@example.com' }, source_amount: '10' },
-    });
-    expect(created.status).toBe(201);
-    const id = created.body.id as string;
-    const status = async () => (await h.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
-    await waitFor(async () => (await status()) === 'awaiting_claim', 'awaiting_claim');
+    const b = await fundedBusiness();
+    const id = await claimLinkAwaitingClaim(b, 'ana@example.com');
+    const status = () => statusOf(id);
 
     // What the lost task committed before it died: claimed, then delivering.
     await transitionPayout(h.core, id, 'claimed', { claimMethod: 'bank_transfer' });
@@ -77,16 +92,9 @@ describe('replayed payout transitions (a lost workflow task)', () => {
   });
 
   it('a claim replayed after a lost task delivered and failed the payout is refused, and the workflow ends at once instead of waiting out the window', async () => {
-    const b = await h.business();
-    expect((await h.request('POST', '/sandbox/v1/sandbox/fund', { key: b.sandbox, body: { amount: '100' } })).status).toBe(200);
-    const created = await h.request('POST', '/sandbox/v1/payouts', {
-      key: b.sandbox,
-      body: { channel: 'claim_link', recipient: { type: 'email', address: 'bo@example.com' }, source_amount: '10' },
-    });
-    expect(created.status).toBe(201);
-    const id = created.body.id as string;
-    const status = async () => (await h.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
-    await waitFor(async () => (await status()) === 'awaiting_claim', 'awaiting_claim');
+    const b = await fundedBusiness();
+    const id = await claimLinkAwaitingClaim(b, 'bo@example.com');
+    const status = () => statusOf(id);
 
     // What the lost task committed before it died: claimed, delivering, and a final rail failure
     // (its release of the hold included).
@@ -119,15 +127,9 @@ describe('replayed payout transitions (a lost workflow task)', () => {
     // A local activity in the Update's speculative task commits even when that task is lost and
     // the server drops the Update: chaos found the row failed (delivered by the lost task) while
     // the run waited out its 30-day claim window, never having heard of the claim.
-    const b = await h.business();
-    expect((await h.request('POST', '/sandbox/v1/sandbox/fund', { key: b.sandbox, body: { amount: '100' } })).status).toBe(200);
+    const b = await fundedBusiness();
     for (const action of ['claim', 'cancel'] as const) {
-      const created = await h.request('POST', '/sandbox/v1/payouts', {
-        key: b.sandbox,
-        body: { channel: 'claim_link', recipient: { type: 'email', address: `${action}@example.com` }, source_amount: '10' },
-      });
-      const id = created.body.id as string;
-      await waitFor(async () => (await h.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status === 'awaiting_claim', 'awaiting_claim');
+      const id = await claimLinkAwaitingClaim(b, `${action}@example.com`);
       const r =
         action === 'claim'
           ? await h.request('POST', `/sandbox/v1/sandbox/payouts/${id}/claim`, { key: b.sandbox, body: { method: 'bank_transfer' } })
@@ -154,20 +156,14 @@ describe('replayed payout transitions (a lost workflow task)', () => {
   });
 
   it('two concurrent claims of one payout both get its claim (one Update id per payout), and it is claimed once', async () => {
-    const b = await h.business();
-    expect((await h.request('POST', '/sandbox/v1/sandbox/fund', { key: b.sandbox, body: { amount: '100' } })).status).toBe(200);
-    const created = await h.request('POST', '/sandbox/v1/payouts', {
-      key: b.sandbox,
-      body: { channel: 'claim_link', recipient: { type: 'email', address: 'twice@example.com' }, source_amount: '10' },
-    });
-    const id = created.body.id as string;
-    await waitFor(async () => (await h.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status === 'awaiting_claim', 'awaiting_claim');
+    const b = await fundedBusiness();
+    const id = await claimLinkAwaitingClaim(b, 'twice@example.com');
     // Before: the second was refused by the validator while the first was being applied (409).
     const claim = () => h.request('POST', `/sandbox/v1/sandbox/payouts/${id}/claim`, { key: b.sandbox, body: { method: 'bank_transfer' } });
     const [first, second] = await Promise.all([claim(), claim()]);
     expect([first.status, second.status]).toEqual([200, 200]);
     const { events } = await h.core.temporal.workflow.getHandle(id).fetchHistory();
     expect(events!.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes)).toHaveLength(1);
-    await waitFor(async () => (await h.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status === 'succeeded', 'succeeded');
+    await waitFor(async () => (await statusOf(id)) === 'succeeded', 'succeeded');
   });
 });
