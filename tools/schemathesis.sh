@@ -90,7 +90,15 @@ for base in $DOCS; do
   else
     failures=-1 # no summary: the run itself broke
   fi
-  tail -n 25 "$OUT/$name.log"
+  if [ "$failures" = 0 ]; then
+    tail -n 25 "$OUT/$name.log"
+  else
+    # The whole report (each failure with its request and a curl line to reproduce it), and what
+    # the service logged about its 5xx answers: a CI log is all a reader of a failed run has.
+    grep -v -E '^\s*(✅|⏭️|🕛)' "$OUT/$name.log" | head -n 400
+    echo "--- service log: requests that failed (5xx), with their errors ---"
+    grep -A 40 'request failed' "$OUT/service.log" | head -n 300
+  fi
   echo "schemathesis $base: $failures failures"
   summary="$summary\nschemathesis $base: $failures failures"
   [ "$failures" = 0 ] || total=$((total + 1))

@@ -20,7 +20,7 @@ export function fromZodError(error: ZodError): ApiError {
   return validationError(param, message);
 }
 
-/** Anything thrown in a handler, as an ApiError (unknown errors become 500 internal_error). */
+/** Anything thrown in a handler, as an ApiError (PostgreSQL's numeric overflow 22003 becomes 400 validation_error; other unknown errors 500 internal_error). */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof HTTPException) {
@@ -31,6 +31,12 @@ export function toApiError(err: unknown): ApiError {
   }
   if (err && typeof err === 'object' && 'issues' in err && Array.isArray((err as ZodError).issues)) {
     return fromZodError(err as ZodError);
+  }
+  // PostgreSQL 22003 numeric_value_out_of_range: a figure past a bigint column. Every Amount is
+  // bounded where it is parsed (src/domain/money.ts MAX_AMOUNT_INTEGER_DIGITS); this is the net
+  // under the figures derived from them, so that bad input is a 400 and never a 500.
+  if (err && typeof err === 'object' && (err as { code?: unknown }).code === '22003') {
+    return validationError(null, 'A number in this request is too large to be recorded');
   }
   return new ApiError(500, 'internal_error', 'An internal error occurred; quote the request id when reporting it', null);
 }

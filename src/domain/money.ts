@@ -23,7 +23,7 @@ export function exponent(currency: string): number {
 export class AmountFormatError extends Error {
   constructor(
     message: string,
-    readonly reason: 'format' | 'precision' | 'not_positive',
+    readonly reason: 'format' | 'precision' | 'not_positive' | 'too_large',
   ) {
     super(message);
     this.name = 'AmountFormatError';
@@ -33,13 +33,32 @@ export class AmountFormatError extends Error {
 const AMOUNT_RE = /^(\d+)(?:\.(\d{1,6}))?$/;
 
 /**
+ * The most digits an Amount may have before its point: 12, so one amount is below 10^12 units of
+ * its currency (a trillion), and in micro-USDC (10^18 at most) it fits a PostgreSQL bigint with
+ * room for a balance of several. Request documents say the same in their pattern
+ * (`^[0-9]{1,12}(\.[0-9]{1,6})?$`, {@link AMOUNT_INPUT_PATTERN}).
+ */
+export const MAX_AMOUNT_INTEGER_DIGITS = 12;
+
+/** The OpenAPI pattern of a request Amount with at most `decimals` decimals (the rule {@link parseAmount} enforces). */
+export function amountInputPattern(decimals: number): string {
+  return `^[0-9]{1,${MAX_AMOUNT_INTEGER_DIGITS}}(\\.[0-9]{1,${decimals}})?$`;
+}
+/** The request Amount pattern of USDC and fiat alike (up to 6 decimals; the currency may allow fewer). */
+export const AMOUNT_INPUT_PATTERN = amountInputPattern(6);
+
+/**
  * Parses a spec Amount ("digits, optionally a point and 1 to 6 digits") into minor units of
- * `currency`. Throws {@link AmountFormatError} for a malformed string, for more decimals than the
- * currency allows (2 fiat, 6 USDC, 0 zero-decimal) and, unless `allowZero`, for zero.
+ * `currency`. Throws {@link AmountFormatError} for a malformed string, for more than
+ * {@link MAX_AMOUNT_INTEGER_DIGITS} digits before the point, for more decimals than the currency
+ * allows (2 fiat, 6 USDC, 0 zero-decimal) and, unless `allowZero`, for zero.
  */
 export function parseAmount(value: string, currency: string, opts: { allowZero?: boolean } = {}): bigint {
   const m = AMOUNT_RE.exec(value);
   if (!m) throw new AmountFormatError(`"${value}" is not a decimal amount like "10.50"`, 'format');
+  if (m[1].length > MAX_AMOUNT_INTEGER_DIGITS) {
+    throw new AmountFormatError(`amounts have at most ${MAX_AMOUNT_INTEGER_DIGITS} digits before the point (below one trillion)`, 'too_large');
+  }
   const exp = exponent(currency);
   const frac = m[2] ?? '';
   if (frac.length > exp) {

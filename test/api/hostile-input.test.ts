@@ -143,6 +143,47 @@ describe('hostile input, error: 400 validation_error with the param, on Surface 
   });
 });
 
+describe('amounts past 12 digits before the point: 400 naming the field, on every surface (were 500s found by Schemathesis)', () => {
+  const HUGE = '99999999999999999999999999';
+  it('Surface A: quotes (was amount_out_of_range: the channel limit answered, not the format)', async () => {
+    expectValidation(await h.request('POST', `${A}/quotes`, { key: biz.sandbox, body: { channel: 'spei_mxn', source_amount: HUGE } }), 'source_amount');
+    expectValidation(await h.request('POST', `${A}/quotes`, { key: biz.sandbox, body: { channel: 'spei_mxn', destination_amount: `${HUGE}.00` } }), 'destination_amount');
+  });
+
+  it('Surface B: card top-up and disbursement (each was a 500: the amount overflowed a bigint column)', async () => {
+    const B = '/sandbox/claim/v1';
+    const card = await h.request('POST', `${B}/funding/card`, {
+      key: biz.sandbox,
+      body: { amountUsd: HUGE, successUrl: 'https://example.com/ok', cancelUrl: 'https://example.com/no' },
+    });
+    expect([card.status, card.body.error, card.body.details.param]).toEqual([400, 'validation_error', 'amountUsd']);
+    const d = await h.request('POST', `${B}/disbursements`, { key: biz.sandbox, body: { amountUsd: HUGE, currency: 'USD', recipientPhone: '+525512345678' } });
+    expect([d.status, d.body.error, d.body.details.param]).toEqual([400, 'validation_error', 'amountUsd']);
+    const fund = await h.request('POST', `${B}/sandbox/fund`, { key: biz.sandbox, body: { amountUsd: '1000000000000' } });
+    expect([fund.status, fund.body.error, fund.body.details.param]).toEqual([400, 'validation_error', 'amountUsd']);
+  });
+
+  it('Surface C: payouts', async () => {
+    const r = await h.request('POST', '/sandbox/guide/v1/payouts', { key: biz.sandbox, body: { amount: `${HUGE}.00`, currency: 'USD', email: 'ana@example.com' } });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'validation_error', param: 'amount' });
+  });
+
+  it('nothing was recorded, and the balance is untouched', async () => {
+    const bal = await h.request('GET', `${A}/balance`, { key: biz.sandbox });
+    expect([bal.body.available, bal.body.held]).toEqual(['0.00', '0.00']);
+    const topups = await h.db.selectFrom('card_topups').select('id').where('business_id', '=', biz.id).execute();
+    expect(topups).toEqual([]);
+  });
+
+  it('a numeric overflow that gets past parsing is a 400, not a 500 (PostgreSQL 22003)', async () => {
+    const { toApiError } = await import('../../src/api/errors');
+    const e = toApiError(Object.assign(new Error('value "1e20" is out of range for type bigint'), { code: '22003' }));
+    expect([e.status, e.code]).toEqual([400, 'validation_error']);
+    expect(toApiError(new Error('boom')).status).toBe(500);
+  });
+});
+
 describe('hostile input, every surface answers in its own error shape', () => {
   /** Value of the first `param` key anywhere in an error body (each surface nests it differently). */
   const paramOf = (body: unknown): unknown => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  AMOUNT_INPUT_PATTERN,
   AmountFormatError,
+  amountInputPattern,
   divDecimal,
   divRound,
   exponent,
@@ -56,6 +58,30 @@ describe('parseAmount', () => {
     for (const bad of ['', '-1', '1e3', '1.', '.5', ' 1', '1,50', 'abc', '+1']) {
       expect(reasonOf(() => parseAmount(bad, 'USD'))).toBe('format');
     }
+  });
+
+  it('refuses more than 12 digits before the point (a bigint column overflowed: a 500 found by Schemathesis)', () => {
+    expect(parseAmount('999999999999.99', 'USD')).toBe(99_999_999_999_999n);
+    expect(parseAmount('999999999999.999999', USDC)).toBe(999_999_999_999_999_999n);
+    for (const big of ['1000000000000', '0000000000001', '99999999999999999999999999.00']) {
+      expect(reasonOf(() => parseAmount(big, 'USD'))).toBe('too_large');
+    }
+  });
+
+  it('accepts exactly what the request documents\' pattern says', () => {
+    const usd = new RegExp(amountInputPattern(2));
+    const any = new RegExp(AMOUNT_INPUT_PATTERN);
+    for (const v of ['1', '0.5', '12.34', '999999999999', '999999999999.99', '1000000000000', '0000000000001', '1.234', '1.', '-1']) {
+      let parsed = true;
+      try {
+        parseAmount(v, 'USD');
+      } catch {
+        parsed = false;
+      }
+      expect(usd.test(v), v).toBe(parsed);
+    }
+    expect(any.test('1.123456')).toBe(true);
+    expect(any.test('1234567890123.1')).toBe(false);
   });
 
   it('refuses zero unless allowed', () => {

@@ -6,14 +6,14 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { createApiKey } from '../../core/api-keys';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
-import { AUTH_ERRORS, AmountSchema, DateTimeSchema, errorResponses, idempotencyHeaders, jsonContent } from './schemas';
+import { AUTH_ERRORS, AmountInputSchema, DateTimeSchema, errorResponses, idempotencyHeaders, jsonContent } from './schemas';
 
 const PolicySchema = z
   .object({
-    daily_budget: AmountSchema.optional().openapi({ description: 'USDC the key may pay out per UTC day' }),
-    per_payout_max: AmountSchema.optional().openapi({ description: 'Largest source amount of one payout, USDC' }),
+    daily_budget: AmountInputSchema.optional().openapi({ description: 'USDC the key may pay out per UTC day' }),
+    per_payout_max: AmountInputSchema.optional().openapi({ description: 'Largest source amount of one payout, USDC' }),
     channels: z.array(z.string()).optional().openapi({ description: 'Channel ids the key may use', example: ['spei_mxn'] }),
-    approval_threshold: AmountSchema.optional().openapi({ description: 'Payouts above this wait for approval, USDC' }),
+    approval_threshold: AmountInputSchema.optional().openapi({ description: 'Payouts above this wait for approval, USDC' }),
   })
   .strict()
   .openapi('ApiKeyPolicy', { description: 'Stored and returned; enforcement is not active yet' });

@@ -11,7 +11,7 @@ import { DEPOSIT_CURRENCIES, DEPOSIT_MATCH_RESULTS, DEPOSIT_SOURCES, DEPOSIT_STA
 import { randomToken } from '../../domain/ids';
 import { idempotency } from '../middleware/idempotency';
 import { pageQuery } from '../pagination';
-import { ErrorSchema, jsonContent } from './schemas';
+import { AmountInputSchema, ErrorSchema, jsonContent } from './schemas';
 import { sandboxOnly } from './sandbox';
 
 const error = (description: string) => ({ description, content: jsonContent(ErrorSchema) });
@@ -97,7 +97,7 @@ const sandboxRouteDef = createRoute({
           schema: z
             .object({
               virtual_account_id: z.string(),
-              amount: Amount,
+              amount: AmountInputSchema.openapi({ description: 'What arrived, in currency', example: '100.00' }),
               currency: z.enum(['USD', 'EUR', 'MXN']),
               reference: z.string().optional(),
               sender_name: z.string().optional(),

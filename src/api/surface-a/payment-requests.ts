@@ -8,7 +8,7 @@ import type { SurfaceRouter } from '../surface';
 import { createPaymentRequest, getPaymentRequest, listPaymentRequests } from '../../core/payment-links/payment-requests';
 import { PAYMENT_REQUEST_STATUSES, VIRTUAL_ACCOUNT_CURRENCIES } from '../../domain/funding';
 import { pageQuery } from '../pagination';
-import { ErrorSchema, jsonContent } from './schemas';
+import { AmountInputSchema, ErrorSchema, jsonContent } from './schemas';
 
 const error = (description: string) => ({ description, content: jsonContent(ErrorSchema) });
 const DateTime = z.string().openapi({ format: 'date-time' });
@@ -47,7 +47,7 @@ const createDef = createRoute({
           schema: z
             .object({
               payment_link_id: z.string(),
-              amount: z.string().openapi({ example: '250.00' }),
+              amount: AmountInputSchema.openapi({ example: '250.00' }),
               currency: z.enum(VIRTUAL_ACCOUNT_CURRENCIES),
               reference: z.string().openapi({ example: 'INV-2026-0042', description: 'At most 140 characters; the payer quotes it' }),
               expires_at: DateTime.openapi({ description: 'In the future, at most one year ahead' }),

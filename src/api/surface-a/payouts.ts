@@ -9,7 +9,7 @@ import { PAYOUT_FAILURE_CODES, PAYOUT_STATUSES } from '../../domain/payout-state
 import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
-import { AmountSchema, AUTH_ERRORS, DateTimeSchema, errorResponses, feesObject, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
+import { AmountInputSchema, AmountSchema, AUTH_ERRORS, DateTimeSchema, errorResponses, feesObject, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
 
 // ---------------------------------------------------------------------------------------------
 // Wire schemas
@@ -48,8 +48,8 @@ export const PayoutCreateSchema = z
         'A quote of the same channel, valid 60 seconds: the payout takes its amounts, rate and fees (amounts may then be left out). ' +
         'Without it the payout is priced at execution, i.e. when it is accepted, at the current mid-market rate.',
     }),
-    source_amount: AmountSchema.optional().openapi({ description: 'USDC to send (fees are charged on top); give this or destination_amount' }),
-    destination_amount: AmountSchema.optional().openapi({ description: "What the recipient receives, in the channel's currency" }),
+    source_amount: AmountInputSchema.optional().openapi({ description: 'USDC to send (fees are charged on top); give this or destination_amount' }),
+    destination_amount: AmountInputSchema.optional().openapi({ description: "What the recipient receives, in the channel's currency" }),
     reference: z.string().optional().openapi({ description: 'Your reference, at most 140 characters. Sandbox: magic values simulate outcomes (see README).' }),
     memo: z.string().optional().openapi({ description: 'Travels with the payment where the rail supports it (at most 255 characters)' }),
     message: z.string().optional().openapi({ description: 'claim_link only: shown to the recipient (at most 500 characters)' }),

@@ -7,7 +7,7 @@ import { createQuote, type QuoteRecord } from '../../core/quotes';
 import { formatAmount, USDC } from '../../domain/money';
 import { formatFees } from '../../domain/pricing';
 import type { SurfaceRouter } from '../surface';
-import { ArrivalSchema, AUTH_ERRORS, AmountSchema, DateTimeSchema, errorResponses, feesObject, jsonContent } from './schemas';
+import { ArrivalSchema, AUTH_ERRORS, AmountInputSchema, AmountSchema, DateTimeSchema, errorResponses, feesObject, jsonContent } from './schemas';
 
 /** Spec "Shared types" Fees as on a quote (fx_spread present). USDC Amounts. */
 export const QuoteFeesSchema = feesObject().openapi('Fees', { description: 'Charged on top of the source amount' });
@@ -52,8 +52,8 @@ export function renderQuote(q: QuoteRecord): QuoteResponse {
 const QuoteCreateSchema = z
   .object({
     channel: z.string().openapi({ example: 'spei_mxn' }),
-    source_amount: AmountSchema.optional().openapi({ description: 'USDC to send; give this or destination_amount' }),
-    destination_amount: AmountSchema.optional().openapi({
+    source_amount: AmountInputSchema.optional().openapi({ description: 'USDC to send; give this or destination_amount' }),
+    destination_amount: AmountInputSchema.optional().openapi({
       description: "Amount the recipient receives, in the channel's currency; give this or source_amount",
     }),
   })

@@ -15,7 +15,7 @@ import type { SurfaceRouter } from '../surface';
 import type { AppEnv } from '../types';
 import { BalanceSchema } from './balance';
 import { PayoutSchema } from './payouts';
-import { AUTH_ERRORS, errorResponses, idParam, jsonContent } from './schemas';
+import { AmountInputSchema, AUTH_ERRORS, errorResponses, idParam, jsonContent } from './schemas';
 
 /** 404 not_found for these routes under the live base address (checked before the body is read). */
 export const sandboxOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -24,7 +24,7 @@ export const sandboxOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 const SandboxFundSchema = z
-  .object({ amount: z.string().openapi({ description: 'USDC to credit, up to 6 decimals', example: '1000.00' }) })
+  .object({ amount: AmountInputSchema.openapi({ description: 'USDC to credit, up to 6 decimals', example: '1000.00' }) })
   .openapi('SandboxFund');
 
 const SandboxClaimSchema = z

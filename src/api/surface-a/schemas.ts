@@ -7,6 +7,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
+import { AMOUNT_INPUT_PATTERN, MAX_AMOUNT_INTEGER_DIGITS } from '../../domain/money';
 import { pageQuery } from '../pagination';
 
 export { AUTH_ERRORS, type ErrorBody, ErrorSchema, errorResponses } from './errors';
@@ -36,6 +37,17 @@ export const jsonContent = <T extends z.ZodType>(schema: T) => ({ 'application/j
 export const AmountSchema = z.string().openapi({
   description: 'Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)',
   pattern: '^[0-9]+(\\.[0-9]{1,6})?$',
+  example: '100.00',
+});
+
+/**
+ * An Amount the caller sends: as {@link AmountSchema}, with at most 12 digits before the point
+ * (below one trillion; src/domain/money.ts MAX_AMOUNT_INTEGER_DIGITS), which the core enforces
+ * with 400 validation_error naming the field.
+ */
+export const AmountInputSchema = z.string().openapi({
+  description: `Decimal string: 1 to ${MAX_AMOUNT_INTEGER_DIGITS} digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)`,
+  pattern: AMOUNT_INPUT_PATTERN,
   example: '100.00',
 });
 

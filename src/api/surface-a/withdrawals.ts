@@ -8,7 +8,7 @@ import { VIRTUAL_ACCOUNT_CURRENCIES } from '../../domain/funding';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import { PayoutSchema } from './payouts';
-import { AmountSchema, ErrorSchema, idempotencyHeaders, jsonContent } from './schemas';
+import { AmountInputSchema, ErrorSchema, idempotencyHeaders, jsonContent } from './schemas';
 
 const error = (description: string) => ({ description, content: jsonContent(ErrorSchema) });
 
@@ -30,8 +30,8 @@ const createDef = createRoute({
           .object({
             currency: z.enum(VIRTUAL_ACCOUNT_CURRENCIES),
             payout_destination_id: z.string().openapi({ example: 'rcp_01k0000000000000000000000' }),
-            source_amount: AmountSchema.optional().openapi({ description: 'USDC to withdraw (fees on top); give this or destination_amount' }),
-            destination_amount: AmountSchema.optional().openapi({ description: 'What arrives, in currency' }),
+            source_amount: AmountInputSchema.optional().openapi({ description: 'USDC to withdraw (fees on top); give this or destination_amount' }),
+            destination_amount: AmountInputSchema.optional().openapi({ description: 'What arrives, in currency' }),
             reference: z.string().optional().openapi({ description: 'At most 140 characters' }),
           })
           .openapi('WithdrawalCreate'),

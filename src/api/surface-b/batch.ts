@@ -37,7 +37,7 @@ const BatchSchema = z
     batchReference: z.string().nullable(),
     note: z.string().nullable(),
     count: z.number().int(),
-    totalAmountUsd: AmountUsdSchema,
+    totalAmountUsd: LedgerUsdSchema.openapi({ description: 'The sum of the amounts' }),
     totalDebitUsd: LedgerUsdSchema.openapi({ description: 'Amounts plus fees, held on the balance' }),
     createdAt: DateTimeSchema,
     disbursements: z.array(DisbursementSchema),

@@ -4,11 +4,12 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { fundSandbox } from '../../core/balance';
+import { amountInputPattern } from '../../domain/money';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import { AmountUsdSchema, LedgerUsdSchema, COMMON_ERRORS, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, jsonContent } from './schemas';
 
-const FundSchema = z.object({ amountUsd: AmountUsdSchema.regex(/^[0-9]+(\.[0-9]{1,2})?$/, 'must be a USD amount such as "1000.00"'), idempotencyKey: IdempotencyKeyField }).openapi('SandboxFund');
+const FundSchema = z.object({ amountUsd: AmountUsdSchema.regex(new RegExp(amountInputPattern(2)), 'must be a USD amount such as "1000.00" (at most 12 digits before the point)'), idempotencyKey: IdempotencyKeyField }).openapi('SandboxFund');
 const BalanceSchema = z
   .object({
     availableUsd: LedgerUsdSchema.openapi({ description: 'Spendable now' }),

@@ -3,14 +3,22 @@
  * Amounts are decimal strings in USD (1 USD = 1 USDC of the balance); timestamps ISO 8601 UTC.
  */
 import { z } from '@hono/zod-openapi';
+import { amountInputPattern, MAX_AMOUNT_INTEGER_DIGITS } from '../../domain/money';
 
 export { COMMON_ERRORS, type ClaimErrorBody, ClaimErrorSchema, errorResponses } from './errors';
 
 /** An ISO 8601 date-time in UTC. */
 export const DateTimeSchema = z.string().openapi({ format: 'date-time', example: '2026-03-01T12:00:00.000Z' });
 
-/** A USD amount: digits, optionally a point and 1 or 2 digits. */
-export const AmountUsdSchema = z.string().openapi({ pattern: '^[0-9]+(\\.[0-9]{1,2})?$', example: '25.00' });
+/**
+ * A USD amount: 1 to 12 digits (below one trillion; src/domain/money.ts MAX_AMOUNT_INTEGER_DIGITS),
+ * optionally a point and 1 or 2 digits. Larger amounts are refused with 400 validation_error.
+ */
+export const AmountUsdSchema = z.string().openapi({
+  description: `USD: 1 to ${MAX_AMOUNT_INTEGER_DIGITS} digits, optionally a point and 1 or 2 digits`,
+  pattern: amountInputPattern(2),
+  example: '25.00',
+});
 /** A USD figure computed from the USDC ledger (fees, debits, balances): up to 6 decimals (1 USD = 1 USDC). */
 export const LedgerUsdSchema = z.string().openapi({ pattern: '^[0-9]+(\\.[0-9]{1,6})?$', example: '25.00' });
 

@@ -31,6 +31,7 @@ import {
 } from '../../core/notifications';
 import { getPayout, listPayouts, type PayoutRequest, renderPayout, type WirePayout } from '../../core/payouts';
 import { ApiError, validationError } from '../../domain/errors';
+import { amountInputPattern } from '../../domain/money';
 import { coreStatusesOf, SURFACE_C_PAYOUT_STATUSES, surfaceCPayoutStatus } from '../../domain/surface-c';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
@@ -52,7 +53,7 @@ export const MAX_BATCH_PAYOUTS = 100;
 /** The one currency of Surface C payouts (the claim-link channel's). */
 export const SURFACE_C_CURRENCY = 'USD';
 
-const Amount = z.string().openapi({ description: 'Decimal string, up to 2 decimals', pattern: '^[0-9]+(\\.[0-9]{1,2})?$', example: '25.00' });
+const Amount = z.string().openapi({ description: 'Decimal string: 1 to 12 digits, optionally a point and 1 or 2 digits', pattern: amountInputPattern(2), example: '25.00' });
 
 const NotificationSettings = z
   .object({
