@@ -15,7 +15,7 @@ export interface AppEnv {
     environment: Environment;
     /** Set by the auth middleware. */
     caller: Caller;
-    /** The request's Idempotency-Key, when it carries one (set by the idempotency middleware). */
+    /** The request's Idempotency-Key in the core's form (its surface's namespace: src/domain/idempotency-keys.ts), when it carries one; set by the idempotency middleware. */
     idempotencyKey: string | undefined;
     /** The core's code of the error the response renders, in any surface's shape (set by `respondWithError`). */
     errorCode: ErrorCode | undefined;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
 import { sql } from 'kysely';
 import { ApiError, validationError } from '../../domain/errors';
+import { coreIdempotencyKey } from '../../domain/idempotency-keys';
 import type { AppEnv, Surface } from '../types';
 
 /** Surface A keeps idempotency records 30 days, Surface B 24 hours (spec "Limits"). */
@@ -129,7 +130,8 @@ export function idempotency(
       }
     }
 
-    c.set('idempotencyKey', key);
+    // The core's form of the key, in this surface's namespace (src/domain/idempotency-keys.ts).
+    c.set('idempotencyKey', coreIdempotencyKey(surface, key));
     let stored = false;
     try {
       await next();

@@ -41,7 +41,7 @@ export function registerSandboxRoutes(app: SurfaceRouter): void {
     const key = c.get('idempotencyKey');
     const balance = await fundSandbox(c.get('core'), c.get('caller'), b.amountUsd, {
       param: 'amountUsd',
-      ...(key ? { idempotencyKey: `claim:${key}` } : {}),
+      ...(key ? { idempotencyKey: key } : {}),
     });
     return c.json({ availableUsd: balance.available, heldUsd: balance.held, currency: 'USD' as const }, 200);
   });

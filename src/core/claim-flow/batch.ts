@@ -25,7 +25,6 @@ import type { Caller, Core } from '../context';
 import { getBalance, InsufficientFundsError, insufficientBalance, post } from '../ledger';
 import { payoutStart, payoutValues, type PayoutRow, type PreparedPayout, preparePayout, renderPayout } from '../payouts';
 import { flushWorkflowStart } from '../workflow-starts';
-import { claimIdempotencyKey } from './disbursements';
 import { renameCoreParam, validateClaimEntry } from './entry';
 import { applyBatchPolicy } from '../policies/batches';
 
@@ -83,7 +82,7 @@ export async function createClaimBatch(
   input: ClaimBatchInput,
   opts: { idempotencyKey?: string; startInBackground?: boolean } = {},
 ): Promise<ClaimBatch> {
-  const key = opts.idempotencyKey ? claimIdempotencyKey(opts.idempotencyKey) : null;
+  const key = opts.idempotencyKey ?? null;
   if (key) {
     const existing = await findBatch(core, caller, key);
     if (existing) return existing;

@@ -11,16 +11,10 @@ import { type ClaimEntryInput, renameCoreParam, validateClaimEntry } from './ent
 import { type ClaimStatus, claimStatusWhere } from './status';
 
 /**
- * Idempotency keys of Surface B live in their own namespace of the payouts' unique
- * (business, environment, idempotency_key) index, so a Surface A key never returns a Surface B
- * disbursement or back.
- */
-export const claimIdempotencyKey = (key: string) => `claim:${key}`;
-
-/**
  * `POST /disbursements`: validates (validateClaimEntry), then creates the claim-link payout
  * (hold of amount + fees, event payout.submitted -> disbursement.created, workflow started after
- * commit). Returns the payout row. With an idempotency key already used for a disbursement, returns
+ * commit). Returns the payout row. With an idempotency key (the core's form, in Surface B's
+ * namespace: src/domain/idempotency-keys.ts) already used for a disbursement, returns
  * that one (the API's idempotency middleware answers replays before this; this is the crash-safe
  * backstop). Errors: those of validateClaimEntry, 402 insufficient_balance, 400
  * channel_unavailable (live). No maximum: priced with `noMaximum` (spec "Limits").
@@ -34,7 +28,7 @@ export async function createClaimDisbursement(
   const entry = validateClaimEntry(input);
   let created: { id: string };
   try {
-    created = await createPayout(core, caller, entry.request, opts.idempotencyKey ? { idempotencyKey: claimIdempotencyKey(opts.idempotencyKey) } : {});
+    created = await createPayout(core, caller, entry.request, opts.idempotencyKey ? { idempotencyKey: opts.idempotencyKey } : {});
   } catch (err) {
     renameCoreParam(err);
   }

@@ -1,7 +1,6 @@
 /** Surface B's claim flow over the core's claim-link payouts (one core; see each module). */
 export { CLAIM_STARTED_EVENT, cancelClaimDisbursement, startClaim } from './claim-cancel';
 export {
-  claimIdempotencyKey,
   createClaimDisbursement,
   getClaimDisbursementRow,
   type ListClaimDisbursementsQuery,
