@@ -199,7 +199,7 @@ const cardRoute = createRoute({
   request: { body: { required: true, content: jsonContent(CardCreateSchema) } },
   responses: {
     201: { description: 'The pending top-up and its checkout URL', content: jsonContent(CardTopupSchema) },
-    ...errorResponses({ 400: 'validation_error (amountUsd, successUrl, cancelUrl); channel_unavailable on live', ...COMMON_ERRORS, 422: 'amount_below_minimum' }),
+    ...errorResponses({ 400: 'validation_error (amountUsd: malformed or above 10000000; successUrl, cancelUrl); channel_unavailable on live', ...COMMON_ERRORS, 422: 'amount_below_minimum' }),
   },
 });
 

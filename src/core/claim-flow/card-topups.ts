@@ -12,7 +12,7 @@ import { newId, randomToken } from '../../domain/ids';
 import { AmountFormatError, formatAmount, parseAmount } from '../../domain/money';
 import type { CardTopupsTable } from '../../db/tables/claim-flow';
 import type { Caller, Core } from '../context';
-import { receiveDeposit } from '../funding/deposits';
+import { MAX_DEPOSIT_UNITS, receiveDeposit } from '../funding/deposits';
 import { MIN_DISBURSEMENT_CENTS } from './entry';
 
 /** A card top-up as Surface B renders it. */
@@ -54,7 +54,8 @@ function httpUrl(v: unknown, param: string): string {
 
 /**
  * `POST /funding/card`: a pending top-up with its checkout URL. Errors: 400 validation_error
- * (`amountUsd`: malformed or over 2 decimals; `successUrl`, `cancelUrl`: not http(s)), 422
+ * (`amountUsd`: malformed, over 2 decimals or above MAX_DEPOSIT_UNITS; `successUrl`, `cancelUrl`:
+ * not http(s)), 422
  * amount_below_minimum under 1.00 USD, 400 channel_unavailable on live.
  */
 export async function createCardTopup(core: Core, caller: Caller, input: { amountUsd: unknown; successUrl: unknown; cancelUrl: unknown }): Promise<CardTopupsTable> {
@@ -66,6 +67,8 @@ export async function createCardTopup(core: Core, caller: Caller, input: { amoun
     throw e;
   }
   if (cents < MIN_DISBURSEMENT_CENTS) throw new ApiError(422, 'amount_below_minimum', 'amountUsd must be at least 1.00 USD', 'amountUsd');
+  // The deposit it becomes is bounded (receiveDeposit): refuse now, not when the payer pays.
+  if (cents > parseAmount(MAX_DEPOSIT_UNITS, 'USD')) throw validationError('amountUsd', `amountUsd must be at most ${MAX_DEPOSIT_UNITS} USD`);
   const successUrl = httpUrl(input.successUrl, 'successUrl');
   const cancelUrl = httpUrl(input.cancelUrl, 'cancelUrl');
   if (caller.environment === 'live') {
