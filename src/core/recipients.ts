@@ -7,7 +7,7 @@
  */
 import type { Selectable } from 'kysely';
 import type { RecipientType } from '../domain/channels';
-import { notFound, validationError } from '../domain/errors';
+import { ApiError, notFound, validationError } from '../domain/errors';
 import { newId } from '../domain/ids';
 import { type Receivability, receivability, validateRecipientDetails } from '../domain/recipients';
 import type { RecipientsTable } from '../db/tables/catalog';
@@ -203,7 +203,10 @@ export async function listRecipients(
  * when `details` is given, re-validates and recomputes status, missing_fields and channels.
  * Changing `type` needs the new type's object (400 validation_error, param `<type>`). When `kind`
  * changes and the stored bank object is kept, its `recipient_kind` follows the new kind.
- * Throws 404 not_found like {@link getRecipient}, and the errors of {@link createRecipient}.
+ * Throws 404 not_found like {@link getRecipient}, the errors of {@link createRecipient}, and 409
+ * external_id_taken (param `external_id`) when the recipient is a contact recipient (made on
+ * Surface B or C, whose external ids are unique among the caller's contacts) and another contact
+ * already has that external_id.
  */
 export async function updateRecipient(
   core: Core,
@@ -241,6 +244,7 @@ export async function updateRecipient(
     }
     const v = evaluate(input.type, details, { country, currency, kind });
     const now = core.now();
+    const externalId = trimmed(pick(input.externalId, current.externalId));
     const updated = await trx
       .updateTable('recipients')
       .set({
@@ -249,7 +253,7 @@ export async function updateRecipient(
         currency,
         name: trimmed(pick(input.name, current.name)),
         kind: v.kind,
-        external_id: trimmed(pick(input.externalId, current.externalId)),
+        external_id: externalId,
         details: JSON.stringify(v.details),
         status: v.status,
         missing_fields: JSON.stringify(v.missing_fields),
@@ -258,7 +262,14 @@ export async function updateRecipient(
       })
       .where('id', '=', id)
       .returningAll()
-      .executeTakeFirstOrThrow();
+      .executeTakeFirstOrThrow()
+      .catch((err: unknown) => {
+        // recipients_contact_external_id (migration 0020): unique among the caller's live contact recipients
+        if ((err as { code?: unknown })?.code === '23505') {
+          throw new ApiError(409, 'external_id_taken', `Another recipient already has external_id '${externalId}'`, 'external_id');
+        }
+        throw err;
+      });
     return recipientFromRow(updated);
   });
 }

@@ -391,3 +391,21 @@ describe('recipients: security', () => {
     });
   });
 });
+
+describe('PATCH of a recipient made on Surface C (a contact recipient, whose external_id is unique)', () => {
+  it('another contact\'s external_id is 409 external_id_taken naming external_id, and nothing changes (was a 500 found by Schemathesis)', async () => {
+    const b = await h.business();
+    const mk = (external_id: string) => h.request('POST', '/sandbox/guide/v1/recipients', { key: b.sandbox, body: { phone_number: MX_PHONE, external_id } });
+    const first = await mk('ext-1');
+    const second = await mk('ext-2');
+    expect([first.status, second.status]).toEqual([201, 201]);
+    const r = await patch(second.body.id, { type: 'phone', phone: { number: MX_PHONE }, external_id: 'ext-1' }, b.sandbox);
+    expect(r.status, r.text).toBe(409);
+    expect(r.body.error).toMatchObject({ code: 'external_id_taken', param: 'external_id' });
+    const after = await get(`/recipients/${second.body.id}`, b.sandbox);
+    expect(after.body.external_id).toBe('ext-2');
+    // a free one is fine
+    const ok = await patch(second.body.id, { type: 'phone', phone: { number: MX_PHONE }, external_id: 'ext-3' }, b.sandbox);
+    expect([ok.status, ok.body.external_id]).toEqual([200, 'ext-3']);
+  });
+});

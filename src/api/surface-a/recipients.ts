@@ -276,6 +276,7 @@ const updateRecipientRoute = createRoute({
       400: 'validation_error naming the field',
       ...AUTH_ERRORS,
       404: 'No such recipient in this business and environment',
+      409: 'external_id_taken: the recipient was made on Surface B or C, and another of those recipients has this external_id',
       422: 'recipient_not_ready: no corridor for the bank account',
     }),
   },
