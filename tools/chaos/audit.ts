@@ -14,6 +14,7 @@ import proto from '@temporalio/proto';
 import { sql } from 'kysely';
 import type { Db } from '../../src/db/schema';
 import { surfaceEventName } from '../../src/core/webhooks';
+import { coreIdempotencyKey } from '../../src/domain/idempotency-keys';
 import { formatAmount, USDC } from '../../src/domain/money';
 import type { ChaosClient } from './client';
 import type { Receiver } from './receiver';
@@ -240,7 +241,8 @@ export async function audit(opts: {
   const twoIds = traffic.payouts.filter((r) => r.ids.size > 1);
   const idemRows = new Map<string, number>();
   for (const p of payouts) if (p.idempotency_key && p.business_id === businessId) idemRows.set(p.idempotency_key, (idemRows.get(p.idempotency_key) ?? 0) + 1);
-  const acceptedNotOnce = accepted.filter((r) => idemRows.get(r.idem) !== 1).length;
+  // the key as the core stores it: Surface C's (`guide`) payouts in their own namespace
+  const acceptedNotOnce = accepted.filter((r) => idemRows.get(coreIdempotencyKey(r.kind === 'guide' ? 'C' : 'A', r.idem)) !== 1).length;
   const fundKeys = new Map<string, number>();
   for (const p of postings) if (p.key.startsWith('fund:idem:') && p.business_id === businessId) fundKeys.set(p.key.slice('fund:idem:'.length), (fundKeys.get(p.key.slice(10)) ?? 0) + 1);
   const fundOk = traffic.funds.filter((f) => f.status === 200);
