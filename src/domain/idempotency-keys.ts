@@ -1,6 +1,6 @@
 /**
  * The namespace of each surface's idempotency keys inside the core (docs/architecture.md
- * "Idempotency"). The API's idempotency records are kept per surface (Surface A's key `order-42`
+ * "Money rules", rule 6). The API's idempotency records are kept per surface (Surface A's key `order-42`
  * and Surface C's `order-42` are two records), so the keys the core stores for the same caller
  * (the payouts' unique (business, environment, idempotency_key) index, ledger posting keys such
  * as `fund:idem:<key>`, deposit external ids) must be told apart by surface too: otherwise a
