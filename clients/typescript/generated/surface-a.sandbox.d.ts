@@ -1345,6 +1345,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description external_id_taken: the recipient was made on Surface B or C, and another of those recipients has this external_id */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description payload_too_large: the body is larger than the service accepts */
                 413: {
                     headers: {
@@ -5378,7 +5387,7 @@ export interface components {
         SandboxDeposit: {
             virtual_account_id: string;
             /**
-             * @description Decimal string
+             * @description What arrived, in currency
              * @example 100.00
              */
             amount: string;
@@ -5448,7 +5457,10 @@ export interface components {
         };
         PaymentRequestCreate: {
             payment_link_id: string;
-            /** @example 250.00 */
+            /**
+             * @description Decimal string: 1 to 12 digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)
+             * @example 250.00
+             */
             amount: string;
             /** @enum {string} */
             currency: "USD" | "EUR" | "MXN";

@@ -1422,7 +1422,7 @@ export interface paths {
                         "application/json": components["schemas"]["CardTopup"];
                     };
                 };
-                /** @description validation_error (amountUsd, successUrl, cancelUrl); channel_unavailable on live */
+                /** @description validation_error (amountUsd: malformed or above 10000000; successUrl, cancelUrl); channel_unavailable on live */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -1580,7 +1580,10 @@ export interface components {
             /** @example +525512345678 */
             recipientPhone?: string;
             recipientEmail?: string;
-            /** @example 25.00 */
+            /**
+             * @description USD: 1 to 12 digits, optionally a point and 1 or 2 digits
+             * @example 25.00
+             */
             amountUsd: string;
             reference?: string;
             note?: string;
@@ -1591,7 +1594,10 @@ export interface components {
             batchReference: string | null;
             note: string | null;
             count: number;
-            /** @example 25.00 */
+            /**
+             * @description The sum of the amounts
+             * @example 25.00
+             */
             totalAmountUsd: string;
             /**
              * @description Amounts plus fees, held on the balance
@@ -1611,7 +1617,10 @@ export interface components {
             status: components["schemas"]["DisbursementStatus"];
             recipientPhone: string | null;
             recipientEmail: string | null;
-            /** @example 25.00 */
+            /**
+             * @description USD: 1 to 12 digits, optionally a point and 1 or 2 digits
+             * @example 25.00
+             */
             amountUsd: string;
             /**
              * @description Charged to the balance on top of amountUsd (claim_link: 0.25 + 1%)
@@ -1794,7 +1803,10 @@ export interface components {
             currency: "USD";
         };
         SandboxFund: {
-            /** @example 25.00 */
+            /**
+             * @description USD: 1 to 12 digits, optionally a point and 1 or 2 digits
+             * @example 25.00
+             */
             amountUsd: string;
             /**
              * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.

@@ -1251,7 +1251,7 @@ export interface components {
              */
             email?: string;
             /**
-             * @description Decimal string, up to 2 decimals
+             * @description Decimal string: 1 to 12 digits, optionally a point and 1 or 2 digits
              * @example 25.00
              */
             amount: string;
@@ -1410,7 +1410,7 @@ export interface components {
         };
         SandboxFund: {
             /**
-             * @description USDC to credit
+             * @description USDC to credit: 1 to 12 digits, optionally a point and 1 to 6 digits
              * @example 1000.00
              */
             amount: string;
