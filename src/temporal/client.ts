@@ -1,4 +1,4 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import { SA } from '../../workflows/search-attributes.contract';
 
@@ -35,7 +35,9 @@ export function typedAttributes(attrs: KeywordAttributes): SearchAttributePair[]
 /**
  * Starts a workflow, treating "already started" as success: the workflow id is the resource id
  * (docs/architecture.md "Workflow ids and task queues"), so a second start of the same resource is
- * a no-op. Used by the gateways' start functions.
+ * a no-op, also after the first run has closed (`REJECT_DUPLICATE`; Temporal's default would start
+ * a second run, which for a payout found already final would open a new 30-day claim wait). Used
+ * by the gateways' start functions, so by the workflow-start outbox and its relay.
  */
 export async function startIdempotently(
   client: TemporalClient,
@@ -47,6 +49,7 @@ export async function startIdempotently(
       taskQueue: opts.taskQueue,
       args: opts.args,
       typedSearchAttributes: typedAttributes(opts.searchAttributes),
+      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
     });
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return;

@@ -778,3 +778,28 @@ describe('payouts: security', () => {
       expect(doc.body.components.schemas.Payout).toBeDefined();
     });
 });
+
+describe('payouts: a workflow start replayed after the run has closed', () => {
+  it('the relay re-sending the start of a finished payout (its "started" mark lost with its API process) starts no second run', async () => {
+    const { sweepWorkflowStarts } = await import('../../src/core/workflow-starts');
+    const b = await newBiz('10');
+    const r = await post(b, usdcBody('1.00'));
+    expect(r.status).toBe(201);
+    await waitStatus(b, r.body.id, 'succeeded');
+    const handle = h.core.temporal.workflow.getHandle(r.body.id);
+    const first = await waitFor(async () => {
+      const d = await handle.describe();
+      return d.status.name === 'COMPLETED' ? d : undefined;
+    }, 'the payout workflow to complete');
+    // The mark is written in batches after the start (src/core/workflow-starts.ts): a process killed
+    // in between leaves the row unmarked, and the relay's sweep sends the start again.
+    await h.db.updateTable('workflow_starts').set({ started_at: null, created_at: new Date(Date.now() - 60_000) }).where('workflow_id', '=', r.body.id).execute();
+    await sweepWorkflowStarts(h.core, 0);
+    const after = await handle.describe();
+    expect([after.runId, after.status.name]).toEqual([first.runId, 'COMPLETED']);
+    const runs: string[] = [];
+    for await (const w of h.core.temporal.workflow.list({ query: `WorkflowId = '${r.body.id}'` })) runs.push(w.runId);
+    expect(runs).toEqual([first.runId]);
+    expect((await get(b, r.body.id)).body.status).toBe('succeeded');
+  });
+});
