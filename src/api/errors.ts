@@ -1,6 +1,7 @@
 import { HTTPException } from 'hono/http-exception';
 import type { ZodError } from 'zod';
 import { ApiError, validationError } from '../domain/errors';
+import { isNumericOverflow } from '../db/errors';
 
 /** Dotted parameter path of a zod issue (`items.3.source_amount`), or null at the root. */
 export function issueParam(path: readonly PropertyKey[]): string | null {
@@ -35,7 +36,7 @@ export function toApiError(err: unknown): ApiError {
   // PostgreSQL 22003 numeric_value_out_of_range: a figure past a bigint column. Every Amount is
   // bounded where it is parsed (src/domain/money.ts MAX_AMOUNT_INTEGER_DIGITS); this is the net
   // under the figures derived from them, so that bad input is a 400 and never a 500.
-  if (err && typeof err === 'object' && (err as { code?: unknown }).code === '22003') {
+  if (isNumericOverflow(err)) {
     return validationError(null, 'A number in this request is too large to be recorded');
   }
   return new ApiError(500, 'internal_error', 'An internal error occurred; quote the request id when reporting it', null);

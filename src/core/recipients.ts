@@ -13,6 +13,7 @@ import { type Receivability, receivability, validateRecipientDetails } from '../
 import type { RecipientsTable } from '../db/tables/catalog';
 import { paginate } from './paging';
 import type { Caller, Core } from './context';
+import { isUniqueViolation } from '../db/errors';
 
 /** Spec "Recipient".kind. */
 export type RecipientKind = 'individual' | 'business';
@@ -265,7 +266,7 @@ export async function updateRecipient(
       .executeTakeFirstOrThrow()
       .catch((err: unknown) => {
         // recipients_contact_external_id (migration 0020): unique among the caller's live contact recipients
-        if ((err as { code?: unknown })?.code === '23505') {
+        if (isUniqueViolation(err)) {
           throw new ApiError(409, 'external_id_taken', `Another recipient already has external_id '${externalId}'`, 'external_id');
         }
         throw err;

@@ -27,6 +27,7 @@ import { payoutStart, payoutValues, type PayoutRow, type PreparedPayout, prepare
 import { flushWorkflowStart } from '../workflow-starts';
 import { renameCoreParam, validateClaimEntry } from './entry';
 import { applyBatchPolicy } from '../policies/batches';
+import { isUniqueViolation } from '../../db/errors';
 
 /** Spec "Limits": entries per batch request (Surface B). */
 export const MAX_BATCH_ENTRIES = 10_000;
@@ -202,7 +203,7 @@ export async function createClaimBatch(
       return out;
     });
   } catch (err) {
-    if (key && (err as { code?: unknown })?.code === '23505') {
+    if (key && isUniqueViolation(err)) {
       const winner = await findBatch(core, caller, key);
       if (winner) return winner;
     }

@@ -9,6 +9,7 @@ import { newId } from '../../domain/ids';
 import { isE164, phoneCountry, validateRecipientDetails } from '../../domain/recipients';
 import type { Caller, Core } from '../context';
 import { type ContactRecipient, contactFromRow } from './contact-record';
+import { isUniqueViolation } from '../../db/errors';
 
 /**
  * Create input. Error `param`s name these core fields (`phone`, `email`, `country`, `name`,
@@ -66,9 +67,6 @@ export function normaliseContact(input: CreateContactInput): NormalisedContact {
   if (externalId && externalId.length > 255) throw validationError('externalId', 'externalId must be at most 255 characters');
   return { phone, email, name, externalId, country };
 }
-
-const isUniqueViolation = (err: unknown) =>
-  !!err && typeof err === 'object' && (err as { code?: unknown }).code === '23505';
 
 /**
  * Stores a contact recipient for `caller` (business and environment). Type `phone` with details

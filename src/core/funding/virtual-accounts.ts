@@ -27,6 +27,7 @@ import {
 import { newId } from '../../domain/ids';
 import type { Caller, Core } from '../context';
 import { requireVerifiedBusiness } from './verification';
+import { isUniqueViolation } from '../../db/errors';
 
 /** A stored virtual account row (details whole). */
 export type VirtualAccountRow = Selectable<VirtualAccountsTable>;
@@ -69,7 +70,6 @@ export function parseVirtualAccountCurrency(value: unknown, param = 'currency'):
 }
 
 const randomDigits = (n: number) => Array.from({ length: n }, () => String(randomInt(10))).join('');
-const isUniqueViolation = (err: unknown) => !!err && typeof err === 'object' && (err as { code?: unknown }).code === '23505';
 
 /** Largest label (extension; Surface B's funding account `label`). */
 export const MAX_LABEL_LENGTH = 100;

@@ -17,6 +17,7 @@ import type { PayoutWorkflowInput } from '../../../workflows/payout.contract';
 import { enqueueWorkflowStart, flushWorkflowStart } from '../workflow-starts';
 import { applyPayoutPolicy } from '../policies/payouts';
 import { insertPayoutNotification, type NotificationRequest, type NotificationRow, notificationsByPayout } from './payout-notifications';
+import { isUniqueViolation } from '../../db/errors';
 
 /** One payout to create, with the notification of its recipient (null: do not notify). */
 export interface NotifiedPayoutRequest {
@@ -47,7 +48,6 @@ async function existingFor(core: Core, caller: Caller, keys: string[]): Promise<
   return ordered.map((row) => ({ row, notification: notes.get(row.id) ?? null }));
 }
 
-const isUniqueViolation = (err: unknown) => !!err && typeof err === 'object' && (err as { code?: unknown }).code === '23505';
 
 /**
  * Creates payouts that notify their recipients (see the file header). `opts.batch` makes the

@@ -20,6 +20,7 @@ import { eventValues, eventWritten } from '../events';
 import { applyPayoutPolicy, recordApprovalRequired } from '../policies/payouts';
 import { retentionCutoff } from '../idempotency-retention';
 import { keyPolicy } from '../policies/policy';
+import { isUniqueViolation } from '../../db/errors';
 
 /** Options of {@link insertPayout}. */
 export interface InsertPayoutOptions {
@@ -195,10 +196,6 @@ export function payoutStart(
       ...(row.disbursement_id ? { DisbursementId: row.disbursement_id } : {}),
     },
   };
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  return !!err && typeof err === 'object' && (err as { code?: unknown }).code === '23505';
 }
 
 /** The payout created with `key` within the idempotency retention (30 days), if any. */
