@@ -1,5 +1,5 @@
 # The service image: the same code runs as `api` or `worker` (see docker-compose.yml).
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
