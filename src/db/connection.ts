@@ -31,6 +31,12 @@ export async function openDb(target: DbTarget, opts: { poolSize?: number } = {})
           oid === INT8 ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format as 'text')) as any,
       },
     });
+    // An idle pooled connection that PostgreSQL closes (a restart, a failover, an idle timeout)
+    // emits 'error' on the pool; pg drops that client and the next query opens a new one. Without a
+    // listener the event would end the process.
+    pool.on('error', (err) => {
+      console.error(`PostgreSQL: an idle pooled connection failed (${err.message}); it was discarded`);
+    });
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   let client: PGlite;

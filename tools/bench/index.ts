@@ -71,15 +71,16 @@ async function snapshot(stack: Stack): Promise<Snapshot> {
   const cpu: Record<Proc, number> = {
     api: cpuMs(stack.apis[0]!.pid!),
     worker: treeCpuMs(stack.workers[0]!.pid!),
-    temporal: cpuMs(stack.temporal.process.pid!),
+    temporal: stack.temporalPids().reduce((sum, pid) => sum + cpuMs(pid), 0),
     postgres: treeCpuMs(stack.pg.pid),
     bench: (usage.user + usage.system) / 1000,
   };
   const s = await sql<{ calls: string; tx: string }>`
     select coalesce(sum(calls), 0)::text as calls,
       coalesce(sum(calls) filter (where query ~* '^\\s*(begin|commit|rollback|start transaction)'), 0)::text as tx
-    from pg_stat_statements`.execute(stack.db);
-  const d = await sql<{ x: string }>`select (sum(xact_commit) + sum(xact_rollback))::text as x from pg_stat_database`.execute(stack.db);
+    from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())`.execute(stack.db);
+  // The service's database only: on a cluster stack, Temporal's own databases share the server.
+  const d = await sql<{ x: string }>`select (xact_commit + xact_rollback)::text as x from pg_stat_database where datname = current_database()`.execute(stack.db);
   return { at: performance.now(), cpu, statements: Number(s.rows[0]!.calls), txStatements: Number(s.rows[0]!.tx), transactions: Number(d.rows[0]!.x) };
 }
 

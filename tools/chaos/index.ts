@@ -1,11 +1,13 @@
 /**
- * `npm run chaos -- [--minutes N | --seconds N] [--seed S] [--clients C]` (issue 13 "Chaos with an
- * audit"; docs/chaos.md). Starts the stack as production runs it (tools/stack: PostgreSQL, a
- * Temporal dev server, two `npm run api` behind a round-robin proxy, two `npm run worker`), drives
- * seeded mixed Surface A traffic (tools/chaos/traffic.ts) for the duration while killing things:
- * a worker or an API process SIGKILLed every few seconds and restarted, the Temporal dev server
- * SIGKILLed and restarted once on the same SQLite file, the webhook receiver failing (503 or a
- * dropped connection) for a fifth of the run. Then waits for quiescence and audits
+ * `npm run chaos -- [--minutes N | --seconds N] [--seed S] [--clients C] [--dev-server]`
+ * (docs/chaos.md). Starts the stack as production runs it (tools/stack: PostgreSQL, a two-node
+ * Temporal cluster on it (`--dev-server`: the CLI's dev server on SQLite), two `npm run api` behind
+ * a round-robin proxy, two `npm run worker`), drives seeded mixed Surface A traffic
+ * (tools/chaos/traffic.ts) for the duration while killing things: a worker or an API process
+ * SIGKILLed every few seconds and restarted; once, at 40 % of the run, one Temporal node SIGKILLed
+ * and brought back (the dev server: restarted on the same SQLite file); on the cluster, once at
+ * 65 %, PostgreSQL stopped at once (as a crash) and started again under everything; the webhook
+ * receiver failing (503 or a dropped connection) for a fifth of the run. Then waits for quiescence and audits
  * (tools/chaos/audit.ts), prints the table, and exits 1 if any check failed (2 if the stack could
  * not start). Default: 1 minute, seed 1.
  */
@@ -25,13 +27,14 @@ const { values: args } = parseArgs({
     seed: { type: 'string', default: '1' },
     clients: { type: 'string', default: '4' },
     'quiesce-timeout': { type: 'string', default: '300' },
+    'dev-server': { type: 'boolean', default: false },
   },
 });
 const trafficMs = args.seconds ? Number(args.seconds) * 1000 : Number(args.minutes ?? 1) * 60_000;
 const seed = Number(args.seed);
 const clients = Number(args.clients);
 if (!(trafficMs > 0) || !Number.isInteger(seed) || !(clients > 0)) {
-  console.error('usage: npm run chaos -- [--minutes N | --seconds N] [--seed S] [--clients C]');
+  console.error('usage: npm run chaos -- [--minutes N | --seconds N] [--seed S] [--clients C] [--dev-server]');
   process.exit(2);
 }
 
@@ -52,19 +55,31 @@ interface Fault {
   what: string;
 }
 
-/** Kills something every 3-7 s until `until`; the Temporal restart once at 40 % of the run. */
+/**
+ * Kills something every 3-7 s until `until`; Temporal (one node of the cluster) once at 40 % of
+ * the run; on a cluster stack, PostgreSQL once at 65 %.
+ */
 async function faults(stack: Stack, rng: Rng, start: number, until: number, log: Fault[]): Promise<void> {
   let temporalDone = false;
+  let postgresDone = !stack.cluster;
   const restartAt = start + (until - start) * 0.4;
+  const postgresAt = start + (until - start) * 0.65;
   while (Date.now() < until) {
     await sleep(rng.int(3000, 7000));
     if (Date.now() >= until) break;
     if (!temporalDone && Date.now() >= restartAt) {
       temporalDone = true;
+      say(stack.cluster ? 'SIGKILL one Temporal node; bringing it back after 5 s' : 'SIGKILL Temporal dev server; restarting it on the same SQLite file');
+      const what = await stack.restartTemporal(stack.cluster ? rng.int(0, stack.cluster.nodes.length - 1) : undefined);
+      log.push({ at: at(), what });
+      continue;
+    }
+    if (!postgresDone && Date.now() >= postgresAt) {
+      postgresDone = true;
       const s = Date.now();
-      say('SIGKILL Temporal dev server; restarting it on the same SQLite file');
-      await stack.restartTemporal();
-      log.push({ at: at(), what: `Temporal dev server SIGKILLed, back in ${((Date.now() - s) / 1000).toFixed(1)} s` });
+      say('PostgreSQL stopped at once (immediate mode) and started again');
+      await stack.restartPostgres();
+      log.push({ at: at(), what: `PostgreSQL restarted (immediate stop), back in ${((Date.now() - s) / 1000).toFixed(1)} s` });
       continue;
     }
     const candidates: ServiceProcess[] = [...stack.apis, ...stack.workers].filter((p) => p.alive);
@@ -120,6 +135,7 @@ async function main(): Promise<number> {
     stack = await startStack({
       apis: 2,
       workers: 2,
+      clusterNodes: args['dev-server'] ? 0 : 2,
       // Webhook retries from 0.5 s (doubling) so that a recovered receiver is caught up quickly.
       env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info' },
       log: (l) => say(`[stack] ${l}`),
@@ -195,7 +211,9 @@ async function main(): Promise<number> {
 
     const kinds = (k: string) => traffic.payouts.filter((p) => p.kind === k && p.status === 201).length;
     const plans = (p: string) => traffic.payouts.filter((r) => r.plan === p && r.status === 201).length;
-    console.log(`\nChaos run: seed ${seed}, ${trafficMs / 1000} s of traffic, ${clients} clients, 2 API + 2 worker processes, PostgreSQL ${stack.pg.port}\n`);
+    console.log(
+      `\nChaos run: seed ${seed}, ${trafficMs / 1000} s of traffic, ${clients} clients, 2 API + 2 worker processes, PostgreSQL ${stack.pg.port}, ${stack.cluster ? `Temporal cluster of ${stack.cluster.nodes.length} nodes on PostgreSQL` : 'Temporal dev server'}\n`,
+    );
     console.log(
       table(
         ['traffic and faults', 'count'],
@@ -213,8 +231,9 @@ async function main(): Promise<number> {
           ['retries (network errors / 5xx / 409 in flight)', `${stats.retries} (${stats.networkErrors} / ${stats.status5xx} / ${stats.inFlight409})`],
           ['idempotent replays received', String(stats.replays)],
           ['proxy 502s (upstream died mid-request)', String(stack.proxy.badGateways)],
-          ['processes SIGKILLed and restarted', String(faultLog.filter((f) => !f.what.startsWith('Temporal')).length)],
-          ['Temporal dev server restarts', String(faultLog.filter((f) => f.what.startsWith('Temporal')).length)],
+          ['processes SIGKILLed and restarted', String(faultLog.filter((f) => !f.what.startsWith('Temporal') && !f.what.startsWith('PostgreSQL')).length)],
+          [stack.cluster ? 'Temporal nodes SIGKILLed and brought back' : 'Temporal dev server restarts', String(faultLog.filter((f) => f.what.startsWith('Temporal')).length)],
+          ['PostgreSQL restarts (immediate stop)', String(faultLog.filter((f) => f.what.startsWith('PostgreSQL')).length)],
           ['processes that died on their own (restarted)', String(stack.crashes.length)],
           ['webhook requests refused while the receiver failed', String(receiver.hits.filter((h) => h.answered !== 200).length)],
         ],

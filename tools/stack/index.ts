@@ -1,7 +1,8 @@
 /**
  * The stack as production runs it, for `npm run chaos` and `npm run bench`: a throwaway PostgreSQL
- * cluster (tools/stack/postgres.ts), a Temporal dev server on a SQLite file
- * (src/temporal/dev-server.ts), N `npm run api` and M `npm run worker` child processes (each API
+ * cluster (tools/stack/postgres.ts), Temporal (with `cluster`: a two-node Temporal cluster on that
+ * PostgreSQL, tools/temporal-cluster; otherwise a dev server on a SQLite file,
+ * src/temporal/dev-server.ts), N `npm run api` and M `npm run worker` child processes (each API
  * on its own port; workers share one prebuilt workflow bundle), and a round-robin proxy in front
  * of the APIs (tools/stack/proxy.ts). Processes can be SIGKILLed and restarted; a process that
  * dies on its own is restarted too when `supervise` is on (what systemd or Kubernetes would do).
@@ -22,6 +23,7 @@ import { migrate, openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
 import { writeWorkflowBundle } from '../../src/temporal/bundle';
 import { type DevServer, freePort, startDevServer } from '../../src/temporal/dev-server';
+import { startTemporalCluster, type TemporalCluster } from '../temporal-cluster/cluster';
 import { type Postgres, startPostgres } from './postgres';
 import { type Proxy, startProxy } from './proxy';
 
@@ -38,6 +40,12 @@ export interface StackOptions {
   statements?: boolean;
   /** Restart API and worker processes that exit when nobody asked them to. Default true. */
   supervise?: boolean;
+  /**
+   * Run Temporal as a cluster of this many server processes on the stack's PostgreSQL (the server
+   * built from its Go module, tools/temporal-cluster) instead of the dev server. 0 or absent: the
+   * dev server.
+   */
+  clusterNodes?: number;
   /** Progress lines (default: console.log with a prefix). */
   log?: (line: string) => void;
 }
@@ -137,7 +145,10 @@ export interface Stack {
   pg: Postgres;
   /** A Kysely handle on the stack's database (for setup and audits). */
   db: Db;
-  temporal: DevServer;
+  /** The dev server (null when the stack runs a cluster). */
+  temporal: DevServer | null;
+  /** The Temporal cluster (null when the stack runs the dev server). */
+  cluster: TemporalCluster | null;
   temporalAddress: string;
   apis: ServiceProcess[];
   workers: ServiceProcess[];
@@ -146,8 +157,16 @@ export interface Stack {
   url: string;
   /** Unexpected exits seen by supervision (each was restarted). */
   crashes: { name: string; code: number | null; signal: string | null; at: Date }[];
-  /** SIGKILLs the Temporal dev server and starts it again on the same port and SQLite file. */
-  restartTemporal(): Promise<void>;
+  /**
+   * SIGKILLs Temporal and brings it back: the dev server on the same port and SQLite file, or one
+   * node of the cluster (`node`, default a random one) while the others keep serving. Returns
+   * what it did, for the fault log.
+   */
+  restartTemporal(node?: number): Promise<string>;
+  /** Pids of the Temporal server processes (the dev server, or every live cluster node). */
+  temporalPids(): number[];
+  /** Stops PostgreSQL at once (immediate mode, as a crash) and starts it again on the same port and data. */
+  restartPostgres(): Promise<void>;
   /** A new business with sandbox and live owner keys (`verified`: may open virtual accounts). */
   createBusiness(name: string, approvals?: number, verified?: boolean): Promise<{ business_id: string; keys: { sandbox: string; live: string } }>;
   /** The tail of a process's log (for failure reports). */
@@ -204,19 +223,33 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     cleanups.push(() => {
       process.removeListener('exit', killTemporal);
     });
-    const temporalPort = await freePort();
+    let cluster: TemporalCluster | null = null;
+    let temporalPort = 0;
     const dbFile = join(dir, 'temporal.sqlite');
-    temporal = await startDevServer({ port: temporalPort, dbFile, headless: true });
-    cleanups.push(() => {
-      temporal.process.kill('SIGKILL');
-    });
-    log(`Temporal dev server on ${temporal.address} (pid ${temporal.process.pid})`);
+    if (opts.clusterNodes) {
+      cluster = await startTemporalCluster({
+        pg: { host: '127.0.0.1', port: pg.port, user: 'postgres' },
+        dir,
+        nodes: opts.clusterNodes,
+        log: (l) => log(`[temporal] ${l}`),
+      });
+      const c = cluster;
+      cleanups.push(() => c.stop());
+    } else {
+      temporalPort = await freePort();
+      temporal = await startDevServer({ port: temporalPort, dbFile, headless: true });
+      cleanups.push(() => {
+        temporal.process.kill('SIGKILL');
+      });
+      log(`Temporal dev server on ${temporal.address} (pid ${temporal.process.pid})`);
+    }
+    const temporalAddress = cluster ? cluster.address : temporal.address;
     const bundle = await writeWorkflowBundle(join(dir, 'workflow-bundle.js'));
 
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       DATABASE_URL: pg.url,
-      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_ADDRESS: temporalAddress,
       WORKFLOW_BUNDLE: bundle,
       LOG_LEVEL: 'info',
       ...opts.env,
@@ -270,20 +303,39 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       pg,
       db,
       get temporal() {
-        return temporal;
+        return cluster ? null : temporal;
       },
-      temporalAddress: temporal.address,
+      cluster,
+      temporalAddress,
       apis,
       workers,
       proxy,
       url: proxy.url,
       crashes,
-      async restartTemporal() {
+      async restartTemporal(node) {
+        if (cluster) {
+          const victim = cluster.nodes[node ?? Math.floor(Math.random() * cluster.nodes.length)]!;
+          const s0 = Date.now();
+          await victim.kill();
+          // Down for a while, as a node that crashed and is rescheduled: its shards move meanwhile.
+          await new Promise((r) => setTimeout(r, 5000));
+          await victim.start();
+          return `Temporal node ${victim.name} SIGKILLed, back in ${((Date.now() - s0) / 1000).toFixed(1)} s`;
+        }
         const old = temporal;
+        const s0 = Date.now();
         const exited = new Promise<void>((r) => (old.process.exitCode !== null ? r() : old.process.once('exit', () => r())));
         old.process.kill('SIGKILL');
         await exited;
         temporal = await startDevServer({ port: temporalPort, dbFile, headless: true });
+        return `Temporal dev server SIGKILLed, back in ${((Date.now() - s0) / 1000).toFixed(1)} s`;
+      },
+      temporalPids() {
+        if (cluster) return cluster.nodes.map((n) => n.pid()).filter((p): p is number => p !== undefined);
+        return temporal.process.pid ? [temporal.process.pid] : [];
+      },
+      async restartPostgres() {
+        await pg.restart();
       },
       async createBusiness(name, approvals, verified) {
         return createBusiness(db, { name, approvalsRequired: approvals, verified });

@@ -19,6 +19,12 @@ export interface Postgres {
   dir: string;
   /** Fast shutdown (`pg_ctl -m immediate stop`) and removal of the directory. Idempotent. */
   stop(): void;
+  /**
+   * Stops the server in immediate mode (what a crash does: no checkpoint, crash recovery at the
+   * next start) and starts it again on the same port and data directory; resolves once it accepts
+   * connections. Clients see their connections cut meanwhile.
+   */
+  restart(): Promise<void>;
 }
 
 /** The newest `/usr/lib/postgresql/<v>/bin` that has initdb, or PGBIN from the environment. */
@@ -86,5 +92,9 @@ export async function startPostgres(opts: { statements?: boolean; maxConnections
     rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', stop);
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, pid, dir, stop };
+  const restart = async () => {
+    run('pg_ctl', ['-D', data, '-m', 'immediate', 'stop']);
+    run('pg_ctl', ['-D', data, '-l', join(dir, 'pg.log'), '-w', '-o', settings.join(' '), 'start']);
+  };
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, pid, dir, stop, restart };
 }
