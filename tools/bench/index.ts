@@ -1,8 +1,9 @@
 /**
- * `npm run bench [-- --quick] [--json]` (issue 14 "One benchmark, every figure with its baseline,
- * in the same run"; docs/benchmarks.md). Starts its own stack (tools/stack: a throwaway PostgreSQL
- * with pg_stat_statements, a Temporal dev server on SQLite, one `npm run api` and one
- * `npm run worker` process) and measures each figure right after its bare baseline:
+ * `npm run bench [-- --quick] [--json] [--cluster]` (docs/benchmarks.md: one benchmark, every
+ * figure with its baseline, in the same run). Starts its own stack (tools/stack: a throwaway
+ * PostgreSQL with pg_stat_statements, a Temporal dev server on SQLite or, with `--cluster`, a
+ * two-node Temporal cluster on the same PostgreSQL, one `npm run api` and one `npm run worker`
+ * process) and measures each figure right after its bare baseline:
  *
  * 1. N-item disbursement, payouts/s from launch to the last final item, against no-op child
  *    workflows/s in the same window and shape (tools/floor/workflows.ts, a worker in this process);
@@ -36,6 +37,7 @@ const { values: args } = parseArgs({
     posts: { type: 'string' },
     'get-seconds': { type: 'string' },
     entries: { type: 'string' },
+    cluster: { type: 'boolean', default: false },
   },
 });
 const SIZES = args.quick
@@ -140,6 +142,8 @@ async function main() {
     workers: 1,
     statements: true,
     supervise: false,
+    // --cluster: the same figures on a two-node Temporal cluster on PostgreSQL (tools/temporal-cluster)
+    clusterNodes: args.cluster ? 2 : 0,
     // a benchmark measures capacity, not the per-key rate limit (docs/security.md)
     env: { RATE_LIMIT_LIVE_PER_SECOND: '0', RATE_LIMIT_SANDBOX_PER_SECOND: '0' },
     log: (l) => say(`[stack] ${l}`) });
@@ -376,7 +380,9 @@ function printReport(r: any) {
     [`${n(b.entries)}-entry Surface B batch accepted`, b.built ? (b.status < 300 ? `${b.seconds.toFixed(2)} s` : `HTTP ${b.status} after ${b.seconds.toFixed(2)} s`) : 'not built', '(none)', '-', '< 5 s'],
     [`  ... until every entry's workflow has started`, b.built && b.status < 300 ? (b.all_started_seconds !== undefined ? `${b.all_started_seconds.toFixed(2)} s` : 'not within 600 s') : '-', '(none)', '-', '(durable, after the 201)'],
   ];
-  console.log(`\nBenchmark (${new Date().toISOString().slice(0, 16)}Z): one run, each figure right after its baseline\n`);
+  console.log(
+    `\nBenchmark (${new Date().toISOString().slice(0, 16)}Z, Temporal ${args.cluster ? 'cluster of 2 nodes on PostgreSQL' : 'dev server on SQLite'}): one run, each figure right after its baseline\n`,
+  );
   console.log(table(['figure', 'measured', 'bare baseline in the same run', 'ratio', 'target'], rows));
   const c = (x: any) => [x.cpuMsPer.api, x.cpuMsPer.worker, x.cpuMsPer.temporal, x.cpuMsPer.postgres, x.cpuMsPer.bench].map(String);
   console.log('\nCPU ms per unit, by process (/proc/<pid>/stat), and SQL per unit (pg_stat_statements calls; BEGIN/COMMIT apart):\n');
