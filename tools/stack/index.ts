@@ -209,7 +209,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   let temporal: DevServer = undefined as unknown as DevServer;
   try {
     const t0 = performance.now();
-    const pg = await startPostgres({ statements: opts.statements });
+    // A cluster stack restarts PostgreSQL among its faults: no acknowledged commit may be lost then.
+    const pg = await startPostgres({ statements: opts.statements, crashSafe: !!opts.clusterNodes });
     cleanups.push(() => pg.stop());
     log(`PostgreSQL on port ${pg.port} (pid ${pg.pid})`);
     const db = await openDb({ url: pg.url }, { poolSize: 5 });

@@ -43,9 +43,9 @@ export function findPgBin(): string {
 
 /**
  * Creates and starts a cluster. `statements: true` preloads pg_stat_statements (the bench counts
- * SQL statements with it). Throws with the server log when it does not start.
+ * SQL statements with it); `crashSafe: true` keeps every acknowledged commit across restart(). Throws with the server log when it does not start.
  */
-export async function startPostgres(opts: { statements?: boolean; maxConnections?: number } = {}): Promise<Postgres> {
+export async function startPostgres(opts: { statements?: boolean; maxConnections?: number; crashSafe?: boolean } = {}): Promise<Postgres> {
   const bin = findPgBin();
   const dir = mkdtempSync(join(tmpdir(), 'payouts-stack-pg-'));
   const asRoot = process.getuid?.() === 0;
@@ -77,7 +77,11 @@ export async function startPostgres(opts: { statements?: boolean; maxConnections
     '-c listen_addresses=127.0.0.1',
     `-c max_connections=${opts.maxConnections ?? 300}`,
     '-c fsync=off',
-    '-c synchronous_commit=off',
+    // synchronous_commit=off acknowledges a commit before its WAL leaves PostgreSQL's memory: a
+    // server stopped in immediate mode (restart()) then loses commits its clients were told about,
+    // which no production configuration allows. crashSafe keeps it on (fsync stays off: the OS
+    // does not crash here, and what reached it survives a process crash).
+    `-c synchronous_commit=${opts.crashSafe ? 'on' : 'off'}`,
     '-c full_page_writes=off',
     ...(opts.statements ? ['-c shared_preload_libraries=pg_stat_statements', '-c pg_stat_statements.track=all'] : []),
   ];
