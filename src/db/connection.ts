@@ -31,11 +31,17 @@ export async function openDb(target: DbTarget, opts: { poolSize?: number } = {})
           oid === INT8 ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format as 'text')) as any,
       },
     });
-    // An idle pooled connection that PostgreSQL closes (a restart, a failover, an idle timeout)
-    // emits 'error' on the pool; pg drops that client and the next query opens a new one. Without a
-    // listener the event would end the process.
+    // A connection that PostgreSQL closes (a restart, a failover, an idle timeout) emits 'error':
+    // on the pool while the client is idle (pg then drops it and the next query opens a new one),
+    // on the client itself while it is checked out (its query, if any, fails with the error and the
+    // pool discards it on release). Without listeners either event would end the process.
     pool.on('error', (err) => {
       console.error(`PostgreSQL: an idle pooled connection failed (${err.message}); it was discarded`);
+    });
+    pool.on('connect', (client) => {
+      client.on('error', (err) => {
+        console.error(`PostgreSQL: a connection in use failed (${err.message})`);
+      });
     });
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
