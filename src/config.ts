@@ -11,6 +11,24 @@ const schema = z.object({
   /** host:port of the Temporal frontend. Unset in `npm run dev`: a dev server is started. */
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().default('default'),
+  /**
+   * Temporal over TLS (docs/operations.md "Temporal TLS"; src/temporal/connection-options.ts).
+   * `true` turns TLS on with the system's roots; any of the variables below also turns it on.
+   */
+  TEMPORAL_TLS: z
+    .enum(['true', 'false', ''])
+    .default('')
+    .transform((v) => v === 'true'),
+  /** PEM file of the CA that signed the Temporal server's certificate (unset: the system's roots). */
+  TEMPORAL_TLS_CA_PATH: z.string().min(1).optional(),
+  /** mTLS: PEM file of the client certificate (with TEMPORAL_TLS_KEY_PATH). */
+  TEMPORAL_TLS_CERT_PATH: z.string().min(1).optional(),
+  /** mTLS: PEM file of the client certificate's private key (with TEMPORAL_TLS_CERT_PATH). */
+  TEMPORAL_TLS_KEY_PATH: z.string().min(1).optional(),
+  /** Server name to verify the certificate against when it differs from TEMPORAL_ADDRESS's host. */
+  TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
+  /** API key for Temporal Cloud (sent as a bearer token; implies TLS). */
+  TEMPORAL_API_KEY: z.string().min(1).optional(),
   /** Task queue of the payments worker (docs/architecture.md "Workflow ids and task queues"). */
   TASK_QUEUE: z.string().default('payments'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),

@@ -9,6 +9,7 @@ import { startRelay } from '../core/relay';
 import { relayTasks } from '../core/relay-tasks';
 import { type DevServer, freePort, startDevServer } from '../temporal/dev-server';
 import { prepareWorkflowBundle } from '../temporal/bundle';
+import { temporalConnectionOptions } from '../temporal/connection-options';
 import { createWorker, ensureSearchAttributes } from '../temporal/worker';
 import { acquirePgliteLock, PgliteLockedError } from '../db/pglite-lock';
 import { buildCore, closeCore } from './runtime';
@@ -46,7 +47,7 @@ if (!env.TEMPORAL_ADDRESS) {
   env.TEMPORAL_ADDRESS = devServer.address;
 }
 const config = loadConfig(env);
-await ensureSearchAttributes(env.TEMPORAL_ADDRESS!, config.TEMPORAL_NAMESPACE);
+await ensureSearchAttributes(temporalConnectionOptions(config), config.TEMPORAL_NAMESPACE);
 const core = await buildCore(config);
 const credentialsFile = join(dataDir, 'dev-credentials.json');
 let credentials: { business_id: string; keys: { sandbox: string; live: string } };

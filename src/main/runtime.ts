@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { Core } from '../core/context';
 import { migrate, openDb } from '../db/connection';
 import { connectTemporal } from '../temporal/client';
+import { temporalConnectionOptions } from '../temporal/connection-options';
 
 /**
  * Builds the core of a process from its configuration: opens the database (PostgreSQL when
@@ -18,7 +19,7 @@ export async function buildCore(config: Config, opts: { memoryDb?: boolean } = {
       ? await openDb({ memory: true })
       : await openDb({ pgliteDir: resolve(join(config.DATA_DIR)) });
   await migrate(db);
-  const temporal = await connectTemporal(config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233', config.TEMPORAL_NAMESPACE);
+  const temporal = await connectTemporal(temporalConnectionOptions(config), config.TEMPORAL_NAMESPACE);
   return { db, temporal, config, log, now: () => new Date() };
 }
 

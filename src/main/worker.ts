@@ -9,6 +9,7 @@ import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contrac
 import { prepareWorkflowBundle } from '../temporal/bundle';
 import { freePort } from '../temporal/dev-server';
 import { taskQueueFor } from '../temporal/task-queues';
+import { temporalConnectionOptions } from '../temporal/connection-options';
 import { createWorker, ensureSearchAttributes, sdkPrometheusTelemetry } from '../temporal/worker';
 import { startMetricsServer } from './metrics-server';
 import { buildCore, closeCore } from './runtime';
@@ -33,8 +34,9 @@ if (!config.DATABASE_URL) {
   console.error('npm run worker needs DATABASE_URL (PGlite is single-process; use `npm run dev` for the all-in-one mode)');
   process.exit(2);
 }
-const address = config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
-await ensureSearchAttributes(address, config.TEMPORAL_NAMESPACE);
+const temporalOptions = temporalConnectionOptions(config);
+const address = temporalOptions.address;
+await ensureSearchAttributes(temporalOptions, config.TEMPORAL_NAMESPACE);
 const core = await buildCore(config);
 const workflowBundle = await prepareWorkflowBundle({
   prebuilt: config.WORKFLOW_BUNDLE,

@@ -1,6 +1,7 @@
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
 import { SA } from '../../workflows/search-attributes.contract';
+import type { TemporalConnectionOptions } from './connection-options';
 
 /**
  * The Temporal client a process holds (Core.temporal). Only src/temporal calls it: core reaches
@@ -8,15 +9,19 @@ import { SA } from '../../workflows/search-attributes.contract';
  */
 export type TemporalClient = Client;
 
-/** Connects a Temporal client to `address` in `namespace` (retries until the server answers or 30 s pass). */
-export async function connectTemporal(address: string, namespace: string): Promise<TemporalClient> {
+/**
+ * Connects a Temporal client in `namespace` with `options` (address, and TLS and API key for a
+ * secured cluster: src/temporal/connection-options.ts). Retries until the server answers or 30 s
+ * pass; a TLS failure (unknown CA, refused client certificate) fails the same way, with its cause.
+ */
+export async function connectTemporal(options: TemporalConnectionOptions, namespace: string): Promise<TemporalClient> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
-      const connection = await Connection.connect({ address, connectTimeout: 2000 });
+      const connection = await Connection.connect({ ...options, connectTimeout: 2000 });
       return new Client({ connection, namespace });
     } catch (err) {
-      if (Date.now() > deadline) throw new Error(`Temporal is not reachable at ${address}: ${String(err)}`);
+      if (Date.now() > deadline) throw new Error(`Temporal is not reachable at ${options.address}: ${String(err)}`);
       await new Promise((r) => setTimeout(r, 500));
     }
   }

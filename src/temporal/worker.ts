@@ -3,6 +3,7 @@ import { NativeConnection, type TelemetryOptions, Worker, type WorkflowBundleOpt
 import { createActivities } from '../../activities';
 import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
 import type { Core } from '../core/context';
+import { type TemporalConnectionOptions, temporalConnectionOptions } from './connection-options';
 import { SEARCH_ATTRIBUTE_NAMES } from './search-attributes';
 import { taskQueueFor } from './task-queues';
 
@@ -10,8 +11,8 @@ import { taskQueueFor } from './task-queues';
  * Registers any of our search attributes the namespace lacks (all Keyword). Idempotent; safe with
  * several workers starting at once.
  */
-export async function ensureSearchAttributes(address: string, namespace: string): Promise<void> {
-  const connection = await Connection.connect({ address });
+export async function ensureSearchAttributes(options: TemporalConnectionOptions, namespace: string): Promise<void> {
+  const connection = await Connection.connect(options);
   try {
     const existing = await connection.operatorService.listSearchAttributes({ namespace });
     const have = new Set(Object.keys(existing.customAttributes ?? {}));
@@ -68,7 +69,7 @@ export async function createWorker(
   opts: { connection?: NativeConnection; workflowBundle: WorkflowBundleOption; maxConcurrentActivities?: number },
 ): Promise<{ worker: PaymentsWorker; connection: NativeConnection }> {
   const connection =
-    opts.connection ?? (await NativeConnection.connect({ address: core.config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' }));
+    opts.connection ?? (await NativeConnection.connect(temporalConnectionOptions(core.config)));
   const activities = createActivities(core);
   const common = {
     connection,
