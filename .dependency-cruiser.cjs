@@ -32,10 +32,10 @@ module.exports = {
     {
       name: 'workflows-import-domain-and-contracts',
       severity: 'error',
-      comment: 'A workflow body imports only src/domain, workflow contracts and the Temporal workflow SDK.',
+      comment: 'A workflow body imports only src/domain, workflow contracts, workflows/shared/ (deterministic helpers) and the Temporal workflow SDK.',
       from: { path: '^workflows/', pathNot: '^workflows/index\\.ts$' },
       to: {
-        pathNot: '^src/domain/|^workflows/[^/]+\\.contract\\.ts$|(^|/)node_modules/@temporalio/(workflow|common)/',
+        pathNot: '^src/domain/|^workflows/[^/]+\\.contract\\.ts$|^workflows/shared/|(^|/)node_modules/@temporalio/(workflow|common)/',
       },
     },
     {

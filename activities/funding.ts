@@ -14,8 +14,8 @@ export function createFundingActivities(core: Core) {
     async depositCredit(input: { depositId: string }) {
       return creditDeposit(core, input.depositId);
     },
-    async paymentRequestExpire(input: { requestId: string }) {
-      return expirePaymentRequest(core, input.requestId);
+    async paymentRequestExpire(input: { requestId: string; clockOffsetMs?: number }) {
+      return expirePaymentRequest(core, input.requestId, { clockOffsetMs: input.clockOffsetMs ?? 0 });
     },
   } satisfies DepositActivities & PaymentRequestActivities;
 }

@@ -34,6 +34,10 @@ export interface PaymentRequestExpireResult {
 
 /** Activities paymentRequestWorkflow proxies (activities/funding.ts). */
 export interface PaymentRequestActivities {
-  /** open -> expired when expires_at has passed (one guarded UPDATE; no-op when paid or expired). */
-  paymentRequestExpire(input: { requestId: string }): Promise<PaymentRequestExpireResult>;
+  /**
+   * open -> expired when expires_at has passed (one guarded UPDATE; no-op when paid or expired).
+   * `clockOffsetMs`: the business's test-clock advance (sandbox; docs/test-clocks.md), added to
+   * the database clock for the comparison.
+   */
+  paymentRequestExpire(input: { requestId: string; clockOffsetMs?: number }): Promise<PaymentRequestExpireResult>;
 }

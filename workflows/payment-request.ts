@@ -15,6 +15,7 @@ import {
   type PaymentRequestWorkflowInput,
   type PaymentRequestWorkflowResult,
 } from './payment-request.contract';
+import { installTestClock } from './shared/test-clock';
 
 const acts = proxyActivities<PaymentRequestActivities>({
   startToCloseTimeout: '30 seconds',
@@ -23,6 +24,8 @@ const acts = proxyActivities<PaymentRequestActivities>({
 
 /** Waits for payment or expiry (see the file header). */
 export async function paymentRequestWorkflow(input: PaymentRequestWorkflowInput): Promise<PaymentRequestWorkflowResult> {
+  /** The business's test clock (sandbox; docs/test-clocks.md): the expiry follows it. */
+  const clock = installTestClock();
   let status: PaymentRequestStatus = 'open';
   let paid = false;
   setHandler(paymentRequestPaidSignal, () => {
@@ -31,12 +34,19 @@ export async function paymentRequestWorkflow(input: PaymentRequestWorkflowInput)
   setHandler(paymentRequestStatusQuery, () => status);
   const expiresAt = Date.parse(input.expiresAt);
   for (;;) {
-    const remaining = expiresAt - Date.now();
-    if (remaining > 0 && (await condition(() => paid, remaining))) {
-      status = 'paid';
-      return { requestId: input.requestId, status };
+    const remaining = expiresAt - clock.now();
+    if (remaining > 0) {
+      const v = clock.version();
+      await condition(() => paid || clock.version() !== v, remaining);
+      if (paid) {
+        status = 'paid';
+        return { requestId: input.requestId, status };
+      }
+      // Woken by a test-clock advance that has not reached the expiry: wait for the rest.
+      if (clock.version() !== v && expiresAt - clock.now() > 0) continue;
     }
-    const r = await acts.paymentRequestExpire({ requestId: input.requestId });
+    const offsetMs = clock.now() - Date.now();
+    const r = await acts.paymentRequestExpire({ requestId: input.requestId, ...(offsetMs > 0 ? { clockOffsetMs: offsetMs } : {}) });
     if (r.status !== 'open') {
       status = r.status;
       return { requestId: input.requestId, status };

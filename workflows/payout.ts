@@ -58,6 +58,7 @@ import {
   statusQuery,
 } from './payout.contract';
 import { SA } from './search-attributes.contract';
+import { installTestClock } from './shared/test-clock';
 
 const retry: RetryPolicy = {
   initialInterval: '500 milliseconds',
@@ -115,6 +116,8 @@ async function notifyRecipient(payoutId: string): Promise<void> {
 /** The payout lifecycle (see the file header). */
 export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<PayoutWorkflowResult> {
   const { payoutId } = input;
+  /** The business's test clock (sandbox; docs/test-clocks.md): the approval and claim waits follow it. */
+  const clock = installTestClock();
   let status = (input.approval ? 'pending' : 'submitted') as PayoutStatus;
   /** The PayoutStatus search attribute as last upserted (the start set the row's status). */
   let published: PayoutStatus = status;
@@ -239,12 +242,15 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     };
     setHandler(approveUpdate, ({ keyId }) => decide('approved', keyId), { validator: pendingOnly });
     setHandler(rejectUpdate, ({ keyId, reason }) => decide('rejected', keyId, reason), { validator: pendingOnly });
-    const deadline = Date.now() + input.approval.timeoutMs;
+    const deadline = clock.now() + input.approval.timeoutMs;
     for (;;) {
-      const remaining = deadline - Date.now();
+      const remaining = deadline - clock.now();
       publish();
       if (approval === null && decision === null && remaining > 0) {
-        await condition(() => approval !== null || decision !== null, remaining);
+        const v = clock.version();
+        await condition(() => approval !== null || decision !== null || clock.version() !== v, remaining);
+        // Woken by a test-clock advance that has not reached the deadline: wait for the rest.
+        if (approval === null && decision === null && clock.version() !== v && deadline - clock.now() > 0) continue;
       }
       if (approval === null && decision === null) {
         approval = 'expired';
@@ -262,12 +268,17 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   if (input.channel === 'claim_link') {
     const { claimWindowMs } = await acts.payoutOpenClaim({ payoutId });
     setStatus('awaiting_claim');
-    const deadline = Date.now() + claimWindowMs;
+    const deadline = clock.now() + claimWindowMs;
     if (input.notify) await notifyRecipient(payoutId);
     for (;;) {
-      const remaining = deadline - Date.now();
+      const remaining = deadline - clock.now();
       publish();
-      if (decision === null && remaining > 0) await condition(() => decision !== null, remaining);
+      if (decision === null && remaining > 0) {
+        const v = clock.version();
+        await condition(() => decision !== null || clock.version() !== v, remaining);
+        // Woken by a test-clock advance that has not reached the deadline: wait for the rest.
+        if (decision === null && clock.version() !== v && deadline - clock.now() > 0) continue;
+      }
       if (decision === null) {
         decision = 'expire';
         await enter('failed', {

@@ -14,6 +14,7 @@ import { registerPayoutRoutes } from './payouts';
 import { registerQuoteRoutes } from './quotes';
 import { registerRecipientRoutes } from './recipients';
 import { registerSandboxRoutes } from './sandbox';
+import { registerTestClockRoutes } from './test-clock';
 import { registerWebhookRoutes } from './webhooks';
 import { registerVirtualAccountRoutes } from './virtual-accounts';
 import { registerDepositRoutes } from './deposits';
@@ -27,6 +28,7 @@ export function registerSurfaceARoutes(app: SurfaceRouter): void {
   registerPayoutRoutes(app);
   registerBalanceRoutes(app);
   registerSandboxRoutes(app);
+  registerTestClockRoutes(app);
   registerChannelRoutes(app);
   registerQuoteRoutes(app);
   registerRecipientRoutes(app);

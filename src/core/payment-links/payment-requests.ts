@@ -161,23 +161,25 @@ export async function listPaymentRequests(
  * The expiry step of paymentRequestWorkflow: open -> expired (expired_at = now) when expires_at <=
  * now, in one guarded UPDATE (a concurrent match wins or loses atomically). Returns the status
  * now stored; for an open request not yet due by this clock, `retryInMs` until it is.
- * Throws Error for an unknown id.
+ * `clockOffsetMs` (sandbox test clock, docs/test-clocks.md) is added to the clock for the
+ * comparison only; `expired_at` records the real time. Throws Error for an unknown id.
  */
-export async function expirePaymentRequest(core: Core, requestId: string): Promise<PaymentRequestExpireResult> {
+export async function expirePaymentRequest(core: Core, requestId: string, opts: { clockOffsetMs?: number } = {}): Promise<PaymentRequestExpireResult> {
   const now = core.now();
+  const due = new Date(now.getTime() + Math.max(0, opts.clockOffsetMs ?? 0));
   const updated = await core.db
     .updateTable('payment_requests')
     .set({ status: 'expired', expired_at: now, updated_at: now })
     .where('id', '=', requestId)
     .where('status', '=', 'open')
-    .where('expires_at', '<=', now)
+    .where('expires_at', '<=', due)
     .returning('status')
     .executeTakeFirst();
   if (updated) return { status: 'expired' };
   const row = await core.db.selectFrom('payment_requests').select(['status', 'expires_at']).where('id', '=', requestId).executeTakeFirst();
   if (!row) throw new Error(`payment request ${requestId} does not exist`);
   const status = row.status as PaymentRequestStatus;
-  return status === 'open' ? { status, retryInMs: Math.max(100, new Date(row.expires_at).getTime() - now.getTime()) } : { status };
+  return status === 'open' ? { status, retryInMs: Math.max(100, new Date(row.expires_at).getTime() - due.getTime()) } : { status };
 }
 
 /** The request behind a public page token whose link is `linkId`, or undefined. */

@@ -1,0 +1,36 @@
+/**
+ * The sandbox test clock inside a workflow (docs/test-clocks.md). `installTestClock()` registers the
+ * `testClockAdvance` Signal handler and returns the workflow's view of its business's clock:
+ * `now()` is the workflow's time plus every advance received, and `version()` changes with each
+ * advance, so a wait can end early:
+ *
+ *   const v = clock.version();
+ *   await condition(() => decided || clock.version() !== v, deadline - clock.now());
+ *
+ * A run that never receives the Signal issues exactly the commands it issued before the clock
+ * existed (the handler and the extra predicate add none), so running workflows keep replaying.
+ */
+import { setHandler } from '@temporalio/workflow';
+import { testClockAdvanceSignal } from '../test-clock.contract';
+
+/** A workflow's view of its business's test clock. */
+export interface TestClock {
+  /** Workflow time plus the advances received, in ms since the epoch. */
+  now(): number;
+  /** Increments with every new advance. */
+  version(): number;
+}
+
+/** Registers the Signal handler; call once, at the start of the workflow function. */
+export function installTestClock(): TestClock {
+  let offsetMs = 0;
+  let version = 0;
+  const seen = new Set<string>();
+  setHandler(testClockAdvanceSignal, ({ advanceId, byMs }) => {
+    if (seen.has(advanceId) || !(byMs > 0)) return;
+    seen.add(advanceId);
+    offsetMs += byMs;
+    version += 1;
+  });
+  return { now: () => Date.now() + offsetMs, version: () => version };
+}
