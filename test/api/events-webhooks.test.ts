@@ -299,6 +299,36 @@ describe('secret rotation', () => {
   });
 });
 
+describe('Surface C: deliveries, retry and rotation in its own names', () => {
+  it('lists deliveries under Surface C event names, retries one, rotates with two signatures', async () => {
+    const biz = await h.business();
+    const other = await h.business();
+    const rx = await receiver();
+    const C = '/sandbox/guide/v1';
+    const reg = await h.request('POST', `${C}/webhooks`, { key: biz.sandbox, body: { url: rx.url, events: ['*'] } });
+    expect(reg.status).toBe(201);
+    const rot = await h.request('POST', `${C}/webhooks/${reg.body.id}/rotate-secret`, { key: biz.sandbox, body: {} });
+    expect(rot.status).toBe(200);
+    const e = await emit(biz.id, 'payout.succeeded');
+    const got = await waitFor(() => rx.received.find((x) => x.body.id === e), 'C delivery');
+    expect(got.body.type).toBe('payout.completed');
+    for (const secret of [reg.body.secret, rot.body.secret]) {
+      expect(() => stripe.webhooks.signature!.verifyHeader(got.raw, got.headers['service-signature'] as string, secret)).not.toThrow();
+    }
+    const list = await waitFor(async () => {
+      const l = await h.request('GET', `${C}/webhooks/${reg.body.id}/deliveries?status=succeeded`, { key: biz.sandbox });
+      return l.body.data.length === 1 ? l : null;
+    }, 'C delivery succeeded');
+    expect(list.body.data[0]).toMatchObject({ event_id: e, event_type: 'payout.completed', status: 'succeeded' });
+    const retry = await h.request('POST', `${C}/webhooks/${reg.body.id}/deliveries/${list.body.data[0].id}/retry`, { key: biz.sandbox });
+    expect(retry.status).toBe(202);
+    await waitFor(() => rx.received.filter((x) => x.body.id === e).length === 2, 'C re-send');
+    expect((await h.request('GET', `${C}/webhooks/${reg.body.id}/deliveries`, { key: other.sandbox })).status).toBe(404);
+    expect((await h.request('GET', `${A}/webhooks/${reg.body.id}/deliveries`, { key: biz.sandbox })).status).toBe(404); // not a Surface A endpoint
+    await rx.close();
+  });
+});
+
 describe('DELETE /webhooks/{id} on Surfaces B and C', () => {
   it('B: 204, then nothing more is sent with its secret; 404 again, for another tenant and on live', async () => {
     const biz = await h.business();

@@ -211,7 +211,16 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
         const webhook = await ok('POST', `${base}/webhooks`, biz[env], { url: 'https://example.com/hooks', events: ['payout.*'] }, 201);
         const link = await ok('POST', `${base}/payment-links`, biz[env], { name: 'Matrix', methods: ['bank_transfer'] }, 201);
         // No live claim-link rail: business 1's sandbox payout stands in on live (as for Surface A).
-        out[env] = { payout: payout.id, recipient: recipient.id, payment_link: link.id, webhook_endpoint: webhook.id };
+        const objectId = newId('po');
+        const eventId = await h.db.transaction().execute((tx) =>
+          emitEvent(tx, { businessId: biz.id, environment: env, type: 'payout.succeeded', objectType: 'payout', objectId, data: { id: objectId }, dedupeKey: `matrix-c:${objectId}` }),
+        );
+        const deliveryId = newId('whd');
+        await h.db
+          .insertInto('webhook_deliveries')
+          .values({ id: deliveryId, business_id: biz.id, environment: env, event_id: eventId!, endpoint_id: webhook.id, status: 'failed', attempt_count: 1, last_status_code: 500, completed_at: new Date() })
+          .execute();
+        out[env] = { payout: payout.id, recipient: recipient.id, payment_link: link.id, webhook_endpoint: webhook.id, webhook_delivery: deliveryId };
       }
       return out;
     },
@@ -221,9 +230,13 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       if (param === 'id' && segment === 'recipients') return 'recipient';
       if (param === 'id' && segment === 'payment-links') return 'payment_link';
       if (param === 'id' && segment === 'webhooks') return 'webhook_endpoint';
+      if (param === 'delivery_id') return 'webhook_delivery';
       throw new Error(`security matrix: no fixture for {${param}} of Surface C ${template}; add it to SURFACE_FIXTURES.C`);
     },
-    bodies: {},
+    bodies: {
+      'POST /webhooks/{id}/resend': { json: { created_after: '2026-01-01T00:00:00Z' } },
+      'POST /webhooks/{id}/rotate-secret': { json: {} },
+    },
   },
 };
 
