@@ -329,6 +329,37 @@ describe('Surface C: deliveries, retry and rotation in its own names', () => {
   });
 });
 
+describe('Surface B: deliveries and retry in camelCase', () => {
+  it('lists deliveries with attempts and re-sends one with the same event id and a valid sha256 signature', async () => {
+    const biz = await h.business();
+    const other = await h.business();
+    const rx = await receiver();
+    const B = '/sandbox/claim/v1';
+    const secret = 'a-long-enough-secret-for-b';
+    const reg = await h.request('POST', `${B}/webhooks`, { key: biz.sandbox, body: { url: rx.url, events: ['*'], secret } });
+    expect(reg.status).toBe(201);
+    const e = await emit(biz.id, 'deposit.credited');
+    await waitFor(() => rx.received.length === 1, 'B delivery');
+    const list = await waitFor(async () => {
+      const l = await h.request('GET', `${B}/webhooks/${reg.body.id}/deliveries`, { key: biz.sandbox });
+      return l.body.data[0]?.status === 'succeeded' ? l : null;
+    }, 'B delivery succeeded');
+    expect(list.body.nextCursor).toBeNull();
+    expect(list.body.data[0]).toMatchObject({ eventId: e, eventType: 'deposit.credited', endpointId: reg.body.id });
+    expect(list.body.data[0].attempts[0]).toMatchObject({ number: 1, httpStatus: 200, error: null });
+    const retry = await h.request('POST', `${B}/webhooks/${reg.body.id}/deliveries/${list.body.data[0].id}/retry`, { key: biz.sandbox, body: { idempotencyKey: 'b-retry-1' } });
+    expect(retry.status).toBe(202);
+    expect(retry.body.status).toBe('pending');
+    await waitFor(() => rx.received.length === 2, 'B re-send');
+    expect(rx.received[1].raw).toBe(rx.received[0].raw);
+    const { verifySurfaceB } = await import('../../src/core/webhook-signature');
+    expect(verifySurfaceB(secret, rx.received[1].raw, rx.received[1].headers['x-service-signature'] as string)).toBe(true);
+    expect((await h.request('GET', `${B}/webhooks/${reg.body.id}/deliveries`, { key: other.sandbox })).status).toBe(404);
+    expect((await h.request('GET', `${B}/webhooks/${reg.body.id}/deliveries?status=x`, { key: biz.sandbox })).status).toBe(400);
+    await rx.close();
+  });
+});
+
 describe('DELETE /webhooks/{id} on Surfaces B and C', () => {
   it('B: 204, then nothing more is sent with its secret; 404 again, for another tenant and on live', async () => {
     const biz = await h.business();
@@ -344,7 +375,7 @@ describe('DELETE /webhooks/{id} on Surfaces B and C', () => {
     expect(del.status).toBe(204);
     const again = await h.request('DELETE', path, { key: biz.sandbox });
     expect(again.status).toBe(404);
-    const e = await emit(biz.id, 'payout.succeeded'); // Surface B's disbursement.delivered
+    const e = await emit(biz.id, 'deposit.credited'); // a Surface B event type
     await waitFor(async () => (await h.db.selectFrom('events').select('dispatched_at').where('id', '=', e).executeTakeFirst())?.dispatched_at, 'dispatch');
     expect(rx.received).toHaveLength(0);
     await rx.close();

@@ -179,7 +179,16 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
         const recipient = await ok('POST', `${base}/recipients`, biz[env], { phone, externalId: `matrix-${env}` }, 201);
         // No live claim-link rail: business 1's sandbox disbursement stands in on live (as for Surface A).
         const webhook = await ok('POST', `${base}/webhooks`, biz[env], { url: 'https://example.com/hooks', events: ['*'], secret: 'matrix-secret-long-enough' }, 201);
-        out[env] = { disbursement: disbursement.id, funding_account: account.id, recipient: recipient.id, recipient_phone: phone, recipient_external_id: `matrix-${env}`, webhook_endpoint: webhook.id };
+        const objectId = newId('po');
+        const eventId = await h.db.transaction().execute((tx) =>
+          emitEvent(tx, { businessId: biz.id, environment: env, type: 'payout.succeeded', objectType: 'payout', objectId, data: { id: objectId }, dedupeKey: `matrix-b:${objectId}` }),
+        );
+        const deliveryId = newId('whd');
+        await h.db
+          .insertInto('webhook_deliveries')
+          .values({ id: deliveryId, business_id: biz.id, environment: env, event_id: eventId!, endpoint_id: webhook.id, status: 'failed', attempt_count: 1, last_status_code: 500, completed_at: new Date() })
+          .execute();
+        out[env] = { disbursement: disbursement.id, funding_account: account.id, recipient: recipient.id, recipient_phone: phone, recipient_external_id: `matrix-${env}`, webhook_endpoint: webhook.id, webhook_delivery: deliveryId };
       }
       return out;
     },
@@ -189,6 +198,7 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       if (param === 'id' && segment === 'funding') return 'funding_account';
       if (param === 'id' && segment === 'recipients') return 'recipient';
       if (param === 'id' && segment === 'webhooks') return 'webhook_endpoint';
+      if (param === 'deliveryId') return 'webhook_delivery';
       if (param === 'phone') return 'recipient_phone';
       if (param === 'externalId') return 'recipient_external_id';
       throw new Error(`security matrix: no fixture for {${param}} of Surface B ${template}; add it to SURFACE_FIXTURES.B`);
