@@ -25,8 +25,13 @@ export function createWebhookActivities(core: Core) {
      * RetryPolicy schedules the next attempt; a non-retryable one when the delivery is unknown.
      */
     async deliverWebhook(deliveryId: string): Promise<DeliverWebhookResult> {
-      const attempt = Context.current().info.attempt;
-      const out = await attemptWebhookDelivery(core, deliveryId, attempt);
+      const info = Context.current().info;
+      const attempt = info.attempt;
+      // A re-send runs as workflow `<delivery id>.r<n>` (src/core/webhook-deliveries.ts): its
+      // attempts are recorded under run `r<n>`, the first run's under ''.
+      const wid = info.workflowExecution?.workflowId ?? deliveryId;
+      const run = wid.startsWith(`${deliveryId}.`) ? wid.slice(deliveryId.length + 1) : '';
+      const out = await attemptWebhookDelivery(core, deliveryId, attempt, run);
       switch (out.result) {
         case 'succeeded':
           return 'succeeded';

@@ -28,11 +28,14 @@ function safeEqualHex(a: string, b: string): boolean {
 
 /**
  * Surface A header value for `rawBody` signed at `timestamp` (unix seconds):
- * `t=<timestamp>,v1=<lowercase hex HMAC-SHA256(secret, "<t>.<rawBody>")>`.
+ * `t=<timestamp>,v1=<lowercase hex HMAC-SHA256(secret, "<t>.<rawBody>")>`. Given several secrets
+ * (a rotation's overlap, docs/webhooks.md "Secret rotation"), one `v1` per secret in order:
+ * `t=…,v1=<new>,v1=<old>`, Stripe's layout, which its verifier accepts with either secret.
  */
-export function signSurfaceA(secret: string, rawBody: string, timestamp: number): string {
+export function signSurfaceA(secret: string | readonly string[], rawBody: string, timestamp: number): string {
   const t = Math.floor(timestamp);
-  return `t=${t},v1=${hmacHex(secret, `${t}.${rawBody}`)}`;
+  const secrets = typeof secret === 'string' ? [secret] : secret;
+  return [`t=${t}`, ...secrets.map((k) => `v1=${hmacHex(k, `${t}.${rawBody}`)}`)].join(',');
 }
 
 /**

@@ -16,6 +16,7 @@ import { isSurfaceCEventPattern, SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARD
 import type { Caller, Core } from './context';
 import { checkWebhookDestination, guardedPost, RefusedDestinationError } from './net-guard';
 import { recordWebhookAttempt } from './metrics/registry';
+import { surfaceAEnvelope } from './event-log';
 import { SURFACE_A_SIGNATURE_HEADER, SURFACE_B_SIGNATURE_HEADER, signSurfaceA, signSurfaceB } from './webhook-signature';
 import {
   isSurfaceBEventPattern,
@@ -215,17 +216,66 @@ export async function listWebhookEndpoints(
  * retrying for it are given up. 404 not_found when the id is not a live endpoint of the caller's
  * business and environment (another tenant's id included).
  */
-export async function deleteWebhookEndpoint(core: Core, caller: Caller, id: string): Promise<void> {
+export async function deleteWebhookEndpoint(core: Core, caller: Caller, id: string, surface: WebhookSurface = 'A'): Promise<void> {
   const res = await core.db
     .updateTable('webhook_endpoints')
     .set({ deleted_at: core.now() })
     .where('id', '=', id)
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', caller.environment)
-    .where('surface', '=', 'A')
+    .where('surface', '=', surface)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!res.numUpdatedRows) throw notFound('webhook endpoint', id);
+}
+
+/** Default and longest overlap of a secret rotation, ISO 8601 (docs/webhooks.md "Secret rotation"). */
+export const DEFAULT_SECRET_OVERLAP = 'PT24H';
+export const MAX_SECRET_OVERLAP_MS = 7 * 86_400_000;
+
+/** The rotation response: the endpoint, its new secret (shown this once) and when the old one stops signing. */
+export interface RotatedWebhookSecret extends CreatedWebhookEndpoint {
+  /** ISO 8601 UTC: until then every delivery carries a second signature made with the previous secret. */
+  previous_secret_expires_at: string;
+}
+
+/**
+ * Rotates an endpoint's signing secret (docs/webhooks.md "Secret rotation"): a new `whsec_…`
+ * secret signs from now on; the replaced one keeps signing too, as a second `v1`, for
+ * `expire_previous_in` (ISO 8601 duration, default PT24H, at most P7D, PT0S ends it at once).
+ * A rotation during an overlap drops the older previous secret. 400 validation_error
+ * (`expire_previous_in`), 404 not_found for an endpoint that is not the caller's or is deleted.
+ */
+export async function rotateWebhookSecret(
+  core: Core,
+  caller: Caller,
+  id: string,
+  input: { expire_previous_in?: string },
+  surface: WebhookSurface = 'A',
+): Promise<RotatedWebhookSecret> {
+  let overlapMs: number;
+  try {
+    overlapMs = parseDuration(input.expire_previous_in ?? DEFAULT_SECRET_OVERLAP);
+  } catch {
+    throw validationError('expire_previous_in', 'expire_previous_in must be an ISO 8601 duration such as PT24H');
+  }
+  if (!/^P/i.test((input.expire_previous_in ?? DEFAULT_SECRET_OVERLAP).trim()) || overlapMs > MAX_SECRET_OVERLAP_MS) {
+    throw validationError('expire_previous_in', 'expire_previous_in must be an ISO 8601 duration from PT0S to P7D');
+  }
+  const secret = `whsec_${randomToken(24)}`;
+  const until = new Date(core.now().getTime() + overlapMs);
+  const row = await core.db
+    .updateTable('webhook_endpoints')
+    .set({ secret, previous_secret: sql<string>`secret`, previous_secret_expires_at: until })
+    .where('id', '=', id)
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('surface', '=', surface)
+    .where('deleted_at', 'is', null)
+    .returning(['id', 'url', 'events', 'created_at'])
+    .executeTakeFirst();
+  if (!row) throw notFound('webhook endpoint', id);
+  return { ...toEndpoint(row), secret, previous_secret_expires_at: until.toISOString() };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -356,19 +406,7 @@ export const WEBHOOK_USER_AGENT = 'payouts-webhooks/1.0';
 /** An endpoint must answer within this many milliseconds (spec "Limits": 2xx within 10 seconds). */
 export const WEBHOOK_HTTP_TIMEOUT_MS = 10_000;
 
-/** Surface A envelope (spec "Envelope, Surface A"): `data.object` is the object's snapshot. */
-export interface SurfaceAEnvelope {
-  id: string;
-  type: string;
-  /** ISO 8601 UTC: when the event happened. */
-  created_at: string;
-  data: { object: Record<string, unknown> };
-}
-
-/** Builds the Surface A envelope of an outbox event. */
-export function surfaceAEnvelope(event: { id: string; type: string; created_at: Date; data: Record<string, unknown> }): SurfaceAEnvelope {
-  return { id: event.id, type: event.type, created_at: event.created_at.toISOString(), data: { object: event.data } };
-}
+export { surfaceAEnvelope, type SurfaceAEnvelope } from './event-log';
 
 /** What one delivery attempt came to. `failed` is the only outcome to retry. */
 export type WebhookAttemptOutcome =
@@ -394,7 +432,7 @@ function describeFetchError(err: unknown): string {
  * a `webhook_attempts` row and the delivery's attempt count and last status; a 2xx marks the
  * delivery succeeded. Never throws for an HTTP outcome: the caller decides to retry on `failed`.
  */
-export async function attemptWebhookDelivery(core: Core, deliveryId: string, attempt: number): Promise<WebhookAttemptOutcome> {
+export async function attemptWebhookDelivery(core: Core, deliveryId: string, attempt: number, run = ''): Promise<WebhookAttemptOutcome> {
   const row = await core.db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
@@ -409,6 +447,8 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
       'w.url',
       'w.surface',
       'w.secret',
+      'w.previous_secret',
+      'w.previous_secret_expires_at',
       'w.deleted_at',
       'w.environment as endpoint_environment',
     ])
@@ -435,7 +475,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
   const signature: Record<string, string> =
     row.surface === 'B'
       ? { [SURFACE_B_SIGNATURE_HEADER]: signSurfaceB(row.secret, rawBody) }
-      : { [SURFACE_A_SIGNATURE_HEADER]: signSurfaceA(row.secret, rawBody, Math.floor(core.now().getTime() / 1000)) };
+      : { [SURFACE_A_SIGNATURE_HEADER]: signSurfaceA(signingSecrets(core, row), rawBody, Math.floor(core.now().getTime() / 1000)) };
   const headers = {
     'Content-Type': 'application/json',
     'User-Agent': WEBHOOK_USER_AGENT,
@@ -464,9 +504,9 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
   await core.db.transaction().execute(async (tx) => {
     await tx
       .insertInto('webhook_attempts')
-      .values({ delivery_id: deliveryId, number: attempt, status_code: statusCode, error, duration_ms: durationMs })
+      .values({ delivery_id: deliveryId, run, number: attempt, status_code: statusCode, error, duration_ms: durationMs })
       .onConflict((oc) =>
-        oc.columns(['delivery_id', 'number']).doUpdateSet({ status_code: statusCode, error, duration_ms: durationMs }),
+        oc.columns(['delivery_id', 'run', 'number']).doUpdateSet({ status_code: statusCode, error, duration_ms: durationMs }),
       )
       .execute();
     await tx
@@ -482,6 +522,19 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
   });
   recordWebhookAttempt(ok ? 'succeeded' : statusCode === null ? 'unreachable' : 'http_error');
   return ok ? { result: 'succeeded', statusCode: statusCode as number } : { result: 'failed', statusCode, error: error as string, surface: row.surface };
+}
+
+/**
+ * The secrets that sign a delivery now (docs/webhooks.md "Secret rotation"): the current one, then
+ * the one a rotation replaced while its overlap lasts.
+ */
+export function signingSecrets(
+  core: Core,
+  row: { secret: string; previous_secret: string | null; previous_secret_expires_at: unknown },
+): string[] {
+  const prev = row.previous_secret;
+  const until = row.previous_secret_expires_at ? asDate(row.previous_secret_expires_at) : null;
+  return prev && until && until > core.now() ? [row.secret, prev] : [row.secret];
 }
 
 /**

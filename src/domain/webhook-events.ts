@@ -41,6 +41,18 @@ export function surfaceAEventType(coreType: string): string | null {
   return type !== null && (SURFACE_A_EVENT_TYPES as readonly string[]).includes(type) ? type : null;
 }
 
+/**
+ * The core event types Surface A receives whose Surface A name matches `pattern` (every one when
+ * `pattern` is undefined): the set `GET /events?type=` filters the outbox with (docs/webhooks.md).
+ */
+export function surfaceACoreTypes(pattern?: string): string[] {
+  const candidates = [...new Set([...SURFACE_A_EVENT_TYPES, ...Object.keys(SURFACE_A_RENAMES)])];
+  return candidates.filter((t) => {
+    const name = surfaceAEventType(t);
+    return name !== null && (pattern === undefined || matchesEventPattern(pattern, name));
+  });
+}
+
 /** A Surface A event type, e.g. `payout.succeeded`. */
 export type SurfaceAEventType = (typeof SURFACE_A_EVENT_TYPES)[number];
 

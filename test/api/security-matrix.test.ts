@@ -3,6 +3,8 @@ import { surfaceMounts, type SurfaceMount } from '../../src/api/surfaces';
 import type { Environment } from '../../src/db/schema';
 import type { Surface } from '../../src/api/types';
 import { createHarness, type Harness } from '../helpers/harness';
+import { emitEvent } from '../../src/core/events';
+import { newId } from '../../src/domain/ids';
 
 /**
  * The security matrix (spec "Authentication" 1-2, "Errors"; issue #9 item 7), generated from the
@@ -65,6 +67,7 @@ const A_ID_SEGMENTS: Record<string, string> = {
   deposits: 'deposit',
   'payment-links': 'payment_link',
   'payment-requests': 'payment_request',
+  events: 'event',
 };
 
 const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
@@ -108,6 +111,16 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
           items: [{ channel: 'service_user_usdc', source_amount: '1.00', recipient: { type: 'service_user', handle: '@item' } }],
         }, 201);
         const items = await ok('GET', `${base}/disbursements/${disbursement.id}/items`, key, undefined, 200);
+        // An event and a delivery of it to this endpoint (the harness runs no worker: written here).
+        const objectId = newId('po');
+        const eventId = await h.db.transaction().execute((tx) =>
+          emitEvent(tx, { businessId: biz.id, environment: env, type: 'payout.succeeded', objectType: 'payout', objectId, data: { id: objectId }, dedupeKey: `matrix:${objectId}` }),
+        );
+        const deliveryId = newId('whd');
+        await h.db
+          .insertInto('webhook_deliveries')
+          .values({ id: deliveryId, business_id: biz.id, environment: env, event_id: eventId!, endpoint_id: webhook.id, status: 'failed', attempt_count: 1, last_status_code: 500, completed_at: new Date() })
+          .execute();
         out[env] = {
           // The live environment has no rail, so no live payout can exist: business 1's sandbox
           // payout stands in (another business's id, and another environment's).
@@ -123,6 +136,8 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
           deposit: deposit.id,
           payment_link: link.id,
           payment_request: request.id,
+          event: eventId!,
+          webhook_delivery: deliveryId,
         };
       }
       return out;
@@ -131,6 +146,7 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       if (param === 'channel') return SHARED; // the channel catalog is the same for every business
       if (param === 'item_id') return 'disbursement_item';
       if (param === 'revision_id') return 'disbursement_revision';
+      if (param === 'delivery_id') return 'webhook_delivery';
       const segment = template.split('/').find((s) => s in A_ID_SEGMENTS);
       if (param === 'id' && segment) return A_ID_SEGMENTS[segment];
       throw new Error(`security matrix: no fixture for {${param}} of Surface A ${template}; add it to SURFACE_FIXTURES.A`);
@@ -141,6 +157,8 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       'POST /disbursements/{id}/items/import': { csv: 'recipient,amount\n@someone,1.00\n' },
       'POST /sandbox/payouts/{id}/claim': { json: { method: 'bank_transfer' } },
       'PATCH /payment-links/{id}': { json: { published: true } },
+      'POST /webhooks/{id}/resend': { json: { created_after: '2026-01-01T00:00:00Z' } },
+      'POST /webhooks/{id}/rotate-secret': { json: {} },
     },
   },
   B: {
@@ -160,7 +178,17 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
         const phone = env === 'live' ? '+525511110001' : '+525511110002';
         const recipient = await ok('POST', `${base}/recipients`, biz[env], { phone, externalId: `matrix-${env}` }, 201);
         // No live claim-link rail: business 1's sandbox disbursement stands in on live (as for Surface A).
-        out[env] = { disbursement: disbursement.id, funding_account: account.id, recipient: recipient.id, recipient_phone: phone, recipient_external_id: `matrix-${env}` };
+        const webhook = await ok('POST', `${base}/webhooks`, biz[env], { url: 'https://example.com/hooks', events: ['*'], secret: 'matrix-secret-long-enough' }, 201);
+        const objectId = newId('po');
+        const eventId = await h.db.transaction().execute((tx) =>
+          emitEvent(tx, { businessId: biz.id, environment: env, type: 'payout.succeeded', objectType: 'payout', objectId, data: { id: objectId }, dedupeKey: `matrix-b:${objectId}` }),
+        );
+        const deliveryId = newId('whd');
+        await h.db
+          .insertInto('webhook_deliveries')
+          .values({ id: deliveryId, business_id: biz.id, environment: env, event_id: eventId!, endpoint_id: webhook.id, status: 'failed', attempt_count: 1, last_status_code: 500, completed_at: new Date() })
+          .execute();
+        out[env] = { disbursement: disbursement.id, funding_account: account.id, recipient: recipient.id, recipient_phone: phone, recipient_external_id: `matrix-${env}`, webhook_endpoint: webhook.id, webhook_delivery: deliveryId };
       }
       return out;
     },
@@ -169,6 +197,8 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       if (param === 'id' && segment === 'disbursements') return 'disbursement';
       if (param === 'id' && segment === 'funding') return 'funding_account';
       if (param === 'id' && segment === 'recipients') return 'recipient';
+      if (param === 'id' && segment === 'webhooks') return 'webhook_endpoint';
+      if (param === 'deliveryId') return 'webhook_delivery';
       if (param === 'phone') return 'recipient_phone';
       if (param === 'externalId') return 'recipient_external_id';
       throw new Error(`security matrix: no fixture for {${param}} of Surface B ${template}; add it to SURFACE_FIXTURES.B`);
@@ -188,10 +218,19 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       for (const env of ['sandbox', 'live'] as const) {
         const base = env === 'live' ? '/guide/v1' : '/sandbox/guide/v1';
         const recipient = await ok('POST', `${base}/recipients`, biz[env], { phone_number: '+525512345678' }, 201);
-        await ok('POST', `${base}/webhooks`, biz[env], { url: 'https://example.com/hooks', events: ['payout.*'] }, 201);
+        const webhook = await ok('POST', `${base}/webhooks`, biz[env], { url: 'https://example.com/hooks', events: ['payout.*'] }, 201);
         const link = await ok('POST', `${base}/payment-links`, biz[env], { name: 'Matrix', methods: ['bank_transfer'] }, 201);
         // No live claim-link rail: business 1's sandbox payout stands in on live (as for Surface A).
-        out[env] = { payout: payout.id, recipient: recipient.id, payment_link: link.id };
+        const objectId = newId('po');
+        const eventId = await h.db.transaction().execute((tx) =>
+          emitEvent(tx, { businessId: biz.id, environment: env, type: 'payout.succeeded', objectType: 'payout', objectId, data: { id: objectId }, dedupeKey: `matrix-c:${objectId}` }),
+        );
+        const deliveryId = newId('whd');
+        await h.db
+          .insertInto('webhook_deliveries')
+          .values({ id: deliveryId, business_id: biz.id, environment: env, event_id: eventId!, endpoint_id: webhook.id, status: 'failed', attempt_count: 1, last_status_code: 500, completed_at: new Date() })
+          .execute();
+        out[env] = { payout: payout.id, recipient: recipient.id, payment_link: link.id, webhook_endpoint: webhook.id, webhook_delivery: deliveryId };
       }
       return out;
     },
@@ -200,9 +239,14 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       if (param === 'id' && segment === 'payouts') return 'payout';
       if (param === 'id' && segment === 'recipients') return 'recipient';
       if (param === 'id' && segment === 'payment-links') return 'payment_link';
+      if (param === 'id' && segment === 'webhooks') return 'webhook_endpoint';
+      if (param === 'delivery_id') return 'webhook_delivery';
       throw new Error(`security matrix: no fixture for {${param}} of Surface C ${template}; add it to SURFACE_FIXTURES.C`);
     },
-    bodies: {},
+    bodies: {
+      'POST /webhooks/{id}/resend': { json: { created_after: '2026-01-01T00:00:00Z' } },
+      'POST /webhooks/{id}/rotate-secret': { json: {} },
+    },
   },
 };
 

@@ -971,6 +971,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description The endpoint receives nothing more and its secret signs nothing more, at once: deliveries still being retried for it are given up before their next attempt (docs/webhooks.md "Deleting an endpoint").
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -1062,6 +1082,46 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description Newest first, each with its attempts (time, HTTP status or network error, duration).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Re-sends the event (same id) now through a new run of the durable delivery workflow (five attempts on the usual schedule), signed with the endpoint secret. 202 with the delivery, pending.
+         */
+        post: operations["retryWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1852,6 +1912,50 @@ export interface components {
              */
             idempotencyKey?: string;
         };
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+            nextCursor: string | null;
+        };
+        WebhookDelivery: {
+            /** @example whd_01k0000000000000000000000 */
+            id: string;
+            endpointId: string;
+            eventId: string;
+            /** @example disbursement.delivered */
+            eventType: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            completedAt: string | null;
+        };
+        WebhookDeliveryAttempt: {
+            number: number;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            attemptedAt: string;
+            /** @description The endpoint's HTTP status; null when it could not be reached */
+            httpStatus: number | null;
+            error: string | null;
+            durationMs: number;
+        };
+        WebhookDeliveryRetry: {
+            /**
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @example payroll-2026-03-row-17
+             */
+            idempotencyKey?: string;
+        };
         FundingAccount: {
             /** @example va_01k0000000000000000000000 */
             id: string;
@@ -1972,4 +2076,233 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such endpoint in this business and environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error (quote details.requestId) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 (default 50) */
+                limit?: number;
+                /** @description Opaque cursor: nextCursor of the previous page */
+                after?: string;
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description validation_error (status, limit, after) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error (quote details.requestId) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WebhookDeliveryRetry"];
+            };
+        };
+        responses: {
+            /** @description The delivery, pending again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error (quote details.requestId) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}

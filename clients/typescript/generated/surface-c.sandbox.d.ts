@@ -764,6 +764,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description The endpoint receives nothing more and its secret signs nothing more, at once: deliveries still being retried for it are given up before their next attempt (docs/webhooks.md "Deleting an endpoint").
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -920,6 +940,86 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List an endpoint's deliveries
+         * @description Newest first, each with its attempts (time, HTTP status or network error, duration).
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery again
+         * @description Re-sends the event (same event id) to the endpoint now, whatever the delivery status, through a new run of the durable delivery workflow (retried on failure like a first delivery), signed with the current secret(s). Answers 202 with the delivery, pending.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-send every unacknowledged event of a time range
+         * @description The catch-up after an outage: every event of [created_after, created_before) sent to this endpoint that never got a 2xx is sent again (same event id), oldest first, at most 1,000 per call.
+         */
+        post: operations["resendWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description Returns the new secret once. Until previous_secret_expires_at every delivery carries two signatures, Service-Signature: t=<t>,v1=<new>,v1=<previous>; after it only the new one.
+         */
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1371,6 +1471,89 @@ export interface components {
             data: components["schemas"]["WebhookEndpoint"][];
             next_cursor: string | null;
         };
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+            next_cursor: string | null;
+        };
+        WebhookDelivery: {
+            /** @example whd_01j9z3k4m5n6p7q8r9s0t1v2w3 */
+            id: string;
+            /** @enum {string} */
+            object: "webhook_delivery";
+            endpoint_id: string;
+            /** @description The event sent (GET /events/{id} shows its envelope) */
+            event_id: string;
+            /** @example payout.succeeded */
+            event_type: string;
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            completed_at: string | null;
+        };
+        WebhookDeliveryAttempt: {
+            /** @description 1-based, in time order across every run of the delivery */
+            number: number;
+            /** Format: date-time */
+            attempted_at: string;
+            /** @description The endpoint's HTTP status; null when it could not be reached */
+            http_status: number | null;
+            /** @description Why the attempt failed (HTTP status, network error, timeout); null on a 2xx */
+            error: string | null;
+            /** @description Milliseconds from sending to the answer or failure */
+            duration_ms: number;
+        };
+        WebhookResend: {
+            /** @enum {string} */
+            object: "webhook_resend";
+            endpoint_id: string;
+            /** @description Deliveries re-sent by this call */
+            resent: number;
+            delivery_ids: string[];
+            /**
+             * Format: date-time
+             * @description When more than 1,000 events matched: call again with this created_after; null when the range is covered
+             */
+            next_created_after: string | null;
+        };
+        WebhookResendCreate: {
+            /**
+             * Format: date-time
+             * @description ISO 8601: events created at or after it (required)
+             */
+            created_after: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601: events created before it (default: now)
+             */
+            created_before?: string;
+        };
+        RotatedWebhookEndpoint: {
+            id: string;
+            /** @enum {string} */
+            object: "webhook_endpoint";
+            /** Format: uri */
+            url: string;
+            events: string[];
+            /** Format: date-time */
+            created_at: string;
+            /** @description The new signing secret (whsec_…), returned once: an idempotent replay answers without it and says so in Secret-Omitted: secret. */
+            secret?: string;
+            /**
+             * Format: date-time
+             * @description Until then deliveries also carry a signature made with the previous secret
+             */
+            previous_secret_expires_at: string;
+        };
+        WebhookSecretRotate: {
+            /**
+             * @description ISO 8601 duration during which the previous secret still signs (second v1), PT0S to P7D; default PT24H
+             * @example PT24H
+             */
+            expire_previous_in?: string;
+        };
         SandboxNotificationList: {
             data: components["schemas"]["SandboxNotification"][];
             next_cursor: string | null;
@@ -1423,4 +1606,402 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key, or a key of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such endpoint in this business and environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description End of the window, Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 (default 50) */
+                limit?: number;
+                /** @description Opaque cursor from next_cursor of the previous page */
+                cursor?: string;
+                status?: "pending" | "succeeded" | "failed";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List envelope of deliveries */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description validation_error (param status, limit, cursor) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key, or a key of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such endpoint (param id) or delivery (param delivery_id) in this business and environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description End of the window, Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried request safe: a replay does not send again */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, pending again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key, or a key of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such endpoint (param id) or delivery (param delivery_id) in this business and environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description End of the window, Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried request safe: a replay does not send again */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookResendCreate"];
+            };
+        };
+        responses: {
+            /** @description What was re-sent */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResend"];
+                };
+            };
+            /** @description validation_error (param created_after, created_before) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key, or a key of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such endpoint (param id) or delivery (param delivery_id) in this business and environment */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description End of the window, Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried request safe */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WebhookSecretRotate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint with its new secret (shown this once) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedWebhookEndpoint"];
+                };
+            };
+            /** @description validation_error (param expire_previous_in) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key, or a key of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such endpoint */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description End of the window, Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}

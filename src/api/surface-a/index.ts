@@ -16,6 +16,8 @@ import { registerRecipientRoutes } from './recipients';
 import { registerSandboxRoutes } from './sandbox';
 import { registerTestClockRoutes } from './test-clock';
 import { registerWebhookRoutes } from './webhooks';
+import { registerWebhookDeliveryRoutes } from './webhook-deliveries';
+import { registerEventRoutes } from './events';
 import { registerVirtualAccountRoutes } from './virtual-accounts';
 import { registerDepositRoutes } from './deposits';
 import { registerPaymentLinkRoutes } from './payment-links';
@@ -33,6 +35,8 @@ export function registerSurfaceARoutes(app: SurfaceRouter): void {
   registerQuoteRoutes(app);
   registerRecipientRoutes(app);
   registerWebhookRoutes(app);
+  registerWebhookDeliveryRoutes(app);
+  registerEventRoutes(app);
   registerDisbursementRoutes(app);
   registerApiKeyRoutes(app);
   registerVirtualAccountRoutes(app);

@@ -16,6 +16,7 @@ import { surfaceBRateLimitRules } from './rate-limits';
 import { registerRecipientRoutes } from './recipients';
 import { registerSandboxRoutes } from './sandbox';
 import { registerWebhookRoutes } from './webhooks';
+import { registerWebhookDeliveryRoutes } from './webhook-deliveries';
 
 /** Registers Surface B's rate limits, then every resource router. */
 export function registerSurfaceBRoutes(app: SurfaceRouter): void {
@@ -29,6 +30,7 @@ export function registerSurfaceBRoutes(app: SurfaceRouter): void {
   registerRecipientRoutes(app);
   registerSandboxRoutes(app);
   registerWebhookRoutes(app);
+  registerWebhookDeliveryRoutes(app);
   registerFundingRoutes(app);
 }
 

@@ -6,11 +6,11 @@
  * src/core/webhooks-surface-b.ts.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { createWebhookEndpoint, MAX_WEBHOOK_URL_LENGTH } from '../../core/webhooks';
+import { createWebhookEndpoint, deleteWebhookEndpoint, MAX_WEBHOOK_URL_LENGTH } from '../../core/webhooks';
 import { MIN_SURFACE_B_SECRET_LENGTH, SURFACE_B_EVENT_TYPES, SURFACE_B_EVENT_WILDCARDS } from '../../core/webhooks-surface-b';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
-import { COMMON_ERRORS, DateTimeSchema, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, jsonContent } from './schemas';
+import { COMMON_ERRORS, DateTimeSchema, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, idParam, jsonContent } from './schemas';
 
 const EVENTS = `Event types: ${SURFACE_B_EVENT_TYPES.join(', ')}; or a wildcard: ${SURFACE_B_EVENT_WILDCARDS.join(', ')}.`;
 
@@ -61,8 +61,29 @@ const createWebhookRoute = createRoute({
   },
 });
 
-/** Registers Surface B's `POST /webhooks`. */
+const deleteWebhookRoute = createRoute({
+  method: 'delete',
+  path: '/webhooks/{id}',
+  operationId: 'deleteWebhook',
+  tags: ['Webhooks'],
+  summary: 'Delete a webhook endpoint',
+  description:
+    'The endpoint receives nothing more and its secret signs nothing more, at once: deliveries still being retried for it are given up ' +
+    'before their next attempt (docs/webhooks.md "Deleting an endpoint").',
+  request: { params: z.object({ id: idParam('id', 'we_01k0000000000000000000000') }) },
+  responses: {
+    204: { description: 'Deleted' },
+    ...errorResponses({ ...COMMON_ERRORS, 404: 'not_found: no such endpoint in this business and environment' }),
+  },
+});
+
+/** Registers Surface B's `POST /webhooks` and `DELETE /webhooks/{id}`. */
 export function registerWebhookRoutes(app: SurfaceRouter): void {
+  app.openapi(deleteWebhookRoute, async (c) => {
+    await deleteWebhookEndpoint(c.get('core'), c.get('caller'), c.req.valid('param').id, 'B');
+    return c.body(null, 204);
+  });
+
   app.openapi(createWebhookRoute, async (c) => {
     const b = c.req.valid('json');
     const ep = await createWebhookEndpoint(c.get('core'), c.get('caller'), { url: b.url, events: b.events, secret: b.secret }, 'B');

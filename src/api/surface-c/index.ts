@@ -12,6 +12,7 @@ import { registerPayoutRoutes } from './payouts';
 import { registerRecipientRoutes } from './recipients';
 import { registerSandboxRoutes } from './sandbox';
 import { registerWebhookRoutes } from './webhooks';
+import { registerWebhookDeliveryRoutes } from '../surface-a/webhook-deliveries';
 
 /** Every Surface C resource router (spec "Endpoints", Surface C, plus the sandbox extensions). */
 export function registerSurfaceCRoutes(app: SurfaceRouter): void {
@@ -19,6 +20,7 @@ export function registerSurfaceCRoutes(app: SurfaceRouter): void {
   registerPayoutRoutes(app);
   registerPaymentLinkRoutes(app);
   registerWebhookRoutes(app);
+  registerWebhookDeliveryRoutes(app, 'C');
   registerSandboxRoutes(app);
 }
 

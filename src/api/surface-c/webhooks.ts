@@ -8,11 +8,11 @@
  * layout) with the secret returned once at creation.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { createWebhookEndpoint, listWebhookEndpoints, MAX_WEBHOOK_URL_LENGTH } from '../../core/webhooks';
+import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, MAX_WEBHOOK_URL_LENGTH } from '../../core/webhooks';
 import { SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARDS } from '../../domain/surface-c';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
-import { AUTH_ERRORS, DateTimeSchema, errorResponses, IDEMPOTENCY_DESCRIPTION, idempotencyHeaders, jsonContent, listEnvelope, pageQuery } from './schemas';
+import { AUTH_ERRORS, DateTimeSchema, errorResponses, IDEMPOTENCY_DESCRIPTION, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
 
 const EVENTS_DESCRIPTION = `Event types to receive: ${SURFACE_C_EVENT_TYPES.join(', ')}; or a wildcard: ${SURFACE_C_EVENT_WILDCARDS.join(', ')}.`;
 
@@ -74,8 +74,29 @@ const listWebhooksRoute = createRoute({
   },
 });
 
-/** Registers POST /webhooks and GET /webhooks. */
+const deleteWebhookRoute = createRoute({
+  method: 'delete',
+  path: '/webhooks/{id}',
+  operationId: 'deleteWebhook',
+  tags: ['Webhooks'],
+  summary: 'Delete a webhook endpoint',
+  description:
+    'The endpoint receives nothing more and its secret signs nothing more, at once: deliveries still being retried for it are given up ' +
+    'before their next attempt (docs/webhooks.md "Deleting an endpoint").',
+  request: { params: z.object({ id: idParam('id', 'we_01k0000000000000000000000') }) },
+  responses: {
+    204: { description: 'Deleted' },
+    ...errorResponses({ ...AUTH_ERRORS, 404: 'not_found: no such endpoint in this business and environment' }),
+  },
+});
+
+/** Registers POST /webhooks, GET /webhooks and DELETE /webhooks/{id}. */
 export function registerWebhookRoutes(app: SurfaceRouter): void {
+  app.openapi(deleteWebhookRoute, async (c) => {
+    await deleteWebhookEndpoint(c.get('core'), c.get('caller'), c.req.valid('param').id, 'C');
+    return c.body(null, 204);
+  });
+
   app.openapi(createWebhookRoute, async (c) => {
     const created = await createWebhookEndpoint(c.get('core'), c.get('caller'), c.req.valid('json'), 'C');
     return c.json(created, 201);

@@ -11,6 +11,7 @@ import * as m0020cf from './0020_claim_flow';
 import * as m0020 from './0020_contact_recipients';
 import * as m0020rl from './0020_rate_limits';
 import * as m0030 from './0030_notifications';
+import * as m0050wr from './0050_webhook_replay';
 import * as m0053 from './0053_test_clocks';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
@@ -27,6 +28,7 @@ export const migrations: Record<string, Migration> = {
   '0020_contact_recipients': m0020,
   '0020_rate_limits': m0020rl,
   '0030_notifications': m0030,
+  '0050_webhook_replay': m0050wr,
   '0053_test_clocks': m0053,
 };
 

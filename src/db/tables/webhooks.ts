@@ -12,6 +12,9 @@ export interface WebhookEndpointsTable {
   events: JSONColumnType<string[]>;
   /** Signing secret. Kept (it signs every delivery), never returned after creation. */
   secret: string;
+  /** The secret a rotation replaced; it still signs (a second signature) until `previous_secret_expires_at`. */
+  previous_secret: Generated<string | null>;
+  previous_secret_expires_at: Generated<Date | null>;
   deleted_at: Date | null;
   created_at: Generated<Date>;
 }
@@ -25,12 +28,16 @@ export interface WebhookDeliveriesTable {
   status: 'pending' | 'succeeded' | 'failed';
   attempt_count: number;
   last_status_code: number | null;
+  /** Manual re-sends (retry, resend) so far; re-send n runs as workflow `<id>.r<n>`. */
+  retry_count: Generated<number>;
   created_at: Generated<Date>;
   completed_at: Date | null;
 }
 
 export interface WebhookAttemptsTable {
   delivery_id: string;
+  /** '' for the delivery's first workflow run, `r<n>` for the n-th re-send's run. */
+  run: Generated<string>;
   number: number;
   status_code: number | null;
   error: string | null;

@@ -1,0 +1,265 @@
+import { sql } from 'kysely';
+import { notFound, validationError } from '../domain/errors';
+import { surfaceAEventType } from '../domain/webhook-events';
+import { surfaceCEventType } from '../domain/surface-c';
+import type { Environment } from '../db/schema';
+import type { Caller, Core } from './context';
+import { eventWindow } from './event-log';
+import { paginate, type ListEnvelope } from './paging';
+import { surfaceBEventType, surfaceBRetrySchedule } from './webhooks-surface-b';
+import { WEBHOOK_DELIVERY_WORKFLOW, webhookRetrySchedule, type WebhookSurface } from './webhooks';
+import { enqueueWorkflowStart, flushWorkflowStart, type PendingStart } from './workflow-starts';
+
+/**
+ * Webhook deliveries read back and sent again (docs/webhooks.md "Deliveries", "Resend and
+ * catch-up"). A re-send never calls the endpoint from the API: it reopens the delivery (status
+ * `pending`) and records, in the same transaction, the start of a NEW run of the durable delivery
+ * workflow with id `<delivery id>.r<n>` (n = the delivery's `retry_count`), which makes its attempts
+ * under the delivery's retry schedule, signed with the endpoint's current secret(s) at each attempt.
+ * The event keeps its id (the envelope is rebuilt from the same `events` row). A run of the same
+ * delivery still retrying goes on; whichever run gets the 2xx completes the delivery and the other
+ * stops at its next attempt (it finds the delivery no longer pending).
+ *
+ * The attempts of every run are listed together, oldest first, numbered 1.. in that order.
+ */
+
+/** One delivery attempt (core shape, snake_case). */
+export interface DeliveryAttempt {
+  /** 1-based, in time order across every run of the delivery. */
+  number: number;
+  /** ISO 8601 UTC: when the attempt was recorded (its end). */
+  attempted_at: string;
+  /** The endpoint's HTTP status, or null when it could not be reached. */
+  http_status: number | null;
+  /** Why the attempt failed (HTTP status, network error, timeout), null for a 2xx. */
+  error: string | null;
+  /** Milliseconds from sending to the answer (or the failure). */
+  duration_ms: number;
+}
+
+/** One event sent to one endpoint (core shape, snake_case). */
+export interface WebhookDelivery {
+  id: string;
+  object: 'webhook_delivery';
+  endpoint_id: string;
+  event_id: string;
+  /** The event type under the endpoint's surface name. */
+  event_type: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: DeliveryAttempt[];
+  /** ISO 8601 UTC. */
+  created_at: string;
+  /** ISO 8601 UTC, null while pending. */
+  completed_at: string | null;
+}
+
+/** Delivery statuses, for filters. */
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+/** Most events one resend call re-sends; the answer says where to continue. */
+export const MAX_RESEND_BATCH = 1000;
+
+const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
+
+function eventName(surface: string, type: string, data: Record<string, unknown>): string {
+  const name = surface === 'B' ? surfaceBEventType(type, data) : surface === 'C' ? surfaceCEventType(type) : surfaceAEventType(type);
+  return name ?? type;
+}
+
+async function liveEndpoint(core: Core, caller: Caller, endpointId: string, surface: WebhookSurface) {
+  const ep = await core.db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'surface'])
+    .where('id', '=', endpointId)
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('surface', '=', surface)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!ep) throw notFound('webhook endpoint', endpointId);
+  return ep;
+}
+
+async function render(core: Core, surface: string, rows: DeliveryRow[]): Promise<WebhookDelivery[]> {
+  const ids = rows.map((r) => r.id);
+  const attempts = ids.length
+    ? await core.db
+        .selectFrom('webhook_attempts')
+        .select(['delivery_id', 'status_code', 'error', 'duration_ms', 'created_at'])
+        .where('delivery_id', 'in', ids)
+        .orderBy('created_at')
+        .orderBy('run')
+        .orderBy('number')
+        .execute()
+    : [];
+  const by = new Map<string, DeliveryAttempt[]>();
+  for (const a of attempts) {
+    const list = by.get(a.delivery_id) ?? [];
+    list.push({
+      number: list.length + 1,
+      attempted_at: asDate(a.created_at).toISOString(),
+      http_status: a.status_code,
+      error: a.error,
+      duration_ms: a.duration_ms,
+    });
+    by.set(a.delivery_id, list);
+  }
+  return rows.map((r) => ({
+    id: r.id,
+    object: 'webhook_delivery',
+    endpoint_id: r.endpoint_id,
+    event_id: r.event_id,
+    event_type: eventName(surface, r.type, r.data),
+    status: r.status,
+    attempts: by.get(r.id) ?? [],
+    created_at: asDate(r.created_at).toISOString(),
+    completed_at: r.completed_at ? asDate(r.completed_at).toISOString() : null,
+  }));
+}
+
+interface DeliveryRow {
+  id: string;
+  endpoint_id: string;
+  event_id: string;
+  type: string;
+  data: Record<string, unknown>;
+  status: 'pending' | 'succeeded' | 'failed';
+  created_at: unknown;
+  completed_at: unknown;
+}
+
+function deliveryQuery(core: Core, endpointId: string) {
+  return core.db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .select(['d.id as id', 'd.endpoint_id', 'd.event_id', 'e.type', 'e.data', 'd.status', 'd.created_at', 'd.completed_at'])
+    .where('d.endpoint_id', '=', endpointId);
+}
+
+/**
+ * Lists an endpoint's deliveries, newest first, in the List envelope, each with its attempts
+ * (docs/webhooks.md "Deliveries"). `status` filters. 404 not_found when the endpoint is not a live
+ * endpoint of the caller's business, environment and surface; 400 on `cursor`.
+ */
+export async function listWebhookDeliveries(
+  core: Core,
+  caller: Caller,
+  endpointId: string,
+  page: { limit: number; cursor?: string; status?: WebhookDelivery['status'] },
+  surface: WebhookSurface = 'A',
+): Promise<ListEnvelope<WebhookDelivery>> {
+  await liveEndpoint(core, caller, endpointId, surface);
+  let q = deliveryQuery(core, endpointId);
+  if (page.status) q = q.where('d.status', '=', page.status);
+  const { rows, next_cursor } = await paginate(q, 'd.id', page);
+  return { data: await render(core, surface, rows as DeliveryRow[]), next_cursor };
+}
+
+/** One delivery of a live endpoint of the caller (404 not_found, param `delivery_id`, otherwise). */
+export async function getWebhookDelivery(core: Core, caller: Caller, endpointId: string, deliveryId: string, surface: WebhookSurface = 'A'): Promise<WebhookDelivery> {
+  await liveEndpoint(core, caller, endpointId, surface);
+  const row = await deliveryQuery(core, endpointId).where('d.id', '=', deliveryId).executeTakeFirst();
+  if (!row) throw notFound('webhook delivery', deliveryId, 'delivery_id');
+  return (await render(core, surface, [row as DeliveryRow]))[0];
+}
+
+/**
+ * Reopens deliveries and records a new delivery-workflow run for each, in one transaction; starts
+ * them after commit (a start lost with the process is made by the workflow-start sweep).
+ */
+async function reopen(core: Core, surface: string, deliveryIds: string[], scope: { businessId: string; environment: Environment }): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  const schedule = surface === 'B' ? surfaceBRetrySchedule() : webhookRetrySchedule(core);
+  const starts: PendingStart[] = [];
+  await core.db.transaction().execute(async (tx) => {
+    for (let i = 0; i < deliveryIds.length; i += 500) {
+      const rows = await tx
+        .updateTable('webhook_deliveries')
+        .set({ status: 'pending', completed_at: null, retry_count: sql<number>`retry_count + 1` })
+        .where('id', 'in', deliveryIds.slice(i, i + 500))
+        .returning(['id', 'retry_count'])
+        .execute();
+      for (const r of rows) {
+        const start: PendingStart = {
+          workflowId: `${r.id}.r${r.retry_count}`,
+          workflowType: WEBHOOK_DELIVERY_WORKFLOW,
+          args: [{ deliveryId: r.id, schedule }],
+          searchAttributes: { BusinessId: scope.businessId, Environment: scope.environment },
+        };
+        await enqueueWorkflowStart(tx, start);
+        starts.push(start);
+      }
+    }
+  });
+  for (const s of starts) {
+    try {
+      await flushWorkflowStart(core, s.workflowId, s);
+    } catch (err) {
+      core.log.warn({ err, workflowId: s.workflowId }, 'webhook re-send start failed; the workflow-start sweep retries it');
+    }
+  }
+}
+
+/**
+ * Sends one delivery's event to its endpoint again, now (docs/webhooks.md "Resend and catch-up"):
+ * whatever its status, the delivery is reopened and a new delivery-workflow run makes the attempts.
+ * Returns the delivery as it stands after reopening (`pending`). 404 not_found (param `id` for the
+ * endpoint, `delivery_id` for the delivery) outside the caller's business, environment and surface.
+ */
+export async function retryWebhookDelivery(core: Core, caller: Caller, endpointId: string, deliveryId: string, surface: WebhookSurface = 'A'): Promise<WebhookDelivery> {
+  await getWebhookDelivery(core, caller, endpointId, deliveryId, surface);
+  await reopen(core, surface, [deliveryId], caller);
+  return getWebhookDelivery(core, caller, endpointId, deliveryId, surface);
+}
+
+/** Result of a resend: how many deliveries were reopened and where to continue. */
+export interface ResendResult {
+  object: 'webhook_resend';
+  endpoint_id: string;
+  /** Deliveries reopened by this call (each event once). */
+  resent: number;
+  /** Their ids, oldest event first. */
+  delivery_ids: string[];
+  /**
+   * When more than {@link MAX_RESEND_BATCH} events matched: the `created_after` to call again
+   * with (ISO 8601); null when this call covered the whole range.
+   */
+  next_created_after: string | null;
+}
+
+/**
+ * The catch-up after an outage (docs/webhooks.md "Resend and catch-up"): re-sends every event of
+ * `[created_after, created_before)` that this endpoint was sent and never acknowledged with a 2xx
+ * (its delivery is `pending` or `failed`), oldest first, at most {@link MAX_RESEND_BATCH} per call.
+ * Events keep their ids. 400 validation_error (`created_after` required, `created_before`), 404
+ * not_found for the endpoint.
+ */
+export async function resendWebhookEvents(
+  core: Core,
+  caller: Caller,
+  endpointId: string,
+  range: { created_after?: string; created_before?: string },
+  surface: WebhookSurface = 'A',
+): Promise<ResendResult> {
+  if (range.created_after === undefined) throw validationError('created_after', 'created_after is required: the start of the range to re-send');
+  await liveEndpoint(core, caller, endpointId, surface);
+  const { after, before } = eventWindow(core, range);
+  let q = core.db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .select(['d.id', 'e.id as event_id', 'e.created_at'])
+    .where('d.endpoint_id', '=', endpointId)
+    .where('d.status', '!=', 'succeeded')
+    .where('e.created_at', '>=', after);
+  if (before) q = q.where('e.created_at', '<', before);
+  const rows = await q.orderBy('e.created_at').orderBy('e.id').limit(MAX_RESEND_BATCH + 1).execute();
+  const more = rows.length > MAX_RESEND_BATCH;
+  const batch = more ? rows.slice(0, MAX_RESEND_BATCH) : rows;
+  await reopen(core, surface, batch.map((r) => r.id), caller);
+  return {
+    object: 'webhook_resend',
+    endpoint_id: endpointId,
+    resent: batch.length,
+    delivery_ids: batch.map((r) => r.id),
+    next_created_after: more ? asDate(rows[MAX_RESEND_BATCH].created_at).toISOString() : null,
+  };
+}
