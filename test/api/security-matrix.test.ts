@@ -65,6 +65,7 @@ const A_ID_SEGMENTS: Record<string, string> = {
   deposits: 'deposit',
   'payment-links': 'payment_link',
   'payment-requests': 'payment_request',
+  'api-keys': 'api_key',
 };
 
 const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
@@ -108,7 +109,9 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
           items: [{ channel: 'service_user_usdc', source_amount: '1.00', recipient: { type: 'service_user', handle: '@item' } }],
         }, 201);
         const items = await ok('GET', `${base}/disbursements/${disbursement.id}/items`, key, undefined, 200);
+        const apiKey = await ok('POST', `${base}/api-keys`, key, { name: 'Matrix member' }, 201);
         out[env] = {
+          api_key: apiKey.id,
           // The live environment has no rail, so no live payout can exist: business 1's sandbox
           // payout stands in (another business's id, and another environment's).
           payout: payout.id,

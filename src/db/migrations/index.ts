@@ -11,6 +11,7 @@ import * as m0020cf from './0020_claim_flow';
 import * as m0020 from './0020_contact_recipients';
 import * as m0020rl from './0020_rate_limits';
 import * as m0030 from './0030_notifications';
+import * as m0051 from './0051_api_key_lifecycle';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -26,6 +27,7 @@ export const migrations: Record<string, Migration> = {
   '0020_contact_recipients': m0020,
   '0020_rate_limits': m0020rl,
   '0030_notifications': m0030,
+  '0051_api_key_lifecycle': m0051,
 };
 
 /** Static provider (no filesystem scan), so bundlers and tsx see every migration. */
