@@ -10,8 +10,10 @@
  * 3. the surface's own error renderer ({@link ErrorVocabulary}) for everything thrown: core
  *    `ApiError`s, zod validation failures (400 `validation_error` naming the `param`), unknown errors
  *    (500 `internal_error`, logged with the request id);
- * 4. the surface's routes (`register`), then its OpenAPI 3.1 document at `openapi.json`, with the
- *    bearer security scheme and the surface's error schema as the `Error` component.
+ * 4. the surface's routes (`register`), each with a unique camelCase `operationId` (checked by
+ *    {@link checkOperationIds}: a route without one fails at start-up), then its OpenAPI 3.1
+ *    document at `openapi.json`, with the bearer security scheme and the surface's error schema
+ *    as the `Error` component.
  *
  * ## How a new surface plugs in (Surface B shown; C is the same with `/guide/v1`)
  * 1. `src/api/surface-b/errors.ts`: the error vocabulary, one place mapping the core's codes to this
@@ -31,7 +33,8 @@
  * 2. `src/api/surface-b/schemas.ts`: the shared wire schemas of the surface (amount, ids,
  *    timestamps, list envelope), re-exporting the error schema and `errorResponses`.
  * 3. One route module per resource (`src/api/surface-b/disbursements.ts`, ...): its `createRoute`
- *    definitions, `export type` of its request and response bodies (`z.infer` of the schemas), and
+ *    definitions (each with a unique camelCase `operationId`, verb first: `listDisbursements`),
+ *    `export type` of its request and response bodies (`z.infer` of the schemas), and
  *    `export function registerDisbursementRoutes(app: SurfaceRouter)`. Handlers call src/core and
  *    render; no `any`, no casts to `never`.
  * 4. `src/api/surface-b/index.ts`:
@@ -189,6 +192,31 @@ export function createSurfaceRouter(): SurfaceRouter {
   });
 }
 
+/** An operationId as generators want it: camelCase, verb first (`listPayouts`, `createPayout`). */
+export const OPERATION_ID_PATTERN = /^[a-z][a-zA-Z0-9]*$/;
+
+/**
+ * Throws when an operation registered on `app` has no `operationId`, one that is not camelCase, or
+ * one another operation of the same document already has (docs/api-keys.md "Operation ids": SDK
+ * generators name their methods after them, so they are required and stable). Called by
+ * {@link buildSurfaceApp} once the routes are registered, so a route without one fails at start-up
+ * and in every test.
+ */
+export function checkOperationIds(app: SurfaceRouter, documentName: string): void {
+  const seen = new Map<string, string>();
+  for (const def of app.openAPIRegistry.definitions) {
+    if (def.type !== 'route') continue;
+    const where = `${def.route.method.toUpperCase()} ${def.route.path}`;
+    const id = def.route.operationId;
+    if (!id || !OPERATION_ID_PATTERN.test(id)) {
+      throw new Error(`${documentName}: ${where} needs an operationId in camelCase, verb first (e.g. listPayouts), in its createRoute({...})`);
+    }
+    const other = seen.get(id);
+    if (other) throw new Error(`${documentName}: operationId '${id}' of ${where} is already used by ${other}`);
+    seen.set(id, where);
+  }
+}
+
 /** The app of surface `def` in `environment`, to be mounted at its base address (see the module docstring). */
 export function buildSurfaceApp(def: SurfaceDefinition, environment: Environment): SurfaceRouter {
   const app = createSurfaceRouter();
@@ -207,6 +235,7 @@ export function buildSurfaceApp(def: SurfaceDefinition, environment: Environment
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   def.register(app, environment);
+  checkOperationIds(app, `${def.name} (${environment})`);
   // Served with the responses every operation can give (src/api/openapi-common.ts).
   const documentConfig = {
     openapi: '3.1.0',

@@ -1,50 +1,10 @@
 import { ApiError } from '../domain/errors';
-import { newId, randomToken } from '../domain/ids';
-import type { DbOrTx, Environment } from '../db/schema';
-import { hashKey } from '../domain/api-keys';
+import { newId } from '../domain/ids';
+import type { DbOrTx } from '../db/schema';
+import { issueKey } from './api-keys';
 
-/** A freshly issued API key: the secret is returned once and stored only as its SHA-256. */
-export interface IssuedKey {
-  id: string;
-  key: string;
-  prefix: string;
-}
-
-/**
- * Issues an API key of `environment` for a business (`sk_test_…` sandbox, `sk_live_…` live;
- * spec "Authentication"). Stores the hash and a display prefix (docs/architecture.md "Money rules", rule 8).
- */
-export async function issueKey(
-  db: DbOrTx,
-  input: {
-    businessId: string;
-    environment: Environment;
-    name: string;
-    role: 'owner' | 'member';
-    policy?: Record<string, unknown> | null;
-    createdByKeyId?: string | null;
-  },
-): Promise<IssuedKey> {
-  const key = `${input.environment === 'live' ? 'sk_live_' : 'sk_test_'}${randomToken(24)}`;
-  const id = newId('key');
-  const prefix = key.slice(0, 12);
-  await db
-    .insertInto('api_keys')
-    .values({
-      id,
-      business_id: input.businessId,
-      environment: input.environment,
-      name: input.name,
-      key_hash: hashKey(key),
-      prefix,
-      role: input.role,
-      policy: JSON.stringify(input.policy ?? null) as any,
-      created_by_key_id: input.createdByKeyId ?? null,
-      revoked_at: null,
-    })
-    .execute();
-  return { id, key, prefix };
-}
+/** Keys are issued by src/core/api-keys.ts, the one writer of `api_keys`; re-exported for existing imports. */
+export { issueKey, type IssuedKey } from './api-keys';
 
 /**
  * Creates a business with an owner key in each environment (the operator's `admin business

@@ -1,5 +1,8 @@
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
+import pino from 'pino';
 import { loadConfig } from '../config';
+import { revokeApiKeyAsOperator } from '../core/api-keys';
 import { createBusiness, verifyBusiness } from '../core/businesses';
 import { migrate, openDb } from '../db/connection';
 import { PgliteLockedError } from '../db/pglite-lock';
@@ -11,6 +14,11 @@ import { join, resolve } from 'node:path';
  * `{"business_id": "...", "keys": {"sandbox": "sk_test_...", "live": "sk_live_..."}}`.
  * `npm run admin -- business verify <business_id> [--json]`: marks the business verified
  * (withdrawals and virtual accounts need it); prints `{"business_id": "...", "verified": true}`.
+ * `npm run admin -- key revoke <key_id> [--force] [--json]`: revokes an API key at once (the next
+ * request with it, on any API process, is 401 api_key_revoked; docs/api-keys.md "Operators"). The
+ * last owner key of a business and environment is refused (exit 1, code last_owner_key) unless
+ * `--force`. Writes one audit log line (JSON, stderr: `"msg":"api key revoked by operator"` with
+ * key_id, business_id, environment, operator, forced) and prints the key record (never its secret).
  * Uses DATABASE_URL, or the PGlite data of DATA_DIR when `npm run dev` is not running: while it
  * is, the directory is locked (src/db/pglite-lock.ts) and this refuses with exit code 3 and a
  * message naming the process that holds it; it never opens the directory beside it.
@@ -20,18 +28,22 @@ const { positionals, values } = parseArgs({
   options: {
     name: { type: 'string' },
     verified: { type: 'boolean', default: false },
+    force: { type: 'boolean', default: false },
     approvals: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
 const usage =
   'usage: npm run admin -- business create --name <name> [--verified] [--approvals N] [--json]\n' +
-  '       npm run admin -- business verify <business_id> [--json]';
+  '       npm run admin -- business verify <business_id> [--json]\n' +
+  '       npm run admin -- key revoke <key_id> [--force] [--json]';
 const verify = positionals[0] === 'business' && positionals[1] === 'verify' && !!positionals[2];
-if (!verify && (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name)) {
+const revokeKey = positionals[0] === 'key' && positionals[1] === 'revoke' && !!positionals[2];
+if (!verify && !revokeKey && (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name)) {
   console.error(usage);
   process.exit(2);
 }
+let exitCode = 0;
 const config = loadConfig();
 let db: Awaited<ReturnType<typeof openDb>>;
 try {
@@ -45,10 +57,25 @@ try {
 }
 try {
   await migrate(db);
-  if (verify) {
+  if (revokeKey) {
+    const audit = pino({ base: { component: 'admin' } }, pino.destination(2));
+    const r = await revokeApiKeyAsOperator(db, positionals[2], { force: values.force }).catch((err: Error & { code?: string }) => {
+      console.error(`${err.code ? `${err.code}: ` : ''}${err.message}${err.code === 'last_owner_key' ? ' (pass --force to revoke it anyway)' : ''}`);
+      exitCode = 1;
+      return null;
+    });
+    if (r) {
+      audit.info(
+        { key_id: r.id, business_id: r.business_id, environment: r.environment, operator: userInfo().username, forced: values.force, revoked_at: r.revoked_at },
+        'api key revoked by operator',
+      );
+      audit.flush();
+      console.log(values.json ? JSON.stringify(r) : `api key ${r.id} (${r.prefix}…${r.last4 ?? ''}) of business ${r.business_id} revoked at ${r.revoked_at}`);
+    }
+  } else if (verify) {
     const r = await verifyBusiness(db, positionals[2]).catch((err: Error) => {
       console.error(err.message);
-      process.exitCode = 1;
+      exitCode = 1;
       return null;
     });
     if (r) console.log(values.json ? JSON.stringify(r) : `business ${r.business_id} verified`);
@@ -68,3 +95,5 @@ try {
 } finally {
   await db.destroy();
 }
+// Closing PGlite can reset process.exitCode; exit with the code decided above.
+process.exit(exitCode);

@@ -68,6 +68,7 @@ const A_ID_SEGMENTS: Record<string, string> = {
   'payment-links': 'payment_link',
   'payment-requests': 'payment_request',
   events: 'event',
+  'api-keys': 'api_key',
 };
 
 const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
@@ -121,7 +122,9 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
           .insertInto('webhook_deliveries')
           .values({ id: deliveryId, business_id: biz.id, environment: env, event_id: eventId!, endpoint_id: webhook.id, status: 'failed', attempt_count: 1, last_status_code: 500, completed_at: new Date() })
           .execute();
+        const apiKey = await ok('POST', `${base}/api-keys`, key, { name: 'Matrix member' }, 201);
         out[env] = {
+          api_key: apiKey.id,
           // The live environment has no rail, so no live payout can exist: business 1's sandbox
           // payout stands in (another business's id, and another environment's).
           payout: payout.id,

@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from 'hono';
+import { authenticateKey } from '../../core/api-keys';
 import { hashKey } from '../../domain/api-keys';
 import { ApiError } from '../../domain/errors';
 import type { AppEnv } from '../types';
@@ -13,13 +14,16 @@ export function keyEnvironment(key: string): 'sandbox' | 'live' | null {
   return null;
 }
 
-const unauthorized = (code: 'authentication_required' | 'invalid_api_key' | 'api_key_revoked' | 'environment_mismatch', message: string) =>
+const unauthorized = (code: 'authentication_required' | 'invalid_api_key' | 'environment_mismatch', message: string) =>
   new ApiError(401, code, message, null);
 
 /**
  * Bearer authentication (spec "Authentication"): resolves the key to its business, environment and
- * role. 401 with a code that says why: authentication_required (no header), invalid_api_key
- * (unknown), api_key_revoked, environment_mismatch (a sk_live_ key on a sandbox address or back).
+ * role, through src/core/api-keys.ts `authenticateKey` (a PostgreSQL lookup on every request, no
+ * cache, so a revocation holds on every API process at once; docs/api-keys.md). 401 with a code
+ * that says why: authentication_required (no header), invalid_api_key (unknown), api_key_revoked,
+ * api_key_expired (a rolled key past its grace period), environment_mismatch (a sk_live_ key on a
+ * sandbox address or back).
  */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header('Authorization');
@@ -36,20 +40,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
         : 'This is a live address and the key is a sandbox key (sk_test_…); use a sk_live_ key or the sandbox address',
     );
   }
-  const row = await c
-    .get('core')
-    .db.selectFrom('api_keys')
-    .select(['id', 'business_id', 'environment', 'role', 'policy', 'revoked_at'])
-    .where('key_hash', '=', hashKey(key))
-    .executeTakeFirst();
-  if (!row || !keyEnv) throw unauthorized('invalid_api_key', 'The API key is not valid');
-  if (row.revoked_at) throw unauthorized('api_key_revoked', 'The API key was revoked');
-  c.set('caller', {
-    businessId: row.business_id,
-    environment: row.environment,
-    keyId: row.id,
-    role: row.role,
-    policy: row.policy,
-  });
+  if (!keyEnv) throw unauthorized('invalid_api_key', 'The API key is not valid');
+  c.set('caller', await authenticateKey(c.get('core'), key));
   await next();
 };

@@ -1,12 +1,23 @@
 /**
- * Surface A API keys (spec "Endpoints": `POST /api-keys`, owner only; "Authentication" 3-5).
- * Parses and renders; src/core/api-keys.ts validates and issues.
+ * Surface A API keys (spec "Endpoints": `POST /api-keys`, owner only; "Authentication" 3-5;
+ * docs/api-keys.md: list, revoke, roll). Parses and renders; src/core/api-keys.ts validates,
+ * issues, revokes and rolls.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { createApiKey } from '../../core/api-keys';
+import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../../core/api-keys';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
-import { AUTH_ERRORS, AmountInputSchema, DateTimeSchema, errorResponses, idempotencyHeaders, jsonContent } from './schemas';
+import {
+  AUTH_ERRORS,
+  AmountInputSchema,
+  DateTimeSchema,
+  errorResponses,
+  idempotencyHeaders,
+  idParam,
+  jsonContent,
+  listEnvelope,
+  pageQuery,
+} from './schemas';
 
 const PolicySchema = z
   .object({
@@ -25,25 +36,55 @@ const ApiKeyCreateSchema = z
   })
   .openapi('ApiKeyCreate');
 
+const ApiKeyFields = {
+  id: z.string().openapi({ example: 'key_01k0000000000000000000000' }),
+  object: z.literal('api_key'),
+  name: z.string(),
+  prefix: z.string().openapi({ description: 'First 12 characters of the key, for display', example: 'sk_test_Ab12' }),
+  last4: z
+    .string()
+    .nullable()
+    .openapi({ description: 'Last four characters of the key, for display; null for keys issued before they were recorded', example: 'x9Qz' }),
+  role: z.enum(['owner', 'member']).openapi({ description: 'owner: may also create, revoke and roll keys' }),
+  policy: PolicySchema.nullable(),
+  created_at: DateTimeSchema,
+  last_used_at: DateTimeSchema.nullable().openapi({ description: 'Last authenticated request (recorded at most once a minute per key)' }),
+  expires_at: DateTimeSchema.nullable().openapi({ description: 'When a rolled key stops working (then 401 api_key_expired); null: no expiry' }),
+  revoked_at: DateTimeSchema.nullable().openapi({ description: 'When the key was revoked (then 401 api_key_revoked); null: not revoked' }),
+};
+
 const ApiKeySchema = z
+  .object(ApiKeyFields)
+  .openapi('ApiKey', { description: 'An API key without its secret: only its prefix and last four characters are ever shown again' });
+
+const CreatedApiKeySchema = z
   .object({
-    id: z.string().openapi({ example: 'key_01k0000000000000000000000' }),
-    object: z.literal('api_key'),
-    name: z.string(),
+    ...ApiKeyFields,
     key: z.string().optional().openapi({
       description:
         'The secret key. Returned once, in the first response only: an idempotent replay (Idempotent-Replayed: true) ' +
         'answers without it and says so in the header Secret-Omitted: key.',
       example: 'sk_test_…',
     }),
-    prefix: z.string().openapi({ description: 'Display prefix of the key', example: 'sk_test_Ab12' }),
-    role: z.literal('member'),
-    policy: PolicySchema.nullable(),
-    created_at: DateTimeSchema,
   })
-  .openapi('ApiKey');
+  .openapi('CreatedApiKey');
+
+const ApiKeyListSchema = listEnvelope(ApiKeySchema).openapi('ApiKeyList');
+
+const RollApiKeySchema = z
+  .object({
+    expires_in: z.string().nullable().optional().openapi({
+      description: 'How long the old key keeps working, an ISO 8601 duration of at most P7D; omitted or null: the old key is revoked now',
+      example: 'PT24H',
+    }),
+  })
+  .strict()
+  .openapi('ApiKeyRoll');
+
+const keyIdParams = z.object({ id: idParam('id', 'key_01k0000000000000000000000') });
 
 const createApiKeyRoute = createRoute({
+  operationId: 'createApiKey',
   method: 'post',
   path: '/api-keys',
   tags: ['API keys'],
@@ -58,7 +99,7 @@ const createApiKeyRoute = createRoute({
     body: { required: true, content: jsonContent(ApiKeyCreateSchema) },
   },
   responses: {
-    201: { description: 'The key, with its secret (shown this once)', content: jsonContent(ApiKeySchema) },
+    201: { description: 'The key, with its secret (shown this once)', content: jsonContent(CreatedApiKeySchema) },
     ...errorResponses({
       400: 'validation_error (param name, policy.<field>, policy.channels.<i>)',
       ...AUTH_ERRORS,
@@ -68,15 +109,92 @@ const createApiKeyRoute = createRoute({
   },
 });
 
+const listApiKeysRoute = createRoute({
+  operationId: 'listApiKeys',
+  method: 'get',
+  path: '/api-keys',
+  tags: ['API keys'],
+  summary: 'List API keys',
+  description:
+    'Every key of the business in this environment, revoked and expired ones included, newest first. ' +
+    'Never the secret: each key shows its prefix and last four characters.',
+  request: { query: z.object(pageQuery) },
+  responses: {
+    200: { description: 'List envelope', content: jsonContent(ApiKeyListSchema) },
+    ...errorResponses({ 400: 'validation_error (limit, cursor)', ...AUTH_ERRORS }),
+  },
+});
+
+const revokeApiKeyRoute = createRoute({
+  operationId: 'revokeApiKey',
+  method: 'delete',
+  path: '/api-keys/{id}',
+  tags: ['API keys'],
+  summary: 'Revoke an API key (owner only)',
+  description:
+    'The key stops working at once: the next request with it, on any API process, is 401 api_key_revoked. ' +
+    'Revoking a revoked key returns it unchanged. The last owner key of the business cannot be revoked (roll it instead).',
+  request: { params: keyIdParams },
+  responses: {
+    200: { description: 'The revoked key', content: jsonContent(ApiKeySchema) },
+    ...errorResponses({
+      ...AUTH_ERRORS,
+      403: 'permission_denied: only the owner key revokes keys',
+      404: 'not_found (param id): no such key in this business and environment',
+      409: 'last_owner_key (param id): the last owner key that stays cannot be revoked',
+    }),
+  },
+});
+
+const rollApiKeyRoute = createRoute({
+  operationId: 'rollApiKey',
+  method: 'post',
+  path: '/api-keys/{id}/roll',
+  tags: ['API keys'],
+  summary: 'Roll an API key (owner only)',
+  description:
+    'Issues a replacement with the same name, role and policy (its secret shown this once). The old key keeps working for ' +
+    'expires_in (at most P7D), then answers 401 api_key_expired; without expires_in it is revoked now. ' +
+    'Send an Idempotency-Key: a retry then never mints a second replacement.',
+  middleware: [idempotency('A', { secretFields: ['key'] })] as const,
+  request: {
+    headers: idempotencyHeaders('Makes a retried request safe: a retry never mints a second replacement'),
+    params: keyIdParams,
+    body: { required: false, content: jsonContent(RollApiKeySchema) },
+  },
+  responses: {
+    201: { description: 'The replacement key, with its secret (shown this once)', content: jsonContent(CreatedApiKeySchema) },
+    ...errorResponses({
+      400: 'validation_error (param expires_in)',
+      ...AUTH_ERRORS,
+      403: 'permission_denied: only the owner key rolls keys',
+      404: 'not_found (param id): no such key in this business and environment',
+      409: 'api_key_inactive (param id): the key is revoked, expired or already rolled; idempotency_conflict or idempotency_in_flight',
+    }),
+  },
+});
+
 /** Request body of `POST /api-keys`. */
 export type ApiKeyCreateBody = z.infer<typeof ApiKeyCreateSchema>;
-/** Response body of `POST /api-keys` (the secret `key` is shown this once). */
-export type ApiKeyResponse = z.infer<typeof ApiKeySchema>;
+/** Response body of `POST /api-keys` and `POST /api-keys/{id}/roll` (the secret `key` is shown this once). */
+export type ApiKeyResponse = z.infer<typeof CreatedApiKeySchema>;
+/** A key without its secret, as in `GET /api-keys` and `DELETE /api-keys/{id}`. */
+export type ApiKeyRecordResponse = z.infer<typeof ApiKeySchema>;
+/** Response body of `GET /api-keys`. */
+export type ApiKeyListResponse = z.infer<typeof ApiKeyListSchema>;
+/** Request body of `POST /api-keys/{id}/roll`. */
+export type ApiKeyRollBody = z.infer<typeof RollApiKeySchema>;
 
-/** Registers `POST /api-keys` on the Surface A app. */
+/** Registers `POST /api-keys`, `GET /api-keys`, `DELETE /api-keys/{id}` and `POST /api-keys/{id}/roll` on the Surface A app. */
 export function registerApiKeyRoutes(app: SurfaceRouter): void {
   app.openapi(createApiKeyRoute, async (c) => {
     const body = c.req.valid('json');
     return c.json(await createApiKey(c.get('core'), c.get('caller'), body), 201);
+  });
+  app.openapi(listApiKeysRoute, async (c) => c.json(await listApiKeys(c.get('core'), c.get('caller'), c.req.valid('query')), 200));
+  app.openapi(revokeApiKeyRoute, async (c) => c.json(await revokeApiKey(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
+  app.openapi(rollApiKeyRoute, async (c) => {
+    const body = c.req.header('Content-Type')?.includes('json') ? c.req.valid('json') : {};
+    return c.json(await rollApiKey(c.get('core'), c.get('caller'), c.req.valid('param').id, body ?? {}), 201);
   });
 }

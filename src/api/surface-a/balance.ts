@@ -23,6 +23,7 @@ export const BalanceSchema = z
 export type BalanceResponse = z.infer<typeof BalanceSchema>;
 
 const getBalanceRoute = createRoute({
+  operationId: 'getBalance',
   method: 'get',
   path: '/balance',
   tags: ['Balance'],

@@ -80,6 +80,7 @@ export type ChannelResponse = z.infer<typeof ChannelSchema>;
 export type ChannelRequirementsResponse = z.infer<typeof ChannelRequirementsSchema>;
 
 const listRoute = createRoute({
+  operationId: 'listChannels',
   method: 'get',
   path: '/channels',
   tags: ['Channels'],
@@ -98,6 +99,7 @@ const listRoute = createRoute({
 });
 
 const requirementsRoute = createRoute({
+  operationId: 'getChannelRequirements',
   method: 'get',
   path: '/channels/{channel}/requirements',
   tags: ['Channels'],

@@ -45,6 +45,7 @@ export const DepositSchema = z
   .openapi('Deposit');
 
 const listRouteDef = createRoute({
+  operationId: 'listDeposits',
   method: 'get',
   path: '/deposits',
   tags: ['Deposits'],
@@ -68,6 +69,7 @@ const listRouteDef = createRoute({
 });
 
 const getRouteDef = createRoute({
+  operationId: 'getDeposit',
   method: 'get',
   path: '/deposits/{id}',
   tags: ['Deposits'],
@@ -81,6 +83,7 @@ const getRouteDef = createRoute({
 });
 
 const sandboxRouteDef = createRoute({
+  operationId: 'createSandboxDeposit',
   method: 'post',
   path: '/sandbox/deposits',
   tags: ['Sandbox'],

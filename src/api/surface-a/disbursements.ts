@@ -149,6 +149,7 @@ const json = <T extends z.ZodTypeAny>(schema: T, description: string) => ({
 const ERR_404 = { 404: 'not_found: no such disbursement (or item) in this business and environment' } as const;
 
 const createRouteDef = createRoute({
+  operationId: 'createDisbursement',
   method: 'post',
   path: '/disbursements',
   tags: [TAG],
@@ -175,6 +176,7 @@ const createRouteDef = createRoute({
 });
 
 const getRouteDef = createRoute({
+  operationId: 'getDisbursement',
   method: 'get',
   path: '/disbursements/{id}',
   tags: [TAG],
@@ -184,6 +186,7 @@ const getRouteDef = createRoute({
 });
 
 const listItemsRouteDef = createRoute({
+  operationId: 'listDisbursementItems',
   method: 'get',
   path: '/disbursements/{id}/items',
   tags: [TAG],
@@ -200,6 +203,7 @@ const listItemsRouteDef = createRoute({
 });
 
 const patchItemRouteDef = createRoute({
+  operationId: 'updateDisbursementItem',
   method: 'patch',
   path: '/disbursements/{id}/items/{item_id}',
   tags: [TAG],
@@ -219,6 +223,7 @@ const patchItemRouteDef = createRoute({
 });
 
 const importRouteDef = createRoute({
+  operationId: 'importDisbursementItems',
   method: 'post',
   path: '/disbursements/{id}/items/import',
   tags: [TAG],
@@ -257,9 +262,10 @@ const importRouteDef = createRoute({
   },
 });
 
-/** A POST operation on a disbursement with no body (submit, launch, pause, resume, retry-failed). */
-function actionRoute(path: string, summary: string, description: string, errors: Record<number, string>) {
+/** A POST operation on a disbursement with no body (submit, launch, pause, resume, retry-failed), named `operationId`. */
+function actionRoute(operationId: string, path: string, summary: string, description: string, errors: Record<number, string>) {
   return createRoute({
+    operationId,
     method: 'post',
     path,
     tags: [TAG],
@@ -271,12 +277,14 @@ function actionRoute(path: string, summary: string, description: string, errors:
 }
 
 const submitRouteDef = actionRoute(
+  'submitDisbursementForApproval',
   '/disbursements/{id}/submit-for-approval',
   'Submit for approval',
   'ready -> awaiting_approval; event disbursement.awaiting_approval. The submitting key can never approve this disbursement.',
   { 409: 'items_need_review; invalid_state (no items, or not drafting)' },
 );
 const launchRouteDef = actionRoute(
+  'launchDisbursement',
   '/disbursements/{id}/launch',
   'Launch',
   'Holds the batch total, starts the batch (processing) and emits disbursement.launched. ' +
@@ -284,11 +292,12 @@ const launchRouteDef = actionRoute(
     'or when the balance does not cover the batch (402 insufficient_balance).',
   { 402: 'insufficient_balance', 409: 'items_need_review; approval_required; invalid_state' },
 );
-const pauseRouteDef = actionRoute('/disbursements/{id}/pause', 'Pause', 'No new item starts; items in flight finish.', {
+const pauseRouteDef = actionRoute('pauseDisbursement', '/disbursements/{id}/pause', 'Pause', 'No new item starts; items in flight finish.', {
   409: 'invalid_state: not processing',
 });
-const resumeRouteDef = actionRoute('/disbursements/{id}/resume', 'Resume', 'Items start again.', { 409: 'invalid_state: not paused' });
+const resumeRouteDef = actionRoute('resumeDisbursement', '/disbursements/{id}/resume', 'Resume', 'Items start again.', { 409: 'invalid_state: not paused' });
 const retryRouteDef = actionRoute(
+  'retryFailedDisbursementItems',
   '/disbursements/{id}/items/retry-failed',
   'Retry failed items',
   'Every failed item whose failure code is retryable (provider_timeout), or which was corrected since it failed, gets a new ' +
@@ -297,6 +306,7 @@ const retryRouteDef = actionRoute(
 );
 
 const approveRouteDef = createRoute({
+  operationId: 'approveDisbursementRevision',
   method: 'post',
   path: '/disbursements/{id}/approvals/{revision_id}/approve',
   tags: [TAG],
@@ -317,6 +327,7 @@ const approveRouteDef = createRoute({
 });
 
 const rejectRouteDef = createRoute({
+  operationId: 'rejectDisbursementRevision',
   method: 'post',
   path: '/disbursements/{id}/approvals/{revision_id}/reject',
   tags: [TAG],
@@ -336,6 +347,7 @@ const rejectRouteDef = createRoute({
 });
 
 const exportRouteDef = createRoute({
+  operationId: 'exportDisbursementCsv',
   method: 'get',
   path: '/disbursements/{id}/export.csv',
   tags: [TAG],

@@ -36,6 +36,7 @@ const Methods = z.array(z.enum(PAYMENT_METHOD_TYPES)).min(1);
 const IdParam = z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' } }) });
 
 const createDef = createRoute({
+  operationId: 'createPaymentLink',
   method: 'post',
   path: '/payment-links',
   tags: ['Payment links'],
@@ -64,6 +65,7 @@ const createDef = createRoute({
 });
 
 const listDef = createRoute({
+  operationId: 'listPaymentLinks',
   method: 'get',
   path: '/payment-links',
   tags: ['Payment links'],
@@ -80,6 +82,7 @@ const listDef = createRoute({
 });
 
 const getDef = createRoute({
+  operationId: 'getPaymentLink',
   method: 'get',
   path: '/payment-links/{id}',
   tags: ['Payment links'],
@@ -93,6 +96,7 @@ const getDef = createRoute({
 });
 
 const patchDef = createRoute({
+  operationId: 'updatePaymentLink',
   method: 'patch',
   path: '/payment-links/{id}',
   tags: ['Payment links'],

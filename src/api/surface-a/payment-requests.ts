@@ -32,6 +32,7 @@ export const PaymentRequestSchema = z
   .openapi('PaymentRequest');
 
 const createDef = createRoute({
+  operationId: 'createPaymentRequest',
   method: 'post',
   path: '/payment-requests',
   tags: ['Payment requests'],
@@ -66,6 +67,7 @@ const createDef = createRoute({
 });
 
 const getDef = createRoute({
+  operationId: 'getPaymentRequest',
   method: 'get',
   path: '/payment-requests/{id}',
   tags: ['Payment requests'],
@@ -79,6 +81,7 @@ const getDef = createRoute({
 });
 
 const listDef = createRoute({
+  operationId: 'listPaymentRequests',
   method: 'get',
   path: '/payment-requests',
   tags: ['Payment requests'],

@@ -19,6 +19,7 @@ const decisionErrors = {
 };
 
 const approveDef = createRoute({
+  operationId: 'approvePayout',
   method: 'post',
   path: '/payouts/{id}/approve',
   tags: ['Payouts'],
@@ -31,6 +32,7 @@ const approveDef = createRoute({
 });
 
 const rejectDef = createRoute({
+  operationId: 'rejectPayout',
   method: 'post',
   path: '/payouts/{id}/reject',
   tags: ['Payouts'],

@@ -128,6 +128,7 @@ export type ReceiptResponse = z.infer<typeof Receipt>;
 // Routes
 
 const createPayoutRoute = createRoute({
+  operationId: 'createPayout',
   method: 'post',
   path: '/payouts',
   tags: ['Payouts'],
@@ -155,6 +156,7 @@ const createPayoutRoute = createRoute({
 });
 
 const listPayoutsRoute = createRoute({
+  operationId: 'listPayouts',
   method: 'get',
   path: '/payouts',
   tags: ['Payouts'],
@@ -175,6 +177,7 @@ const listPayoutsRoute = createRoute({
 });
 
 const getPayoutRoute = createRoute({
+  operationId: 'getPayout',
   method: 'get',
   path: '/payouts/{id}',
   tags: ['Payouts'],
@@ -188,6 +191,7 @@ const getPayoutRoute = createRoute({
 });
 
 const receiptRoute = createRoute({
+  operationId: 'getPayoutReceipt',
   method: 'get',
   path: '/payouts/{id}/receipt',
   tags: ['Payouts'],

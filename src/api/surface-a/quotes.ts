@@ -65,6 +65,7 @@ export type QuoteCreateBody = z.infer<typeof QuoteCreateSchema>;
 export type QuoteResponse = z.infer<typeof QuoteSchema>;
 
 const createQuoteRoute = createRoute({
+  operationId: 'createQuote',
   method: 'post',
   path: '/quotes',
   tags: ['Quotes'],

@@ -192,6 +192,7 @@ export type RecipientCheckQuery = z.infer<typeof RecipientCheckQuerySchema>;
 export type ReceivabilityResponse = z.infer<typeof ReceivabilitySchema>;
 
 const createRecipientRoute = createRoute({
+  operationId: 'createRecipient',
   method: 'post',
   path: '/recipients',
   tags: ['Recipients'],
@@ -216,6 +217,7 @@ const createRecipientRoute = createRoute({
 });
 
 const listRecipientsRoute = createRoute({
+  operationId: 'listRecipients',
   method: 'get',
   path: '/recipients',
   tags: ['Recipients'],
@@ -239,6 +241,7 @@ const listRecipientsRoute = createRoute({
 });
 
 const checkRoute = createRoute({
+  operationId: 'checkRecipient',
   method: 'get',
   path: '/recipients/check',
   tags: ['Recipients'],
@@ -253,6 +256,7 @@ const checkRoute = createRoute({
 });
 
 const getRecipientRoute = createRoute({
+  operationId: 'getRecipient',
   method: 'get',
   path: '/recipients/{id}',
   tags: ['Recipients'],
@@ -265,6 +269,7 @@ const getRecipientRoute = createRoute({
 });
 
 const updateRecipientRoute = createRoute({
+  operationId: 'updateRecipient',
   method: 'patch',
   path: '/recipients/{id}',
   tags: ['Recipients'],
@@ -283,6 +288,7 @@ const updateRecipientRoute = createRoute({
 });
 
 const deleteRecipientRoute = createRoute({
+  operationId: 'deleteRecipient',
   method: 'delete',
   path: '/recipients/{id}',
   tags: ['Recipients'],

@@ -37,6 +37,7 @@ export type SandboxFundBody = z.infer<typeof SandboxFundSchema>;
 export type SandboxClaimBody = z.infer<typeof SandboxClaimSchema>;
 
 const fundRoute = createRoute({
+  operationId: 'fundSandboxBalance',
   method: 'post',
   path: '/sandbox/fund',
   tags: ['Sandbox'],
@@ -50,6 +51,7 @@ const fundRoute = createRoute({
 });
 
 const claimRoute = createRoute({
+  operationId: 'claimSandboxPayout',
   method: 'post',
   path: '/sandbox/payouts/{id}/claim',
   tags: ['Sandbox'],

@@ -33,6 +33,7 @@ export const VirtualAccountSchema = z
   .openapi('VirtualAccount');
 
 const createRouteDef = createRoute({
+  operationId: 'createVirtualAccount',
   method: 'post',
   path: '/virtual-accounts',
   tags: ['Virtual accounts'],
@@ -62,6 +63,7 @@ const createRouteDef = createRoute({
 });
 
 const listRouteDef = createRoute({
+  operationId: 'listVirtualAccounts',
   method: 'get',
   path: '/virtual-accounts',
   tags: ['Virtual accounts'],
@@ -78,6 +80,7 @@ const listRouteDef = createRoute({
 });
 
 const getRouteDef = createRoute({
+  operationId: 'getVirtualAccount',
   method: 'get',
   path: '/virtual-accounts/{id}',
   tags: ['Virtual accounts'],

@@ -45,6 +45,7 @@ const CreateWebhookBody = z
   .openapi('WebhookEndpointCreate');
 
 const createWebhookRoute = createRoute({
+  operationId: 'createWebhookEndpoint',
   method: 'post',
   path: '/webhooks',
   tags: ['Webhooks'],
@@ -65,6 +66,7 @@ const createWebhookRoute = createRoute({
 });
 
 const listWebhooksRoute = createRoute({
+  operationId: 'listWebhookEndpoints',
   method: 'get',
   path: '/webhooks',
   tags: ['Webhooks'],
@@ -78,6 +80,7 @@ const listWebhooksRoute = createRoute({
 });
 
 const deleteWebhookRoute = createRoute({
+  operationId: 'deleteWebhookEndpoint',
   method: 'delete',
   path: '/webhooks/{id}',
   tags: ['Webhooks'],

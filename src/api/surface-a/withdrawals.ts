@@ -13,6 +13,7 @@ import { AmountInputSchema, ErrorSchema, idempotencyHeaders, jsonContent } from 
 const error = (description: string) => ({ description, content: jsonContent(ErrorSchema) });
 
 const createDef = createRoute({
+  operationId: 'createWithdrawal',
   method: 'post',
   path: '/withdrawals',
   tags: ['Withdrawals'],

@@ -52,6 +52,7 @@ export type BatchResponse = z.infer<typeof BatchSchema>;
 export type BatchEntry = z.infer<typeof BatchEntrySchema>;
 
 const createBatchRoute = createRoute({
+  operationId: 'createDisbursementBatch',
   method: 'post',
   path: '/disbursements/batch',
   tags: ['Disbursements'],

@@ -89,6 +89,7 @@ export type DisbursementResponse = z.infer<typeof DisbursementSchema>;
 export type DisbursementListResponse = z.infer<typeof DisbursementList>;
 
 const createDisbursementRoute = createRoute({
+  operationId: 'createDisbursement',
   method: 'post',
   path: '/disbursements',
   tags: ['Disbursements'],
@@ -111,6 +112,7 @@ const createDisbursementRoute = createRoute({
 });
 
 const getDisbursementRoute = createRoute({
+  operationId: 'getDisbursement',
   method: 'get',
   path: '/disbursements/{id}',
   tags: ['Disbursements'],
@@ -123,6 +125,7 @@ const getDisbursementRoute = createRoute({
 });
 
 const listDisbursementsRoute = createRoute({
+  operationId: 'listDisbursements',
   method: 'get',
   path: '/disbursements',
   tags: ['Disbursements'],
@@ -135,6 +138,7 @@ const listDisbursementsRoute = createRoute({
 });
 
 const cancelDisbursementRoute = createRoute({
+  operationId: 'cancelDisbursement',
   method: 'delete',
   path: '/disbursements/{id}',
   tags: ['Disbursements'],

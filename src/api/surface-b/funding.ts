@@ -108,6 +108,7 @@ export function cryptoFundingAddress(businessId: string, environment: Environmen
 }
 
 const createAccountRoute = createRoute({
+  operationId: 'createFundingAccount',
   method: 'post',
   path: '/funding/accounts',
   tags: ['Funding'],
@@ -121,6 +122,7 @@ const createAccountRoute = createRoute({
 });
 
 const listAccountsRoute = createRoute({
+  operationId: 'listFundingAccounts',
   method: 'get',
   path: '/funding/accounts',
   tags: ['Funding'],
@@ -133,6 +135,7 @@ const listAccountsRoute = createRoute({
 });
 
 const getAccountRoute = createRoute({
+  operationId: 'getFundingAccount',
   method: 'get',
   path: '/funding/accounts/{id}',
   tags: ['Funding'],
@@ -145,6 +148,7 @@ const getAccountRoute = createRoute({
 });
 
 const cryptoRoute = createRoute({
+  operationId: 'getCryptoFundingAddress',
   method: 'get',
   path: '/funding/crypto',
   tags: ['Funding'],
@@ -153,6 +157,7 @@ const cryptoRoute = createRoute({
 });
 
 const depositsRoute = createRoute({
+  operationId: 'listFundingDeposits',
   method: 'get',
   path: '/funding/deposits',
   tags: ['Funding'],
@@ -190,6 +195,7 @@ const CardCreateSchema = z
 export type CardTopupResponse = z.infer<typeof CardTopupSchema>;
 
 const cardRoute = createRoute({
+  operationId: 'createCardFunding',
   method: 'post',
   path: '/funding/card',
   tags: ['Funding'],

@@ -53,6 +53,7 @@ export function renderRecipient(r: ContactRecipient): RecipientResponse {
 }
 
 const createRecipientRoute = createRoute({
+  operationId: 'createRecipient',
   method: 'post',
   path: '/recipients',
   tags: ['Recipients'],
@@ -66,6 +67,7 @@ const createRecipientRoute = createRoute({
 });
 
 const getRecipientRoute = createRoute({
+  operationId: 'getRecipient',
   method: 'get',
   path: '/recipients/{id}',
   tags: ['Recipients'],
@@ -75,6 +77,7 @@ const getRecipientRoute = createRoute({
 });
 
 const byPhoneRoute = createRoute({
+  operationId: 'getRecipientByPhone',
   method: 'get',
   path: '/recipients/by-phone/{phone}',
   tags: ['Recipients'],
@@ -84,6 +87,7 @@ const byPhoneRoute = createRoute({
 });
 
 const byExternalIdRoute = createRoute({
+  operationId: 'getRecipientByExternalId',
   method: 'get',
   path: '/recipients/by-external-id/{externalId}',
   tags: ['Recipients'],
@@ -93,6 +97,7 @@ const byExternalIdRoute = createRoute({
 });
 
 const listRecipientsRoute = createRoute({
+  operationId: 'listRecipients',
   method: 'get',
   path: '/recipients',
   tags: ['Recipients'],

@@ -22,6 +22,7 @@ const BalanceSchema = z
 export type BalanceResponse = z.infer<typeof BalanceSchema>;
 
 const fundRoute = createRoute({
+  operationId: 'fundSandboxBalance',
   method: 'post',
   path: '/sandbox/fund',
   tags: ['Sandbox'],

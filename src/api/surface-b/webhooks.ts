@@ -45,6 +45,7 @@ export type WebhookCreateBody = z.infer<typeof WebhookCreateSchema>;
 export type WebhookResponse = z.infer<typeof WebhookSchema>;
 
 const createWebhookRoute = createRoute({
+  operationId: 'createWebhookEndpoint',
   method: 'post',
   path: '/webhooks',
   tags: ['Webhooks'],

@@ -41,6 +41,7 @@ const CreatePaymentLinkBody = z
 export type CreatePaymentLinkBody = z.infer<typeof CreatePaymentLinkBody>;
 
 const createRouteDef = createRoute({
+  operationId: 'createPaymentLink',
   method: 'post',
   path: '/payment-links',
   tags: ['Payment links'],
@@ -54,6 +55,7 @@ const createRouteDef = createRoute({
 });
 
 const getRouteDef = createRoute({
+  operationId: 'getPaymentLink',
   method: 'get',
   path: '/payment-links/{id}',
   tags: ['Payment links'],

@@ -251,6 +251,7 @@ const ERRORS = errorResponses({
 });
 
 const createPayoutRoute = createRoute({
+  operationId: 'createPayout',
   method: 'post',
   path: '/payouts',
   tags: ['Payouts'],
@@ -264,6 +265,7 @@ const createPayoutRoute = createRoute({
 });
 
 const batchRoute = createRoute({
+  operationId: 'createPayoutBatch',
   method: 'post',
   path: '/payouts/batch',
   tags: ['Payouts'],
@@ -278,6 +280,7 @@ const batchRoute = createRoute({
 });
 
 const listPayoutsRoute = createRoute({
+  operationId: 'listPayouts',
   method: 'get',
   path: '/payouts',
   tags: ['Payouts'],
@@ -293,6 +296,7 @@ const listPayoutsRoute = createRoute({
 });
 
 const getPayoutRoute = createRoute({
+  operationId: 'getPayout',
   method: 'get',
   path: '/payouts/{id}',
   tags: ['Payouts'],

@@ -64,6 +64,7 @@ function renamed<T>(run: () => Promise<T>): Promise<T> {
 }
 
 const createRecipientRoute = createRoute({
+  operationId: 'createRecipient',
   method: 'post',
   path: '/recipients',
   tags: ['Recipients'],
@@ -85,6 +86,7 @@ const createRecipientRoute = createRoute({
 });
 
 const getRecipientRoute = createRoute({
+  operationId: 'getRecipient',
   method: 'get',
   path: '/recipients/{id}',
   tags: ['Recipients'],

@@ -39,6 +39,7 @@ const SandboxNotification = z
   .openapi('SandboxNotification');
 
 const listNotificationsRoute = createRoute({
+  operationId: 'listSandboxNotifications',
   method: 'get',
   path: '/sandbox/notifications',
   tags: ['Sandbox'],
@@ -56,6 +57,7 @@ const BalanceSchema = z
   .openapi('SandboxBalance');
 
 const fundRoute = createRoute({
+  operationId: 'fundSandboxBalance',
   method: 'post',
   path: '/sandbox/fund',
   tags: ['Sandbox'],

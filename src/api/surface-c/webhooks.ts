@@ -45,6 +45,7 @@ const CreateWebhookBody = z
   .openapi('WebhookEndpointCreate');
 
 const createWebhookRoute = createRoute({
+  operationId: 'createWebhookEndpoint',
   method: 'post',
   path: '/webhooks',
   tags: ['Webhooks'],
@@ -62,6 +63,7 @@ const createWebhookRoute = createRoute({
 });
 
 const listWebhooksRoute = createRoute({
+  operationId: 'listWebhookEndpoints',
   method: 'get',
   path: '/webhooks',
   tags: ['Webhooks'],

@@ -12,6 +12,7 @@ import * as m0020 from './0020_contact_recipients';
 import * as m0020rl from './0020_rate_limits';
 import * as m0030 from './0030_notifications';
 import * as m0050wr from './0050_webhook_replay';
+import * as m0051 from './0051_api_key_lifecycle';
 import * as m0053 from './0053_test_clocks';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
@@ -29,6 +30,7 @@ export const migrations: Record<string, Migration> = {
   '0020_rate_limits': m0020rl,
   '0030_notifications': m0030,
   '0050_webhook_replay': m0050wr,
+  '0051_api_key_lifecycle': m0051,
   '0053_test_clocks': m0053,
 };
 

@@ -28,6 +28,14 @@ export interface ApiKeysTable {
   created_by_key_id: string | null;
   revoked_at: Date | null;
   created_at: Generated<Date>;
+  /** Last four characters of the key, for display; null for keys issued before migration 0051. */
+  last4: string | null;
+  /** Last authenticated use, recorded at most once a minute per key (docs/api-keys.md). */
+  last_used_at: Date | null;
+  /** When a rolled key stops working (401 api_key_expired from then on); null = no expiry. */
+  expires_at: Date | null;
+  /** The key that replaced this one in a roll, or null. */
+  rolled_to_key_id: string | null;
 }
 
 export interface IdempotencyKeysTable {
