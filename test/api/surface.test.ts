@@ -30,6 +30,7 @@ const toyErrorResponses = errorResponsesOf(toyErrors);
 const echoRoute = createRoute({
   method: 'post',
   path: '/echo',
+  operationId: 'createEcho',
   request: {
     body: {
       required: true,
@@ -44,6 +45,7 @@ const echoRoute = createRoute({
 const poorRoute = createRoute({
   method: 'get',
   path: '/poor',
+  operationId: 'getPoor',
   responses: { 200: { description: 'never' }, ...toyErrorResponses({ 422: 'balance too low' }) },
 });
 
