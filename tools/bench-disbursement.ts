@@ -1,6 +1,6 @@
 /**
  * `npm run bench` (= `npm run bench:disbursement`): a 5,000-item sandbox disbursement against a
- * running `npm run dev` (issue 4 "Done when"). Creates the batch, reviews it (GET), adds a second
+ * running `npm run dev` (docs/disbursements.md). Creates the batch, reviews it (GET), adds a second
  * key with POST /api-keys, submits with the owner key, approves with the second key, funds the
  * sandbox balance, launches, and waits until every item is final. Prints:
  *   create+review seconds, launch-to-complete seconds, payouts per second, worker peak RSS (VmHWM).

@@ -1,5 +1,5 @@
 /**
- * disbursementWorkflow: runs a launched batch (spec "Disbursement (Surface A)"; issue 4;
+ * disbursementWorkflow: runs a launched batch (spec "Disbursement (Surface A)"; docs/disbursements.md;
  * docs/architecture.md "Workflow ids and task queues"). Workflow id = disbursement id. Pure orchestration; Postgres holds every
  * per-item result (the payout projection), the workflow holds only counters and the handles of the
  * children in flight.

@@ -46,7 +46,7 @@ export function createApp(core: Core): Hono<AppEnv> {
       },
     }),
   );
-  // Before routing: 405 for undeclared methods, 400 for NUL/surrogates and over-deep JSON (issue #13).
+  // Before routing: 405 for undeclared methods, 400 for NUL/surrogates and over-deep JSON (docs/security.md).
   const routes = new RouteTable(app);
   app.use('*', methodNotAllowed(routes));
   app.use('*', hostileInput(routes));

@@ -8,7 +8,7 @@ import type { AppEnv } from './types';
 /**
  * `/docs`: the interactive API reference (Swagger UI) for every OpenAPI document the service
  * serves, working offline: the page, its script, styles and icons all come from our own routes
- * (the `swagger-ui-dist` npm package), never a CDN (issue 14 "Docs, client, metrics").
+ * (the `swagger-ui-dist` npm package), never a CDN (docs/operations.md).
  */
 
 /** One OpenAPI document the service serves, as listed on `/docs` and generated into the typed client. */

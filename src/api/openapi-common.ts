@@ -1,6 +1,6 @@
 /**
  * Responses every operation can give, added to each served OpenAPI document so that it describes
- * what the service really sends (issue #13: Schemathesis's status-code conformance). The route
+ * what the service really sends (docs/security.md: Schemathesis's status-code conformance). The route
  * modules document their own errors; these come from the app-wide and surface-wide middleware:
  *
  * - 400 `validation_error` on every operation: NUL characters, unpaired surrogates, over-deep JSON

@@ -1,5 +1,5 @@
 /**
- * The router factory every API surface is built with (spec "Endpoints"; issue #9 item 5).
+ * The router factory every API surface is built with (spec "Endpoints"; docs/architecture.md).
  *
  * A surface is one interface of the same core (spec: Surface A, the business interface, snake_case;
  * Surface B, the claim-flow interface, camelCase; Surface C, the payout guide, snake_case). Each is

@@ -1,5 +1,5 @@
 /**
- * The surface registry (spec "Endpoints"; issue #9 item 5): every API surface the service serves.
+ * The surface registry (spec "Endpoints"; docs/architecture.md): every API surface the service serves.
  * src/api/app.ts mounts each at its live and sandbox base addresses, `/docs` lists their OpenAPI
  * documents, errors of unmatched paths render in the shape of the surface whose base they fall
  * under, and test/api/security-matrix.test.ts enumerates {@link surfaceMounts} to check every

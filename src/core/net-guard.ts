@@ -6,8 +6,8 @@ import ipaddr from 'ipaddr.js';
 import type { Environment } from '../db/schema';
 
 /**
- * Outbound network guard for webhook deliveries (issue #13 "Webhooks cannot be turned against the
- * network they run in"): the service POSTs only to public internet addresses.
+ * Outbound network guard for webhook deliveries (docs/security.md "Webhook destinations":
+ * webhooks cannot be turned against the network they run in): the service POSTs only to public internet addresses.
  *
  * Rules:
  * - Only addresses that ipaddr.js classifies as global `unicast` are allowed. Refused: loopback

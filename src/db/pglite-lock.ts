@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } f
 import { join } from 'node:path';
 
 /**
- * One writer for an embedded PGlite data directory (issue #13 "One writer for the embedded
+ * One writer for an embedded PGlite data directory (docs/security.md "One writer for the embedded
  * database"). PGlite is PostgreSQL in one process's memory with no shared-memory locking across
  * processes; two processes opening the same directory corrupt it. So every process that opens the
  * PGlite data of a `DATA_DIR` first takes `DATA_DIR/pglite.lock`:

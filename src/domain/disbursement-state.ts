@@ -1,5 +1,5 @@
 /**
- * The disbursement state machine (spec "Disbursement status (Surface A)", issue 4; docs/disbursements.md).
+ * The disbursement state machine (spec "Disbursement status (Surface A)", docs/disbursements.md).
  * Pure: the API (src/core/disbursements/), the activities and the workflow consult it.
  *
  * Statuses. Drafting: `draft` (no items yet), `needs_review` (at least one item needs review),

@@ -1,5 +1,5 @@
 /**
- * Surface C's view of the core's payouts and events (issue 12; spec "Events, Surface C"). Pure:
+ * Surface C's view of the core's payouts and events (docs/surface-c.md; spec "Events, Surface C"). Pure:
  * the webhook core (src/core/webhooks.ts) and the Surface C adapter (src/api/surface-c) import it.
  *
  * Payout status on Surface C (the spec shows none; chosen like Surface B's view of the same payout):

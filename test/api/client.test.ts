@@ -3,7 +3,7 @@ import { createPayoutsClient, createSurfaceClient, type Documents, PayoutsApiErr
 import { createHarness, type Harness } from '../helpers/harness';
 
 /**
- * The typed client (clients/typescript, issue 14 "typed client") against the real app in process:
+ * The typed client (clients/typescript, docs/operations.md) against the real app in process:
  * a payout round trip through openapi-fetch with the generated types, errors as PayoutsApiError,
  * the environment from the key. That the committed types equal what the service serves is
  * `npm run client:check`, a CI step of its own (.ci/run).

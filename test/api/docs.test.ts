@@ -3,7 +3,7 @@ import { servedOpenApiDocuments } from '../../src/api/docs';
 import { launchBrowser, serveHarness } from '../helpers/browser';
 import { createHarness, type Harness } from '../helpers/harness';
 
-/** `/docs` works offline: Swagger UI from our own routes, every served OpenAPI document listed (issue 14). */
+/** `/docs` works offline: Swagger UI from our own routes, every served OpenAPI document listed (docs/operations.md). */
 let h: Harness;
 beforeAll(async () => {
   h = await createHarness({ worker: false });

@@ -7,7 +7,7 @@ import { surfaceMounts } from '../../src/api/surfaces';
 import { createHarness, type Harness } from '../helpers/harness';
 
 /**
- * Issue #13 "Hostile input never reaches the database as a 500": NUL characters and unpaired
+ * docs/security.md: NUL characters and unpaired
  * surrogates in query, path, header and body; JSON nested deeper than 32 levels; undeclared methods.
  */
 

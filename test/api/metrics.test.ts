@@ -6,7 +6,7 @@ import { createHarness, type Harness } from '../helpers/harness';
 import { parsePrometheus, sumOf, type Sample } from '../helpers/prometheus';
 
 /**
- * `GET /metrics` on the API (issue 14 "Metrics"): Prometheus text, the documented metric names and
+ * `GET /metrics` on the API (docs/operations.md): Prometheus text, the documented metric names and
  * label sets (never an id or an amount), counters that move with payouts and webhook deliveries,
  * and the disbursement in-flight gauge counted in the database at scrape time.
  */

@@ -3,7 +3,7 @@ import { surfaceMounts } from '../../src/api/surfaces';
 import { createHarness, type Harness } from '../helpers/harness';
 
 /**
- * Issue #13 "Resource limits on every surface": per-key limits on Surfaces A and C (production
+ * docs/security.md: per-key limits on Surfaces A and C (production
  * defaults 100/s live, 25/s sandbox; here 8 and 5 to keep the test short), with X-RateLimit-*
  * headers and a 429 in the surface's error shape. The clock is pinned so windows are exact.
  */

@@ -6,7 +6,7 @@ import { launchBrowser, serveHarness } from '../helpers/browser';
 import { createHarness, type Harness } from '../helpers/harness';
 
 /**
- * Issue #13 / #10 "Secrets and keys are shown once": a webhook secret and an API key appear in
+ * docs/security.md "Secrets and keys are shown once": a webhook secret and an API key appear in
  * their creation response only; idempotent replays answer without them and say so; the
  * idempotency table never holds them; such responses are `Cache-Control: no-store`; public pages
  * send a strict Content-Security-Policy.

@@ -7,7 +7,7 @@ import { emitEvent } from '../../src/core/events';
 import { newId } from '../../src/domain/ids';
 
 /**
- * The security matrix (spec "Authentication" 1-2, "Errors"; issue #9 item 7), generated from the
+ * The security matrix (spec "Authentication" 1-2, "Errors"; docs/architecture.md), generated from the
  * route table: every operation of every OpenAPI document the service serves (enumerated from the
  * surface registry, src/api/surfaces.ts, so a new surface or route is covered without a new test)
  * is checked for:

@@ -8,7 +8,7 @@ import { newId } from '../../src/domain/ids';
 import { createHarness, type Harness } from '../helpers/harness';
 
 /**
- * Issue #13 "Webhooks cannot be turned against the network they run in": POST /webhooks refuses
+ * docs/security.md: POST /webhooks refuses
  * non-public destinations (live: all of them; sandbox: all but loopback), and every delivery checks
  * again and never follows a redirect.
  */

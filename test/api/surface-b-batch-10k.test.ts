@@ -1,5 +1,5 @@
 /**
- * Issue #11 "Done when": a 10,000-entry batch is accepted (201) in under 5 s on this machine, and
+ * docs/surface-b.md: a 10,000-entry batch is accepted (201) in under 5 s on this machine, and
  * every entry's workflow start is recorded in the same transaction (the workflow-start outbox), so
  * none is lost if the process dies right after the 201. No worker here: this measures acceptance.
  */

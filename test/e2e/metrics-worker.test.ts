@@ -1,5 +1,5 @@
 /**
- * The worker process's own `GET /metrics` (issue 14 "Metrics"): the real `src/main/worker.ts` on
+ * The worker process's own `GET /metrics` (docs/operations.md): the real `src/main/worker.ts` on
  * METRICS_PORT serves its prom-client metrics merged with the Temporal SDK's worker metrics
  * (Runtime telemetry, Prometheus). Each process counts what it did: the API (this test process)
  * counts the payout it accepted, the worker process the payout it finished.

@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import { acquirePgliteLock, lockPath, PgliteLockedError } from '../../src/db/pglite-lock';
 
 /**
- * Issue #13 "One writer for the embedded database": while `npm run dev` has the PGlite directory of
+ * docs/security.md: while `npm run dev` has the PGlite directory of
  * DATA_DIR open, `npm run admin` (or a second dev) refuses with a clear message and never opens it;
  * a lock left by a dead process is taken over. Real processes, spawned as the npm scripts run them.
  */

@@ -1,6 +1,6 @@
 /**
  * Surface B rate limits across processes (spec "Limits": POST /disbursements 100 per minute per
- * organisation; issue #11 "Done when"): two real `npm run api` processes (src/main/api.ts) on one
+ * organisation; docs/surface-b.md): two real `npm run api` processes (src/main/api.ts) on one
  * PostgreSQL database share the fixed-window counters, so one organisation gets exactly 100
  * disbursements per minute in total whichever process answers, with correct X-RateLimit-* headers,
  * while another organisation is unaffected. Needs DATABASE_URL (skipped on PGlite).

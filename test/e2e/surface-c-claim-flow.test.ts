@@ -1,5 +1,5 @@
 /**
- * Surface C end to end (issue 12, "Done when"), over real HTTP: the API served on a loopback port
+ * Surface C end to end (docs/surface-c.md), over real HTTP: the API served on a loopback port
  * (with the worker and relay of the harness), a webhook receiver on another port. Create a
  * recipient, send a payout with a delivery channel, read the recorded notification in Spanish,
  * follow its claim link, withdraw by bank transfer on the claim page, and receive payout.created,

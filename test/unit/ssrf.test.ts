@@ -11,7 +11,7 @@ import {
   type Resolver,
 } from '../../src/core/net-guard';
 
-/** Issue #13 "Webhooks cannot be turned against the network they run in": the address rules. */
+/** docs/security.md: the address rules. */
 
 const live = { allowLoopback: false };
 const sandbox = { allowLoopback: true };

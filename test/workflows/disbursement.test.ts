@@ -7,7 +7,7 @@ import { disbursementStatusQuery } from '../../workflows/disbursement.contract';
 import { createHarness, type Harness } from '../helpers/harness';
 
 /**
- * The disbursement run against a real database and Temporal dev server (issue 4 "Done when"):
+ * The disbursement run against a real database and Temporal dev server (docs/disbursements.md):
  * launch to completion (sliding window, continue-as-new), failures and retry-failed, correction
  * mode, pause/resume, a worker restart mid-batch, and the results export. Batches stay small.
  */

@@ -9,7 +9,7 @@ import { transitionPayout } from '../../src/core/payouts';
 import { createHarness, type Harness } from '../helpers/harness';
 
 /**
- * The notification step of payoutWorkflow (issue 12): sent once the claim link is open, recorded on
+ * The notification step of payoutWorkflow (docs/surface-c.md): sent once the claim link is open, recorded on
  * the payout with payout.notification_sent, and never sent twice even when the worker fails between
  * the provider call and the recording. Each test runs its own worker with the real workflows and
  * activities, the notification activities built with the test's options.

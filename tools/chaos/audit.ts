@@ -1,5 +1,5 @@
 /**
- * The audit after a chaos run (issue 13 "Chaos with an audit"): SQL over the stack's PostgreSQL,
+ * The audit after a chaos run (docs/chaos.md): SQL over the stack's PostgreSQL,
  * HTTP over the API, and Temporal describes. Each check is a row of the printed table; any failed
  * row makes `npm run chaos` exit non-zero.
  *

@@ -4,7 +4,7 @@ import type { AppEnv } from '../types';
 import type { RouteTable } from './method-not-allowed';
 
 /**
- * Hostile input stops at the door (issue #13 "Hostile input never reaches the database as a 500").
+ * Hostile input stops at the door (docs/security.md).
  *
  * - Strings holding a NUL character (U+0000) or an unpaired UTF-16 surrogate, anywhere in the query,
  *   a path segment, a header or the body (JSON keys and values, form fields, uploaded text files),

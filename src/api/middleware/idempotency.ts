@@ -30,7 +30,7 @@ const MAX_KEY_LENGTH = 255;
  *
  * `secretFields` names top-level response fields that are shown once (a webhook `secret`, an API
  * `key`): they are removed before the response is stored, so the table never holds them in
- * clear, and a replay answers without them, saying so in `Secret-Omitted: <fields>` (issue #13
+ * clear, and a replay answers without them, saying so in `Secret-Omitted: <fields>` (docs/security.md
  * "Secrets and keys are shown once").
  */
 export function idempotency(

@@ -4,7 +4,7 @@ import type { AppEnv } from '../types';
 import { rateLimit } from './rate-limit';
 
 /**
- * Per-key rate limits of Surfaces A and C (issue #13 "Resource limits on every surface"), on the
+ * Per-key rate limits of Surfaces A and C (docs/security.md), on the
  * same PostgreSQL fixed-window limiter, headers and 429 as Surface B (src/api/middleware/rate-limit.ts).
  *
  * Numbers (Stripe's anchor): each API key may make **100 requests per second on live** and **25 per

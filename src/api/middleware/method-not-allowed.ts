@@ -3,8 +3,8 @@ import { ApiError } from '../../domain/errors';
 import type { AppEnv } from '../types';
 
 /**
- * Method checks against the app's own route table (issue #13 "Undeclared methods on a known path
- * get 405 with an Allow header, in the surface's error shape").
+ * Method checks against the app's own route table (docs/security.md "Undeclared methods":
+ * an undeclared method on a known path gets 405 with an Allow header, in the surface's error shape).
  *
  * The table is read from `app.routes` on first use (every router is mounted by then), so a path
  * registered by any surface is known without a second list to keep in step.

@@ -3,9 +3,9 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../types';
 
 /**
- * Response headers that keep secrets out of caches and pages out of reach (issue #13 "Responses
- * that carry a secret send Cache-Control: no-store; public pages send a strict
- * Content-Security-Policy"). Mounted once, app-wide, so every surface and every page (receipt
+ * Response headers that keep secrets out of caches and pages out of reach (docs/security.md "Secrets
+ * are shown once": responses that carry a secret send Cache-Control: no-store; public pages send a
+ * strict Content-Security-Policy). Mounted once, app-wide, so every surface and every page (receipt
  * `/r`, claim `/c`, payment links, checkout, whatever registers later) gets them.
  *
  * - Every response: `X-Content-Type-Options: nosniff`, and `Cache-Control: no-store` unless the

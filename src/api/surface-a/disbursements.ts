@@ -1,6 +1,6 @@
 /**
  * Surface A batch disbursements (spec "Disbursement (Surface A)", "CSV formats", Surface A
- * `/disbursements*`; issue 4; docs/disbursements.md). Parses and renders; src/core/disbursements.ts
+ * `/disbursements*`; docs/disbursements.md). Parses and renders; src/core/disbursements.ts
  * reviews, stores, approves, launches and reports; workflows/disbursement.ts runs the batch.
  */
 import { createRoute, z } from '@hono/zod-openapi';

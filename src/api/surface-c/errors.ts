@@ -1,6 +1,6 @@
 /**
  * Surface C's error vocabulary. The spec gives Surface C no error body, so it uses Surface A's
- * (issue 12; docs/surface-c.md "Errors"): `{error: {code, message, param, request_id}}`, the core's
+ * (docs/surface-c.md "Errors"): `{error: {code, message, param, request_id}}`, the core's
  * codes and HTTP statuses unchanged, `param` naming Surface C's own fields (`amount`,
  * `destination`, `payouts.3.email`, ...).
  */

@@ -1,5 +1,5 @@
 /**
- * Surface C, the payout guide (spec "Surface C"; issue 12): snake_case, served at `/guide/v1`
+ * Surface C, the payout guide (spec "Surface C"; docs/surface-c.md): snake_case, served at `/guide/v1`
  * (live) and `/sandbox/guide/v1` (sandbox), Surface A's error body and Idempotency-Key header,
  * OpenAPI 3.1 document at `openapi.json`. A thin adapter over the one core: a payout with a
  * delivery channel is a core claim-link payout whose recipient is notified. One route module per

@@ -1,6 +1,6 @@
 /**
  * Surface C payouts (spec "Surface C": POST /payouts, POST /payouts/batch, GET /payouts,
- * GET /payouts/{id}; issue 12). A thin adapter over the core: a Surface C payout is a core
+ * GET /payouts/{id}; docs/surface-c.md). A thin adapter over the core: a Surface C payout is a core
  * `claim_link` payout of `amount` US dollars (the recipient's amount; fees are added to the debit),
  * and with `delivery_channel` its recipient is notified by the payout workflow once the claim link
  * is open (src/core/notifications). The recipient chooses how to withdraw on the claim page.

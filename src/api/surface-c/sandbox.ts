@@ -2,7 +2,7 @@
  * Sandbox-only Surface C operations (extensions, documented in docs/surface-c.md). Under the live
  * base address they answer 404 not_found like any unknown route.
  * - `GET /sandbox/notifications` (`payout_id`, `limit`, `cursor`): the messages the sandbox
- *   notification provider recorded instead of sending (issue 12), newest first, unmasked.
+ *   notification provider recorded instead of sending (docs/surface-c.md), newest first, unmasked.
  * - `POST /sandbox/fund` {amount}: credits the sandbox balance (funds are free), as on Surface A.
  */
 import { createRoute, z } from '@hono/zod-openapi';

@@ -1,6 +1,6 @@
 /**
  * Batch disbursements (spec "Disbursement (Surface A)", "Disbursement status", Surface A
- * `/disbursements*`; issue 4; docs/disbursements.md). A disbursement is prepared (items created or
+ * `/disbursements*`; docs/disbursements.md). A disbursement is prepared (items created or
  * imported, each reviewed), approved by a key other than its submitter, launched (the batch total
  * is held and the disbursement workflow starts), and run by workflows/disbursement.ts, which turns
  * each ready item into a payout (src/core/payouts/) started as a child payoutWorkflow.

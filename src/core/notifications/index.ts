@@ -1,5 +1,5 @@
 /**
- * Recipient notifications (issue 12): provider interface, sandbox and live providers, templates
+ * Recipient notifications (docs/surface-c.md): provider interface, sandbox and live providers, templates
  * (en, es, pt), the payout notification use cases and the sandbox message log.
  */
 export * from './provider';

@@ -1,5 +1,5 @@
 /**
- * The live notification provider (issue 12): an HTTP messaging gateway configured by environment
+ * The live notification provider (docs/surface-c.md): an HTTP messaging gateway configured by environment
  * variables. Without a complete configuration every send fails with a clear, non-retryable
  * `not_configured` error: a live notification never pretends to be sent.
  *

@@ -1,6 +1,6 @@
 /**
  * Payouts that notify their recipient (docs/architecture.md "Surfaces": a Surface C payout with a delivery
- * channel is a claim-link payout that notifies the recipient; issue 12). One use case for a single
+ * channel is a claim-link payout that notifies the recipient; docs/surface-c.md). One use case for a single
  * payout and a batch: every request is validated and priced first, then all payouts are accepted
  * in ONE transaction (rows, holds, payout.submitted events, notification records, workflow starts
  * with `notify`), so a batch is all or nothing: one bad entry, or a balance that does not cover the

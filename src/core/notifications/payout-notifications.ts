@@ -1,5 +1,5 @@
 /**
- * Recipient notifications of claim-link payouts (issue 12, "Notifications"; docs/architecture.md "Surfaces":
+ * Recipient notifications of claim-link payouts (docs/surface-c.md; docs/architecture.md "Surfaces":
  * a Surface C payout with a delivery channel is a claim-link payout that notifies the recipient).
  *
  * Lifecycle of a `notifications` row (one per payout, id `ntf_…`):
@@ -124,7 +124,7 @@ export async function insertPayoutNotification(
   return tx.selectFrom('notifications').selectAll().where('payout_id', '=', payout.id).executeTakeFirstOrThrow();
 }
 
-/** A payout's notification on the wire (issue 12: `{channel, destination (masked), status, sent_at}`). */
+/** A payout's notification on the wire (docs/surface-c.md: `{channel, destination (masked), status, sent_at}`). */
 export interface WireNotification {
   channel: NotificationChannel;
   /** Masked: `+52•••••5678`, `a•••@example.com`. */

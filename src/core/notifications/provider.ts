@@ -1,5 +1,5 @@
 /**
- * The one small interface every notification provider implements (issue 12: "Providers are behind
+ * The one small interface every notification provider implements (docs/surface-c.md: "Providers are behind
  * one small interface"). A provider delivers one rendered message; `idempotencyKey` (the
  * notification id `ntf_…`) is carried on every call, so a provider that sees the same key twice
  * delivers once: the sandbox provider records at most one message per key, the live HTTP provider

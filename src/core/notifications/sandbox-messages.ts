@@ -1,5 +1,5 @@
 /**
- * Reading what the sandbox provider recorded (issue 12: "the sandbox provider records every message
+ * Reading what the sandbox provider recorded (docs/surface-c.md: "the sandbox provider records every message
  * so that a tester can read it"): `GET {sandbox_base}/sandbox/notifications`.
  */
 import { paginate } from '../paging';

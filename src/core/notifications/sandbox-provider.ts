@@ -1,5 +1,5 @@
 /**
- * The sandbox notification provider (issue 12): sends nothing, records every message in
+ * The sandbox notification provider (docs/surface-c.md): sends nothing, records every message in
  * `sandbox_notification_messages` so a tester can read it (`GET {sandbox_base}/sandbox/notifications`).
  * Deduplicates by the notification id (a unique column): a retried call records nothing new and
  * answers the first message's id with `deduplicated: true`.

@@ -1,5 +1,5 @@
 /**
- * Recipient notification templates (issue 12, "Notifications"): the message a claim-link
+ * Recipient notification templates (docs/surface-c.md): the message a claim-link
  * recipient gets, in English, Spanish or Portuguese, carrying the amount, the sender's (business)
  * name and the claim link. Pure: no I/O.
  *
@@ -123,7 +123,7 @@ export function renderNotification(language: NotificationLanguage, channel: Noti
 }
 
 /**
- * A destination as shown in responses (issue 12: `destination (masked)`): a phone number keeps
+ * A destination as shown in responses (docs/surface-c.md: `destination (masked)`): a phone number keeps
  * its first 3 and last 4 characters (`+52•••••5678`); an e-mail its first character and the
  * domain (`a•••@example.com`).
  */

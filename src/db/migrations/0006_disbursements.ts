@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * Batch disbursements (issue 4): disbursements, their items and approvals. Also replaces the
+ * Batch disbursements (docs/disbursements.md): disbursements, their items and approvals. Also replaces the
  * one-payout-per-item index of payouts with one payout per item ATTEMPT
  * (`payouts.disbursement_attempt`): retry-failed gives a failed item a new attempt with a new
  * payout, and never a second payout for the same attempt.

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-/** Getting paid: virtual accounts, deposits, payment links and payment requests (issue 10). */
+/** Getting paid: virtual accounts, deposits, payment links and payment requests (docs/getting-paid.md). */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('virtual_accounts')

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 
-/** Key policies enforced (issue 10): the per-key daily budget counter and payout approvals. */
+/** Key policies enforced (docs/getting-paid.md): the per-key daily budget counter and payout approvals. */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('key_policy_usage')

@@ -1,7 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 
 /**
- * Recipient notifications of claim-link payouts (issue 12, Surface C): one `notifications` row per
+ * Recipient notifications of claim-link payouts (docs/surface-c.md, Surface C): one `notifications` row per
  * notified payout (its channel, destination, language and delivery status), and the messages the
  * sandbox provider recorded instead of sending (`sandbox_notification_messages`, one per
  * notification: the unique notification_id is the provider's deduplication key).

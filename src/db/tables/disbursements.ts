@@ -2,7 +2,7 @@ import type { Generated, JSONColumnType } from 'kysely';
 import type { Environment } from './platform';
 
 /**
- * A batch disbursement (spec "Disbursement (Surface A)", issue 4). `status` follows the transition
+ * A batch disbursement (spec "Disbursement (Surface A)", docs/disbursements.md). `status` follows the transition
  * table of src/domain/disbursement-state.ts. `revision_id` (`rev_…`) is the current execution
  * version: it changes on every money-critical edit, and approvals count only for it.
  */
@@ -116,7 +116,7 @@ export interface DisbursementApprovalsTable {
   created_at: Generated<Date>;
 }
 
-/** Disbursement tables (issue 4). */
+/** Disbursement tables (docs/disbursements.md). */
 export interface DisbursementTables {
   disbursements: DisbursementsTable;
   disbursement_items: DisbursementItemsTable;

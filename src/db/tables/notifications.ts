@@ -5,7 +5,7 @@ import type { Environment } from './platform';
 export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'canceled';
 
 /**
- * A recipient notification of a claim-link payout (issue 12): written with the payout, sent by the
+ * A recipient notification of a claim-link payout (docs/surface-c.md): written with the payout, sent by the
  * payout workflow's notification step. `id` (`ntf_…`) is the idempotency key every provider call
  * carries.
  */

@@ -9,7 +9,7 @@ export interface BusinessesTable {
   name: string;
   /** Business verification (spec: withdrawals and virtual accounts need it). */
   verified: boolean;
-  /** Approvals a disbursement needs before launch (issue 4; default 1). */
+  /** Approvals a disbursement needs before launch (docs/disbursements.md; default 1). */
   approvals_required: Generated<number>;
   created_at: Generated<Date>;
 }
