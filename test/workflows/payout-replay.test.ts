@@ -155,6 +155,18 @@ describe('replayed payout transitions (a lost workflow task)', () => {
     await expect(Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, 'po_recorded')).resolves.toBeUndefined();
   });
 
+  it.each(['succeeded', 'refunded', 'timeout-once', 'invalid-destination', 'running-slow', 'running-awaiting-claim'])(
+    'a sandbox payout recorded before the rail seam (%s) replays on today\'s code',
+    async (name) => {
+      // Recorded on 2026-11-25 with the workflow as of commit 0ca5654, before the rail adapter seam
+      // (docs/rails.md): four finished payouts and two still running (mid-arrival wait, awaiting a
+      // claim). The seam must leave every command these runs already recorded where it was.
+      const json = JSON.parse(readFileSync(new URL(`../fixtures/histories/payout-2026-11-25-${name}.json`, import.meta.url), 'utf8'));
+      const history = temporal.api.history.v1.History.fromObject(json);
+      await expect(Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, `po_${name}`)).resolves.toBeUndefined();
+    },
+  );
+
   it('two concurrent claims of one payout both get its claim (one Update id per payout), and it is claimed once', async () => {
     const b = await fundedBusiness();
     const id = await claimLinkAwaitingClaim(b, 'twice@example.com');
