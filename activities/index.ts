@@ -3,11 +3,13 @@ import type { DepositActivities } from '../workflows/deposit.contract';
 import type { DisbursementActivities } from '../workflows/disbursement.contract';
 import type { PaymentRequestActivities } from '../workflows/payment-request.contract';
 import type { PayoutActivities, PayoutNotificationActivities } from '../workflows/payout.contract';
+import type { RailFileActivities } from '../workflows/rail-files.contract';
 import type { WebhookDeliveryActivities } from '../workflows/webhook-delivery.contract';
 import { createDisbursementActivities } from './disbursements';
 import { createFundingActivities } from './funding';
 import { createNotificationActivities } from './notifications';
 import { createPayoutActivities } from './payouts';
+import { createRailActivities } from './rails';
 import { createWebhookActivities } from './webhooks';
 
 /** Every activity the worker registers: the union of the activity interfaces of the workflow contracts. */
@@ -16,7 +18,8 @@ export type Activities = WebhookDeliveryActivities &
   PayoutNotificationActivities &
   DisbursementActivities &
   DepositActivities &
-  PaymentRequestActivities;
+  PaymentRequestActivities &
+  RailFileActivities;
 
 /**
  * Every activity of the service, built over the one core (docs/architecture.md "Activities").
@@ -33,5 +36,6 @@ export function createActivities(core: Core): Activities {
     ...createDisbursementActivities(core),
     ...createNotificationActivities(core),
     ...createFundingActivities(core),
+    ...createRailActivities(core),
   };
 }

@@ -24,6 +24,7 @@ import {
   type PayoutTransitionInput,
 } from '../workflows/payout.contract';
 import { decidePayoutApproval } from '../src/core/policies/approvals';
+import { payoutRailStatus } from '../src/core/rails/inbox';
 
 export type { PayoutActivities, PayoutTransitionInput };
 
@@ -60,6 +61,11 @@ export function createPayoutActivities(core: Core) {
     /** makeRailAttempt: one delivery attempt through the rail (a live payout fails without retry). */
     async payoutRailAttempt(input: { payoutId: string; attempt: number }) {
       return guarded(() => makeRailAttempt(core, input.payoutId, input.attempt));
+    },
+
+    /** payoutRailStatus: the rail's recorded answers about an attempt past its deadline (raises the overdue alert when none). */
+    async payoutRailStatus(input: { payoutId: string; attempt: number; overdueMs: number }) {
+      return payoutRailStatus(core, input.payoutId, input.attempt, input.overdueMs);
     },
 
     /** Records the result of an attempt that will be retried (idempotent). */

@@ -85,6 +85,80 @@ const schema = z.object({
       }
     }, 'a positive ISO 8601 duration such as P7D, or milliseconds')
     .default('P7D'),
+  /**
+   * The live sepa_eur bank rail: ISO 20022 files over SFTP (docs/rails.md "Connecting a bank").
+   * The channel is `live` only when host, user, key path, pinned host key and debtor account are
+   * all set and the connection works; otherwise it stays `paused`.
+   */
+  RAIL_SEPA_SFTP_HOST: z.string().min(1).optional(),
+  RAIL_SEPA_SFTP_PORT: z.coerce.number().int().min(1).max(65535).default(22),
+  RAIL_SEPA_SFTP_USER: z.string().min(1).optional(),
+  /** Path of the SFTP client's private key (read at connect time; never logged). */
+  RAIL_SEPA_SFTP_KEY_PATH: z.string().min(1).optional(),
+  /** The bank's pinned host key, as `ssh-keygen -lf` prints it: `SHA256:<base64>`. */
+  RAIL_SEPA_SFTP_HOST_KEY: z
+    .string()
+    .regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'SHA256:<43 base64 characters>, as ssh-keygen -lf prints it')
+    .optional(),
+  /** Directory on the bank's server we upload pain.001 files to. */
+  RAIL_SEPA_UPLOAD_DIR: z.string().min(1).default('inbox'),
+  /** Directory on the bank's server the bank writes pain.002 and camt.054 files to. */
+  RAIL_SEPA_DOWNLOAD_DIR: z.string().min(1).default('outbox'),
+  /** The platform's settlement account at the bank (the debtor of every pain.001). */
+  RAIL_SEPA_DEBTOR_NAME: z.string().min(1).max(70).optional(),
+  RAIL_SEPA_DEBTOR_IBAN: z.string().min(15).max(34).optional(),
+  RAIL_SEPA_DEBTOR_BIC: z
+    .string()
+    .regex(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, 'a BIC of 8 or 11 characters')
+    .optional(),
+  /** Daily cut-off, `HH:MM` in RAIL_SEPA_TIME_ZONE: files sent later execute on the next business day. */
+  RAIL_SEPA_CUTOFF: z
+    .string()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM (24 h)')
+    .default('14:00'),
+  RAIL_SEPA_TIME_ZONE: z.string().default('Europe/Brussels'),
+  /** How long payouts are collected into one file before it is sent (ISO 8601 duration or ms). */
+  RAIL_SEPA_BATCH_WINDOW: z
+    .string()
+    .refine((v) => {
+      try {
+        return parseDuration(v) > 0;
+      } catch {
+        return false;
+      }
+    }, 'a positive ISO 8601 duration such as PT15M, or milliseconds')
+    .default('PT15M'),
+  /** How often the bank's outbox directory is listed (ISO 8601 duration or ms). */
+  RAIL_SEPA_POLL_INTERVAL: z
+    .string()
+    .refine((v) => {
+      try {
+        return parseDuration(v) > 0;
+      } catch {
+        return false;
+      }
+    }, 'a positive ISO 8601 duration such as PT1M, or milliseconds')
+    .default('PT1M'),
+  /** How long after settlement a return is still applied as a refund (ISO 8601 duration or ms). */
+  RAIL_SEPA_RETURN_WINDOW: z
+    .string()
+    .refine((v) => {
+      try {
+        return parseDuration(v) > 0;
+      } catch {
+        return false;
+      }
+    }, 'a positive ISO 8601 duration such as P14D, or milliseconds')
+    .default('P14D'),
+  /**
+   * The range of IBANs the bank assigned for live EUR virtual accounts: the IBAN's country code
+   * and the BBAN's fixed leading digits, e.g. `DE:370400440532` (the rest of the BBAN is drawn at
+   * random; check digits are computed). Unset: live EUR virtual accounts are unavailable.
+   */
+  RAIL_SEPA_VIRTUAL_IBAN_RANGE: z
+    .string()
+    .regex(/^[A-Z]{2}:[0-9A-Z]{4,}$/, '<country>:<leading BBAN characters>, e.g. DE:370400440532')
+    .optional(),
   WEBHOOK_RETRY_INITIAL: z
     .string()
     .refine((v) => {

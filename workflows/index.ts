@@ -5,3 +5,4 @@ export { payoutWorkflow } from './payout';
 export { disbursementWorkflow } from './disbursement';
 export { depositWorkflow } from './deposit';
 export { paymentRequestWorkflow } from './payment-request';
+export { railInboxWorkflow, railWindowWorkflow } from './rail-files';

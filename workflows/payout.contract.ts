@@ -4,7 +4,7 @@
  * activities, src/temporal, tests) imports this module, never the body (docs/architecture.md
  * "Workflow contracts").
  */
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PayoutFailureCode, PayoutStatus } from '../src/domain/payout-state';
 
 /** Workflow type name (workflow_starts.workflow_type). */
@@ -81,20 +81,33 @@ export interface AttemptResult {
 export interface PayoutTransitionInput {
   payoutId: string;
   to: PayoutStatus;
-  failure?: { code: PayoutFailureCode; message: string };
+  failure?: { code: PayoutFailureCode; message: string; retryable?: boolean; railReasonCode?: string | null };
   providerReference?: string | null;
   claimMethod?: string;
+  /** -> succeeded: when the rail booked it (ISO 8601); default now. */
+  deliveredAt?: string;
   attempt?: AttemptResult & { number: number };
   /** Apply the move only from these states (else the row is returned unchanged). */
   onlyFrom?: PayoutStatus[];
 }
 
-/** What one rail call answered (src/sandbox/rails.ts simulates it). */
+/**
+ * What one rail attempt answered (the rail adapter seam, src/rails/adapter.ts; docs/rails.md
+ * "The seam"), in three outcomes:
+ * - settled at submission (`ok: true`, `outcome` absent or `settled`): the rail knows the outcome
+ *   now (the sandbox simulator, instant rails); the money lands `arrivalMs` from now, and the
+ *   funds come back `refundAfterMs` after landing when the rail already knows they will.
+ * - `accepted` (`ok: true`): the rail took the instruction and reports later (a bank file rail);
+ *   the workflow waits for {@link railEventSignal}s up to `deadlineMs` (the channel's arrival.max).
+ * - rejected (`ok: false`): a failure code, `retryable`, and the rail's own reason code.
+ * Histories recorded before the seam carry the first and last shapes without `outcome`.
+ */
 export type RailAttemptResult =
   | {
       ok: true;
+      outcome?: 'settled';
       providerReference: string;
-      /** Milliseconds until the rail confirms arrival (the workflow waits with a durable timer). */
+      /** Milliseconds until the money lands (the workflow waits with a durable timer; 0: now). */
       arrivalMs: number;
       /** Set when the provider will return the funds this many ms after delivery. */
       refundAfterMs?: number;
@@ -102,7 +115,18 @@ export type RailAttemptResult =
       refundMessage?: string;
     }
   | {
+      ok: true;
+      outcome: 'accepted';
+      /** The rail's reference of this attempt (ISO 20022: the EndToEndId). */
+      providerReference: string;
+      /** How long to wait for the rail's answer before asking it (channel arrival.max), in ms. */
+      deadlineMs: number;
+      /** How long after settlement a return may still come, in ms (0: none can). */
+      returnWindowMs: number;
+    }
+  | {
       ok: false;
+      outcome?: 'rejected';
       /** Spec failure code (field failure.code). */
       errorCode: PayoutFailureCode;
       message: string;
@@ -111,7 +135,28 @@ export type RailAttemptResult =
       /** Backoff before the next attempt, in ms (meaningful when retryable). */
       retryAfterMs: number;
       providerReference: string | null;
+      /** The rail's own reason code (e.g. `AC01`), when it gave one. */
+      railReasonCode?: string | null;
     };
+
+/**
+ * A later answer of a rail about one attempt (Signal `railEvent`; src/core/rails/events.ts sends
+ * it when it reads a bank file, and `payoutRailStatus` returns the same records).
+ */
+export interface PayoutRailEvent {
+  /** Stable id (`<rail file id>:<index>`): the workflow applies each id once. */
+  id: string;
+  /** The attempt it answers. */
+  attempt: number;
+  type: 'accepted' | 'settled' | 'rejected' | 'returned';
+  /** When the rail says it happened (booking time of `settled`), ISO 8601. */
+  at: string;
+  /** Mapped failure (rejected, returned): spec code, message, retryable, the rail's reason code. */
+  failure?: { code: PayoutFailureCode; message: string; retryable: boolean; railReasonCode: string | null };
+}
+
+/** Signal `railEvent`: a rail event for this payout (applied once per event id). */
+export const railEventSignal = defineSignal<[PayoutRailEvent]>('railEvent');
 
 /**
  * The activities payoutWorkflow proxies (local activities; activities/payouts.ts implements them).
@@ -124,6 +169,12 @@ export interface PayoutActivities {
   payoutOpenClaim(input: { payoutId: string }): Promise<{ claimWindowMs: number }>;
   /** One delivery attempt through the rail (keyed by payout and attempt number). */
   payoutRailAttempt(input: { payoutId: string; attempt: number }): Promise<RailAttemptResult>;
+  /**
+   * Asks the rail about an attempt it accepted, past the deadline: the events it has recorded for
+   * the attempt (a Signal may have been lost), oldest first. With none, raises the operator alert
+   * (metric payouts_rail_overdue_total and a log line) and returns [].
+   */
+  payoutRailStatus(input: { payoutId: string; attempt: number; overdueMs: number }): Promise<PayoutRailEvent[]>;
   /** Records the result of an attempt that will be retried. */
   payoutAttemptResult(input: AttemptResult & { payoutId: string; number: number }): Promise<void>;
   /**

@@ -41,7 +41,7 @@ import {
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { PayoutFailureCode, PayoutStatus } from '../src/domain/payout-state';
+import type { PayoutStatus } from '../src/domain/payout-state';
 import {
   approveUpdate,
   cancelUpdate,
@@ -54,7 +54,10 @@ import {
   type PayoutActivities,
   type PayoutNotificationActivities,
   type PayoutWorkflowInput,
+  type PayoutRailEvent,
   type PayoutWorkflowResult,
+  type RailAttemptResult,
+  railEventSignal,
   statusQuery,
 } from './payout.contract';
 import { SA } from './search-attributes.contract';
@@ -158,6 +161,13 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   const opening = () => input.channel === 'claim_link' && status === 'submitted';
 
   setHandler(statusQuery, () => status);
+  /** Rail events not yet applied (Signal `railEvent`, or read back by payoutRailStatus), and those applied. */
+  const railEvents: PayoutRailEvent[] = [];
+  const appliedRailEvents = new Set<string>();
+  const queueRailEvent = (e: PayoutRailEvent) => {
+    if (!appliedRailEvents.has(e.id) && !railEvents.some((x) => x.id === e.id)) railEvents.push(e);
+  };
+  setHandler(railEventSignal, queueRailEvent);
   setHandler(
     claimUpdate,
     async ({ method }): Promise<PayoutStatus> => {
@@ -224,7 +234,14 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     return { payoutId, status };
   };
 
-  if (input.approval) {
+  /** Outcome of a phase: `done` ends the run (the payout reached a final state), `next` goes on. */
+  type Phase = 'done' | 'next';
+
+  /**
+   * Approval (docs/getting-paid.md "Key policies"): held and pending until another key decides,
+   * or the approval timeout passes (canceled, hold released).
+   */
+  const approvalPhase = async (approvalInput: { timeoutMs: number }): Promise<Phase> => {
     // docs/getting-paid.md "Key policies": held and pending until another key decides, or timeout.
     const decide = async (d: 'approved' | 'rejected', keyId: string, reason?: string | null): Promise<PayoutStatus> => {
       approval = d;
@@ -242,7 +259,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     };
     setHandler(approveUpdate, ({ keyId }) => decide('approved', keyId), { validator: pendingOnly });
     setHandler(rejectUpdate, ({ keyId, reason }) => decide('rejected', keyId, reason), { validator: pendingOnly });
-    const deadline = clock.now() + input.approval.timeoutMs;
+    const deadline = clock.now() + approvalInput.timeoutMs;
     for (;;) {
       const remaining = deadline - clock.now();
       publish();
@@ -256,16 +273,21 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
         approval = 'expired';
         const r = await acts.payoutApprovalDecide({ payoutId, decision: 'expired' });
         setStatus(r.status);
-        return finish();
+        return 'done';
       }
       // The Update handler (or a cancel) is applying the decision; it resets its flag if it fails.
       await condition(() => status !== 'pending' || (approval === null && decision === null));
       if (status !== 'pending') break;
     }
-    if (status !== 'submitted') return finish();
-  }
+    if (status !== 'submitted') return 'done';
+    return 'next';
+  };
 
-  if (input.channel === 'claim_link') {
+  /**
+   * Claim (claim_link): the link is opened (and the recipient notified) and the run waits for the
+   * `claim` or `cancel` Update until the window closes (claim_expired, hold released).
+   */
+  const claimPhase = async (): Promise<Phase> => {
     const { claimWindowMs } = await acts.payoutOpenClaim({ payoutId });
     setStatus('awaiting_claim');
     const deadline = clock.now() + claimWindowMs;
@@ -285,7 +307,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
           failure: { code: 'claim_expired', message: 'The recipient did not claim the payout in time; the funds were returned' },
           onlyFrom: ['awaiting_claim'],
         });
-        if (status === 'failed' || status === 'canceled') return finish();
+        if (status === 'failed' || status === 'canceled') return 'done';
         // The row moved on without this run (a claim applied by a lost workflow task): deliver it.
         decision = 'claim';
         break;
@@ -298,40 +320,115 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
       // and left the row awaiting_claim keeps the window open.
       if (status !== 'awaiting_claim') break;
     }
-    if (status === 'canceled' || status === 'failed' || status === 'refunded') return finish();
-  }
+    if (status === 'canceled' || status === 'failed' || status === 'refunded') return 'done';
+    return 'next';
+  };
 
-  await enter('delivering');
-  // A replayed move can find the row already final (a lost task applied it): nothing to deliver.
-  if (status === 'failed' || status === 'canceled' || status === 'refunded') return finish();
-  for (let attempt = 1; ; attempt++) {
-    const r = await acts.payoutRailAttempt({ payoutId, attempt });
-    if (r.ok) {
-      // Wait for the rail to confirm arrival (durable timer: survives worker restarts).
-      if (r.arrivalMs > 0) await wait(r.arrivalMs);
-      await enter('succeeded', {
-        providerReference: r.providerReference,
-        attempt: { number: attempt, status: 'succeeded', providerReference: r.providerReference },
-      });
-      if (r.refundAfterMs !== undefined) {
-        await wait(r.refundAfterMs);
-        await enter('refunded', { failure: { code: 'refunded_by_provider', message: r.refundMessage ?? 'The provider returned the funds' } });
+  /**
+   * The rail's answer to an attempt it `accepted` (a bank file rail; docs/rails.md "How a payout
+   * waits for its rail"): rail events arrive as the `railEvent` Signal; past `deadlineMs` without
+   * one the run asks the rail (payoutRailStatus, which also raises the operator alert) and keeps
+   * waiting. settled -> succeeded (delivered_at = the booking time); then, while a return can still
+   * come (returnWindowMs), returned -> refunded. rejected -> failed with the mapped failure code
+   * and the rail's reason code (hold released).
+   */
+  const awaitRailAnswer = async (attempt: number, r: Extract<RailAttemptResult, { outcome: 'accepted' }>): Promise<void> => {
+    const attemptRecord = { number: attempt, providerReference: r.providerReference };
+    const pending = () => railEvents.some((e) => e.attempt === attempt);
+    const acceptedAt = Date.now();
+    let settled = false;
+    let deadline = acceptedAt + r.deadlineMs;
+    for (;;) {
+      publish();
+      if (!pending() && !(await condition(pending, Math.max(1, deadline - Date.now())))) {
+        if (settled) return; // the return window closed: the payout stays succeeded
+        for (const e of await acts.payoutRailStatus({ payoutId, attempt, overdueMs: Date.now() - acceptedAt })) queueRailEvent(e);
+        if (!pending()) {
+          deadline = Date.now() + r.deadlineMs;
+          continue;
+        }
       }
-      return finish();
+      const e = railEvents.splice(railEvents.findIndex((x) => x.attempt === attempt), 1)[0]!;
+      appliedRailEvents.add(e.id);
+      if (e.type === 'accepted') continue;
+      if (e.type === 'rejected') {
+        if (settled) continue;
+        const failure = e.failure ?? { code: 'provider_declined' as const, message: 'The rail rejected the payment', retryable: false, railReasonCode: null };
+        await enter('failed', {
+          failure,
+          providerReference: r.providerReference,
+          attempt: { ...attemptRecord, status: 'failed', errorCode: failure.railReasonCode ?? failure.code, errorMessage: failure.message },
+        });
+        return;
+      }
+      if (!settled) {
+        // settled, or returned (which implies it was booked first).
+        await enter('succeeded', { providerReference: r.providerReference, deliveredAt: e.at, attempt: { ...attemptRecord, status: 'succeeded' } });
+        settled = true;
+        if (status !== 'succeeded') return;
+        deadline = Date.now() + r.returnWindowMs;
+      }
+      if (e.type === 'returned') {
+        const failure = e.failure ?? { code: 'refunded_by_provider' as const, message: 'The bank returned the funds', retryable: false, railReasonCode: null };
+        await enter('refunded', { failure });
+        return;
+      }
+      if (r.returnWindowMs <= 0) return;
     }
-    const attemptResult = {
-      number: attempt,
-      status: 'failed' as const,
-      providerReference: r.providerReference,
-      errorCode: r.errorCode,
-      errorMessage: r.message,
-    };
-    if (!r.retryable || attempt >= MAX_DELIVERY_ATTEMPTS) {
-      const failure: { code: PayoutFailureCode; message: string } = { code: r.errorCode, message: r.message };
-      await enter('failed', { failure, providerReference: r.providerReference, attempt: attemptResult });
-      return finish();
+  };
+
+  /**
+   * Delivery: attempts through the rail (the registry in src/core/rails picks its adapter) until
+   * the payout succeeds, fails for good, or is refunded.
+   */
+  const deliveryPhase = async (): Promise<void> => {
+    await enter('delivering');
+    // A replayed move can find the row already final (a lost task applied it): nothing to deliver.
+    if (status === 'failed' || status === 'canceled' || status === 'refunded') return;
+    for (let attempt = 1; ; attempt++) {
+      const r = await acts.payoutRailAttempt({ payoutId, attempt });
+      if (r.ok && r.outcome === 'accepted') {
+        // A rail that reports later (a bank file rail): wait for its events.
+        await awaitRailAnswer(attempt, r);
+        return;
+      }
+      if (r.ok) {
+        // Wait for the rail to confirm arrival (durable timer: survives worker restarts).
+        if (r.arrivalMs > 0) await wait(r.arrivalMs);
+        await enter('succeeded', {
+          providerReference: r.providerReference,
+          attempt: { number: attempt, status: 'succeeded', providerReference: r.providerReference },
+        });
+        if (r.refundAfterMs !== undefined) {
+          await wait(r.refundAfterMs);
+          await enter('refunded', { failure: { code: 'refunded_by_provider', message: r.refundMessage ?? 'The provider returned the funds' } });
+        }
+        return;
+      }
+      const attemptResult = {
+        number: attempt,
+        status: 'failed' as const,
+        providerReference: r.providerReference,
+        errorCode: r.errorCode,
+        errorMessage: r.message,
+      };
+      if (!r.retryable || attempt >= MAX_DELIVERY_ATTEMPTS) {
+        const failure = {
+        code: r.errorCode,
+        message: r.message,
+        // The rail's own reason code (documented failure extensions), when the seam gave one.
+        ...(r.railReasonCode ? { retryable: r.retryable, railReasonCode: r.railReasonCode } : {}),
+      };
+        await enter('failed', { failure, providerReference: r.providerReference, attempt: attemptResult });
+        return;
+      }
+      await acts.payoutAttemptResult({ payoutId, ...attemptResult });
+      await wait(r.retryAfterMs);
     }
-    await acts.payoutAttemptResult({ payoutId, ...attemptResult });
-    await wait(r.retryAfterMs);
-  }
+  };
+
+  if (input.approval && (await approvalPhase(input.approval)) === 'done') return finish();
+  if (input.channel === 'claim_link' && (await claimPhase()) === 'done') return finish();
+  await deliveryPhase();
+  return finish();
 }

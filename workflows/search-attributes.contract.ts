@@ -12,6 +12,8 @@ export const SA = {
   DisbursementId: defineSearchAttributeKey('DisbursementId', SearchAttributeType.KEYWORD),
   DisbursementStatus: defineSearchAttributeKey('DisbursementStatus', SearchAttributeType.KEYWORD),
   Channel: defineSearchAttributeKey('Channel', SearchAttributeType.KEYWORD),
+  /** The bank file (`rf_…`) a rail window workflow wrote and sent (docs/rails.md "For operators"). */
+  RailFileId: defineSearchAttributeKey('RailFileId', SearchAttributeType.KEYWORD),
 } as const;
 
 /** Names of every custom search attribute (all Keyword). */

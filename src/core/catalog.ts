@@ -6,6 +6,7 @@
  *
  * Amounts (limits, flat fee) are canonical USDC Amounts ("1.00", "50000.00", "0.25").
  */
+import { liveRailWorking } from './rails/registry';
 import {
   CHANNELS,
   type ChannelDefinition,
@@ -64,9 +65,12 @@ function wireLimits(channel: ChannelDefinition): ChannelListing['limits'] {
   return { min: usdcAmount(channel.limits.min), max: usdcAmount(channel.limits.max), currency: channel.limits.currency };
 }
 
-/** The status of `channel` for `caller` (spec "Channel".status): paused in live, or when the operator paused it. */
+/**
+ * The status of `channel` for `caller` (spec "Channel".status; docs/rails.md "Channel status"):
+ * paused when the operator paused it, and in live unless its rail's connection works.
+ */
 export function statusFor(core: Core, caller: Caller, channel: ChannelDefinition): 'live' | 'paused' {
-  return channelStatus(channel, caller.environment, core.config.pausedChannels);
+  return channelStatus(channel, caller.environment, core.config.pausedChannels, (rail) => liveRailWorking(core, rail));
 }
 
 /** One catalog entry as the spec's Channel seen by `caller` (internal fields such as requirement checks left out). */
@@ -116,7 +120,7 @@ export function knownChannel(channelId: string, param = 'channel'): ChannelDefin
 /** Throws ApiError 400 channel_unavailable (param `param`) when `channel` is paused for `caller` (spec "Errors"). */
 export function assertChannelAvailable(core: Core, caller: Caller, channel: ChannelDefinition, param = 'channel'): void {
   if (statusFor(core, caller, channel) === 'paused') {
-    const why = caller.environment === 'live' ? 'no live rail is configured for it' : 'it is paused while its rail is degraded';
+    const why = caller.environment === 'live' ? 'its rail has no working live connection' : 'it is paused while its rail is degraded';
     throw new ApiError(400, 'channel_unavailable', `Channel ${channel.id} cannot be used now: ${why}`, param);
   }
 }

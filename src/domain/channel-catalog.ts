@@ -184,7 +184,7 @@ const BANK_CHANNELS: ChannelDefinition[] = [
     requirements: [HOLDER_NAME, field('bank_code', '^[0-9]{3}$'), field('account_number', '^[0-9]{6,14}$')],
   }),
   // --- Europe
-  ibanBank('sepa_eur', 'EU', 'EUR', 'sepa_instant', {
+  ibanBank('sepa_eur', 'EU', 'EUR', 'sepa_credit_transfer', {
     coverage: EURO_AREA,
     arrival: { min: 'PT10S', max: 'P1D' },
     limits: { min: '1', max: '100000' },

@@ -58,17 +58,20 @@ export function channelCoversCountry(channel: ChannelDefinition, country: string
 }
 
 /**
- * Spec "Channel".status. No live rail adapter ships (docs/architecture.md "Surfaces": only the sandbox rail simulator ships),
- * so every channel is 'paused' in the live environment; in the sandbox a channel is 'paused' when
- * an operator paused it (`pausedIds`), else 'live'.
+ * Spec "Channel".status (docs/rails.md "Channel status"). Sandbox: 'paused' when an operator
+ * paused it (`pausedIds`, PAUSED_CHANNELS), else 'live'. Live: 'live' only when the channel's rail
+ * has a configured connection that works (`liveRailWorking(rail)`, the rail registry's answer) and
+ * the channel is not in `pausedIds`; else 'paused'.
  */
 export function channelStatus(
   channel: ChannelDefinition,
   environment: 'sandbox' | 'live',
   pausedIds: ReadonlySet<string>,
+  liveRailWorking: (rail: string) => boolean = () => false,
 ): 'live' | 'paused' {
-  if (environment === 'live') return 'paused';
-  return pausedIds.has(channel.id) ? 'paused' : 'live';
+  if (pausedIds.has(channel.id)) return 'paused';
+  if (environment === 'live') return liveRailWorking(channel.rail) ? 'live' : 'paused';
+  return 'live';
 }
 
 /** Exact sum of non-negative decimal strings ("0.3" + "0.35" = "0.65"). */

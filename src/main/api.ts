@@ -1,6 +1,7 @@
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../config';
 import { createApp } from '../api/app';
+import { startRailHealthChecks } from '../core/rails/lifecycle';
 import { buildCore, closeCore } from './runtime';
 
 /** `npm run api`: the HTTP API process. Configured by DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PORT, HOST. */
@@ -10,9 +11,14 @@ if (!config.DATABASE_URL) {
   process.exit(2);
 }
 const core = await buildCore(config);
+// Channel status follows the live rails' connections (docs/rails.md "Channel status").
+const stopRailChecks = await startRailHealthChecks(core);
 const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname: config.HOST }, (info) =>
   core.log.info({ port: info.port }, 'api listening'),
 );
-const shutdown = () => server.close(() => void closeCore(core).then(() => process.exit(0)));
+const shutdown = () => {
+  stopRailChecks();
+  server.close(() => void closeCore(core).then(() => process.exit(0)));
+};
 process.once('SIGINT', shutdown);
 process.once('SIGTERM', shutdown);

@@ -6,6 +6,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { createBusiness } from '../core/businesses';
 import { startRelay } from '../core/relay';
+import { startRailHealthChecks, startRailPollers } from '../core/rails/lifecycle';
 import { relayTasks } from '../core/relay-tasks';
 import { type DevServer, freePort, startDevServer } from '../temporal/dev-server';
 import { prepareWorkflowBundle } from '../temporal/bundle';
@@ -63,6 +64,9 @@ const workflowBundle = await prepareWorkflowBundle({ prebuilt: config.WORKFLOW_B
 const { worker, connection } = await createWorker(core, { workflowBundle });
 const workerRun = worker.run();
 const stopRelay = startRelay(core, relayTasks);
+// Live bank rails, when configured (docs/rails.md): inbox pollers and connection checks.
+const stopRailChecks = await startRailHealthChecks(core);
+await startRailPollers(core);
 const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname: '0.0.0.0' });
 
 const base = `http://localhost:${config.PORT}`;
@@ -83,6 +87,7 @@ async function shutdown() {
   stopping = true;
   console.log('\nStopping ...');
   await new Promise<void>((r) => server.close(() => r()));
+  stopRailChecks();
   await stopRelay();
   // The SDK's runtime already drains the worker on SIGINT/SIGTERM; shutting down twice throws.
   if (worker.getState() === 'RUNNING') worker.shutdown();

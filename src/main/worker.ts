@@ -5,6 +5,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadConfig } from '../config';
 import { relayTasks } from '../core/relay-tasks';
 import { startRelay } from '../core/relay';
+import { startRailHealthChecks, startRailPollers } from '../core/rails/lifecycle';
 import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
 import { prepareWorkflowBundle } from '../temporal/bundle';
 import { freePort } from '../temporal/dev-server';
@@ -44,6 +45,10 @@ const workflowBundle = await prepareWorkflowBundle({
 });
 const { worker, connection } = await createWorker(core, { workflowBundle });
 const stopRelay = startRelay(core, relayTasks);
+// Live bank rails (docs/rails.md): their inbox pollers, and connection checks for channel status.
+const stopRailChecks = await startRailHealthChecks(core);
+const pollers = await startRailPollers(core);
+if (pollers.length > 0) core.log.info({ rails: pollers }, 'live rail inbox pollers running');
 // A metrics port already taken must not stop payouts: log it and run on (Prometheus shows up == 0).
 const metrics = await startMetricsServer({
   port: config.METRICS_PORT,
@@ -59,6 +64,7 @@ if (metrics) core.log.info({ port: metrics.port }, 'worker metrics listening (GE
 core.log.info({ taskQueues: [config.TASK_QUEUE, taskQueueFor(config, DISBURSEMENT_WORKFLOW_TYPE)], address }, 'worker running');
 await worker.run();
 await metrics?.close();
+stopRailChecks();
 await stopRelay();
 await connection.close();
 await closeCore(core);

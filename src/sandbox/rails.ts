@@ -55,8 +55,8 @@ export const SANDBOX_REFUND_AFTER_MS = 1000;
 /** Message of the refund failure object (failure.code refunded_by_provider). */
 export const REFUND_MESSAGE = 'The provider returned the funds after delivery; the amount and fees were credited back';
 
-/** What one rail call answered (the payout workflow's contract defines it). */
-export type { RailAttemptResult };
+/** What one simulated attempt answers: settled at submission or rejected (the contract's shapes without `outcome`). */
+export type SimulatedAttempt = Exclude<RailAttemptResult, { outcome: 'accepted' }>;
 
 /** What the simulator needs to know about one attempt. */
 export interface RailAttemptInput {
@@ -96,7 +96,7 @@ function providerReference(rail: string): string {
  * Simulates one delivery attempt (table above). Pure apart from the random provider reference,
  * which is reused when `existingProviderReference` is given.
  */
-export function simulateRailAttempt(input: RailAttemptInput): RailAttemptResult {
+export function simulateRailAttempt(input: RailAttemptInput): SimulatedAttempt {
   const ref = input.reference ?? '';
   const reference = () => input.existingProviderReference ?? providerReference(input.rail);
   const final = FINAL_FAILURES[ref];

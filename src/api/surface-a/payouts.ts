@@ -91,7 +91,14 @@ export const PayoutSchema = z
     estimated_arrival: DateTimeSchema.nullable(),
     delivered_at: DateTimeSchema.nullable(),
     provider_reference: z.string().nullable(),
-    failure: z.object({ code: z.enum(PAYOUT_FAILURE_CODES), message: z.string() }).nullable(),
+    failure: z
+      .object({
+        code: z.enum(PAYOUT_FAILURE_CODES),
+        message: z.string(),
+        retryable: z.boolean().optional().openapi({ description: 'Extension (rail failures): whether a new payout to the same destination may succeed.' }),
+        rail_reason_code: z.string().optional().openapi({ description: "Extension (rail failures): the rail's own reason code, e.g. AC01 (ISO 20022).", example: 'AC01' }),
+      })
+      .nullable(),
     attempts: z.number().int().openapi({ description: 'Delivery attempts begun or scheduled (1 from acceptance)' }),
     attempt_history: z.array(Attempt).optional().openapi({ description: 'GET /payouts/{id} only: the rail calls made so far' }),
     claim: z

@@ -115,7 +115,14 @@ export const PayoutSchema = z
     payout_method: z.string().nullable().openapi({ description: 'How the recipient chose to withdraw (bank_transfer, mobile_money, wallet)' }),
     reference: z.string().nullable(),
     message: z.string().nullable(),
-    failure: z.object({ code: z.string(), message: z.string() }).nullable(),
+    failure: z
+      .object({
+        code: z.string(),
+        message: z.string(),
+        retryable: z.boolean().optional().openapi({ description: 'Extension (rail failures): whether a new payout to the same destination may succeed.' }),
+        rail_reason_code: z.string().optional().openapi({ description: "Extension (rail failures): the rail's own reason code, e.g. AC01 (ISO 20022).", example: 'AC01' }),
+      })
+      .nullable(),
     created_at: DateTimeSchema,
     completed_at: DateTimeSchema.nullable(),
   })

@@ -23,6 +23,10 @@ export const METRIC_LABELS = {
   payouts_finished_total: ['channel', 'status', 'environment'],
   webhook_delivery_attempts_total: ['outcome'],
   disbursement_items_in_flight: ['status', 'environment'],
+  rail_files_total: ['rail', 'direction', 'outcome'],
+  rail_unmatched_items_total: ['rail'],
+  payouts_rail_overdue_total: ['rail'],
+  rail_oldest_waiting_payout_seconds: ['rail'],
 } as const;
 
 /**
@@ -102,3 +106,39 @@ export function recordPayoutEvent(type: string, channel: unknown, environment: s
 export function recordWebhookAttempt(outcome: WebhookAttemptMetricOutcome): void {
   webhookDeliveryAttempts.inc({ outcome });
 }
+
+/**
+ * Files exchanged with a bank (docs/rails.md "For operators"), by rail, direction (`outbound`,
+ * `inbound`) and outcome: `sent` (uploaded), `received` (taken from the bank's outbox and applied),
+ * `quarantined` (did not parse; alert on any increase).
+ */
+export const railFiles = new Counter({
+  name: 'rail_files_total',
+  help: 'Files exchanged with a bank, by rail, direction (outbound, inbound) and outcome (sent, received, quarantined).',
+  labelNames: METRIC_LABELS.rail_files_total,
+  registers: [metricsRegistry],
+});
+
+/** Statuses read from bank files that matched no payout or deposit (kept for operators; `npm run admin -- rail unmatched`). */
+export const railUnmatchedItems = new Counter({
+  name: 'rail_unmatched_items_total',
+  help: 'Statuses read from bank files that matched no payout or deposit (kept as unmatched items for operators).',
+  labelNames: METRIC_LABELS.rail_unmatched_items_total,
+  registers: [metricsRegistry],
+});
+
+/** Live payouts whose rail had not answered by the channel's arrival.max (the operator alert; the payout keeps waiting). */
+export const payoutsRailOverdue = new Counter({
+  name: 'payouts_rail_overdue_total',
+  help: "Times a live payout's rail had not answered by the channel's arrival.max (the payout keeps waiting; alert on any increase).",
+  labelNames: METRIC_LABELS.payouts_rail_overdue_total,
+  registers: [metricsRegistry],
+});
+
+/** Age in seconds of the oldest live payout still waiting for its bank (set at scrape time; 0 when none). */
+export const railOldestWaitingPayout = new Gauge({
+  name: 'rail_oldest_waiting_payout_seconds',
+  help: 'Age in seconds of the oldest live payout handed to a bank rail and not yet answered (0 when none); counted at scrape time.',
+  labelNames: METRIC_LABELS.rail_oldest_waiting_payout_seconds,
+  registers: [metricsRegistry],
+});

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema';
-import { disbursementItemsInFlight, metricsRegistry } from './registry';
+import { disbursementItemsInFlight, metricsRegistry, railOldestWaitingPayout } from './registry';
 
 /** Content type of the Prometheus text exposition format served by `/metrics`. */
 export const METRICS_CONTENT_TYPE = metricsRegistry.contentType;
@@ -39,6 +39,17 @@ export async function refreshScrapeTimeGauges(db: Db): Promise<void> {
     for (const status of ['pending', 'processing']) disbursementItemsInFlight.set({ environment, status }, 0);
   }
   for (const r of rows) disbursementItemsInFlight.set({ environment: r.environment, status: r.status }, Number(r.n));
+
+  // The oldest payout handed to a bank rail and not answered yet (queued, in a file, or accepted).
+  const waiting = await db
+    .selectFrom('rail_instructions')
+    .select(['rail', sql<Date>`min(created_at)`.as('oldest')])
+    .where('status', 'in', ['queued', 'in_file', 'accepted'])
+    .groupBy('rail')
+    .execute();
+  railOldestWaitingPayout.reset();
+  railOldestWaitingPayout.set({ rail: 'sepa_credit_transfer' }, 0);
+  for (const w of waiting) railOldestWaitingPayout.set({ rail: w.rail }, Math.max(0, Math.floor((Date.now() - new Date(w.oldest).getTime()) / 1000)));
 }
 
 /**

@@ -121,7 +121,8 @@ export async function insertPayout(
  * The `payouts` row of an accepted payout (the one definition of its columns, shared by
  * {@link insertPayout} and batch acceptance such as Surface B's batch, src/core/claim-flow/batch.ts):
  * amounts from the prepared price, attempts 1 when submitted, a random receipt token, estimated
- * arrival = now + the channel's maximum arrival.
+ * arrival = the rail calendar's latest arrival when prepared with one, else now + the channel's
+ * maximum arrival.
  */
 export function payoutValues(
   caller: Caller,
@@ -154,7 +155,7 @@ export function payoutValues(
     message: prepared.message,
     quote_id: prepared.quoteId,
     idempotency_key: o.idempotencyKey ?? null,
-    estimated_arrival: new Date(o.now.getTime() + parseDuration(prepared.channel.arrival.max)),
+    estimated_arrival: prepared.latestArrival ?? new Date(o.now.getTime() + parseDuration(prepared.channel.arrival.max)),
     delivered_at: null,
     provider_reference: null,
     failure_code: null,

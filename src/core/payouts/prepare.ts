@@ -2,13 +2,15 @@
  * Preparing a payout (spec "Payout create body"): validation and pricing, read-only. The
  * disbursements engine prepares each item the same way.
  */
-import { type ChannelDefinition, channelAcceptsRecipientType, channelStatus, findChannel, type RecipientType } from '../../domain/channels';
+import { type ChannelDefinition, channelAcceptsRecipientType, findChannel, type RecipientType } from '../../domain/channels';
 import { ApiError, notFound, validationError } from '../../domain/errors';
 import { parseAmountParam, formatAmount, USDC } from '../../domain/money';
 import { type Price, price as priceOf } from '../../domain/pricing';
 import { type InlineRecipient, validateInlineRecipient } from '../../domain/recipients';
 import { midRate } from '../../sandbox/fx';
+import { statusFor } from '../catalog';
 import type { Caller, Core } from '../context';
+import { railCarriageProblem, railLatestArrival } from '../rails/registry';
 import { MAX_REFERENCE_LENGTH, MAX_MEMO_LENGTH, MAX_MESSAGE_LENGTH } from './rows';
 
 /**
@@ -44,6 +46,11 @@ export interface PreparedPayout {
   reference: string | null;
   memo: string | null;
   message: string | null;
+  /**
+   * Latest arrival when the rail's calendar sets it (a live bank file rail: cut-off and TARGET2
+   * closing days, docs/rails.md); absent: acceptance time + the channel's arrival.max.
+   */
+  latestArrival?: Date;
 }
 
 const isGiven = (v: unknown) => v !== undefined && v !== null;
@@ -152,12 +159,12 @@ async function prepareChecked(
   const { channel } = s;
   const p = (name: string) => `${pre}${name}`;
 
-  if (channelStatus(channel, caller.environment, core.config.pausedChannels) !== 'live') {
+  if (statusFor(core, caller, channel) !== 'live') {
     throw new ApiError(
       400,
       'channel_unavailable',
       caller.environment === 'live'
-        ? `Channel ${channel.id} has no live rail configured; it is paused in the live environment`
+        ? `Channel ${channel.id} has no working live rail connection; it is paused in the live environment`
         : `Channel ${channel.id} is paused while a provider on the rail is degraded; try again later`,
       p('channel'),
     );
@@ -207,6 +214,15 @@ async function prepareChecked(
     const v = prefixed(pre, () => validateInlineRecipient(req.recipient as InlineRecipient, channel));
     recipientType = v.type;
     recipientDetails = v.details;
+  }
+
+  // A live payout on a bank file rail: what the file cannot carry is refused now, not at the cut-off.
+  if (caller.environment === 'live') {
+    const problem = railCarriageProblem(channel.rail, recipientDetails, s.reference);
+    if (problem) {
+      const param = problem.field === 'reference' ? p('reference') : isGiven(req.recipientId) ? p('recipient_id') : p(`recipient.${problem.field}`);
+      throw validationError(param, problem.message);
+    }
   }
 
   // Price: the quote's, or now at the mid-market rate.
@@ -268,5 +284,6 @@ async function prepareChecked(
     reference: s.reference,
     memo: s.memo,
     message: s.message,
+    ...(caller.environment === 'live' ? railLatestArrival(core, channel.rail, core.now()) : {}),
   };
 }

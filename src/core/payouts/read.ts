@@ -42,7 +42,12 @@ export interface WirePayout {
   estimated_arrival: string | null;
   delivered_at: string | null;
   provider_reference: string | null;
-  failure: { code: PayoutFailureCode; message: string } | null;
+  /**
+   * Spec failure object; a rail failure adds two documented extensions (docs/rails.md "Status and
+   * reason codes"): `retryable` (whether a new payout may succeed) and `rail_reason_code` (the
+   * rail's own code, e.g. `AC01`).
+   */
+  failure: { code: PayoutFailureCode; message: string; retryable?: boolean; rail_reason_code?: string } | null;
   /** Delivery attempts begun or scheduled (1 from acceptance). */
   attempts: number;
   /** Only on GET /payouts/{id}: the rail calls made so far. */
@@ -94,7 +99,12 @@ export function renderPayout(row: PayoutRow, attempts?: PayoutAttemptRow[], publ
     delivered_at: iso(row.delivered_at),
     provider_reference: row.provider_reference,
     failure: row.failure_code
-      ? { code: row.failure_code as PayoutFailureCode, message: row.failure_message ?? row.failure_code }
+      ? {
+          code: row.failure_code as PayoutFailureCode,
+          message: row.failure_message ?? row.failure_code,
+          ...(row.failure_retryable !== null && row.failure_retryable !== undefined ? { retryable: row.failure_retryable } : {}),
+          ...(row.failure_rail_reason_code ? { rail_reason_code: row.failure_rail_reason_code } : {}),
+        }
       : null,
     attempts: row.attempt_count,
     claim:

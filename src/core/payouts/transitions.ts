@@ -32,8 +32,13 @@ export type { AttemptResult };
 
 /** What a transition may also set on the payout (all optional). */
 export interface TransitionPatch {
-  /** failure.code / failure.message (-> failed, -> refunded). */
-  failure?: { code: PayoutFailureCode; message: string };
+  /**
+   * failure.code / failure.message (-> failed, -> refunded); a rail failure also keeps whether a
+   * retry may help and the rail's own reason code (documented extensions, docs/rails.md).
+   */
+  failure?: { code: PayoutFailureCode; message: string; retryable?: boolean; railReasonCode?: string | null };
+  /** -> succeeded: when the rail booked it (ISO 8601; default now). */
+  deliveredAt?: string;
   providerReference?: string | null;
   /** Claim link token and expiry (-> awaiting_claim). */
   claim?: { token: string; expiresAt: Date };
@@ -141,6 +146,8 @@ export async function transitionPayout(core: Core, payoutId: string, to: PayoutS
     if (patch.failure) {
       set.failure_code = patch.failure.code;
       set.failure_message = patch.failure.message;
+      set.failure_retryable = patch.failure.retryable ?? null;
+      set.failure_rail_reason_code = patch.failure.railReasonCode ?? null;
     }
     if (patch.providerReference !== undefined) set.provider_reference = patch.providerReference;
     if (patch.claim) {
@@ -152,8 +159,9 @@ export async function transitionPayout(core: Core, payoutId: string, to: PayoutS
       set.claim_method = patch.claimMethod ?? null;
     }
     if (to === 'succeeded') {
-      set.delivered_at = now;
-      set.confirmed_received_at = now;
+      const booked = patch.deliveredAt ? new Date(patch.deliveredAt) : null;
+      set.delivered_at = booked && !Number.isNaN(booked.getTime()) ? booked : now;
+      set.confirmed_received_at = set.delivered_at;
     }
     if (to === 'refunded') set.confirmed_received_at = null;
     if (to === 'submitted' && row.attempt_count < 1) set.attempt_count = 1;

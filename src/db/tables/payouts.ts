@@ -64,6 +64,10 @@ export interface PayoutsTable {
   provider_reference: string | null;
   failure_code: string | null;
   failure_message: string | null;
+  /** failure.retryable (documented extension; docs/rails.md): set by rail failures. */
+  failure_retryable: boolean | null;
+  /** failure.rail_reason_code (documented extension): the rail's own code, e.g. `AC01`. */
+  failure_rail_reason_code: string | null;
   attempt_count: number;
   claim_token: string | null;
   claimed_at: Date | null;

@@ -1,0 +1,75 @@
+/**
+ * Rail events: the statuses read from a bank's files (docs/rails.md "Status and reason codes").
+ * This module owns the writes of rail_events. Each is matched to a payout attempt or a deposit,
+ * or kept unmatched for operators (never dropped), and dispatched once: signaled to its payout's
+ * workflow, or credited as a deposit.
+ */
+import type { Selectable } from 'kysely';
+import type { DbOrTx } from '../../db/schema';
+import type { RailEventsTable } from '../../db/tables/rails';
+import { mapIso20022Reason, returnFailure } from '../../rails/reason-codes';
+import type { PayoutRailEvent } from '../../../workflows/payout.contract';
+
+/** A rail_events row. */
+export type RailEventRow = Selectable<RailEventsTable>;
+
+/** A rail event about to be recorded (id `<rail file id>:<index>`). */
+export type NewRailEvent = Omit<RailEventsTable, 'created_at' | 'dispatched_at' | 'details'> & { details: Record<string, unknown> };
+
+/** Records `events` (a file read twice yields the same ids: recorded once). Returns the ids newly recorded. */
+export async function recordRailEvents(tx: DbOrTx, events: NewRailEvent[], now: Date): Promise<string[]> {
+  const ids: string[] = [];
+  for (const e of events) {
+    const r = await tx
+      .insertInto('rail_events')
+      .values({ ...e, details: JSON.stringify(e.details), dispatched_at: null, created_at: now })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (r) ids.push(r.id);
+  }
+  return ids;
+}
+
+/** Events not yet dispatched (oldest first, at most `limit`). */
+export async function undispatchedRailEvents(db: DbOrTx, rail: string, limit: number): Promise<RailEventRow[]> {
+  return db.selectFrom('rail_events').selectAll().where('rail', '=', rail).where('dispatched_at', 'is', null).orderBy('created_at').orderBy('id').limit(limit).execute();
+}
+
+/** Marks event `id` dispatched (and, for a credit, the deposit it became). */
+export async function markRailEventDispatched(db: DbOrTx, id: string, now: Date, depositId?: string): Promise<void> {
+  await db
+    .updateTable('rail_events')
+    .set({ dispatched_at: now, ...(depositId ? { deposit_id: depositId } : {}) })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** The recorded events of one payout attempt, oldest first. */
+export async function railEventsOfAttempt(db: DbOrTx, payoutId: string, attempt: number): Promise<RailEventRow[]> {
+  return db.selectFrom('rail_events').selectAll().where('payout_id', '=', payoutId).where('attempt', '=', attempt).orderBy('id').execute();
+}
+
+/** Unmatched events (no payout, no deposit), newest first. */
+export async function unmatchedRailEvents(db: DbOrTx, limit = 100): Promise<RailEventRow[]> {
+  return db.selectFrom('rail_events').selectAll().where('payout_id', 'is', null).where('deposit_id', 'is', null).where('type', '!=', 'credit').orderBy('created_at', 'desc').limit(limit).execute();
+}
+
+/**
+ * The payout workflow's view of a recorded event (Signal `railEvent`): rejected and returned carry
+ * the failure mapped from the bank's reason code (src/rails/reason-codes.ts).
+ */
+export function toPayoutRailEvent(row: RailEventRow): PayoutRailEvent | null {
+  if (!row.payout_id || row.attempt === null || row.type === 'credit') return null;
+  const at = (row.occurred_at ?? row.created_at).toISOString();
+  const base = { id: row.id, attempt: row.attempt, type: row.type, at };
+  if (row.type === 'rejected') {
+    const m = mapIso20022Reason(row.reason_code);
+    return { ...base, failure: { code: m.failureCode, message: m.message, retryable: m.retryable, railReasonCode: m.railReasonCode } };
+  }
+  if (row.type === 'returned') {
+    const f = returnFailure(row.reason_code);
+    return { ...base, failure: { code: f.failureCode, message: f.message, retryable: false, railReasonCode: f.railReasonCode } };
+  }
+  return base;
+}

@@ -1,0 +1,279 @@
+/**
+ * The bank's answers (docs/rails.md "Inbound files"): the inbox poll lists the bank's outbox over
+ * SFTP and takes each new file exactly once (recorded by name and sha256; a file already processed
+ * is never applied again, also when two workers poll at once). pain.002 statuses and camt.054
+ * entries become rail events, matched to their payout attempt by OrgnlMsgId, EndToEndId and UETR;
+ * a camt.054 credit to a live virtual IBAN becomes a deposit (credited once: the bank's entry
+ * reference is its external id). A file that does not parse is quarantined and the poll goes on.
+ */
+import { formatAmount } from '../../domain/money';
+import { type Camt054Entry, parseCamt054 } from '../../rails/iso20022/camt054';
+import { MAX_ISO20022_BYTES } from '../../rails/iso20022/parse-safety';
+import { parsePain002 } from '../../rails/iso20022/pain002';
+import { sepaRailConfig } from '../../rails/sepa/config';
+import { SftpTransport } from '../../rails/sftp/transport';
+import { signalPayoutRailEvent } from '../../temporal/rail-gateway';
+import type { PayoutRailEvent } from '../../../workflows/payout.contract';
+import type { Caller, Core } from '../context';
+import { receiveDeposit } from '../funding/deposits';
+import { payoutsRailOverdue, railFiles, railUnmatchedItems } from '../metrics/registry';
+import { markRailEventDispatched, type NewRailEvent, railEventsOfAttempt, recordRailEvents, toPayoutRailEvent, undispatchedRailEvents } from './events';
+import { finishedInboundNames, markInboundProcessed, markInboundQuarantined, type RailFileRow, recordInboundFile } from './files';
+import { advanceInstruction, findInstruction, instructionsOfFile } from './instructions';
+
+/** What one poll did. */
+export interface InboxPollResult {
+  files: number;
+  events: number;
+  quarantined: number;
+}
+
+/** pain.002 transaction statuses that mean "accepted, not yet booked". */
+const ACCEPTED = new Set(['ACCP', 'ACSP', 'ACTC', 'ACWC', 'ACFC', 'PART', 'ACCC']);
+
+/**
+ * One poll of `rail`'s inbox (see the file header): takes every new file, then dispatches every
+ * event not yet dispatched (signals and deposits left by a process that died after recording).
+ * Throws SftpError when the bank cannot be reached (the poller's activity retries).
+ */
+export async function pollRailInbox(core: Core, rail: string): Promise<InboxPollResult> {
+  const r = sepaRailConfig(core.config);
+  if (!r.config) throw new Error(`The SEPA rail is not configured: ${r.missing.join(', ')} unset`);
+  const sepa = r.config;
+  const sftp = new SftpTransport(sepa.sftp);
+  const result: InboxPollResult = { files: 0, events: 0, quarantined: 0 };
+  try {
+    const listed = await sftp.list(sepa.downloadDir);
+    const finished = await finishedInboundNames(core.db, rail, listed.map((f) => f.name));
+    for (const f of listed) {
+      if (finished.has(f.name)) continue;
+      const content = await sftp.download(sepa.downloadDir, f.name, MAX_ISO20022_BYTES);
+      const file = await recordInboundFile(core, rail, f.name, content);
+      if (file.status !== 'received') {
+        if (file.status === 'quarantined' && file.name !== f.name) result.quarantined++;
+        continue;
+      }
+      const processed = await processInboundFile(core, file);
+      result.files++;
+      result.events += processed.events;
+      if (processed.quarantined) result.quarantined++;
+    }
+  } finally {
+    await sftp.close().catch(() => undefined);
+  }
+  await dispatchRailEvents(core, rail);
+  return result;
+}
+
+/** The kind of an ISO 20022 document, from its namespace. */
+function kindOf(xml: string): 'pain.002' | 'camt.054' | null {
+  if (xml.includes('urn:iso:std:iso:20022:tech:xsd:pain.002.')) return 'pain.002';
+  if (xml.includes('urn:iso:std:iso:20022:tech:xsd:camt.054.')) return 'camt.054';
+  return null;
+}
+
+/**
+ * Parses inbound file `file` and records its events, in one transaction that holds the file's row
+ * (a second worker skips it). A file that does not parse is quarantined (metric
+ * rail_files_total{outcome="quarantined"} and an error log). Returns what it recorded.
+ */
+export async function processInboundFile(core: Core, file: RailFileRow): Promise<{ events: number; quarantined: boolean }> {
+  const now = core.now();
+  const xml = file.content ?? '';
+  let parsed: { kind: string; messageId: string; events: NewRailEvent[] } | null = null;
+  let error: string | null = null;
+  try {
+    const kind = kindOf(xml);
+    if (!kind) throw new Error('not a pain.002 or camt.054 document');
+    parsed = kind === 'pain.002' ? await pain002Events(core, file, xml) : await camt054Events(core, file, xml);
+  } catch (err) {
+    error = err instanceof Error ? err.message : String(err);
+  }
+  if (!parsed) {
+    await markInboundQuarantined(core.db, file.id, error ?? 'unreadable', now);
+    railFiles.inc({ rail: file.rail, direction: 'inbound', outcome: 'quarantined' });
+    core.log.error({ rail: file.rail, fileId: file.id, name: file.name, error }, 'bank file quarantined: it does not parse');
+    return { events: 0, quarantined: true };
+  }
+  const events = parsed.events;
+  const recorded = await core.db.transaction().execute(async (tx) => {
+    const locked = await tx.selectFrom('rail_files').select('status').where('id', '=', file.id).forUpdate().skipLocked().executeTakeFirst();
+    if (!locked || locked.status !== 'received') return null;
+    const ids = await recordRailEvents(tx, events, now);
+    for (const e of events) {
+      if (!e.payout_id || e.attempt === null) continue;
+      const to = e.type === 'accepted' ? 'accepted' : e.type === 'rejected' ? 'rejected' : e.type === 'settled' ? 'settled' : e.type === 'returned' ? 'returned' : null;
+      if (to) await advanceInstruction(tx, { payoutId: e.payout_id, attempt: e.attempt }, to, now);
+    }
+    await markInboundProcessed(tx, file.id, { kind: parsed.kind, messageId: parsed.messageId, transactions: events.length }, now);
+    return ids;
+  });
+  if (!recorded) return { events: 0, quarantined: false };
+  const unmatched = events.filter((e) => recorded.includes(e.id) && !e.payout_id && e.type !== 'credit').length;
+  if (unmatched > 0) {
+    railUnmatchedItems.inc({ rail: file.rail }, unmatched);
+    core.log.warn({ rail: file.rail, fileId: file.id, unmatched }, 'bank statuses matched no payout; kept as unmatched items');
+  }
+  railFiles.inc({ rail: file.rail, direction: 'inbound', outcome: 'received' });
+  return { events: recorded.length, quarantined: false };
+}
+
+/** The events of a pain.002 status report (transaction, payment-information and group levels). */
+async function pain002Events(core: Core, file: RailFileRow, xml: string) {
+  const report = parsePain002(xml);
+  const events: NewRailEvent[] = [];
+  const at = new Date(report.createdAt);
+  const occurredAt = Number.isNaN(at.getTime()) ? null : at;
+  const push = async (status: string, reasonCode: string | null, refs: { endToEndId: string | null; uetr: string | null }, details: Record<string, unknown>) => {
+    const type = status === 'RJCT' ? 'rejected' : ACCEPTED.has(status) ? 'accepted' : null;
+    if (!type) return;
+    const instruction = await findInstruction(core.db, { ...refs, originalMessageId: report.originalMessageId });
+    events.push({
+      id: `${file.id}:${events.length}`,
+      rail: file.rail,
+      rail_file_id: file.id,
+      type,
+      payout_id: instruction?.payout_id ?? null,
+      attempt: instruction?.attempt ?? null,
+      deposit_id: null,
+      end_to_end_id: refs.endToEndId,
+      uetr: refs.uetr,
+      reason_code: reasonCode,
+      occurred_at: occurredAt,
+      details: { source: 'pain.002', status, originalMessageId: report.originalMessageId, ...details },
+    });
+  };
+  let transactions = 0;
+  for (const p of report.payments) {
+    for (const t of p.transactions) {
+      transactions++;
+      await push(t.status, t.reasonCode ?? p.reasonCode, { endToEndId: t.originalEndToEndId, uetr: t.uetr }, { originalPaymentInformationId: p.originalPaymentInformationId, additionalInfo: t.additionalInfo });
+    }
+  }
+  // A rejection of a whole payment information block or file, without transaction details: every
+  // transaction of the original file is rejected.
+  const wholeStatus = report.payments.find((p) => p.transactions.length === 0 && p.status)?.status ?? (transactions === 0 ? report.groupStatus : null);
+  if (wholeStatus === 'RJCT') {
+    const original = await core.db.selectFrom('rail_files').select('id').where('message_id', '=', report.originalMessageId).where('direction', '=', 'outbound').executeTakeFirst();
+    const reason = report.payments.find((p) => p.reasonCode)?.reasonCode ?? report.groupReasonCode;
+    for (const i of original ? await instructionsOfFile(core.db, original.id) : []) {
+      await push('RJCT', reason, { endToEndId: i.end_to_end_id, uetr: i.uetr }, { level: 'group' });
+    }
+    if (!original) await push('RJCT', reason, { endToEndId: null, uetr: null }, { level: 'group' });
+  }
+  return { kind: 'pain.002', messageId: report.messageId, events };
+}
+
+/** The events of a camt.054 notification: booked debits (settled), returns, incoming credits. */
+async function camt054Events(core: Core, file: RailFileRow, xml: string) {
+  const n = parseCamt054(xml);
+  const events: NewRailEvent[] = [];
+  for (const e of n.entries) {
+    if (e.status !== 'BOOK' || e.reversal) continue;
+    const instruction = e.endToEndId || e.uetr ? await findInstruction(core.db, { endToEndId: e.endToEndId, uetr: e.uetr, originalMessageId: null }) : undefined;
+    let type: NewRailEvent['type'];
+    if (e.creditDebit === 'DBIT') type = 'settled';
+    else if (instruction || e.returnReasonCode) type = 'returned';
+    else type = 'credit';
+    const booked = e.bookingDate ? new Date(e.bookingDate) : null;
+    events.push({
+      id: `${file.id}:${events.length}`,
+      rail: file.rail,
+      rail_file_id: file.id,
+      type,
+      payout_id: instruction?.payout_id ?? null,
+      attempt: instruction?.attempt ?? null,
+      deposit_id: null,
+      end_to_end_id: e.endToEndId,
+      uetr: e.uetr,
+      reason_code: e.returnReasonCode,
+      occurred_at: booked && !Number.isNaN(booked.getTime()) ? booked : null,
+      details: { source: 'camt.054', ...entryDetails(e) },
+    });
+  }
+  return { kind: 'camt.054', messageId: n.messageId, events };
+}
+
+/** What an entry's event keeps (all strings; amounts in minor units). */
+function entryDetails(e: Camt054Entry): Record<string, unknown> {
+  return {
+    creditDebit: e.creditDebit,
+    amountMinor: e.amountMinor,
+    currency: e.currency,
+    accountServicerReference: e.accountServicerReference,
+    entryReference: e.entryReference,
+    creditorIban: e.creditorIban,
+    debtorName: e.debtorName,
+    debtorIban: e.debtorIban,
+    remittanceInformation: e.remittanceInformation,
+  };
+}
+
+/**
+ * Dispatches the rail's recorded events not dispatched yet: a payout's event is signaled to its
+ * workflow; a credit becomes a deposit on the live virtual account its IBAN names (receiveDeposit:
+ * idempotent on the bank's entry reference, so it is credited once) or stays unmatched.
+ */
+export async function dispatchRailEvents(core: Core, rail: string): Promise<void> {
+  for (;;) {
+    const batch = await undispatchedRailEvents(core.db, rail, 200);
+    if (batch.length === 0) return;
+    for (const e of batch) {
+      const now = core.now();
+      const signal = toPayoutRailEvent(e);
+      if (signal && e.payout_id) {
+        await signalPayoutRailEvent(core.temporal, e.payout_id, signal);
+        await markRailEventDispatched(core.db, e.id, now);
+        continue;
+      }
+      if (e.type === 'credit') {
+        const depositId = await creditLiveDeposit(core, e.id, e.details as Record<string, string | null>, e.occurred_at ?? now);
+        if (!depositId) railUnmatchedItems.inc({ rail });
+        await markRailEventDispatched(core.db, e.id, now, depositId ?? undefined);
+        continue;
+      }
+      await markRailEventDispatched(core.db, e.id, now);
+    }
+  }
+}
+
+/** A camt.054 credit to a live EUR virtual IBAN, received as a deposit; null when no account has that IBAN. */
+async function creditLiveDeposit(core: Core, eventId: string, d: Record<string, string | null>, receivedAt: Date): Promise<string | null> {
+  const iban = d.creditorIban?.replace(/\s+/g, '').toUpperCase();
+  if (!iban || d.currency !== 'EUR' || !d.amountMinor) return null;
+  const va = await core.db
+    .selectFrom('virtual_accounts')
+    .select(['id', 'business_id', 'status'])
+    .where('environment', '=', 'live')
+    .where('account_identifier', '=', iban)
+    .executeTakeFirst();
+  if (!va || va.status !== 'active') return null;
+  const caller: Caller = { businessId: va.business_id, environment: 'live', keyId: 'rail', role: 'owner', policy: null };
+  const { deposit } = await receiveDeposit(core, caller, {
+    source: 'virtual_account',
+    virtualAccountId: va.id,
+    amount: formatAmount(BigInt(d.amountMinor), 'EUR'),
+    currency: 'EUR',
+    reference: d.remittanceInformation ?? null,
+    senderName: d.debtorName ?? null,
+    externalId: d.accountServicerReference ?? d.entryReference ?? eventId,
+    receivedAt,
+  });
+  return deposit.id;
+}
+
+/**
+ * The rail's recorded answers about one payout attempt (payoutRailStatus, past the deadline). With
+ * none, raises the operator alert: metric payouts_rail_overdue_total and an error log naming the
+ * payout, how long it has waited, and its file. Returns the events, oldest first.
+ */
+export async function payoutRailStatus(core: Core, payoutId: string, attempt: number, overdueMs: number): Promise<PayoutRailEvent[]> {
+  const rows = await railEventsOfAttempt(core.db, payoutId, attempt);
+  const events = rows.map(toPayoutRailEvent).filter((e): e is PayoutRailEvent => e !== null);
+  if (events.length === 0) {
+    const i = await core.db.selectFrom('rail_instructions').select(['rail', 'rail_file_id', 'status']).where('payout_id', '=', payoutId).where('attempt', '=', attempt).executeTakeFirst();
+    payoutsRailOverdue.inc({ rail: i?.rail ?? 'unknown' });
+    core.log.error({ payoutId, attempt, overdueMs, rail: i?.rail, railFileId: i?.rail_file_id, instructionStatus: i?.status }, 'live payout overdue: its bank has not answered by the channel arrival.max; still waiting');
+  }
+  return events;
+}

@@ -1,0 +1,103 @@
+/**
+ * The rail registry (docs/rails.md "The seam"): one question, "which adapter moves this payout?",
+ * answered by environment and rail. The sandbox simulator serves every rail of the sandbox; in
+ * live, a rail has an adapter only when its connection is configured (today: sepa_credit_transfer,
+ * ISO 20022 files over SFTP), and its channels are `live` only while that connection works.
+ */
+import type { Environment } from '../../db/schema';
+import type { RailAdapter, RailHealth } from '../../rails/adapter';
+import { sandboxRailAdapter } from '../../rails/sandbox';
+import { sepaCarriageProblem, sepaRailAdapter } from '../../rails/sepa/adapter';
+import { SEPA_RAIL, sepaRailConfig, type SepaRailConfig } from '../../rails/sepa/config';
+import { sepaLatestArrival } from '../../rails/target2';
+import type { Core } from '../context';
+import { queueInstruction } from './instructions';
+import { ensureRailWindow } from './windows';
+
+/** The adapter of `rail` in `environment`, or null when that rail has no live connection configured. */
+export function railAdapterFor(core: Core, environment: Environment, rail: string): RailAdapter | null {
+  if (environment === 'sandbox') return sandboxRailAdapter({ sandboxArrival: core.config.SANDBOX_ARRIVAL });
+  if (rail !== SEPA_RAIL) return null;
+  const sepa = sepaRailConfig(core.config).config;
+  if (!sepa) return null;
+  return sepaRailAdapter(sepa, {
+    enqueue: async (transfer) => {
+      const refs = await queueInstruction(core, SEPA_RAIL, transfer);
+      await ensureRailWindow(core, SEPA_RAIL, sepa.batchWindowMs);
+      return refs;
+    },
+  });
+}
+
+/** The live rails whose connection is configured, with their configuration (the worker starts their pollers). */
+export function configuredLiveRails(core: Core): Array<{ rail: string; sepa: SepaRailConfig }> {
+  const sepa = sepaRailConfig(core.config).config;
+  return sepa ? [{ rail: SEPA_RAIL, sepa }] : [];
+}
+
+/** Last known health of each live rail, per process configuration, and the check under way. */
+const healthByConfig = new WeakMap<object, Map<string, { health: RailHealth; checkedAt: number }>>();
+const checking = new WeakMap<object, Promise<Record<string, RailHealth>>>();
+
+/** How long a health check is trusted before the next one is started, in ms. */
+export const RAIL_HEALTH_TTL_MS = 30_000;
+
+/**
+ * Checks every configured live rail's connection now (SFTP: connect and stat) and remembers the
+ * result. Returns it by rail. Never throws.
+ */
+export async function refreshRailHealth(core: Core): Promise<Record<string, RailHealth>> {
+  const running = checking.get(core.config);
+  if (running) return running;
+  const check = checkRailHealth(core).finally(() => checking.delete(core.config));
+  checking.set(core.config, check);
+  return check;
+}
+
+async function checkRailHealth(core: Core): Promise<Record<string, RailHealth>> {
+  let known = healthByConfig.get(core.config);
+  if (!known) healthByConfig.set(core.config, (known = new Map()));
+  const out: Record<string, RailHealth> = {};
+  for (const { rail } of configuredLiveRails(core)) {
+    const adapter = railAdapterFor(core, 'live', rail);
+    const health = adapter ? await adapter.health().catch((): RailHealth => 'failing') : 'not_configured';
+    known.set(rail, { health, checkedAt: Date.now() });
+    out[rail] = health;
+  }
+  return out;
+}
+
+/**
+ * Whether `rail` can move live money now: configured, and its last connection check worked. A
+ * stale check (older than {@link RAIL_HEALTH_TTL_MS}) starts a new one in the background and
+ * answers from the last result; a rail never checked answers false until its first check ends.
+ */
+export function liveRailWorking(core: Core, rail: string): boolean {
+  if (!configuredLiveRails(core).some((r) => r.rail === rail)) return false;
+  const entry = healthByConfig.get(core.config)?.get(rail);
+  if (!entry || Date.now() - entry.checkedAt > RAIL_HEALTH_TTL_MS) void refreshRailHealth(core);
+  return entry?.health === 'working';
+}
+
+/**
+ * What a live payout's rail file could not carry (docs/rails.md "Names and texts"): for the SEPA
+ * rail, an invalid IBAN or BIC, or a holder name or reference outside the SEPA character set after
+ * transliteration. Returns the recipient field (`holder_name`, `iban`, `bic`) or `reference`, and
+ * why; null when it can be carried (or the rail has no such limits).
+ */
+export function railCarriageProblem(rail: string, details: Record<string, unknown>, reference: string | null): { field: string; message: string } | null {
+  if (rail !== SEPA_RAIL) return null;
+  const str = (v: unknown) => (typeof v === 'string' ? v : null);
+  return sepaCarriageProblem({ name: str(details.holder_name) ?? '', iban: str(details.iban), bic: str(details.bic), remittance: reference });
+}
+
+/**
+ * The latest arrival of a live payout accepted at `now` on `rail` when the rail's calendar sets it
+ * (SEPA: the business day after the execution date, after cut-off and TARGET2 closing days);
+ * empty when the rail has no calendar configured.
+ */
+export function railLatestArrival(core: Core, rail: string, now: Date): { latestArrival?: Date } {
+  if (rail !== SEPA_RAIL) return {};
+  const sepa = sepaRailConfig(core.config).config;
+  return sepa ? { latestArrival: sepaLatestArrival(now, sepa.cutOff, sepa.timeZone) } : {};
+}
