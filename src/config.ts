@@ -111,6 +111,8 @@ const schema = z.object({
     .string()
     .regex(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, 'a BIC of 8 or 11 characters')
     .optional(),
+  /** The bank's name, shown on live EUR virtual account details (bank_name). */
+  RAIL_SEPA_BANK_NAME: z.string().min(1).max(140).default('Partner bank'),
   /** Daily cut-off, `HH:MM` in RAIL_SEPA_TIME_ZONE: files sent later execute on the next business day. */
   RAIL_SEPA_CUTOFF: z
     .string()

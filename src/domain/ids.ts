@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 
 /**
  * Resource identifiers: `<prefix>_<26 chars>`, a 10-char millisecond timestamp then 16 random
@@ -28,4 +28,9 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
 /** A URL-safe random secret of `bytes` bytes (API keys, webhook secrets, receipt tokens). */
 export function randomToken(bytes = 24): string {
   return randomBytes(bytes).toString('base64url');
+}
+
+/** `n` random decimal digits (account numbers drawn in a range), e.g. `randomDigits(4)` -> "0381". */
+export function randomDigits(n: number): string {
+  return Array.from({ length: n }, () => String(randomInt(10))).join('');
 }

@@ -8,7 +8,7 @@
  * account number with a checksum-valid ABA routing number. The API returns them masked; the public
  * payment link page shows them whole (a payer needs them).
  */
-import { randomInt } from 'node:crypto';
+import { liveVirtualAccountIssuer } from '../rails/registry';
 import type { Selectable } from 'kysely';
 import { type ListEnvelope, paginate } from '../paging';
 import type { DbOrTx, Environment } from '../../db/schema';
@@ -24,7 +24,7 @@ import {
   type VirtualAccountCurrency,
   type VirtualAccountDetails,
 } from '../../domain/funding';
-import { newId } from '../../domain/ids';
+import { newId, randomDigits } from '../../domain/ids';
 import type { Caller, Core } from '../context';
 import { requireVerifiedBusiness } from './verification';
 import { isUniqueViolation } from '../../db/errors';
@@ -69,7 +69,6 @@ export function parseVirtualAccountCurrency(value: unknown, param = 'currency'):
   return value as VirtualAccountCurrency;
 }
 
-const randomDigits = (n: number) => Array.from({ length: n }, () => String(randomInt(10))).join('');
 
 /** Largest label (extension; Surface B's funding account `label`). */
 export const MAX_LABEL_LENGTH = 100;
@@ -79,7 +78,8 @@ export const MAX_LABEL_LENGTH = 100;
  * the business in the caller's environment, details from the sandbox partner bank, beneficiary the
  * business's name. Errors: 400 validation_error (`currency`, `label`); 403 verification_required
  * for an unverified business; 400 channel_unavailable (`currency`) in the live environment, where
- * no banking partner is configured (as live payout channels are paused).
+ * no banking partner is configured for the currency (live EUR accounts need the SEPA rail's
+ * virtual IBAN range, RAIL_SEPA_VIRTUAL_IBAN_RANGE).
  */
 export async function createVirtualAccount(
   core: Core,
@@ -95,7 +95,10 @@ export async function createVirtualAccount(
     label = input.label;
   }
   const business = await requireVerifiedBusiness(core.db, caller, 'A virtual account');
-  if (caller.environment === 'live') {
+  // Live: EUR accounts take their IBAN from the range the bank assigned (docs/rails.md "Live
+  // deposits"); other currencies have no live banking partner yet.
+  const live = caller.environment === 'live' ? liveVirtualAccountIssuer(core, currency) : null;
+  if (caller.environment === 'live' && !live) {
     throw new ApiError(
       400,
       'channel_unavailable',
@@ -104,7 +107,7 @@ export async function createVirtualAccount(
     );
   }
   for (let attempt = 0; ; attempt++) {
-    const details = sandboxAccountDetails(currency, business.name, randomDigits(12));
+    const details = live ? live(business.name) : sandboxAccountDetails(currency, business.name, randomDigits(12));
     try {
       const row = await core.db
         .insertInto('virtual_accounts')

@@ -4,7 +4,9 @@
  * live, a rail has an adapter only when its connection is configured (today: sepa_credit_transfer,
  * ISO 20022 files over SFTP), and its channels are `live` only while that connection works.
  */
+import { composeIBAN, countrySpecs } from 'ibantools';
 import type { Environment } from '../../db/schema';
+import { randomDigits } from '../../domain/ids';
 import type { RailAdapter, RailHealth } from '../../rails/adapter';
 import { sandboxRailAdapter } from '../../rails/sandbox';
 import { sepaCarriageProblem, sepaRailAdapter } from '../../rails/sepa/adapter';
@@ -100,4 +102,26 @@ export function railLatestArrival(core: Core, rail: string, now: Date): { latest
   if (rail !== SEPA_RAIL) return {};
   const sepa = sepaRailConfig(core.config).config;
   return sepa ? { latestArrival: sepaLatestArrival(now, sepa.cutOff, sepa.timeZone) } : {};
+}
+
+/**
+ * The issuer of live virtual account details for `currency`, or null when no live bank assigns
+ * them (today: EUR, from RAIL_SEPA_VIRTUAL_IBAN_RANGE with the SEPA rail configured). Each call
+ * draws a new IBAN in the range (the BBAN's fixed leading characters, then random digits; check
+ * digits computed by ibantools); the caller retries on a collision.
+ */
+export function liveVirtualAccountIssuer(core: Core, currency: string): ((beneficiaryName: string) => Record<string, string>) | null {
+  if (currency !== 'EUR') return null;
+  const sepa = sepaRailConfig(core.config).config;
+  const range = sepa?.virtualIbanRange;
+  if (!sepa || !range) return null;
+  const length = countrySpecs[range.country]?.chars;
+  if (!length) return null;
+  const bbanLength = length - 4;
+  return (beneficiaryName) => {
+    const bban = `${range.bbanPrefix}${randomDigits(Math.max(0, bbanLength - range.bbanPrefix.length))}`.slice(0, bbanLength);
+    const iban = composeIBAN({ countryCode: range.country, bban });
+    if (!iban) throw new Error(`RAIL_SEPA_VIRTUAL_IBAN_RANGE ${range.country}:${range.bbanPrefix} does not give valid ${range.country} IBANs`);
+    return { iban, bic: sepa.debtor.bic, bank_name: sepa.bankName, beneficiary_name: beneficiaryName };
+  };
 }

@@ -15,6 +15,8 @@ export interface SepaRailConfig {
   downloadDir: string;
   /** The platform's settlement account (pain.001 debtor). */
   debtor: { name: string; iban: string; bic: string };
+  /** The bank's name (live EUR virtual account details). */
+  bankName: string;
   /** Daily cut-off `HH:MM` in `timeZone` (IANA). */
   cutOff: string;
   timeZone: string;
@@ -60,6 +62,7 @@ export function sepaRailConfig(config: Config): { config: SepaRailConfig; missin
       uploadDir: config.RAIL_SEPA_UPLOAD_DIR,
       downloadDir: config.RAIL_SEPA_DOWNLOAD_DIR,
       debtor: { name: config.RAIL_SEPA_DEBTOR_NAME!, iban: config.RAIL_SEPA_DEBTOR_IBAN!.replace(/\s+/g, ''), bic: config.RAIL_SEPA_DEBTOR_BIC! },
+      bankName: config.RAIL_SEPA_BANK_NAME,
       cutOff: config.RAIL_SEPA_CUTOFF,
       timeZone: config.RAIL_SEPA_TIME_ZONE,
       batchWindowMs: parseDuration(config.RAIL_SEPA_BATCH_WINDOW),
