@@ -58,6 +58,8 @@ export async function startTestSftpServer(opts: { dir: string }): Promise<TestSf
     throw new Error(`${SSHD} not found: the test SFTP server needs OpenSSH's server (apt-get install openssh-server)`);
   }
   const dir = resolve(opts.dir);
+  // sshd_config splits its values at whitespace (and the ForceCommand line is a command line).
+  if (/[\s"'\\]/.test(dir)) throw new Error(`the test SFTP server's state directory must not contain spaces, quotes or backslashes: ${dir}`);
   const root = join(dir, 'root');
   for (const d of [dir, root, join(root, 'inbox'), join(root, 'outbox')]) mkdirSync(d, { recursive: true });
   const hostKey = join(dir, 'host_ed25519');
