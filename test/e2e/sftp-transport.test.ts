@@ -95,9 +95,13 @@ describe('SftpTransport against OpenSSH', () => {
 
   it('a second upload of the same name uploads nothing, answers exists, and leaves the file unchanged', async () => {
     const before = readFileSync(join(inbox(), 'MSG-0001.xml'));
+    // A directory where the .part would go: any attempt to write the file again would fail.
+    mkdirSync(join(inbox(), 'MSG-0001.xml.part'));
     expect(await sftp.upload('inbox', 'MSG-0001.xml', Buffer.from('<Document>different</Document>\n'))).toBe('exists');
+    expect(await sftp.upload('inbox', 'MSG-0001.xml', before)).toBe('exists');
+    rmSync(join(inbox(), 'MSG-0001.xml.part'), { recursive: true });
     expect(readFileSync(join(inbox(), 'MSG-0001.xml'))).toEqual(before);
-    expect(existsSync(join(inbox(), 'MSG-0001.xml.part'))).toBe(false);
+    expect(readdirSync(inbox()).filter((f) => f.startsWith('MSG-0001'))).toEqual(['MSG-0001.xml']);
   });
 
   it('writes to <name>.part first: when that name cannot be written, nothing appears under <name>', async () => {

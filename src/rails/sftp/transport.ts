@@ -84,7 +84,7 @@ export class SftpTransport {
 
   /**
    * Uploads `content` as `<dir>/<name>`: writes `<name>.part` (replacing a stale one left by a
-   * crashed upload), then renames it to `<name>`. When `<name>` already exists nothing is uploaded
+   * crashed upload), checks its size, then renames it to `<name>`. When `<name>` already exists nothing is uploaded
    * and the answer is `'exists'` (the file's name is its identity: a retried upload after a crash,
    * even one between the rename and the answer, leaves exactly one `<name>`). `name` is a plain
    * file name (no `/`, not ending in `.part`). Throws {@link SftpError}; RangeError for a bad name.
@@ -96,6 +96,11 @@ export class SftpTransport {
     return this.call(`upload ${target}`, async (c) => {
       if (await regularFileExists(c, target)) return 'exists';
       await c.put(content, part, { writeStreamOptions: { flags: 'w', mode: 0o644 } });
+      // Only a complete .part becomes <name>: a short write (a full disk the server did not report) stops here.
+      const written = (await c.stat(part)).size;
+      if (written !== content.length) {
+        throw new SftpError(`upload ${target} on ${this.server}: ${part} has ${written} of ${content.length} bytes`, 'io', true);
+      }
       try {
         await c.rename(part, target);
       } catch (err) {
