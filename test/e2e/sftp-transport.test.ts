@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SftpClient from 'ssh2-sftp-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SftpError, SftpTransport, type SftpConnectionConfig } from '../../src/rails/sftp/transport';
 import { startTestSftpServer, type TestSftpServer } from '../../tools/test-bank/sshd';
@@ -35,6 +36,14 @@ async function failure(p: Promise<unknown>): Promise<SftpError> {
   expect(err).toBeInstanceOf(SftpError);
   seenErrors.push(err as SftpError);
   return err as SftpError;
+}
+
+/** A raw connection held open (the transport connects per call), and a promise of its close. */
+async function openConnection(): Promise<{ client: SftpClient; closed: Promise<void> }> {
+  const client = new SftpClient('held');
+  const closed = new Promise<void>((resolve) => client.on('close', () => resolve()));
+  await client.connect({ host: server.host, port: server.port, username: server.username, privateKey: readFileSync(server.privateKeyPath) });
+  return { client, closed };
 }
 
 function newKey(name: string): string {
@@ -78,6 +87,17 @@ describe('the test SFTP server', () => {
     expect(server.hostKeySha256).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);
     expect(existsSync(inbox())).toBe(true);
     expect(existsSync(outbox())).toBe(true);
+  });
+});
+
+describe('the test SFTP server', () => {
+  it('cutConnections ends every open connection and keeps listening', async () => {
+    const held = await openConnection();
+    expect((await held.client.list('.')).map((e) => e.name).sort()).toEqual(['inbox', 'outbox']);
+    await server.cutConnections();
+    await held.closed;
+    await expect(held.client.list('.')).rejects.toThrow();
+    await expect(sftp.ping()).resolves.toBeUndefined();
   });
 });
 
@@ -200,7 +220,9 @@ describe('SftpTransport against OpenSSH', () => {
   });
 
   it('a stopped server fails connect_failed, retryable; after the server is back the same transport works', async () => {
+    const held = await openConnection();
     await server.stop();
+    await held.closed; // stop() ends the open connections too, not only the listener
     try {
       const ping = await failure(sftp.ping());
       expect(ping.code).toBe('connect_failed');

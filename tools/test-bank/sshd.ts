@@ -18,7 +18,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -37,10 +37,12 @@ export interface TestSftpServer {
   hostKeySha256: string;
   /** The local directory the user's SFTP paths are relative to; holds `inbox/` and `outbox/`. */
   root: string;
-  /** Stops sshd and every session process it started (SIGTERM to its process group); idempotent. */
+  /** Stops sshd and the processes of its open connections (SIGTERM); idempotent. */
   stop(): Promise<void>;
   /** Stops and starts sshd again on the same port with the same host key and client key. */
   restart(): Promise<void>;
+  /** Kills the processes of every open connection (SIGKILL), as a cut line would; sshd keeps listening. */
+  cutConnections(): Promise<void>;
 }
 
 /** Where Debian's package installs the daemon; `SSHD_PATH` overrides it. */
@@ -83,19 +85,25 @@ export async function startTestSftpServer(opts: { dir: string }): Promise<TestSf
 
   let child: ChildProcess | undefined;
   const logPath = join(dir, 'sshd.log');
-  const killGroup = () => {
-    if (child?.pid !== undefined && child.exitCode === null && child.signalCode === null) {
-      try {
-        process.kill(-child.pid, 'SIGTERM');
-      } catch {}
-    }
+  const listenerPid = () => (child?.pid !== undefined && child.exitCode === null && child.signalCode === null ? child.pid : undefined);
+  // sshd puts each connection's processes in a session of their own (setsid), so they are found by
+  // parentage, not by process group, and looked up before the listener dies (then they lose it).
+  const signalSessions = (signal: NodeJS.Signals) => {
+    const pid = listenerPid();
+    if (pid !== undefined) for (const p of descendants(pid)) signalQuietly(p, signal);
   };
-  process.on('exit', killGroup);
+  const killAll = () => {
+    const pid = listenerPid();
+    if (pid === undefined) return;
+    const sessions = descendants(pid);
+    signalQuietly(pid, 'SIGTERM');
+    for (const p of sessions) signalQuietly(p, 'SIGTERM');
+  };
+  process.on('exit', killAll);
 
   const start = async () => {
     const log = openSync(logPath, 'a');
-    // Its own process group, so stop() ends the session processes sshd forked too.
-    const proc = spawn(SSHD, ['-D', '-e', '-f', configPath], { stdio: ['ignore', log, log], detached: true });
+    const proc = spawn(SSHD, ['-D', '-e', '-f', configPath], { stdio: ['ignore', log, log] });
     closeSync(log);
     child = proc;
     const exited = new Promise<never>((_, reject) => {
@@ -108,9 +116,9 @@ export async function startTestSftpServer(opts: { dir: string }): Promise<TestSf
 
   const stop = async () => {
     const proc = child;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    if (!proc || listenerPid() === undefined) return;
     const gone = new Promise<void>((done) => proc.once('exit', () => done()));
-    killGroup();
+    killAll();
     await gone;
   };
 
@@ -124,13 +132,16 @@ export async function startTestSftpServer(opts: { dir: string }): Promise<TestSf
     root,
     async stop() {
       await stop();
-      process.off('exit', killGroup);
+      process.off('exit', killAll);
     },
     async restart() {
       await stop();
-      process.off('exit', killGroup);
-      process.on('exit', killGroup);
+      process.off('exit', killAll);
+      process.on('exit', killAll);
       await start();
+    },
+    async cutConnections() {
+      signalSessions('SIGKILL');
     },
   };
 }
@@ -235,6 +246,38 @@ function readsBanner(port: number): Promise<boolean> {
     sock.on('error', () => done(false));
     sock.on('close', () => done(false));
   });
+}
+
+function signalQuietly(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {}
+}
+
+/** Every process below `root` in the process tree (Linux /proc), children before grandchildren. */
+function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const list = children.get(ppid) ?? [];
+    list.push(Number(entry));
+    children.set(ppid, list);
+  }
+  const out: number[] = [];
+  for (let queue = [root]; queue.length > 0; ) {
+    const next = children.get(queue.shift()!) ?? [];
+    out.push(...next);
+    queue.push(...next);
+  }
+  return out;
 }
 
 function logTail(logPath: string): string {
