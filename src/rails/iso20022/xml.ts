@@ -58,7 +58,7 @@ export type XmlNode = { [key: string]: unknown };
 const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@_',
-  removeNSPrefix: true,
+  removeNSPrefix: false,
   parseTagValue: false,
   parseAttributeValue: false,
   processEntities: false,
@@ -67,7 +67,7 @@ const parser = new XMLParser({
   ignorePiTags: true,
   trimValues: true,
   alwaysCreateTextNode: false,
-  isArray: (_name, jpath) => REPEATED.has(String(jpath).split('.').slice(-2).join('.')),
+  isArray: (_name, jpath) => REPEATED.has(String(jpath).split('.').slice(-2).map(local).join('.')),
 });
 
 /** Elements that repeat (parent.child), read as arrays whatever their count. */
@@ -103,15 +103,40 @@ export function parseDocument(xml: string, message: Iso20022Message, rootName: s
   } catch (err) {
     throw new Iso20022ParseError(`${message}: not well-formed XML (${(err as Error).message.split('\n')[0]})`);
   }
-  const doc = parsed.Document;
-  if (!isNode(doc)) throw new Iso20022ParseError(`${message}: the root element is not Document`);
-  const ns = doc['@_xmlns'];
+  const rootKeys = Object.keys(parsed).filter((k) => !k.startsWith('?') && !k.startsWith('#'));
+  const docKey = rootKeys.length === 1 && local(rootKeys[0]) === 'Document' ? rootKeys[0] : null;
+  const rawDoc = docKey ? parsed[docKey] : null;
+  if (!docKey || !isNode(rawDoc)) throw new Iso20022ParseError(`${message}: the root element is not Document`);
+  const prefix = docKey.includes(':') ? docKey.slice(0, docKey.indexOf(':')) : null;
+  const ns = rawDoc[prefix ? `@_xmlns:${prefix}` : '@_xmlns'];
   if (ns !== namespaceOf(message)) {
     throw new Iso20022ParseError(`${message}: wrong namespace ${JSON.stringify(ns ?? null)}, expected ${namespaceOf(message)}`);
   }
+  const doc = stripPrefixes(rawDoc, prefix);
   const root = doc[rootName];
   if (!isNode(root)) throw new Iso20022ParseError(`${message}: Document/${rootName} is missing`);
   return root;
+}
+
+/** The local name of a qualified element name (`ns2:Document` -> `Document`). */
+function local(name: string): string {
+  const i = name.indexOf(':');
+  return i < 0 || name.startsWith('@_') ? name : name.slice(i + 1);
+}
+
+/**
+ * Copies a parsed element with the document's prefix removed from element names. An element in
+ * another prefix (another namespace) keeps its prefixed name, so it is never mistaken for one of
+ * the message's own elements.
+ */
+function stripPrefixes(node: XmlNode, prefix: string | null): XmlNode {
+  const out: XmlNode = {};
+  for (const [key, value] of Object.entries(node)) {
+    const name = prefix && key.startsWith(`${prefix}:`) ? key.slice(prefix.length + 1) : key;
+    const copy = (v: unknown): unknown => (isNode(v) ? stripPrefixes(v, prefix) : v);
+    out[name] = Array.isArray(value) ? value.map(copy) : copy(value);
+  }
+  return out;
 }
 
 function isNode(v: unknown): v is XmlNode {
