@@ -6,9 +6,9 @@
  * {@link toSepaText}. The writer does not validate against the XSD: `validateIso20022` does that
  * separately, so a test can build a bad file.
  */
-import { minorToDecimal, sumMinor } from './amounts';
+import { decimalToMinor, minorToDecimal, sumMinor } from './amounts';
 import { isSepaIdentifier, toSepaText } from './sepa-text';
-import { isoDateTime, writeDocument, type XmlTree } from './xml';
+import { isoDateTime, parseDocument, Reader, writeDocument, type XmlTree } from './xml';
 
 /** Longest name carried (EPC SCT implementation guidelines: names are at most 70 characters). */
 export const SEPA_NAME_MAX = 70;
@@ -123,4 +123,60 @@ export function writePain001(input: Pain001Input): string {
       },
     },
   });
+}
+
+/** A `pain.001.001.09` as read back (by the test bank, or to inspect a file the service wrote). */
+export interface Pain001File {
+  messageId: string;
+  /** `GrpHdr/CreDtTm` as written. */
+  createdAt: string;
+  payments: Array<{
+    paymentInformationId: string;
+    requestedExecutionDate: string | null;
+    debtor: { name: string | null; iban: string | null; bic: string | null };
+    transfers: Array<{
+      endToEndId: string;
+      uetr: string | null;
+      /** Integer minor units as a decimal string. */
+      amountMinor: string;
+      currency: string;
+      creditor: { name: string | null; iban: string | null; bic: string | null };
+      remittanceInformation: string | null;
+    }>;
+  }>;
+}
+
+/**
+ * Reads a `pain.001.001.09` file. Throws `Iso20022ParseError` (like the other parsers) for input
+ * over `MAX_ISO20022_BYTES`, a DOCTYPE or ENTITY declaration, malformed XML, another namespace, a
+ * missing `MsgId`, `CreDtTm`, `PmtInfId`, `EndToEndId` or `InstdAmt`, or an amount of more than 2
+ * decimals. Does not validate against the XSD.
+ */
+export function parsePain001(xml: string): Pain001File {
+  const root = new Reader(parseDocument(xml, 'pain.001.001.09', 'CstmrCdtTrfInitn'), 'CstmrCdtTrfInitn', 'pain.001.001.09');
+  const hdr = root.need('GrpHdr');
+  return {
+    messageId: hdr.needText('MsgId'),
+    createdAt: hdr.needText('CreDtTm'),
+    payments: root.all('PmtInf').map((pmt) => ({
+      paymentInformationId: pmt.needText('PmtInfId'),
+      requestedExecutionDate: pmt.text('ReqdExctnDt/Dt') ?? pmt.text('ReqdExctnDt/DtTm'),
+      debtor: { name: pmt.text('Dbtr/Nm'), iban: pmt.text('DbtrAcct/Id/IBAN'), bic: pmt.text('DbtrAgt/FinInstnId/BICFI') },
+      transfers: pmt.all('CdtTrfTxInf').map((tx) => {
+        const amount = tx.needText('Amt/InstdAmt');
+        const amountMinor = decimalToMinor(amount, 2);
+        if (amountMinor === null) throw tx.error(`${tx.path}/Amt/InstdAmt ${JSON.stringify(amount)} is not an amount with at most 2 decimals`);
+        const ustrd = tx.child('RmtInf')?.node.Ustrd;
+        const lines = (Array.isArray(ustrd) ? ustrd : ustrd === undefined ? [] : [ustrd]).filter((s): s is string => typeof s === 'string');
+        return {
+          endToEndId: tx.needText('PmtId/EndToEndId'),
+          uetr: tx.text('PmtId/UETR'),
+          amountMinor,
+          currency: tx.attr('Amt/InstdAmt', 'Ccy') ?? '',
+          creditor: { name: tx.text('Cdtr/Nm'), iban: tx.text('CdtrAcct/Id/IBAN'), bic: tx.text('CdtrAgt/FinInstnId/BICFI') },
+          remittanceInformation: lines.length ? lines.join(' ') : null,
+        };
+      }),
+    })),
+  };
 }

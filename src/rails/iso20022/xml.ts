@@ -1,7 +1,8 @@
 /**
  * Shared XML plumbing of the ISO 20022 writers and parsers (docs/rails.md "ISO 20022 schemas").
  * Writers build a plain object tree and serialise it with `xmlbuilder2` (no string concatenation);
- * parsers read with `fast-xml-parser`, with DOCTYPE and entity processing off and a size limit.
+ * parsers read with `fast-xml-parser` after refusing any DOCTYPE or ENTITY declaration (so no entity
+ * is ever defined or expanded, and nothing external is read), within a size limit.
  */
 import { XMLParser } from 'fast-xml-parser';
 import { create } from 'xmlbuilder2';
@@ -61,8 +62,11 @@ const parser = new XMLParser({
   removeNSPrefix: false,
   parseTagValue: false,
   parseAttributeValue: false,
-  processEntities: false,
-  htmlEntities: false,
+  // Character references (`&amp;`, `&#233;`) are decoded. No DTD can define an entity: a file with a
+  // DOCTYPE or ENTITY declaration is refused before parsing (parseDocument), so nothing is expanded
+  // from outside the text and no external resource is ever read.
+  processEntities: true,
+  htmlEntities: true,
   ignoreDeclaration: true,
   ignorePiTags: true,
   trimValues: true,
@@ -72,6 +76,8 @@ const parser = new XMLParser({
 
 /** Elements that repeat (parent.child), read as arrays whatever their count. */
 const REPEATED = new Set([
+  'CstmrCdtTrfInitn.PmtInf',
+  'PmtInf.CdtTrfTxInf',
   'CstmrPmtStsRpt.OrgnlPmtInfAndSts',
   'OrgnlGrpInfAndSts.StsRsnInf',
   'OrgnlPmtInfAndSts.StsRsnInf',
