@@ -130,8 +130,15 @@ export interface Pain001File {
   messageId: string;
   /** `GrpHdr/CreDtTm` as written. */
   createdAt: string;
+  /** `GrpHdr/NbOfTxs` as written. */
+  numberOfTransactions: string;
+  /** `GrpHdr/CtrlSum` as written (decimal text), or `null`. */
+  controlSum: string | null;
   payments: Array<{
     paymentInformationId: string;
+    /** `PmtInf/NbOfTxs` and `PmtInf/CtrlSum` as written, or `null`. */
+    numberOfTransactions: string | null;
+    controlSum: string | null;
     requestedExecutionDate: string | null;
     debtor: { name: string | null; iban: string | null; bic: string | null };
     transfers: Array<{
@@ -149,7 +156,7 @@ export interface Pain001File {
 /**
  * Reads a `pain.001.001.09` file. Throws `Iso20022ParseError` (like the other parsers) for input
  * over `MAX_ISO20022_BYTES`, a DOCTYPE or ENTITY declaration, malformed XML, another namespace, a
- * missing `MsgId`, `CreDtTm`, `PmtInfId`, `EndToEndId` or `InstdAmt`, or an amount of more than 2
+ * missing `MsgId`, `CreDtTm`, `NbOfTxs`, `PmtInfId`, `EndToEndId` or `InstdAmt`, or an amount of more than 2
  * decimals. Does not validate against the XSD.
  */
 export function parsePain001(xml: string): Pain001File {
@@ -158,8 +165,12 @@ export function parsePain001(xml: string): Pain001File {
   return {
     messageId: hdr.needText('MsgId'),
     createdAt: hdr.needText('CreDtTm'),
+    numberOfTransactions: hdr.needText('NbOfTxs'),
+    controlSum: hdr.text('CtrlSum'),
     payments: root.all('PmtInf').map((pmt) => ({
       paymentInformationId: pmt.needText('PmtInfId'),
+      numberOfTransactions: pmt.text('NbOfTxs'),
+      controlSum: pmt.text('CtrlSum'),
       requestedExecutionDate: pmt.text('ReqdExctnDt/Dt') ?? pmt.text('ReqdExctnDt/DtTm'),
       debtor: { name: pmt.text('Dbtr/Nm'), iban: pmt.text('DbtrAcct/Id/IBAN'), bic: pmt.text('DbtrAgt/FinInstnId/BICFI') },
       transfers: pmt.all('CdtTrfTxInf').map((tx) => {
