@@ -8,7 +8,7 @@
  */
 import { formatAmount } from '../../domain/money';
 import { type Camt054Entry, parseCamt054 } from '../../rails/iso20022/camt054';
-import { MAX_ISO20022_BYTES } from '../../rails/iso20022/parse-safety';
+import { MAX_ISO20022_BYTES } from '../../rails/iso20022/xml';
 import { parsePain002 } from '../../rails/iso20022/pain002';
 import { sepaRailConfig } from '../../rails/sepa/config';
 import { SftpTransport } from '../../rails/sftp/transport';
@@ -188,7 +188,7 @@ async function camt054Events(core: Core, file: RailFileRow, xml: string) {
       uetr: e.uetr,
       reason_code: e.returnReasonCode,
       occurred_at: booked && !Number.isNaN(booked.getTime()) ? booked : null,
-      details: { source: 'camt.054', ...entryDetails(e) },
+      details: { source: 'camt.054', accountIban: n.accountIban, ...entryDetails(e) },
     });
   }
   return { kind: 'camt.054', messageId: n.messageId, events };
@@ -239,7 +239,7 @@ export async function dispatchRailEvents(core: Core, rail: string): Promise<void
 
 /** A camt.054 credit to a live EUR virtual IBAN, received as a deposit; null when no account has that IBAN. */
 async function creditLiveDeposit(core: Core, eventId: string, d: Record<string, string | null>, receivedAt: Date): Promise<string | null> {
-  const iban = d.creditorIban?.replace(/\s+/g, '').toUpperCase();
+  const iban = (d.creditorIban ?? d.accountIban)?.replace(/\s+/g, '').toUpperCase();
   if (!iban || d.currency !== 'EUR' || !d.amountMinor) return null;
   const va = await core.db
     .selectFrom('virtual_accounts')
