@@ -212,6 +212,16 @@ describe('SftpTransport against OpenSSH', () => {
     expect(err.message).toContain(join(dir, 'nope'));
   });
 
+  it('a key file that is not a usable private key (a public key, a key with a passphrase) fails config (final)', async () => {
+    const withPassphrase = join(dir, 'with_passphrase');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', 'a passphrase', '-f', withPassphrase], { stdio: 'ignore' });
+    for (const privateKeyPath of [`${server.privateKeyPath}.pub`, withPassphrase]) {
+      const err = await failure(new SftpTransport({ ...config, privateKeyPath }).ping());
+      expect(err.code).toBe('config');
+      expect(err.retryable).toBe(false);
+    }
+  });
+
   it('works across a server restart between calls (each call connects anew)', async () => {
     expect(await sftp.upload('inbox', 'MSG-0003.xml', Buffer.from('before restart'))).toBe('uploaded');
     await server.restart();

@@ -15,6 +15,11 @@
  * `sshd.log` (sshd's own log, `-e` to that file) and `root/` with `root/inbox` (the service
  * uploads there) and `root/outbox` (the bank writes its answers there). Keys already present in the
  * directory are reused, so a second start on the same directory keeps the host key pinned.
+ *
+ * With `UsePAM no`, sshd refuses even a key login to an account it sees as locked: as root it
+ * reads /etc/shadow, where a password starting with `!` locks the account (`*`, Debian's default
+ * for root, does not), so a start as root on a locked account fails at once and says so. A system
+ * account such as `nobody` is refused too; an ordinary user works.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -73,15 +78,19 @@ export async function startTestSftpServer(opts: { dir: string }): Promise<TestSf
   const username = userInfo().username;
   const isRoot = process.getuid?.() === 0;
   if (isRoot && !existsSync('/run/sshd')) mkdirSync('/run/sshd', { mode: 0o755, recursive: true });
-  const port = await freePort();
+  if (isRoot) refuseLockedAccount(username);
+  let port = 0;
   const configPath = join(dir, 'sshd_config');
-  writeFileSync(configPath, sshdConfig({ dir, root, port, hostKey, username, isRoot }));
-  // Checks the configuration once (sshd -t), so a bad option fails here with sshd's own words.
-  try {
-    execFileSync(SSHD, ['-t', '-f', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
-  } catch (err) {
-    throw new Error(`sshd refused its configuration ${configPath}: ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`);
-  }
+  const configure = async () => {
+    port = await freePort();
+    writeFileSync(configPath, sshdConfig({ dir, root, port, hostKey, username, isRoot }));
+    // Checks the configuration (sshd -t), so a bad option fails here with sshd's own words.
+    try {
+      execFileSync(SSHD, ['-t', '-f', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (err) {
+      throw new Error(`sshd refused its configuration ${configPath}: ${String((err as { stderr?: Buffer }).stderr ?? err).trim()}`);
+    }
+  };
 
   let child: ChildProcess | undefined;
   const logPath = join(dir, 'sshd.log');
@@ -122,7 +131,16 @@ export async function startTestSftpServer(opts: { dir: string }): Promise<TestSf
     await gone;
   };
 
-  await start();
+  // The free port is found before sshd binds it: when another process took it meanwhile, try another.
+  for (let attempt = 1; ; attempt += 1) {
+    await configure();
+    try {
+      await start();
+      break;
+    } catch (err) {
+      if (attempt >= 3 || !/Address already in use|Bind to port/i.test(String(err))) throw err;
+    }
+  }
   return {
     host: '127.0.0.1',
     port,
@@ -246,6 +264,22 @@ function readsBanner(port: number): Promise<boolean> {
     sock.on('error', () => done(false));
     sock.on('close', () => done(false));
   });
+}
+
+/** Throws when `username`'s /etc/shadow password starts with `!` (sshd would refuse every login). */
+function refuseLockedAccount(username: string): void {
+  let line: string | undefined;
+  try {
+    line = readFileSync('/etc/shadow', 'utf8').split('\n').find((l) => l.startsWith(`${username}:`));
+  } catch {
+    return;
+  }
+  if (line?.split(':')[1]?.startsWith('!')) {
+    throw new Error(
+      `the account ${username} is locked (its /etc/shadow password starts with "!") and sshd refuses every login to a locked ` +
+        `account: unlock it for key logins with \`usermod -p '*' ${username}\` (still no password), or run as another user`,
+    );
+  }
 }
 
 function signalQuietly(pid: number, signal: NodeJS.Signals): void {
