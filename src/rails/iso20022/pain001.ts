@@ -10,7 +10,7 @@ import { decimalToMinor, minorToDecimal, sumMinor } from './amounts';
 import { isSepaIdentifier, toSepaText } from './sepa-text';
 import { isoDateTime, parseDocument, Reader, writeDocument, type XmlTree } from './xml';
 
-/** Longest name carried (EPC SCT implementation guidelines: names are at most 70 characters). */
+/** Longest name carried: 70 characters (docs/rails.md "ISO 20022 schemas", Text). */
 export const SEPA_NAME_MAX = 70;
 /** Longest unstructured remittance information (one `Ustrd`, 140 characters). */
 export const SEPA_REMITTANCE_MAX = 140;
