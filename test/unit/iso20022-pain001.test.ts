@@ -81,6 +81,12 @@ describe('writePain001', () => {
     expect(await validateIso20022(mixedXml, 'pain.001.001.09')).toEqual({ valid: true, errors: [] });
   });
 
+  it('writes BtchBookg false when asked, and the file still validates', async () => {
+    const xml = writePain001({ ...input([transfer(1)]), batchBooking: false });
+    expect(xml).toContain('<BtchBookg>false</BtchBookg>');
+    expect(await validateIso20022(xml, 'pain.001.001.09')).toEqual({ valid: true, errors: [] });
+  });
+
   it('a three-decimal amount does not validate (file post-edited past the writer)', async () => {
     const xml = writePain001(input([transfer(1), transfer(2)]));
     expect((await validateIso20022(xml, 'pain.001.001.09')).valid).toBe(true);

@@ -10,7 +10,7 @@ import { decimalToMinor, minorToDecimal, sumMinor } from './amounts';
 import { isSepaIdentifier, toSepaText } from './sepa-text';
 import { isoDateTime, parseDocument, Reader, writeDocument, type XmlTree } from './xml';
 
-/** Longest name carried (EPC SCT implementation guidelines: names are at most 70 characters). */
+/** Longest name carried: 70 characters (docs/rails.md "ISO 20022 schemas", Text). */
 export const SEPA_NAME_MAX = 70;
 /** Longest unstructured remittance information (one `Ustrd`, 140 characters). */
 export const SEPA_REMITTANCE_MAX = 140;
@@ -43,6 +43,12 @@ export interface Pain001Input {
   debtor: { name: string; iban: string; bic: string };
   /** At least one transfer. */
   transfers: Pain001Transfer[];
+  /**
+   * `BtchBookg`; default `true`. With `true` a bank may book the whole block as one debit entry
+   * (one `camt.054` `Ntry` holding every transaction in its `TxDtls`); with `false` it books one
+   * entry per transaction (docs/rails.md "ISO 20022 schemas", Batch booking).
+   */
+  batchBooking?: boolean;
 }
 
 const UETR = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -110,7 +116,7 @@ export function writePain001(input: Pain001Input): string {
       PmtInf: {
         PmtInfId: identifier(input.paymentInformationId, 'paymentInformationId'),
         PmtMtd: 'TRF',
-        BtchBookg: 'true',
+        BtchBookg: input.batchBooking === false ? 'false' : 'true',
         NbOfTxs: nbOfTxs,
         CtrlSum: ctrlSum,
         PmtTpInf: { SvcLvl: { Cd: 'SEPA' } },

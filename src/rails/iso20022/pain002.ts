@@ -120,8 +120,8 @@ function statusReason(s: Pain002StatusInput | null | undefined): XmlTree[] | und
 /**
  * Writes a `pain.002.001.10` status report (UTF-8 XML text, namespace
  * `urn:iso:std:iso:20022:tech:xsd:pain.002.001.10`) answering the `pain.001` `originalMessageId`.
- * Pure; does not validate (the test bank's answers were checked against the official XSD in
- * test/unit/iso20022-answers.test.ts when the file is present).
+ * Pure; does not validate (no pinned package ships the `pain.002.001.10` XSD: docs/rails.md "ISO
+ * 20022 schemas").
  */
 export function writePain002(input: Pain002Input): string {
   return writeDocument('pain.002.001.10', {

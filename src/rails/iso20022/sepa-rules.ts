@@ -1,6 +1,6 @@
 /**
  * The EPC's SEPA usage rules for a `pain.001.001.09` that the official ISO 20022 XSD cannot express
- * (docs/rails.md "ISO 20022 schemas", "SEPA rules on top of the XSD"). The ISO XSD allows amounts
+ * (docs/rails.md "ISO 20022 schemas", Validation). The ISO XSD allows amounts
  * with up to 5 decimals and any control sum; the EPC's SCT implementation guidelines restrict them.
  * No pinned package ships the EPC's own restricted XSD, so these few rules are checked here, on a
  * file that already validates against the official XSD:

@@ -1,7 +1,6 @@
 /**
  * Text for SEPA credit transfers: the EPC's basic Latin character set (docs/rails.md "ISO 20022
- * schemas"; EPC "SEPA Credit Transfer Scheme Customer-to-Bank Implementation Guidelines", character
- * set): `a-z A-Z 0-9`, space and `/ - ? : ( ) . , ' +`. Names and remittance text are converted
+ * schemas", Text): `a-z A-Z 0-9`, space and `/ - ? : ( ) . , ' +`. Names and remittance text are converted
  * with a maintained transliteration library (`@sindresorhus/transliterate`), so `José Núñez` leaves
  * as `Jose Nunez`; our own records keep the original.
  */
@@ -44,8 +43,8 @@ export function toSepaText(text: string, maxLength: number): SepaTextResult {
 
 /**
  * Whether `id` is a SEPA identifier (message, payment information or end-to-end id): 1 to 35
- * characters of the SEPA set, no space, not starting or ending with `/` and without `//` (EPC
- * guidance for references). Pure.
+ * characters of the SEPA set, no space, not starting or ending with `/` and without `//` (docs/rails.md
+ * "ISO 20022 schemas", Text). Pure.
  */
 export function isSepaIdentifier(id: string, maxLength = 35): boolean {
   return (

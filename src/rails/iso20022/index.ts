@@ -1,0 +1,15 @@
+/**
+ * ISO 20022 file formats of the `sepa_eur` bank rail (docs/rails.md "ISO 20022 schemas"): the
+ * `pain.001.001.09` writer, the `pain.002.001.10` and `camt.054.001.08` parsers (and the writers
+ * the test bank uses), SEPA text conversion, and validation against the official XSDs. No I/O
+ * except `validateIso20022`, which loads (and on first use fetches) the XSD files.
+ */
+export { decimalToMinor, minorToDecimal, sumMinor } from './amounts';
+export { parseCamt054, writeCamt054, type Camt054Entry, type Camt054EntryInput, type Camt054Input, type Camt054Notification } from './camt054';
+export { parsePain001, SEPA_NAME_MAX, SEPA_REMITTANCE_MAX, writePain001, type Pain001File, type Pain001Input, type Pain001Transfer } from './pain001';
+export { parsePain002, writePain002, type Pain002Input, type Pain002Report, type Pain002StatusInput, type Pain002Transaction } from './pain002';
+export { loadSchema, PINNED_SCHEMAS, schemaAvailable, schemaDir } from './schemas';
+export { sepaPain001RuleErrors } from './sepa-rules';
+export { isSepaIdentifier, toSepaText, type SepaTextResult } from './sepa-text';
+export { validateIso20022, type Iso20022Validation } from './validate';
+export { Iso20022ParseError, MAX_ISO20022_BYTES, type Iso20022Message } from './xml';
