@@ -4,6 +4,7 @@ import pino from 'pino';
 import { loadConfig } from '../config';
 import { revokeApiKeyAsOperator } from '../core/api-keys';
 import { createBusiness, verifyBusiness } from '../core/businesses';
+import { getRailFile, listRailFiles, listUnmatchedRailItems } from '../core/rails/operators';
 import { migrate, openDb } from '../db/connection';
 import { PgliteLockedError } from '../db/pglite-lock';
 import { join, resolve } from 'node:path';
@@ -19,6 +20,9 @@ import { join, resolve } from 'node:path';
  * last owner key of a business and environment is refused (exit 1, code last_owner_key) unless
  * `--force`. Writes one audit log line (JSON, stderr: `"msg":"api key revoked by operator"` with
  * key_id, business_id, environment, operator, forced) and prints the key record (never its secret).
+ * `npm run admin -- rail files [--json]`: the newest bank files, both directions (docs/rails.md
+ * "For operators"); `rail file <id> [--json]`: one file with its content, payments and statuses;
+ * `rail unmatched [--json]`: bank statuses that matched no payout or deposit.
  * Uses DATABASE_URL, or the PGlite data of DATA_DIR when `npm run dev` is not running: while it
  * is, the directory is locked (src/db/pglite-lock.ts) and this refuses with exit code 3 and a
  * message naming the process that holds it; it never opens the directory beside it.
@@ -39,7 +43,9 @@ const usage =
   '       npm run admin -- key revoke <key_id> [--force] [--json]';
 const verify = positionals[0] === 'business' && positionals[1] === 'verify' && !!positionals[2];
 const revokeKey = positionals[0] === 'key' && positionals[1] === 'revoke' && !!positionals[2];
-if (!verify && !revokeKey && (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name)) {
+const rail =
+  positionals[0] === 'rail' && (positionals[1] === 'files' || positionals[1] === 'unmatched' || (positionals[1] === 'file' && !!positionals[2]));
+if (!verify && !revokeKey && !rail && (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name)) {
   console.error(usage);
   process.exit(2);
 }
@@ -57,7 +63,22 @@ try {
 }
 try {
   await migrate(db);
-  if (revokeKey) {
+  if (rail) {
+    const out =
+      positionals[1] === 'files' ? await listRailFiles(db) : positionals[1] === 'unmatched' ? await listUnmatchedRailItems(db) : await getRailFile(db, positionals[2]!);
+    if (out === null) {
+      console.error(`rail file ${positionals[2]} not found`);
+      exitCode = 1;
+    } else if (values.json) console.log(JSON.stringify(out, null, 2));
+    else if (Array.isArray(out)) console.table(out.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'details' && k !== 'sha256'))));
+    else {
+      const { content, payments, statuses, ...file } = out;
+      console.log(file);
+      console.table(payments);
+      console.table(statuses);
+      console.log(content);
+    }
+  } else if (revokeKey) {
     const audit = pino({ base: { component: 'admin' } }, pino.destination(2));
     const r = await revokeApiKeyAsOperator(db, positionals[2], { force: values.force }).catch((err: Error & { code?: string }) => {
       console.error(`${err.code ? `${err.code}: ` : ''}${err.message}${err.code === 'last_owner_key' ? ' (pass --force to revoke it anyway)' : ''}`);

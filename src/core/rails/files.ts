@@ -70,6 +70,8 @@ export async function collectOutboundFile(core: Core, rail: string, windowKey: s
       createdAt: now,
       paymentInformationId,
       requestedExecutionDate,
+      // One booking per transaction, so each payout is confirmed by its own camt.054 entry.
+      batchBooking: false,
       debtor: sepa.debtor,
       transfers: rows.map((r) => ({
         endToEndId: r.end_to_end_id,

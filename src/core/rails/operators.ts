@@ -1,0 +1,93 @@
+/**
+ * What operators read about the bank files (docs/rails.md "For operators"; `npm run admin -- rail
+ * files | rail file <id> | rail unmatched`). Read-only.
+ */
+import type { Db } from '../../db/schema';
+import { unmatchedRailEvents } from './events';
+
+/** One file as listed: no content. */
+export interface RailFileSummary {
+  id: string;
+  rail: string;
+  direction: string;
+  name: string;
+  kind: string;
+  status: string;
+  transactions: number;
+  /** Outbound: sum of the transactions in minor units (decimal string). */
+  control_sum_minor: string | null;
+  execution_date: string | null;
+  sha256: string | null;
+  error: string | null;
+  created_at: string;
+}
+
+const summary = (r: {
+  id: string; rail: string; direction: string; name: string; kind: string; status: string; transactions: number;
+  control_sum_minor: bigint | null; execution_date: string | null; sha256: string | null; error: string | null; created_at: Date;
+}): RailFileSummary => ({
+  id: r.id,
+  rail: r.rail,
+  direction: r.direction,
+  name: r.name,
+  kind: r.kind,
+  status: r.status,
+  transactions: r.transactions,
+  control_sum_minor: r.control_sum_minor === null ? null : r.control_sum_minor.toString(),
+  execution_date: r.execution_date,
+  sha256: r.sha256,
+  error: r.error,
+  created_at: r.created_at.toISOString(),
+});
+
+/** The newest `limit` files, both directions. */
+export async function listRailFiles(db: Db, limit = 50): Promise<RailFileSummary[]> {
+  const rows = await db
+    .selectFrom('rail_files')
+    .select(['id', 'rail', 'direction', 'name', 'kind', 'status', 'transactions', 'control_sum_minor', 'execution_date', 'sha256', 'error', 'created_at'])
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(summary);
+}
+
+/** One file with its content, its payments (outbound) and the statuses read from it (inbound); null when unknown. */
+export async function getRailFile(db: Db, id: string) {
+  const row = await db.selectFrom('rail_files').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!row) return null;
+  const payments = await db
+    .selectFrom('rail_instructions')
+    .select(['payout_id', 'attempt', 'end_to_end_id', 'uetr', 'amount_minor', 'status'])
+    .where('rail_file_id', '=', id)
+    .orderBy('created_at')
+    .execute();
+  const statuses = await db
+    .selectFrom('rail_events')
+    .select(['id', 'type', 'payout_id', 'deposit_id', 'end_to_end_id', 'reason_code', 'occurred_at', 'dispatched_at'])
+    .where('rail_file_id', '=', id)
+    .orderBy('id')
+    .execute();
+  return {
+    ...summary(row),
+    content: row.content,
+    payments: payments.map((p) => ({ ...p, amount_minor: p.amount_minor.toString() })),
+    statuses: statuses.map((s) => ({ ...s, occurred_at: s.occurred_at?.toISOString() ?? null, dispatched_at: s.dispatched_at?.toISOString() ?? null })),
+  };
+}
+
+/** Statuses that matched no payout or deposit, newest first. */
+export async function listUnmatchedRailItems(db: Db, limit = 100) {
+  const rows = await unmatchedRailEvents(db, limit);
+  return rows.map((r) => ({
+    id: r.id,
+    rail: r.rail,
+    rail_file_id: r.rail_file_id,
+    type: r.type,
+    end_to_end_id: r.end_to_end_id,
+    uetr: r.uetr,
+    reason_code: r.reason_code,
+    details: r.details,
+    created_at: r.created_at.toISOString(),
+  }));
+}
