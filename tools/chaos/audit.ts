@@ -18,6 +18,7 @@ import { coreIdempotencyKey } from '../../src/domain/idempotency-keys';
 import { formatAmount, USDC } from '../../src/domain/money';
 import type { ChaosClient } from './client';
 import type { Receiver } from './receiver';
+import { type LiveCredit, LIVE_EXPECTED } from './live';
 import { EXPECTED, type TrafficLog } from './traffic';
 
 /** One row of the audit table. */
@@ -56,6 +57,8 @@ export async function audit(opts: {
   endpointCreatedAt: Date;
   /** Filled with details of failed payouts (database row and workflow history). */
   diagnostics?: string[];
+  /** Live credits the test bank sent (live traffic only). */
+  liveCredits?: LiveCredit[];
 }): Promise<Check[]> {
   const { db, businessId, traffic, receiver } = opts;
   const checks: Check[] = [];
@@ -207,7 +210,7 @@ export async function audit(opts: {
   for (const p of payouts) {
     const ref = p.reference ?? '';
     const plan = planOf.get(p.id);
-    const want = plan === 'wait' ? { status: 'awaiting_claim', code: null } : (EXPECTED[ref] ?? EXPECTED['']!);
+    const want = plan === 'wait' ? { status: 'awaiting_claim', code: null } : (EXPECTED[ref] ?? LIVE_EXPECTED[ref] ?? EXPECTED['']!);
     const label = `${p.status}${p.failure_code ? `/${p.failure_code}` : ''}`;
     counts[label] = (counts[label] ?? 0) + 1;
     if (p.status !== want.status || (p.failure_code ?? null) !== want.code) wrongOutcome.push(`${p.id} ${ref || '(plain)'} -> ${label}`);
@@ -341,5 +344,36 @@ export async function audit(opts: {
     afterRecorded === 0,
     `${afterRecorded} events delivered again after their 2xx was recorded; ${afterUnrecorded} delivered twice because a worker died between the 2xx and its record (at least once, allowed)`,
   );
+
+  // Live traffic (tools/chaos/live.ts): the bank files and the live deposits.
+  if (opts.liveCredits) {
+    const files = await sql<{ direction: string; status: string; n: string }>`
+      select direction, status, count(*)::text as n from rail_files group by direction, status`.execute(db);
+    const count = (d: string, st: string) => Number(files.rows.find((r) => r.direction === d && r.status === st)?.n ?? 0);
+    const unsent = files.rows.filter((r) => r.direction === 'outbound' && r.status !== 'uploaded').reduce((a, r) => a + Number(r.n), 0);
+    const quarantined = count('inbound', 'quarantined');
+    const unmatched = await db.selectFrom('rail_events').select('id').where('payout_id', 'is', null).where('deposit_id', 'is', null).execute();
+    const waiting = await db.selectFrom('rail_instructions').select('payout_id').where('status', 'in', ['queued', 'in_file', 'accepted']).execute();
+    add(
+      'live rail: every file sent, every answer read, nothing unmatched',
+      unsent === 0 && quarantined === 0 && unmatched.length === 0 && waiting.length === 0,
+      `${count('outbound', 'uploaded')} pain.001 files uploaded (${unsent} not), ${count('inbound', 'processed')} answer files read, ${quarantined} quarantined; ` +
+        `${unmatched.length} unmatched statuses; ${waiting.length} payments still waiting for the bank`,
+    );
+    const deposits = await db.selectFrom('deposits').select(['external_id', 'status', 'amount']).where('environment', '=', 'live').execute();
+    const byRef = new Map<string, typeof deposits>();
+    for (const d of deposits) byRef.set(d.external_id, [...(byRef.get(d.external_id) ?? []), d]);
+    const wrong = opts.liveCredits.filter((c) => {
+      const ds = byRef.get(c.reference) ?? [];
+      return ds.length !== 1 || ds[0]!.status !== 'credited' || BigInt(ds[0]!.amount) !== BigInt(c.amountMinor);
+    });
+    const credited = await db.selectFrom('ledger_postings').select('key').where('environment', '=', 'live').where('key', 'like', 'deposit:%:credit').execute();
+    add(
+      'live deposits: each camt.054 credit one deposit, credited once (also when sent twice)',
+      wrong.length === 0 && credited.length === deposits.length,
+      `${opts.liveCredits.length} credits sent (${opts.liveCredits.filter((c) => c.copies > 1).length} twice), ${deposits.length} live deposits, ${credited.length} credit postings; ` +
+        `${wrong.length} wrong [${wrong.slice(0, 3).map((c) => c.reference).join(', ')}]`,
+    );
+  }
   return checks;
 }

@@ -1,5 +1,5 @@
 /**
- * `npm run chaos -- [--minutes N | --seconds N] [--seed S] [--clients C] [--dev-server]`
+ * `npm run chaos -- [--minutes N | --seconds N] [--seed S] [--clients C] [--dev-server] [--no-live]`
  * (docs/chaos.md). Starts the stack as production runs it (tools/stack: PostgreSQL, a two-node
  * Temporal cluster on it (`--dev-server`: the CLI's dev server on SQLite), two `npm run api` behind
  * a round-robin proxy, two `npm run worker`), drives seeded mixed Surface A traffic
@@ -7,7 +7,10 @@
  * SIGKILLed every few seconds and restarted; once, at 40 % of the run, one Temporal node SIGKILLed
  * and brought back (the dev server: restarted on the same SQLite file); on the cluster, once at
  * 65 %, PostgreSQL stopped at once (as a crash) and started again under everything; the webhook
- * receiver failing (503 or a dropped connection) for a fifth of the run. Then waits for quiescence and audits
+ * receiver failing (503 or a dropped connection) for a fifth of the run. Unless `--no-live`, the
+ * test bank runs too (tools/test-bank) and part of the traffic is live (tools/chaos/live.ts): live
+ * sepa_eur payouts as pain.001 files over SFTP and live deposits as camt.054 credits, with the
+ * bank's SFTP connections cut and its server restarted among the faults. Then waits for quiescence and audits
  * (tools/chaos/audit.ts), prints the table, and exits 1 if any check failed (2 if the stack could
  * not start). Default: 1 minute, seed 1.
  */
@@ -18,6 +21,7 @@ import { audit, type Check } from './audit';
 import { ChaosClient, newStats } from './client';
 import { startReceiver } from './receiver';
 import { Rng } from './rng';
+import { fundLive, type LiveCredit, liveLoop } from './live';
 import { clientLoop, newTrafficLog } from './traffic';
 
 const { values: args } = parseArgs({
@@ -28,13 +32,14 @@ const { values: args } = parseArgs({
     clients: { type: 'string', default: '4' },
     'quiesce-timeout': { type: 'string', default: '300' },
     'dev-server': { type: 'boolean', default: false },
+    'no-live': { type: 'boolean', default: false },
   },
 });
 const trafficMs = args.seconds ? Number(args.seconds) * 1000 : Number(args.minutes ?? 1) * 60_000;
 const seed = Number(args.seed);
 const clients = Number(args.clients);
 if (!(trafficMs > 0) || !Number.isInteger(seed) || !(clients > 0)) {
-  console.error('usage: npm run chaos -- [--minutes N | --seconds N] [--seed S] [--clients C] [--dev-server]');
+  console.error('usage: npm run chaos -- [--minutes N | --seconds N] [--seed S] [--clients C] [--dev-server] [--no-live]');
   process.exit(2);
 }
 
@@ -82,6 +87,20 @@ async function faults(stack: Stack, rng: Rng, start: number, until: number, log:
       log.push({ at: at(), what: `PostgreSQL restarted (immediate stop), back in ${((Date.now() - s) / 1000).toFixed(1)} s` });
       continue;
     }
+    if (stack.bank && rng.chance(0.25)) {
+      const bank = stack.bank;
+      if (rng.chance(0.5)) {
+        say('test bank: every SFTP connection cut');
+        await bank.cutConnections();
+        log.push({ at: at(), what: 'bank SFTP connections cut' });
+      } else {
+        const s = Date.now();
+        say('test bank: SFTP server restarted');
+        await bank.restart();
+        log.push({ at: at(), what: `bank SFTP server restarted, back in ${((Date.now() - s) / 1000).toFixed(1)} s` });
+      }
+      continue;
+    }
     const candidates: ServiceProcess[] = [...stack.apis, ...stack.workers].filter((p) => p.alive);
     if (candidates.length === 0) continue;
     const victim = rng.pick(candidates);
@@ -105,7 +124,7 @@ async function quiesce(stack: Stack, timeoutMs: number): Promise<{ ok: boolean; 
   let detail = '';
   let lastSaid = 0;
   for (;;) {
-    const r = await sql<{ payouts: string; batches: string; events: string; deliveries: string; starts: string; deposits: string; notifications: string }>`
+    const r = await sql<{ payouts: string; batches: string; events: string; deliveries: string; starts: string; deposits: string; notifications: string; rail_waiting: string; rail_undispatched: string; rail_return_window: string }>`
       select
         (select count(*) from payouts where status in ('pending', 'submitted', 'delivering', 'claimed'))::text as payouts,
         (select count(*) from disbursements where status in ('processing', 'paused'))::text as batches,
@@ -113,9 +132,13 @@ async function quiesce(stack: Stack, timeoutMs: number): Promise<{ ok: boolean; 
         (select count(*) from webhook_deliveries where status = 'pending')::text as deliveries,
         (select count(*) from workflow_starts where started_at is null)::text as starts,
         (select count(*) from deposits where status <> 'credited')::text as deposits,
-        (select count(*) from notifications where status = 'pending')::text as notifications`.execute(stack.db);
+        (select count(*) from notifications where status = 'pending')::text as notifications,
+        (select count(*) from rail_instructions where status in ('queued', 'in_file', 'accepted'))::text as rail_waiting,
+        (select count(*) from rail_events where dispatched_at is null)::text as rail_undispatched,
+        -- a live payout settled less than its return window (PT5S) ago still has a running workflow
+        (select count(*) from rail_instructions where status = 'settled' and updated_at > now() - interval '8 seconds')::text as rail_return_window`.execute(stack.db);
     const row = r.rows[0]!;
-    detail = `payouts in flight ${row.payouts}, batches running ${row.batches}, undispatched events ${row.events}, pending deliveries ${row.deliveries}, unstarted workflows ${row.starts}, deposits not credited ${row.deposits}, notifications pending ${row.notifications}`;
+    detail = `payouts in flight ${row.payouts}, batches running ${row.batches}, undispatched events ${row.events}, pending deliveries ${row.deliveries}, unstarted workflows ${row.starts}, deposits not credited ${row.deposits}, notifications pending ${row.notifications}, live payments waiting for the bank ${row.rail_waiting}, bank statuses undispatched ${row.rail_undispatched}, live payouts in their return window ${row.rail_return_window}`;
     if (Object.values(row).every((v) => v === '0')) return { ok: true, detail };
     if (Date.now() > deadline) return { ok: false, detail };
     if (Date.now() - lastSaid > 15_000) {
@@ -136,6 +159,7 @@ async function main(): Promise<number> {
       apis: 2,
       workers: 2,
       clusterNodes: args['dev-server'] ? 0 : 2,
+      testBank: !args['no-live'],
       // Webhook retries from 0.5 s (doubling) so that a recovered receiver is caught up quickly.
       env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info' },
       log: (l) => say(`[stack] ${l}`),
@@ -168,6 +192,11 @@ async function main(): Promise<number> {
     const guideRecipient = await guideClient.send('POST', '/recipients', { body: { phone_number: '+525512345678', country: 'MX' }, idem: `${run}-c-rcp` });
     const guide = guideRecipient.status === 201 || guideRecipient.status === 200 ? { client: guideClient, recipientId: String(guideRecipient.body.id) } : null;
     say(guide ? `Surface C recipient ${guide.recipientId}` : `no Surface C traffic (POST /sandbox/guide/v1/recipients: HTTP ${guideRecipient.status})`);
+    // Live traffic through the test bank (tools/chaos/live.ts): the live balance funded by a credit first.
+    const liveCredits: LiveCredit[] = [];
+    const live = stack.bank ? owner.withKey(business.keys.live).withPrefix('/v1') : null;
+    const liveIban = stack.bank && live ? await fundLive(live, stack.db, stack.bank, run, liveCredits) : null;
+    say(liveIban ? `live: virtual IBAN ${liveIban} funded by a camt.054 credit` : 'no live traffic (--no-live)');
     const traffic = newTrafficLog();
     const faultLog: Fault[] = [];
     const start = Date.now();
@@ -189,6 +218,7 @@ async function main(): Promise<number> {
       faults(stack, rng.fork(), start, until, faultLog),
       receiverPlan,
       ...Array.from({ length: clients }, () => clientLoop(owner, approver, rng.fork(), traffic, run, until, active, 2, virtualAccountId, guide)),
+      ...(live && stack.bank && liveIban ? [liveLoop(live, rng.fork(), traffic, run, until, stack.bank, liveIban, liveCredits)] : []),
     ]);
     clearInterval(progress);
     say(`traffic over; waiting for ${traffic.background.length} background flows (claims, disbursements)`);
@@ -201,7 +231,17 @@ async function main(): Promise<number> {
     const checks: Check[] = [{ name: 'quiescence: nothing left in flight', ok: q.ok, detail: q.detail }];
     const diagnostics: string[] = [];
     checks.push(
-      ...(await audit({ db: stack.db, temporalAddress: stack.temporalAddress, businessId: business.business_id, client: owner, traffic, receiver, endpointCreatedAt, diagnostics })),
+      ...(await audit({
+        db: stack.db,
+        temporalAddress: stack.temporalAddress,
+        businessId: business.business_id,
+        client: owner,
+        traffic,
+        receiver,
+        endpointCreatedAt,
+        diagnostics,
+        ...(stack.bank ? { liveCredits } : {}),
+      })),
     );
     checks.push({
       name: 'traffic: no unexpected answer',
@@ -221,6 +261,8 @@ async function main(): Promise<number> {
           ['bank payouts accepted (every sandbox outcome)', String(kinds('bank'))],
           ['claim links accepted (claimed / left waiting / left to expire)', `${kinds('claim')} (${plans('claim')} / ${plans('wait')} / ${plans('expire')})`],
           ['Surface C payouts accepted (claim links notified by sms)', String(kinds('guide'))],
+          ['live sepa_eur payouts accepted (pain.001 over SFTP to the test bank)', String(kinds('live'))],
+          ['live deposits (camt.054 credits; sent twice)', `${liveCredits.length} (${liveCredits.filter((c) => c.copies > 1).length})`],
           ['payout requests answered other than 201', String(traffic.payouts.filter((p) => p.status !== 201).length)],
           ['fundings', String(traffic.funds.length)],
           ['deposits (simulated bank transfers into a virtual account)', String(traffic.deposits.length)],
@@ -231,7 +273,8 @@ async function main(): Promise<number> {
           ['retries (network errors / 5xx / 409 in flight)', `${stats.retries} (${stats.networkErrors} / ${stats.status5xx} / ${stats.inFlight409})`],
           ['idempotent replays received', String(stats.replays)],
           ['proxy 502s (upstream died mid-request)', String(stack.proxy.badGateways)],
-          ['processes SIGKILLed and restarted', String(faultLog.filter((f) => !f.what.startsWith('Temporal') && !f.what.startsWith('PostgreSQL')).length)],
+          ['processes SIGKILLed and restarted', String(faultLog.filter((f) => !f.what.startsWith('Temporal') && !f.what.startsWith('PostgreSQL') && !f.what.startsWith('bank')).length)],
+          ['bank SFTP connections cut / SFTP server restarts', `${faultLog.filter((f) => f.what.startsWith('bank SFTP connections')).length} / ${faultLog.filter((f) => f.what.startsWith('bank SFTP server')).length}`],
           [stack.cluster ? 'Temporal nodes SIGKILLed and brought back' : 'Temporal dev server restarts', String(faultLog.filter((f) => f.what.startsWith('Temporal')).length)],
           ['PostgreSQL restarts (immediate stop)', String(faultLog.filter((f) => f.what.startsWith('PostgreSQL')).length)],
           ['processes that died on their own (restarted)', String(stack.crashes.length)],

@@ -42,8 +42,8 @@ const PHONE_RECIPIENT = { type: 'phone', number: '+525512345678' };
 /** What the clients were told about one POST /payouts (all tries share the Idempotency-Key). */
 export interface PayoutRecord {
   idem: string;
-  /** bank: Surface A spei_mxn; claim: Surface A claim_link; guide: Surface C payout (a claim link, notified by sms). */
-  kind: 'bank' | 'claim' | 'guide';
+  /** bank: Surface A spei_mxn; claim: Surface A claim_link; guide: Surface C payout (a claim link, notified by sms); live: live sepa_eur to the test bank (tools/chaos/live.ts). */
+  kind: 'bank' | 'claim' | 'guide' | 'live';
   reference: string;
   /** Claim links: claimed by the recipient, left waiting, or left to expire. */
   plan: 'claim' | 'wait' | 'expire' | null;

@@ -11,7 +11,8 @@
  *
  * Children are started as `node --import tsx src/main/<api|worker>.ts` (what `npm run api` runs,
  * without npm's extra process, so the pid is the service's own); their output goes to
- * `<dir>/<name>.log`.
+ * `<dir>/<name>.log`. With `testBank`, the test bank (tools/test-bank) runs too and every process's
+ * live sepa_eur rail is connected to it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, type WriteStream } from 'node:fs';
@@ -24,6 +25,7 @@ import type { Db } from '../../src/db/schema';
 import { writeWorkflowBundle } from '../../src/temporal/bundle';
 import { type DevServer, freePort, startDevServer } from '../../src/temporal/dev-server';
 import { startTemporalCluster, type TemporalCluster } from '../temporal-cluster/cluster';
+import { startTestBank, type TestBank } from '../test-bank/bank';
 import { type Postgres, startPostgres } from './postgres';
 import { type Proxy, startProxy } from './proxy';
 
@@ -46,6 +48,12 @@ export interface StackOptions {
    * dev server.
    */
   clusterNodes?: number;
+  /**
+   * Start the test bank (tools/test-bank: a real OpenSSH SFTP server and the bank that answers
+   * pain.001 files) and connect the live sepa_eur rail of every process to it, with short
+   * collection windows (docs/rails.md "Test bank").
+   */
+  testBank?: boolean;
   /** Progress lines (default: console.log with a prefix). */
   log?: (line: string) => void;
 }
@@ -167,6 +175,8 @@ export interface Stack {
   temporalPids(): number[];
   /** Stops PostgreSQL at once (immediate mode, as a crash) and starts it again on the same port and data. */
   restartPostgres(): Promise<void>;
+  /** The test bank when started with `testBank` (else null). */
+  bank: TestBank | null;
   /** A new business with sandbox and live owner keys (`verified`: may open virtual accounts). */
   createBusiness(name: string, approvals?: number, verified?: boolean): Promise<{ business_id: string; keys: { sandbox: string; live: string } }>;
   /** The tail of a process's log (for failure reports). */
@@ -246,6 +256,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     }
     const temporalAddress = cluster ? cluster.address : temporal.address;
     const bundle = await writeWorkflowBundle(join(dir, 'workflow-bundle.js'));
+    let bank: TestBank | null = null;
+    if (opts.testBank) {
+      bank = await startTestBank({ dir: join(dir, 'bank'), pollMs: 200 });
+      const b = bank;
+      cleanups.push(() => b.stop());
+      log(`test bank: SFTP on ${b.server.host}:${b.server.port}, files in ${b.filesDir}`);
+    }
 
     const env: NodeJS.ProcessEnv = {
       ...process.env,
@@ -253,6 +270,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       TEMPORAL_ADDRESS: temporalAddress,
       WORKFLOW_BUNDLE: bundle,
       LOG_LEVEL: 'info',
+      ...(bank ? { ...bank.env, RAIL_SEPA_BATCH_WINDOW: 'PT2S', RAIL_SEPA_POLL_INTERVAL: 'PT1S', RAIL_SEPA_RETURN_WINDOW: 'PT5S' } : {}),
       ...opts.env,
     };
     const crashes: Stack['crashes'] = [];
@@ -307,6 +325,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         return cluster ? null : temporal;
       },
       cluster,
+      bank,
       temporalAddress,
       apis,
       workers,

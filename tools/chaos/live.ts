@@ -1,0 +1,92 @@
+/**
+ * The chaos run's live traffic (docs/chaos.md "Live traffic"; docs/rails.md): live sepa_eur
+ * payouts through the test bank over real SFTP, one per magic outcome of the bank (the creditor
+ * name), and live deposits as camt.054 credits to the business's live virtual IBAN, some delivered
+ * twice. The live balance is funded the live way first (one large credit). Everything is recorded
+ * in the shared traffic log, so the audit's money and payout checks cover live payouts too.
+ */
+import type { Db } from '../../src/db/schema';
+import type { TestBank } from '../test-bank/bank';
+import type { ChaosClient } from './client';
+import type { Rng } from './rng';
+import type { PayoutRecord, TrafficLog } from './traffic';
+
+/** Live outcomes: the reference that names the outcome for the audit, and the creditor name the bank reads. */
+export const LIVE_OUTCOMES: readonly (readonly [number, string, string])[] = [
+  [6, 'live:booked', 'Ana Lopez'],
+  [1, 'live:AC01', 'Rita AC01'],
+  [1, 'live:AM04', 'Max AM04'],
+  [1, 'live:AC04', 'Otto AC04'],
+  [1, 'live:MS03', 'Mia MS03'],
+  [1, 'live:twice', 'Tom TWICE'],
+];
+
+/** Final state the test bank promises for a live payout with this reference (tools/test-bank/answers.ts). */
+export const LIVE_EXPECTED: Record<string, { status: string; code: string | null }> = {
+  'live:booked': { status: 'succeeded', code: null },
+  'live:AC01': { status: 'failed', code: 'invalid_destination' },
+  'live:AM04': { status: 'failed', code: 'provider_declined' },
+  'live:AC04': { status: 'refunded', code: 'refunded_by_provider' },
+  'live:MS03': { status: 'refunded', code: 'refunded_by_provider' },
+  'live:twice': { status: 'succeeded', code: null },
+};
+
+/** One camt.054 credit the bank sent (its reference is the deposit's external id; `copies`: how often it was delivered). */
+export interface LiveCredit {
+  reference: string;
+  amountMinor: string;
+  copies: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Opens the business's live EUR virtual account and funds it with one credit from the bank;
+ * resolves once the deposit is credited. Returns the virtual IBAN. Throws after `timeoutMs`.
+ */
+export async function fundLive(live: ChaosClient, db: Db, bank: TestBank, run: string, credits: LiveCredit[], timeoutMs = 120_000): Promise<string> {
+  const va = await live.send('POST', '/virtual-accounts', { body: { currency: 'EUR' }, idem: `${run}-live-va` });
+  if (va.status !== 201) throw new Error(`live virtual account: ${va.status} ${JSON.stringify(va.body)}`);
+  const row = await db.selectFrom('virtual_accounts').select('account_identifier').where('id', '=', va.body.id).executeTakeFirstOrThrow();
+  const reference = `${run}-FUND`.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 35);
+  credits.push({ reference, amountMinor: '50000000', copies: 1 });
+  bank.credit({ creditorIban: row.account_identifier, amountMinor: '50000000', debtorName: 'Chaos Funding AG', debtorIban: 'DE02120300000000202051', remittance: 'Chaos funding', reference });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const d = await db.selectFrom('deposits').select('status').where('external_id', '=', reference).executeTakeFirst();
+    if (d?.status === 'credited') return row.account_identifier;
+    if (Date.now() > deadline) throw new Error(`the live funding credit ${reference} was not credited in ${timeoutMs / 1000} s`);
+    await sleep(500);
+  }
+}
+
+/** Sends live payouts and credits until `until` (one every 0.5-2 s), recording them in `log` and `credits`. */
+export async function liveLoop(live: ChaosClient, rng: Rng, log: TrafficLog, run: string, until: number, bank: TestBank, iban: string, credits: LiveCredit[]): Promise<void> {
+  let n = 0;
+  while (Date.now() < until) {
+    n++;
+    if (rng.chance(0.2)) {
+      const reference = `${run}-C${n}`.replace(/[^A-Za-z0-9-]/g, '-').slice(0, 35);
+      const credit: LiveCredit = { reference, amountMinor: String(rng.int(100, 100_000)), copies: rng.chance(0.3) ? 2 : 1 };
+      credits.push(credit);
+      for (let i = 0; i < credit.copies; i++) {
+        bank.credit({ creditorIban: iban, amountMinor: credit.amountMinor, debtorName: 'Chaos Payer SA', debtorIban: 'BE68539007547034', remittance: `Chaos ${n}`, reference });
+      }
+    } else {
+      const [reference, name] = rng.weighted(LIVE_OUTCOMES.map(([w, r, nm]) => [w, [r, nm] as const] as const));
+      const rec: PayoutRecord = { idem: `chaos-${run}-live-${n}`, kind: 'live', reference, plan: null, status: 0, ids: new Set(), cut: rng.chance(0.25) };
+      log.payouts.push(rec);
+      const body = {
+        channel: 'sepa_eur',
+        recipient: { type: 'bank_account', holder_name: name, iban: 'FR1420041010050500013M02606', recipient_kind: 'individual' },
+        source_amount: `${rng.int(1, 40)}.${String(rng.int(0, 99)).padStart(2, '0')}`,
+        reference,
+      };
+      const r = await live.send('POST', '/payouts', { body, idem: rec.idem, cut: rec.cut });
+      rec.status = r.status;
+      if (r.body?.id) rec.ids.add(r.body.id);
+      if (r.status !== 201) log.unexpected.push(`live POST /payouts ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+    }
+    await sleep(rng.int(500, 2000));
+  }
+}
