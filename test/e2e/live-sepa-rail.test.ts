@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshRailHealth } from '../../src/core/rails/registry';
 import { startRailPollers } from '../../src/core/rails/lifecycle';
+import { payoutRailStatus, pollRailInbox } from '../../src/core/rails/inbox';
+import { metricsRegistry } from '../../src/core/metrics/registry';
 import { validateIso20022 } from '../../src/rails/iso20022/validate';
 import { startTestBank, type TestBank } from '../../tools/test-bank/bank';
 import { createHarness, type Harness } from '../helpers/harness';
@@ -157,6 +159,38 @@ describe('live sepa_eur over SFTP to the test bank', () => {
     const unmatched = await h.db.selectFrom('rail_events').selectAll().where('end_to_end_id', '=', 'po-00000000000000000000000000-9').execute();
     expect(unmatched.length).toBeGreaterThan(0);
     expect(unmatched.every((e) => e.payout_id === null)).toBe(true);
+  });
+
+  it('no answer (SILENT): the payout stays delivering; asked past its deadline the rail has nothing and the overdue alert is raised', async () => {
+    const id = await livePayout('Sam SILENT');
+    await waitFor(async () => {
+      const i = await h.db.selectFrom('rail_instructions').select('status').where('payout_id', '=', id).executeTakeFirst();
+      return i?.status === 'in_file';
+    }, 'its file');
+    await new Promise((r) => setTimeout(r, 1500)); // a few polls: the bank said nothing
+    expect((await payout(id)).status).toBe('delivering');
+    const before = (await metricsRegistry.getSingleMetric('payouts_rail_overdue_total')!.get()).values.find((v) => v.labels.rail === 'sepa_credit_transfer')?.value ?? 0;
+    expect(await payoutRailStatus(h.core, id, 1, 86_400_000)).toEqual([]);
+    const after = (await metricsRegistry.getSingleMetric('payouts_rail_overdue_total')!.get()).values.find((v) => v.labels.rail === 'sepa_credit_transfer')?.value ?? 0;
+    expect(after).toBe(before + 1);
+    // A status the workflow may have missed (a lost Signal) is what asking the rail returns.
+    const rejected = await livePayout('Lena AC01');
+    await finalStatus(rejected, ['failed']);
+    const recorded = await payoutRailStatus(h.core, rejected, 1, 0);
+    expect(recorded.map((e) => e.type)).toEqual(['rejected']);
+    expect(recorded[0]!.failure).toMatchObject({ code: 'invalid_destination', railReasonCode: 'AC01' });
+  });
+
+  it('two workers polling at once take a new credit file once: one deposit', async () => {
+    const reference = 'CREDIT-RACE-1';
+    bank.credit({ creditorIban: virtualIban, amountMinor: '2500', debtorName: 'Client AG', debtorIban: 'DE02120300000000202051', remittance: 'race', reference });
+    await Promise.all([pollRailInbox(h.core, 'sepa_credit_transfer'), pollRailInbox(h.core, 'sepa_credit_transfer'), pollRailInbox(h.core, 'sepa_credit_transfer')]);
+    const deposits = await waitFor(async () => {
+      const d = await h.db.selectFrom('deposits').selectAll().where('external_id', '=', reference).execute();
+      return d.length > 0 && d.every((x) => x.status === 'credited') ? d : null;
+    }, 'the race deposit credited');
+    expect(deposits).toHaveLength(1);
+    expect(await h.db.selectFrom('ledger_postings').select('key').where('key', '=', `deposit:${deposits[0]!.id}:credit`).execute()).toHaveLength(1);
   });
 
   it('a text the SEPA file cannot carry is refused when the payout is created', async () => {

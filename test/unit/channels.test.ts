@@ -165,11 +165,21 @@ describe('listedFee', () => {
 });
 
 describe('channelStatus', () => {
-  it('is live in the sandbox unless paused, and paused in live (no live rail adapter ships)', () => {
+  it('is live in the sandbox unless paused, and paused in live without a working rail connection', () => {
     const spei = findChannel('spei_mxn')!;
     expect(channelStatus(spei, 'sandbox', new Set())).toBe('live');
     expect(channelStatus(spei, 'sandbox', new Set(['spei_mxn']))).toBe('paused');
     expect(channelStatus(spei, 'sandbox', new Set(['ach_usd']))).toBe('live');
     expect(channelStatus(spei, 'live', new Set())).toBe('paused');
+  });
+
+  it('is live in live only while its rail has a working connection, and PAUSED_CHANNELS still pauses it', () => {
+    const sepa = findChannel('sepa_eur')!;
+    expect(sepa.rail).toBe('sepa_credit_transfer');
+    const working = (rail: string) => rail === 'sepa_credit_transfer';
+    expect(channelStatus(sepa, 'live', new Set(), working)).toBe('live');
+    expect(channelStatus(sepa, 'live', new Set(), () => false)).toBe('paused');
+    expect(channelStatus(sepa, 'live', new Set(['sepa_eur']), working)).toBe('paused');
+    expect(channelStatus(findChannel('spei_mxn')!, 'live', new Set(), working)).toBe('paused');
   });
 });
