@@ -27,6 +27,19 @@ export async function connectTemporal(options: TemporalConnectionOptions, namesp
   }
 }
 
+/**
+ * The longest a start or Signal from our processes may take, in ms. Without a deadline, a call
+ * on a connection whose server side stopped answering (found by `npm run chaos` on the cluster: a
+ * worker's calls hung for minutes after a frontend node was killed and restarted) waits forever
+ * and holds up its caller; with one it fails and is retried (the relay, the activity's retry).
+ */
+export const CLIENT_CALL_DEADLINE_MS = 10_000;
+
+/** Runs `fn`'s client calls with {@link CLIENT_CALL_DEADLINE_MS} as their deadline. */
+export function withCallDeadline<T>(client: TemporalClient, fn: () => Promise<T>): Promise<T> {
+  return client.withDeadline(Date.now() + CLIENT_CALL_DEADLINE_MS, fn);
+}
+
 /** Search attribute values keyed by attribute name (all Keyword), as stored in `workflow_starts`. */
 export type KeywordAttributes = Partial<Record<keyof typeof SA, string>>;
 
@@ -42,20 +55,23 @@ export function typedAttributes(attrs: KeywordAttributes): SearchAttributePair[]
  * (docs/architecture.md "Workflow ids and task queues"), so a second start of the same resource is
  * a no-op, also after the first run has closed (`REJECT_DUPLICATE`; Temporal's default would start
  * a second run, which for a payout found already final would open a new 30-day claim wait). Used
- * by the gateways' start functions, so by the workflow-start outbox and its relay.
+ * by the gateways' start functions, so by the workflow-start outbox and its relay. The call has
+ * a deadline ({@link CLIENT_CALL_DEADLINE_MS}): a start that times out is left to the relay.
  */
 export async function startIdempotently(
   client: TemporalClient,
   opts: { workflowType: string; workflowId: string; taskQueue: string; args: unknown[]; searchAttributes: KeywordAttributes },
 ): Promise<void> {
   try {
-    await client.workflow.start(opts.workflowType, {
-      workflowId: opts.workflowId,
-      taskQueue: opts.taskQueue,
-      args: opts.args,
-      typedSearchAttributes: typedAttributes(opts.searchAttributes),
-      workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-    });
+    await withCallDeadline(client, () =>
+      client.workflow.start(opts.workflowType, {
+        workflowId: opts.workflowId,
+        taskQueue: opts.taskQueue,
+        args: opts.args,
+        typedSearchAttributes: typedAttributes(opts.searchAttributes),
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      }),
+    );
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return;
     throw err;

@@ -13,18 +13,20 @@ import {
   railInboxWorkflowId,
   railWindowWorkflowId,
 } from '../../workflows/rail-files.contract';
-import type { TemporalClient } from './client';
+import { type TemporalClient, withCallDeadline } from './client';
 import { taskQueueFor } from './task-queues';
 
 /** Starts `workflowType` as `workflowId` unless a run of it is open (then nothing happens). */
 async function startOrUseOpen(temporal: TemporalClient, config: Pick<Config, 'TASK_QUEUE'>, workflowType: string, workflowId: string, args: unknown[]): Promise<void> {
   try {
-    await temporal.workflow.start(workflowType, {
-      workflowId,
-      taskQueue: taskQueueFor(config, workflowType),
-      args,
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
+    await withCallDeadline(temporal, () =>
+      temporal.workflow.start(workflowType, {
+        workflowId,
+        taskQueue: taskQueueFor(config, workflowType),
+        args,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      }),
+    );
   } catch (err) {
     if (err instanceof WorkflowExecutionAlreadyStartedError) return;
     throw err;
@@ -47,10 +49,11 @@ export async function startRailInboxWorkflow(temporal: TemporalClient, config: P
 /**
  * Signals rail event `event` to payout `payoutId` (Signal `railEvent`). Returns false when the
  * payout's workflow is not running (finished: the event is kept in rail_events all the same).
+ * Throws on any other failure, a timeout (`CLIENT_CALL_DEADLINE_MS`, src/temporal/client.ts) included.
  */
 export async function signalPayoutRailEvent(temporal: TemporalClient, payoutId: string, event: PayoutRailEvent): Promise<boolean> {
   try {
-    await temporal.workflow.getHandle(payoutId).signal(railEventSignal, event);
+    await withCallDeadline(temporal, () => temporal.workflow.getHandle(payoutId).signal(railEventSignal, event));
     return true;
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return false;

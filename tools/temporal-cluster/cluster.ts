@@ -115,7 +115,9 @@ function startFrontendProxy(upstreams: string[]): Promise<{ server: Server; port
       if (tried >= upstreams.length) return client.destroy();
       const [host, port] = upstreams[(next++ + 0) % upstreams.length]!.split(':');
       const up = connect(Number(port), host);
+      let connected = false;
       up.once('connect', () => {
+        connected = true;
         sockets.add(up);
         up.once('close', () => sockets.delete(up));
         up.pipe(client);
@@ -126,8 +128,11 @@ function startFrontendProxy(upstreams: string[]): Promise<{ server: Server; port
         client.once('close', () => up.destroy());
         up.once('close', () => client.destroy());
       });
+      // A node that refuses (down, restarting): try the next. (Testing readyState here left the
+      // client's socket open and silent after a refused connect, since a failed socket reads
+      // 'closed': a client that reconnected while a node was down hung, found by `npm run chaos`.)
       up.once('error', () => {
-        if (!up.readyState || up.connecting) tryAt(tried + 1);
+        if (!connected) tryAt(tried + 1);
       });
     };
     tryAt(0);

@@ -212,29 +212,44 @@ function entryDetails(e: Camt054Entry): Record<string, unknown> {
 /**
  * Dispatches the rail's recorded events not dispatched yet: a payout's event is signaled to its
  * workflow; a credit becomes a deposit on the live virtual account its IBAN names (receiveDeposit:
- * idempotent on the bank's entry reference, so it is credited once) or stays unmatched.
+ * idempotent on the bank's entry reference, so it is credited once) or stays unmatched. An event
+ * whose dispatch fails (Temporal unreachable, a call past its deadline) is logged and left for the
+ * next poll; the others go on. Returns how many were dispatched and how many were left.
  */
-export async function dispatchRailEvents(core: Core, rail: string): Promise<void> {
+export async function dispatchRailEvents(core: Core, rail: string): Promise<{ dispatched: number; left: number }> {
+  const failed = new Set<string>();
+  let dispatched = 0;
   for (;;) {
-    const batch = await undispatchedRailEvents(core.db, rail, 200);
-    if (batch.length === 0) return;
+    const batch = (await undispatchedRailEvents(core.db, rail, 200 + failed.size)).filter((e) => !failed.has(e.id));
+    if (batch.length === 0) return { dispatched, left: failed.size };
     for (const e of batch) {
-      const now = core.now();
-      const signal = toPayoutRailEvent(e);
-      if (signal && e.payout_id) {
-        await signalPayoutRailEvent(core.temporal, e.payout_id, signal);
-        await markRailEventDispatched(core.db, e.id, now);
-        continue;
+      try {
+        await dispatchOne(core, rail, e);
+        dispatched++;
+      } catch (err) {
+        failed.add(e.id);
+        core.log.warn({ err, rail, railEventId: e.id, payoutId: e.payout_id }, 'rail event not dispatched; the next poll tries again');
       }
-      if (e.type === 'credit') {
-        const depositId = await creditLiveDeposit(core, e.id, e.details as Record<string, string | null>, e.occurred_at ?? now);
-        if (!depositId) railUnmatchedItems.inc({ rail });
-        await markRailEventDispatched(core.db, e.id, now, depositId ?? undefined);
-        continue;
-      }
-      await markRailEventDispatched(core.db, e.id, now);
     }
   }
+}
+
+/** Dispatches one recorded event (see {@link dispatchRailEvents}); throws when it could not. */
+async function dispatchOne(core: Core, rail: string, e: Awaited<ReturnType<typeof undispatchedRailEvents>>[number]): Promise<void> {
+  const now = core.now();
+  const signal = toPayoutRailEvent(e);
+  if (signal && e.payout_id) {
+    await signalPayoutRailEvent(core.temporal, e.payout_id, signal);
+    await markRailEventDispatched(core.db, e.id, now);
+    return;
+  }
+  if (e.type === 'credit') {
+    const depositId = await creditLiveDeposit(core, e.id, e.details as Record<string, string | null>, e.occurred_at ?? now);
+    if (!depositId) railUnmatchedItems.inc({ rail });
+    await markRailEventDispatched(core.db, e.id, now, depositId ?? undefined);
+    return;
+  }
+  await markRailEventDispatched(core.db, e.id, now);
 }
 
 /** A camt.054 credit to a live EUR virtual IBAN, received as a deposit; null when no account has that IBAN. */
