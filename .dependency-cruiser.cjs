@@ -60,6 +60,13 @@ module.exports = {
       to: { path: '(^|/)node_modules/@temporalio/client/' },
     },
     {
+      name: 'rails-below-core',
+      severity: 'error',
+      comment: 'Rail adapters (src/rails) talk to rails, not to our database, Temporal or surfaces: core passes them what they need (docs/rails.md "The seam").',
+      from: { path: '^src/rails/' },
+      to: { path: '^src/(core|db|api|temporal|main)/|^activities/|^workflows/|(^|/)node_modules/(kysely|pg|@temporalio)/' },
+    },
+    {
       name: 'activities-over-core',
       severity: 'error',
       comment: 'Activities are thin adapters over the core: no API, no database driver or query builder of their own.',

@@ -66,7 +66,7 @@ export interface PayoutApprovalDecision {
 
 /** Failure type (non-retryable) of a move the transition table forbids (src/domain/payout-state.ts). */
 export const ILLEGAL_PAYOUT_TRANSITION = 'IllegalPayoutTransition';
-/** Failure type (non-retryable) of a live payout: only the sandbox rail has an adapter. */
+/** Failure type (non-retryable) of a payout whose rail has no adapter in its environment (no live connection configured). */
 export const NO_RAIL_ADAPTER = 'NoRailAdapter';
 
 /** The result of one finished delivery attempt. */

@@ -1,5 +1,6 @@
 /**
- * The sandbox rail simulator (docs/architecture.md "Surfaces": "only the sandbox rail simulator ships"). Deterministic:
+ * The sandbox rail simulator, behind the rail seam as the sandbox adapter (src/rails/sandbox.ts;
+ * docs/rails.md "The seam"). Deterministic:
  * the outcome of an attempt depends only on the payout's `reference` and the attempt number, so
  * every state and failure of a payout can be reproduced from the API.
  *
