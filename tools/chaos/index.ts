@@ -62,11 +62,18 @@ interface Fault {
 
 /**
  * Kills something every 3-7 s until `until`; Temporal (one node of the cluster) once at 40 % of
- * the run; on a cluster stack, PostgreSQL once at 65 %.
+ * the run; on a cluster stack, PostgreSQL once at 65 %; with the test bank, its SFTP connections
+ * cut once at 20 % and its SFTP server restarted once at 55 % (and a random share of the rest).
  */
 async function faults(stack: Stack, rng: Rng, start: number, until: number, log: Fault[]): Promise<void> {
   let temporalDone = false;
   let postgresDone = !stack.cluster;
+  // The test bank: its SFTP connections cut at 20 % and its server restarted at 55 % of the run,
+  // besides a random share of the other faults.
+  let bankCutDone = !stack.bank;
+  let bankRestartDone = !stack.bank;
+  const bankCutAt = start + (until - start) * 0.2;
+  const bankRestartAt = start + (until - start) * 0.55;
   const restartAt = start + (until - start) * 0.4;
   const postgresAt = start + (until - start) * 0.65;
   while (Date.now() < until) {
@@ -87,9 +94,13 @@ async function faults(stack: Stack, rng: Rng, start: number, until: number, log:
       log.push({ at: at(), what: `PostgreSQL restarted (immediate stop), back in ${((Date.now() - s) / 1000).toFixed(1)} s` });
       continue;
     }
-    if (stack.bank && rng.chance(0.25)) {
+    const bankCut = !bankCutDone && Date.now() >= bankCutAt;
+    const bankRestart = !bankCut && !bankRestartDone && Date.now() >= bankRestartAt;
+    if (stack.bank && (bankCut || bankRestart || rng.chance(0.15))) {
       const bank = stack.bank;
-      if (rng.chance(0.5)) {
+      if (bankCut) bankCutDone = true;
+      if (bankRestart) bankRestartDone = true;
+      if (bankCut || (!bankRestart && rng.chance(0.5))) {
         say('test bank: every SFTP connection cut');
         await bank.cutConnections();
         log.push({ at: at(), what: 'bank SFTP connections cut' });
