@@ -15,7 +15,7 @@ import type { Environment } from '../db/schema';
 import { isSurfaceCEventPattern, SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARDS, surfaceCEnvelope, surfaceCEventType } from '../domain/surface-c';
 import type { Caller, Core } from './context';
 import { checkWebhookDestination, guardedPost, RefusedDestinationError } from './net-guard';
-import { recordWebhookAttempt } from './metrics/registry';
+import { recordWebhookAttempt, webhookDeliveriesFailed } from './metrics/registry';
 import { surfaceAEnvelope } from './event-log';
 import { SURFACE_A_SIGNATURE_HEADER, SURFACE_B_SIGNATURE_HEADER, signSurfaceA, signSurfaceB } from './webhook-signature';
 import {
@@ -539,13 +539,15 @@ export function signingSecrets(
 
 /**
  * Gives a delivery up: `failed` with `completed_at`, when its retry window is spent or its endpoint
- * is gone. A delivery that already completed keeps its status. Idempotent.
+ * is gone. A delivery that already completed keeps its status. Idempotent; counted once in
+ * webhook_deliveries_failed_total by the call that made it `failed`.
  */
 export async function markWebhookDeliveryFailed(core: Core, deliveryId: string): Promise<void> {
-  await core.db
+  const r = await core.db
     .updateTable('webhook_deliveries')
     .set({ status: 'failed', completed_at: core.now() })
     .where('id', '=', deliveryId)
     .where('status', '=', 'pending')
-    .execute();
+    .executeTakeFirst();
+  if (Number(r.numUpdatedRows) > 0) webhookDeliveriesFailed.inc();
 }

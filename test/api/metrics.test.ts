@@ -145,6 +145,31 @@ describe('GET /metrics happy path', () => {
   });
 });
 
+describe('GET /metrics outbox backlog', () => {
+  it('outbox_backlog and outbox_oldest_seconds count events not yet dispatched and starts not yet made, at scrape time', async () => {
+    // No worker and no relay: the events a payout writes stay undispatched.
+    const h2 = await createHarness({ worker: false });
+    try {
+      const empty = await scrape(h2);
+      expect(sumOf(empty, 'outbox_backlog', { outbox: 'events' })).toBe(0);
+      expect(sumOf(empty, 'outbox_oldest_seconds', { outbox: 'events' })).toBe(0);
+      const b = await h2.business();
+      expect((await h2.request('POST', '/sandbox/v1/sandbox/fund', { key: b.sandbox, body: { amount: '10' } })).status).toBe(200);
+      expect((await h2.request('POST', '/sandbox/v1/payouts', { key: b.sandbox, body: usdc('1') })).status).toBe(201);
+      const waiting = Number((await h2.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).where('dispatched_at', 'is', null).executeTakeFirstOrThrow()).n);
+      expect(waiting).toBeGreaterThan(0);
+      // A start recorded and not made (its API process died after the commit): the relay's work.
+      await h2.db.updateTable('workflow_starts').set({ started_at: null, created_at: new Date(Date.now() - 120_000) }).execute();
+      const s = await scrape(h2);
+      expect(sumOf(s, 'outbox_backlog', { outbox: 'events' })).toBe(waiting);
+      expect(sumOf(s, 'outbox_backlog', { outbox: 'workflow_starts' })).toBeGreaterThan(0);
+      expect(sumOf(s, 'outbox_oldest_seconds', { outbox: 'workflow_starts' })).toBeGreaterThanOrEqual(119);
+    } finally {
+      await h2.close();
+    }
+  });
+});
+
 describe('GET /metrics errors', () => {
   it('a database that cannot answer fails the scrape (500), it does not serve a stale gauge', async () => {
     const h3 = await createHarness({ worker: false });

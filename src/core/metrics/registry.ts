@@ -27,6 +27,9 @@ export const METRIC_LABELS = {
   rail_unmatched_items_total: ['rail'],
   payouts_rail_overdue_total: ['rail'],
   rail_oldest_waiting_payout_seconds: ['rail'],
+  outbox_backlog: ['outbox'],
+  outbox_oldest_seconds: ['outbox'],
+  webhook_deliveries_failed_total: [],
 } as const;
 
 /**
@@ -140,5 +143,31 @@ export const railOldestWaitingPayout = new Gauge({
   name: 'rail_oldest_waiting_payout_seconds',
   help: 'Age in seconds of the oldest live payout handed to a bank rail and not yet answered (0 when none); counted at scrape time.',
   labelNames: METRIC_LABELS.rail_oldest_waiting_payout_seconds,
+  registers: [metricsRegistry],
+});
+
+/**
+ * The outboxes the money-safety argument rests on (docs/operations.md "Outbox backlog"), set at
+ * scrape time: `workflow_starts` (recorded starts not yet started) and `events` (events not yet
+ * dispatched to endpoints): how many rows wait, and the age of the oldest in seconds (0 when none).
+ */
+export const outboxBacklog = new Gauge({
+  name: 'outbox_backlog',
+  help: 'Rows waiting in an outbox, by outbox (workflow_starts: recorded starts not yet started; events: events not yet dispatched); counted at scrape time.',
+  labelNames: METRIC_LABELS.outbox_backlog,
+  registers: [metricsRegistry],
+});
+export const outboxOldestSeconds = new Gauge({
+  name: 'outbox_oldest_seconds',
+  help: 'Age in seconds of the oldest row waiting in an outbox (0 when none), by outbox; counted at scrape time.',
+  labelNames: METRIC_LABELS.outbox_oldest_seconds,
+  registers: [metricsRegistry],
+});
+
+/** Webhook deliveries given up (`failed`: retry window spent, or endpoint deleted), counted once each by the process that gave up. */
+export const webhookDeliveriesFailed = new Counter({
+  name: 'webhook_deliveries_failed_total',
+  help: 'Webhook deliveries that ended failed (their retry window spent, or their endpoint deleted).',
+  labelNames: METRIC_LABELS.webhook_deliveries_failed_total,
   registers: [metricsRegistry],
 });

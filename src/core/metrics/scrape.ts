@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema';
-import { disbursementItemsInFlight, metricsRegistry, railOldestWaitingPayout } from './registry';
+import { disbursementItemsInFlight, metricsRegistry, outboxBacklog, outboxOldestSeconds, railOldestWaitingPayout } from './registry';
 
 /** Content type of the Prometheus text exposition format served by `/metrics`. */
 export const METRICS_CONTENT_TYPE = metricsRegistry.contentType;
@@ -47,6 +47,15 @@ export async function refreshScrapeTimeGauges(db: Db): Promise<void> {
     .where('status', 'in', ['queued', 'in_file', 'accepted'])
     .groupBy('rail')
     .execute();
+  // The outboxes: recorded workflow starts not yet started, events not yet dispatched.
+  const backlog = await sql<{ outbox: string; n: string; oldest: Date | null }>`
+    select 'workflow_starts' as outbox, count(*)::text as n, min(created_at) as oldest from workflow_starts where started_at is null
+    union all
+    select 'events', count(*)::text, min(created_at) from events where dispatched_at is null`.execute(db);
+  for (const b of backlog.rows) {
+    outboxBacklog.set({ outbox: b.outbox }, Number(b.n));
+    outboxOldestSeconds.set({ outbox: b.outbox }, b.oldest ? Math.max(0, Math.floor((Date.now() - new Date(b.oldest).getTime()) / 1000)) : 0);
+  }
   railOldestWaitingPayout.reset();
   railOldestWaitingPayout.set({ rail: 'sepa_credit_transfer' }, 0);
   for (const w of waiting) railOldestWaitingPayout.set({ rail: w.rail }, Math.max(0, Math.floor((Date.now() - new Date(w.oldest).getTime()) / 1000)));
