@@ -6,6 +6,7 @@
  *
  * Amounts (limits, flat fee) are canonical USDC Amounts ("1.00", "50000.00", "0.25").
  */
+import { pausedChannels } from './channel-pauses';
 import { liveRailWorking } from './rails/registry';
 import {
   CHANNELS,
@@ -67,10 +68,11 @@ function wireLimits(channel: ChannelDefinition): ChannelListing['limits'] {
 
 /**
  * The status of `channel` for `caller` (spec "Channel".status; docs/rails.md "Channel status"):
- * paused when the operator paused it, and in live unless its rail's connection works.
+ * paused when the operator paused it (PAUSED_CHANNELS, or at runtime: src/core/channel-pauses.ts),
+ * and in live unless its rail's connection works.
  */
 export function statusFor(core: Core, caller: Caller, channel: ChannelDefinition): 'live' | 'paused' {
-  return channelStatus(channel, caller.environment, core.config.pausedChannels, (rail) => liveRailWorking(core, rail));
+  return channelStatus(channel, caller.environment, pausedChannels(core), (rail) => liveRailWorking(core, rail));
 }
 
 /** One catalog entry as the spec's Channel seen by `caller` (internal fields such as requirement checks left out). */

@@ -5,6 +5,7 @@ import { loadConfig } from '../config';
 import { revokeApiKeyAsOperator } from '../core/api-keys';
 import { createBusiness, verifyBusiness } from '../core/businesses';
 import { getRailFile, listRailFiles, listUnmatchedRailItems } from '../core/rails/operators';
+import { listChannelPauses, pauseChannel, resumeChannel } from '../core/channel-pauses';
 import { migrate, openDb } from '../db/connection';
 import { PgliteLockedError } from '../db/pglite-lock';
 import { join, resolve } from 'node:path';
@@ -23,6 +24,9 @@ import { join, resolve } from 'node:path';
  * `npm run admin -- rail files [--json]`: the newest bank files, both directions (docs/rails.md
  * "For operators"); `rail file <id> [--json]`: one file with its content, payments and statuses;
  * `rail unmatched [--json]`: bank statuses that matched no payout or deposit.
+ * `npm run admin -- channel pause <channel> [--reason "..."]` / `channel resume <channel>` /
+ * `channel list`: pauses a channel for every API and worker process within seconds, without a
+ * restart (docs/operations.md "Pausing a channel"); one audit log line (stderr, JSON) per change.
  * Uses DATABASE_URL, or the PGlite data of DATA_DIR when `npm run dev` is not running: while it
  * is, the directory is locked (src/db/pglite-lock.ts) and this refuses with exit code 3 and a
  * message naming the process that holds it; it never opens the directory beside it.
@@ -34,6 +38,7 @@ const { positionals, values } = parseArgs({
     verified: { type: 'boolean', default: false },
     force: { type: 'boolean', default: false },
     approvals: { type: 'string' },
+    reason: { type: 'string' },
     json: { type: 'boolean', default: false },
   },
 });
@@ -45,7 +50,9 @@ const verify = positionals[0] === 'business' && positionals[1] === 'verify' && !
 const revokeKey = positionals[0] === 'key' && positionals[1] === 'revoke' && !!positionals[2];
 const rail =
   positionals[0] === 'rail' && (positionals[1] === 'files' || positionals[1] === 'unmatched' || (positionals[1] === 'file' && !!positionals[2]));
-if (!verify && !revokeKey && !rail && (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name)) {
+const channelCmd =
+  positionals[0] === 'channel' && (positionals[1] === 'list' || ((positionals[1] === 'pause' || positionals[1] === 'resume') && !!positionals[2]));
+if (!verify && !revokeKey && !rail && !channelCmd && (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name)) {
   console.error(usage);
   process.exit(2);
 }
@@ -63,7 +70,32 @@ try {
 }
 try {
   await migrate(db);
-  if (rail) {
+  if (channelCmd) {
+    const audit = pino({ base: { component: 'admin' } }, pino.destination(2));
+    const channel = positionals[2]!;
+    if (positionals[1] === 'list') {
+      const pauses = await listChannelPauses(db);
+      if (values.json) console.log(JSON.stringify(pauses, null, 2));
+      else if (pauses.length === 0) console.log('no channel paused at runtime');
+      else console.table(pauses);
+    } else if (positionals[1] === 'pause') {
+      const p = await pauseChannel(db, channel, { reason: values.reason ?? null, operator: userInfo().username }).catch((err: Error) => {
+        console.error(err.message);
+        exitCode = 1;
+        return null;
+      });
+      if (p) {
+        audit.info({ channel, reason: p.reason, operator: userInfo().username }, 'channel paused by operator');
+        audit.flush();
+        console.log(values.json ? JSON.stringify(p) : `channel ${channel} paused (every API and worker process within seconds)`);
+      }
+    } else {
+      const was = await resumeChannel(db, channel);
+      audit.info({ channel, operator: userInfo().username, was_paused: was }, 'channel resumed by operator');
+      audit.flush();
+      console.log(values.json ? JSON.stringify({ channel, resumed: was }) : was ? `channel ${channel} resumed` : `channel ${channel} was not paused at runtime`);
+    }
+  } else if (rail) {
     const out =
       positionals[1] === 'files' ? await listRailFiles(db) : positionals[1] === 'unmatched' ? await listUnmatchedRailItems(db) : await getRailFile(db, positionals[2]!);
     if (out === null) {

@@ -9,6 +9,7 @@ import { type Price, price as priceOf } from '../../domain/pricing';
 import { type InlineRecipient, validateInlineRecipient } from '../../domain/recipients';
 import { midRate } from '../../sandbox/fx';
 import { statusFor } from '../catalog';
+import { freshPausedChannels } from '../channel-pauses';
 import type { Caller, Core } from '../context';
 import { railCarriageProblem, railLatestArrival } from '../rails/registry';
 import { MAX_REFERENCE_LENGTH, MAX_MEMO_LENGTH, MAX_MESSAGE_LENGTH } from './rows';
@@ -159,6 +160,7 @@ async function prepareChecked(
   const { channel } = s;
   const p = (name: string) => `${pre}${name}`;
 
+  await freshPausedChannels(core); // a runtime pause reaches acceptance within its TTL
   if (statusFor(core, caller, channel) !== 'live') {
     throw new ApiError(
       400,

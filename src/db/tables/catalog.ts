@@ -48,7 +48,17 @@ export interface RecipientsTable {
   updated_at: Date;
 }
 
+/** A channel paused at runtime by an operator (src/core/channel-pauses.ts writes it). */
+export interface ChannelPausesTable {
+  channel: string;
+  reason: string | null;
+  /** Who paused it (the operator's login, from the admin command). */
+  paused_by: string;
+  paused_at: Date;
+}
+
 export interface CatalogTables {
+  channel_pauses: ChannelPausesTable;
   quotes: QuotesTable;
   recipients: RecipientsTable;
 }
