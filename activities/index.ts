@@ -4,12 +4,14 @@ import type { DisbursementActivities } from '../workflows/disbursement.contract'
 import type { PaymentRequestActivities } from '../workflows/payment-request.contract';
 import type { PayoutActivities, PayoutNotificationActivities } from '../workflows/payout.contract';
 import type { RailFileActivities } from '../workflows/rail-files.contract';
+import type { RetentionActivities } from '../workflows/retention.contract';
 import type { WebhookDeliveryActivities } from '../workflows/webhook-delivery.contract';
 import { createDisbursementActivities } from './disbursements';
 import { createFundingActivities } from './funding';
 import { createNotificationActivities } from './notifications';
 import { createPayoutActivities } from './payouts';
 import { createRailActivities } from './rails';
+import { createRetentionActivities } from './retention';
 import { createWebhookActivities } from './webhooks';
 
 /** Every activity the worker registers: the union of the activity interfaces of the workflow contracts. */
@@ -19,7 +21,8 @@ export type Activities = WebhookDeliveryActivities &
   DisbursementActivities &
   DepositActivities &
   PaymentRequestActivities &
-  RailFileActivities;
+  RailFileActivities &
+  RetentionActivities;
 
 /**
  * Every activity of the service, built over the one core (docs/architecture.md "Activities").
@@ -37,5 +40,6 @@ export function createActivities(core: Core): Activities {
     ...createNotificationActivities(core),
     ...createFundingActivities(core),
     ...createRailActivities(core),
+    ...createRetentionActivities(core),
   };
 }

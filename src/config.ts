@@ -161,6 +161,17 @@ const schema = z.object({
     .string()
     .regex(/^[A-Z]{2}:[0-9A-Z]{4,}$/, '<country>:<leading BBAN characters>, e.g. DE:370400440532')
     .optional(),
+  /** How often the data-retention sweep runs (ISO 8601 duration or ms; docs/operations.md "Data retention"). */
+  RETENTION_INTERVAL: z
+    .string()
+    .refine((v) => {
+      try {
+        return parseDuration(v) > 0;
+      } catch {
+        return false;
+      }
+    }, 'a positive ISO 8601 duration such as PT1H, or milliseconds')
+    .default('PT1H'),
   WEBHOOK_RETRY_INITIAL: z
     .string()
     .refine((v) => {

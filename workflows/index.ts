@@ -6,3 +6,4 @@ export { disbursementWorkflow } from './disbursement';
 export { depositWorkflow } from './deposit';
 export { paymentRequestWorkflow } from './payment-request';
 export { railInboxWorkflow, railWindowWorkflow } from './rail-files';
+export { retentionWorkflow } from './retention';

@@ -62,3 +62,15 @@ export function eventValues(e: EventInput) {
 export function eventWritten(e: EventInput): void {
   if (e.objectType === 'payout') recordPayoutEvent(e.type, e.data.channel, e.environment);
 }
+
+/**
+ * Deletes up to `limit` events dispatched and created before `cutoff` (data retention,
+ * src/core/retention.ts). Undispatched events are never deleted. Returns how many went.
+ */
+export async function purgeDispatchedEvents(db: DbOrTx, cutoff: Date, limit: number): Promise<number> {
+  const r = await db
+    .deleteFrom('events')
+    .where('id', 'in', (eb) => eb.selectFrom('events').select('id').where('created_at', '<', cutoff).where('dispatched_at', 'is not', null).limit(limit))
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

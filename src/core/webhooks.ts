@@ -11,7 +11,7 @@ import {
   surfaceARetrySchedule,
   type WebhookRetrySchedule,
 } from '../domain/webhook-events';
-import type { Environment } from '../db/schema';
+import type { Db, Environment } from '../db/schema';
 import { isSurfaceCEventPattern, SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARDS, surfaceCEnvelope, surfaceCEventType } from '../domain/surface-c';
 import type { Caller, Core } from './context';
 import { checkWebhookDestination, guardedPost, RefusedDestinationError } from './net-guard';
@@ -550,4 +550,19 @@ export async function markWebhookDeliveryFailed(core: Core, deliveryId: string):
     .where('status', '=', 'pending')
     .executeTakeFirst();
   if (Number(r.numUpdatedRows) > 0) webhookDeliveriesFailed.inc();
+}
+
+/**
+ * Deletes up to `limit` webhook deliveries completed (succeeded or failed) and created before
+ * `cutoff`, with their attempts, in one transaction (data retention, src/core/retention.ts). A
+ * pending delivery is never deleted. Returns how many deliveries and attempts went.
+ */
+export async function purgeCompletedDeliveries(db: Db, cutoff: Date, limit: number): Promise<{ deliveries: number; attempts: number }> {
+  return db.transaction().execute(async (tx) => {
+    const ids = (await tx.selectFrom('webhook_deliveries').select('id').where('created_at', '<', cutoff).where('status', '!=', 'pending').limit(limit).execute()).map((r) => r.id);
+    if (ids.length === 0) return { deliveries: 0, attempts: 0 };
+    const a = await tx.deleteFrom('webhook_attempts').where('delivery_id', 'in', ids).executeTakeFirst();
+    const d = await tx.deleteFrom('webhook_deliveries').where('id', 'in', ids).executeTakeFirst();
+    return { deliveries: Number(d.numDeletedRows), attempts: Number(a.numDeletedRows) };
+  });
 }

@@ -120,3 +120,15 @@ export async function sweepWorkflowStarts(core: Core, olderThanMs = 2000, limit 
   for (const r of rows) await flushWorkflowStart(core, r.workflow_id);
   return rows.length;
 }
+
+/**
+ * Deletes up to `limit` workflow-start rows started before `cutoff` (data retention,
+ * src/core/retention.ts). A row not yet started is the relay's work and is never deleted.
+ */
+export async function purgeStartedWorkflowStarts(db: DbOrTx, cutoff: Date, limit: number): Promise<number> {
+  const r = await db
+    .deleteFrom('workflow_starts')
+    .where('workflow_id', 'in', (eb) => eb.selectFrom('workflow_starts').select('workflow_id').where('started_at', '<', cutoff).limit(limit))
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
+}

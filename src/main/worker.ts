@@ -6,6 +6,7 @@ import { loadConfig } from '../config';
 import { relayTasks } from '../core/relay-tasks';
 import { startRelay } from '../core/relay';
 import { startRailHealthChecks, startRailPollers } from '../core/rails/lifecycle';
+import { startRetention } from '../core/retention';
 import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
 import { prepareWorkflowBundle } from '../temporal/bundle';
 import { freePort } from '../temporal/dev-server';
@@ -49,6 +50,8 @@ const stopRelay = startRelay(core, relayTasks);
 const stopRailChecks = await startRailHealthChecks(core);
 const pollers = await startRailPollers(core);
 if (pollers.length > 0) core.log.info({ rails: pollers }, 'live rail inbox pollers running');
+// Data retention (docs/operations.md "Data retention"): one loop per namespace.
+await startRetention(core);
 // A metrics port already taken must not stop payouts: log it and run on (Prometheus shows up == 0).
 const metrics = await startMetricsServer({
   port: config.METRICS_PORT,

@@ -16,8 +16,8 @@ import {
 import { type TemporalClient, withCallDeadline } from './client';
 import { taskQueueFor } from './task-queues';
 
-/** Starts `workflowType` as `workflowId` unless a run of it is open (then nothing happens). */
-async function startOrUseOpen(temporal: TemporalClient, config: Pick<Config, 'TASK_QUEUE'>, workflowType: string, workflowId: string, args: unknown[]): Promise<void> {
+/** Starts `workflowType` as `workflowId` unless a run of it is open (then nothing happens); the call has a deadline (CLIENT_CALL_DEADLINE_MS). */
+export async function startOrUseOpen(temporal: TemporalClient, config: Pick<Config, 'TASK_QUEUE'>, workflowType: string, workflowId: string, args: unknown[]): Promise<void> {
   try {
     await withCallDeadline(temporal, () =>
       temporal.workflow.start(workflowType, {

@@ -1,0 +1,86 @@
+/**
+ * Data retention (docs/operations.md "Data retention"): rows past their documented retention are
+ * deleted in bounded batches (at most RETENTION_BATCH rows per statement, each a short
+ * transaction on its own, so a table of millions of rows is trimmed without long locks). Run by
+ * the durable retentionWorkflow (workflows/retention.ts) every RETENTION_INTERVAL. Idempotent: a
+ * sweep that dies half-way is simply run again.
+ *
+ * | rows | kept | why |
+ * |---|---|---|
+ * | `events` dispatched | 30 days | the events API serves 30 days (docs/webhooks.md) |
+ * | `webhook_deliveries` completed, with their `webhook_attempts` | 30 days | the deliveries API serves what the events API serves |
+ * | `workflow_starts` started | 7 days | the outbox only needs rows not yet started; 7 days leave room to investigate |
+ * | `idempotency_keys` | until `expires_at` | 30 days on Surfaces A and C, 24 hours on B (spec "Limits") |
+ *
+ * The first three tables' own modules own their deletes (src/core/events.ts,
+ * src/core/webhooks.ts, src/core/workflow-starts.ts); `idempotency_keys` is written by the API's
+ * idempotency middleware, and its expired rows (which the middleware itself deletes when a key
+ * comes back) are deleted here: the one place outside it that touches that table.
+ */
+import { sql } from 'kysely';
+import { parseDuration } from '../domain/durations';
+import { startRetentionWorkflow } from '../temporal/retention-gateway';
+import type { Core } from './context';
+import { purgeDispatchedEvents } from './events';
+import { purgeCompletedDeliveries } from './webhooks';
+import { purgeStartedWorkflowStarts } from './workflow-starts';
+
+/** Rows per delete statement. */
+export const RETENTION_BATCH = 1000;
+/** Statements per table per sweep call (the workflow calls again while a table had more). */
+export const RETENTION_BATCHES_PER_CALL = 20;
+/** How long dispatched events and completed deliveries are kept, in ms (30 days). */
+export const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
+/** How long started workflow-start rows are kept, in ms (7 days). */
+export const WORKFLOW_START_RETENTION_MS = 7 * 24 * 3600 * 1000;
+
+/** What one sweep deleted, by table, and whether any table has more past retention. */
+export interface RetentionSweepResult {
+  deleted: Record<'events' | 'webhook_deliveries' | 'webhook_attempts' | 'workflow_starts' | 'idempotency_keys', number>;
+  more: boolean;
+}
+
+/** Deletes expired idempotency records (`expires_at` passed), at most `limit`. Returns how many. */
+async function purgeExpiredIdempotencyKeys(core: Core, now: Date, limit: number): Promise<number> {
+  const r = await sql<{ n: string }>`
+    with gone as (
+      delete from idempotency_keys where ctid in (select ctid from idempotency_keys where expires_at < ${now} limit ${limit})
+      returning 1
+    ) select count(*)::text as n from gone`.execute(core.db);
+  return Number(r.rows[0]?.n ?? 0);
+}
+
+/** One sweep (see the file header): up to RETENTION_BATCHES_PER_CALL batches per table. */
+export async function sweepRetention(core: Core): Promise<RetentionSweepResult> {
+  const now = core.now();
+  const eventsCutoff = new Date(now.getTime() - EVENT_RETENTION_MS);
+  const startsCutoff = new Date(now.getTime() - WORKFLOW_START_RETENTION_MS);
+  const deleted: RetentionSweepResult['deleted'] = { events: 0, webhook_deliveries: 0, webhook_attempts: 0, workflow_starts: 0, idempotency_keys: 0 };
+  let more = false;
+  const drain = async (fn: () => Promise<number>): Promise<number> => {
+    let total = 0;
+    for (let i = 0; i < RETENTION_BATCHES_PER_CALL; i++) {
+      const n = await fn();
+      total += n;
+      if (n < RETENTION_BATCH) return total;
+    }
+    more = true;
+    return total;
+  };
+  // Deliveries (and their attempts) before events, so no delivery outlives its event.
+  deleted.webhook_deliveries = await drain(async () => {
+    const r = await purgeCompletedDeliveries(core.db, eventsCutoff, RETENTION_BATCH);
+    deleted.webhook_attempts += r.attempts;
+    return r.deliveries;
+  });
+  deleted.events = await drain(() => purgeDispatchedEvents(core.db, eventsCutoff, RETENTION_BATCH));
+  deleted.workflow_starts = await drain(() => purgeStartedWorkflowStarts(core.db, startsCutoff, RETENTION_BATCH));
+  deleted.idempotency_keys = await drain(() => purgeExpiredIdempotencyKeys(core, now, RETENTION_BATCH));
+  if (Object.values(deleted).some((n) => n > 0)) core.log.info({ deleted, more }, 'retention sweep');
+  return { deleted, more };
+}
+
+/** Starts the data-retention loop (workflows/retention.ts) every RETENTION_INTERVAL (idempotent). Throws when Temporal cannot be reached. */
+export async function startRetention(core: Core): Promise<void> {
+  await startRetentionWorkflow(core.temporal, core.config, { intervalMs: parseDuration(core.config.RETENTION_INTERVAL) });
+}
