@@ -162,6 +162,16 @@ export async function audit(opts: {
       }
     }),
   );
+  // A terminal payout whose workflow still runs may be closing (a live payout's return window just
+  // ended; its last task is queued on a loaded machine): look again for up to 60 s before flagging it.
+  for (const deadline = Date.now() + 60_000; wrongWorkflow.length > 0 && Date.now() < deadline; ) {
+    await new Promise((r) => setTimeout(r, 2000));
+    for (const line of [...wrongWorkflow]) {
+      const id = line.split(' ')[0]!;
+      const status = await temporal.workflow.getHandle(id).describe().then((d) => d.status.name, () => 'NOT_FOUND');
+      if (status !== 'RUNNING' && line.includes('but its workflow is RUNNING')) wrongWorkflow.splice(wrongWorkflow.indexOf(line), 1);
+    }
+  }
   // The history of a few problem workflows, to see where they stand.
   const diagnostics: string[] = [];
   for (const line of [...notFinal, ...wrongWorkflow].slice(0, 4)) {

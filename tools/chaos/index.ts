@@ -146,8 +146,10 @@ async function quiesce(stack: Stack, timeoutMs: number): Promise<{ ok: boolean; 
         (select count(*) from notifications where status = 'pending')::text as notifications,
         (select count(*) from rail_instructions where status in ('queued', 'in_file', 'accepted'))::text as rail_waiting,
         (select count(*) from rail_events where dispatched_at is null)::text as rail_undispatched,
-        -- a live payout settled less than its return window (PT5S) ago still has a running workflow
-        (select count(*) from rail_instructions where status = 'settled' and updated_at > now() - interval '8 seconds')::text as rail_return_window`.execute(stack.db);
+        -- a live payout that succeeded less than its return window (PT5S) ago still has a running
+        -- workflow (its timer fires, then its last task runs: 15 s of margin on a loaded machine)
+        (select count(*) from payouts p join rail_instructions ri on ri.payout_id = p.id
+          where p.status = 'succeeded' and ri.status = 'settled' and p.updated_at > now() - interval '15 seconds')::text as rail_return_window`.execute(stack.db);
     const row = r.rows[0]!;
     detail = `payouts in flight ${row.payouts}, batches running ${row.batches}, undispatched events ${row.events}, pending deliveries ${row.deliveries}, unstarted workflows ${row.starts}, deposits not credited ${row.deposits}, notifications pending ${row.notifications}, live payments waiting for the bank ${row.rail_waiting}, bank statuses undispatched ${row.rail_undispatched}, live payouts in their return window ${row.rail_return_window}`;
     if (Object.values(row).every((v) => v === '0')) return { ok: true, detail };
