@@ -1,22 +1,9 @@
 /**
- * The payout state machine (spec "States and transitions", Payout status; README "Payout states").
+ * The payout state machine (spec "States and transitions", Payout status).
  * Pure: the workflow and the activities consult it; an illegal move is a bug, refused loudly.
  *
- * | from           | to             | trigger                                              | money            | event                 |
- * |----------------|----------------|------------------------------------------------------|------------------|-----------------------|
- * | (none)         | submitted      | POST /payouts accepted                               | hold             | payout.submitted      |
- * | (none)         | pending        | created inside a disbursement launch, not yet started| (batch hold)     | -                     |
- * | pending        | submitted      | its turn in the batch                                | -                | payout.submitted      |
- * | pending        | canceled       | batch canceled before the item started               | release          | payout.canceled       |
- * | submitted      | delivering     | handed to the rail (first attempt)                   | -                | -                     |
- * | submitted      | awaiting_claim | claim link sent (claim_link channel)                 | -                | payout.awaiting_claim |
- * | awaiting_claim | claimed        | recipient claimed and chose a method                 | -                | payout.claimed        |
- * | awaiting_claim | failed         | 30 days without a claim (claim_expired)              | release          | payout.failed         |
- * | awaiting_claim | canceled       | canceled before claim                                | release          | payout.canceled       |
- * | claimed        | delivering     | delivery to the chosen method starts                 | -                | -                     |
- * | delivering     | succeeded      | rail confirmed delivery                              | settle           | payout.succeeded      |
- * | delivering     | failed         | final rail failure (after retries for retryable ones)| release          | payout.failed         |
- * | succeeded      | refunded       | provider returned the funds (refunded_by_provider)   | refund           | payout.refunded       |
+ * The moves with their triggers, postings and events are one table in docs/payouts.md "States,
+ * money and events" (test/unit/docs-states.test.ts keeps it equal to PAYOUT_TRANSITIONS below).
  *
  * Terminal: failed, refunded, canceled.
  */
