@@ -51,7 +51,7 @@ export interface RailFileActivities {
   /**
    * Lists the bank's outbox and takes each new file once (by name and sha256): parses it, records
    * its statuses (matched or unmatched), credits deposits, signals the payouts; quarantines a file
-   * that does not parse. Returns counts.
+   * that does not parse. Takes a bounded number of files per call; `more`: files were left, poll again at once.
    */
-  railInboxPoll(input: { rail: string }): Promise<{ files: number; events: number; quarantined: number }>;
+  railInboxPoll(input: { rail: string }): Promise<{ files: number; events: number; quarantined: number; more?: boolean }>;
 }

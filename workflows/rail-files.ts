@@ -9,8 +9,9 @@
  * window with more than one file's worth collects again.
  *
  * railInboxWorkflow: one per rail, started by the worker when the rail is configured. Every
- * `pollIntervalMs` it lists the bank's outbox and takes each new file exactly once; it continues
- * as new every RAIL_INBOX_POLLS_PER_RUN polls.
+ * `pollIntervalMs` it lists the bank's outbox and takes each new file exactly once (a bounded
+ * number per poll; with more waiting it polls again at once); it continues as new every
+ * RAIL_INBOX_POLLS_PER_RUN polls.
  */
 import { continueAsNew, proxyActivities, sleep, upsertSearchAttributes } from '@temporalio/workflow';
 import { RAIL_INBOX_POLLS_PER_RUN, type RailFileActivities, type RailInboxInput, type RailWindowInput } from './rail-files.contract';
@@ -46,8 +47,9 @@ export async function railWindowWorkflow(input: RailWindowInput): Promise<{ file
 /** The inbox poller of a file rail (see the file header). */
 export async function railInboxWorkflow(input: RailInboxInput): Promise<never> {
   for (let i = 0; i < RAIL_INBOX_POLLS_PER_RUN; i++) {
-    await acts.railInboxPoll({ rail: input.rail });
-    await sleep(input.pollIntervalMs);
+    const r = await acts.railInboxPoll({ rail: input.rail });
+    // A backlog is read in bounded polls, one after the other; otherwise wait for the interval.
+    if (!r.more) await sleep(input.pollIntervalMs);
   }
   return continueAsNew<typeof railInboxWorkflow>(input);
 }
