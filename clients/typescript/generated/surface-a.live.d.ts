@@ -1031,6 +1031,13 @@ export interface components {
                 /** @enum {string} */
                 code: "invalid_destination" | "recipient_rejected_by_provider" | "limit_exceeded" | "provider_timeout" | "provider_declined" | "refunded_by_provider" | "claim_expired";
                 message: string;
+                /** @description Extension (rail failures): whether a new payout to the same destination may succeed. */
+                retryable?: boolean;
+                /**
+                 * @description Extension (rail failures): the rail's own reason code, e.g. AC01 (ISO 20022).
+                 * @example AC01
+                 */
+                rail_reason_code?: string;
             } | null;
             /** @description Delivery attempts begun or scheduled (1 from acceptance) */
             attempts: number;

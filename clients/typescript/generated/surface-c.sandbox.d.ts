@@ -387,6 +387,13 @@ export interface components {
             failure: {
                 code: string;
                 message: string;
+                /** @description Extension (rail failures): whether a new payout to the same destination may succeed. */
+                retryable?: boolean;
+                /**
+                 * @description Extension (rail failures): the rail's own reason code, e.g. AC01 (ISO 20022).
+                 * @example AC01
+                 */
+                rail_reason_code?: string;
             } | null;
             /** Format: date-time */
             created_at: string;
