@@ -1,6 +1,16 @@
 import { z } from 'zod';
 import { parseDuration } from './domain/durations';
 
+/** A positive ISO 8601 duration (e.g. `example`) or milliseconds, as a string variable. */
+const isoDuration = (example: string) =>
+  z.string().refine((v) => {
+    try {
+      return parseDuration(v) > 0;
+    } catch {
+      return false;
+    }
+  }, `a positive ISO 8601 duration such as ${example}, or milliseconds`);
+
 /**
  * Typed environment of every process (docs/architecture.md "Layers"). Unset variables take the
  * embedded defaults that let `npm run dev` work on a fresh machine.
@@ -75,15 +85,7 @@ const schema = z.object({
    * /reject before it is canceled and its hold released (ISO 8601 duration or milliseconds;
    * docs/getting-paid.md "Key policies"). Default 7 days.
    */
-  PAYOUT_APPROVAL_TIMEOUT: z
-    .string()
-    .refine((v) => {
-      try {
-        return parseDuration(v) > 0;
-      } catch {
-        return false;
-      }
-    }, 'a positive ISO 8601 duration such as P7D, or milliseconds')
+  PAYOUT_APPROVAL_TIMEOUT: isoDuration('P7D')
     .default('P7D'),
   /**
    * The live sepa_eur bank rail: ISO 20022 files over SFTP (docs/rails.md "Connecting a bank").
@@ -120,37 +122,13 @@ const schema = z.object({
     .default('14:00'),
   RAIL_SEPA_TIME_ZONE: z.string().default('Europe/Brussels'),
   /** How long payouts are collected into one file before it is sent (ISO 8601 duration or ms). */
-  RAIL_SEPA_BATCH_WINDOW: z
-    .string()
-    .refine((v) => {
-      try {
-        return parseDuration(v) > 0;
-      } catch {
-        return false;
-      }
-    }, 'a positive ISO 8601 duration such as PT15M, or milliseconds')
+  RAIL_SEPA_BATCH_WINDOW: isoDuration('PT15M')
     .default('PT15M'),
   /** How often the bank's outbox directory is listed (ISO 8601 duration or ms). */
-  RAIL_SEPA_POLL_INTERVAL: z
-    .string()
-    .refine((v) => {
-      try {
-        return parseDuration(v) > 0;
-      } catch {
-        return false;
-      }
-    }, 'a positive ISO 8601 duration such as PT1M, or milliseconds')
+  RAIL_SEPA_POLL_INTERVAL: isoDuration('PT1M')
     .default('PT1M'),
   /** How long after settlement a return is still applied as a refund (ISO 8601 duration or ms). */
-  RAIL_SEPA_RETURN_WINDOW: z
-    .string()
-    .refine((v) => {
-      try {
-        return parseDuration(v) > 0;
-      } catch {
-        return false;
-      }
-    }, 'a positive ISO 8601 duration such as P14D, or milliseconds')
+  RAIL_SEPA_RETURN_WINDOW: isoDuration('P14D')
     .default('P14D'),
   /**
    * The range of IBANs the bank assigned for live EUR virtual accounts: the IBAN's country code
@@ -162,25 +140,9 @@ const schema = z.object({
     .regex(/^[A-Z]{2}:[0-9A-Z]{4,}$/, '<country>:<leading BBAN characters>, e.g. DE:370400440532')
     .optional(),
   /** How often the data-retention sweep runs (ISO 8601 duration or ms; docs/operations.md "Data retention"). */
-  RETENTION_INTERVAL: z
-    .string()
-    .refine((v) => {
-      try {
-        return parseDuration(v) > 0;
-      } catch {
-        return false;
-      }
-    }, 'a positive ISO 8601 duration such as PT1H, or milliseconds')
+  RETENTION_INTERVAL: isoDuration('PT1H')
     .default('PT1H'),
-  WEBHOOK_RETRY_INITIAL: z
-    .string()
-    .refine((v) => {
-      try {
-        return parseDuration(v) > 0;
-      } catch {
-        return false;
-      }
-    }, 'a positive ISO 8601 duration such as PT5S, or milliseconds')
+  WEBHOOK_RETRY_INITIAL: isoDuration('PT5S')
     .default('PT5S'),
 });
 
