@@ -27,8 +27,12 @@ export interface WebhookDeliveryStatus {
 /** `status` query (docs/architecture.md "Workflow ids and task queues": every workflow answers one). */
 export const webhookDeliveryStatusQuery = defineQuery<WebhookDeliveryStatus>('status');
 
-/** Result of `deliverWebhook`: how the delivery ended (a failed attempt throws instead). */
-export type DeliverWebhookResult = 'succeeded' | 'already_succeeded' | 'already_failed' | 'endpoint_deleted';
+/**
+ * Result of `deliverWebhook`: how the delivery ended, or `failed` when an attempt numbered by the
+ * workflow got no 2xx (the workflow then waits out the next delay). A call without an attempt
+ * number (scheduled by the workflow before it numbered its attempts) throws instead of `failed`.
+ */
+export type DeliverWebhookResult = 'succeeded' | 'already_succeeded' | 'already_failed' | 'endpoint_deleted' | 'failed';
 
 /** Failure type of a retryable delivery attempt (non-2xx answer, timeout, connection error). */
 export const WEBHOOK_ATTEMPT_FAILED = 'WebhookAttemptFailed';
@@ -37,15 +41,18 @@ export const WEBHOOK_DELIVERY_NOT_FOUND = 'WebhookDeliveryNotFound';
 
 /**
  * The activities webhookDeliveryWorkflow proxies (activities/webhooks.ts implements them). The
- * retry schedule is the workflow's RetryPolicy for `deliverWebhook`; each call makes one attempt.
+ * workflow numbers the attempts and waits out the delays between them (docs/webhooks.md "Retries");
+ * each call makes one attempt.
  */
 export interface WebhookDeliveryActivities {
   /**
-   * One delivery attempt of `deliveryId`. Throws a retryable failure ({@link WEBHOOK_ATTEMPT_FAILED})
-   * when the endpoint did not answer 2xx, a non-retryable one ({@link WEBHOOK_DELIVERY_NOT_FOUND})
-   * when the delivery is unknown.
+   * Delivery attempt `attempt` (1-based) of `deliveryId`: `failed` when the endpoint did not answer
+   * 2xx. Without `attempt` (an activity scheduled by the workflow before it numbered its attempts,
+   * still retried by its RetryPolicy on the server) the attempt is Temporal's and a non-2xx answer
+   * throws a retryable failure ({@link WEBHOOK_ATTEMPT_FAILED}) instead. Throws a non-retryable
+   * failure ({@link WEBHOOK_DELIVERY_NOT_FOUND}) when the delivery is unknown.
    */
-  deliverWebhook(deliveryId: string): Promise<DeliverWebhookResult>;
+  deliverWebhook(deliveryId: string, attempt?: number): Promise<DeliverWebhookResult>;
   /** Marks `deliveryId` failed (retry window spent); keeps a completed delivery as it is. */
   markWebhookDeliveryFailed(deliveryId: string): Promise<void>;
 }

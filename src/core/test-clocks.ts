@@ -1,7 +1,7 @@
 /**
  * Sandbox test clocks (docs/test-clocks.md): a sandbox business moves time forward for its own
  * objects, so a tester sees a 30-day claim window, a payment request's expiry or an approval
- * timeout pass without waiting. This module owns the writes of `test_clock_advances`.
+ * timeout pass, or a webhook's next retry come, without waiting. This module owns the writes of `test_clock_advances`.
  *
  * An advance is delivered to the workflows themselves (the `testClockAdvance` Signal,
  * workflows/test-clock.contract.ts): each ends the wait whose deadline the advance has passed and
@@ -31,7 +31,7 @@ export interface TestClock {
 export interface TestClockAdvanceResult {
   id: string;
   byMs: number;
-  /** Running workflows that received the advance (payouts awaiting a claim or an approval, open payment requests). */
+  /** Running workflows that received the advance (payouts awaiting a claim or an approval, open payment requests, webhook deliveries waiting to retry). */
   workflowsSignaled: number;
   clock: TestClock;
 }
@@ -78,7 +78,7 @@ export async function advanceTestClock(core: Core, caller: Caller, input: { by: 
     .insertInto('test_clock_advances')
     .values({ id, business_id: caller.businessId, environment: caller.environment, by_ms: BigInt(byMs), workflows_signaled: 0, created_at: core.now() })
     .execute();
-  const [payouts, requests] = await Promise.all([
+  const [payouts, requests, deliveries] = await Promise.all([
     core.db
       .selectFrom('payouts')
       .select('id')
@@ -93,8 +93,20 @@ export async function advanceTestClock(core: Core, caller: Caller, input: { by: 
       .where('environment', '=', caller.environment)
       .where('status', '=', 'open')
       .execute(),
+    // Webhook deliveries still retrying; re-send n runs as workflow `<id>.r<n>` (src/core/webhook-deliveries.ts).
+    core.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'retry_count'])
+      .where('business_id', '=', caller.businessId)
+      .where('environment', '=', caller.environment)
+      .where('status', '=', 'pending')
+      .execute(),
   ]);
-  const ids = [...payouts.map((p) => p.id), ...requests.map((r) => r.id)];
+  const ids = [
+    ...payouts.map((p) => p.id),
+    ...requests.map((r) => r.id),
+    ...deliveries.map((d) => (d.retry_count > 0 ? `${d.id}.r${d.retry_count}` : d.id)),
+  ];
   let signaled = 0;
   // A few at a time: a business may have thousands of waiting claim links.
   for (let i = 0; i < ids.length; i += 50) {

@@ -157,10 +157,10 @@ export const SURFACE_B_RETRY_DELAYS_MS: readonly number[] = [5 * MIN, 30 * MIN, 
 export const SURFACE_B_MAX_ATTEMPTS = SURFACE_B_RETRY_DELAYS_MS.length + 1;
 
 /**
- * Surface B's delivery schedule as the delivery workflow's activity RetryPolicy: at most five
- * attempts; the delays come from the activity's failure (`nextRetryDelay`, {@link surfaceBNextRetryDelayMs});
- * the coefficients here are only the fallback shape. Window 15 h (> 14 h 35 min of delays), 15 s
- * per attempt (the HTTP call itself times out at 10 s).
+ * Surface B's delivery schedule: at most five attempts, the fixed delays of
+ * {@link SURFACE_B_RETRY_DELAYS_MS} (`delaysMs`; the coefficients are only the shape a delivery
+ * started without `delaysMs` falls back to). Window 15 h (> 14 h 35 min of delays), 15 s per
+ * attempt (the HTTP call itself times out at 10 s).
  */
 export function surfaceBRetrySchedule(): WebhookRetrySchedule {
   return {
@@ -170,10 +170,15 @@ export function surfaceBRetrySchedule(): WebhookRetrySchedule {
     windowMs: 15 * 60 * MIN,
     attemptTimeoutMs: 15_000,
     maximumAttempts: SURFACE_B_MAX_ATTEMPTS,
+    delaysMs: SURFACE_B_RETRY_DELAYS_MS,
   };
 }
 
-/** The delay before the next attempt after failed attempt `attempt` (1-based), or null after the fifth. */
+/**
+ * The delay before the next attempt after failed attempt `attempt` (1-based), or null after the
+ * fifth: the `nextRetryDelay` of a delivery whose activity was scheduled before the workflow waited
+ * out its own delays (its RetryPolicy still runs on the server).
+ */
 export function surfaceBNextRetryDelayMs(attempt: number): number | null {
   return attempt >= 1 && attempt <= SURFACE_B_RETRY_DELAYS_MS.length ? SURFACE_B_RETRY_DELAYS_MS[attempt - 1] : null;
 }

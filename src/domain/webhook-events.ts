@@ -5,7 +5,8 @@
 
 /**
  * Every event type a Surface A endpoint can subscribe to: the spec's table "Events, Surface A" plus
- * our extension `payout.canceled` (a payout canceled before it started or before its claim).
+ * our extensions `payout.canceled` (a payout canceled before it started or before its claim) and
+ * `payment_request.expired` (a request reached `expires_at` unpaid; docs/getting-paid.md "Events").
  */
 export const SURFACE_A_EVENT_TYPES = [
   'payout.submitted',
@@ -21,6 +22,7 @@ export const SURFACE_A_EVENT_TYPES = [
   'disbursement.completed_with_failures',
   'deposit.received',
   'payment_request.paid',
+  'payment_request.expired',
 ] as const;
 
 /**
@@ -90,8 +92,8 @@ export function endpointWantsEvent(patterns: readonly string[], type: string): b
 
 /**
  * A webhook delivery's retry schedule, all in milliseconds. Carried in the delivery workflow's input
- * (workflows cannot read the environment) and applied as the `deliverWebhook` activity's
- * RetryPolicy and timeouts (docs/architecture.md "Workflow ids and task queues": webhook retries are the activity's retry policy, not a loop).
+ * (workflows cannot read the environment); the workflow waits out each delay on the business's
+ * clock (docs/webhooks.md "Retries"), so a sandbox test clock moves the schedule forward.
  */
 export interface WebhookRetrySchedule {
   /** Delay before the second attempt. */
@@ -100,12 +102,27 @@ export interface WebhookRetrySchedule {
   backoffCoefficient: number;
   /** Cap of one delay. */
   maximumIntervalMs: number;
-  /** Total time from the first attempt after which the delivery is given up (scheduleToClose). */
+  /** Total time from the first attempt after which no attempt is made (the delivery is given up). */
   windowMs: number;
   /** Limit of one attempt (startToClose); the HTTP call itself times out earlier (10 s). */
   attemptTimeoutMs: number;
   /** At most this many attempts (Surface B: 5); unset = unlimited within the window (Surface A). */
   maximumAttempts?: number;
+  /** Fixed delays after failed attempts 1..n (Surface B); when set, they replace the exponential shape. */
+  delaysMs?: readonly number[];
+}
+
+/**
+ * The delay before the attempt after failed attempt `attempt` (1-based), in ms, or null when no
+ * attempt follows: `maximumAttempts` reached, or the fixed delays spent. Exponential schedules:
+ * `initialIntervalMs * backoffCoefficient^(attempt-1)`, capped at `maximumIntervalMs`. The window
+ * is the caller's to check (it depends on when the first attempt was made).
+ */
+export function webhookRetryDelayMs(schedule: WebhookRetrySchedule, attempt: number): number | null {
+  if (!(attempt >= 1)) return null;
+  if (schedule.maximumAttempts !== undefined && attempt >= schedule.maximumAttempts) return null;
+  if (schedule.delaysMs) return attempt <= schedule.delaysMs.length ? schedule.delaysMs[attempt - 1] : null;
+  return Math.min(schedule.maximumIntervalMs, Math.round(schedule.initialIntervalMs * schedule.backoffCoefficient ** (attempt - 1)));
 }
 
 /** Surface A's retry window: 24 hours (spec "Limits", Webhook retry window). */

@@ -5,6 +5,7 @@
  * States (src/domain/funding.ts): open -> paid (a deposit matched it, src/core/funding/matching.ts)
  * or open -> expired (paymentRequestWorkflow's durable timer; {@link expirePaymentRequest}).
  */
+import { emitEvent } from '../events';
 import { type ListEnvelope, paginate } from '../paging';
 import type { DbOrTx } from '../../db/schema';
 import { notFound, validationError } from '../../domain/errors';
@@ -159,7 +160,8 @@ export async function listPaymentRequests(
 
 /**
  * The expiry step of paymentRequestWorkflow: open -> expired (expired_at = now) when expires_at <=
- * now, in one guarded UPDATE (a concurrent match wins or loses atomically). Returns the status
+ * now, in one guarded UPDATE (a concurrent match wins or loses atomically) committed with its event
+ * `payment_request.expired` (dedupe `payment_request:{id}:expired`; docs/getting-paid.md "Events"). Returns the status
  * now stored; for an open request not yet due by this clock, `retryInMs` until it is.
  * `clockOffsetMs` (sandbox test clock, docs/test-clocks.md) is added to the clock for the
  * comparison only; `expired_at` records the real time. Throws Error for an unknown id.
@@ -167,14 +169,28 @@ export async function listPaymentRequests(
 export async function expirePaymentRequest(core: Core, requestId: string, opts: { clockOffsetMs?: number } = {}): Promise<PaymentRequestExpireResult> {
   const now = core.now();
   const due = new Date(now.getTime() + Math.max(0, opts.clockOffsetMs ?? 0));
-  const updated = await core.db
-    .updateTable('payment_requests')
-    .set({ status: 'expired', expired_at: now, updated_at: now })
-    .where('id', '=', requestId)
-    .where('status', '=', 'open')
-    .where('expires_at', '<=', due)
-    .returning('status')
-    .executeTakeFirst();
+  // The guarded UPDATE and its event commit together: an expired request always has its event.
+  const updated = await core.db.transaction().execute(async (tx) => {
+    const row = await tx
+      .updateTable('payment_requests')
+      .set({ status: 'expired', expired_at: now, updated_at: now })
+      .where('id', '=', requestId)
+      .where('status', '=', 'open')
+      .where('expires_at', '<=', due)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return undefined;
+    await emitEvent(tx, {
+      businessId: row.business_id,
+      environment: row.environment,
+      type: 'payment_request.expired',
+      objectType: 'payment_request',
+      objectId: row.id,
+      data: renderPaymentRequest(row, await linkToken(tx, row.payment_link_id), core.config.publicUrl) as unknown as Record<string, unknown>,
+      dedupeKey: `payment_request:${row.id}:expired`,
+    });
+    return row;
+  });
   if (updated) return { status: 'expired' };
   const row = await core.db.selectFrom('payment_requests').select(['status', 'expires_at']).where('id', '=', requestId).executeTakeFirst();
   if (!row) throw new Error(`payment request ${requestId} does not exist`);
