@@ -15,6 +15,10 @@ import { metricsRegistry } from '../../src/core/metrics/registry';
 import { validateIso20022 } from '../../src/rails/iso20022/validate';
 import { startTestBank, type TestBank } from '../../tools/test-bank/bank';
 import { createHarness, type Harness } from '../helpers/harness';
+import { skipWithoutTestSftpServer } from '../../tools/test-bank/sshd';
+
+/** Skipped (with the reason) on a machine without OpenSSH, unless REQUIRE_SSHD=1 (CI): tools/test-bank/sshd.ts. */
+const SKIP = skipWithoutTestSftpServer('test/e2e/live-sepa-rail.test.ts');
 
 let h: Harness;
 let bank: TestBank;
@@ -53,6 +57,7 @@ async function livePayout(name: string, iban = 'FR1420041010050500013M02606', re
 }
 
 beforeAll(async () => {
+  if (SKIP) return;
   dir = mkdtempSync(join(tmpdir(), 'test-bank-'));
   bank = await startTestBank({ dir, pollMs: 100 });
   h = await createHarness({
@@ -71,10 +76,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
   await bank?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('live sepa_eur over SFTP to the test bank', () => {
+describe.skipIf(SKIP)('live sepa_eur over SFTP to the test bank', () => {
   it('a live channel with a working connection is live; live EUR virtual accounts get IBANs from the bank range', async () => {
     const ch = await h.request('GET', '/v1/channels', { key: biz.live });
     const sepa = ch.body.data.find((c: any) => c.id === 'sepa_eur');

@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import SftpClient from 'ssh2-sftp-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SftpError, SftpTransport, type SftpConnectionConfig } from '../../src/rails/sftp/transport';
-import { startTestSftpServer, type TestSftpServer } from '../../tools/test-bank/sshd';
+import { skipWithoutTestSftpServer, startTestSftpServer, type TestSftpServer } from '../../tools/test-bank/sshd';
+
+/** Skipped (with the reason) on a machine without OpenSSH, unless REQUIRE_SSHD=1 (CI): tools/test-bank/sshd.ts. */
+const SKIP = skipWithoutTestSftpServer('test/e2e/sftp-transport.test.ts');
 
 /**
  * The bank connection's SFTP transport (src/rails/sftp/transport.ts) against a real OpenSSH
@@ -61,6 +64,7 @@ function keyBodyLines(path: string): string[] {
 }
 
 beforeAll(async () => {
+  if (SKIP) return;
   dir = mkdtempSync(join(tmpdir(), 'sftp-transport-'));
   server = await startTestSftpServer({ dir: join(dir, 'bank') });
   config = {
@@ -80,7 +84,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('the test SFTP server', () => {
+describe.skipIf(SKIP)('the test SFTP server', () => {
   it('reports its host key fingerprint exactly as ssh-keygen -lf prints it, and has an inbox and an outbox', () => {
     const printed = execFileSync('ssh-keygen', ['-lf', join(dir, 'bank', 'host_ed25519.pub')]).toString();
     expect(printed.split(' ')[1]).toBe(server.hostKeySha256);
@@ -90,7 +94,7 @@ describe('the test SFTP server', () => {
   });
 });
 
-describe('the test SFTP server', () => {
+describe.skipIf(SKIP)('the test SFTP server', () => {
   it('cutConnections ends every open connection and keeps listening', async () => {
     const held = await openConnection();
     expect((await held.client.list('.')).map((e) => e.name).sort()).toEqual(['inbox', 'outbox']);
@@ -101,7 +105,7 @@ describe('the test SFTP server', () => {
   });
 });
 
-describe('SftpTransport against OpenSSH', () => {
+describe.skipIf(SKIP)('SftpTransport against OpenSSH', () => {
   it('ping connects, checks the pinned host key, authenticates and stats the root', async () => {
     await expect(sftp.ping()).resolves.toBeUndefined();
   });
