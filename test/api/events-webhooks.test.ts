@@ -168,8 +168,11 @@ describe('deliveries, retry and the catch-up resend', () => {
     for (let i = 0; i < 5; i++) missed.push(await emit(biz.id, 'payout.succeeded'));
     await waitFor(() => missed.every((id) => rx.received.some((r) => r.body.id === id && r.answered === 503)), 'failed attempts');
 
-    const failedList = await h.request('GET', `${A}/webhooks/${ep.id}/deliveries?status=pending`, { key: biz.sandbox });
-    expect(failedList.status).toBe(200);
+    // The receiver answered before the activity recorded the attempt: wait for the rows too.
+    const failedList = await waitFor(async () => {
+      const l = await h.request('GET', `${A}/webhooks/${ep.id}/deliveries?status=pending`, { key: biz.sandbox });
+      return l.status === 200 && l.body.data.length === 5 && l.body.data.every((d: any) => d.attempts.length === 1) ? l : null;
+    }, 'the failed attempts recorded');
     expect(failedList.body.data.map((d: any) => d.event_id).sort()).toEqual([...missed].sort());
     const d0 = failedList.body.data[0];
     expect(d0).toMatchObject({ object: 'webhook_delivery', endpoint_id: ep.id, event_type: 'payout.succeeded', status: 'pending', completed_at: null });
