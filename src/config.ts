@@ -146,7 +146,7 @@ const schema = z.object({
     .default('PT5S'),
 });
 
-/** Every environment variable the service reads (the README's configuration table lists each one; test/unit/docs-config.test.ts). */
+/** Every environment variable the service reads (docs/configuration.md lists each one; test/unit/docs-config.test.ts). */
 export const CONFIG_VARIABLES = Object.keys(schema.shape);
 
 export type Config = z.infer<typeof schema> & { pausedChannels: ReadonlySet<string>; publicUrl: string };

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:floor`: what one child workflow costs on this machine, with no payout work at all
- * (README "Benchmarks"). Starts its own Temporal dev server exactly as `npm run dev` does (SQLite
+ * (docs/benchmarks.md). Starts its own Temporal dev server exactly as `npm run dev` does (SQLite
  * in WAL mode, src/temporal/dev-server.ts) in a temporary directory, runs a worker in this process,
  * and runs tools/floor/workflows.ts `floorParent`: `--count` no-op children, 300 in flight, 500 per
  * run, the disbursement workflow's shape. Twice: children that return at once, and children that

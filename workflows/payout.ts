@@ -73,7 +73,7 @@ const retry: RetryPolicy = {
 /**
  * Every step runs as a local activity: projection steps are one short Postgres transaction each,
  * the rail step is one provider call keyed by (payout, attempt) so a retry never pays twice. No
- * server round trip per step (measured in README "Benchmarks"); retried like any activity.
+ * server round trip per step (measured in docs/benchmarks.md); retried like any activity.
  */
 const acts = proxyLocalActivities<PayoutActivities>({ startToCloseTimeout: '30 seconds', retry });
 

@@ -109,7 +109,7 @@ export function postingOutcome(p: Posting, posted: number, moved: number): 'appl
  * debited balance does not cover the amount (the caller's transaction must then roll back).
  * Must run in a transaction (the posting row and the balance change commit together).
  *
- * One statement on the hot path (README "Benchmarks"): {@link postingCtes}, so the balance row,
+ * One statement on the hot path (docs/benchmarks.md): {@link postingCtes}, so the balance row,
  * which every payout of a business locks, is locked for one round trip plus the caller's COMMIT.
  * Callers put their posting last in their transaction for the same reason. The balance row is
  * created (once, on a business's first posting) only when the UPDATE finds none.

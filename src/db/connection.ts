@@ -71,8 +71,8 @@ export async function openDb(target: DbTarget, opts: { poolSize?: number } = {})
 /**
  * Creates a PGlite data directory (initdb) in a short-lived child process if `dataDir` has none.
  * initdb inside the service's process would leave it ~500 MiB larger for its whole life (measured:
- * 870 MiB RSS after opening a fresh directory, 354 MiB after opening an existing one; README
- * "Benchmarks"). Throws with the child's stderr if it fails.
+ * 870 MiB RSS after opening a fresh directory, 354 MiB after opening an existing one;
+ * docs/benchmarks.md). Throws with the child's stderr if it fails.
  */
 export async function initPgliteDir(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;

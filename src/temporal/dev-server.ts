@@ -40,7 +40,7 @@ export async function startDevServer(opts: {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error'];
   for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
   if (opts.dbFile) {
-    // WAL and synchronous=off: measured 2.7x more payouts/s on 2 cores (README "Benchmarks"). The
+    // WAL and synchronous=off: measured 2.7x more payouts/s on 2 cores (docs/benchmarks.md). The
     // dev server is for development: an OS crash may lose its last writes; a cluster is for production.
     args.push('--db-filename', opts.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=off');
   }

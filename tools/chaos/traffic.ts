@@ -9,7 +9,7 @@
 import type { ChaosClient } from './client';
 import type { Rng } from './rng';
 
-/** Final state the sandbox promises for a payout with this reference (README "Sandbox"). */
+/** Final state the sandbox promises for a payout with this reference (docs/sandbox.md). */
 export const EXPECTED: Record<string, { status: string; code: string | null }> = {
   '': { status: 'succeeded', code: null },
   'sandbox:invalid_destination': { status: 'failed', code: 'invalid_destination' },

@@ -1129,7 +1129,7 @@ export interface components {
              * @example 100.00
              */
             destination_amount?: string;
-            /** @description Your reference, at most 140 characters. Sandbox: magic values simulate outcomes (see README). */
+            /** @description Your reference, at most 140 characters. Sandbox: magic values simulate outcomes (docs/sandbox.md). */
             reference?: string;
             /** @description Travels with the payment where the rail supports it (at most 255 characters) */
             memo?: string;

@@ -50,7 +50,7 @@ export const PayoutCreateSchema = z
     }),
     source_amount: AmountInputSchema.optional().openapi({ description: 'USDC to send (fees are charged on top); give this or destination_amount' }),
     destination_amount: AmountInputSchema.optional().openapi({ description: "What the recipient receives, in the channel's currency" }),
-    reference: z.string().optional().openapi({ description: 'Your reference, at most 140 characters. Sandbox: magic values simulate outcomes (see README).' }),
+    reference: z.string().optional().openapi({ description: 'Your reference, at most 140 characters. Sandbox: magic values simulate outcomes (docs/sandbox.md).' }),
     memo: z.string().optional().openapi({ description: 'Travels with the payment where the rail supports it (at most 255 characters)' }),
     message: z.string().optional().openapi({ description: 'claim_link only: shown to the recipient (at most 500 characters)' }),
   })

@@ -52,8 +52,8 @@ export interface InsertPayoutOptions {
  * `payout:{id}:submitted`) when submitted, and the workflow start when `startWorkflow`. With a
  * hold, every row is inserted `from` the guarded balance UPDATE (src/core/ledger.ts
  * gatedPostingCtes): all of them are written or none. So the balance row, which every payout of a
- * business locks, is locked for one statement, and the accept costs one round trip (README
- * "Benchmarks"). A payout waiting for approval also gets its payout_approvals row (a second
+ * business locks, is locked for one statement, and the accept costs one round trip
+ * (docs/benchmarks.md). A payout waiting for approval also gets its payout_approvals row (a second
  * statement: call inside a transaction).
  * Throws ApiError 402 insufficient_balance when the available balance does not cover debit_total
  * (nothing written), and Error for a pending payout with startWorkflow (a pending payout is

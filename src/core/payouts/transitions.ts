@@ -166,7 +166,7 @@ export async function transitionPayout(core: Core, payoutId: string, to: PayoutS
     if (to === 'refunded') set.confirmed_received_at = null;
     if (to === 'submitted' && row.attempt_count < 1) set.attempt_count = 1;
 
-    // The writes in one statement (README "Benchmarks"): the attempt, the projection, the event
+    // The writes in one statement (docs/benchmarks.md): the attempt, the projection, the event
     // (rendered from the row as it will read back) and the money movement, which locks the
     // business's balance row until this transaction's COMMIT.
     const event = payoutEventInput(core, { ...row, ...set } as PayoutRow, to);
