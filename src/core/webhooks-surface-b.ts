@@ -43,27 +43,46 @@ export function isSurfaceBEventPattern(pattern: string): boolean {
 type Snapshot = Record<string, unknown>;
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
 
+/**
+ * One row of the module table as data: core event `core` is Surface B's `type` when the snapshot
+ * matches. `claimLinkOnly`: only for a payout on the `claim_link` channel (a Surface B
+ * disbursement); `claimExpired`: true when the payout's `failure.code` must be `claim_expired`,
+ * false when it must not be. {@link surfaceBEventType} applies these rules to one snapshot, and
+ * the events API (src/core/event-log.ts) turns the same rules into its SQL filter, so the two agree.
+ */
+export interface SurfaceBEventRule {
+  core: string;
+  type: SurfaceBEventType;
+  claimLinkOnly: boolean;
+  claimExpired?: boolean;
+}
+
+/** The module table, first match wins (docs/surface-b.md "Webhooks"). */
+export const SURFACE_B_EVENT_RULES: readonly SurfaceBEventRule[] = [
+  { core: 'payout.submitted', type: 'disbursement.created', claimLinkOnly: true },
+  { core: 'payout.claim_started', type: 'disbursement.claimed', claimLinkOnly: false },
+  { core: 'payout.succeeded', type: 'disbursement.delivered', claimLinkOnly: true },
+  { core: 'payout.failed', type: 'disbursement.expired', claimLinkOnly: true, claimExpired: true },
+  { core: 'payout.failed', type: 'disbursement.failed', claimLinkOnly: true, claimExpired: false },
+  { core: 'payout.refunded', type: 'disbursement.failed', claimLinkOnly: true },
+  { core: 'payout.canceled', type: 'disbursement.cancelled', claimLinkOnly: true },
+  { core: 'deposit.received', type: 'deposit.received', claimLinkOnly: false },
+  { core: 'deposit.credited', type: 'deposit.credited', claimLinkOnly: false },
+];
+
+function ruleMatches(rule: SurfaceBEventRule, coreType: string, data: Snapshot | null | undefined): boolean {
+  if (rule.core !== coreType) return false;
+  if (rule.claimLinkOnly && data?.channel !== 'claim_link') return false;
+  if (rule.claimExpired !== undefined) {
+    const failure = data?.failure as { code?: unknown } | null | undefined;
+    if ((failure?.code === 'claim_expired') !== rule.claimExpired) return false;
+  }
+  return true;
+}
+
 /** The Surface B name of a core event (see the module table), or null when Surface B does not receive it. */
 export function surfaceBEventType(coreType: string, data: Snapshot | null | undefined): SurfaceBEventType | null {
-  if (coreType === 'deposit.received' || coreType === 'deposit.credited') return coreType;
-  if (coreType === 'payout.claim_started') return 'disbursement.claimed';
-  if (!data || data.channel !== 'claim_link') return null;
-  switch (coreType) {
-    case 'payout.submitted':
-      return 'disbursement.created';
-    case 'payout.succeeded':
-      return 'disbursement.delivered';
-    case 'payout.failed': {
-      const failure = data.failure as { code?: unknown } | null | undefined;
-      return failure?.code === 'claim_expired' ? 'disbursement.expired' : 'disbursement.failed';
-    }
-    case 'payout.refunded':
-      return 'disbursement.failed';
-    case 'payout.canceled':
-      return 'disbursement.cancelled';
-    default:
-      return null;
-  }
+  return SURFACE_B_EVENT_RULES.find((r) => ruleMatches(r, coreType, data))?.type ?? null;
 }
 
 /** Whether one of a Surface B endpoint's patterns covers this Surface B event type. */
