@@ -17,6 +17,7 @@
  * | deposit.credited        | deposit.credited         |
  * Payouts on other channels are not Surface B disbursements and are not sent.
  */
+import { validationError } from '../domain/errors';
 import { formatAmount, parseAmount, USDC } from '../domain/money';
 import { matchesEventPattern, type WebhookRetrySchedule } from '../domain/webhook-events';
 
@@ -199,3 +200,17 @@ export function surfaceBNextRetryDelayMs(attempt: number): number | null {
 
 /** Smallest caller-chosen signing secret (Surface B: the caller supplies it), in characters. */
 export const MIN_SURFACE_B_SECRET_LENGTH = 16;
+
+/** Longest caller-chosen signing secret, in characters. */
+export const MAX_SURFACE_B_SECRET_LENGTH = 256;
+
+/**
+ * Checks a caller-chosen Surface B secret (registration and rotation): 16 to 256 characters.
+ * Returns it; throws 400 validation_error, param `secret`, otherwise (also when it is missing).
+ */
+export function checkSurfaceBSecret(secret: string | undefined): string {
+  if (secret === undefined || secret.length < MIN_SURFACE_B_SECRET_LENGTH || secret.length > MAX_SURFACE_B_SECRET_LENGTH) {
+    throw validationError('secret', `secret must be ${MIN_SURFACE_B_SECRET_LENGTH} to ${MAX_SURFACE_B_SECRET_LENGTH} characters`);
+  }
+  return secret;
+}

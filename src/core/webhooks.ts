@@ -19,8 +19,8 @@ import { recordWebhookAttempt, webhookDeliveriesFailed } from './metrics/registr
 import { surfaceAEnvelope } from './event-log';
 import { SURFACE_A_SIGNATURE_HEADER, signSurfaceA, surfaceBSignatureHeaders } from './webhook-signature';
 import {
+  checkSurfaceBSecret,
   isSurfaceBEventPattern,
-  MIN_SURFACE_B_SECRET_LENGTH,
   SURFACE_B_EVENT_TYPES,
   SURFACE_B_EVENT_WILDCARDS,
   surfaceBEnvelope,
@@ -163,9 +163,7 @@ export async function createWebhookEndpoint(
   const url = validateWebhookUrl(input.url, caller.environment);
   const events = validateEventPatterns(input.events, surface);
   // Surface B: the caller chooses the secret (spec "Registration and delivery").
-  if (input.secret !== undefined && (input.secret.length < MIN_SURFACE_B_SECRET_LENGTH || input.secret.length > 256)) {
-    throw validationError('secret', `secret must be ${MIN_SURFACE_B_SECRET_LENGTH} to 256 characters`);
-  }
+  if (input.secret !== undefined) checkSurfaceBSecret(input.secret);
   try {
     await checkWebhookDestination(url, caller.environment);
   } catch (err) {
@@ -241,13 +239,6 @@ export interface RotatedWebhookSecret extends CreatedWebhookEndpoint {
 
 /** Surface B's rotation result: `previous_secret_expires_at` is null after a no-op rotation outside an overlap. */
 export type RotatedSurfaceBSecret = Omit<RotatedWebhookSecret, 'previous_secret_expires_at'> & { previous_secret_expires_at: string | null };
-
-function checkSurfaceBSecret(secret: string | undefined): string {
-  if (secret === undefined || secret.length < MIN_SURFACE_B_SECRET_LENGTH || secret.length > 256) {
-    throw validationError('secret', `secret must be ${MIN_SURFACE_B_SECRET_LENGTH} to 256 characters`);
-  }
-  return secret;
-}
 
 /**
  * Rotates an endpoint's signing secret (docs/webhooks.md "Secret rotation"): a new secret signs
