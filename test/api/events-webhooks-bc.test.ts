@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../src/core/events';
@@ -324,6 +325,9 @@ describe('Surface B: POST /webhooks/{id}/rotate-secret', () => {
     expect(acceptsB(got1, oldSecret)).toBe(true);
     expect(acceptsB(got1, newSecret)).toBe(true);
     expect(acceptsB(got1, 'some-other-secret-entirely')).toBe(false);
+    // a receiver that reads only X-Service-Signature (octokit's verify) works unchanged once it holds the new secret
+    expect(await octokitVerify(newSecret, got1.raw, got1.headers['x-service-signature'] as string)).toBe(true);
+    expect(await octokitVerify(oldSecret, got1.raw, got1.headers['x-service-signature-previous'] as string)).toBe(true);
 
     // 25 hours later (core time moved, as the worker's delivery activity reads it)
     const realNow = h.core.now;
@@ -335,6 +339,7 @@ describe('Surface B: POST /webhooks/{id}/rotate-secret', () => {
       expect(got2.headers['x-service-signature-previous']).toBeUndefined();
       expect(acceptsB(got2, newSecret)).toBe(true);
       expect(acceptsB(got2, oldSecret)).toBe(false);
+      expect(await octokitVerify(newSecret, got2.raw, got2.headers['x-service-signature'] as string)).toBe(true);
       const after = await h.request('POST', path, { key: biz.sandbox, body: { secret: newSecret } });
       expect(after.body.previousSecretExpiresAt).toBeNull();
     } finally {
