@@ -8,13 +8,18 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  *   the endpoint secret, of `<t>.<raw body>`. Stripe's layout, so receivers may verify it with the
  *   `stripe` package (`webhooks.signature.verifyHeader`). Receivers reject t older than 5 minutes.
  * - Surface B, header `X-Service-Signature: sha256=<hex>`: the HMAC-SHA256 of the raw body
- *   (UTF-8). GitHub's layout (`@octokit/webhooks-methods` verifies it).
+ *   (UTF-8). GitHub's layout (`@octokit/webhooks-methods` verifies it). During a secret rotation's
+ *   overlap (docs/webhooks.md "Secret rotation", Surface B) `X-Service-Signature` is made with the
+ *   new secret and `X-Service-Signature-Previous: sha256=<hex>` with the replaced one: each header
+ *   keeps the one-signature layout, so a receiver verifies with either secret by trying both headers.
  */
 
 /** Header carrying Surface A's signature. */
 export const SURFACE_A_SIGNATURE_HEADER = 'Service-Signature';
 /** Header carrying Surface B's signature. */
 export const SURFACE_B_SIGNATURE_HEADER = 'X-Service-Signature';
+/** Header carrying Surface B's second signature, made with the replaced secret, during a rotation's overlap. */
+export const SURFACE_B_PREVIOUS_SIGNATURE_HEADER = 'X-Service-Signature-Previous';
 /** Signature age a receiver accepts, in seconds (spec "Limits": older than five minutes is rejected). */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
@@ -68,6 +73,19 @@ export function verifySurfaceA(
 /** Surface B header value for `rawBody`: `sha256=<lowercase hex HMAC-SHA256(secret, rawBody)>`. */
 export function signSurfaceB(secret: string, rawBody: string): string {
   return `sha256=${hmacHex(secret, rawBody)}`;
+}
+
+/**
+ * Surface B signature headers for `rawBody` given the signing secrets, current first (see
+ * `signingSecrets` in src/core/webhooks.ts): `X-Service-Signature` with the current one and, during
+ * a rotation's overlap, `X-Service-Signature-Previous` with the replaced one.
+ */
+export function surfaceBSignatureHeaders(secrets: readonly string[], rawBody: string): Record<string, string> {
+  const [current, previous] = secrets;
+  return {
+    [SURFACE_B_SIGNATURE_HEADER]: signSurfaceB(current, rawBody),
+    ...(previous !== undefined ? { [SURFACE_B_PREVIOUS_SIGNATURE_HEADER]: signSurfaceB(previous, rawBody) } : {}),
+  };
 }
 
 /** Verifies a Surface B `sha256=<hex>` header in constant time. */

@@ -17,6 +17,7 @@
  * | deposit.credited        | deposit.credited         |
  * Payouts on other channels are not Surface B disbursements and are not sent.
  */
+import { validationError } from '../domain/errors';
 import { formatAmount, parseAmount, USDC } from '../domain/money';
 import { matchesEventPattern, type WebhookRetrySchedule } from '../domain/webhook-events';
 
@@ -43,27 +44,46 @@ export function isSurfaceBEventPattern(pattern: string): boolean {
 type Snapshot = Record<string, unknown>;
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
 
+/**
+ * One row of the module table as data: core event `core` is Surface B's `type` when the snapshot
+ * matches. `claimLinkOnly`: only for a payout on the `claim_link` channel (a Surface B
+ * disbursement); `claimExpired`: true when the payout's `failure.code` must be `claim_expired`,
+ * false when it must not be. {@link surfaceBEventType} applies these rules to one snapshot, and
+ * the events API (src/core/event-log.ts) turns the same rules into its SQL filter, so the two agree.
+ */
+export interface SurfaceBEventRule {
+  core: string;
+  type: SurfaceBEventType;
+  claimLinkOnly: boolean;
+  claimExpired?: boolean;
+}
+
+/** The module table, first match wins (docs/surface-b.md "Webhooks"). */
+export const SURFACE_B_EVENT_RULES: readonly SurfaceBEventRule[] = [
+  { core: 'payout.submitted', type: 'disbursement.created', claimLinkOnly: true },
+  { core: 'payout.claim_started', type: 'disbursement.claimed', claimLinkOnly: false },
+  { core: 'payout.succeeded', type: 'disbursement.delivered', claimLinkOnly: true },
+  { core: 'payout.failed', type: 'disbursement.expired', claimLinkOnly: true, claimExpired: true },
+  { core: 'payout.failed', type: 'disbursement.failed', claimLinkOnly: true, claimExpired: false },
+  { core: 'payout.refunded', type: 'disbursement.failed', claimLinkOnly: true },
+  { core: 'payout.canceled', type: 'disbursement.cancelled', claimLinkOnly: true },
+  { core: 'deposit.received', type: 'deposit.received', claimLinkOnly: false },
+  { core: 'deposit.credited', type: 'deposit.credited', claimLinkOnly: false },
+];
+
+function ruleMatches(rule: SurfaceBEventRule, coreType: string, data: Snapshot | null | undefined): boolean {
+  if (rule.core !== coreType) return false;
+  if (rule.claimLinkOnly && data?.channel !== 'claim_link') return false;
+  if (rule.claimExpired !== undefined) {
+    const failure = data?.failure as { code?: unknown } | null | undefined;
+    if ((failure?.code === 'claim_expired') !== rule.claimExpired) return false;
+  }
+  return true;
+}
+
 /** The Surface B name of a core event (see the module table), or null when Surface B does not receive it. */
 export function surfaceBEventType(coreType: string, data: Snapshot | null | undefined): SurfaceBEventType | null {
-  if (coreType === 'deposit.received' || coreType === 'deposit.credited') return coreType;
-  if (coreType === 'payout.claim_started') return 'disbursement.claimed';
-  if (!data || data.channel !== 'claim_link') return null;
-  switch (coreType) {
-    case 'payout.submitted':
-      return 'disbursement.created';
-    case 'payout.succeeded':
-      return 'disbursement.delivered';
-    case 'payout.failed': {
-      const failure = data.failure as { code?: unknown } | null | undefined;
-      return failure?.code === 'claim_expired' ? 'disbursement.expired' : 'disbursement.failed';
-    }
-    case 'payout.refunded':
-      return 'disbursement.failed';
-    case 'payout.canceled':
-      return 'disbursement.cancelled';
-    default:
-      return null;
-  }
+  return SURFACE_B_EVENT_RULES.find((r) => ruleMatches(r, coreType, data))?.type ?? null;
 }
 
 /** Whether one of a Surface B endpoint's patterns covers this Surface B event type. */
@@ -185,3 +205,17 @@ export function surfaceBNextRetryDelayMs(attempt: number): number | null {
 
 /** Smallest caller-chosen signing secret (Surface B: the caller supplies it), in characters. */
 export const MIN_SURFACE_B_SECRET_LENGTH = 16;
+
+/** Longest caller-chosen signing secret, in characters. */
+export const MAX_SURFACE_B_SECRET_LENGTH = 256;
+
+/**
+ * Checks a caller-chosen Surface B secret (registration and rotation): 16 to 256 characters.
+ * Returns it; throws 400 validation_error, param `secret`, otherwise (also when it is missing).
+ */
+export function checkSurfaceBSecret(secret: string | undefined): string {
+  if (secret === undefined || secret.length < MIN_SURFACE_B_SECRET_LENGTH || secret.length > MAX_SURFACE_B_SECRET_LENGTH) {
+    throw validationError('secret', `secret must be ${MIN_SURFACE_B_SECRET_LENGTH} to ${MAX_SURFACE_B_SECRET_LENGTH} characters`);
+  }
+  return secret;
+}

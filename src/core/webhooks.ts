@@ -17,10 +17,10 @@ import type { Caller, Core } from './context';
 import { checkWebhookDestination, guardedPost, RefusedDestinationError } from './net-guard';
 import { recordWebhookAttempt, webhookDeliveriesFailed } from './metrics/registry';
 import { surfaceAEnvelope } from './event-log';
-import { SURFACE_A_SIGNATURE_HEADER, SURFACE_B_SIGNATURE_HEADER, signSurfaceA, signSurfaceB } from './webhook-signature';
+import { SURFACE_A_SIGNATURE_HEADER, signSurfaceA, surfaceBSignatureHeaders } from './webhook-signature';
 import {
+  checkSurfaceBSecret,
   isSurfaceBEventPattern,
-  MIN_SURFACE_B_SECRET_LENGTH,
   SURFACE_B_EVENT_TYPES,
   SURFACE_B_EVENT_WILDCARDS,
   surfaceBEnvelope,
@@ -163,9 +163,7 @@ export async function createWebhookEndpoint(
   const url = validateWebhookUrl(input.url, caller.environment);
   const events = validateEventPatterns(input.events, surface);
   // Surface B: the caller chooses the secret (spec "Registration and delivery").
-  if (input.secret !== undefined && (input.secret.length < MIN_SURFACE_B_SECRET_LENGTH || input.secret.length > 256)) {
-    throw validationError('secret', `secret must be ${MIN_SURFACE_B_SECRET_LENGTH} to 256 characters`);
-  }
+  if (input.secret !== undefined) checkSurfaceBSecret(input.secret);
   try {
     await checkWebhookDestination(url, caller.environment);
   } catch (err) {
@@ -239,20 +237,28 @@ export interface RotatedWebhookSecret extends CreatedWebhookEndpoint {
   previous_secret_expires_at: string;
 }
 
+/** Surface B's rotation result: `previous_secret_expires_at` is null after a no-op rotation outside an overlap. */
+export type RotatedSurfaceBSecret = Omit<RotatedWebhookSecret, 'previous_secret_expires_at'> & { previous_secret_expires_at: string | null };
+
 /**
- * Rotates an endpoint's signing secret (docs/webhooks.md "Secret rotation"): a new `whsec_…`
- * secret signs from now on; the replaced one keeps signing too, as a second `v1`, for
- * `expire_previous_in` (ISO 8601 duration, default PT24H, at most P7D, PT0S ends it at once).
- * A rotation during an overlap drops the older previous secret. 400 validation_error
- * (`expire_previous_in`), 404 not_found for an endpoint that is not the caller's or is deleted.
+ * Rotates an endpoint's signing secret (docs/webhooks.md "Secret rotation"): a new secret signs
+ * from now on (Surfaces A and C: a new `whsec_…`; Surface B: `input.secret`, chosen by the caller,
+ * 16 to 256 characters); the replaced one keeps signing too, as a second signature (a second `v1`
+ * on A and C, `X-Service-Signature-Previous` on B), for `expire_previous_in` (ISO 8601 duration,
+ * default PT24H, at most P7D, PT0S ends it at once). A rotation during an overlap drops the older
+ * previous secret. On Surface B a rotation to the secret already current changes nothing and
+ * answers the endpoint as it stands (a retried call is safe). 400 validation_error
+ * (`expire_previous_in`, `secret`), 404 not_found for an endpoint that is not the caller's or is deleted.
  */
+export async function rotateWebhookSecret(core: Core, caller: Caller, id: string, input: { expire_previous_in?: string }, surface?: 'A' | 'C'): Promise<RotatedWebhookSecret>;
+export async function rotateWebhookSecret(core: Core, caller: Caller, id: string, input: { expire_previous_in?: string; secret: string }, surface: 'B'): Promise<RotatedSurfaceBSecret>;
 export async function rotateWebhookSecret(
   core: Core,
   caller: Caller,
   id: string,
-  input: { expire_previous_in?: string },
+  input: { expire_previous_in?: string; secret?: string },
   surface: WebhookSurface = 'A',
-): Promise<RotatedWebhookSecret> {
+): Promise<RotatedSurfaceBSecret> {
   let overlapMs: number;
   try {
     overlapMs = parseDuration(input.expire_previous_in ?? DEFAULT_SECRET_OVERLAP);
@@ -262,20 +268,34 @@ export async function rotateWebhookSecret(
   if (!/^P/i.test((input.expire_previous_in ?? DEFAULT_SECRET_OVERLAP).trim()) || overlapMs > MAX_SECRET_OVERLAP_MS) {
     throw validationError('expire_previous_in', 'expire_previous_in must be an ISO 8601 duration from PT0S to P7D');
   }
-  const secret = `whsec_${randomToken(24)}`;
+  const secret = surface === 'B' ? checkSurfaceBSecret(input.secret) : `whsec_${randomToken(24)}`;
   const until = new Date(core.now().getTime() + overlapMs);
+  const mine = (secretOp: '=' | '!=') =>
+    core.db
+      .selectFrom('webhook_endpoints')
+      .select('id')
+      .where('id', '=', id)
+      .where('business_id', '=', caller.businessId)
+      .where('environment', '=', caller.environment)
+      .where('surface', '=', surface)
+      .where('deleted_at', 'is', null)
+      .where('secret', secretOp, secret);
   const row = await core.db
     .updateTable('webhook_endpoints')
     .set({ secret, previous_secret: sql<string>`secret`, previous_secret_expires_at: until })
-    .where('id', '=', id)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
-    .where('surface', '=', surface)
-    .where('deleted_at', 'is', null)
+    .where('id', 'in', mine('!='))
     .returning(['id', 'url', 'events', 'created_at'])
     .executeTakeFirst();
-  if (!row) throw notFound('webhook endpoint', id);
-  return { ...toEndpoint(row), secret, previous_secret_expires_at: until.toISOString() };
+  if (row) return { ...toEndpoint(row), secret, previous_secret_expires_at: until.toISOString() };
+  // Not updated: not the caller's live endpoint (404), or (Surface B) already signing with this secret.
+  const same = await core.db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'url', 'events', 'created_at', 'previous_secret_expires_at'])
+    .where('id', 'in', mine('='))
+    .executeTakeFirst();
+  if (!same) throw notFound('webhook endpoint', id);
+  const prev = same.previous_secret_expires_at ? asDate(same.previous_secret_expires_at) : null;
+  return { ...toEndpoint(same), secret, previous_secret_expires_at: prev && prev > core.now() ? prev.toISOString() : null };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -471,10 +491,11 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
         ? surfaceBEnvelope(event)
         : surfaceAEnvelope({ ...event, type: surfaceAEventType(row.type) ?? row.type }),
   );
-  // Surface B signs `sha256=<hex HMAC of the raw body>` in X-Service-Signature (no timestamp).
+  // Surface B signs `sha256=<hex HMAC of the raw body>` in X-Service-Signature (no timestamp), and
+  // with the replaced secret in X-Service-Signature-Previous during a rotation's overlap.
   const signature: Record<string, string> =
     row.surface === 'B'
-      ? { [SURFACE_B_SIGNATURE_HEADER]: signSurfaceB(row.secret, rawBody) }
+      ? surfaceBSignatureHeaders(signingSecrets(core, row), rawBody)
       : { [SURFACE_A_SIGNATURE_HEADER]: signSurfaceA(signingSecrets(core, row), rawBody, Math.floor(core.now().getTime() / 1000)) };
   const headers = {
     'Content-Type': 'application/json',

@@ -186,12 +186,17 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
         const eventId = await h.db.transaction().execute((tx) =>
           emitEvent(tx, { businessId: biz.id, environment: env, type: 'payout.succeeded', objectType: 'payout', objectId, data: { id: objectId }, dedupeKey: `matrix-b:${objectId}` }),
         );
+        // An event Surface B receives (GET /events/{id}); the payout event above is not one (not a claim link).
+        const depositId = newId('dep');
+        const bEventId = await h.db.transaction().execute((tx) =>
+          emitEvent(tx, { businessId: biz.id, environment: env, type: 'deposit.credited', objectType: 'deposit', objectId: depositId, data: { id: depositId, credited_amount: '1.00' }, dedupeKey: `matrix-b:${depositId}` }),
+        );
         const deliveryId = newId('whd');
         await h.db
           .insertInto('webhook_deliveries')
           .values({ id: deliveryId, business_id: biz.id, environment: env, event_id: eventId!, endpoint_id: webhook.id, status: 'failed', attempt_count: 1, last_status_code: 500, completed_at: new Date() })
           .execute();
-        out[env] = { disbursement: disbursement.id, funding_account: account.id, recipient: recipient.id, recipient_phone: phone, recipient_external_id: `matrix-${env}`, webhook_endpoint: webhook.id, webhook_delivery: deliveryId };
+        out[env] = { disbursement: disbursement.id, funding_account: account.id, recipient: recipient.id, recipient_phone: phone, recipient_external_id: `matrix-${env}`, webhook_endpoint: webhook.id, webhook_delivery: deliveryId, event: bEventId! };
       }
       return out;
     },
@@ -201,12 +206,16 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       if (param === 'id' && segment === 'funding') return 'funding_account';
       if (param === 'id' && segment === 'recipients') return 'recipient';
       if (param === 'id' && segment === 'webhooks') return 'webhook_endpoint';
+      if (param === 'id' && segment === 'events') return 'event';
       if (param === 'deliveryId') return 'webhook_delivery';
       if (param === 'phone') return 'recipient_phone';
       if (param === 'externalId') return 'recipient_external_id';
       throw new Error(`security matrix: no fixture for {${param}} of Surface B ${template}; add it to SURFACE_FIXTURES.B`);
     },
-    bodies: {},
+    bodies: {
+      'POST /webhooks/{id}/resend': { json: { createdAfter: '2026-01-01T00:00:00Z' } },
+      'POST /webhooks/{id}/rotate-secret': { json: { secret: 'matrix-rotated-secret-long' } },
+    },
   },
   C: {
     async create(h, biz) {
@@ -233,7 +242,7 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
           .insertInto('webhook_deliveries')
           .values({ id: deliveryId, business_id: biz.id, environment: env, event_id: eventId!, endpoint_id: webhook.id, status: 'failed', attempt_count: 1, last_status_code: 500, completed_at: new Date() })
           .execute();
-        out[env] = { payout: payout.id, recipient: recipient.id, payment_link: link.id, webhook_endpoint: webhook.id, webhook_delivery: deliveryId };
+        out[env] = { payout: payout.id, recipient: recipient.id, payment_link: link.id, webhook_endpoint: webhook.id, webhook_delivery: deliveryId, event: eventId! };
       }
       return out;
     },
@@ -243,6 +252,7 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
       if (param === 'id' && segment === 'recipients') return 'recipient';
       if (param === 'id' && segment === 'payment-links') return 'payment_link';
       if (param === 'id' && segment === 'webhooks') return 'webhook_endpoint';
+      if (param === 'id' && segment === 'events') return 'event';
       if (param === 'delivery_id') return 'webhook_delivery';
       throw new Error(`security matrix: no fixture for {${param}} of Surface C ${template}; add it to SURFACE_FIXTURES.C`);
     },

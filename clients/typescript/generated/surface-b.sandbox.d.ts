@@ -234,6 +234,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-send every unacknowledged event of a time range
+         * @description The catch-up after an outage: every event of [createdAfter, createdBefore) sent to this endpoint that never got a 2xx is sent again (same event id, signed with the endpoint's current secret(s)), oldest first, at most 1,000 per call, each through a new run of the durable delivery workflow (five attempts on the usual schedule).
+         */
+        post: operations["resendWebhookEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description From now on X-Service-Signature = sha256=<hex HMAC-SHA256 of the raw body with the new secret>. Until previousSecretExpiresAt every delivery also carries X-Service-Signature-Previous = sha256=<the same with the previous secret>, so a receiver that accepts a delivery when either header verifies with the secret it holds loses nothing while it switches. Afterwards only the new one.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Newest first, events of the last 30 days only (older events are deleted by the retention job), in the envelope Surface B endpoints receive. `type` takes an event type or a wildcard, the rule of webhook subscriptions.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One event
+         * @description The exact envelope its webhook deliveries were signed over (within the 30 days of retention).
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/funding/accounts": {
         parameters: {
             query?: never;
@@ -647,6 +727,107 @@ export interface components {
              * @example payroll-2026-03-row-17
              */
             idempotencyKey?: string;
+        };
+        WebhookResend: {
+            endpointId: string;
+            /** @description Deliveries re-sent by this call */
+            resent: number;
+            deliveryIds: string[];
+            /**
+             * Format: date-time
+             * @description When more than 1,000 events matched: call again with this createdAfter; null when the range is covered
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            nextCreatedAfter: string | null;
+        };
+        WebhookResendCreate: {
+            /**
+             * Format: date-time
+             * @description ISO 8601: events created at or after it (required)
+             */
+            createdAfter: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601: events created before it (default: now)
+             */
+            createdBefore?: string;
+            /**
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @example payroll-2026-03-row-17
+             */
+            idempotencyKey?: string;
+        };
+        /** @description The endpoint after the rotation; the secret is never returned (you chose it) */
+        RotatedWebhookEndpoint: {
+            id: string;
+            url: string;
+            events: string[];
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description Until then every delivery also carries X-Service-Signature-Previous, made with the previous secret; null when no previous secret signs
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            previousSecretExpiresAt: string | null;
+        };
+        WebhookSecretRotate: {
+            /**
+             * @description Your new signing secret, 16 to 256 characters. Rotating to the secret already in use changes nothing.
+             * @example my-new-very-long-signing-secret
+             */
+            secret: string;
+            /**
+             * @description ISO 8601 duration during which the previous secret still signs (in X-Service-Signature-Previous), PT0S to P7D; default PT24H
+             * @example PT24H
+             */
+            expirePreviousIn?: string;
+            /**
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @example payroll-2026-03-row-17
+             */
+            idempotencyKey?: string;
+        };
+        EventList: {
+            data: components["schemas"]["Event"][];
+            nextCursor: string | null;
+        };
+        /** @description The envelope exactly as webhook deliveries carry it: JSON.stringify of this object is the body X-Service-Signature signs. */
+        Event: {
+            /** @example evt_01k0000000000000000000000 */
+            id: string;
+            /** @enum {string} */
+            type: "disbursement.created" | "disbursement.claimed" | "disbursement.delivered" | "disbursement.failed" | "disbursement.expired" | "disbursement.cancelled" | "deposit.received" | "deposit.credited";
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            data: components["schemas"]["EventData"];
+        };
+        EventData: {
+            /** @description The disbursement (po_…) or deposit (dep_…) */
+            id: string;
+            /** @description The disbursement status the event reports (pending, claimed, delivered, failed, expired, cancelled) or, for deposits, received / credited */
+            status: string;
+            recipientPhone: string | null;
+            /** @description USD decimal string; for a deposit what the balance is credited */
+            amountUsd: string | null;
+            reference: string | null;
+            payoutMethod: string | null;
+            /** Format: date-time */
+            deliveredAt: string | null;
+            /** @description Disbursement events: the recipient e-mail, or null */
+            recipientEmail?: string | null;
+            /** @description Deposit events: the currency that arrived */
+            currency?: string | null;
+            /** @description Deposit events: the amount that arrived, in currency */
+            amount?: string | null;
+            /** @description Deposit events: virtual_account, crypto or card */
+            source?: string | null;
         };
         FundingAccount: {
             /** @example va_01k0000000000000000000000 */
@@ -1876,6 +2057,318 @@ export interface operations {
             };
             /** @description payload_too_large: the body is larger than the service accepts */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error (quote details.requestId) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resendWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookResendCreate"];
+            };
+        };
+        responses: {
+            /** @description What was re-sent */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookResend"];
+                };
+            };
+            /** @description validation_error (createdAfter, createdBefore) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error (quote details.requestId) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSecretRotate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedWebhookEndpoint"];
+                };
+            };
+            /** @description validation_error (secret, expirePreviousIn) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description idempotency_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than the service accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error (quote details.requestId) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 (default 50) */
+                limit?: number;
+                /** @description Opaque cursor: nextCursor of the previous page */
+                after?: string;
+                /** @description Event type (disbursement.created, disbursement.claimed, disbursement.delivered, disbursement.failed, disbursement.expired, disbursement.cancelled, deposit.received, deposit.credited) or wildcard (*, disbursement.*, deposit.*) */
+                type?: string;
+                /** @description ISO 8601 date-time; events created at or after it */
+                createdAfter?: string;
+                /** @description ISO 8601 date-time; events created before it */
+                createdBefore?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /** @description validation_error (type, createdAfter, createdBefore, limit, after) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error (quote details.requestId) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found: no such Surface B event in this business and environment, or past retention */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -11,6 +11,7 @@ import { defineSurface, type SurfaceRouter } from '../surface';
 import { registerBatchRoutes } from './batch';
 import { registerDisbursementRoutes } from './disbursements';
 import { surfaceBErrors } from './errors';
+import { registerEventRoutes } from './events';
 import { registerFundingRoutes } from './funding';
 import { surfaceBRateLimitRules } from './rate-limits';
 import { registerRecipientRoutes } from './recipients';
@@ -31,6 +32,7 @@ export function registerSurfaceBRoutes(app: SurfaceRouter): void {
   registerSandboxRoutes(app);
   registerWebhookRoutes(app);
   registerWebhookDeliveryRoutes(app);
+  registerEventRoutes(app);
   registerFundingRoutes(app);
 }
 

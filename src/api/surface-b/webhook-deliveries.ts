@@ -1,10 +1,22 @@
 /**
- * Surface B webhook deliveries in Surface B's shapes (camelCase, `{data, nextCursor}` with `after`;
- * docs/webhooks.md "What each surface has"): list an endpoint's deliveries with their attempts,
- * and re-send one. A thin adapter over src/core/webhook-deliveries.ts with surface 'B'.
+ * Surface B webhook deliveries in Surface B's shapes (camelCase, `{data, nextCursor}` with `after`,
+ * body `idempotencyKey`; docs/webhooks.md "What each surface has"): list an endpoint's deliveries
+ * with their attempts, re-send one, re-send every unacknowledged event of a time range (the
+ * catch-up), and rotate the signing secret to a new one the caller chooses. A thin adapter over
+ * src/core/webhook-deliveries.ts and src/core/webhooks.ts with surface 'B'.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { listWebhookDeliveries, retryWebhookDelivery, WEBHOOK_DELIVERY_STATUSES, type WebhookDelivery } from '../../core/webhook-deliveries';
+import {
+  listWebhookDeliveries,
+  MAX_RESEND_BATCH,
+  resendWebhookEvents,
+  retryWebhookDelivery,
+  WEBHOOK_DELIVERY_STATUSES,
+  type WebhookDelivery,
+} from '../../core/webhook-deliveries';
+import { DEFAULT_SECRET_OVERLAP, rotateWebhookSecret } from '../../core/webhooks';
+import { MIN_SURFACE_B_SECRET_LENGTH } from '../../core/webhooks-surface-b';
+import { SURFACE_B_PREVIOUS_SIGNATURE_HEADER, SURFACE_B_SIGNATURE_HEADER } from '../../core/webhook-signature';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import { COMMON_ERRORS, DateTimeSchema, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, idParam, jsonContent, listOf, pageQuery } from './schemas';
@@ -85,7 +97,100 @@ const retryRoute = createRoute({
   },
 });
 
-/** Registers Surface B's `GET /webhooks/{id}/deliveries` and `POST /webhooks/{id}/deliveries/{deliveryId}/retry`. */
+const ResendBody = z
+  .object({
+    createdAfter: z.string().openapi({ format: 'date-time', description: 'ISO 8601: events created at or after it (required)' }),
+    createdBefore: z.string().optional().openapi({ format: 'date-time', description: 'ISO 8601: events created before it (default: now)' }),
+    idempotencyKey: IdempotencyKeyField,
+  })
+  .openapi('WebhookResendCreate');
+
+const ResendResult = z
+  .object({
+    endpointId: z.string(),
+    resent: z.number().int().openapi({ description: 'Deliveries re-sent by this call' }),
+    deliveryIds: z.array(z.string()),
+    nextCreatedAfter: DateTimeSchema.nullable().openapi({
+      description: `When more than ${MAX_RESEND_BATCH.toLocaleString('en')} events matched: call again with this createdAfter; null when the range is covered`,
+    }),
+  })
+  .openapi('WebhookResend');
+
+const resendRoute = createRoute({
+  method: 'post',
+  path: '/webhooks/{id}/resend',
+  operationId: 'resendWebhookEvents',
+  tags: ['Webhooks'],
+  summary: 'Re-send every unacknowledged event of a time range',
+  description:
+    'The catch-up after an outage: every event of [createdAfter, createdBefore) sent to this endpoint that never got a 2xx is sent again ' +
+    `(same event id, signed with the endpoint's current secret(s)), oldest first, at most ${MAX_RESEND_BATCH.toLocaleString('en')} per call, ` +
+    'each through a new run of the durable delivery workflow (five attempts on the usual schedule).',
+  middleware: [idempotency('B', { keyFrom: idempotencyKeyFromBody })] as const,
+  request: { params: z.object(endpointParam), body: { required: true, content: jsonContent(ResendBody) } },
+  responses: {
+    202: { description: 'What was re-sent', content: jsonContent(ResendResult) },
+    ...errorResponses({ 400: 'validation_error (createdAfter, createdBefore)', ...COMMON_ERRORS, 404: 'not_found', 409: 'idempotency_conflict' }),
+  },
+});
+
+const RotateBody = z
+  .object({
+    secret: z.string().openapi({
+      description: `Your new signing secret, ${MIN_SURFACE_B_SECRET_LENGTH} to 256 characters. Rotating to the secret already in use changes nothing.`,
+      example: 'my-new-very-long-signing-secret',
+    }),
+    expirePreviousIn: z.string().optional().openapi({
+      description: `ISO 8601 duration during which the previous secret still signs (in ${SURFACE_B_PREVIOUS_SIGNATURE_HEADER}), PT0S to P7D; default ${DEFAULT_SECRET_OVERLAP}`,
+      example: 'PT24H',
+    }),
+    idempotencyKey: IdempotencyKeyField,
+  })
+  .openapi('WebhookSecretRotate');
+
+const Rotated = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.string()),
+    createdAt: DateTimeSchema,
+    previousSecretExpiresAt: DateTimeSchema.nullable().openapi({
+      description: `Until then every delivery also carries ${SURFACE_B_PREVIOUS_SIGNATURE_HEADER}, made with the previous secret; null when no previous secret signs`,
+    }),
+  })
+  .openapi('RotatedWebhookEndpoint', { description: 'The endpoint after the rotation; the secret is never returned (you chose it)' });
+
+const rotateRoute = createRoute({
+  method: 'post',
+  path: '/webhooks/{id}/rotate-secret',
+  operationId: 'rotateWebhookSecret',
+  tags: ['Webhooks'],
+  summary: "Rotate an endpoint's signing secret",
+  description:
+    `From now on ${SURFACE_B_SIGNATURE_HEADER} = sha256=<hex HMAC-SHA256 of the raw body with the new secret>. Until previousSecretExpiresAt ` +
+    `every delivery also carries ${SURFACE_B_PREVIOUS_SIGNATURE_HEADER} = sha256=<the same with the previous secret>, so a receiver that ` +
+    'accepts a delivery when either header verifies with the secret it holds loses nothing while it switches. Afterwards only the new one.',
+  middleware: [idempotency('B', { keyFrom: idempotencyKeyFromBody })] as const,
+  request: { params: z.object(endpointParam), body: { required: true, content: jsonContent(RotateBody) } },
+  responses: {
+    200: { description: 'The endpoint', content: jsonContent(Rotated) },
+    ...errorResponses({ 400: 'validation_error (secret, expirePreviousIn)', ...COMMON_ERRORS, 404: 'not_found', 409: 'idempotency_conflict' }),
+  },
+});
+
+/** Request body of `POST /webhooks/{id}/resend`. */
+export type WebhookResendBody = z.infer<typeof ResendBody>;
+/** Response body of `POST /webhooks/{id}/resend`. */
+export type WebhookResendResponse = z.infer<typeof ResendResult>;
+/** Request body of `POST /webhooks/{id}/rotate-secret`. */
+export type WebhookSecretRotateBody = z.infer<typeof RotateBody>;
+/** Response body of `POST /webhooks/{id}/rotate-secret`. */
+export type RotatedWebhookEndpointResponse = z.infer<typeof Rotated>;
+
+/**
+ * Registers Surface B's `GET /webhooks/{id}/deliveries`, `POST /webhooks/{id}/deliveries/{deliveryId}/retry`,
+ * `POST /webhooks/{id}/resend` and `POST /webhooks/{id}/rotate-secret`.
+ */
 export function registerWebhookDeliveryRoutes(app: SurfaceRouter): void {
   app.openapi(listRoute, async (c) => {
     const q = c.req.valid('query');
@@ -95,5 +200,15 @@ export function registerWebhookDeliveryRoutes(app: SurfaceRouter): void {
   app.openapi(retryRoute, async (c) => {
     const { id, deliveryId } = c.req.valid('param');
     return c.json(view(await retryWebhookDelivery(c.get('core'), c.get('caller'), id, deliveryId, 'B')), 202);
+  });
+  app.openapi(resendRoute, async (c) => {
+    const b = c.req.valid('json');
+    const r = await resendWebhookEvents(c.get('core'), c.get('caller'), c.req.valid('param').id, { created_after: b.createdAfter, created_before: b.createdBefore }, 'B');
+    return c.json({ endpointId: r.endpoint_id, resent: r.resent, deliveryIds: r.delivery_ids, nextCreatedAfter: r.next_created_after }, 202);
+  });
+  app.openapi(rotateRoute, async (c) => {
+    const b = c.req.valid('json');
+    const r = await rotateWebhookSecret(c.get('core'), c.get('caller'), c.req.valid('param').id, { secret: b.secret, expire_previous_in: b.expirePreviousIn }, 'B');
+    return c.json({ id: r.id, url: r.url, events: r.events, createdAt: r.created_at, previousSecretExpiresAt: r.previous_secret_expires_at }, 200);
   });
 }

@@ -12,6 +12,7 @@ import { registerPayoutRoutes } from './payouts';
 import { registerRecipientRoutes } from './recipients';
 import { registerSandboxRoutes } from './sandbox';
 import { registerWebhookRoutes } from './webhooks';
+import { registerEventRoutes } from '../surface-a/events';
 import { registerWebhookDeliveryRoutes } from '../surface-a/webhook-deliveries';
 
 /** Every Surface C resource router (spec "Endpoints", Surface C, plus the sandbox extensions). */
@@ -21,6 +22,7 @@ export function registerSurfaceCRoutes(app: SurfaceRouter): void {
   registerPaymentLinkRoutes(app);
   registerWebhookRoutes(app);
   registerWebhookDeliveryRoutes(app, 'C');
+  registerEventRoutes(app, 'C');
   registerSandboxRoutes(app);
 }
 
