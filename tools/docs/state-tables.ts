@@ -466,16 +466,19 @@ export function depositSection(): string {
 
 // ---------------------------------------------------------------------------------------------
 
-/** Every generated section, by marker name. */
+/** The generator of each section, by marker name (in document order). */
+export const SECTIONS: Readonly<Record<string, () => string>> = {
+  payout: payoutSection,
+  'disbursement-a': disbursementASection,
+  'disbursement-b': disbursementBSection,
+  'payout-c': payoutCSection,
+  'payment-request': paymentRequestSection,
+  deposit: depositSection,
+};
+
+/** Every generated section, by marker name. Throws when a move of the code has no trigger text (or the other way round). */
 export function generatedSections(): Record<string, string> {
-  return {
-    payout: payoutSection(),
-    'disbursement-a': disbursementASection(),
-    'disbursement-b': disbursementBSection(),
-    'payout-c': payoutCSection(),
-    'payment-request': paymentRequestSection(),
-    deposit: depositSection(),
-  };
+  return Object.fromEntries(Object.entries(SECTIONS).map(([name, make]) => [name, make()]));
 }
 
 /** `doc` with each section replaced between its markers; throws when a marker is missing. */
