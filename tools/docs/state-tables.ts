@@ -285,7 +285,7 @@ function claimLinkSteps(entryMoney: string): CoreStep[] {
           claimStarted: [started, started],
           failure: to === 'failed' ? (from === 'awaiting_claim' ? 'claim_expired' : 'other') : null,
           event: EVENT_ON_ENTER[to] ?? null,
-          trigger: `core ${code(from)} → ${code(to)}`,
+          trigger: `core ${code(from)} → ${code(to)}${PAYOUT_TRIGGERS[`${from}->${to}`]?.startsWith('allowed by the table') ? ' (no code path takes it today)' : ''}`,
           money: m ? `\`payout:{id}:${m.name}\` ${m.from} → ${m.to}` : '-',
         });
       }
