@@ -7,22 +7,9 @@
  * Execution: `processing`, `paused`. Final (until retry-failed): `completed` (every item
  * succeeded), `completed_with_failures` (every item final, at least one failed).
  *
- * | from                                   | operation            | to                                               | also                                          |
- * |----------------------------------------|----------------------|--------------------------------------------------|-----------------------------------------------|
- * | (none)                                 | create               | draft / needs_review / ready (from the items)    | every item reviewed                           |
- * | draft, needs_review, ready             | import, edit_item    | draft / needs_review / ready (recomputed)        | money-critical edit: new revision_id          |
- * | ready                                  | submit               | awaiting_approval (approved if 0 are required)   | event disbursement.awaiting_approval          |
- * | awaiting_approval, approved            | approve              | approved once approvals of the revision suffice  | submitter / revision author: 403              |
- * | awaiting_approval, approved            | reject               | needs_review / ready                             | new revision_id (the rejected one is dead)    |
- * | awaiting_approval, approved            | edit_item            | awaiting_approval if money-critical, else same   | money-critical edit: new revision_id          |
- * | approved (ready if 0 required)         | launch               | processing                                       | batch hold; event disbursement.launched       |
- * | processing                             | pause                | paused                                           | signal: no new item starts                    |
- * | paused                                 | resume               | processing                                       | signal                                        |
- * | processing, paused                     | complete (workflow)  | completed / completed_with_failures              | event of the same name                        |
- * | processing, paused, completed_w_f      | retry_failed         | processing (paused stays paused)                 | re-hold per item; signal or new run           |
- * | processing, paused, completed_w_f      | correct_item         | same (money-critical: new revision_id)           | failed items only (correction mode)           |
- * | processing, paused, completed_w_f      | approve              | same (approves a correction revision)            |                                               |
- *
+ * {@link ALLOWED} says in which statuses each operation is accepted; docs/states.md "Surface A
+ * disbursement" is generated from it and {@link DISBURSEMENT_EVENT_ON_ENTER}
+ * (`npm run docs:states`; test/unit/docs-states.test.ts fails when they disagree).
  * Any other (status, operation) pair is 409 `invalid_state` naming the current status and the
  * statuses that allow it. Beyond the table, the core refuses: submit/approve/launch while items need
  * review (409 `items_need_review`), launch/retry_failed with approvals outstanding (409
@@ -43,7 +30,7 @@ export const DISBURSEMENT_STATUSES = [
   'completed_with_failures',
 ] as const;
 
-/** A disbursement status (see the table in the file header). */
+/** A disbursement status (see the file header; docs/states.md "Surface A disbursement"). */
 export type DisbursementStatus = (typeof DISBURSEMENT_STATUSES)[number];
 
 /** What can be done to a disbursement (API operations and the workflow's completion). */
@@ -67,7 +54,7 @@ export const LAUNCHED_STATUSES: readonly DisbursementStatus[] = ['processing', '
 /** Statuses in which the workflow still has work. */
 export const RUNNING_STATUSES: readonly DisbursementStatus[] = ['processing', 'paused'];
 
-/** In which statuses each operation is allowed (the transition table of the file header). */
+/** In which statuses each operation is allowed (shown in docs/states.md "Surface A disbursement"). */
 export const ALLOWED: Readonly<Record<DisbursementOperation, readonly DisbursementStatus[]>> = {
   import: DRAFTING_STATUSES,
   edit_item: ['draft', 'needs_review', 'ready', 'awaiting_approval', 'approved'],

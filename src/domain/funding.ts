@@ -121,16 +121,27 @@ export const DEPOSIT_SOURCES = ['virtual_account', 'crypto', 'card'] as const;
 export type DepositSource = (typeof DEPOSIT_SOURCES)[number];
 
 /**
- * Deposit statuses and their transitions:
- *
- * | from      | to       | trigger                                                    | money                       | event            |
- * |-----------|----------|------------------------------------------------------------|-----------------------------|------------------|
- * | (none)    | received | money reached the account (sandbox: POST /sandbox/deposits) | -                           | deposit.received |
- * | received  | credited | the deposit workflow's credit step (matching included)      | external -> available, net  | deposit.credited (+ payment_request.paid on a match) |
+ * Deposit statuses: `received` (money reached the account; sandbox: POST /sandbox/deposits), then
+ * `credited` (the deposit workflow's credit step posted the net amount external -> available and ran
+ * the matching). Transitions and events: {@link DEPOSIT_TRANSITIONS}, {@link DEPOSIT_EVENT_ON_ENTER};
+ * shown in docs/states.md "Deposit" (generated).
  */
 export const DEPOSIT_STATUSES = ['received', 'credited'] as const;
 /** One of {@link DEPOSIT_STATUSES}. */
 export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
+
+/** The status a deposit is created in (src/core/funding/deposits.ts `receiveDeposit`). */
+export const DEPOSIT_INITIAL_STATUS: DepositStatus = 'received';
+/** Allowed next statuses of each deposit status (the credit step's guarded UPDATE, src/core/funding/deposits.ts). */
+export const DEPOSIT_TRANSITIONS: Readonly<Record<DepositStatus, readonly DepositStatus[]>> = {
+  received: ['credited'],
+  credited: [],
+};
+/** Core event written on entering a deposit status (Surface A receives `deposit.credited` as `deposit.received`: src/domain/webhook-events.ts). */
+export const DEPOSIT_EVENT_ON_ENTER: Readonly<Record<DepositStatus, string>> = {
+  received: 'deposit.received',
+  credited: 'deposit.credited',
+};
 
 /** How a credited deposit related to payment requests (extension field `match`). */
 export const DEPOSIT_MATCH_RESULTS = ['matched', 'ambiguous', 'no_match', 'not_applicable'] as const;
@@ -190,20 +201,37 @@ export function formatDepositFees(f: DepositConversion['fees']): WireDepositFees
 // Payment requests
 
 /**
- * Payment request statuses (spec shows `open`):
- *
- * | from | to      | trigger                                                              | event                |
- * |------|---------|----------------------------------------------------------------------|----------------------|
- * | (none)| open   | POST /payment-requests                                               | -                    |
- * | open | paid    | a deposit matched it (amount, currency, timing, owner; exactly one)  | payment_request.paid |
- * | open | expired | the request's workflow timer reached expires_at without a match      | -                    |
- *
- * Terminal: paid, expired. A deposit that arrives for an expired or paid request is credited as a
- * plain deposit.
+ * Payment request statuses (spec shows `open`): `open` until exactly one matching deposit pays it
+ * (`paid`) or its workflow's timer reaches `expires_at` (`expired`). Transitions and events:
+ * {@link PAYMENT_REQUEST_TRANSITIONS}, {@link PAYMENT_REQUEST_EVENT_ON_ENTER}; shown in
+ * docs/states.md "Payment request" (generated). A deposit that arrives for an expired or paid request
+ * is credited as a plain deposit.
  */
 export const PAYMENT_REQUEST_STATUSES = ['open', 'paid', 'expired'] as const;
 /** One of {@link PAYMENT_REQUEST_STATUSES}. */
 export type PaymentRequestStatus = (typeof PAYMENT_REQUEST_STATUSES)[number];
+
+/** The status a payment request is created in (src/core/payment-links/payment-requests.ts). */
+export const PAYMENT_REQUEST_INITIAL_STATUS: PaymentRequestStatus = 'open';
+/**
+ * Allowed next statuses of each payment request status: the match (src/core/funding/matching.ts)
+ * and the expiry (src/core/payment-links/payment-requests.ts) are both guarded UPDATEs
+ * `WHERE status = 'open'`, so exactly one of them wins.
+ */
+export const PAYMENT_REQUEST_TRANSITIONS: Readonly<Record<PaymentRequestStatus, readonly PaymentRequestStatus[]>> = {
+  open: ['paid', 'expired'],
+  paid: [],
+  expired: [],
+};
+/**
+ * Event written on entering a payment request status, in the transaction of the move: the match
+ * (src/core/funding/matching.ts) and the expiry (src/core/payment-links/payment-requests.ts) take
+ * their event type from here. `payment_request.expired` is our extension (the spec lists no expiry event).
+ */
+export const PAYMENT_REQUEST_EVENT_ON_ENTER = {
+  paid: 'payment_request.paid',
+  expired: 'payment_request.expired',
+} as const satisfies Readonly<Partial<Record<PaymentRequestStatus, string>>>;
 
 /** Payment link method types (spec "PaymentLink": bank_transfer, card, crypto). */
 export const PAYMENT_METHOD_TYPES = ['bank_transfer', 'card', 'crypto'] as const;

@@ -1,11 +1,14 @@
 /**
- * The payout state machine (spec "States and transitions", Payout status).
- * Pure: the workflow and the activities consult it; an illegal move is a bug, refused loudly.
+ * The payout state machine (spec "States and transitions", Payout status). Pure: the workflow and
+ * the activities consult it; an illegal move is a bug, refused loudly.
  *
- * The moves with their triggers, postings and events are one table in docs/payouts.md "States,
- * money and events" (test/unit/docs-states.test.ts keeps it equal to PAYOUT_TRANSITIONS below).
- *
- * Terminal: failed, refunded, canceled.
+ * The tables below ARE the lifecycle: {@link PAYOUT_TRANSITIONS} (allowed moves),
+ * {@link EVENT_ON_ENTER} (the event written on entering a state) and {@link PAYOUT_MONEY_ON_ENTER}
+ * (the ledger movement of entering a state). docs/states.md "Payout" is generated from them
+ * (`npm run docs:states`; test/unit/docs-states.test.ts fails when they disagree), with what
+ * triggers each move. A payout is created `submitted` (POST /payouts, and every disbursement item
+ * when the disbursement's run starts it) or `pending` (above its key's approval_threshold: it waits
+ * for approval with its funds held). Terminal: failed, refunded, canceled.
  */
 export const PAYOUT_STATUSES = [
   'pending',
@@ -86,4 +89,20 @@ export const EVENT_ON_ENTER: Partial<Record<PayoutStatus, string>> = {
   failed: 'payout.failed',
   refunded: 'payout.refunded',
   canceled: 'payout.canceled',
+};
+
+/** A ledger account a payout's money moves between (src/core/ledger.ts `Account`). */
+export type PayoutMoneyAccount = 'available' | 'held' | 'sent';
+
+/**
+ * Ledger movement of the payout's debit_total on entering a state (posting key
+ * `payout:{id}:<name>`; src/core/payouts/transitions.ts applies it in the transition's statement).
+ * The hold itself is taken at acceptance (`payout:{id}:hold`, available -> held, src/core/payouts/accept.ts),
+ * except for disbursement items, whose disbursement holds the batch total at launch.
+ */
+export const PAYOUT_MONEY_ON_ENTER: Readonly<Partial<Record<PayoutStatus, { name: string; from: PayoutMoneyAccount; to: PayoutMoneyAccount }>>> = {
+  succeeded: { name: 'settle', from: 'held', to: 'sent' },
+  failed: { name: 'release', from: 'held', to: 'available' },
+  canceled: { name: 'release', from: 'held', to: 'available' },
+  refunded: { name: 'refund', from: 'sent', to: 'available' },
 };

@@ -19,7 +19,7 @@
 import type { Selectable, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
 import type { DepositsTable } from '../../db/tables/funding';
-import { type DepositMatchResult, normaliseReference } from '../../domain/funding';
+import { type DepositMatchResult, normaliseReference, PAYMENT_REQUEST_EVENT_ON_ENTER } from '../../domain/funding';
 import type { Core } from '../context';
 import { emitEvent } from '../events';
 import { renderPaymentRequest } from '../payment-links/wire';
@@ -79,7 +79,7 @@ export async function matchDeposit(tx: Transaction<Database>, core: Core, dep: D
   await emitEvent(tx, {
     businessId: paid.business_id,
     environment: paid.environment,
-    type: 'payment_request.paid',
+    type: PAYMENT_REQUEST_EVENT_ON_ENTER.paid,
     objectType: 'payment_request',
     objectId: paid.id,
     data: renderPaymentRequest(paid, link.token, core.config.publicUrl) as unknown as Record<string, unknown>,

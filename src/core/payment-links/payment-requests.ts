@@ -9,7 +9,7 @@ import { emitEvent } from '../events';
 import { type ListEnvelope, paginate } from '../paging';
 import type { DbOrTx } from '../../db/schema';
 import { notFound, validationError } from '../../domain/errors';
-import { normaliseReference, PAYMENT_REQUEST_STATUSES, type PaymentRequestStatus } from '../../domain/funding';
+import { normaliseReference, PAYMENT_REQUEST_EVENT_ON_ENTER, PAYMENT_REQUEST_STATUSES, type PaymentRequestStatus } from '../../domain/funding';
 import { newId, randomToken } from '../../domain/ids';
 import { parseAmount, parseAmountParam } from '../../domain/money';
 import {
@@ -183,7 +183,7 @@ export async function expirePaymentRequest(core: Core, requestId: string, opts: 
     await emitEvent(tx, {
       businessId: row.business_id,
       environment: row.environment,
-      type: 'payment_request.expired',
+      type: PAYMENT_REQUEST_EVENT_ON_ENTER.expired,
       objectType: 'payment_request',
       objectId: row.id,
       data: renderPaymentRequest(row, await linkToken(tx, row.payment_link_id), core.config.publicUrl) as unknown as Record<string, unknown>,

@@ -7,11 +7,19 @@ import { type RawBuilder, sql, type Updateable } from 'kysely';
 import type { PayoutsTable } from '../../db/tables/payouts';
 import type { DbOrTx } from '../../db/schema';
 import { randomToken } from '../../domain/ids';
-import { canTransition, EVENT_ON_ENTER, hasPassed, PAYOUT_STATUSES, type PayoutFailureCode, type PayoutStatus } from '../../domain/payout-state';
+import {
+  canTransition,
+  EVENT_ON_ENTER,
+  hasPassed,
+  PAYOUT_MONEY_ON_ENTER,
+  PAYOUT_STATUSES,
+  type PayoutFailureCode,
+  type PayoutStatus,
+} from '../../domain/payout-state';
 import type { AttemptResult } from '../../../workflows/payout.contract';
 import type { Core } from '../context';
 import { type EventInput, eventValues, eventWritten } from '../events';
-import { type Account, InsufficientFundsError, type Posting, postingCtes, postingOutcome } from '../ledger';
+import { InsufficientFundsError, type Posting, postingCtes, postingOutcome } from '../ledger';
 import type { PayoutRow, PayoutAttemptRow } from './rows';
 import { renderPayout } from './read';
 
@@ -53,13 +61,8 @@ export interface TransitionPatch {
   onlyFrom?: readonly PayoutStatus[];
 }
 
-/** Ledger movement applied on entering a state (the money table in src/core/payouts/index.ts). */
-const MONEY_ON_ENTER: Partial<Record<PayoutStatus, { name: string; from: Account; to: Account }>> = {
-  succeeded: { name: 'settle', from: 'held', to: 'sent' },
-  failed: { name: 'release', from: 'held', to: 'available' },
-  canceled: { name: 'release', from: 'held', to: 'available' },
-  refunded: { name: 'refund', from: 'sent', to: 'available' },
-};
+/** Ledger movement applied on entering a state (src/domain/payout-state.ts, shown in docs/states.md). */
+const MONEY_ON_ENTER = PAYOUT_MONEY_ON_ENTER;
 
 /** The event of entering `status` (EVENT_ON_ENTER[status], dedupe `payout:{id}:{status}`), or null for a silent state. */
 export function payoutEventInput(core: Core, row: PayoutRow, status: PayoutStatus): EventInput | null {
