@@ -1,6 +1,6 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import { notFound, validationError } from '../domain/errors';
-import { isSurfaceCEventPattern, SURFACE_C_EVENT_WILDCARDS, surfaceCEnvelope, surfaceCEventType, type SurfaceCEnvelope } from '../domain/surface-c';
+import { isSurfaceCEventPattern, SURFACE_C_EVENT_WILDCARDS, surfaceCCoreTypes, surfaceCEnvelope, type SurfaceCEnvelope } from '../domain/surface-c';
 import { isValidEventPattern, matchesEventPattern, SURFACE_A_EVENT_WILDCARDS, surfaceACoreTypes, surfaceAEventType } from '../domain/webhook-events';
 import type { Database } from '../db/schema';
 import type { Caller, Core } from './context';
@@ -48,17 +48,6 @@ export interface SurfaceEnvelopes {
 
 type EventRow = { id: string; type: string; created_at: unknown; data: Record<string, unknown> };
 type EventsWhere = (eb: ExpressionBuilder<Database, 'events'>, pattern?: string) => Expression<SqlBool>;
-
-/** Every core event type some surface receives (the candidates of Surface C's name mapping). */
-const KNOWN_CORE_TYPES = [...new Set([...surfaceACoreTypes(), ...SURFACE_B_EVENT_RULES.map((r) => r.core), 'payout.notification_sent'])];
-
-/** The core event types Surface C receives whose Surface C name matches `pattern` (all when undefined). */
-export function surfaceCCoreTypes(pattern?: string): string[] {
-  return KNOWN_CORE_TYPES.filter((t) => {
-    const name = surfaceCEventType(t);
-    return name !== null && (pattern === undefined || matchesEventPattern(pattern, name));
-  });
-}
 
 /**
  * Surface B's names depend on the snapshot (src/core/webhooks-surface-b.ts): the rules whose name

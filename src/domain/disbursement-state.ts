@@ -122,13 +122,16 @@ export function completionStatus(failed: number): 'completed' | 'completed_with_
   return failed > 0 ? 'completed_with_failures' : 'completed';
 }
 
-/** Event emitted on entering a status, if any (spec "Events, Surface A"). */
-export const DISBURSEMENT_EVENT_ON_ENTER: Partial<Record<DisbursementStatus, string>> = {
+/**
+ * Event emitted on entering a status, if any (spec "Events, Surface A"): src/core/disbursements/
+ * takes each event type it writes from here (approvals.ts, run-control.ts, worker-steps.ts).
+ */
+export const DISBURSEMENT_EVENT_ON_ENTER = {
   awaiting_approval: 'disbursement.awaiting_approval',
   processing: 'disbursement.launched',
   completed: 'disbursement.completed',
   completed_with_failures: 'disbursement.completed_with_failures',
-};
+} as const satisfies Partial<Record<DisbursementStatus, string>>;
 
 // ---------------------------------------------------------------------------------------------
 // Items

@@ -138,10 +138,10 @@ export const DEPOSIT_TRANSITIONS: Readonly<Record<DepositStatus, readonly Deposi
   credited: [],
 };
 /** Core event written on entering a deposit status (Surface A receives `deposit.credited` as `deposit.received`: src/domain/webhook-events.ts). */
-export const DEPOSIT_EVENT_ON_ENTER: Readonly<Record<DepositStatus, string>> = {
+export const DEPOSIT_EVENT_ON_ENTER = {
   received: 'deposit.received',
   credited: 'deposit.credited',
-};
+} as const satisfies Readonly<Record<DepositStatus, string>>;
 
 /** How a credited deposit related to payment requests (extension field `match`). */
 export const DEPOSIT_MATCH_RESULTS = ['matched', 'ambiguous', 'no_match', 'not_applicable'] as const;

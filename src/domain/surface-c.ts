@@ -20,6 +20,7 @@
  * | payout.failed            | payout.failed, payout.refunded      |
  */
 import type { PayoutStatus } from './payout-state';
+import { matchesEventPattern } from './webhook-events';
 
 /** Surface C payout statuses. */
 export const SURFACE_C_PAYOUT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'canceled'] as const;
@@ -65,7 +66,15 @@ const EVENTS: Record<string, SurfaceCEventType> = {
 
 /** The Surface C name of a core event type, or null when Surface C endpoints do not receive it. */
 export function surfaceCEventType(coreType: string): SurfaceCEventType | null {
-  return EVENTS[coreType] ?? null;
+  return Object.hasOwn(EVENTS, coreType) ? EVENTS[coreType] : null;
+}
+
+/**
+ * The core event types Surface C receives whose Surface C name matches `pattern` (every one when
+ * undefined): the set `GET /events?type=` on Surface C filters the outbox with (docs/webhooks.md).
+ */
+export function surfaceCCoreTypes(pattern?: string): string[] {
+  return Object.keys(EVENTS).filter((t) => pattern === undefined || matchesEventPattern(pattern, EVENTS[t]));
 }
 
 /** Whether `pattern` is a Surface C event type or wildcard. */

@@ -218,7 +218,7 @@ export function disbursementASection(): string {
   const rows: string[][] = [[NONE, '`POST /disbursements`', '`draft` (no items) / `needs_review` / `ready`', '-', '-', 'every item reviewed']];
   for (const op of ops) {
     const d = DISBURSEMENT_OPERATIONS[op];
-    const events = (DISBURSEMENT_OPERATION_EVENTS[op] ?? []).map((s) => DISBURSEMENT_EVENT_ON_ENTER[s]).filter((e): e is string => !!e);
+    const events = (DISBURSEMENT_OPERATION_EVENTS[op] ?? []).map((s): string | undefined => (DISBURSEMENT_EVENT_ON_ENTER as Partial<Record<string, string>>)[s]).filter((e): e is string => !!e);
     rows.push([ALLOWED[op].map(code).join(', '), d.endpoint, d.to, d.money, events.length ? events.map(code).join(' / ') : '-', d.notes]);
   }
   const evented = new Set(Object.values(DISBURSEMENT_OPERATION_EVENTS).flat());

@@ -1,5 +1,5 @@
 /** Submitting, approving and rejecting a disbursement (spec "Disbursement status": awaiting_approval, approved, rejected). */
-import { assertCanApply, type DisbursementStatus, LAUNCHED_STATUSES, statusAfterApproval } from '../../domain/disbursement-state';
+import { assertCanApply, DISBURSEMENT_EVENT_ON_ENTER, type DisbursementStatus, LAUNCHED_STATUSES, statusAfterApproval } from '../../domain/disbursement-state';
 import { ApiError } from '../../domain/errors';
 import type { Caller, Core } from '../context';
 import { emitEvent } from '../events';
@@ -52,7 +52,7 @@ export async function submitForApproval(core: Core, caller: Caller, id: string):
     await emitEvent(tx, {
       businessId: row.business_id,
       environment: row.environment,
-      type: 'disbursement.awaiting_approval',
+      type: DISBURSEMENT_EVENT_ON_ENTER.awaiting_approval,
       objectType: 'disbursement',
       objectId: id,
       data: wire as unknown as Record<string, unknown>,

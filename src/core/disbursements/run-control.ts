@@ -2,7 +2,7 @@
  * Run control: launch (hold the batch, record the workflow start), pause, resume and retry-failed
  * (projection first, then a signal through src/temporal/disbursement-gateway.ts).
  */
-import { assertCanApply, type DisbursementStatus } from '../../domain/disbursement-state';
+import { assertCanApply, DISBURSEMENT_EVENT_ON_ENTER, type DisbursementStatus } from '../../domain/disbursement-state';
 import { ApiError } from '../../domain/errors';
 import { RETRYABLE_FAILURE_CODES } from '../../domain/payout-state';
 import { DISBURSEMENT_WORKFLOW_TYPE, type DisbursementWorkflowInput } from '../../../workflows/disbursement.contract';
@@ -135,7 +135,7 @@ export async function launchDisbursement(core: Core, caller: Caller, id: string,
     await emitEvent(tx, {
       businessId: row.business_id,
       environment: row.environment,
-      type: 'disbursement.launched',
+      type: DISBURSEMENT_EVENT_ON_ENTER.processing,
       objectType: 'disbursement',
       objectId: id,
       data: out as unknown as Record<string, unknown>,

@@ -3,7 +3,7 @@
  * finalize, projection status) and by the relay (recovery of lost runs).
  */
 import { sql } from 'kysely';
-import { assertCanApply, completionStatus, type DisbursementStatus } from '../../domain/disbursement-state';
+import { assertCanApply, completionStatus, DISBURSEMENT_EVENT_ON_ENTER, type DisbursementStatus } from '../../domain/disbursement-state';
 import { ApiError } from '../../domain/errors';
 import { newId } from '../../domain/ids';
 import type { ClaimedItem, ClaimResult, FinalizeResult } from '../../../workflows/disbursement.contract';
@@ -258,7 +258,7 @@ export async function finalizeDisbursement(core: Core, input: { disbursementId: 
     await emitEvent(tx, {
       businessId: row.business_id,
       environment: row.environment,
-      type: `disbursement.${status}`,
+      type: DISBURSEMENT_EVENT_ON_ENTER[status],
       objectType: 'disbursement',
       objectId: row.id,
       data: (await renderDisbursement(tx, updated)) as unknown as Record<string, unknown>,

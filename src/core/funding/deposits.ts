@@ -22,6 +22,7 @@ import { ApiError, notFound, validationError } from '../../domain/errors';
 import {
   convertDeposit,
   DEPOSIT_CURRENCIES,
+  DEPOSIT_EVENT_ON_ENTER,
   DEPOSIT_SOURCES,
   type DepositMatchResult,
   type DepositSource,
@@ -226,7 +227,7 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
     await emitEvent(tx, {
       businessId: row.business_id,
       environment: row.environment,
-      type: 'deposit.received',
+      type: DEPOSIT_EVENT_ON_ENTER.received,
       objectType: 'deposit',
       objectId: row.id,
       data: renderDeposit(row) as unknown as Record<string, unknown>,
@@ -303,7 +304,7 @@ export async function creditDeposit(core: Core, depositId: string): Promise<Depo
     await emitEvent(tx, {
       businessId: updated.business_id,
       environment: updated.environment,
-      type: 'deposit.credited',
+      type: DEPOSIT_EVENT_ON_ENTER.credited,
       objectType: 'deposit',
       objectId: updated.id,
       data: renderDeposit(updated) as unknown as Record<string, unknown>,
