@@ -1,6 +1,4 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +6,7 @@ import { emitEvent } from '../../src/core/events';
 import { surfaceBEnvelope } from '../../src/core/webhooks-surface-b';
 import { newId } from '../../src/domain/ids';
 import { createHarness, type Harness } from '../helpers/harness';
+import { type ReceivedDelivery, waitFor, webhookReceiver as receiver } from '../helpers/webhook-receiver';
 
 /**
  * docs/webhooks.md, docs/surface-b.md, docs/surface-c.md: the events API of Surfaces B and C (the
@@ -29,45 +28,6 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  raw: string;
-  body: any;
-  answered: number;
-}
-
-/** A local receiver; `state.up` false answers 503 (the outage). */
-async function receiver() {
-  const received: Received[] = [];
-  const state = { up: true };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const status = state.up ? 200 : 503;
-      received.push({ headers: req.headers, raw, body: JSON.parse(raw), answered: status });
-      res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    received,
-    state,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
-  };
-}
-
-async function waitFor<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 30_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 type Env = 'sandbox' | 'live';
 
@@ -109,7 +69,7 @@ const deposit = (status: string) => ({ id: newId('dep'), object: 'deposit', stat
 const hmacB = (secret: string, raw: string) => `sha256=${createHmac('sha256', secret).update(raw, 'utf8').digest('hex')}`;
 
 /** A receiver following docs/webhooks.md: accept when either Surface B signature header verifies with the secret it holds. */
-const acceptsB = (r: Received, secret: string) =>
+const acceptsB = (r: ReceivedDelivery, secret: string) =>
   [r.headers['x-service-signature'], r.headers['x-service-signature-previous']].some((v) => v === hmacB(secret, r.raw));
 
 async function registerB(key: string, url: string, secret: string, events = ['*']) {

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../src/core/events';
 import { newId } from '../../src/domain/ids';
 import { createHarness, type Harness } from '../helpers/harness';
+import { waitFor, webhookReceiver as receiver } from '../helpers/webhook-receiver';
 
 /**
  * docs/webhooks.md: the events API, deliveries with their attempts, retry and the catch-up resend,
@@ -23,45 +22,6 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-interface Received {
-  headers: IncomingHttpHeaders;
-  raw: string;
-  body: any;
-  answered: number;
-}
-
-/** A local receiver; `state.up` false answers 503 (the outage). */
-async function receiver() {
-  const received: Received[] = [];
-  const state = { up: true };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
-      const status = state.up ? 200 : 503;
-      received.push({ headers: req.headers, raw, body: JSON.parse(raw), answered: status });
-      res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    received,
-    state,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
-  };
-}
-
-async function waitFor<T>(fn: () => T | Promise<T>, what: string, timeoutMs = 30_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function emit(businessId: string, type: string, environment: 'sandbox' | 'live' = 'sandbox'): Promise<string> {
   const objectId = newId('po');

@@ -1,8 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySurfaceB } from '../../src/core/webhook-signature';
 import { createHarness, type Harness } from '../helpers/harness';
+import { webhookReceiver as receiver } from '../helpers/webhook-receiver';
 
 /**
  * Sandbox test clocks (docs/test-clocks.md): advancing a business's clock ends the durable waits
@@ -37,27 +36,6 @@ const waitPayout = (b: Biz, id: string, status: string) =>
   }, `payout ${id} ${status}`);
 const advance = (b: Biz, by: string, key = b.sandbox, base = A) => h.request('POST', `${base}/sandbox/clock/advance`, { key, body: { by } });
 
-/** A local receiver answering 503 while `state.up` is false. */
-async function receiver() {
-  const received: { raw: string; headers: Record<string, unknown>; answered: number }[] = [];
-  const state = { up: true };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const answered = state.up ? 200 : 503;
-      received.push({ raw: Buffer.concat(chunks).toString('utf8'), headers: req.headers, answered });
-      res.writeHead(answered).end();
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    received,
-    state,
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
-  };
-}
 const eventTypesOf = async (id: string) =>
   (await h.db.selectFrom('events').select('type').where('object_id', '=', id).orderBy('created_at').orderBy('id').execute()).map((e) => e.type);
 const postingKeysOf = async (id: string) =>
