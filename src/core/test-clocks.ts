@@ -1,7 +1,8 @@
 /**
  * Sandbox test clocks (docs/test-clocks.md): a sandbox business moves time forward for its own
  * objects, so a tester sees a 30-day claim window, a payment request's expiry or an approval
- * timeout pass, or a webhook's next retry come, without waiting. This module owns the writes of `test_clock_advances`.
+ * timeout pass, or a webhook's next retry come, without waiting. This module owns the writes of
+ * `test_clock_advances`.
  *
  * An advance is delivered to the workflows themselves (the `testClockAdvance` Signal,
  * workflows/test-clock.contract.ts): each ends the wait whose deadline the advance has passed and

@@ -161,8 +161,9 @@ export async function listPaymentRequests(
 /**
  * The expiry step of paymentRequestWorkflow: open -> expired (expired_at = now) when expires_at <=
  * now, in one guarded UPDATE (a concurrent match wins or loses atomically) committed with its event
- * `payment_request.expired` (dedupe `payment_request:{id}:expired`; docs/getting-paid.md "Events"). Returns the status
- * now stored; for an open request not yet due by this clock, `retryInMs` until it is.
+ * `payment_request.expired` (dedupe `payment_request:{id}:expired`; docs/states.md "Payment
+ * request"). Returns the status now stored; for an open request not yet due by this clock,
+ * `retryInMs` until it is.
  * `clockOffsetMs` (sandbox test clock, docs/test-clocks.md) is added to the clock for the
  * comparison only; `expired_at` records the real time. Throws Error for an unknown id.
  */
