@@ -46,6 +46,17 @@ async function fundedBusiness(): Promise<Biz> {
   expect((await h.request('POST', `${A}/sandbox/fund`, { key: b.sandbox, body: { amount: '100' } })).status).toBe(200);
   return b;
 }
+/**
+ * Resolves once workflow `workflowId` has started its n-th timer, i.e. waits on its deadline. An
+ * advance reaches the objects waiting when it is made (docs/test-clocks.md): one that lands before
+ * the wait began (a loaded machine) is already in the clock the deadline is computed from.
+ */
+const waitingOnTimer = (workflowId: string, n = 1) =>
+  waitFor(async () => {
+    const history = await h.core.temporal.workflow.getHandle(workflowId).fetchHistory();
+    return (history.events ?? []).filter((e) => e.timerStartedEventAttributes).length >= n;
+  }, `${workflowId} waiting on timer ${n}`);
+
 async function claimLink(b: Biz): Promise<string> {
   const r = await h.request('POST', `${A}/payouts`, {
     key: b.sandbox,
@@ -53,6 +64,7 @@ async function claimLink(b: Biz): Promise<string> {
   });
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   await waitPayout(b, r.body.id, 'awaiting_claim');
+  await waitingOnTimer(r.body.id);
   return r.body.id;
 }
 
@@ -98,8 +110,8 @@ describe('sandbox test clock', () => {
     });
     expect(req.status, JSON.stringify(req.body)).toBe(201);
     // Let its workflow start and begin waiting.
-    await waitFor(async () => (await h.db.selectFrom('workflow_starts').select('started_at').where('workflow_id', '=', req.body.id).executeTakeFirst())?.started_at, 'request workflow started');
-    await waitFor(async () => (await advance(b, 'P6D')).body.workflows_signaled === 1, 'the advance to reach the request');
+    await waitingOnTimer(req.body.id);
+    expect((await advance(b, 'P6D')).body.workflows_signaled).toBe(1);
     const expired = await waitFor(async () => {
       const r = (await h.request('GET', `${A}/payment-requests/${req.body.id}`, { key: b.sandbox })).body;
       return r.status === 'expired' ? r : undefined;
@@ -123,6 +135,7 @@ describe('sandbox test clock', () => {
     const d = await h.request('POST', `${B}/disbursements`, { key: b.sandbox, body: { recipientPhone: '+525512345678', amountUsd: '40.00' } });
     expect(d.status, JSON.stringify(d.body)).toBe(201);
     await waitFor(async () => (await h.request('GET', `${B}/disbursements/${d.body.id}`, { key: b.sandbox })).body.claimUrl, 'claim url');
+    await waitingOnTimer(d.body.id);
     const held = (await h.request('GET', `${A}/balance`, { key: b.sandbox })).body;
     expect(held.held).not.toBe('0.00');
 
@@ -151,7 +164,7 @@ describe('sandbox test clock', () => {
     expect([r.status, r.body.status]).toEqual([201, 'pending']);
     expect((await h.request('GET', `${A}/balance`, { key: b.sandbox })).body).toMatchObject({ available: '90.00', held: '10.00' });
     // The default PAYOUT_APPROVAL_TIMEOUT is P7D: six days leave it pending, one more cancels it.
-    await waitFor(async () => (await h.db.selectFrom('workflow_starts').select('started_at').where('workflow_id', '=', r.body.id).executeTakeFirst())?.started_at, 'payout workflow started');
+    await waitingOnTimer(r.body.id);
     expect((await advance(b, 'P6D')).body.workflows_signaled).toBe(1);
     await new Promise((res) => setTimeout(res, 1000));
     expect((await payout(b, r.body.id)).status).toBe('pending');
@@ -178,10 +191,15 @@ describe('sandbox test clock', () => {
     const first = await pay();
     await waitFor(() => Promise.resolve(rx.received.length === 1), 'first attempt');
     const deliveries = () => h.request('GET', `${A}/webhooks/${ep.body.id}/deliveries`, { key: b.sandbox });
+    const pendingDelivery = () => waitFor(async () => (await deliveries()).body.data.find((x: any) => x.status === 'pending')?.id as string | undefined, 'a pending delivery');
+    // Advance only once the delivery waits for its next attempt: an advance that lands while
+    // attempt 1 is still running counts before the delay is computed.
+    const d1 = await pendingDelivery();
 
     // The next attempt is due an hour later: half an hour is not enough, another half is.
+    await waitingOnTimer(d1, 1);
     expect((await advance(b, 'PT30M')).body.workflows_signaled).toBe(1);
-    await new Promise((res) => setTimeout(res, 1000));
+    await waitingOnTimer(d1, 2); // the wait restarted on the moved clock
     expect(rx.received).toHaveLength(1);
     rx.state.up = true;
     expect((await advance(b, 'PT31M')).status).toBe(200);
@@ -198,6 +216,7 @@ describe('sandbox test clock', () => {
     rx.state.up = false;
     const second = await pay();
     await waitFor(() => Promise.resolve(rx.received.length === 3), 'first attempt of the second event');
+    await waitingOnTimer(await pendingDelivery(), 1);
     expect((await advance(b, 'P2D')).body.workflows_signaled).toBe(1);
     const failed = await waitFor(async () => (await deliveries()).body.data.find((x: any) => x.status === 'failed'), 'delivery given up');
     expect(failed.event_id).toBeDefined();
