@@ -93,6 +93,15 @@ const UPDATE_EFFECTS_AS_ACTIVITIES = 'update-effects-as-activities';
 const updateEffects = () => (patched(UPDATE_EFFECTS_AS_ACTIVITIES) ? updateActs : acts);
 
 /**
+ * When an approval or claim wait begins, in ms: the workflow's real time, so a sandbox test-clock
+ * advance that reached the run before its wait began (a moment after creation) still counts
+ * towards the deadline (docs/test-clocks.md). Runs that began such a wait before this patch keep the
+ * business clock they computed their deadline from (which had that advance in it already).
+ */
+const DEADLINE_FROM_REAL_TIME = 'test-clock-deadline-from-real-time';
+const waitBegins = (clock: { now(): number }): number => (patched(DEADLINE_FROM_REAL_TIME) ? Date.now() : clock.now());
+
+/**
  * The notification step (claim links started with `notify`): a regular activity, since it calls a
  * provider, retried with backoff for up to an hour; each call carries the notification id as the
  * provider's idempotency key (docs/surface-c.md "Notifications"). Giving up is recorded on the
@@ -259,7 +268,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
     };
     setHandler(approveUpdate, ({ keyId }) => decide('approved', keyId), { validator: pendingOnly });
     setHandler(rejectUpdate, ({ keyId, reason }) => decide('rejected', keyId, reason), { validator: pendingOnly });
-    const deadline = clock.now() + approvalInput.timeoutMs;
+    const deadline = waitBegins(clock) + approvalInput.timeoutMs;
     for (;;) {
       const remaining = deadline - clock.now();
       publish();
@@ -290,7 +299,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   const claimPhase = async (): Promise<Phase> => {
     const { claimWindowMs } = await acts.payoutOpenClaim({ payoutId });
     setStatus('awaiting_claim');
-    const deadline = clock.now() + claimWindowMs;
+    const deadline = waitBegins(clock) + claimWindowMs;
     if (input.notify) await notifyRecipient(payoutId);
     for (;;) {
       const remaining = deadline - clock.now();

@@ -85,7 +85,9 @@ export async function advanceTestClock(core: Core, caller: Caller, input: { by: 
       .select('id')
       .where('business_id', '=', caller.businessId)
       .where('environment', '=', caller.environment)
-      .where('status', 'in', ['pending', 'awaiting_claim'])
+      // A claim link just created is still `submitted` until its workflow opens the claim: it
+      // takes the advance too, which its claim window then counts (workflows/payout.ts waitBegins).
+      .where((eb) => eb.or([eb('status', 'in', ['pending', 'awaiting_claim']), eb.and([eb('status', '=', 'submitted'), eb('channel', '=', 'claim_link')])]))
       .execute(),
     core.db
       .selectFrom('payment_requests')

@@ -100,6 +100,29 @@ describe('sandbox test clock', () => {
     expect(clock.body).toMatchObject({ object: 'test_clock', advanced_ms: 0 });
   });
 
+  it('an advance that reaches a claim link before its wait began still counts: created, advanced 31 days at once, expired', async () => {
+    const b = await fundedBusiness();
+    // No worker: the workflow is started (the API starts it) but has not run its first task, so
+    // the advance's Signal is there before the claim wait begins.
+    await h.stopWorker();
+    let id: string;
+    try {
+      const r = await h.request('POST', `${A}/payouts`, {
+        key: b.sandbox,
+        body: { channel: 'claim_link', recipient: { type: 'email', address: 'early@example.com' }, source_amount: '10' },
+      });
+      expect(r.status, JSON.stringify(r.body)).toBe(201);
+      id = r.body.id;
+      await waitFor(async () => (await h.db.selectFrom('workflow_starts').select('started_at').where('workflow_id', '=', id).executeTakeFirst())?.started_at, 'workflow started');
+      expect((await advance(b, 'P31D')).body.workflows_signaled).toBe(1);
+    } finally {
+      await h.startWorker();
+    }
+    const failed = await waitPayout(b, id, 'failed');
+    expect(failed.failure.code).toBe('claim_expired');
+    expect(await postingKeysOf(id)).toEqual([`payout:${id}:hold`, `payout:${id}:release`]);
+  });
+
   it('advancing past a payment request expiry expires it as its real expiry does: status expired, expired_at set, event payment_request.expired', async () => {
     const b = await h.business();
     await h.request('POST', `${A}/virtual-accounts`, { key: b.sandbox, body: { currency: 'USD' } });
