@@ -139,6 +139,69 @@ const schema = z.object({
     .string()
     .regex(/^[A-Z]{2}:[0-9A-Z]{4,}$/, '<country>:<leading BBAN characters>, e.g. DE:370400440532')
     .optional(),
+  /**
+   * The live ach_usd rail (docs/rails.md "ACH"): NACHA files over SFTP to the ODFI (our bank).
+   * Unset host, user, key, host key, ODFI routing or company id: the channel stays `paused` in live.
+   */
+  RAIL_ACH_SFTP_HOST: z.string().min(1).optional(),
+  RAIL_ACH_SFTP_PORT: z.coerce.number().int().min(1).max(65535).default(22),
+  RAIL_ACH_SFTP_USER: z.string().min(1).optional(),
+  /** Path of the private key (OpenSSH format) we log in to the ODFI's SFTP server with. */
+  RAIL_ACH_SFTP_KEY_PATH: z.string().min(1).optional(),
+  /** The ODFI's pinned host key, as `ssh-keygen -lf` prints it: `SHA256:<base64>`. */
+  RAIL_ACH_SFTP_HOST_KEY: z
+    .string()
+    .regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'SHA256:<43 base64 characters>, as ssh-keygen -lf prints it')
+    .optional(),
+  /** Directory on the ODFI's server we upload NACHA files to. */
+  RAIL_ACH_UPLOAD_DIR: z.string().min(1).default('inbox'),
+  /** Directory on the ODFI's server the ODFI writes return, NOC and incoming credit files to. */
+  RAIL_ACH_DOWNLOAD_DIR: z.string().min(1).default('outbox'),
+  /** The ODFI's ABA routing number (9 digits): the file's immediate destination and the trace numbers' first 8 digits. */
+  RAIL_ACH_ODFI_ROUTING: z
+    .string()
+    .regex(/^[0-9]{9}$/, '9 digits (an ABA routing number)')
+    .optional(),
+  /** The ODFI's name in the file header (immediate destination name, at most 23 characters). */
+  RAIL_ACH_ODFI_NAME: z.string().min(1).max(23).default('PARTNER BANK'),
+  /** The originator's company identification (10 characters, usually `1` + the EIN), in each batch. */
+  RAIL_ACH_COMPANY_ID: z
+    .string()
+    .regex(/^[0-9A-Z ]{10}$/, '10 characters (digits, upper-case letters, spaces)')
+    .optional(),
+  /** The originator's company name in each batch (what the receiver's statement shows, at most 16 characters). */
+  RAIL_ACH_COMPANY_NAME: z.string().min(1).max(16).default('PAYOUTS'),
+  /** The company entry description of each batch (at most 10 characters). */
+  RAIL_ACH_ENTRY_DESCRIPTION: z.string().min(1).max(10).default('PAYOUT'),
+  /** Same-day ACH cut-off, `HH:MM` in RAIL_ACH_TIME_ZONE; empty: every file is next-day. */
+  RAIL_ACH_SAME_DAY_CUTOFF: z
+    .string()
+    .regex(/^(([01]\d|2[0-3]):[0-5]\d)?$/, 'HH:MM (24 h), or empty to send next-day only')
+    .default('14:45'),
+  RAIL_ACH_TIME_ZONE: z.string().default('America/New_York'),
+  /** How long payouts are collected into one NACHA file before it is sent (ISO 8601 duration or ms). */
+  RAIL_ACH_BATCH_WINDOW: isoDuration('PT15M')
+    .default('PT15M'),
+  /** How often the ODFI's outbox directory is listed (ISO 8601 duration or ms). */
+  RAIL_ACH_POLL_INTERVAL: isoDuration('PT1M')
+    .default('PT1M'),
+  /** How long after settlement a return is still applied as a refund (ISO 8601 duration or ms; NACHA allows up to 60 days for some codes). */
+  RAIL_ACH_RETURN_WINDOW: isoDuration('P60D')
+    .default('P60D'),
+  /**
+   * Testing and demos only: settle an uploaded file this long after its upload instead of at the
+   * Federal Reserve's settlement of its effective entry date (ISO 8601 duration or ms). Unset in production.
+   */
+  RAIL_ACH_SETTLE_AFTER: isoDuration('PT3S').optional(),
+  /**
+   * The account numbers the ODFI assigned for live USD virtual accounts: the routing number and
+   * the account number's fixed leading digits, e.g. `091000019:99988` (the rest of the 12 digits
+   * is drawn at random). Unset: live USD virtual accounts are unavailable.
+   */
+  RAIL_ACH_VIRTUAL_ACCOUNT_RANGE: z
+    .string()
+    .regex(/^[0-9]{9}:[0-9]{1,10}$/, '<routing number>:<leading account digits>, e.g. 091000019:99988')
+    .optional(),
   /** How often the data-retention sweep runs (ISO 8601 duration or ms; docs/operations.md "Data retention"). */
   RETENTION_INTERVAL: isoDuration('PT1H')
     .default('PT1H'),

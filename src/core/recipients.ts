@@ -9,7 +9,8 @@ import type { Selectable } from 'kysely';
 import type { RecipientType } from '../domain/channels';
 import { ApiError, notFound, validationError } from '../domain/errors';
 import { newId } from '../domain/ids';
-import { type Receivability, receivability, validateRecipientDetails } from '../domain/recipients';
+import { maskRecipientDetails, type Receivability, receivability, validateRecipientDetails } from '../domain/recipients';
+import { emitEvent } from './events';
 import type { RecipientsTable } from '../db/tables/catalog';
 import { paginate } from './paging';
 import type { Caller, Core } from './context';
@@ -299,4 +300,68 @@ export function checkRecipient(
   input: { type: 'phone' | 'email'; number?: string; address?: string },
 ): Receivability {
   return receivability(input);
+}
+
+/**
+ * The recipient as event data (`recipient.updated`): the Surface A wire shape (spec "Recipient"),
+ * the type object masked, plus `updated_at`.
+ */
+export function recipientEventData(r: RecipientRecord): Record<string, unknown> {
+  return {
+    id: r.id,
+    object: 'recipient',
+    type: r.type,
+    country: r.country,
+    currency: r.currency,
+    name: r.name,
+    kind: r.kind,
+    external_id: r.externalId,
+    [r.type]: maskRecipientDetails(r.type, r.details),
+    status: r.status,
+    missing_fields: r.missingFields,
+    channels: r.channels,
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * A correction of a saved recipient's bank details by the bank (an ACH notification of change,
+ * docs/rails.md "ACH"): `fields` replaces those fields of the type object (unambiguous
+ * corrections), or `needsField` names the field the recipient must be asked for again (status
+ * `needs_fields` with that field in missing_fields). Writes the recipient and its
+ * `recipient.updated` event in one transaction, once per `correctionId` (the rail event's id).
+ * Returns the recipient, or null when it is deleted or not a bank account (nothing to correct).
+ */
+export async function correctRecipientFromBank(
+  core: Core,
+  recipientId: string,
+  correction: { fields: Record<string, string> } | { needsField: string },
+  source: { correctionId: string; changeCode: string; payoutId: string },
+): Promise<RecipientRecord | null> {
+  return core.db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('recipients').selectAll().where('id', '=', recipientId).where('deleted_at', 'is', null).forUpdate().executeTakeFirst();
+    if (!row || row.type !== 'bank_account') return null;
+    const current = recipientFromRow(row);
+    const now = core.now();
+    let set: { details: string; status: 'ready' | 'needs_fields'; missing_fields: string; channels: string };
+    if ('fields' in correction) {
+      const v = evaluate(current.type, { ...current.details, ...correction.fields }, { country: current.country, currency: current.currency, kind: current.kind });
+      set = { details: JSON.stringify(v.details), status: v.status, missing_fields: JSON.stringify(v.missing_fields), channels: JSON.stringify(v.channels) };
+    } else {
+      const missing = [...new Set([...current.missingFields, correction.needsField])];
+      set = { details: JSON.stringify(current.details), status: 'needs_fields', missing_fields: JSON.stringify(missing), channels: JSON.stringify(current.channels) };
+    }
+    const updated = recipientFromRow(await trx.updateTable('recipients').set({ ...set, updated_at: now }).where('id', '=', recipientId).returningAll().executeTakeFirstOrThrow());
+    await emitEvent(trx, {
+      businessId: row.business_id,
+      environment: row.environment,
+      type: 'recipient.updated',
+      objectType: 'recipient',
+      objectId: recipientId,
+      data: { ...recipientEventData(updated), correction: { source: 'notification_of_change', change_code: source.changeCode, payout_id: source.payoutId } },
+      dedupeKey: `recipient:${recipientId}:correction:${source.correctionId}`,
+    });
+    return updated;
+  });
 }

@@ -115,7 +115,7 @@ export function validateWebhookUrl(url: string, environment: Environment): strin
 
 /**
  * Checks subscription patterns: a non-empty list of known Surface A event types or wildcards
- * (`payout.*`, `disbursement.*`, `deposit.*`, `payment_request.*`, `*`). Throws 400
+ * (`payout.*`, `disbursement.*`, `deposit.*`, `payment_request.*`, `recipient.*`, `*`). Throws 400
  * validation_error with param `events` or `events.<i>`. Returns them without duplicates, in order.
  */
 export function validateEventPatterns(events: readonly string[], surface: WebhookSurface = 'A'): string[] {

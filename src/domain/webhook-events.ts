@@ -5,8 +5,10 @@
 
 /**
  * Every event type a Surface A endpoint can subscribe to: the spec's table "Events, Surface A" plus
- * our extensions `payout.canceled` (a payout canceled before it started or before its claim) and
- * `payment_request.expired` (a request reached `expires_at` unpaid; docs/getting-paid.md "Events").
+ * our extensions `payout.canceled` (a payout canceled before it started or before its claim),
+ * `payment_request.expired` (a request reached `expires_at` unpaid; docs/getting-paid.md "Events")
+ * and `recipient.updated` (a saved recipient's bank details were corrected by the bank, an ACH
+ * notification of change; docs/rails.md "ACH").
  */
 export const SURFACE_A_EVENT_TYPES = [
   'payout.submitted',
@@ -23,6 +25,7 @@ export const SURFACE_A_EVENT_TYPES = [
   'deposit.received',
   'payment_request.paid',
   'payment_request.expired',
+  'recipient.updated',
 ] as const;
 
 /**
@@ -62,7 +65,7 @@ export type SurfaceAEventType = (typeof SURFACE_A_EVENT_TYPES)[number];
  * Wildcards an endpoint may subscribe with (spec "Registration and delivery": a wildcard suffix such
  * as `payout.*`): one per resource family, or `*` for every event.
  */
-export const SURFACE_A_EVENT_WILDCARDS = ['*', 'payout.*', 'disbursement.*', 'deposit.*', 'payment_request.*'] as const;
+export const SURFACE_A_EVENT_WILDCARDS = ['*', 'payout.*', 'disbursement.*', 'deposit.*', 'payment_request.*', 'recipient.*'] as const;
 
 const KNOWN = new Set<string>(SURFACE_A_EVENT_TYPES);
 const WILDCARDS = new Set<string>(SURFACE_A_EVENT_WILDCARDS);

@@ -25,6 +25,7 @@ export const METRIC_LABELS = {
   disbursement_items_in_flight: ['status', 'environment'],
   rail_files_total: ['rail', 'direction', 'outcome'],
   rail_unmatched_items_total: ['rail'],
+  rail_returns_total: ['rail', 'code', 'late'],
   payouts_rail_overdue_total: ['rail'],
   rail_oldest_waiting_payout_seconds: ['rail'],
   outbox_backlog: ['outbox'],
@@ -127,6 +128,17 @@ export const railUnmatchedItems = new Counter({
   name: 'rail_unmatched_items_total',
   help: 'Statuses read from bank files that matched no payout or deposit (kept as unmatched items for operators).',
   labelNames: METRIC_LABELS.rail_unmatched_items_total,
+  registers: [metricsRegistry],
+});
+
+/**
+ * Returns read from bank files, by rail, the rail's reason code (`R03`, `AC04`) and whether it came
+ * after the usual return time (`late`: `true`/`false`; docs/rails.md "ACH").
+ */
+export const railReturns = new Counter({
+  name: 'rail_returns_total',
+  help: "Returns read from bank files, by rail, the rail's reason code and whether it came after the usual return time (late).",
+  labelNames: METRIC_LABELS.rail_returns_total,
   registers: [metricsRegistry],
 });
 

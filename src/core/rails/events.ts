@@ -7,7 +7,8 @@
 import type { Selectable } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
 import type { RailEventsTable } from '../../db/tables/rails';
-import { mapIso20022Reason, returnFailure } from '../../rails/reason-codes';
+import { ACH_RAIL } from '../../rails/ach/config';
+import { achReturnAfterSettlementFailure, mapAchReturn, mapIso20022Reason, returnFailure } from '../../rails/reason-codes';
 import type { PayoutRailEvent } from '../../../workflows/payout.contract';
 
 /** A rail_events row. */
@@ -52,23 +53,26 @@ export async function railEventsOfAttempt(db: DbOrTx, payoutId: string, attempt:
 
 /** Unmatched events (no payout, no deposit), newest first. */
 export async function unmatchedRailEvents(db: DbOrTx, limit = 100): Promise<RailEventRow[]> {
-  return db.selectFrom('rail_events').selectAll().where('payout_id', 'is', null).where('deposit_id', 'is', null).where('type', '!=', 'credit').orderBy('created_at', 'desc').limit(limit).execute();
+  return db.selectFrom('rail_events').selectAll().where('payout_id', 'is', null).where('deposit_id', 'is', null).where('type', 'not in', ['credit', 'notification_of_change']).orderBy('created_at', 'desc').limit(limit).execute();
 }
 
 /**
  * The payout workflow's view of a recorded event (Signal `railEvent`): rejected and returned carry
- * the failure mapped from the bank's reason code (src/rails/reason-codes.ts).
+ * the failure mapped from the bank's reason code by the rail's table (src/rails/reason-codes.ts:
+ * ISO 20022 codes, or ACH return codes, where an ACH return before settlement is `rejected`).
+ * Credits and ACH notifications of change are not payout signals (null).
  */
 export function toPayoutRailEvent(row: RailEventRow): PayoutRailEvent | null {
-  if (!row.payout_id || row.attempt === null || row.type === 'credit') return null;
+  if (!row.payout_id || row.attempt === null || row.type === 'credit' || row.type === 'notification_of_change') return null;
   const at = (row.occurred_at ?? row.created_at).toISOString();
   const base = { id: row.id, attempt: row.attempt, type: row.type, at };
+  const ach = row.rail === ACH_RAIL;
   if (row.type === 'rejected') {
-    const m = mapIso20022Reason(row.reason_code);
+    const m = ach ? mapAchReturn(row.reason_code) : mapIso20022Reason(row.reason_code);
     return { ...base, failure: { code: m.failureCode, message: m.message, retryable: m.retryable, railReasonCode: m.railReasonCode } };
   }
   if (row.type === 'returned') {
-    const f = returnFailure(row.reason_code);
+    const f = ach ? achReturnAfterSettlementFailure(row.reason_code) : returnFailure(row.reason_code);
     return { ...base, failure: { code: f.failureCode, message: f.message, retryable: false, railReasonCode: f.railReasonCode } };
   }
   return base;

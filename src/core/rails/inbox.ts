@@ -11,12 +11,14 @@ import { type Camt054Entry, parseCamt054 } from '../../rails/iso20022/camt054';
 import { MAX_ISO20022_BYTES } from '../../rails/iso20022/xml';
 import { parsePain002 } from '../../rails/iso20022/pain002';
 import { sepaRailConfig } from '../../rails/sepa/config';
+import { ACH_RAIL, achRailConfig } from '../../rails/ach/config';
 import { SftpTransport } from '../../rails/sftp/transport';
 import { signalPayoutRailEvent } from '../../temporal/rail-gateway';
 import type { PayoutRailEvent } from '../../../workflows/payout.contract';
 import type { Caller, Core } from '../context';
 import { receiveDeposit } from '../funding/deposits';
 import { payoutsRailOverdue, railFiles, railUnmatchedItems } from '../metrics/registry';
+import { applyNotificationOfChange, processAchInboundFile, settleDueAchFiles } from './ach-inbox';
 import { markRailEventDispatched, type NewRailEvent, railEventsOfAttempt, recordRailEvents, toPayoutRailEvent, undispatchedRailEvents } from './events';
 import { finishedInboundNames, markInboundProcessed, markInboundQuarantined, type RailFileRow, recordInboundFile } from './files';
 import { advanceInstruction, findInstruction, instructionsOfFile } from './instructions';
@@ -46,13 +48,13 @@ const ACCEPTED = new Set(['ACCP', 'ACSP', 'ACTC', 'ACWC', 'ACFC', 'PART', 'ACCC'
  * Throws SftpError when the bank cannot be reached (the poller's activity retries).
  */
 export async function pollRailInbox(core: Core, rail: string): Promise<InboxPollResult> {
-  const r = sepaRailConfig(core.config);
-  if (!r.config) throw new Error(`The SEPA rail is not configured: ${r.missing.join(', ')} unset`);
-  const sepa = r.config;
-  const sftp = new SftpTransport(sepa.sftp);
+  const r = rail === ACH_RAIL ? achRailConfig(core.config) : sepaRailConfig(core.config);
+  if (!r.config) throw new Error(`The ${rail} rail is not configured: ${r.missing.join(', ')} unset`);
+  const connection = r.config;
+  const sftp = new SftpTransport(connection.sftp);
   const result: InboxPollResult = { files: 0, events: 0, quarantined: 0, more: false };
   try {
-    const listed = await sftp.list(sepa.downloadDir);
+    const listed = await sftp.list(connection.downloadDir);
     const finished = await finishedInboundNames(core.db, rail, listed.map((f) => f.name));
     for (const f of listed) {
       if (finished.has(f.name)) continue;
@@ -60,7 +62,7 @@ export async function pollRailInbox(core: Core, rail: string): Promise<InboxPoll
         result.more = true;
         break;
       }
-      const content = await sftp.download(sepa.downloadDir, f.name, MAX_ISO20022_BYTES);
+      const content = await sftp.download(connection.downloadDir, f.name, MAX_ISO20022_BYTES);
       const file = await recordInboundFile(core, rail, f.name, content);
       if (file.status !== 'received') {
         if (file.status === 'quarantined' && file.name !== f.name) result.quarantined++;
@@ -74,6 +76,8 @@ export async function pollRailInbox(core: Core, rail: string): Promise<InboxPoll
   } finally {
     await sftp.close().catch(() => undefined);
   }
+  // ACH settles by silence: entries of files past their settlement time that nothing returned.
+  if (rail === ACH_RAIL) result.events += await settleDueAchFiles(core, rail);
   await dispatchRailEvents(core, rail);
   return result;
 }
@@ -91,6 +95,11 @@ function kindOf(xml: string): 'pain.002' | 'camt.054' | null {
  * rail_files_total{outcome="quarantined"} and an error log). Returns what it recorded.
  */
 export async function processInboundFile(core: Core, file: RailFileRow): Promise<{ events: number; quarantined: boolean }> {
+  if (file.rail === ACH_RAIL) {
+    const ach = achRailConfig(core.config).config;
+    if (!ach) throw new Error('The ACH rail is not configured');
+    return processAchInboundFile(core, ach, file);
+  }
   const now = core.now();
   const xml = file.content ?? '';
   let parsed: { kind: string; messageId: string; events: NewRailEvent[] } | null = null;
@@ -256,6 +265,11 @@ async function dispatchOne(core: Core, rail: string, e: Awaited<ReturnType<typeo
     await markRailEventDispatched(core.db, e.id, now);
     return;
   }
+  if (e.type === 'notification_of_change') {
+    await applyNotificationOfChange(core, e);
+    await markRailEventDispatched(core.db, e.id, now);
+    return;
+  }
   if (e.type === 'credit') {
     const depositId = await creditLiveDeposit(core, e.id, e.details as Record<string, string | null>, e.occurred_at ?? now);
     if (!depositId) railUnmatchedItems.inc({ rail });
@@ -265,26 +279,34 @@ async function dispatchOne(core: Core, rail: string, e: Awaited<ReturnType<typeo
   await markRailEventDispatched(core.db, e.id, now);
 }
 
-/** A camt.054 credit to a live EUR virtual IBAN, received as a deposit; null when no account has that IBAN. */
+/**
+ * A credit to a live virtual account received as a deposit: a camt.054 credit to a live EUR
+ * virtual IBAN (the bank's entry reference is its external id), or an ACH credit entry to a live
+ * USD virtual account number (`ach:<trace number>`). Null when no active account has that
+ * identifier (the credit stays an unmatched item).
+ */
 async function creditLiveDeposit(core: Core, eventId: string, d: Record<string, string | null>, receivedAt: Date): Promise<string | null> {
-  const iban = (d.creditorIban ?? d.accountIban)?.replace(/\s+/g, '').toUpperCase();
-  if (!iban || d.currency !== 'EUR' || !d.amountMinor) return null;
+  const currency = d.currency;
+  if ((currency !== 'EUR' && currency !== 'USD') || !d.amountMinor) return null;
+  const identifier = currency === 'USD' ? d.accountNumber?.trim() : (d.creditorIban ?? d.accountIban)?.replace(/\s+/g, '').toUpperCase();
+  if (!identifier) return null;
   const va = await core.db
     .selectFrom('virtual_accounts')
     .select(['id', 'business_id', 'status'])
     .where('environment', '=', 'live')
-    .where('account_identifier', '=', iban)
+    .where('currency', '=', currency)
+    .where('account_identifier', '=', identifier)
     .executeTakeFirst();
   if (!va || va.status !== 'active') return null;
   const caller: Caller = { businessId: va.business_id, environment: 'live', keyId: 'rail', role: 'owner', policy: null };
   const { deposit } = await receiveDeposit(core, caller, {
     source: 'virtual_account',
     virtualAccountId: va.id,
-    amount: formatAmount(BigInt(d.amountMinor), 'EUR'),
-    currency: 'EUR',
+    amount: formatAmount(BigInt(d.amountMinor), currency),
+    currency,
     reference: d.remittanceInformation ?? null,
-    senderName: d.debtorName ?? null,
-    externalId: d.accountServicerReference ?? d.entryReference ?? eventId,
+    senderName: (currency === 'USD' ? d.originatorName : d.debtorName) ?? null,
+    externalId: currency === 'USD' ? `ach:${d.traceNumber ?? eventId}` : (d.accountServicerReference ?? d.entryReference ?? eventId),
     receivedAt,
   });
   return deposit.id;

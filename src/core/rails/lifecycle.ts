@@ -24,6 +24,6 @@ export async function startRailHealthChecks(core: Core): Promise<() => void> {
 /** Starts the inbox poller of every configured live rail (idempotent). Throws when Temporal cannot be reached. */
 export async function startRailPollers(core: Core): Promise<string[]> {
   const rails = configuredLiveRails(core);
-  for (const { rail, sepa } of rails) await startRailInboxWorkflow(core.temporal, core.config, { rail, pollIntervalMs: sepa.pollIntervalMs });
+  for (const { rail, pollIntervalMs } of rails) await startRailInboxWorkflow(core.temporal, core.config, { rail, pollIntervalMs });
   return rails.map((r) => r.rail);
 }

@@ -16,7 +16,13 @@ export interface RailFileSummary {
   transactions: number;
   /** Outbound: sum of the transactions in minor units (decimal string). */
   control_sum_minor: string | null;
+  /** Outbound: requested execution date (SEPA) or effective entry date (ACH), YYYY-MM-DD. */
   execution_date: string | null;
+  /** Outbound ACH: the settlement window, `same_day` or `next_day`. */
+  settlement_window: string | null;
+  /** Outbound ACH: when its entries settle unless returned (ISO 8601), and when they were recorded settled. */
+  settles_at: string | null;
+  settled_at: string | null;
   sha256: string | null;
   error: string | null;
   created_at: string;
@@ -24,7 +30,8 @@ export interface RailFileSummary {
 
 const summary = (r: {
   id: string; rail: string; direction: string; name: string; kind: string; status: string; transactions: number;
-  control_sum_minor: bigint | null; execution_date: string | null; sha256: string | null; error: string | null; created_at: Date;
+  control_sum_minor: bigint | null; execution_date: string | null; settlement_window: string | null; settles_at: Date | null; settled_at: Date | null;
+  sha256: string | null; error: string | null; created_at: Date;
 }): RailFileSummary => ({
   id: r.id,
   rail: r.rail,
@@ -35,6 +42,9 @@ const summary = (r: {
   transactions: r.transactions,
   control_sum_minor: r.control_sum_minor === null ? null : r.control_sum_minor.toString(),
   execution_date: r.execution_date,
+  settlement_window: r.settlement_window,
+  settles_at: r.settles_at?.toISOString() ?? null,
+  settled_at: r.settled_at?.toISOString() ?? null,
   sha256: r.sha256,
   error: r.error,
   created_at: r.created_at.toISOString(),
@@ -44,7 +54,7 @@ const summary = (r: {
 export async function listRailFiles(db: Db, limit = 50): Promise<RailFileSummary[]> {
   const rows = await db
     .selectFrom('rail_files')
-    .select(['id', 'rail', 'direction', 'name', 'kind', 'status', 'transactions', 'control_sum_minor', 'execution_date', 'sha256', 'error', 'created_at'])
+    .select(['id', 'rail', 'direction', 'name', 'kind', 'status', 'transactions', 'control_sum_minor', 'execution_date', 'settlement_window', 'settles_at', 'settled_at', 'sha256', 'error', 'created_at'])
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit)
@@ -58,7 +68,7 @@ export async function getRailFile(db: Db, id: string) {
   if (!row) return null;
   const payments = await db
     .selectFrom('rail_instructions')
-    .select(['payout_id', 'attempt', 'end_to_end_id', 'uetr', 'amount_minor', 'status'])
+    .select(['payout_id', 'attempt', 'end_to_end_id', 'uetr', 'trace_number', 'amount_minor', 'status'])
     .where('rail_file_id', '=', id)
     .orderBy('created_at')
     .execute();

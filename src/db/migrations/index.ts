@@ -16,6 +16,7 @@ import * as m0051 from './0051_api_key_lifecycle';
 import * as m0053 from './0053_test_clocks';
 import * as m0054 from './0054_rails';
 import * as m0055 from './0055_channel_pauses';
+import * as m0056 from './0056_ach_rail';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -36,6 +37,7 @@ export const migrations: Record<string, Migration> = {
   '0053_test_clocks': m0053,
   '0054_rails': m0054,
   '0055_channel_pauses': m0055,
+  '0056_ach_rail': m0056,
 };
 
 /** Static provider (no filesystem scan), so bundlers and tsx see every migration. */

@@ -10,11 +10,11 @@ export interface RailFilesTable {
   /** Catalog rail, e.g. `sepa_credit_transfer`. */
   rail: string;
   direction: 'outbound' | 'inbound';
-  /** Name on the bank's server (outbound: `<message id>.xml`). Unique per rail and direction. */
+  /** Name on the bank's server (outbound: `<message id>.xml`, ACH `<message id>.ach`). Unique per rail and direction. */
   name: string;
   /** ISO 20022 MsgId (outbound files; inbound: the file's own MsgId once parsed). */
   message_id: string | null;
-  /** `pain.001`, `pain.002`, `camt.054`, or `unknown` (a file that did not parse). */
+  /** `pain.001`, `pain.002`, `camt.054`, `nacha` (ACH, both directions), or `unknown` (a file that did not parse). */
   kind: string;
   status: 'written' | 'uploaded' | 'received' | 'processed' | 'quarantined';
   /** Lowercase hex sha256 of the bytes. */
@@ -27,8 +27,14 @@ export interface RailFilesTable {
   control_sum_minor: bigint | null;
   /** Outbound: requested execution date, YYYY-MM-DD. */
   execution_date: string | null;
-  /** Outbound: the collection window (`<rail>:<window start ms>`). */
+  /** Outbound: the collection window (`<rail>:<window start ms>:<n>`). */
   window_key: string | null;
+  /** Outbound ACH: `same_day` or `next_day` (the ACH settlement window of its effective entry date); null for other rails. */
+  settlement_window: string | null;
+  /** Outbound ACH: when its entries count as settled unless returned first (set at upload). */
+  settles_at: Date | null;
+  /** Outbound ACH: when its unreturned entries were recorded settled. */
+  settled_at: Date | null;
   /** Why a file was quarantined (inbound). */
   error: string | null;
   created_at: Date;
@@ -44,16 +50,21 @@ export interface RailInstructionsTable {
   attempt: number;
   rail: string;
   business_id: string;
-  /** ISO 20022 EndToEndId (at most 35 characters), unique. */
+  /** Our reference of the attempt, `<payout id>-<attempt>` (ISO 20022 EndToEndId, at most 35 characters), unique. */
   end_to_end_id: string;
-  /** ISO 20022 UETR (UUID v4), unique. */
-  uetr: string;
+  /** ISO 20022 UETR (UUID v4), unique; null on ACH. */
+  uetr: string | null;
+  /** ACH trace number (15 digits: the ODFI's 8-digit routing prefix and a 7-digit sequence), unique per rail; null on other rails. */
+  trace_number: string | null;
+  /** Rail-specific creditor fields (ACH: routing_number, account_number, account_type, sec_code); null on SEPA. */
+  details: JSONColumnType<Record<string, string> | null, string | null, string | null>;
   /** Integer minor units of `currency`. */
   amount_minor: bigint;
   currency: string;
   /** As stored on the recipient (the file carries its SEPA transliteration). */
   creditor_name: string;
-  creditor_iban: string;
+  /** SEPA: the creditor's IBAN; null on ACH (see `details`). */
+  creditor_iban: string | null;
   creditor_bic: string | null;
   remittance: string | null;
   status: 'queued' | 'in_file' | 'accepted' | 'rejected' | 'settled' | 'returned';
@@ -72,7 +83,8 @@ export interface RailEventsTable {
   id: string;
   rail: string;
   rail_file_id: string;
-  type: 'accepted' | 'settled' | 'rejected' | 'returned' | 'credit';
+  /** `notification_of_change`: an ACH NOC about the attempt's creditor account (the saved recipient is corrected). */
+  type: 'accepted' | 'settled' | 'rejected' | 'returned' | 'credit' | 'notification_of_change';
   payout_id: string | null;
   attempt: number | null;
   deposit_id: string | null;

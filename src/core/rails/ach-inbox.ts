@@ -1,0 +1,175 @@
+/**
+ * The ACH rail's answers (docs/rails.md "ACH"). ACH answers only when something is wrong, so:
+ *
+ * - an inbound NACHA file from the ODFI carries returns (addenda 99), notifications of change
+ *   (addenda 98, batches with SEC code COR) and incoming credits (entries to our live virtual
+ *   account numbers). Each return is matched to its payout attempt by the original trace number:
+ *   before the entry settled it becomes a `rejected` event (the payout ends `failed`, hold
+ *   released), after it a `returned` event (the payout ends `refunded`); a return after the usual
+ *   return time is flagged `late` for operators. A NOC becomes a `notification_of_change` event
+ *   that corrects the payout's saved recipient. A credit becomes a deposit.
+ * - an uploaded file whose settlement time has passed settles every entry of it that nothing
+ *   answered (`settled` events, one per entry, at the settlement time).
+ *
+ * Each file is taken once (its row is held while its events are recorded) and each settlement is
+ * recorded once (the instruction rows are held); a return and a settlement of one entry never
+ * both win: whichever holds the instruction row first decides, and the other sees its status.
+ */
+import { nextFedBusinessDay } from '../../rails/fed-calendar';
+import { type AchRailConfig } from '../../rails/ach/config';
+import { achNocCorrection } from '../../rails/reason-codes';
+import { type ParsedNachaFile, parseNachaFile } from '../../rails/nacha';
+import type { Core } from '../context';
+import { railFiles, railReturns, railUnmatchedItems } from '../metrics/registry';
+import { correctRecipientFromBank } from '../recipients';
+import { achUsualReturnDeadline } from './ach';
+import { type NewRailEvent, recordRailEvents, type RailEventRow } from './events';
+import { dueSettlementFiles, markFileSettled, markInboundProcessed, markInboundQuarantined, type RailFileRow } from './files';
+import { advanceInstruction, findInstructionByTrace, lockUnansweredInstructionsOfFile } from './instructions';
+
+/** Transaction codes of a credit to a checking (22) or savings (32) account: an incoming ACH credit. */
+const CREDIT_CODES = new Set(['22', '32']);
+
+/**
+ * Parses inbound NACHA file `file` and records its events in one transaction that holds the
+ * file's row (a second worker skips it); see the file header. A file that does not parse is
+ * quarantined (metric rail_files_total{outcome="quarantined"} and an error log).
+ */
+export async function processAchInboundFile(core: Core, ach: AchRailConfig, file: RailFileRow): Promise<{ events: number; quarantined: boolean }> {
+  const now = core.now();
+  let parsed: ParsedNachaFile;
+  try {
+    parsed = parseNachaFile(file.content ?? '');
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    await markInboundQuarantined(core.db, file.id, error, now);
+    railFiles.inc({ rail: file.rail, direction: 'inbound', outcome: 'quarantined' });
+    core.log.error({ rail: file.rail, fileId: file.id, name: file.name, error }, 'bank file quarantined: it does not parse as NACHA');
+    return { events: 0, quarantined: true };
+  }
+  const returns: Array<{ code: string; late: boolean }> = [];
+  const recorded = await core.db.transaction().execute(async (tx) => {
+    const locked = await tx.selectFrom('rail_files').select('status').where('id', '=', file.id).forUpdate().skipLocked().executeTakeFirst();
+    if (!locked || locked.status !== 'received') return null;
+    const events: NewRailEvent[] = [];
+    for (const batch of parsed.batches) {
+      for (const entry of batch.entries) {
+        const id = `${file.id}:${events.length}`;
+        const base = { id, rail: file.rail, rail_file_id: file.id, deposit_id: null, uetr: null, occurred_at: now };
+        const original = entry.return?.originalTraceNumber ?? entry.notificationOfChange?.originalTraceNumber;
+        if (original) {
+          const instruction = await findInstructionByTrace(tx, file.rail, original, true);
+          const match = { payout_id: instruction?.payout_id ?? null, attempt: instruction?.attempt ?? null, end_to_end_id: instruction?.end_to_end_id ?? null };
+          if (entry.return) {
+            const settled = instruction?.status === 'settled' || instruction?.status === 'returned';
+            let late = false;
+            if (settled && instruction?.rail_file_id) {
+              const f = await tx.selectFrom('rail_files').select(['settled_at', 'settles_at']).where('id', '=', instruction.rail_file_id).executeTakeFirst();
+              const settledAt = f?.settles_at ?? f?.settled_at;
+              late = !!settledAt && now.getTime() > achUsualReturnDeadline(ach, settledAt, nextFedBusinessDay).getTime();
+            }
+            const type = settled ? 'returned' : 'rejected';
+            events.push({ ...base, ...match, type, reason_code: entry.return.reasonCode, details: { source: 'nacha', traceNumber: entry.traceNumber, originalTraceNumber: original, amountMinor: entry.amountMinor, late, addendaInformation: entry.return.addendaInformation } });
+            if (instruction) await advanceInstruction(tx, { payoutId: instruction.payout_id, attempt: instruction.attempt }, type, now);
+            returns.push({ code: entry.return.reasonCode, late });
+          } else {
+            const noc = entry.notificationOfChange!;
+            events.push({ ...base, ...match, type: 'notification_of_change', reason_code: noc.changeCode, details: { source: 'nacha', traceNumber: entry.traceNumber, originalTraceNumber: original, correctedData: noc.correctedData } });
+          }
+          continue;
+        }
+        if (CREDIT_CODES.has(entry.transactionCode) && entry.amountMinor !== '0') {
+          events.push({
+            ...base,
+            payout_id: null,
+            attempt: null,
+            end_to_end_id: null,
+            type: 'credit',
+            reason_code: null,
+            details: {
+              source: 'nacha',
+              currency: 'USD',
+              amountMinor: entry.amountMinor,
+              accountNumber: entry.accountNumber,
+              routingNumber: entry.routingNumber,
+              traceNumber: entry.traceNumber,
+              originatorName: batch.companyName,
+              originatorId: batch.companyIdentification,
+              secCode: batch.secCode,
+              remittanceInformation: entry.addenda05?.paymentRelatedInformation ?? batch.companyEntryDescription,
+              receiverName: entry.name,
+            },
+          });
+        }
+      }
+    }
+    const ids = await recordRailEvents(tx, events, now);
+    await markInboundProcessed(tx, file.id, { kind: 'nacha', messageId: `${parsed.immediateOrigin}-${parsed.createdAt}-${parsed.fileIdModifier}`, transactions: events.length }, now);
+    return { ids, events };
+  });
+  if (!recorded) return { events: 0, quarantined: false };
+  for (const r of returns) railReturns.inc({ rail: file.rail, code: r.code, late: String(r.late) });
+  const lateOnes = recorded.events.filter((e) => e.details.late === true);
+  if (lateOnes.length > 0) {
+    core.log.warn({ rail: file.rail, fileId: file.id, payouts: lateOnes.map((e) => e.payout_id), codes: lateOnes.map((e) => e.reason_code) }, 'late ACH returns: received after the usual return time; the payouts are refunded');
+  }
+  const unmatched = recorded.events.filter((e) => recorded.ids.includes(e.id) && !e.payout_id && e.type !== 'credit').length;
+  if (unmatched > 0) {
+    railUnmatchedItems.inc({ rail: file.rail }, unmatched);
+    core.log.warn({ rail: file.rail, fileId: file.id, unmatched }, 'ACH returns or NOCs matched no payout; kept as unmatched items');
+  }
+  railFiles.inc({ rail: file.rail, direction: 'inbound', outcome: 'received' });
+  return { events: recorded.ids.length, quarantined: false };
+}
+
+/**
+ * Settles by silence the entries of every uploaded ACH file of `rail` whose settlement time has
+ * passed: each entry nothing answered gets a `settled` event at the settlement time (dispatched
+ * later with the others); the file is recorded settled. Returns how many entries settled.
+ */
+export async function settleDueAchFiles(core: Core, rail: string): Promise<number> {
+  let settled = 0;
+  for (const due of await dueSettlementFiles(core.db, rail, core.now())) {
+    settled += await core.db.transaction().execute(async (tx) => {
+      const now = core.now();
+      const rows = await lockUnansweredInstructionsOfFile(tx, due.id);
+      const events: NewRailEvent[] = rows.map((r) => ({
+        id: `${due.id}:settled:${r.payout_id}:${r.attempt}`,
+        rail,
+        rail_file_id: due.id,
+        type: 'settled',
+        payout_id: r.payout_id,
+        attempt: r.attempt,
+        deposit_id: null,
+        end_to_end_id: r.end_to_end_id,
+        uetr: null,
+        reason_code: null,
+        occurred_at: due.settles_at,
+        details: { source: 'ach_settlement', traceNumber: r.trace_number },
+      }));
+      await recordRailEvents(tx, events, now);
+      for (const r of rows) await advanceInstruction(tx, { payoutId: r.payout_id, attempt: r.attempt }, 'settled', now);
+      await markFileSettled(tx, due.id, now);
+      return rows.length;
+    });
+  }
+  return settled;
+}
+
+/**
+ * Applies a recorded notification of change: corrects the saved recipient of its payout (when the
+ * payout was made to one) with the corrected data, or asks for the field again when the
+ * correction is ambiguous (src/rails/reason-codes.ts achNocCorrection). Idempotent per event.
+ */
+export async function applyNotificationOfChange(core: Core, e: RailEventRow): Promise<void> {
+  if (!e.payout_id || !e.reason_code) return;
+  const payout = await core.db.selectFrom('payouts').select(['recipient_id']).where('id', '=', e.payout_id).executeTakeFirst();
+  const correctedData = String((e.details as Record<string, unknown>).correctedData ?? '');
+  const correction = achNocCorrection(e.reason_code, correctedData);
+  if (!payout?.recipient_id) {
+    core.log.warn({ payoutId: e.payout_id, changeCode: e.reason_code, railEventId: e.id }, 'ACH notification of change for a payout without a saved recipient: nothing to correct; the sender must update its details');
+    return;
+  }
+  const r = await correctRecipientFromBank(core, payout.recipient_id, 'fields' in correction ? { fields: correction.fields } : { needsField: correction.ambiguous }, { correctionId: e.id, changeCode: e.reason_code, payoutId: e.payout_id });
+  core.log.info({ recipientId: payout.recipient_id, payoutId: e.payout_id, changeCode: e.reason_code, status: r?.status }, 'saved recipient corrected by an ACH notification of change');
+}

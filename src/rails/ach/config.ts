@@ -1,0 +1,83 @@
+/**
+ * The configuration of the live ach_usd rail (docs/rails.md "ACH"), read from the process
+ * configuration (src/config.ts, RAIL_ACH_*). Pure: no I/O.
+ */
+import type { Config } from '../../config';
+import { parseDuration } from '../../domain/durations';
+import type { SftpConnectionConfig } from '../sftp/transport';
+
+/** Catalog rail of the ach_usd channel: ACH credits in NACHA files. */
+export const ACH_RAIL = 'ach';
+
+/** A working ACH rail configuration: every field needed to connect and to write files. */
+export interface AchRailConfig {
+  sftp: SftpConnectionConfig;
+  uploadDir: string;
+  downloadDir: string;
+  /** The ODFI's ABA routing number (9 digits): immediate destination; its first 8 digits prefix every trace number. */
+  odfiRouting: string;
+  odfiName: string;
+  /** Company identification of every batch (10 characters). */
+  companyId: string;
+  companyName: string;
+  entryDescription: string;
+  /** Same-day cut-off `HH:MM` in `timeZone`, or null: next-day only. */
+  sameDayCutOff: string | null;
+  timeZone: string;
+  /** Collection window of one file, in ms. */
+  batchWindowMs: number;
+  /** Interval between listings of the ODFI's outbox, in ms. */
+  pollIntervalMs: number;
+  /** How long after settlement a return is still applied, in ms. */
+  returnWindowMs: number;
+  /** Testing only: settle this many ms after upload instead of on the effective date; null in production. */
+  settleAfterMs: number | null;
+  /** Live USD virtual account numbers: routing number and leading account digits; null when unset. */
+  virtualAccountRange: { routingNumber: string; accountPrefix: string } | null;
+}
+
+/**
+ * The ACH rail's configuration, or null with the unset variable names when any connection variable
+ * is missing (the channel then stays `paused` in the live environment).
+ */
+export function achRailConfig(config: Config): { config: AchRailConfig; missing: [] } | { config: null; missing: string[] } {
+  const required = {
+    RAIL_ACH_SFTP_HOST: config.RAIL_ACH_SFTP_HOST,
+    RAIL_ACH_SFTP_USER: config.RAIL_ACH_SFTP_USER,
+    RAIL_ACH_SFTP_KEY_PATH: config.RAIL_ACH_SFTP_KEY_PATH,
+    RAIL_ACH_SFTP_HOST_KEY: config.RAIL_ACH_SFTP_HOST_KEY,
+    RAIL_ACH_ODFI_ROUTING: config.RAIL_ACH_ODFI_ROUTING,
+    RAIL_ACH_COMPANY_ID: config.RAIL_ACH_COMPANY_ID,
+  };
+  const missing = Object.entries(required)
+    .filter(([, v]) => !v)
+    .map(([k]) => k);
+  if (missing.length > 0) return { config: null, missing };
+  const range = config.RAIL_ACH_VIRTUAL_ACCOUNT_RANGE?.split(':');
+  return {
+    missing: [],
+    config: {
+      sftp: {
+        host: config.RAIL_ACH_SFTP_HOST!,
+        port: config.RAIL_ACH_SFTP_PORT,
+        username: config.RAIL_ACH_SFTP_USER!,
+        privateKeyPath: config.RAIL_ACH_SFTP_KEY_PATH!,
+        hostKeySha256: config.RAIL_ACH_SFTP_HOST_KEY!,
+      },
+      uploadDir: config.RAIL_ACH_UPLOAD_DIR,
+      downloadDir: config.RAIL_ACH_DOWNLOAD_DIR,
+      odfiRouting: config.RAIL_ACH_ODFI_ROUTING!,
+      odfiName: config.RAIL_ACH_ODFI_NAME,
+      companyId: config.RAIL_ACH_COMPANY_ID!,
+      companyName: config.RAIL_ACH_COMPANY_NAME,
+      entryDescription: config.RAIL_ACH_ENTRY_DESCRIPTION,
+      sameDayCutOff: config.RAIL_ACH_SAME_DAY_CUTOFF || null,
+      timeZone: config.RAIL_ACH_TIME_ZONE,
+      batchWindowMs: parseDuration(config.RAIL_ACH_BATCH_WINDOW),
+      pollIntervalMs: parseDuration(config.RAIL_ACH_POLL_INTERVAL),
+      returnWindowMs: parseDuration(config.RAIL_ACH_RETURN_WINDOW),
+      settleAfterMs: config.RAIL_ACH_SETTLE_AFTER ? parseDuration(config.RAIL_ACH_SETTLE_AFTER) : null,
+      virtualAccountRange: range ? { routingNumber: range[0]!, accountPrefix: range[1]! } : null,
+    },
+  };
+}
