@@ -152,9 +152,9 @@ function achReturnMessage(code: string, title: string): string {
   return `The receiving bank returned the entry: ${sentenceCase(title)} (${code})`;
 }
 
-/** `title` with its first letter lower-cased unless the first word is an acronym (`ODFI`, `RDFI`, `IAT`). */
+/** The official title in lower case for a sentence, acronyms (`ODFI`, `RDFI`, `OFAC`, `SEC`) kept. */
 function sentenceCase(title: string): string {
-  return /^[A-Z][a-z]/.test(title) ? `${title.charAt(0).toLowerCase()}${title.slice(1)}` : title;
+  return title.replace(/\b([A-Z])(?=[a-z])/g, (c) => c.toLowerCase());
 }
 
 /**
