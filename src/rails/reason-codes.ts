@@ -67,7 +67,7 @@ export function returnFailure(code: string | null | undefined): { failureCode: P
  * Official titles of the NACHA return reason codes (Nacha Operating Rules, Appendix Four "Return
  * Entries", Table of Return Reason Codes). Codes not assigned by the Rules are absent.
  */
-const ACH_RETURN_TITLES: Readonly<Record<string, string>> = {
+export const ACH_RETURN_TITLES: Readonly<Record<string, string>> = {
   R01: 'Insufficient Funds',
   R02: 'Account Closed',
   R03: 'No Account/Unable to Locate Account',
