@@ -94,8 +94,8 @@ function localParts(date: Date, timeZone: string): { day: string; minutes: numbe
  * (IANA), or null when same-day ACH is not used. When the local date of `at` in `timeZone` is a
  * Federal Reserve business day and `at` is before the cut-off: that day, window `same_day`;
  * otherwise (after the cut-off, on a closed day, or without same-day ACH) the first business day
- * strictly after the local date, window `next_day`. Throws a RangeError on an invalid `at` or a
- * cut-off that is not `HH:MM`.
+ * strictly after the local date, window `next_day`. Throws a RangeError on an invalid `at`, an
+ * unknown `timeZone` or a cut-off that is not `HH:MM`.
  */
 export function achEffectiveDate(at: Date, opts: { sameDayCutOff: string | null; timeZone: string }): { effectiveDate: string; window: 'same_day' | 'next_day' } {
   if (Number.isNaN(at.getTime())) throw new RangeError('at is not a valid Date');
