@@ -1,5 +1,5 @@
 /**
- * Business days of the `ach_usd` rail (docs/rails-ach-tables.md "Federal Reserve holidays"): the
+ * Business days of the `ach_usd` rail (docs/rails-ach.md "Federal Reserve holidays"): the
  * Federal Reserve (FedACH) settles on weekdays except the holidays it observes (source:
  * federalreserve.gov, "Holidays Observed by the Federal Reserve System", K.8): New Year's Day
  * (1 January), Martin Luther King Jr.'s Birthday (3rd Monday of January), Washington's Birthday

@@ -159,7 +159,7 @@ function sentenceCase(title: string): string {
 
 /**
  * NACHA return reason codes R01..R85 (the codes the Nacha Operating Rules assign; Appendix Four)
- * -> spec failure codes (docs/rails-ach-tables.md "Return reason codes"): R02, R03, R04, R12, R13,
+ * -> spec failure codes (docs/rails-ach.md "Return reason codes"): R02, R03, R04, R12, R13,
  * R17, R20 `invalid_destination`; R05, R06, R07, R10, R11, R14, R15, R16, R23, R29
  * `recipient_rejected_by_provider`; every other code `provider_declined` (R01, R08, R09, R24, ...).
  * Retryable only R01 and R09 (insufficient / uncollected funds). The message names the official
@@ -219,7 +219,7 @@ export interface AchNocMapping {
 
 /**
  * NACHA change codes C01..C14 (Appendix Five) -> the recipient fields their corrected data sets
- * (docs/rails-ach-tables.md "Notification of change codes"). C04 and C08..C14 set none of ours.
+ * (docs/rails-ach.md "Notification of change codes"). C04 and C08..C14 set none of ours.
  */
 export const ACH_NOC_CODES: Readonly<Record<string, AchNocMapping>> = {
   C01: { description: 'Incorrect DFI Account Number', fields: ['account_number'] },

@@ -207,6 +207,10 @@ describe.skipIf(SKIP)('live ach_usd over SFTP to the test bank', () => {
     const evt = await h.db.selectFrom('events').selectAll().where('object_id', '=', rec.body.id).where('type', '=', 'recipient.updated').execute();
     expect(evt).toHaveLength(1);
     expect(evt[0]!.data).toMatchObject({ id: rec.body.id, bank_account: { account_number: `••••${ACH_NOC_CORRECTED_ACCOUNT.slice(-4)}` }, correction: { change_code: 'C01', payout_id: first.body.id } });
+    // The business reads it through the API as its endpoints receive it.
+    const listed = await h.request('GET', '/v1/events?type=recipient.*', { key: biz.live });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data[0]).toMatchObject({ type: 'recipient.updated', data: { object: { id: rec.body.id, object: 'recipient', status: 'ready', bank_account: { account_number: `••••${ACH_NOC_CORRECTED_ACCOUNT.slice(-4)}` } } } });
     // The entry itself was posted: the payout settles.
     expect((await finalStatus(first.body.id, ['succeeded', 'failed'])).status).toBe('succeeded');
     const second = await h.request('POST', '/v1/payouts', { key: biz.live, body: { channel: 'ach_usd', recipient_id: rec.body.id, source_amount: '20' } });

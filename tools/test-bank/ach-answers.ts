@@ -1,5 +1,5 @@
 /**
- * The test bank's ACH answering rules (docs/rails-ach-tables.md "Test bank magic account numbers"):
+ * The test bank's ACH answering rules (docs/rails-ach.md "Test bank magic account numbers"):
  * pure functions from an uploaded NACHA file of credits to the files the bank puts in its outbox
  * (returns with addenda 99, notifications of change in `COR` batches with addenda 98), and the file
  * of an incoming ACH credit to a live USD virtual account. The SFTP side (picking files up, writing

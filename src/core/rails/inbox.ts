@@ -5,6 +5,8 @@
  * entries become rail events, matched to their payout attempt by OrgnlMsgId, EndToEndId and UETR;
  * a camt.054 credit to a live virtual IBAN becomes a deposit (credited once: the bank's entry
  * reference is its external id). A file that does not parse is quarantined and the poll goes on.
+ * The ACH rail's files (NACHA returns, NOCs, credits) and its settlement by silence are read by
+ * src/core/rails/ach-inbox.ts through the same poll.
  */
 import { formatAmount } from '../../domain/money';
 import { type Camt054Entry, parseCamt054 } from '../../rails/iso20022/camt054';
@@ -17,7 +19,7 @@ import { signalPayoutRailEvent } from '../../temporal/rail-gateway';
 import type { PayoutRailEvent } from '../../../workflows/payout.contract';
 import type { Caller, Core } from '../context';
 import { receiveDeposit } from '../funding/deposits';
-import { payoutsRailOverdue, railFiles, railUnmatchedItems } from '../metrics/registry';
+import { payoutsRailOverdue, railFiles, railReturns, railUnmatchedItems } from '../metrics/registry';
 import { applyNotificationOfChange, processAchInboundFile, settleDueAchFiles } from './ach-inbox';
 import { markRailEventDispatched, type NewRailEvent, railEventsOfAttempt, recordRailEvents, toPayoutRailEvent, undispatchedRailEvents } from './events';
 import { finishedInboundNames, markInboundProcessed, markInboundQuarantined, type RailFileRow, recordInboundFile } from './files';
@@ -131,6 +133,7 @@ export async function processInboundFile(core: Core, file: RailFileRow): Promise
     return ids;
   });
   if (!recorded) return { events: 0, quarantined: false };
+  for (const e of events) if (e.type === 'returned' && recorded.includes(e.id)) railReturns.inc({ rail: file.rail, code: e.reason_code ?? 'none', late: 'false' });
   const unmatched = events.filter((e) => recorded.includes(e.id) && !e.payout_id && e.type !== 'credit').length;
   if (unmatched > 0) {
     railUnmatchedItems.inc({ rail: file.rail }, unmatched);

@@ -1,5 +1,5 @@
 /**
- * The NACHA file writer of the `ach_usd` bank rail (docs/rails-ach-tables.md "File layout"; Nacha
+ * The NACHA file writer of the `ach_usd` bank rail (docs/rails-ach.md "File layout"; Nacha
  * Operating Rules, Appendix One "ACH File Exchange Specifications" and Appendix Three "ACH Record
  * Format Specifications"): credit-only PPD/CCD batches with optional addenda 05
  * ({@link writeNachaFile}), and the return (addenda 99) and notification-of-change (COR, addenda 98)

@@ -1,5 +1,5 @@
 /**
- * NACHA file format of the `ach_usd` bank rail (docs/rails-ach-tables.md): text conversion to the
+ * NACHA file format of the `ach_usd` bank rail (docs/rails-ach.md): text conversion to the
  * NACHA character set, the writer of our credit files (and of the return/NOC files a bank sends
  * back), and the parser of every file the bank sends. Pure: no I/O.
  */

@@ -1,5 +1,5 @@
 /**
- * The NACHA file parser of the `ach_usd` bank rail (docs/rails-ach-tables.md "File layout"; Nacha
+ * The NACHA file parser of the `ach_usd` bank rail (docs/rails-ach.md "File layout"; Nacha
  * Operating Rules, Appendix Three "ACH Record Format Specifications"): reads the files our bank
  * sends (returns with addenda 99, notifications of change with addenda 98, incoming credits) and our
  * own uploads, and checks every batch and file control against what it controls. Amounts are integer

@@ -1,5 +1,5 @@
 /**
- * Text for NACHA files (docs/rails-ach-tables.md "Text"; Nacha Operating Rules, Appendix One
+ * Text for NACHA files (docs/rails-ach.md "Text"; Nacha Operating Rules, Appendix One
  * "ACH File Exchange Specifications", alphanumeric fields): we write upper-case `A-Z`, `0-9`, space
  * and `. , - / ' & ( ) + * : ; = ? ! # @ %`. Names and addenda text are transliterated with a
  * maintained library (`@sindresorhus/transliterate`, as src/rails/iso20022/sepa-text.ts does), so
