@@ -62,7 +62,8 @@ export function composeAchFile(config: AchRailConfig, rows: Array<Selectable<Rai
         routingNumber: r.details!.routing_number!,
         accountNumber: r.details!.account_number!,
         amountMinor: r.amount_minor.toString(),
-        identificationNumber: r.end_to_end_id.replace(/^po-/, '').slice(0, 15).toUpperCase(),
+        // The payout id's random tail and the attempt (the field is 15 characters; returns match by trace number).
+        identificationNumber: r.end_to_end_id.replace(/[^0-9A-Za-z]/g, '').slice(-15).toUpperCase(),
         receiverName: r.creditor_name,
         traceNumber: r.trace_number!,
         paymentRelatedInformation: r.remittance && toNachaText(r.remittance, NACHA_ADDENDA_WIDTH) ? r.remittance : null,
