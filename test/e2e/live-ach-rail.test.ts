@@ -35,6 +35,11 @@ let dir: string;
 let biz: { id: string; sandbox: string; live: string };
 let virtualAccount: string;
 
+/** The test bank's environment without the other rail's connection variables. */
+function onlyRail(env: Record<string, string>, prefix: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith(prefix)));
+}
+
 async function waitFor<T>(fn: () => Promise<T | undefined | false | null>, what: string, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -78,7 +83,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'test-bank-ach-'));
   bank = await startTestBank({ dir, pollMs: 100, achLateReturnDelayMs: 7000 });
   h = await createHarness({
-    env: { ...bank.env, RAIL_ACH_BATCH_WINDOW: 'PT1S', RAIL_ACH_POLL_INTERVAL: 'PT0.3S', RAIL_ACH_SETTLE_AFTER: 'PT3S', RAIL_ACH_RETURN_WINDOW: 'PT30S' },
+    // Only the ACH connection: pollers are one per rail and Temporal namespace, so a SEPA poller
+    // started here would read another test file's bank (test/e2e/live-sepa-rail.test.ts).
+    env: { ...onlyRail(bank.env, 'RAIL_ACH_'), RAIL_ACH_BATCH_WINDOW: 'PT1S', RAIL_ACH_POLL_INTERVAL: 'PT0.3S', RAIL_ACH_SETTLE_AFTER: 'PT3S', RAIL_ACH_RETURN_WINDOW: 'PT30S' },
   });
   await refreshRailHealth(h.core);
   await startRailPollers(h.core);
@@ -218,6 +225,22 @@ describe.skipIf(SKIP)('live ach_usd over SFTP to the test bank', () => {
     const i = await waitFor(async () => instruction(second.body.id), 'the second instruction');
     expect(i.details).toMatchObject({ account_number: ACH_NOC_CORRECTED_ACCOUNT, account_type: 'savings' });
     expect((await finalStatus(second.body.id, ['succeeded', 'failed'])).status).toBe('succeeded');
+  });
+
+  it('a withdrawal to the business\'s own US account runs on ACH in a CCD batch and settles', async () => {
+    const own = await h.request('POST', '/v1/recipients', {
+      key: biz.live,
+      body: { type: 'bank_account', country: 'US', currency: 'USD', name: 'Our operating account', kind: 'business', bank_account: { holder_name: 'Example Corp LLC', account_number: '000123456789', routing_number: '021000021', account_type: 'checking' } },
+    });
+    expect(own.status, JSON.stringify(own.body)).toBe(201);
+    const w = await h.request('POST', '/v1/withdrawals', { key: biz.live, body: { currency: 'USD', payout_destination_id: own.body.id, source_amount: '15' } });
+    expect(w.status, JSON.stringify(w.body)).toBe(201);
+    expect((await finalStatus(w.body.id, ['succeeded', 'failed'])).status).toBe('succeeded');
+    const i = (await instruction(w.body.id))!;
+    expect(i.details).toMatchObject({ sec_code: 'CCD', account_number: '000123456789' });
+    const file = await h.db.selectFrom('rail_files').select('content').where('id', '=', i.rail_file_id!).executeTakeFirstOrThrow();
+    const batch = parseNachaFile(file.content!).batches.find((b) => b.entries.some((e) => e.traceNumber === i.trace_number))!;
+    expect(batch.secCode).toBe('CCD');
   });
 
   it('a routing number failing its ABA check digit is a validation_error naming the field, on a recipient and on a payout', async () => {

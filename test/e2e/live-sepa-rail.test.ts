@@ -61,7 +61,9 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'test-bank-'));
   bank = await startTestBank({ dir, pollMs: 100 });
   h = await createHarness({
-    env: { ...bank.env, RAIL_SEPA_BATCH_WINDOW: 'PT1S', RAIL_SEPA_POLL_INTERVAL: 'PT0.3S', RAIL_SEPA_RETURN_WINDOW: 'PT20S' },
+    // Only the SEPA connection: pollers are one per rail and Temporal namespace, so an ACH poller
+    // started here would read another test file's bank (test/e2e/live-ach-rail.test.ts).
+    env: { ...Object.fromEntries(Object.entries(bank.env).filter(([k]) => k.startsWith('RAIL_SEPA_'))), RAIL_SEPA_BATCH_WINDOW: 'PT1S', RAIL_SEPA_POLL_INTERVAL: 'PT0.3S', RAIL_SEPA_RETURN_WINDOW: 'PT20S' },
   });
   await refreshRailHealth(h.core);
   await startRailPollers(h.core);
