@@ -128,6 +128,23 @@ describe.skipIf(SKIP)('live ach_usd over SFTP to the test bank', () => {
     expect(await h.db.selectFrom('ledger_postings').select('key').where('key', '=', `deposit:${dep.id}:credit`).execute()).toHaveLength(1);
   });
 
+  it('an incoming ACH credit that fits an open payment request pays it', async () => {
+    const link = await h.request('POST', '/v1/payment-links', { key: biz.live, body: { name: 'Invoices', methods: ['bank_transfer'] } });
+    expect(link.status, JSON.stringify(link.body)).toBe(201);
+    const req = await h.request('POST', '/v1/payment-requests', {
+      key: biz.live,
+      body: { payment_link_id: link.body.id, amount: '123.45', currency: 'USD', reference: 'INV-ACH-1', expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    expect(req.status, JSON.stringify(req.body)).toBe(201);
+    bank.achCredit({ accountNumber: virtualAccount, routingNumber: ACH_BANK_ROUTING, amountMinor: '12345', originatorName: 'CLIENT INC', reference: 'INV-ACH-1' });
+    const paid = await waitFor(async () => {
+      const r = await h.request('GET', `/v1/payment-requests/${req.body.id}`, { key: biz.live });
+      return r.body.status === 'paid' ? r.body : null;
+    }, 'the payment request paid');
+    const dep = await h.db.selectFrom('deposits').selectAll().where('id', '=', paid.deposit_id).executeTakeFirstOrThrow();
+    expect(dep).toMatchObject({ amount: 12345n, currency: 'USD', status: 'credited', payment_request_id: req.body.id });
+  });
+
   it('settles by silence: submitted, delivering in a NACHA file the independent validator accepts, then succeeded at the settlement time', async () => {
     const id = await livePayout('123456789', 'José Núñez-Ortiz Martínez de la Cruz', { reference: 'Invoice 7 / März' });
     const inFile = await waitFor(async () => {
