@@ -1,0 +1,89 @@
+/**
+ * When ACH entries settle by silence and what file a window's entries make (src/core/rails/ach.ts;
+ * docs/rails.md "ACH"): the Fed's settlement of the effective entry date, moved on when the upload
+ * comes too late for it; RAIL_ACH_SETTLE_AFTER for tests; the usual return deadline two banking
+ * days after settlement; one batch per SEC code with the stored trace numbers.
+ */
+import { describe, expect, it } from 'vitest';
+import { achSettlesAt, achUsualReturnDeadline, composeAchFile } from '../../src/core/rails/ach';
+import type { AchRailConfig } from '../../src/rails/ach/config';
+import { nextFedBusinessDay } from '../../src/rails/fed-calendar';
+import { parseNachaFile } from '../../src/rails/nacha';
+
+const config: AchRailConfig = {
+  sftp: { host: '127.0.0.1', port: 22, username: 'u', privateKeyPath: '/dev/null', hostKeySha256: 'SHA256:x' },
+  uploadDir: 'inbox',
+  downloadDir: 'outbox',
+  odfiRouting: '091000019',
+  odfiName: 'TEST BANK',
+  companyId: '1463201458',
+  companyName: 'PAYOUTS',
+  entryDescription: 'PAYOUT',
+  sameDayCutOff: '14:45',
+  timeZone: 'America/New_York',
+  batchWindowMs: 900_000,
+  pollIntervalMs: 60_000,
+  returnWindowMs: 60 * 86_400_000,
+  settleAfterMs: null,
+  virtualAccountRange: null,
+};
+
+describe('achSettlesAt', () => {
+  it('settles at 17:00 New York on the effective date when the upload is in time', () => {
+    // Friday 2027-01-15, effective Tuesday 2027-01-19 (Monday is MLK Day): 17:00 EST = 22:00 UTC.
+    expect(achSettlesAt(config, '2027-01-19', new Date('2027-01-15T20:30:00Z')).toISOString()).toBe('2027-01-19T22:00:00.000Z');
+  });
+
+  it('an upload after its effective date settled takes the next window from the upload time', () => {
+    // Written Friday for that day (same-day), uploaded after 17:00 New York (an outage): next business day, Tuesday.
+    expect(achSettlesAt(config, '2027-01-15', new Date('2027-01-15T23:00:00Z')).toISOString()).toBe('2027-01-19T22:00:00.000Z');
+  });
+
+  it('RAIL_ACH_SETTLE_AFTER settles that long after the upload', () => {
+    expect(achSettlesAt({ ...config, settleAfterMs: 3000 }, '2027-01-19', new Date('2027-01-15T20:30:00Z')).toISOString()).toBe('2027-01-15T20:30:03.000Z');
+  });
+
+  it('the usual return time ends two banking days after settlement (then a return is late)', () => {
+    expect(achUsualReturnDeadline(config, new Date('2027-01-15T22:00:00Z'), nextFedBusinessDay).toISOString()).toBe('2027-01-20T22:00:00.000Z');
+    expect(achUsualReturnDeadline({ ...config, settleAfterMs: 3000 }, new Date('2027-01-15T22:00:00Z'), nextFedBusinessDay).toISOString()).toBe('2027-01-15T22:00:00.000Z');
+  });
+});
+
+describe('composeAchFile', () => {
+  const row = (n: number, sec: 'PPD' | 'CCD', amount: bigint) => ({
+    payout_id: `po_01m8c0000000000000000000${String(n).padStart(2, '0')}`,
+    attempt: 1,
+    rail: 'ach',
+    business_id: 'biz_1',
+    end_to_end_id: `po-01m8c0000000000000000000${String(n).padStart(2, '0')}-1`,
+    uetr: null,
+    trace_number: `09100001${String(n).padStart(7, '0')}`,
+    details: { routing_number: '021000021', account_number: `12345${n}`, account_type: n % 2 ? 'checking' : 'savings', sec_code: sec },
+    amount_minor: amount,
+    currency: 'USD',
+    creditor_name: `Émilie Dupont ${n}`,
+    creditor_iban: null,
+    creditor_bic: null,
+    remittance: n === 1 ? 'Invoice 1' : null,
+    status: 'queued' as const,
+    rail_file_id: null,
+    payment_information_id: null,
+    created_at: new Date(),
+    updated_at: new Date(),
+  });
+
+  it('one batch per SEC code, the stored traces, the total in cents, the effective date and window', () => {
+    const rows = [row(1, 'PPD', 2000n), row(2, 'CCD', 150075n), row(3, 'PPD', 1n)];
+    const file = composeAchFile(config, rows, new Date('2027-01-15T15:00:00Z'), 'rf_01m8c0000000000000000000zz');
+    expect(file).toMatchObject({ name: 'rf-01m8c0000000000000000000zz.ach', kind: 'nacha', executionDate: '2027-01-15', settlementWindow: 'same_day' });
+    const parsed = parseNachaFile(file.content);
+    expect(parsed.batches.map((b) => [b.secCode, b.entries.map((e) => e.traceNumber)])).toEqual([
+      ['PPD', ['091000010000001', '091000010000003']],
+      ['CCD', ['091000010000002']],
+    ]);
+    expect(parsed.totalCreditMinor).toBe('152076');
+    expect(parsed.batches[0]!.entries[0]).toMatchObject({ transactionCode: '22', name: 'EMILIE DUPONT 1', addenda05: { paymentRelatedInformation: 'INVOICE 1' } });
+    expect(parsed.batches[1]!.entries[0]!.transactionCode).toBe('32');
+    expect(file.groupOf(rows[1]!.payout_id)).toBe('rf-01m8c0000000000000000000zz-B2');
+  });
+});
