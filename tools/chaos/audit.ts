@@ -357,9 +357,11 @@ export async function audit(opts: {
 
   // Live traffic (tools/chaos/live.ts): the bank files and the live deposits.
   if (opts.liveCredits) {
-    const files = await sql<{ direction: string; status: string; n: string }>`
-      select direction, status, count(*)::text as n from rail_files group by direction, status`.execute(db);
-    const count = (d: string, st: string) => Number(files.rows.find((r) => r.direction === d && r.status === st)?.n ?? 0);
+    const files = await sql<{ rail: string; direction: string; status: string; n: string }>`
+      select case when rail = 'ach' then 'ach' else 'sepa' end as rail, direction, status, count(*)::text as n
+      from rail_files group by 1, direction, status`.execute(db);
+    const count = (d: string, st: string, rail?: 'ach' | 'sepa') =>
+      files.rows.filter((r) => r.direction === d && r.status === st && (!rail || r.rail === rail)).reduce((a, r) => a + Number(r.n), 0);
     const unsent = files.rows.filter((r) => r.direction === 'outbound' && r.status !== 'uploaded').reduce((a, r) => a + Number(r.n), 0);
     const quarantined = count('inbound', 'quarantined');
     const unmatched = await db.selectFrom('rail_events').select('id').where('payout_id', 'is', null).where('deposit_id', 'is', null).execute();
@@ -367,7 +369,8 @@ export async function audit(opts: {
     add(
       'live rail: every file sent, every answer read, nothing unmatched',
       unsent === 0 && quarantined === 0 && unmatched.length === 0 && waiting.length === 0,
-      `${count('outbound', 'uploaded')} pain.001 files uploaded (${unsent} not), ${count('inbound', 'processed')} answer files read, ${quarantined} quarantined; ` +
+      `${count('outbound', 'uploaded', 'sepa')} pain.001 and ${count('outbound', 'uploaded', 'ach')} NACHA files uploaded (${unsent} not), ` +
+        `${count('inbound', 'processed', 'sepa')} SEPA and ${count('inbound', 'processed', 'ach')} ACH answer files read, ${quarantined} quarantined; ` +
         `${unmatched.length} unmatched statuses; ${waiting.length} payments still waiting for the bank`,
     );
     const deposits = await db.selectFrom('deposits').select(['external_id', 'status', 'amount']).where('environment', '=', 'live').execute();

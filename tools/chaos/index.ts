@@ -9,7 +9,8 @@
  * 65 %, PostgreSQL stopped at once (as a crash) and started again under everything; the webhook
  * receiver failing (503 or a dropped connection) for a fifth of the run. Unless `--no-live`, the
  * test bank runs too (tools/test-bank) and part of the traffic is live (tools/chaos/live.ts): live
- * sepa_eur payouts as pain.001 files over SFTP and live deposits as camt.054 credits, with the
+ * sepa_eur payouts as pain.001 files over SFTP, live ach_usd payouts as NACHA files over SFTP
+ * (settled by silence, returned, returned late) and live deposits as camt.054 credits, with the
  * bank's SFTP connections cut and its server restarted among the faults. Then waits for quiescence and audits
  * (tools/chaos/audit.ts), prints the table, and exits 1 if any check failed (2 if the stack could
  * not start). Default: 1 minute, seed 1.
@@ -21,7 +22,7 @@ import { audit, type Check } from './audit';
 import { ChaosClient, newStats } from './client';
 import { startReceiver } from './receiver';
 import { Rng } from './rng';
-import { fundLive, type LiveCredit, liveLoop } from './live';
+import { fundLive, type LiveCredit, liveLoop, liveRail } from './live';
 import { clientLoop, newTrafficLog } from './traffic';
 
 const { values: args } = parseArgs({
@@ -146,10 +147,13 @@ async function quiesce(stack: Stack, timeoutMs: number): Promise<{ ok: boolean; 
         (select count(*) from notifications where status = 'pending')::text as notifications,
         (select count(*) from rail_instructions where status in ('queued', 'in_file', 'accepted'))::text as rail_waiting,
         (select count(*) from rail_events where dispatched_at is null)::text as rail_undispatched,
-        -- a live payout that succeeded less than its return window (PT5S) ago still has a running
-        -- workflow (its timer fires, then its last task runs: 15 s of margin on a loaded machine)
+        -- a live payout that succeeded less than its rail's return window ago still has a running
+        -- workflow (its timer fires, then its last task runs: 10 s of margin on a loaded machine),
+        -- and a late return may still come in it (ACH: the bank's late returns land about 5 s after
+        -- settlement). The windows are tools/stack's: sepa PT5S, ach PT20S.
         (select count(*) from payouts p join rail_instructions ri on ri.payout_id = p.id
-          where p.status = 'succeeded' and ri.status = 'settled' and p.updated_at > now() - interval '15 seconds')::text as rail_return_window`.execute(stack.db);
+          where p.status = 'succeeded' and ri.status = 'settled'
+            and p.updated_at > now() - (case when ri.rail = 'ach' then interval '30 seconds' else interval '15 seconds' end))::text as rail_return_window`.execute(stack.db);
     const row = r.rows[0]!;
     detail = `payouts in flight ${row.payouts}, batches running ${row.batches}, undispatched events ${row.events}, pending deliveries ${row.deliveries}, unstarted workflows ${row.starts}, deposits not credited ${row.deposits}, notifications pending ${row.notifications}, live payments waiting for the bank ${row.rail_waiting}, bank statuses undispatched ${row.rail_undispatched}, live payouts in their return window ${row.rail_return_window}`;
     if (Object.values(row).every((v) => v === '0')) return { ok: true, detail };
@@ -263,6 +267,8 @@ async function main(): Promise<number> {
     });
 
     const kinds = (k: string) => traffic.payouts.filter((p) => p.kind === k && p.status === 201).length;
+    const liveOn = (rail: 'sepa' | 'ach') => traffic.payouts.filter((p) => p.kind === 'live' && p.status === 201 && liveRail(p.reference) === rail);
+    const achBy = (ref: string) => liveOn('ach').filter((p) => p.reference === ref).length;
     const plans = (p: string) => traffic.payouts.filter((r) => r.plan === p && r.status === 201).length;
     console.log(
       `\nChaos run: seed ${seed}, ${trafficMs / 1000} s of traffic, ${clients} clients, 2 API + 2 worker processes, PostgreSQL ${stack.pg.port}, ${stack.cluster ? `Temporal cluster of ${stack.cluster.nodes.length} nodes on PostgreSQL` : 'Temporal dev server'}\n`,
@@ -274,7 +280,11 @@ async function main(): Promise<number> {
           ['bank payouts accepted (every sandbox outcome)', String(kinds('bank'))],
           ['claim links accepted (claimed / left waiting / left to expire)', `${kinds('claim')} (${plans('claim')} / ${plans('wait')} / ${plans('expire')})`],
           ['Surface C payouts accepted (claim links notified by sms)', String(kinds('guide'))],
-          ['live sepa_eur payouts accepted (pain.001 over SFTP to the test bank)', String(kinds('live'))],
+          ['live sepa_eur payouts accepted (pain.001 over SFTP to the test bank)', String(liveOn('sepa').length)],
+          [
+            'live ach_usd payouts accepted (NACHA over SFTP; settled / R01 / R03 / late R02)',
+            `${liveOn('ach').length} (${achBy('live:ach:settled')} / ${achBy('live:ach:R01')} / ${achBy('live:ach:R03')} / ${achBy('live:ach:late')})`,
+          ],
           ['live deposits (camt.054 credits; sent twice)', `${liveCredits.length} (${liveCredits.filter((c) => c.copies > 1).length})`],
           ['payout requests answered other than 201', String(traffic.payouts.filter((p) => p.status !== 201).length)],
           ['fundings', String(traffic.funds.length)],

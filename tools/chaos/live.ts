@@ -1,9 +1,12 @@
 /**
  * The chaos run's live traffic (docs/chaos.md "Live traffic"; docs/rails.md): live sepa_eur
  * payouts through the test bank over real SFTP, one per magic outcome of the bank (the creditor
- * name), and live deposits as camt.054 credits to the business's live virtual IBAN, some delivered
- * twice. The live balance is funded the live way first (one large credit). Everything is recorded
- * in the shared traffic log, so the audit's money and payout checks cover live payouts too.
+ * name), live ach_usd payouts in NACHA files to the same bank, one per magic outcome of its ACH
+ * side (the account number: settled by silence, returned R01 or R03, returned late R02 after
+ * settlement), and live deposits as camt.054 credits to the business's live virtual IBAN, some
+ * delivered twice. The live balance is funded the live way first (one large credit; it covers the
+ * ACH payouts too: every live payout's source_amount is in the USDC balance). Everything is
+ * recorded in the shared traffic log, so the audit's money and payout checks cover live payouts too.
  */
 import type { Db } from '../../src/db/schema';
 import type { TestBank } from '../test-bank/bank';
@@ -21,7 +24,27 @@ export const LIVE_OUTCOMES: readonly (readonly [number, string, string])[] = [
   [1, 'live:twice', 'Tom TWICE'],
 ];
 
-/** Final state the test bank promises for a live payout with this reference (tools/test-bank/answers.ts). */
+/**
+ * Live ach_usd outcomes: the reference that names the outcome for the audit (prefix `live:ach:`),
+ * and the DFI account number the bank reads (tools/test-bank/ach-answers.ts magic numbers; any
+ * other number settles by silence).
+ */
+export const LIVE_ACH_OUTCOMES: readonly (readonly [number, string, string])[] = [
+  [4, 'live:ach:settled', '123456789'],
+  [1, 'live:ach:R01', '9990000101'],
+  [1, 'live:ach:R03', '9990000103'],
+  [1, 'live:ach:late', '9990000202'],
+];
+
+/** The rail of a live payout by its reference: `live:ach:*` is ach_usd, any other `live:*` sepa_eur. */
+export function liveRail(reference: string): 'ach' | 'sepa' {
+  return reference.startsWith('live:ach:') ? 'ach' : 'sepa';
+}
+
+/**
+ * Final state the test bank promises for a live payout with this reference
+ * (tools/test-bank/answers.ts for sepa_eur, tools/test-bank/ach-answers.ts for ach_usd).
+ */
 export const LIVE_EXPECTED: Record<string, { status: string; code: string | null }> = {
   'live:booked': { status: 'succeeded', code: null },
   'live:AC01': { status: 'failed', code: 'invalid_destination' },
@@ -29,6 +52,10 @@ export const LIVE_EXPECTED: Record<string, { status: string; code: string | null
   'live:AC04': { status: 'refunded', code: 'refunded_by_provider' },
   'live:MS03': { status: 'refunded', code: 'refunded_by_provider' },
   'live:twice': { status: 'succeeded', code: null },
+  'live:ach:settled': { status: 'succeeded', code: null },
+  'live:ach:R01': { status: 'failed', code: 'provider_declined' },
+  'live:ach:R03': { status: 'failed', code: 'invalid_destination' },
+  'live:ach:late': { status: 'refunded', code: 'refunded_by_provider' },
 };
 
 /** One camt.054 credit the bank sent (its reference is the deposit's external id; `copies`: how often it was delivered). */
@@ -60,7 +87,11 @@ export async function fundLive(live: ChaosClient, db: Db, bank: TestBank, run: s
   }
 }
 
-/** Sends live payouts and credits until `until` (one every 0.5-2 s), recording them in `log` and `credits`. */
+/**
+ * Sends live payouts (sepa_eur and ach_usd, by the weights of {@link LIVE_OUTCOMES} and
+ * {@link LIVE_ACH_OUTCOMES}) and credits until `until` (one every 0.5-2 s), recording them in `log`
+ * and `credits`. Source amounts are 1.00-40.99 (USDC, the live balance's currency).
+ */
 export async function liveLoop(live: ChaosClient, rng: Rng, log: TrafficLog, run: string, until: number, bank: TestBank, iban: string, credits: LiveCredit[]): Promise<void> {
   let n = 0;
   while (Date.now() < until) {
@@ -73,15 +104,24 @@ export async function liveLoop(live: ChaosClient, rng: Rng, log: TrafficLog, run
         bank.credit({ creditorIban: iban, amountMinor: credit.amountMinor, debtorName: 'Chaos Payer SA', debtorIban: 'BE68539007547034', remittance: `Chaos ${n}`, reference });
       }
     } else {
-      const [reference, name] = rng.weighted(LIVE_OUTCOMES.map(([w, r, nm]) => [w, [r, nm] as const] as const));
+      const [reference, target] = rng.weighted([...LIVE_OUTCOMES, ...LIVE_ACH_OUTCOMES].map(([w, r, t]) => [w, [r, t] as const] as const));
       const rec: PayoutRecord = { idem: `chaos-${run}-live-${n}`, kind: 'live', reference, plan: null, status: 0, ids: new Set(), cut: rng.chance(0.25) };
       log.payouts.push(rec);
-      const body = {
-        channel: 'sepa_eur',
-        recipient: { type: 'bank_account', holder_name: name, iban: 'FR1420041010050500013M02606', recipient_kind: 'individual' },
-        source_amount: `${rng.int(1, 40)}.${String(rng.int(0, 99)).padStart(2, '0')}`,
-        reference,
-      };
+      const source_amount = `${rng.int(1, 40)}.${String(rng.int(0, 99)).padStart(2, '0')}`;
+      const body =
+        liveRail(reference) === 'ach'
+          ? {
+              channel: 'ach_usd',
+              recipient: { type: 'bank_account', holder_name: 'Jordan Lee', account_number: target, routing_number: '021000021', account_type: 'checking', recipient_kind: 'individual' },
+              source_amount,
+              reference,
+            }
+          : {
+              channel: 'sepa_eur',
+              recipient: { type: 'bank_account', holder_name: target, iban: 'FR1420041010050500013M02606', recipient_kind: 'individual' },
+              source_amount,
+              reference,
+            };
       const r = await live.send('POST', '/payouts', { body, idem: rec.idem, cut: rec.cut });
       rec.status = r.status;
       if (r.body?.id) rec.ids.add(r.body.id);

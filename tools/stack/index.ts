@@ -12,7 +12,7 @@
  * Children are started as `node --import tsx src/main/<api|worker>.ts` (what `npm run api` runs,
  * without npm's extra process, so the pid is the service's own); their output goes to
  * `<dir>/<name>.log`. With `testBank`, the test bank (tools/test-bank) runs too and every process's
- * live sepa_eur rail is connected to it.
+ * live sepa_eur and ach_usd rails are connected to it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, type WriteStream } from 'node:fs';
@@ -50,7 +50,7 @@ export interface StackOptions {
   clusterNodes?: number;
   /**
    * Start the test bank (tools/test-bank: a real OpenSSH SFTP server and the bank that answers
-   * pain.001 files) and connect the live sepa_eur rail of every process to it, with short
+   * pain.001 and NACHA files) and connect the live sepa_eur and ach_usd rails of every process to it, with short
    * collection windows (docs/rails.md "Test bank").
    */
   testBank?: boolean;
@@ -258,7 +258,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const bundle = await writeWorkflowBundle(join(dir, 'workflow-bundle.js'));
     let bank: TestBank | null = null;
     if (opts.testBank) {
-      bank = await startTestBank({ dir: join(dir, 'bank'), pollMs: 200 });
+      // ACH late returns 8 s after the upload: after settlement (PT3S), inside the return window (PT20S).
+      bank = await startTestBank({ dir: join(dir, 'bank'), pollMs: 200, achLateReturnDelayMs: 8000 });
       const b = bank;
       cleanups.push(() => b.stop());
       log(`test bank: SFTP on ${b.server.host}:${b.server.port}, files in ${b.filesDir}`);
@@ -270,7 +271,18 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       TEMPORAL_ADDRESS: temporalAddress,
       WORKFLOW_BUNDLE: bundle,
       LOG_LEVEL: 'info',
-      ...(bank ? { ...bank.env, RAIL_SEPA_BATCH_WINDOW: 'PT2S', RAIL_SEPA_POLL_INTERVAL: 'PT1S', RAIL_SEPA_RETURN_WINDOW: 'PT5S' } : {}),
+      ...(bank
+        ? {
+            ...bank.env,
+            RAIL_SEPA_BATCH_WINDOW: 'PT2S',
+            RAIL_SEPA_POLL_INTERVAL: 'PT1S',
+            RAIL_SEPA_RETURN_WINDOW: 'PT5S',
+            RAIL_ACH_BATCH_WINDOW: 'PT2S',
+            RAIL_ACH_POLL_INTERVAL: 'PT1S',
+            RAIL_ACH_SETTLE_AFTER: 'PT3S',
+            RAIL_ACH_RETURN_WINDOW: 'PT20S',
+          }
+        : {}),
       ...opts.env,
     };
     const crashes: Stack['crashes'] = [];
