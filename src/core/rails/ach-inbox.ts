@@ -13,7 +13,9 @@
  *
  * Each file is taken once (its row is held while its events are recorded) and each settlement is
  * recorded once (the instruction rows are held); a return and a settlement of one entry never
- * both win: whichever holds the instruction row first decides, and the other sees its status.
+ * both win: whichever holds the instruction row first decides, and the other sees its status. A
+ * return read after its entry's settlement time is after settlement, also when the sweep has not
+ * recorded that settlement yet (a late poll): the settlement is recorded first, then the return.
  */
 import { nextFedBusinessDay } from '../../rails/fed-calendar';
 import { type AchRailConfig } from '../../rails/ach/config';
@@ -61,13 +63,18 @@ export async function processAchInboundFile(core: Core, ach: AchRailConfig, file
           const instruction = await findInstructionByTrace(tx, file.rail, original, true);
           const match = { payout_id: instruction?.payout_id ?? null, attempt: instruction?.attempt ?? null, end_to_end_id: instruction?.end_to_end_id ?? null };
           if (entry.return) {
-            const settled = instruction?.status === 'settled' || instruction?.status === 'returned';
-            let late = false;
-            if (settled && instruction?.rail_file_id) {
-              const f = await tx.selectFrom('rail_files').select(['settled_at', 'settles_at']).where('id', '=', instruction.rail_file_id).executeTakeFirst();
-              const settledAt = f?.settles_at ?? f?.settled_at;
-              late = !!settledAt && now.getTime() > achUsualReturnDeadline(ach, settledAt, nextFedBusinessDay).getTime();
+            const sent = instruction?.rail_file_id
+              ? await tx.selectFrom('rail_files').select(['id', 'settles_at']).where('id', '=', instruction.rail_file_id).executeTakeFirst()
+              : undefined;
+            let settled = instruction?.status === 'settled' || instruction?.status === 'returned';
+            if (!settled && instruction && (instruction.status === 'in_file' || instruction.status === 'accepted') && sent?.settles_at && sent.settles_at.getTime() <= now.getTime()) {
+              // Read after the entry's settlement time, before the sweep recorded it (a late poll):
+              // the money settled first, so record that settlement now, ordered before the return.
+              await recordRailEvents(tx, [settledEvent(file.rail, sent.id, sent.settles_at, instruction)], new Date(now.getTime() - 1));
+              await advanceInstruction(tx, { payoutId: instruction.payout_id, attempt: instruction.attempt }, 'settled', now);
+              settled = true;
             }
+            const late = settled && !!sent?.settles_at && now.getTime() > achUsualReturnDeadline(ach, sent.settles_at, nextFedBusinessDay).getTime();
             const type = settled ? 'returned' : 'rejected';
             events.push({ ...base, ...match, type, reason_code: entry.return.reasonCode, details: { source: 'nacha', traceNumber: entry.traceNumber, originalTraceNumber: original, amountMinor: entry.amountMinor, late, addendaInformation: entry.return.addendaInformation } });
             if (instruction) await advanceInstruction(tx, { payoutId: instruction.payout_id, attempt: instruction.attempt }, type, now);
@@ -123,6 +130,27 @@ export async function processAchInboundFile(core: Core, ach: AchRailConfig, file
 }
 
 /**
+ * The `settled` event of entry `r` of outbound file `fileId` at its settlement time `settlesAt`
+ * (one id per file and attempt: recorded once, by the sweep or by a return read after that time).
+ */
+function settledEvent(rail: string, fileId: string, settlesAt: Date, r: { payout_id: string; attempt: number; end_to_end_id: string; trace_number: string | null }): NewRailEvent {
+  return {
+    id: `${fileId}:settled:${r.payout_id}:${r.attempt}`,
+    rail,
+    rail_file_id: fileId,
+    type: 'settled',
+    payout_id: r.payout_id,
+    attempt: r.attempt,
+    deposit_id: null,
+    end_to_end_id: r.end_to_end_id,
+    uetr: null,
+    reason_code: null,
+    occurred_at: settlesAt,
+    details: { source: 'ach_settlement', traceNumber: r.trace_number },
+  };
+}
+
+/**
  * Settles by silence the entries of every uploaded ACH file of `rail` whose settlement time has
  * passed: each entry nothing answered gets a `settled` event at the settlement time (dispatched
  * later with the others); the file is recorded settled. Returns how many entries settled.
@@ -133,20 +161,7 @@ export async function settleDueAchFiles(core: Core, rail: string): Promise<numbe
     settled += await core.db.transaction().execute(async (tx) => {
       const now = core.now();
       const rows = await lockUnansweredInstructionsOfFile(tx, due.id);
-      const events: NewRailEvent[] = rows.map((r) => ({
-        id: `${due.id}:settled:${r.payout_id}:${r.attempt}`,
-        rail,
-        rail_file_id: due.id,
-        type: 'settled',
-        payout_id: r.payout_id,
-        attempt: r.attempt,
-        deposit_id: null,
-        end_to_end_id: r.end_to_end_id,
-        uetr: null,
-        reason_code: null,
-        occurred_at: due.settles_at,
-        details: { source: 'ach_settlement', traceNumber: r.trace_number },
-      }));
+      const events = rows.map((r) => settledEvent(rail, due.id, due.settles_at!, r));
       await recordRailEvents(tx, events, now);
       for (const r of rows) await advanceInstruction(tx, { payoutId: r.payout_id, attempt: r.attempt }, 'settled', now);
       await markFileSettled(tx, due.id, now);

@@ -55,6 +55,9 @@ export async function pollRailInbox(core: Core, rail: string): Promise<InboxPoll
   const connection = r.config;
   const sftp = new SftpTransport(connection.sftp);
   const result: InboxPollResult = { files: 0, events: 0, quarantined: 0, more: false };
+  // ACH settles by silence: first the entries of files past their settlement time, so that a
+  // return read in this poll after that time finds its entry settled (and refunds it).
+  if (rail === ACH_RAIL) result.events += await settleDueAchFiles(core, rail);
   try {
     const listed = await sftp.list(connection.downloadDir);
     const finished = await finishedInboundNames(core.db, rail, listed.map((f) => f.name));
@@ -78,7 +81,7 @@ export async function pollRailInbox(core: Core, rail: string): Promise<InboxPoll
   } finally {
     await sftp.close().catch(() => undefined);
   }
-  // ACH settles by silence: entries of files past their settlement time that nothing returned.
+  // And again after the files: the entries they did not return whose settlement time came meanwhile.
   if (rail === ACH_RAIL) result.events += await settleDueAchFiles(core, rail);
   await dispatchRailEvents(core, rail);
   return result;

@@ -1,0 +1,111 @@
+/**
+ * A late ACH poll (docs/rails.md "ACH" step 4; found by `npm run chaos`): a return the bank sent
+ * after an entry's settlement time, read by a poll that runs before the settlement sweep recorded
+ * that settlement, is a return after settlement (the payout is refunded), not a rejection. The
+ * settlement is recorded first, ordered before the return, and the sweep does not record it twice.
+ * Core-level, on the real database and parser: no poller, no SFTP (the return file is the test
+ * bank's answer to the file the service composed).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeAchFile } from '../../src/core/rails/ach';
+import { processAchInboundFile, settleDueAchFiles } from '../../src/core/rails/ach-inbox';
+import { recordInboundFile } from '../../src/core/rails/files';
+import { ACH_RAIL, type AchRailConfig } from '../../src/rails/ach/config';
+import { answerNacha } from '../../tools/test-bank/ach-answers';
+import { createHarness, type Harness } from '../helpers/harness';
+
+const config: AchRailConfig = {
+  sftp: { host: '127.0.0.1', port: 22, username: 'u', privateKeyPath: '/dev/null', hostKeySha256: 'SHA256:x' },
+  uploadDir: 'inbox',
+  downloadDir: 'outbox',
+  odfiRouting: '091000019',
+  odfiName: 'TEST BANK',
+  companyId: '1463201458',
+  companyName: 'PAYOUTS',
+  entryDescription: 'PAYOUT',
+  sameDayCutOff: '14:45',
+  timeZone: 'America/New_York',
+  batchWindowMs: 1000,
+  pollIntervalMs: 1000,
+  returnWindowMs: 60_000,
+  settleAfterMs: 2000,
+  virtualAccountRange: null,
+};
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await createHarness({ worker: false });
+}, 120_000);
+
+afterAll(async () => {
+  await h?.close();
+});
+
+/** One uploaded ACH file with one entry to `accountNumber`, settling at `settlesAt`; returns its ids and text. */
+async function uploadedEntry(n: number, accountNumber: string, settlesAt: Date) {
+  const now = new Date();
+  const row = {
+    payout_id: `po_01m8d0000000000000000000${String(n).padStart(2, '0')}`,
+    attempt: 1,
+    rail: ACH_RAIL,
+    business_id: 'biz_late',
+    end_to_end_id: `po-01m8d0000000000000000000${String(n).padStart(2, '0')}-1`,
+    uetr: null,
+    trace_number: `09100001${String(9_000_000 + n).padStart(7, '0')}`,
+    details: { routing_number: '021000021', account_number: accountNumber, account_type: 'checking', sec_code: 'PPD' },
+    amount_minor: 2000n,
+    currency: 'USD',
+    creditor_name: 'Lee Late',
+    creditor_iban: null,
+    creditor_bic: null,
+    remittance: null,
+    status: 'in_file' as const,
+    rail_file_id: `rf_01m8d0000000000000000000${String(n).padStart(2, '0')}`,
+    payment_information_id: null,
+    created_at: now,
+    updated_at: now,
+  };
+  const file = composeAchFile(config, [{ ...row, status: 'queued', rail_file_id: null }], now, row.rail_file_id);
+  await h.db.insertInto('rail_instructions').values({ ...row, details: JSON.stringify(row.details) }).execute();
+  await h.db
+    .insertInto('rail_files')
+    .values({
+      id: row.rail_file_id, rail: ACH_RAIL, direction: 'outbound', name: file.name, message_id: file.messageId, kind: 'nacha', status: 'uploaded',
+      sha256: null, bytes: file.content.length, content: file.content, transactions: 1, control_sum_minor: 2000n, execution_date: file.executionDate,
+      window_key: `ach:late:${n}`, settlement_window: file.settlementWindow, settles_at: settlesAt, settled_at: null, error: null, created_at: now, updated_at: now,
+    })
+    .execute();
+  return { row, file };
+}
+
+describe('a late ACH poll', () => {
+  it('a return read after the settlement time, before the sweep: settled first, then returned (refund), flagged late; the sweep adds nothing', async () => {
+    const { row, file } = await uploadedEntry(1, '9990000202', new Date(Date.now() - 5000));
+    const answers = answerNacha(file.content, file.name, new Date());
+    const late = answers.find((a) => a.when === 'late')!;
+    const inbound = await recordInboundFile(h.core, ACH_RAIL, late.name, Buffer.from(late.text));
+    await processAchInboundFile(h.core, config, inbound);
+    const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).orderBy('created_at').orderBy('id').execute();
+    expect(events.map((e) => [e.type, e.reason_code])).toEqual([
+      ['settled', null],
+      ['returned', 'R02'],
+    ]);
+    expect(events[1]!.details).toMatchObject({ late: true });
+    expect((await h.db.selectFrom('rail_instructions').select('status').where('payout_id', '=', row.payout_id).executeTakeFirstOrThrow()).status).toBe('returned');
+    await settleDueAchFiles(h.core, ACH_RAIL);
+    expect(await h.db.selectFrom('rail_events').select('id').where('payout_id', '=', row.payout_id).execute()).toHaveLength(2);
+  });
+
+  it('a return read before the settlement time is a rejection (the payout fails), and the sweep then settles nothing of it', async () => {
+    const { row, file } = await uploadedEntry(2, '9990000103', new Date(Date.now() + 60_000));
+    const now = answerNacha(file.content, file.name, new Date()).find((a) => a.when === 'now')!;
+    const inbound = await recordInboundFile(h.core, ACH_RAIL, now.name, Buffer.from(now.text));
+    await processAchInboundFile(h.core, config, inbound);
+    await h.db.updateTable('rail_files').set({ settles_at: new Date(Date.now() - 1) }).where('id', '=', row.rail_file_id).execute();
+    await settleDueAchFiles(h.core, ACH_RAIL);
+    const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).execute();
+    expect(events.map((e) => [e.type, e.reason_code])).toEqual([['rejected', 'R03']]);
+    expect((await h.db.selectFrom('rail_instructions').select('status').where('payout_id', '=', row.payout_id).executeTakeFirstOrThrow()).status).toBe('rejected');
+  });
+});
