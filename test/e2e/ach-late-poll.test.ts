@@ -1,8 +1,9 @@
 /**
- * A late ACH poll (docs/rails.md "ACH" step 4; found by `npm run chaos`): a return the bank sent
- * after an entry's settlement time, read by a poll that runs before the settlement sweep recorded
- * that settlement, is a return after settlement (the payout is refunded), not a rejection. The
- * settlement is recorded first, ordered before the return, and the sweep does not record it twice.
+ * A late ACH poll (docs/rails.md "ACH" step 4; found by `npm run chaos`): whether a return came
+ * before or after settlement is decided by when the bank put its file on the server, not by when a
+ * poll read it. One sent after the entry's settlement time, read before the sweep recorded that
+ * settlement, refunds (the settlement is recorded first, ordered before the return, and the sweep
+ * does not record it twice); one sent before it but read after it (a stalled poller) fails.
  * Core-level, on the real database and parser: no poller, no SFTP (the return file is the test
  * bank's answer to the file the service composed).
  */
@@ -85,7 +86,8 @@ describe('a late ACH poll', () => {
     const answers = answerNacha(file.content, file.name, new Date());
     const late = answers.find((a) => a.when === 'late')!;
     const inbound = await recordInboundFile(h.core, ACH_RAIL, late.name, Buffer.from(late.text));
-    await processAchInboundFile(h.core, config, inbound);
+    // The bank put it on its server a second ago: after the settlement time (5 s ago).
+    await processAchInboundFile(h.core, config, inbound, new Date(Date.now() - 1000));
     const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).orderBy('created_at').orderBy('id').execute();
     expect(events.map((e) => [e.type, e.reason_code])).toEqual([
       ['settled', null],
@@ -101,11 +103,22 @@ describe('a late ACH poll', () => {
     const { row, file } = await uploadedEntry(2, '9990000103', new Date(Date.now() + 60_000));
     const now = answerNacha(file.content, file.name, new Date()).find((a) => a.when === 'now')!;
     const inbound = await recordInboundFile(h.core, ACH_RAIL, now.name, Buffer.from(now.text));
-    await processAchInboundFile(h.core, config, inbound);
+    await processAchInboundFile(h.core, config, inbound, new Date());
     await h.db.updateTable('rail_files').set({ settles_at: new Date(Date.now() - 1) }).where('id', '=', row.rail_file_id).execute();
     await settleDueAchFiles(h.core, ACH_RAIL);
     const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).execute();
     expect(events.map((e) => [e.type, e.reason_code])).toEqual([['rejected', 'R03']]);
     expect((await h.db.selectFrom('rail_instructions').select('status').where('payout_id', '=', row.payout_id).executeTakeFirstOrThrow()).status).toBe('rejected');
+  });
+
+  it('a return the bank sent before the settlement time but a stalled poller reads after it still fails the payout; the sweep then settles nothing of it', async () => {
+    const settlesAt = new Date(Date.now() - 10_000);
+    const { row, file } = await uploadedEntry(3, '9990000103', settlesAt);
+    const early = answerNacha(file.content, file.name, new Date()).find((a) => a.when === 'now')!;
+    const inbound = await recordInboundFile(h.core, ACH_RAIL, early.name, Buffer.from(early.text));
+    await processAchInboundFile(h.core, config, inbound, new Date(settlesAt.getTime() - 2000));
+    await settleDueAchFiles(h.core, ACH_RAIL);
+    const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).execute();
+    expect(events.map((e) => [e.type, e.reason_code])).toEqual([['rejected', 'R03']]);
   });
 });

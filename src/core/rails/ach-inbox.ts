@@ -13,9 +13,12 @@
  *
  * Each file is taken once (its row is held while its events are recorded) and each settlement is
  * recorded once (the instruction rows are held); a return and a settlement of one entry never
- * both win: whichever holds the instruction row first decides, and the other sees its status. A
- * return read after its entry's settlement time is after settlement, also when the sweep has not
- * recorded that settlement yet (a late poll): the settlement is recorded first, then the return.
+ * both win: whichever holds the instruction row first decides, and the other sees its status.
+ * Whether a return came before or after settlement is decided by when the ODFI put its file on the
+ * server (the listing's time), not by when a poll read it: a return the bank sent before the
+ * settlement time fails the payout even when a stalled poller reads it later (the sweep runs only
+ * after every listed file is read), and one it sent after that time refunds it even when the sweep
+ * has not recorded the settlement yet (then the settlement is recorded first, then the return).
  */
 import { nextFedBusinessDay } from '../../rails/fed-calendar';
 import { type AchRailConfig } from '../../rails/ach/config';
@@ -37,8 +40,10 @@ const CREDIT_CODES = new Set(['22', '32']);
  * file's row (a second worker skips it); see the file header. A file that does not parse is
  * quarantined (metric rail_files_total{outcome="quarantined"} and an error log).
  */
-export async function processAchInboundFile(core: Core, ach: AchRailConfig, file: RailFileRow): Promise<{ events: number; quarantined: boolean }> {
+export async function processAchInboundFile(core: Core, ach: AchRailConfig, file: RailFileRow, bankTime: Date | null = null): Promise<{ events: number; quarantined: boolean }> {
   const now = core.now();
+  // When the ODFI answered: the file's time on its server (never later than now), else now.
+  const answeredAt = bankTime && bankTime.getTime() <= now.getTime() ? bankTime : now;
   let parsed: ParsedNachaFile;
   try {
     parsed = parseNachaFile(file.content ?? '');
@@ -67,14 +72,14 @@ export async function processAchInboundFile(core: Core, ach: AchRailConfig, file
               ? await tx.selectFrom('rail_files').select(['id', 'settles_at']).where('id', '=', instruction.rail_file_id).executeTakeFirst()
               : undefined;
             let settled = instruction?.status === 'settled' || instruction?.status === 'returned';
-            if (!settled && instruction && (instruction.status === 'in_file' || instruction.status === 'accepted') && sent?.settles_at && sent.settles_at.getTime() <= now.getTime()) {
-              // Read after the entry's settlement time, before the sweep recorded it (a late poll):
-              // the money settled first, so record that settlement now, ordered before the return.
+            if (!settled && instruction && (instruction.status === 'in_file' || instruction.status === 'accepted') && sent?.settles_at && sent.settles_at.getTime() <= answeredAt.getTime()) {
+              // Answered after the entry's settlement time, read before the sweep recorded it (a late
+              // poll): the money settled first, so record that settlement now, ordered before the return.
               await recordRailEvents(tx, [settledEvent(file.rail, sent.id, sent.settles_at, instruction)], new Date(now.getTime() - 1));
               await advanceInstruction(tx, { payoutId: instruction.payout_id, attempt: instruction.attempt }, 'settled', now);
               settled = true;
             }
-            const late = settled && !!sent?.settles_at && now.getTime() > achUsualReturnDeadline(ach, sent.settles_at, nextFedBusinessDay).getTime();
+            const late = settled && !!sent?.settles_at && answeredAt.getTime() > achUsualReturnDeadline(ach, sent.settles_at, nextFedBusinessDay).getTime();
             const type = settled ? 'returned' : 'rejected';
             events.push({ ...base, ...match, type, reason_code: entry.return.reasonCode, details: { source: 'nacha', traceNumber: entry.traceNumber, originalTraceNumber: original, amountMinor: entry.amountMinor, late, addendaInformation: entry.return.addendaInformation } });
             if (instruction) await advanceInstruction(tx, { payoutId: instruction.payout_id, attempt: instruction.attempt }, type, now);

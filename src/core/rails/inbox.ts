@@ -55,9 +55,6 @@ export async function pollRailInbox(core: Core, rail: string): Promise<InboxPoll
   const connection = r.config;
   const sftp = new SftpTransport(connection.sftp);
   const result: InboxPollResult = { files: 0, events: 0, quarantined: 0, more: false };
-  // ACH settles by silence: first the entries of files past their settlement time, so that a
-  // return read in this poll after that time finds its entry settled (and refunds it).
-  if (rail === ACH_RAIL) result.events += await settleDueAchFiles(core, rail);
   try {
     const listed = await sftp.list(connection.downloadDir);
     const finished = await finishedInboundNames(core.db, rail, listed.map((f) => f.name));
@@ -73,7 +70,7 @@ export async function pollRailInbox(core: Core, rail: string): Promise<InboxPoll
         if (file.status === 'quarantined' && file.name !== f.name) result.quarantined++;
         continue;
       }
-      const processed = await processInboundFile(core, file);
+      const processed = await processInboundFile(core, file, f.modifiedAt);
       result.files++;
       result.events += processed.events;
       if (processed.quarantined) result.quarantined++;
@@ -81,8 +78,9 @@ export async function pollRailInbox(core: Core, rail: string): Promise<InboxPoll
   } finally {
     await sftp.close().catch(() => undefined);
   }
-  // And again after the files: the entries they did not return whose settlement time came meanwhile.
-  if (rail === ACH_RAIL) result.events += await settleDueAchFiles(core, rail);
+  // ACH settles by silence: the entries of files past their settlement time that nothing returned.
+  // Only once every file listed is read (a return waiting in the outbox must be seen first).
+  if (rail === ACH_RAIL && !result.more) result.events += await settleDueAchFiles(core, rail);
   await dispatchRailEvents(core, rail);
   return result;
 }
@@ -96,14 +94,15 @@ function kindOf(xml: string): 'pain.002' | 'camt.054' | null {
 
 /**
  * Parses inbound file `file` and records its events, in one transaction that holds the file's row
- * (a second worker skips it). A file that does not parse is quarantined (metric
+ * (a second worker skips it). `bankTime`: when the bank put the file on its server (the listing's
+ * modification time), which decides on ACH whether a return came before or after settlement. A file that does not parse is quarantined (metric
  * rail_files_total{outcome="quarantined"} and an error log). Returns what it recorded.
  */
-export async function processInboundFile(core: Core, file: RailFileRow): Promise<{ events: number; quarantined: boolean }> {
+export async function processInboundFile(core: Core, file: RailFileRow, bankTime: Date | null = null): Promise<{ events: number; quarantined: boolean }> {
   if (file.rail === ACH_RAIL) {
     const ach = achRailConfig(core.config).config;
     if (!ach) throw new Error('The ACH rail is not configured');
-    return processAchInboundFile(core, ach, file);
+    return processAchInboundFile(core, ach, file, bankTime);
   }
   const now = core.now();
   const xml = file.content ?? '';
