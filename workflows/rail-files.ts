@@ -23,6 +23,16 @@ const acts = proxyActivities<RailFileActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
+/**
+ * The inbox poll: the same, with a heartbeat timeout (the activity heartbeats every 5 s), so a
+ * poll lost with its worker is retried after 20 s rather than after its 2-minute timeout.
+ */
+const poll = proxyActivities<RailFileActivities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
 /** The upload: retried until the bank's server takes the file (an outage delays it, never loses it). */
 const upload = proxyActivities<RailFileActivities>({
   startToCloseTimeout: '2 minutes',
@@ -47,7 +57,7 @@ export async function railWindowWorkflow(input: RailWindowInput): Promise<{ file
 /** The inbox poller of a file rail (see the file header). */
 export async function railInboxWorkflow(input: RailInboxInput): Promise<never> {
   for (let i = 0; i < RAIL_INBOX_POLLS_PER_RUN; i++) {
-    const r = await acts.railInboxPoll({ rail: input.rail });
+    const r = await poll.railInboxPoll({ rail: input.rail });
     // A backlog is read in bounded polls, one after the other; otherwise wait for the interval.
     if (!r.more) await sleep(input.pollIntervalMs);
   }
