@@ -1,10 +1,12 @@
 /**
  * Scoped API keys (spec "Authentication" 3-5, Surface A `POST /api-keys`; docs/api-keys.md). The
  * one writer of `api_keys`: issues keys, lists them without their secret, revokes and rolls them,
- * and resolves a bearer key to its caller on every request (no cache: a revocation is seen by the
- * next request on every API process). Policies are validated, stored and returned here, and
+ * and resolves a bearer key to its caller on every request (from PostgreSQL, or from the process's
+ * key cache invalidated by LISTEN/NOTIFY: a revocation is seen by the next request on every API
+ * process; src/core/api-key-cache.ts). Policies are validated, stored and returned here, and
  * enforced by src/core/policies (docs/getting-paid.md).
  */
+import { apiKeyCacheOf } from './api-key-cache';
 import { knownChannel } from './catalog';
 import type { Caller, Core } from './context';
 import { paginate, type ListEnvelope } from './paging';
@@ -288,7 +290,20 @@ async function revoke(db: Db, scope: { businessId?: string; environment?: Enviro
  */
 export async function revokeApiKey(core: Core, caller: Caller, id: string): Promise<ApiKeyRecord> {
   if (caller.role !== 'owner') throw ownerOnly('revoke API keys');
-  const row = await revoke(core.db, { businessId: caller.businessId, environment: caller.environment }, id, core.now());
+  // With the key cache: answer once every API process has acknowledged evicting the key
+  // (src/core/api-key-cache.ts). Counting starts before the commit so as not to miss one.
+  const eviction = apiKeyCacheOf(core.db)?.expectEviction(id);
+  const now = core.now();
+  let row: Awaited<ReturnType<typeof revoke>>;
+  try {
+    row = await revoke(core.db, { businessId: caller.businessId, environment: caller.environment }, id, now);
+  } catch (err) {
+    eviction?.cancel();
+    throw err;
+  }
+  // An already revoked key changes nothing and announces nothing.
+  if (row.revoked_at && new Date(row.revoked_at).getTime() === now.getTime()) await eviction?.everywhere();
+  else eviction?.cancel();
   core.log.info({ key_id: id, business_id: caller.businessId, environment: caller.environment, by_key_id: caller.keyId }, 'api key revoked');
   return toRecord(row);
 }
@@ -336,6 +351,7 @@ export async function rollApiKey(core: Core, caller: Caller, id: string, input: 
   if (caller.role !== 'owner') throw ownerOnly('roll API keys');
   const graceMs = parseRollGrace(input.expires_in);
   const now = core.now();
+  const eviction = apiKeyCacheOf(core.db)?.expectEviction(id);
   const issued = await core.db.transaction().execute(async (tx) => {
     const row = await tx
       .selectFrom('api_keys')
@@ -363,37 +379,65 @@ export async function rollApiKey(core: Core, caller: Caller, id: string, input: 
       .where('id', '=', id)
       .execute();
     return next;
+  }).catch((err: unknown) => {
+    eviction?.cancel();
+    throw err;
   });
+  await eviction?.everywhere();
   core.log.info({ key_id: id, replacement_key_id: issued.id, grace_ms: graceMs, by_key_id: caller.keyId }, 'api key rolled');
   return { ...toRecord((await keyRow(core.db, issued.id))!), key: issued.key };
 }
 
 /**
  * Resolves a bearer key to its caller (spec "Authentication"; docs/api-keys.md): looked up by its
- * hash in PostgreSQL on every request, so a revocation holds on every process at once. Throws
- * 401 `invalid_api_key` (unknown), `api_key_revoked`, `api_key_expired` (a rolled key past its
- * grace period). Records `last_used_at` at most once a minute per key (one conditional UPDATE).
+ * hash in PostgreSQL, or, when the process started the key cache (src/core/api-key-cache.ts, `npm
+ * run api` on PostgreSQL), served from it while its LISTEN connection is up; either way a
+ * revocation holds on every process at once. Throws 401 `invalid_api_key` (unknown),
+ * `api_key_revoked`, `api_key_expired` (a rolled key past its grace period). Records
+ * `last_used_at` at most once a minute per key (one conditional UPDATE).
  */
 export async function authenticateKey(core: Core, key: string): Promise<Caller> {
+  const hash = hashKey(key);
+  const cache = apiKeyCacheOf(core.db);
+  const now = core.now();
+  const hit = cache?.get(hash);
+  if (hit) {
+    if (hit.expiresAt !== null && hit.expiresAt <= now.getTime()) throw keyExpired();
+    if (hit.lastUsedAt === null || now.getTime() - hit.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
+      hit.lastUsedAt = now.getTime();
+      await touchLastUsed(core, hit.caller.keyId, now);
+    }
+    return hit.caller;
+  }
+  const generation = cache?.generation() ?? 0;
   const row = await core.db
     .selectFrom('api_keys')
     .select(['id', 'business_id', 'environment', 'role', 'policy', 'revoked_at', 'expires_at', 'last_used_at'])
-    .where('key_hash', '=', hashKey(key))
+    .where('key_hash', '=', hash)
     .executeTakeFirst();
   if (!row) throw new ApiError(401, 'invalid_api_key', 'The API key is not valid', null);
   if (row.revoked_at) throw new ApiError(401, 'api_key_revoked', 'The API key was revoked', null);
-  const now = core.now();
-  if (row.expires_at && new Date(row.expires_at) <= now) {
-    throw new ApiError(401, 'api_key_expired', 'The API key expired (it was rolled and its grace period is over); use its replacement', null);
+  if (row.expires_at && new Date(row.expires_at) <= now) throw keyExpired();
+  const caller: Caller = { businessId: row.business_id, environment: row.environment, keyId: row.id, role: row.role, policy: row.policy };
+  let lastUsedAt = row.last_used_at ? new Date(row.last_used_at).getTime() : null;
+  if (lastUsedAt === null || now.getTime() - lastUsedAt >= LAST_USED_RESOLUTION_MS) {
+    lastUsedAt = now.getTime();
+    await touchLastUsed(core, row.id, now);
   }
-  if (!row.last_used_at || now.getTime() - new Date(row.last_used_at).getTime() >= LAST_USED_RESOLUTION_MS) {
-    const cutoff = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
-    await core.db
-      .updateTable('api_keys')
-      .set({ last_used_at: now })
-      .where('id', '=', row.id)
-      .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', cutoff)]))
-      .execute();
-  }
-  return { businessId: row.business_id, environment: row.environment, keyId: row.id, role: row.role, policy: row.policy };
+  cache?.set(hash, { caller, expiresAt: row.expires_at ? new Date(row.expires_at).getTime() : null, lastUsedAt, readAt: Date.now() }, generation);
+  return caller;
+}
+
+const keyExpired = () =>
+  new ApiError(401, 'api_key_expired', 'The API key expired (it was rolled and its grace period is over); use its replacement', null);
+
+/** Sets `last_used_at = now` on key `id` unless another request did so less than a minute ago. */
+async function touchLastUsed(core: Core, id: string, now: Date): Promise<void> {
+  const cutoff = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
+  await core.db
+    .updateTable('api_keys')
+    .set({ last_used_at: now })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', cutoff)]))
+    .execute();
 }

@@ -6,8 +6,9 @@
  * outlive the retention: a key older than 30 days starts a new payout or disbursement. Before such
  * a key is used again, the old resource's key is retired (renamed `<key>#retired:<id>`, kept for
  * operators): for a disbursement in the transaction that creates the new one, for a payout in the
- * statement that looks the key up before the accept (src/core/payouts/accept.ts; retiring a key
- * past its retention changes no answer, so it needs no transaction with the new payout).
+ * statement that looks the key up after an accept refused by the key's unique index, before the
+ * accept runs once more (src/core/payouts/accept.ts; retiring a key past its retention changes no
+ * answer, so it needs no transaction with the new payout).
  */
 import { sql } from 'kysely';
 import type { DbOrTx } from '../db/schema';

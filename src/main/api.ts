@@ -1,6 +1,7 @@
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../config';
 import { createApp } from '../api/app';
+import { startApiKeyCache } from '../core/api-key-cache';
 import { startRailHealthChecks } from '../core/rails/lifecycle';
 import { buildCore, closeCore } from './runtime';
 
@@ -11,6 +12,8 @@ if (!config.DATABASE_URL) {
   process.exit(2);
 }
 const core = await buildCore(config);
+// Verified keys cached per process, evicted by PostgreSQL NOTIFY (docs/api-keys.md "Authentication cache").
+const keyCache = await startApiKeyCache(core.db, config.DATABASE_URL, core.log);
 // Channel status follows the live rails' connections (docs/rails.md "Channel status").
 const stopRailChecks = await startRailHealthChecks(core);
 const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname: config.HOST }, (info) =>
@@ -18,7 +21,7 @@ const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname
 );
 const shutdown = () => {
   stopRailChecks();
-  server.close(() => void closeCore(core).then(() => process.exit(0)));
+  server.close(() => void keyCache.stop().then(() => closeCore(core)).then(() => process.exit(0)));
 };
 process.once('SIGINT', shutdown);
 process.once('SIGTERM', shutdown);

@@ -429,6 +429,39 @@ describe('payouts: happy', () => {
       await waitStatus(b, a.id, 'succeeded');
       expect(await balance(b)).toMatchObject({ available: '95.00', held: '0.00' });
     });
+
+    it('a lost record\'s payout answers even when a new accept would now be refused (balance spent): one payout, one hold', async () => {
+      const b = await newBiz('10');
+      const key = await h.db.selectFrom('api_keys').select('id').where('business_id', '=', b.id).where('environment', '=', 'sandbox').executeTakeFirstOrThrow();
+      const caller: Caller = { businessId: b.id, environment: 'sandbox', keyId: key.id, role: 'owner', policy: null };
+      const req = { channel: 'service_user_usdc', recipient: { type: 'service_user' as const, handle: '@maria' }, sourceAmount: '6' };
+      const a = await createPayout(h.core, caller, req, { idempotencyKey: 'lost-2' });
+      // The rest of the balance (4.00) cannot cover a second 6.00: a new accept would be 402.
+      await expect(createPayout(h.core, caller, req)).rejects.toMatchObject({ status: 402, code: 'insufficient_balance' });
+      const again = await createPayout(h.core, caller, req, { idempotencyKey: 'lost-2' });
+      expect(again.id).toBe(a.id);
+      const rows = await h.db.selectFrom('payouts').select('id').where('business_id', '=', b.id).execute();
+      expect(rows.map((r) => r.id)).toEqual([a.id]);
+      await waitStatus(b, a.id, 'succeeded');
+      expect(await balance(b)).toMatchObject({ available: '4.00', held: '0.00' });
+    });
+
+    it('with a key policy, a replay of a lost record answers the first payout and charges the daily budget nothing', async () => {
+      const b = await newBiz('100');
+      const key = await h.db.selectFrom('api_keys').select('id').where('business_id', '=', b.id).where('environment', '=', 'sandbox').executeTakeFirstOrThrow();
+      const caller: Caller = { businessId: b.id, environment: 'sandbox', keyId: key.id, role: 'owner', policy: { daily_budget: '10.00' } };
+      const req = { channel: 'service_user_usdc', recipient: { type: 'service_user' as const, handle: '@maria' }, sourceAmount: '5' };
+      const a = await createPayout(h.core, caller, req, { idempotencyKey: 'lost-3' });
+      // The replay's accept reserves 5 more (10 <= 10), is refused by the key's unique index and rolls back whole.
+      const again = await createPayout(h.core, caller, req, { idempotencyKey: 'lost-3' });
+      expect(again.id).toBe(a.id);
+      // So 5 of the budget are left for a new payout, and nothing more.
+      const c = await createPayout(h.core, caller, req);
+      expect(c.id).not.toBe(a.id);
+      await expect(createPayout(h.core, caller, { ...req, sourceAmount: '0.01' })).rejects.toMatchObject({ status: 403, code: 'policy_exceeded' });
+      const rows = await h.db.selectFrom('payouts').select('id').where('business_id', '=', b.id).orderBy('id').execute();
+      expect(rows.map((r) => r.id).sort()).toEqual([a.id, c.id].sort());
+    });
   });
 
   describe('concurrency: no balance below zero', () => {

@@ -1,8 +1,8 @@
 /**
  * API key revocation across processes (docs/api-keys.md "Revoking a key"): two real `npm run api`
  * processes (src/main/api.ts) on one PostgreSQL database. A key revoked through process 1 is
- * refused with 401 api_key_revoked by process 2 on its very next request (no cache: every request
- * looks the key up), and `GET /api-keys` on either never shows a key value. Needs DATABASE_URL
+ * refused with 401 api_key_revoked by process 2 on its very next request (each process's key cache
+ * is evicted by PostgreSQL NOTIFY before the revocation answers; src/core/api-key-cache.ts), and `GET /api-keys` on either never shows a key value. Needs DATABASE_URL
  * (skipped on PGlite, which one process holds).
  */
 import { type ChildProcess, spawn } from 'node:child_process';

@@ -19,8 +19,9 @@ const unauthorized = (code: 'authentication_required' | 'invalid_api_key' | 'env
 
 /**
  * Bearer authentication (spec "Authentication"): resolves the key to its business, environment and
- * role, through src/core/api-keys.ts `authenticateKey` (a PostgreSQL lookup on every request, no
- * cache, so a revocation holds on every API process at once; docs/api-keys.md). 401 with a code
+ * role, through src/core/api-keys.ts `authenticateKey` (a PostgreSQL lookup, or on `npm run api`
+ * the process's key cache invalidated by LISTEN/NOTIFY, src/core/api-key-cache.ts: a revocation
+ * holds on every API process at once; docs/api-keys.md "Authentication cache"). 401 with a code
  * that says why: authentication_required (no header), invalid_api_key (unknown), api_key_revoked,
  * api_key_expired (a rolled key past its grace period), environment_mismatch (a sk_live_ key on a
  * sandbox address or back).
