@@ -284,6 +284,24 @@ describe.skipIf(SKIP)('live ach_usd over SFTP to the test bank', () => {
     expect(r.body.error).toMatchObject({ code: 'validation_error', param: 'recipient.holder_name' });
   });
 
+  it('a connection check that fails once is asked again before the channel pauses; a bank that stays down pauses it, and it comes back', async () => {
+    const status = async () => (await h.request('GET', '/v1/channels', { key: biz.live })).body.data.find((c: any) => c.id === 'ach_usd').status;
+    await bank.server.stop();
+    // The server comes back within the retries (a restart): the check still says working.
+    const check = refreshRailHealth(h.core);
+    await new Promise((r) => setTimeout(r, 300));
+    await bank.server.restart();
+    expect((await check).ach).toBe('working');
+    expect(await status()).toBe('live');
+    // Down for longer than the retries: failing, and the channel is paused until a check works again.
+    await bank.server.stop();
+    expect((await refreshRailHealth(h.core)).ach).toBe('failing');
+    expect(await status()).toBe('paused');
+    await bank.server.restart();
+    expect((await refreshRailHealth(h.core)).ach).toBe('working');
+    expect(await status()).toBe('live');
+  });
+
   it.skipIf(!VALIDATOR)('every NACHA file the service wrote in this run is accepted by the independent validator', async () => {
     const files = await h.db.selectFrom('rail_files').select(['name', 'content']).where('rail', '=', 'ach').where('direction', '=', 'outbound').execute();
     expect(files.length).toBeGreaterThanOrEqual(5);
