@@ -258,7 +258,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const bundle = await writeWorkflowBundle(join(dir, 'workflow-bundle.js'));
     let bank: TestBank | null = null;
     if (opts.testBank) {
-      // ACH late returns 8 s after the upload: after settlement (PT3S), inside the return window (PT20S).
+      // ACH late returns 8 s after the upload: after settlement (PT3S), inside the return window
+      // (PT60S: wide enough for a poller held up by a fault; a 5-minute chaos run saw one late).
       bank = await startTestBank({ dir: join(dir, 'bank'), pollMs: 200, achLateReturnDelayMs: 8000 });
       const b = bank;
       cleanups.push(() => b.stop());
@@ -280,7 +281,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
             RAIL_ACH_BATCH_WINDOW: 'PT2S',
             RAIL_ACH_POLL_INTERVAL: 'PT1S',
             RAIL_ACH_SETTLE_AFTER: 'PT3S',
-            RAIL_ACH_RETURN_WINDOW: 'PT20S',
+            RAIL_ACH_RETURN_WINDOW: 'PT60S',
           }
         : {}),
       ...opts.env,

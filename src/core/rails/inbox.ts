@@ -266,7 +266,14 @@ async function dispatchOne(core: Core, rail: string, e: Awaited<ReturnType<typeo
   const now = core.now();
   const signal = toPayoutRailEvent(e);
   if (signal && e.payout_id) {
-    await signalPayoutRailEvent(core.temporal, e.payout_id, signal);
+    const delivered = await signalPayoutRailEvent(core.temporal, e.payout_id, signal);
+    if (!delivered && e.type === 'returned') {
+      // The payout's workflow had closed: its return window (RAIL_*_RETURN_WINDOW) was over. The
+      // bank returned the funds to the settlement account, but the payout stays `succeeded`: an
+      // operator refunds or re-credits it by hand (docs/rails.md "ACH", "Bank status unmatched").
+      railUnmatchedItems.inc({ rail });
+      core.log.error({ rail, payoutId: e.payout_id, railEventId: e.id, reasonCode: e.reason_code }, 'a return arrived after its payout closed (past the return window): not applied; refund by hand');
+    }
     await markRailEventDispatched(core.db, e.id, now);
     return;
   }
