@@ -11,27 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { composeAchFile } from '../../src/core/rails/ach';
 import { processAchInboundFile, settleDueAchFiles } from '../../src/core/rails/ach-inbox';
 import { recordInboundFile } from '../../src/core/rails/files';
-import { ACH_RAIL, type AchRailConfig } from '../../src/rails/ach/config';
+import { ACH_RAIL } from '../../src/rails/ach/config';
 import { answerNacha } from '../../tools/test-bank/ach-answers';
+import { testAchConfig } from '../helpers/ach-config';
 import { createHarness, type Harness } from '../helpers/harness';
 
-const config: AchRailConfig = {
-  sftp: { host: '127.0.0.1', port: 22, username: 'u', privateKeyPath: '/dev/null', hostKeySha256: 'SHA256:x' },
-  uploadDir: 'inbox',
-  downloadDir: 'outbox',
-  odfiRouting: '091000019',
-  odfiName: 'TEST BANK',
-  companyId: '1463201458',
-  companyName: 'PAYOUTS',
-  entryDescription: 'PAYOUT',
-  sameDayCutOff: '14:45',
-  timeZone: 'America/New_York',
-  batchWindowMs: 1000,
-  pollIntervalMs: 1000,
-  returnWindowMs: 60_000,
-  settleAfterMs: 2000,
-  virtualAccountRange: null,
-};
+const config = testAchConfig({ batchWindowMs: 1000, pollIntervalMs: 1000, returnWindowMs: 60_000, settleAfterMs: 2000 });
 
 let h: Harness;
 

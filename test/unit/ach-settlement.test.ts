@@ -6,27 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { achSettlesAt, achUsualReturnDeadline, composeAchFile } from '../../src/core/rails/ach';
-import type { AchRailConfig } from '../../src/rails/ach/config';
 import { nextFedBusinessDay } from '../../src/rails/fed-calendar';
 import { parseNachaFile } from '../../src/rails/nacha';
+import { testAchConfig } from '../helpers/ach-config';
 
-const config: AchRailConfig = {
-  sftp: { host: '127.0.0.1', port: 22, username: 'u', privateKeyPath: '/dev/null', hostKeySha256: 'SHA256:x' },
-  uploadDir: 'inbox',
-  downloadDir: 'outbox',
-  odfiRouting: '091000019',
-  odfiName: 'TEST BANK',
-  companyId: '1463201458',
-  companyName: 'PAYOUTS',
-  entryDescription: 'PAYOUT',
-  sameDayCutOff: '14:45',
-  timeZone: 'America/New_York',
-  batchWindowMs: 900_000,
-  pollIntervalMs: 60_000,
-  returnWindowMs: 60 * 86_400_000,
-  settleAfterMs: null,
-  virtualAccountRange: null,
-};
+const config = testAchConfig();
 
 describe('achSettlesAt', () => {
   it('settles at 17:00 New York on the effective date when the upload is in time', () => {

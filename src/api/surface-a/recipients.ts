@@ -11,12 +11,12 @@ import {
   deleteRecipient,
   getRecipient,
   listRecipients,
+  recipientEventData,
   type RecipientRecord,
   updateRecipient,
 } from '../../core/recipients';
 import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
 import { validationError } from '../../domain/errors';
-import { maskRecipientDetails } from '../../domain/recipients';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import {
@@ -129,23 +129,10 @@ export const ReceivabilitySchema = z
   })
   .openapi('Receivability');
 
-/** The wire Recipient: fields in spec order, the type object masked (spec "Recipient"). */
+/** The wire Recipient: fields in spec order, the type object masked (spec "Recipient"; the core's event shape without `updated_at`). */
 export function renderRecipient(r: RecipientRecord): RecipientResponse {
-  return {
-    id: r.id,
-    object: 'recipient',
-    type: r.type,
-    country: r.country,
-    currency: r.currency,
-    name: r.name,
-    kind: r.kind,
-    external_id: r.externalId,
-    [r.type]: maskRecipientDetails(r.type, r.details),
-    status: r.status,
-    missing_fields: r.missingFields,
-    channels: r.channels,
-    created_at: r.createdAt.toISOString(),
-  };
+  const { updated_at: _updatedAt, ...wire } = recipientEventData(r);
+  return wire as RecipientResponse;
 }
 
 type TypeObjectBody = { type: RecipientType } & Partial<Record<RecipientType, Record<string, unknown> | undefined>>;

@@ -11,7 +11,7 @@
 import { isValidAbaRouting } from '../../domain/recipients';
 import type { PaymentInstruction, RailAdapter, RailCapabilities, RailHealth, RailReferences, RailSubmitResult } from '../adapter';
 import { toNachaText } from '../nacha/text';
-import { SftpTransport } from '../sftp/transport';
+import { sftpHealth } from '../sftp/transport';
 import { ACH_RAIL, type AchRailConfig } from './config';
 
 /** Standard Entry Class code of a credit: PPD to an individual, CCD to a business. */
@@ -104,15 +104,7 @@ export function achRailAdapter(config: AchRailConfig, deps: AchRailDeps): RailAd
       return null;
     },
     async health(): Promise<RailHealth> {
-      const sftp = new SftpTransport(config.sftp);
-      try {
-        await sftp.ping();
-        return 'working';
-      } catch {
-        return 'failing';
-      } finally {
-        await sftp.close().catch(() => undefined);
-      }
+      return sftpHealth(config.sftp);
     },
   };
 }

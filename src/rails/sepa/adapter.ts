@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import type { PaymentInstruction, RailAdapter, RailCapabilities, RailHealth, RailReferences, RailSubmitResult } from '../adapter';
 import { toSepaText } from '../iso20022/sepa-text';
-import { SftpTransport } from '../sftp/transport';
+import { sftpHealth } from '../sftp/transport';
 import { SEPA_RAIL, type SepaRailConfig } from './config';
 
 /** One credit transfer as queued for the next file (amounts in integer minor units of EUR). */
@@ -125,15 +125,7 @@ export function sepaRailAdapter(config: SepaRailConfig, deps: SepaRailDeps): Rai
       return null;
     },
     async health(): Promise<RailHealth> {
-      const sftp = new SftpTransport(config.sftp);
-      try {
-        await sftp.ping();
-        return 'working';
-      } catch {
-        return 'failing';
-      } finally {
-        await sftp.close().catch(() => undefined);
-      }
+      return sftpHealth(config.sftp);
     },
   };
 }

@@ -275,3 +275,19 @@ function redactor(key: Buffer): (s: string) => string {
     return out;
   };
 }
+
+/**
+ * Whether the bank connection `config` works now (connect, authenticate, stat `.`): `working` or
+ * `failing`; never throws. The health check of every SFTP file rail (src/rails/adapter.ts `health`).
+ */
+export async function sftpHealth(config: SftpConnectionConfig): Promise<'working' | 'failing'> {
+  const sftp = new SftpTransport(config);
+  try {
+    await sftp.ping();
+    return 'working';
+  } catch {
+    return 'failing';
+  } finally {
+    await sftp.close().catch(() => undefined);
+  }
+}
