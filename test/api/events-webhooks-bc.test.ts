@@ -32,6 +32,8 @@ afterAll(async () => h?.close());
 type Env = 'sandbox' | 'live';
 
 async function emitRaw(businessId: string, type: string, data: Record<string, unknown>, environment: Env = 'sandbox'): Promise<string> {
+  // Event ids are time-ordered per millisecond only: one millisecond apart, the emission order is the id order.
+  await new Promise((r) => setTimeout(r, 2));
   const id = await h.db.transaction().execute((tx) =>
     emitEvent(tx, {
       businessId,
