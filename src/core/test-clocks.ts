@@ -15,6 +15,7 @@ import { ApiError } from '../domain/errors';
 import { newId } from '../domain/ids';
 import { signalTestClockAdvance } from '../temporal/test-clock-gateway';
 import type { Caller, Core } from './context';
+import { ensureWorkflowStarted } from './workflow-starts';
 
 /** Largest single advance: 400 days (a 30-day claim window, a year-long payment request). */
 export const MAX_ADVANCE_MS = 400 * 24 * 3600 * 1000;
@@ -113,7 +114,14 @@ export async function advanceTestClock(core: Core, caller: Caller, input: { by: 
   let signaled = 0;
   // A few at a time: a business may have thousands of waiting claim links.
   for (let i = 0; i < ids.length; i += 50) {
-    const results = await Promise.all(ids.slice(i, i + 50).map((workflowId) => signalTestClockAdvance(core.temporal, workflowId, { advanceId: id, byMs })));
+    const results = await Promise.all(
+      ids.slice(i, i + 50).map(async (workflowId) => {
+        const signal = () => signalTestClockAdvance(core.temporal, workflowId, { advanceId: id, byMs });
+        // A payout accepted a moment ago may not be started yet (its start is handed off after
+        // commit, src/core/workflow-starts.ts): make its start, then signal it.
+        return (await signal()) || ((await ensureWorkflowStarted(core, workflowId)) && signal());
+      }),
+    );
     signaled += results.filter(Boolean).length;
   }
   await core.db.updateTable('test_clock_advances').set({ workflows_signaled: signaled }).where('id', '=', id).execute();

@@ -39,13 +39,14 @@ export function workflowStartValues(start: PendingStart) {
 /**
  * Starts the recorded workflow now (after commit) and marks it started. Safe to call twice.
  * `recorded`: the start as the caller just wrote it (saves reading it back); without it the row is
- * read, and nothing happens if it is already marked started.
+ * read, and nothing happens if it is already marked started. Returns whether a start was made
+ * (false: no unstarted row). Throws what the Temporal start throws (the row stays for the relay).
  *
  * The marks are written in batches ({@link markStarted}): one UPDATE for the starts of the last
  * few milliseconds instead of one per start. A mark lost with its process costs only a second,
  * idempotent start by the relay's sweep.
  */
-export async function flushWorkflowStart(core: Core, workflowId: string, recorded?: PendingStart): Promise<void> {
+export async function flushWorkflowStart(core: Core, workflowId: string, recorded?: PendingStart): Promise<boolean> {
   let start: PendingStart | undefined = recorded;
   if (!start) {
     const row = await core.db
@@ -54,7 +55,7 @@ export async function flushWorkflowStart(core: Core, workflowId: string, recorde
       .where('workflow_id', '=', workflowId)
       .where('started_at', 'is', null)
       .executeTakeFirst();
-    if (!row) return;
+    if (!row) return false;
     start = { workflowId: row.workflow_id, workflowType: row.workflow_type, args: row.args, searchAttributes: row.search_attributes };
   }
   await startRecordedWorkflow(core.temporal, core.config, start.workflowType, {
@@ -63,6 +64,91 @@ export async function flushWorkflowStart(core: Core, workflowId: string, recorde
     searchAttributes: start.searchAttributes,
   });
   markStarted(core, workflowId);
+  return true;
+}
+
+/**
+ * The starts handed off by {@link handOffWorkflowStart}, per Core (one per process, several in
+ * tests): a FIFO queue and the number being made now.
+ */
+interface Starter {
+  queue: PendingStart[];
+  inFlight: number;
+  /** Resolvers of {@link drainWorkflowStarts} waiting for the queue to empty. */
+  drained: Array<() => void>;
+}
+const starters = new WeakMap<Core, Starter>();
+/**
+ * How many handed-off starts one process makes at once (each is one gRPC call to the Temporal
+ * frontend), and the most it queues; past that a start is left to the relay's sweep, which makes
+ * it within seconds (docs/benchmarks.md "2026-11-26: the workflow start off the request path").
+ */
+export const STARTER_CONCURRENCY = 32;
+export const STARTER_QUEUE_MAX = 20_000;
+
+/**
+ * Hands a start already recorded in the outbox (committed) to this process's starter and returns
+ * at once: the caller answers its request without waiting for Temporal. The starter makes it
+ * within milliseconds ({@link flushWorkflowStart}, at most {@link STARTER_CONCURRENCY} at once, in
+ * the order handed off); if the start fails (Temporal unreachable), or the process dies first, or
+ * the queue is full, the relay's sweep ({@link sweepWorkflowStarts}) makes it, so a committed
+ * start is never lost. An Update or Signal sent before the start is made finds no workflow: the
+ * caller makes the start first ({@link ensureWorkflowStarted}). Never throws.
+ */
+export function handOffWorkflowStart(core: Core, start: PendingStart): void {
+  let s = starters.get(core);
+  if (!s) {
+    s = { queue: [], inFlight: 0, drained: [] };
+    starters.set(core, s);
+  }
+  if (s.queue.length >= STARTER_QUEUE_MAX) {
+    core.log.warn({ workflowId: start.workflowId }, 'workflow start queue full; the relay makes this start');
+    return;
+  }
+  s.queue.push(start);
+  pumpStarts(core, s);
+}
+
+function pumpStarts(core: Core, s: Starter): void {
+  while (s.inFlight < STARTER_CONCURRENCY && s.queue.length > 0) {
+    const start = s.queue.shift()!;
+    s.inFlight++;
+    flushWorkflowStart(core, start.workflowId, start)
+      .catch((err: unknown) => core.log.warn({ err, workflowId: start.workflowId }, 'workflow start deferred to the relay'))
+      .finally(() => {
+        s.inFlight--;
+        if (s.inFlight === 0 && s.queue.length === 0) for (const resolve of s.drained.splice(0)) resolve();
+        pumpStarts(core, s);
+      });
+  }
+}
+
+/**
+ * Resolves once every start handed off in this process has been made or given up (left to the
+ * relay), or after `timeoutMs`: called before a process or test closes its Temporal connection.
+ */
+export async function drainWorkflowStarts(core: Core, timeoutMs = 5000): Promise<void> {
+  const s = starters.get(core);
+  if (!s || (s.inFlight === 0 && s.queue.length === 0)) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    new Promise<void>((resolve) => s.drained.push(resolve)),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
+/**
+ * Makes the recorded start of `workflowId` if it has not been made (its outbox row is not marked
+ * started): for a caller whose Update or Signal found no workflow, since a start handed off by
+ * {@link handOffWorkflowStart} may still be queued, or left to the relay. Returns true when a
+ * start was made (the caller then sends its message again), false when the row is marked started
+ * or absent (the workflow ran and closed, or was never recorded). Throws what the start throws.
+ */
+export async function ensureWorkflowStarted(core: Core, workflowId: string): Promise<boolean> {
+  return flushWorkflowStart(core, workflowId);
 }
 
 /** Starts waiting to be marked, per Core (one per process, several in tests). */

@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { Core } from '../core/context';
 import { migrate, openDb } from '../db/connection';
 import { connectTemporal } from '../temporal/client';
+import { drainWorkflowStarts } from '../core/workflow-starts';
 import { temporalConnectionOptions } from '../temporal/connection-options';
 
 /**
@@ -23,8 +24,12 @@ export async function buildCore(config: Config, opts: { memoryDb?: boolean } = {
   return { db, temporal, config, log, now: () => new Date() };
 }
 
-/** Closes what {@link buildCore} opened (PGlite must be closed to flush to disk). */
+/**
+ * Closes what {@link buildCore} opened (PGlite must be closed to flush to disk), after the
+ * workflow starts this process handed off are made (at most 5 s; the relay makes any left).
+ */
 export async function closeCore(core: Core): Promise<void> {
+  await drainWorkflowStarts(core);
   await core.temporal.connection.close().catch(() => {});
   await core.db.destroy();
 }

@@ -53,8 +53,9 @@ async function fundedBusiness(): Promise<Biz> {
  */
 const waitingOnTimer = (workflowId: string, n = 1) =>
   waitFor(async () => {
-    const history = await h.core.temporal.workflow.getHandle(workflowId).fetchHistory();
-    return (history.events ?? []).filter((e) => e.timerStartedEventAttributes).length >= n;
+    // The start is made a moment after the POST answers (src/core/workflow-starts.ts handOffWorkflowStart).
+    const history = await h.core.temporal.workflow.getHandle(workflowId).fetchHistory().catch(() => undefined);
+    return (history?.events ?? []).filter((e) => e.timerStartedEventAttributes).length >= n;
   }, `${workflowId} waiting on timer ${n}`);
 
 async function claimLink(b: Biz): Promise<string> {

@@ -10,6 +10,7 @@ import type { Core } from '../../src/core/context';
 import { createBusiness } from '../../src/core/businesses';
 import { startRelay } from '../../src/core/relay';
 import { relayTasks } from '../../src/core/relay-tasks';
+import { drainWorkflowStarts } from '../../src/core/workflow-starts';
 import { migrate, openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
 import { createWorker, type PaymentsWorker } from '../../src/temporal/worker';
@@ -180,6 +181,7 @@ export async function createHarness(
       nativeConnection = undefined;
     },
     async close() {
+      await drainWorkflowStarts(core);
       await harness.stopWorker();
       await connection.close();
       await db.destroy();

@@ -11,7 +11,7 @@ import type { PayoutWorkflowInput } from '../../../workflows/payout.contract';
 import { PAYOUT_WORKFLOW_TYPE } from '../../../workflows/payout.contract';
 import type { Caller, Core } from '../context';
 import { explainUnappliedPosting, gatedPostingCtes, getBalance, InsufficientFundsError, insufficientBalance, type Posting } from '../ledger';
-import { flushWorkflowStart, type PendingStart, workflowStartValues } from '../workflow-starts';
+import { flushWorkflowStart, handOffWorkflowStart, type PendingStart, workflowStartValues } from '../workflow-starts';
 import type { PayoutRow } from './rows';
 import { type PayoutRequest, type PreparedPayout, preparePayout } from './prepare';
 import { type WirePayout, renderPayout } from './read';
@@ -237,10 +237,13 @@ async function findOrRetireIdempotencyKey(core: Core, caller: Caller, key: strin
     .executeTakeFirst();
 }
 
-/** Starts the recorded workflow now; if Temporal is unreachable the worker's relay starts it later. */
-async function flushSoon(core: Core, payoutId: string, start?: PendingStart): Promise<void> {
+/**
+ * Makes the recorded start of a payout found by its idempotency key, if it was never made (its
+ * process died after commit); if Temporal is unreachable the relay makes it later.
+ */
+async function flushSoon(core: Core, payoutId: string): Promise<void> {
   try {
-    await flushWorkflowStart(core, payoutId, start);
+    await flushWorkflowStart(core, payoutId);
   } catch (err) {
     core.log.warn({ err, payoutId }, 'payout workflow start deferred to the relay');
   }
@@ -248,8 +251,9 @@ async function flushSoon(core: Core, payoutId: string, start?: PendingStart): Pr
 
 /**
  * POST /payouts (spec "Endpoints", Surface A): prepares, then in one transaction inserts the
- * payout with its hold, event and workflow start (funding 'balance'), then starts the workflow
- * after commit. Returns the Payout as created (status submitted, attempts 1). If a payout with this
+ * payout with its hold, event and workflow start (funding 'balance'), then hands the start to this
+ * process's starter (src/core/workflow-starts.ts handOffWorkflowStart) and answers without waiting
+ * for Temporal. Returns the Payout as created (status submitted, attempts 1). If a payout with this
  * idempotency key already exists for the business and environment (a process died before the
  * idempotency record was completed), returns that payout instead of creating a second one — within
  * the 30-day retention only: an older key is retired and starts a new payout.
@@ -302,8 +306,8 @@ export async function createPayout(
 }
 
 /**
- * Prepares and accepts a new payout under `key` (see {@link createPayout}), then starts its
- * workflow after commit. Throws what preparePayout and insertPayout throw, and the unique
+ * Prepares and accepts a new payout under `key` (see {@link createPayout}), then hands its
+ * workflow start to this process's starter. Throws what preparePayout and insertPayout throw, and the unique
  * violation of `payouts_idempotency` when `key` is already on a payout (nothing is written then).
  */
 async function acceptNewPayout(core: Core, caller: Caller, req: PayoutRequest, key: string | undefined): Promise<PayoutRow> {
@@ -317,6 +321,9 @@ async function acceptNewPayout(core: Core, caller: Caller, req: PayoutRequest, k
   // Without a key policy the accept is one statement, atomic on its own; a policy's budget
   // counter and approval row join it in a transaction (rolled back whole on a unique violation).
   const accepted = keyPolicy(caller) ? await core.db.transaction().execute(accept) : await accept(core.db);
-  await flushSoon(core, accepted.row.id, accepted.start);
+  // The start is committed in the outbox: the request answers now and this process's starter makes
+  // it within milliseconds, or the relay does (docs/benchmarks.md "2026-11-26: the workflow start
+  // off the request path").
+  if (accepted.start) handOffWorkflowStart(core, accepted.start);
   return accepted.row;
 }

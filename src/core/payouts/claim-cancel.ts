@@ -5,6 +5,18 @@ import type { ClaimMethod } from '../../../workflows/payout.contract';
 import { cancelPayoutWorkflow, claimPayoutWorkflow, type PayoutUpdateOutcome } from '../../temporal/payout-gateway';
 import type { Caller, Core } from '../context';
 import { type WirePayout, getPayoutRow, getPayout } from './read';
+import { ensureWorkflowStarted } from '../workflow-starts';
+
+/**
+ * Runs an Update of payout `id`'s workflow; if it is refused and the payout's recorded start was
+ * never made (the accept answered before its start, src/core/workflow-starts.ts
+ * handOffWorkflowStart), makes the start and runs the Update once more.
+ */
+export async function runOnStartedWorkflow(core: Core, id: string, run: () => Promise<PayoutUpdateOutcome>): Promise<PayoutUpdateOutcome> {
+  const outcome = await run();
+  if (outcome === 'refused' && (await ensureWorkflowStarted(core, id))) return run();
+  return outcome;
+}
 
 async function updatePayoutWorkflow(
   core: Core,
@@ -17,8 +29,9 @@ async function updatePayoutWorkflow(
   const refuse = (status: string) =>
     new ApiError(409, 'invalid_state', `Payout ${id} is ${status}; this needs it to be ${allowed.join(' or ')}`, null);
   if (!allowed.includes(row.status as PayoutStatus)) throw refuse(row.status);
-  // Refused by the Update's validator, or the workflow closed meanwhile: report the state now.
-  if ((await run()) === 'refused') {
+  // Refused by the Update's validator, or the workflow closed meanwhile, or not started yet (its
+  // start handed off after the accept is still queued): report the state now.
+  if ((await runOnStartedWorkflow(core, id, run)) === 'refused') {
     const now = (await getPayoutRow(core.db, caller, id)).status;
     if (allowed.includes(now as PayoutStatus)) {
       throw new ApiError(409, 'invalid_state', `Payout ${id} is being changed by another request (a claim, cancel or approval in progress); retry shortly`, null);

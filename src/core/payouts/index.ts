@@ -59,7 +59,7 @@ export {
   recordAttemptProviderReference,
   recordAttemptResult,
 } from './transitions';
-export { claimPayout, cancelPayout } from './claim-cancel';
+export { claimPayout, cancelPayout, runOnStartedWorkflow } from './claim-cancel';
 export { makeRailAttempt, NoRailAdapterError, openClaimWindow } from './delivery';
 export type { AttemptResult } from './transitions';
 /** Claim methods a recipient may choose (sandbox claim endpoint; Surface B payoutMethod). */

@@ -14,7 +14,7 @@ import type { PayoutStatus } from '../../domain/payout-state';
 import { approvePayoutWorkflow, rejectPayoutWorkflow } from '../../temporal/payout-gateway';
 import type { PayoutApprovalDecision } from '../../../workflows/payout.contract';
 import type { Caller, Core } from '../context';
-import { getPayout, getPayoutRow, transitionPayout, type WirePayout } from '../payouts';
+import { getPayout, getPayoutRow, runOnStartedWorkflow, transitionPayout, type WirePayout } from '../payouts';
 
 /** Largest rejection reason. */
 export const MAX_REJECT_REASON = 500;
@@ -56,7 +56,7 @@ async function checkDecider(core: Core, caller: Caller, id: string): Promise<voi
 /** POST /payouts/{id}/approve: 404 not_found; 409 invalid_state; 403 self_approval_forbidden / permission_denied. Returns the payout (submitted or later). */
 export async function approvePayout(core: Core, caller: Caller, id: string): Promise<WirePayout> {
   await checkDecider(core, caller, id);
-  const outcome = await approvePayoutWorkflow(core.temporal, id, { keyId: caller.keyId });
+  const outcome = await runOnStartedWorkflow(core, id, () => approvePayoutWorkflow(core.temporal, id, { keyId: caller.keyId }));
   if (outcome === 'refused') {
     const now = await getPayoutRow(core.db, caller, id);
     throw new ApiError(409, 'invalid_state', `Payout ${id} is ${now.status} and not awaiting approval`, null);
@@ -70,7 +70,7 @@ export async function rejectPayout(core: Core, caller: Caller, id: string, reaso
     throw new ApiError(400, 'validation_error', `reason must be a string of at most ${MAX_REJECT_REASON} characters`, 'reason');
   }
   await checkDecider(core, caller, id);
-  const outcome = await rejectPayoutWorkflow(core.temporal, id, { keyId: caller.keyId, reason: reason ?? null });
+  const outcome = await runOnStartedWorkflow(core, id, () => rejectPayoutWorkflow(core.temporal, id, { keyId: caller.keyId, reason: reason ?? null }));
   if (outcome === 'refused') {
     const now = await getPayoutRow(core.db, caller, id);
     throw new ApiError(409, 'invalid_state', `Payout ${id} is ${now.status} and not awaiting approval`, null);
