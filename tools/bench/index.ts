@@ -275,6 +275,7 @@ async function main() {
     say(`minimal payout: ${SIZES.posts} POST at ${SIZES.concurrency} concurrent (insert one row, start hold -> timer ${arrivalMs} ms -> settle)`);
     a = await snapshot(stack);
     const minimalCpu0 = cpuMs(minimal.pid!);
+    const minimalT0 = performance.now();
     const minimalPost = await load(
       SIZES.concurrency,
       async () => {
@@ -293,6 +294,8 @@ async function main() {
       if (r.rows[0]!.n === '0') break;
       await sleep(200);
     }
+    // Accepted and run to the end: the first request to the last settlement.
+    const minimalFinalSeconds = (performance.now() - minimalT0) / 1000;
     b = await snapshot(stack);
     const minimalCost = cost(a, b, minimalPost.count - minimalPost.errors);
     // Its handler process stands where the API stands in the other rows.
@@ -307,6 +310,7 @@ async function main() {
     });
     a = await snapshot(stack);
     const since = new Date();
+    const postsT0 = performance.now();
     const posts = await load(
       SIZES.concurrency,
       async (i) => {
@@ -324,8 +328,9 @@ async function main() {
     for (;;) {
       const r = await sql<{ n: string }>`select count(*)::text as n from payouts where created_at >= ${since} and disbursement_id is null and status not in ('succeeded', 'failed')`.execute(stack.db);
       if (r.rows[0]!.n === '0') break;
-      await sleep(500);
+      await sleep(200);
     }
+    const postsFinalSeconds = (performance.now() - postsT0) / 1000;
     b = await snapshot(stack);
     const postCost = cost(a, b, posts.count - posts.errors);
     say(`  ${posts.rps.toFixed(1)} requests/s, p50 ${posts.p50} ms, p99 ${posts.p99} ms, ${posts.errors} errors`);
@@ -335,8 +340,12 @@ async function main() {
       ratio: posts.rps / bareStart.rps,
       cost: postCost,
       bare_cost: bareStartCost,
-      minimal: minimalPost,
+      // Requests/s counts the answers; payouts run to their end per second counts the whole life
+      // (the answer no longer waits for the workflow start: docs/benchmarks.md), for both.
+      final_per_second: (posts.count - posts.errors) / postsFinalSeconds,
+      minimal: { ...minimalPost, final_per_second: (minimalPost.count - minimalPost.errors) / minimalFinalSeconds },
       minimal_ratio: posts.rps / minimalPost.rps,
+      minimal_final_ratio: (posts.count - posts.errors) / postsFinalSeconds / ((minimalPost.count - minimalPost.errors) / minimalFinalSeconds),
       minimal_cost: minimalCost,
     };
 
@@ -439,6 +448,7 @@ function printReport(r: any) {
   const rows = [
     [`${n(d.items)}-item disbursement, payouts/s launch to last final item`, `${f1(d.payouts_per_second)}/s (${f1(d.seconds)} s)`, `${f1(d.floor_children_per_second)} no-op children/s (${f1(d.floor_seconds)} s)`, pct(d.ratio), '>= 60 %'],
     [`POST /payouts at ${SIZES.concurrency} concurrent, requests/s (p50, p99)`, `${f1(p.rps)}/s (${p.p50} ms, ${p.p99} ms)`, `${f1(p.minimal.rps)} minimal durable payouts/s (${p.minimal.p50} ms, ${p.minimal.p99} ms)`, pct(p.minimal_ratio), '>= 80 %, p99 < 250 ms'],
+    [`  the same, payouts accepted and run to their end per second`, `${f1(p.final_per_second)}/s`, `${f1(p.minimal.final_per_second)} minimal durable payouts/s`, pct(p.minimal_final_ratio), '(whole life)'],
     [`  the same, against the bare start`, `${f1(p.rps)}/s`, `${f1(p.bare_start.rps)} one-local-activity starts/s (${p.bare_start.p50} ms, ${p.bare_start.p99} ms)`, pct(p.ratio), '(kept for comparison)'],
     [`GET /payouts?limit=50 at ${SIZES.concurrency} concurrent, requests/s (p99)`, `${f1(g.rps)}/s (${g.p99} ms)`, `${f1(g.bare.rps)}/s bare Hono + pg (${g.bare.p99} ms)`, pct(g.ratio), '>= 70 %'],
     [`${n(b.entries)}-entry Surface B batch accepted`, b.built ? (b.status < 300 ? `${b.seconds.toFixed(2)} s` : `HTTP ${b.status} after ${b.seconds.toFixed(2)} s`) : 'not built', '(none)', '-', '< 5 s'],
