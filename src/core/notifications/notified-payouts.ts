@@ -14,7 +14,7 @@
 import type { Caller, Core } from '../context';
 import { insertPayout, type PayoutRequest, type PayoutRow, payoutStart, preparePayout, type PreparedPayout } from '../payouts';
 import type { PayoutWorkflowInput } from '../../../workflows/payout.contract';
-import { enqueueWorkflowStart, flushWorkflowStart } from '../workflow-starts';
+import { enqueueWorkflowStart, flushWorkflowStart, handOffWorkflowStart, type PendingStart } from '../workflow-starts';
 import { applyPayoutPolicy } from '../policies/payouts';
 import { insertPayoutNotification, type NotificationRequest, type NotificationRow, notificationsByPayout } from './payout-notifications';
 import { isUniqueViolation } from '../../db/errors';
@@ -80,9 +80,12 @@ export async function createNotifiedPayouts(
   }
 
   let created: NotifiedPayout[];
+  /** The workflow starts recorded by the transaction, handed off after it commits. */
+  let starts: PendingStart[] = [];
   try {
     created = await core.db.transaction().execute(async (tx) => {
       const out: NotifiedPayout[] = [];
+      starts = [];
       for (const [i, p] of prepared.entries()) {
         // Key policy (src/core/policies): may refuse (403 policy_exceeded) or make the payout wait for approval.
         const pre = opts.paramPrefix?.(i) ?? '';
@@ -101,7 +104,9 @@ export async function createNotifiedPayouts(
           notify: notification !== null,
           ...(gate.approval ? { approval: { timeoutMs: gate.approval.timeoutMs } } : {}),
         };
-        await enqueueWorkflowStart(tx, { ...payoutStart(row), args: [input] });
+        const start = { ...payoutStart(row), args: [input] };
+        await enqueueWorkflowStart(tx, start);
+        starts.push(start);
         out.push({ row, notification });
       }
       return out;
@@ -113,11 +118,13 @@ export async function createNotifiedPayouts(
     }
     throw err;
   }
-  for (const p of created) await flushSoon(core, p.row.id);
+  // Committed with their starts: answered now, started by this process's starter or the relay
+  // (src/core/workflow-starts.ts handOffWorkflowStart), as POST /payouts.
+  for (const start of starts) handOffWorkflowStart(core, start);
   return created;
 }
 
-/** Starts the recorded workflow now; if Temporal is unreachable the worker's relay starts it later. */
+/** Makes the recorded start of a payout found by its idempotency key if it was never made; if Temporal is unreachable the relay makes it later. */
 async function flushSoon(core: Core, payoutId: string): Promise<void> {
   try {
     await flushWorkflowStart(core, payoutId);
