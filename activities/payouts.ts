@@ -7,6 +7,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Core } from '../src/core/context';
+import { deliverPayout } from '../src/core/payouts/delivery';
 import {
   IllegalPayoutTransitionError,
   makeRailAttempt,
@@ -56,6 +57,11 @@ export function createPayoutActivities(core: Core) {
     /** openClaimWindow: submitted -> awaiting_claim; returns the claim window left, in ms. */
     async payoutOpenClaim(input: { payoutId: string }) {
       return guarded(() => openClaimWindow(core, input.payoutId));
+    },
+
+    /** deliverPayout: -> delivering and the first rail attempt in one step (nothing delivered from failed, canceled, refunded). */
+    async payoutDeliver(input: { payoutId: string; attempt: number }) {
+      return guarded(() => deliverPayout(core, input.payoutId, input.attempt));
     },
 
     /** makeRailAttempt: one delivery attempt through the rail (a live payout fails without retry). */

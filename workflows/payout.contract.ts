@@ -159,6 +159,16 @@ export interface PayoutRailEvent {
 export const railEventSignal = defineSignal<[PayoutRailEvent]>('railEvent');
 
 /**
+ * Result of payoutDeliver: the status now stored, and the rail's answer to the attempt, or null
+ * when the payout was found failed, canceled or refunded (a replay after a lost workflow task:
+ * nothing to deliver, no attempt made).
+ */
+export interface PayoutDeliverResult {
+  status: PayoutStatus;
+  attempt: RailAttemptResult | null;
+}
+
+/**
  * The activities payoutWorkflow proxies (local activities; activities/payouts.ts implements them).
  * Each is idempotent; a forbidden move fails with {@link ILLEGAL_PAYOUT_TRANSITION}.
  */
@@ -167,6 +177,13 @@ export interface PayoutActivities {
   payoutTransition(input: PayoutTransitionInput): Promise<{ status: PayoutStatus }>;
   /** submitted -> awaiting_claim (claim token, claim_expires_at); returns the claim window left, in ms. */
   payoutOpenClaim(input: { payoutId: string }): Promise<{ claimWindowMs: number }>;
+  /**
+   * The start of a delivery in one step: payoutTransition to `delivering`, then (unless the row is
+   * failed, canceled or refunded) payoutRailAttempt of `attempt`, with the same effects and
+   * answers (src/core/payouts/delivery.ts deliverPayout). Runs started before it make the two
+   * calls (patch `deliver-in-one-step`, workflows/payout.ts).
+   */
+  payoutDeliver(input: { payoutId: string; attempt: number }): Promise<PayoutDeliverResult>;
   /** One delivery attempt through the rail (keyed by payout and attempt number). */
   payoutRailAttempt(input: { payoutId: string; attempt: number }): Promise<RailAttemptResult>;
   /**
