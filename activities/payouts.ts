@@ -23,6 +23,7 @@ import {
   type PayoutActivities,
   type PayoutApprovalDecision,
   type PayoutTransitionInput,
+  type PayoutTransitionResult,
 } from '../workflows/payout.contract';
 import { decidePayoutApproval } from '../src/core/policies/approvals';
 import { payoutRailStatus } from '../src/core/rails/inbox';
@@ -47,9 +48,17 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T> {
 /** The payout activities over one core (merged into createActivities). */
 export function createPayoutActivities(core: Core) {
   return {
-    /** transitionPayout (one transaction: projection, money, event). Returns the status now stored. */
-    async payoutTransition(input: PayoutTransitionInput) {
-      const { payoutId, to, ...patch } = input;
+    /**
+     * transitionPayout (one transaction: projection, money, event). Returns the status now stored.
+     * With `deliverAttempt` and `to: 'delivering'`: deliverPayout, the move and that rail attempt
+     * (its answer as `attempt`; null when the row is failed, canceled or refunded).
+     */
+    async payoutTransition(input: PayoutTransitionInput): Promise<PayoutTransitionResult> {
+      const { payoutId, to, deliverAttempt, ...patch } = input;
+      if (deliverAttempt !== undefined) {
+        if (to !== 'delivering') throw ApplicationFailure.nonRetryable(`deliverAttempt is only for the move to delivering, not ${to}`, ILLEGAL_PAYOUT_TRANSITION);
+        return guarded(() => deliverPayout(core, payoutId, deliverAttempt));
+      }
       const row = await guarded(() => transitionPayout(core, payoutId, to, patch));
       return { status: row.status as PayoutStatus };
     },
@@ -57,11 +66,6 @@ export function createPayoutActivities(core: Core) {
     /** openClaimWindow: submitted -> awaiting_claim; returns the claim window left, in ms. */
     async payoutOpenClaim(input: { payoutId: string }) {
       return guarded(() => openClaimWindow(core, input.payoutId));
-    },
-
-    /** deliverPayout: -> delivering and the first rail attempt in one step (nothing delivered from failed, canceled, refunded). */
-    async payoutDeliver(input: { payoutId: string; attempt: number }) {
-      return guarded(() => deliverPayout(core, input.payoutId, input.attempt));
     },
 
     /** makeRailAttempt: one delivery attempt through the rail (a live payout fails without retry). */

@@ -158,7 +158,7 @@ const before = (name: string): HistoryShape =>
   shapeOf(JSON.parse(readFileSync(new URL(`../fixtures/histories/payout-2026-11-25-${name}.json`, import.meta.url), 'utf8')).events);
 
 describe('the cost of a sandbox payout (issue #23)', () => {
-  it('before: the move to delivering and the first rail attempt were two local activities', () => {
+  it('before: the move to delivering and the first rail attempt were two local activities (the recorded histories)', () => {
     expect(before('succeeded')).toEqual({
       events: 15,
       workflowTasks: 2,
@@ -196,33 +196,32 @@ describe('the cost of a sandbox payout (issue #23)', () => {
       'timeout-once': 'succeeded',
       'invalid-destination': 'failed',
     });
-    // The history of each: the move to delivering and attempt 1 are one local activity.
-    const PATCH: string[] = ['deliver-in-one-step'];
-    expect(runs.succeeded!.shape).toEqual({ events: 16, workflowTasks: 2, timers: 1, localActivities: ['payoutDeliver', 'payoutTransition'], patches: PATCH, upserts: 3 });
+    // The history of each: the move to delivering and attempt 1 are one local activity, with no
+    // patch marker (nor its TemporalChangeVersion upsert): one event fewer than before each.
+    const move = 'payoutTransition'; // -> delivering with deliverAttempt 1
+    expect(runs.succeeded!.shape).toEqual({ events: 14, workflowTasks: 2, timers: 1, localActivities: [move, 'payoutTransition'], patches: [], upserts: 2 });
     expect(runs.refunded!.shape).toEqual({
-      events: 23,
+      events: 21,
       workflowTasks: 3,
       timers: 2,
-      localActivities: ['payoutDeliver', 'payoutTransition', 'payoutTransition'],
-      patches: PATCH,
-      upserts: 4,
-    });
-    expect(runs['timeout-once']!.shape).toEqual({
-      events: 23,
-      workflowTasks: 3,
-      timers: 2,
-      localActivities: ['payoutDeliver', 'payoutAttemptResult', 'payoutRailAttempt', 'payoutTransition'],
-      patches: PATCH,
+      localActivities: [move, 'payoutTransition', 'payoutTransition'],
+      patches: [],
       upserts: 3,
     });
-    expect(runs['invalid-destination']!.shape).toEqual({
-      events: 10,
-      workflowTasks: 1,
-      timers: 0,
-      localActivities: ['payoutDeliver', 'payoutTransition'],
-      patches: PATCH,
+    expect(runs['timeout-once']!.shape).toEqual({
+      events: 21,
+      workflowTasks: 3,
+      timers: 2,
+      localActivities: [move, 'payoutAttemptResult', 'payoutRailAttempt', 'payoutTransition'],
+      patches: [],
       upserts: 2,
     });
+    expect(runs['invalid-destination']!.shape).toEqual({ events: 8, workflowTasks: 1, timers: 0, localActivities: [move, 'payoutTransition'], patches: [], upserts: 1 });
+    // The move's recorded result carries the rail's answer (what a replay reads instead of a second activity).
+    const moveResult = (run: (typeof runs)[string]) =>
+      markerPayload((run.history.events ?? []).find((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')!, 'result');
+    expect(moveResult(runs.succeeded!)).toMatchObject({ status: 'delivering', attempt: { ok: true, providerReference: expect.stringMatching(/^sbx_/), arrivalMs: 50 } });
+    expect(moveResult(runs['invalid-destination']!)).toMatchObject({ status: 'delivering', attempt: { ok: false, errorCode: 'invalid_destination', retryable: false } });
 
     // A settled payout costs the worker 4 statements and one transaction (before: 7 and two,
     // 'select payouts' + the transition's statement twice, the attempt's read, start and reference).

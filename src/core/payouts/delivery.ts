@@ -5,7 +5,7 @@
  * attempt, in one step). Called by the payout activities (activities/payouts.ts), which turn the
  * errors below into the contract's failure types.
  */
-import type { PayoutDeliverResult, RailAttemptResult } from '../../../workflows/payout.contract';
+import type { RailAttemptResult } from '../../../workflows/payout.contract';
 import { parseDuration } from '../../domain/durations';
 import { findChannel } from '../../domain/channels';
 import type { PayoutStatus } from '../../domain/payout-state';
@@ -144,9 +144,9 @@ export async function makeRailAttempt(core: Core, payoutId: string, attempt: num
 export const NOTHING_TO_DELIVER: readonly PayoutStatus[] = ['failed', 'canceled', 'refunded'];
 
 /**
- * The start of a payout's delivery (issue #23; activity `payoutDeliver`): the move to `delivering`
- * (`transitionPayout(core, payoutId, 'delivering')`) followed by delivery attempt `attempt`
- * ({@link makeRailAttempt}), with the same answers, in fewer round trips: a payout moved from
+ * The start of a payout's delivery (issue #23; activity payoutTransition with `deliverAttempt`):
+ * the move to `delivering` (`transitionPayout(core, payoutId, 'delivering')`) followed by delivery
+ * attempt `attempt` ({@link makeRailAttempt}), with the same answers, in fewer round trips: a payout moved from
  * submitted or claimed takes one statement for the move, the attempt's start and the read of the
  * instruction ({@link startDelivery}), then the rail call and the storing of its reference. A
  * payout already delivering or past it (a replay after a lost workflow task), or one that cannot
@@ -157,7 +157,7 @@ export const NOTHING_TO_DELIVER: readonly PayoutStatus[] = ['failed', 'canceled'
  * (after the move, as the two calls did). Returns the status now stored and the rail's answer
  * (null with a status in {@link NOTHING_TO_DELIVER}).
  */
-export async function deliverPayout(core: Core, payoutId: string, attempt: number): Promise<PayoutDeliverResult> {
+export async function deliverPayout(core: Core, payoutId: string, attempt: number): Promise<{ status: PayoutStatus; attempt: RailAttemptResult | null }> {
   const started = await startDelivery(
     core,
     payoutId,
