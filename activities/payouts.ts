@@ -7,6 +7,7 @@
  */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Core } from '../src/core/context';
+import { deliverPayout } from '../src/core/payouts/delivery';
 import {
   IllegalPayoutTransitionError,
   makeRailAttempt,
@@ -22,6 +23,7 @@ import {
   type PayoutActivities,
   type PayoutApprovalDecision,
   type PayoutTransitionInput,
+  type PayoutTransitionResult,
 } from '../workflows/payout.contract';
 import { decidePayoutApproval } from '../src/core/policies/approvals';
 import { payoutRailStatus } from '../src/core/rails/inbox';
@@ -46,9 +48,17 @@ async function guarded<T>(fn: () => Promise<T>): Promise<T> {
 /** The payout activities over one core (merged into createActivities). */
 export function createPayoutActivities(core: Core) {
   return {
-    /** transitionPayout (one transaction: projection, money, event). Returns the status now stored. */
-    async payoutTransition(input: PayoutTransitionInput) {
-      const { payoutId, to, ...patch } = input;
+    /**
+     * transitionPayout (one transaction: projection, money, event). Returns the status now stored.
+     * With `deliverAttempt` and `to: 'delivering'`: deliverPayout, the move and that rail attempt
+     * (its answer as `attempt`; null when the row is failed, canceled or refunded).
+     */
+    async payoutTransition(input: PayoutTransitionInput): Promise<PayoutTransitionResult> {
+      const { payoutId, to, deliverAttempt, ...patch } = input;
+      if (deliverAttempt !== undefined) {
+        if (to !== 'delivering') throw ApplicationFailure.nonRetryable(`deliverAttempt is only for the move to delivering, not ${to}`, ILLEGAL_PAYOUT_TRANSITION);
+        return guarded(() => deliverPayout(core, payoutId, deliverAttempt));
+      }
       const row = await guarded(() => transitionPayout(core, payoutId, to, patch));
       return { status: row.status as PayoutStatus };
     },

@@ -89,6 +89,11 @@ export interface PayoutTransitionInput {
   attempt?: AttemptResult & { number: number };
   /** Apply the move only from these states (else the row is returned unchanged). */
   onlyFrom?: PayoutStatus[];
+  /**
+   * With `to: 'delivering'` only: also make delivery attempt `deliverAttempt` (1-based) through the
+   * rail in the same activity, its answer returned as `attempt` ({@link PayoutTransitionResult}).
+   */
+  deliverAttempt?: number;
 }
 
 /**
@@ -159,12 +164,31 @@ export interface PayoutRailEvent {
 export const railEventSignal = defineSignal<[PayoutRailEvent]>('railEvent');
 
 /**
+ * Result of payoutTransition: the status now stored. With `deliverAttempt` (the move to
+ * delivering), also `attempt`: the rail's answer to that attempt, or null when the payout was
+ * found failed, canceled or refunded (a replay after a lost workflow task: nothing to deliver, no
+ * attempt made). A result recorded before `deliverAttempt` existed has no `attempt` key: the
+ * workflow then makes the attempt with payoutRailAttempt, as those runs did (workflows/payout.ts
+ * "The move to delivering and the first rail attempt").
+ */
+export interface PayoutTransitionResult {
+  status: PayoutStatus;
+  attempt?: RailAttemptResult | null;
+}
+
+/**
  * The activities payoutWorkflow proxies (local activities; activities/payouts.ts implements them).
  * Each is idempotent; a forbidden move fails with {@link ILLEGAL_PAYOUT_TRANSITION}.
  */
 export interface PayoutActivities {
-  /** Moves the payout to `to` (one transaction: projection, money, event); returns the status now stored. */
-  payoutTransition(input: PayoutTransitionInput): Promise<{ status: PayoutStatus }>;
+  /**
+   * Moves the payout to `to` (one transaction: projection, money, event); returns the status now
+   * stored. With `deliverAttempt` (only with `to: 'delivering'`), also makes that rail attempt as
+   * payoutRailAttempt would, unless the row is failed, canceled or refunded, and returns its answer
+   * as `attempt` (src/core/payouts/delivery.ts deliverPayout: one statement for the move and the
+   * attempt's start).
+   */
+  payoutTransition(input: PayoutTransitionInput): Promise<PayoutTransitionResult>;
   /** submitted -> awaiting_claim (claim token, claim_expires_at); returns the claim window left, in ms. */
   payoutOpenClaim(input: { payoutId: string }): Promise<{ claimWindowMs: number }>;
   /** One delivery attempt through the rail (keyed by payout and attempt number). */

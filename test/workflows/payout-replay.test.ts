@@ -167,6 +167,18 @@ describe('replayed payout transitions (a lost workflow task)', () => {
     },
   );
 
+  it.each(['succeeded', 'refunded', 'timeout-once', 'invalid-destination'])(
+    'a sandbox payout recorded after the move to delivering and rail attempt 1 became one local activity (%s) replays on today\'s code',
+    async (name) => {
+      // Recorded on 2026-11-26 by test/workflows/payout-cost.test.ts (RECORD_PAYOUT_HISTORIES=2026-11-26):
+      // payoutTransition to delivering with deliverAttempt 1, whose recorded result carries the
+      // rail's answer; the histories recorded before (above) carry none and replay the second call.
+      const json = JSON.parse(readFileSync(new URL(`../fixtures/histories/payout-2026-11-26-${name}.json`, import.meta.url), 'utf8'));
+      const history = temporal.api.history.v1.History.fromObject(json);
+      await expect(Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history, `po_one_step_${name}`)).resolves.toBeUndefined();
+    },
+  );
+
   it('two concurrent claims of one payout both get its claim (one Update id per payout), and it is claimed once', async () => {
     const b = await fundedBusiness();
     const id = await claimLinkAwaitingClaim(b, 'twice@example.com');

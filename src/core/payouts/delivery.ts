@@ -1,18 +1,21 @@
 /**
- * Delivery steps of a running payout: opening the claim window and making one rail attempt
- * through the rail adapter seam (docs/rails.md "The seam"; src/core/rails/registry.ts picks the
- * adapter by environment and rail). Called by the payout activities (activities/payouts.ts),
- * which turn the errors below into the contract's failure types.
+ * Delivery steps of a running payout: opening the claim window, making one rail attempt through
+ * the rail adapter seam (docs/rails.md "The seam"; src/core/rails/registry.ts picks the adapter by
+ * environment and rail), and the start of a delivery (the move to delivering and the first
+ * attempt, in one step). Called by the payout activities (activities/payouts.ts), which turn the
+ * errors below into the contract's failure types.
  */
 import type { RailAttemptResult } from '../../../workflows/payout.contract';
 import { parseDuration } from '../../domain/durations';
 import { findChannel } from '../../domain/channels';
-import type { PaymentInstruction, RailSubmitResult } from '../../rails/adapter';
+import type { PayoutStatus } from '../../domain/payout-state';
+import type { PaymentInstruction, RailAdapter, RailSubmitResult } from '../../rails/adapter';
 import { RailError } from '../../rails/adapter';
 import { sandboxClaimWindowMs } from '../../sandbox/rails';
 import type { Core } from '../context';
-import { railAdapterFor } from '../rails/registry';
-import { openClaim, recordAttemptProviderReference, recordAttemptStart } from './transitions';
+import { configuredLiveRails, railAdapterFor } from '../rails/registry';
+import type { PayoutRow } from './rows';
+import { openClaim, recordAttemptProviderReference, recordAttemptStart, startDelivery, transitionPayout } from './transitions';
 
 /** A payout whose rail has no adapter in its environment (no live connection configured): not retried. */
 export class NoRailAdapterError extends Error {
@@ -57,22 +60,25 @@ function toAttemptResult(r: RailSubmitResult, deadlineMs: number, returnWindowMs
   };
 }
 
+/** The payout columns an attempt's payment instruction is built from. */
+type InstructionSource = Pick<
+  PayoutRow,
+  'environment' | 'rail' | 'reference' | 'business_id' | 'channel' | 'destination_amount' | 'destination_currency' | 'recipient_details'
+>;
+
 /**
- * Delivery attempt `attempt` (1-based): records its start (attempt_count >= attempt), hands the
- * payment instruction to the rail's adapter and keeps the reference it gives. A retried call
- * reuses the attempt's stored reference, so the rail sees one idempotent instruction per
- * (payout, attempt). A RailError the adapter throws becomes a retryable or final rejection. Throws
- * {@link NoRailAdapterError} when the payout's rail has no adapter in its environment.
+ * Hands attempt `attempt` of `payoutId` (its start already recorded, `existingProviderReference`
+ * the reference stored on it, if any) to `adapter` and keeps the reference it gives; a RailError
+ * becomes a retryable or final rejection (see {@link makeRailAttempt}).
  */
-export async function makeRailAttempt(core: Core, payoutId: string, attempt: number): Promise<RailAttemptResult> {
-  const payout = await core.db
-    .selectFrom('payouts')
-    .select(['environment', 'rail', 'reference', 'business_id', 'channel', 'destination_amount', 'destination_currency', 'recipient_details'])
-    .where('id', '=', payoutId)
-    .executeTakeFirstOrThrow();
-  const adapter = railAdapterFor(core, payout.environment, payout.rail);
-  if (!adapter) throw new NoRailAdapterError(payout.rail);
-  const started = await recordAttemptStart(core, payoutId, attempt);
+async function submitAttempt(
+  core: Core,
+  payoutId: string,
+  attempt: number,
+  payout: InstructionSource,
+  adapter: RailAdapter,
+  existingProviderReference: string | null,
+): Promise<RailAttemptResult> {
   const details = payout.recipient_details as Record<string, unknown>;
   const account = Object.fromEntries(Object.entries(details).filter((e): e is [string, string] => typeof e[1] === 'string'));
   const instruction: PaymentInstruction = {
@@ -91,7 +97,7 @@ export async function makeRailAttempt(core: Core, payoutId: string, attempt: num
       account,
     },
     reference: payout.reference,
-    existing: started.provider_reference ? { providerReference: started.provider_reference } : null,
+    existing: existingProviderReference ? { providerReference: existingProviderReference } : null,
   };
   let answer: RailSubmitResult;
   try {
@@ -111,6 +117,63 @@ export async function makeRailAttempt(core: Core, payoutId: string, attempt: num
   const channel = findChannel(payout.channel);
   const deadlineMs = channel ? parseDuration(channel.arrival.max) : 24 * 3600 * 1000;
   const result = toAttemptResult(answer, deadlineMs, adapter.capabilities.returnWindowMs);
-  if (result.providerReference && !started.provider_reference) await recordAttemptProviderReference(core, payoutId, attempt, result.providerReference);
+  if (result.providerReference && !existingProviderReference) await recordAttemptProviderReference(core, payoutId, attempt, result.providerReference);
   return result;
+}
+
+/**
+ * Delivery attempt `attempt` (1-based): records its start (attempt_count >= attempt), hands the
+ * payment instruction to the rail's adapter and keeps the reference it gives. A retried call
+ * reuses the attempt's stored reference, so the rail sees one idempotent instruction per
+ * (payout, attempt). A RailError the adapter throws becomes a retryable or final rejection. Throws
+ * {@link NoRailAdapterError} when the payout's rail has no adapter in its environment.
+ */
+export async function makeRailAttempt(core: Core, payoutId: string, attempt: number): Promise<RailAttemptResult> {
+  const payout = await core.db
+    .selectFrom('payouts')
+    .select(['environment', 'rail', 'reference', 'business_id', 'channel', 'destination_amount', 'destination_currency', 'recipient_details'])
+    .where('id', '=', payoutId)
+    .executeTakeFirstOrThrow();
+  const adapter = railAdapterFor(core, payout.environment, payout.rail);
+  if (!adapter) throw new NoRailAdapterError(payout.rail);
+  const started = await recordAttemptStart(core, payoutId, attempt);
+  return submitAttempt(core, payoutId, attempt, payout, adapter, started.provider_reference);
+}
+
+/** Statuses in which a payout has nothing to deliver: a delivery replayed after a lost workflow task can find it there. */
+export const NOTHING_TO_DELIVER: readonly PayoutStatus[] = ['failed', 'canceled', 'refunded'];
+
+/**
+ * The start of a payout's delivery (issue #23; activity payoutTransition with `deliverAttempt`):
+ * the move to `delivering` (`transitionPayout(core, payoutId, 'delivering')`) followed by delivery
+ * attempt `attempt` ({@link makeRailAttempt}), with the same answers, in fewer round trips: a
+ * payout moved from submitted or claimed takes one statement for the move, the attempt's start and
+ * the read of the instruction ({@link startDelivery}), then the rail call and the storing of its
+ * reference. A
+ * payout already delivering or past it (a replay after a lost workflow task), or one that cannot
+ * enter delivering, takes the two calls as they are: a row already succeeded is delivered again
+ * under its stored attempt reference (the rail sees the same idempotent instruction); a row in
+ * {@link NOTHING_TO_DELIVER} is returned with no attempt. Throws IllegalPayoutTransitionError for
+ * a move the transition table forbids and {@link NoRailAdapterError} when the rail has no adapter
+ * (after the move, as the two calls did). Returns the status now stored and the rail's answer
+ * (null with a status in {@link NOTHING_TO_DELIVER}).
+ */
+export async function deliverPayout(core: Core, payoutId: string, attempt: number): Promise<{ status: PayoutStatus; attempt: RailAttemptResult | null }> {
+  const started = await startDelivery(
+    core,
+    payoutId,
+    attempt,
+    configuredLiveRails(core).map((r) => r.rail),
+  );
+  if (started) {
+    const adapter = railAdapterFor(core, started.payout.environment, started.payout.rail);
+    // Not reached while the registry and configuredLiveRails agree (startDelivery moves only payouts with an adapter).
+    if (!adapter) throw new NoRailAdapterError(started.payout.rail);
+    const result = await submitAttempt(core, payoutId, attempt, started.payout, adapter, started.existingProviderReference);
+    return { status: started.payout.status as PayoutStatus, attempt: result };
+  }
+  const row = await transitionPayout(core, payoutId, 'delivering');
+  const status = row.status as PayoutStatus;
+  if (NOTHING_TO_DELIVER.includes(status)) return { status, attempt: null };
+  return { status, attempt: await makeRailAttempt(core, payoutId, attempt) };
 }

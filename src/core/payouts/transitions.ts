@@ -232,6 +232,57 @@ export async function recordAttemptStart(core: Core, payoutId: string, number: n
   return row;
 }
 
+/** The states a payout may enter `delivering` from (the transition table: submitted, claimed). */
+const DELIVERING_FROM: readonly PayoutStatus[] = PAYOUT_STATUSES.filter((s) => canTransition(s, 'delivering'));
+
+/**
+ * The first step of a delivery in one statement and no explicit transaction (issue #23): moves
+ * the payout from a state the transition table lets enter `delivering` (submitted, claimed) to
+ * `delivering` and records that delivery attempt `number` started, as `transitionPayout(…,
+ * 'delivering')` followed by {@link recordAttemptStart} would: the projection's status and
+ * updated_at, attempt_count raised to at least `number`, the attempt row inserted in status
+ * processing (an existing row of that attempt is kept). Entering `delivering` writes no event and
+ * moves no money (src/domain/payout-state.ts), so one guarded UPDATE is the whole transition; the
+ * guard (`status in (submitted, claimed)`) is re-checked on the locked row, so a concurrent move
+ * wins or loses exactly as under `transitionPayout`'s row lock.
+ *
+ * Only payouts whose rail is in `environment = 'sandbox'` or in `liveRails` (the rails with an
+ * adapter in this process) are moved. Returns the moved row and the provider reference already
+ * stored on the attempt (null for a new one), or null when nothing was moved: the payout is
+ * already delivering or past it (a replay after a lost workflow task), in a state that cannot
+ * deliver, has no adapter, or a state table that gives `delivering` an event or a money movement;
+ * the caller then takes the general path (transitionPayout, then recordAttemptStart), which
+ * decides each of those as before. Throws only what the database throws.
+ */
+export async function startDelivery(
+  core: Core,
+  payoutId: string,
+  number: number,
+  liveRails: readonly string[],
+): Promise<{ payout: PayoutRow; existingProviderReference: string | null } | null> {
+  if (EVENT_ON_ENTER.delivering || MONEY_ON_ENTER.delivering || DELIVERING_FROM.length === 0) return null;
+  const now = core.now();
+  const hasAdapter = liveRails.length > 0 ? sql`(environment = 'sandbox' or rail in (${sql.join([...liveRails])}))` : sql`environment = 'sandbox'`;
+  const r = await sql<PayoutRow & { existing_provider_reference: string | null }>`
+    with moved as (
+      update payouts set status = 'delivering', updated_at = ${now}, attempt_count = greatest(attempt_count, ${number})
+      where id = ${payoutId} and status in (${sql.join([...DELIVERING_FROM])}) and ${hasAdapter}
+      returning *
+    ), started as (
+      insert into payout_attempts (payout_id, number, status, provider_reference, error_code, error_message, started_at, completed_at)
+      select id, ${number}::int, 'processing', null::text, null::text, null::text, ${now}::timestamptz, null::timestamptz from moved
+      on conflict (payout_id, number) do nothing
+      returning provider_reference
+    )
+    select moved.*,
+      (select provider_reference from payout_attempts where payout_id = ${payoutId} and number = ${number} and not exists (select 1 from started)) as existing_provider_reference
+    from moved`.execute(core.db);
+  const row = r.rows[0];
+  if (!row) return null;
+  const { existing_provider_reference: existingProviderReference, ...payout } = row;
+  return { payout: payout as PayoutRow, existingProviderReference };
+}
+
 /** Stores the provider reference the rail gave attempt `number` (kept if one is already stored). */
 export async function recordAttemptProviderReference(core: Core, payoutId: string, number: number, providerReference: string): Promise<void> {
   await core.db
