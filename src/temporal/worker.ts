@@ -54,6 +54,7 @@ export interface PaymentsWorkerTuning {
   maxConcurrentActivityTaskExecutions: number;
   maxConcurrentLocalActivityExecutions: number;
   maxCachedWorkflows: number;
+  workflowThreadPoolSize: number;
   workflowTaskPollerBehavior: NonNullable<WorkerOptions['workflowTaskPollerBehavior']>;
 }
 
@@ -64,7 +65,10 @@ export interface PaymentsWorkerTuning {
  * workflow task slots. `maxConcurrentActivities` (tests) overrides WORKER_ACTIVITY_TASKS.
  */
 export function paymentsWorkerTuning(
-  config: Pick<Config, 'WORKER_WORKFLOW_TASKS' | 'WORKER_ACTIVITY_TASKS' | 'WORKER_LOCAL_ACTIVITIES' | 'WORKER_CACHED_WORKFLOWS' | 'WORKER_WORKFLOW_POLLERS'>,
+  config: Pick<
+    Config,
+    'WORKER_WORKFLOW_TASKS' | 'WORKER_ACTIVITY_TASKS' | 'WORKER_LOCAL_ACTIVITIES' | 'WORKER_CACHED_WORKFLOWS' | 'WORKER_WORKFLOW_POLLERS' | 'WORKER_WORKFLOW_THREADS'
+  >,
   maxConcurrentActivities?: number,
 ): PaymentsWorkerTuning {
   const tasks = config.WORKER_WORKFLOW_TASKS;
@@ -74,6 +78,7 @@ export function paymentsWorkerTuning(
     maxConcurrentActivityTaskExecutions: maxConcurrentActivities ?? config.WORKER_ACTIVITY_TASKS,
     maxConcurrentLocalActivityExecutions: config.WORKER_LOCAL_ACTIVITIES,
     maxCachedWorkflows: Math.max(tasks, config.WORKER_CACHED_WORKFLOWS),
+    workflowThreadPoolSize: config.WORKER_WORKFLOW_THREADS,
     workflowTaskPollerBehavior:
       pollers === 'auto'
         ? { type: 'autoscaling', minimum: 1, initial: 5, maximum: Math.min(100, tasks) }
