@@ -64,6 +64,26 @@ const schema = z.object({
    * Unset: /metrics is open (it holds no tenant data; keep the port private). docs/operations.md.
    */
   METRICS_TOKEN: z.string().min(16).optional(),
+  /**
+   * Worker tuning (src/temporal/worker.ts `createWorker`; docs/benchmarks.md "Worker tuning"), per
+   * `npm run worker` process. The payments worker (payouts and their activities):
+   * WORKER_WORKFLOW_TASKS workflow tasks run at once (maxConcurrentWorkflowTaskExecutions),
+   * WORKER_ACTIVITY_TASKS activities and WORKER_LOCAL_ACTIVITIES local activities at once,
+   * WORKER_CACHED_WORKFLOWS workflows kept in the sticky cache (each about 1 MB of heap), and
+   * WORKER_WORKFLOW_POLLERS long polls for workflow tasks (a number, at most WORKER_WORKFLOW_TASKS;
+   * or `auto`: the SDK's autoscaling poller, 1 to 100), WORKER_WORKFLOW_THREADS threads running
+   * workflow code (workflowThreadPoolSize; each thread is one reused V8 context). The disbursement
+   * worker (batch queue) keeps its own small fixed values: a batch is one workflow.
+   */
+  WORKER_WORKFLOW_TASKS: z.coerce.number().int().min(2).max(2000).default(100),
+  WORKER_ACTIVITY_TASKS: z.coerce.number().int().min(1).max(2000).default(200),
+  WORKER_LOCAL_ACTIVITIES: z.coerce.number().int().min(1).max(2000).default(100),
+  WORKER_CACHED_WORKFLOWS: z.coerce.number().int().min(2).max(100_000).default(2000),
+  WORKER_WORKFLOW_POLLERS: z
+    .string()
+    .regex(/^(auto|[1-9][0-9]{0,3})$/, 'a number of pollers (1 or more) or `auto`')
+    .default('10'),
+  WORKER_WORKFLOW_THREADS: z.coerce.number().int().min(1).max(16).default(1),
   /** Comma-separated channel ids reported as `paused` (using one is 400 channel_unavailable). */
   PAUSED_CHANNELS: z.string().default(''),
   /** Simulated rail arrival in the sandbox, as an ISO 8601 duration or milliseconds. */

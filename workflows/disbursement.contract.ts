@@ -84,7 +84,10 @@ export interface ClaimResult {
   paused: boolean;
   /** Pending items remain after this claim. */
   more: boolean;
-  /** Nothing was claimed because `window` payouts are in flight (claim again when some finish). */
+  /**
+   * `window` payouts are in flight: nothing was claimed, or this claim took the last free slots
+   * (claim again when some finish).
+   */
   full?: boolean;
   items: ClaimedItem[];
 }

@@ -10,9 +10,12 @@
  *    more than leaves `window` payouts of the batch in flight, counted in Postgres) and start each
  *    as a child `payoutWorkflow` (workflow id = payout id, ParentClosePolicy.ABANDON, search
  *    attribute DisbursementId): all the starts go out in one workflow task, without waiting.
- * 2. Wait for a child of this run to finish or a signal; while the window is full of payouts this
- *    run cannot hear from (started by an earlier run, or claim links waiting for their recipient),
- *    claim again after {@link FULL_WINDOW_RECHECK} at the latest.
+ * 2. Wait for a child of this run to finish or a signal. When the claim found the window full (or
+ *    filled it), claim again once a third of the window finished (CLAIM_CADENCE; a tenth in runs
+ *    recorded before it), or after {@link FULL_WINDOW_RECHECK} at the latest while this run has
+ *    fewer children in flight than that (the window is then full of payouts it cannot hear from:
+ *    started by an earlier run, or claim links waiting for their recipient), else after
+ *    {@link FULL_WINDOW_LONG_RECHECK}.
  * 3. After `itemsPerRun` starts (or when Temporal suggests it), wait only until every child of the
  *    run has *started*, then continue-as-new carrying `paused` and `claimSeq` (signals survive).
  *    The children keep running (ABANDON) and keep their window slots, counted in Postgres: the
@@ -32,6 +35,7 @@ import {
   condition,
   continueAsNew,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -58,6 +62,17 @@ import { SA } from './search-attributes.contract';
 
 /** Longest wait before claiming again while the window is full of payouts this run does not hear from. */
 const FULL_WINDOW_RECHECK = '1 second';
+/**
+ * Longest wait before claiming again while the window is full and this run has at least `refillAt`
+ * children in flight (it hears them finish; the wait only bounds a stall on slow ones, such as
+ * claim links waiting for their recipient). Used under {@link CLAIM_CADENCE}.
+ */
+const FULL_WINDOW_LONG_RECHECK = '5 seconds';
+/**
+ * Patch id (2026-11-26, issue #23): claim again after a third of the window finished (was a tenth),
+ * with the 1 s recheck only while this run has fewer than that many children in flight.
+ */
+const CLAIM_CADENCE = 'disbursement-claim-cadence';
 
 const acts = proxyActivities<DisbursementActivities>({
   startToCloseTimeout: '20 seconds',
@@ -71,7 +86,11 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
   const claimBatch = Math.max(1, Math.min(window, Math.floor(input.claimBatch ?? DEFAULT_CLAIM_BATCH)));
   const itemsPerRun = Math.max(1, Math.floor(input.itemsPerRun ?? DEFAULT_ITEMS_PER_RUN));
   // After a full window, claim again once this many children of the run finished (or a recheck).
-  const refillAt = Math.max(1, Math.min(claimBatch, Math.ceil(window / 10)));
+  // Patched (CLAIM_CADENCE): a third of the window, and the short recheck only while this run has
+  // too few children in flight to hear that many finish: one claim per ~100 items instead of one
+  // per second (runs recorded before the patch replay with a tenth and the 1 s recheck).
+  const cadence = patched(CLAIM_CADENCE);
+  const refillAt = Math.max(1, Math.min(claimBatch, Math.ceil(window / (cadence ? 3 : 10))));
 
   let paused = input.paused ?? false;
   let claimSeq = input.claimSeq ?? 0;
@@ -207,7 +226,8 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
       // for payouts this run does not hear from.
       const finished = finishedThisRun;
       const signalled = signals;
-      await condition(() => finishedThisRun - finished >= refillAt || signals !== signalled, FULL_WINDOW_RECHECK);
+      const recheck = cadence && inFlight >= refillAt ? FULL_WINDOW_LONG_RECHECK : FULL_WINDOW_RECHECK;
+      await condition(() => finishedThisRun - finished >= refillAt || signals !== signalled, recheck);
       full = false;
       continue;
     }

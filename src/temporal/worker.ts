@@ -1,5 +1,6 @@
 import { Connection } from '@temporalio/client';
-import { NativeConnection, type TelemetryOptions, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { NativeConnection, type TelemetryOptions, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
+import type { Config } from '../config';
 import { createActivities } from '../../activities';
 import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
 import type { Core } from '../core/context';
@@ -47,6 +48,44 @@ export function sdkPrometheusTelemetry(port: number): TelemetryOptions {
   };
 }
 
+/** The tuning options of the payments worker (see {@link paymentsWorkerTuning}). */
+export interface PaymentsWorkerTuning {
+  maxConcurrentWorkflowTaskExecutions: number;
+  maxConcurrentActivityTaskExecutions: number;
+  maxConcurrentLocalActivityExecutions: number;
+  maxCachedWorkflows: number;
+  workflowThreadPoolSize: number;
+  workflowTaskPollerBehavior: NonNullable<WorkerOptions['workflowTaskPollerBehavior']>;
+}
+
+/**
+ * The payments worker's concurrency, cache and pollers from the WORKER_* settings (src/config.ts;
+ * measured on 2 cores: docs/benchmarks.md "Worker tuning"). The cache never holds fewer workflows
+ * than run at once (the SDK requires it), and a fixed number of pollers never exceeds the
+ * workflow task slots. `maxConcurrentActivities` (tests) overrides WORKER_ACTIVITY_TASKS.
+ */
+export function paymentsWorkerTuning(
+  config: Pick<
+    Config,
+    'WORKER_WORKFLOW_TASKS' | 'WORKER_ACTIVITY_TASKS' | 'WORKER_LOCAL_ACTIVITIES' | 'WORKER_CACHED_WORKFLOWS' | 'WORKER_WORKFLOW_POLLERS' | 'WORKER_WORKFLOW_THREADS'
+  >,
+  maxConcurrentActivities?: number,
+): PaymentsWorkerTuning {
+  const tasks = config.WORKER_WORKFLOW_TASKS;
+  const pollers = config.WORKER_WORKFLOW_POLLERS;
+  return {
+    maxConcurrentWorkflowTaskExecutions: tasks,
+    maxConcurrentActivityTaskExecutions: maxConcurrentActivities ?? config.WORKER_ACTIVITY_TASKS,
+    maxConcurrentLocalActivityExecutions: config.WORKER_LOCAL_ACTIVITIES,
+    maxCachedWorkflows: Math.max(tasks, config.WORKER_CACHED_WORKFLOWS),
+    workflowThreadPoolSize: config.WORKER_WORKFLOW_THREADS,
+    workflowTaskPollerBehavior:
+      pollers === 'auto'
+        ? { type: 'autoscaling', minimum: 1, initial: 5, maximum: Math.min(100, tasks) }
+        : { type: 'simple-maximum', maximum: Math.max(2, Math.min(tasks, Number(pollers))) },
+  };
+}
+
 /** The Temporal workers of one process, run and stopped together. */
 export interface PaymentsWorker {
   /** Runs every worker; resolves when all have shut down, rejects if one fails. */
@@ -81,9 +120,7 @@ export async function createWorker(
   const payments = await Worker.create({
     ...common,
     taskQueue: core.config.TASK_QUEUE,
-    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivities ?? 200,
-    maxConcurrentWorkflowTaskExecutions: 100,
-    maxCachedWorkflows: 2000,
+    ...paymentsWorkerTuning(core.config, opts.maxConcurrentActivities),
   });
   const batches = await Worker.create({
     ...common,

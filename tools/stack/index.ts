@@ -56,6 +56,13 @@ export interface StackOptions {
   testBank?: boolean;
   /** Progress lines (default: console.log with a prefix). */
   log?: (line: string) => void;
+  /**
+   * Profile switch: run every worker process under V8's CPU profiler (`node --cpu-prof`), writing
+   * one `.cpuprofile` per thread (the main thread and each workflow thread) into this directory
+   * when the process exits normally: stop it with `kill('SIGTERM')` (the SDK drains, the process
+   * ends), not SIGKILL. Default: the environment variable STACK_CPU_PROF_DIR, else no profiler.
+   */
+  cpuProfileDir?: string;
 }
 
 /** One API or worker process under the stack's control. */
@@ -73,6 +80,8 @@ export class ServiceProcess {
     private readonly env: NodeJS.ProcessEnv,
     readonly logFile: string,
     private readonly onCrash: (p: ServiceProcess, code: number | null, signal: string | null) => void,
+    /** Extra node options before the entry point (e.g. the CPU profiler's). */
+    private readonly nodeArgs: string[] = [],
   ) {
     this.out = createWriteStream(logFile, { flags: 'a' });
   }
@@ -90,7 +99,7 @@ export class ServiceProcess {
   start(timeoutMs = 180_000): Promise<void> {
     this.stopping = false;
     const entry = this.role === 'api' ? 'src/main/api.ts' : 'src/main/worker.ts';
-    const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    const child = spawn(process.execPath, [...this.nodeArgs, '--import', 'tsx', entry], {
       cwd: ROOT,
       env: { ...this.env, ...(this.port ? { PORT: String(this.port) } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -303,11 +312,15 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       const port = await freePort();
       apis.push(new ServiceProcess(`api-${i + 1}`, 'api', port, { ...env, PUBLIC_URL: `http://127.0.0.1:${port}` }, join(dir, `api-${i + 1}.log`), onCrash));
     }
+    const profileDir = opts.cpuProfileDir ?? process.env.STACK_CPU_PROF_DIR;
+    const workerNodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    if (profileDir) log(`worker CPU profiles (on a normal exit) in ${profileDir}`);
     for (let i = 0; i < (opts.workers ?? 1); i++) {
-      workers.push(new ServiceProcess(`worker-${i + 1}`, 'worker', null, env, join(dir, `worker-${i + 1}.log`), onCrash));
+      workers.push(new ServiceProcess(`worker-${i + 1}`, 'worker', null, env, join(dir, `worker-${i + 1}.log`), onCrash, workerNodeArgs));
     }
     cleanups.push(async () => {
-      await Promise.all([...apis, ...workers].map((p) => p.kill('SIGKILL')));
+      // A profiled worker writes its profiles only on a normal exit: SIGTERM drains and ends it.
+      await Promise.all([...apis, ...workers].map((p) => p.kill(profileDir && p.role === 'worker' ? 'SIGTERM' : 'SIGKILL')));
       for (const p of [...apis, ...workers]) p.close();
     });
     // Never leave children behind, however this process ends.

@@ -11,12 +11,11 @@ import {
   LAUNCHED_STATUSES,
 } from '../../domain/disbursement-state';
 import { notFound, validationError } from '../../domain/errors';
-import { formatAmount } from '../../domain/money';
+import { formatAmount, USDC } from '../../domain/money';
 import { RETRYABLE_FAILURE_CODES } from '../../domain/payout-state';
 import { maskRecipientDetails } from '../../domain/recipients';
 import { decodeCursor, encodeCursor, type ListEnvelope } from '../paging';
 import type { Caller, Core } from '../context';
-import { getBalance } from '../ledger';
 import { type DisbursementItemRow, type DisbursementRow, iso, str, usdc } from './shared';
 
 
@@ -136,27 +135,56 @@ export async function approvalsRequired(db: DbOrTx, businessId: string): Promise
   return b?.approvals_required ?? 1;
 }
 
-/** Renders a disbursement row with its summary (SQL aggregates; no item is loaded into JS). */
+/**
+ * What a disbursement's summary needs besides the item aggregates, in ONE statement (a client
+ * polling GET /disbursements/{id} pays one round trip for it, not five; docs/benchmarks.md, issue
+ * #23): the items by recipient type, the duplicate-recipient groups (item ids in batch order,
+ * groups by their first item), the business's available USDC balance (0 without a balance row),
+ * the approvals it requires (1 when unset) and the distinct keys that approved `revisionId`.
+ */
+async function summaryExtras(db: DbOrTx, row: DisbursementRow) {
+  const { rows } = await sql<{
+    by_type: [string, number][] | null;
+    dups: string[][] | null;
+    available: bigint | string | null;
+    approvals_required: number | null;
+    received: bigint | string | number | null;
+  }>`
+    select
+      (select json_agg(json_build_array(t.recipient_type, t.c) order by t.recipient_type)
+        from (select recipient_type, count(*) as c from disbursement_items
+              where disbursement_id = ${row.id} and recipient_type is not null group by recipient_type) t) as by_type,
+      (select json_agg(d.item_ids order by d.first)
+        from (select array_agg(id order by seq) as item_ids, min(seq) as first from disbursement_items
+              where disbursement_id = ${row.id} and recipient_key is not null
+              group by recipient_key having count(*) > 1) d) as dups,
+      (select available from balances
+        where business_id = ${row.business_id} and environment = ${row.environment} and currency = ${USDC}) as available,
+      (select approvals_required from businesses where id = ${row.business_id}) as approvals_required,
+      (select count(distinct key_id) from disbursement_approvals
+        where disbursement_id = ${row.id} and revision_id = ${row.revision_id} and decision = 'approve') as received`.execute(db);
+  const r = rows[0]!;
+  return {
+    byType: (r.by_type ?? []).map(([type, c]) => ({ recipient_type: type, c })),
+    dups: (r.dups ?? []).map((item_ids) => ({ item_ids })),
+    available: big(r.available),
+    approvalsRequired: r.approvals_required ?? 1,
+    received: n(r.received),
+  };
+}
+
+/**
+ * Renders a disbursement row with its summary (SQL aggregates; no item is loaded into JS): two
+ * statements, the item aggregates and {@link summaryExtras}, plus the retry candidates of a
+ * launched disbursement with failed items.
+ */
 export async function renderDisbursement(db: DbOrTx, row: DisbursementRow): Promise<WireDisbursement> {
   const agg = await itemAggregates(db, row.id);
-  const byType = await db
-    .selectFrom('disbursement_items')
-    .select(['recipient_type', (eb) => eb.fn.countAll<string>().as('c')])
-    .where('disbursement_id', '=', row.id)
-    .where('recipient_type', 'is not', null)
-    .groupBy('recipient_type')
-    .orderBy('recipient_type')
-    .execute();
-  const dups = await sql<{ item_ids: string[] }>`
-    select array_agg(id order by seq) as item_ids from disbursement_items
-    where disbursement_id = ${row.id} and recipient_key is not null
-    group by recipient_key having count(*) > 1 order by min(seq)`.execute(db);
-  const balance = await getBalance(db, row.business_id, row.environment);
+  const { byType, dups, available, approvalsRequired: needed, received } = await summaryExtras(db, row);
+  const balance = { available };
   const launched = (LAUNCHED_STATUSES as readonly string[]).includes(row.status);
   let required = agg.readyDebit;
   if (launched) required = agg.failed > 0 ? (await retryCandidates(db, row.id)).reduce((s, c) => s + c.debitTotal, 0n) : 0n;
-  const needed = await approvalsRequired(db, row.business_id);
-  const received = await approvalsReceived(db, row.id, row.revision_id);
   return {
     id: row.id,
     object: 'disbursement',
@@ -170,7 +198,7 @@ export async function renderDisbursement(db: DbOrTx, row: DisbursementRow): Prom
       total_source_amount: usdc(agg.totalSource),
       total_fees: usdc(agg.totalFees),
       by_type: Object.fromEntries(byType.map((t) => [t.recipient_type as string, n(t.c)])),
-      warnings: dups.rows.map((d) => ({ code: 'duplicate_recipient' as const, item_ids: d.item_ids })),
+      warnings: dups.map((d) => ({ code: 'duplicate_recipient' as const, item_ids: d.item_ids })),
     },
     balance_check: { required: usdc(required), available: usdc(balance.available), ok: balance.available >= required },
     approval: {

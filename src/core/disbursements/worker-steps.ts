@@ -10,9 +10,10 @@ import type { ClaimedItem, ClaimResult, FinalizeResult } from '../../../workflow
 import { isDisbursementRunRunning } from '../../temporal/disbursement-gateway';
 import { taskQueueFor } from '../../temporal/task-queues';
 import type { Caller, Core } from '../context';
-import { emitEvent } from '../events';
+import { emitEvent, eventValues, eventWritten } from '../events';
 import { InsufficientFundsError, post } from '../ledger';
-import { insertPayout, payoutStart, type PreparedPayout, preparePayout } from '../payouts';
+import { type PayoutRow, payoutStart, payoutValues, type PreparedPayout, preparePayout } from '../payouts';
+import { payoutEventInput } from '../payouts/transitions';
 import { itemRequest } from './review';
 import { itemAggregates, renderDisbursement } from './read';
 import { signalWithStart } from './run-control';
@@ -25,6 +26,9 @@ export type { ClaimResult };
  * waiting (up to 30 days) for its recipient does not, or 300 unclaimed links would stall a batch.
  */
 const WINDOW_STATUSES = ['pending', 'submitted', 'claimed', 'delivering'] as const;
+
+/** Rows as one jsonb parameter (bigints as decimal strings, dates as ISO 8601). */
+const jsonRows = (rows: unknown[]) => JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 
 function claimedItem(core: Core, row: Parameters<typeof payoutStart>[0], itemId: string): ClaimedItem {
   const s = payoutStart(row);
@@ -40,10 +44,12 @@ function claimedItem(core: Core, row: Parameters<typeof payoutStart>[0], itemId:
 
 /**
  * Claim number `claimSeq` of a disbursement's workflow: up to `limit` pending items (batch order)
- * become payouts of their current attempt (insertPayout, funding 'batch', status submitted, no
- * workflow start: the workflow starts each as its child). With `window`, never more than leaves
+ * become payouts of their current attempt (the rows of insertPayout, funding 'batch', status
+ * submitted, `disbursement_attempt` set, with their payout.submitted events; no workflow start: the
+ * workflow starts each as its child), all of them in three statements whatever their number. With `window`, never more than leaves
  * `window` payouts of the batch in flight (statuses {@link WINDOW_STATUSES}, counted in Postgres,
- * so payouts started by an earlier run of the workflow count too; none free: `{full: true}`). Idempotent: a retried claim returns the
+ * so payouts started by an earlier run of the workflow count too; none free, or this claim took the
+ * last free ones: `{full: true}`). Idempotent: a retried claim returns the
  * items it already claimed. Paused (projection) -> `{paused: true}`. An item that can no longer be
  * paid (channel paused, recipient deleted, ...) fails here with that error's code, and its share of
  * the hold is released. If its debit total changed since review, the hold is adjusted first.
@@ -56,6 +62,8 @@ export async function claimItems(
   const head = await core.db.selectFrom('disbursements').selectAll().where('id', '=', disbursementId).executeTakeFirst();
   if (!head) return { paused: false, more: false, items: [] };
   let limit = Math.max(1, input.limit);
+  /** The window, not `limit`, bounds this claim: once it is filled the window is full. */
+  let windowBound = false;
   // A retried claim (same number) returns what it claimed, whatever the window says now.
   const retried =
     input.window !== undefined &&
@@ -73,7 +81,9 @@ export async function claimItems(
       .where('disbursement_id', '=', disbursementId)
       .where('status', 'in', WINDOW_STATUSES)
       .executeTakeFirstOrThrow();
-    limit = Math.min(limit, input.window - Number(n));
+    const free = input.window - Number(n);
+    if (free <= limit) windowBound = true;
+    limit = Math.min(limit, free);
     if (limit <= 0) return { paused: head.status === 'paused', more: true, full: true, items: [] };
   }
   const caller: Caller = {
@@ -140,7 +150,8 @@ export async function claimItems(
       : [];
     const now = core.now();
     const claimed: ClaimedItem[] = [];
-    const launchedPairs: { itemId: string; payoutId: string }[] = [];
+    /** Items that get their payout in this claim (inserted together below). */
+    const launched: { item: (typeof locked)[number]; prepared: PreparedPayout; payoutId: string }[] = [];
     // Payouts these items already have (one query): never a second payout for an attempt, nor any
     // payout once one succeeded or is still in flight.
     const priorRows = locked.length
@@ -200,32 +211,42 @@ export async function claimItems(
         await fail('insufficient_balance', 'The fee of this item rose since review and the balance does not cover the difference');
         continue;
       }
-      const payoutId = newId('po');
-      const { row: payout } = await insertPayout(tx, core, caller, p, {
-        id: payoutId,
-        funding: 'batch',
-        status: 'submitted',
-        disbursementId,
-        disbursementItemId: it.id,
-        startWorkflow: false,
-      });
-      launchedPairs.push({ itemId: it.id, payoutId });
-      claimed.push(claimedItem(core, payout, it.id));
+      launched.push({ item: it, prepared: p, payoutId: newId('po') });
     }
-    if (launchedPairs.length) {
-      const values = sql.join(launchedPairs.map((l) => sql`(${l.itemId}, ${l.payoutId})`));
+    if (launched.length) {
+      // Three statements for the whole claim, whatever its size (docs/benchmarks.md "Disbursement
+      // per item"): the payouts, their payout.submitted events, the items. Each table's rows travel
+      // as one jsonb parameter (as Surface B's batch, src/core/claim-flow/batch.ts); the columns
+      // are exactly insertPayout's (src/core/payouts/accept.ts), so the others keep their defaults.
+      const rows = launched.map(({ item, prepared: p, payoutId }) => {
+        const values = payoutValues(caller, p, { id: payoutId, status: 'submitted', now, disbursementId, disbursementItemId: item.id });
+        // The attempt is part of the row (unique per item and attempt: never a second payout for it).
+        return { ...values, recipient_details: p.recipientDetails, disbursement_attempt: item.attempt } as unknown as PayoutRow & Record<string, unknown>;
+      });
+      const columns = Object.keys(rows[0]!);
+      const cols = sql.join(columns.map((c) => sql.ref(c)));
+      await sql`insert into payouts (${cols}) select ${cols} from jsonb_populate_recordset(null::payouts, ${jsonRows(rows)}::jsonb)`.execute(tx);
+      const events = rows.map((r) => payoutEventInput(core, { ...r, claim_started_at: null, cancel_requested_at: null, claim_batch_id: null }, 'submitted')!);
+      const eventRows = events.map((e) => ({ ...eventValues(e), data: e.data }));
+      const eventColumns = sql.join(Object.keys(eventRows[0]!).map((c) => sql.ref(c)));
+      const written = await sql<{ dedupe_key: string }>`
+        insert into events (${eventColumns}) select ${eventColumns} from jsonb_populate_recordset(null::events, ${jsonRows(eventRows)}::jsonb)
+        on conflict (dedupe_key) do nothing returning dedupe_key`.execute(tx);
+      const writtenKeys = new Set(written.rows.map((w) => w.dedupe_key));
+      for (const e of events) if (writtenKeys.has(e.dedupeKey)) eventWritten(e);
+      const values = sql.join(launched.map((l) => sql`(${l.item.id}, ${l.payoutId})`));
       await sql`
         update disbursement_items as i
         set status = 'launched', payout_id = v.payout_id, claim_seq = ${claimSeq}, debit_total = p.debit_total,
           fee_total = p.fee_total, destination_amount = p.destination_amount, rate = p.rate, updated_at = ${now}
         from (values ${values}) as v(item_id, payout_id), payouts p
         where i.id = v.item_id and p.id = v.payout_id`.execute(tx);
-      await sql`
-        update payouts as p set disbursement_attempt = i.attempt
-        from disbursement_items i
-        where i.payout_id = p.id and p.id in (${sql.join(launchedPairs.map((l) => l.payoutId))})`.execute(tx);
+      for (const r of rows) claimed.push(claimedItem(core, r, r.disbursement_item_id!));
     }
-    return { paused: false, more: await pendingLeft(), items: claimed };
+    // The claim filled the window: say so, so the workflow waits for payouts to finish instead of
+    // asking again at once for nothing (an empty claim costs an activity and a transaction).
+    const filled = windowBound && claimed.length >= limit;
+    return { paused: false, more: await pendingLeft(), ...(filled ? { full: true } : {}), items: claimed };
   });
 }
 
