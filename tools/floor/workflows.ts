@@ -4,6 +4,7 @@
  * most, continuing as new every `perRun` starts, exactly like workflows/disbursement.ts; each
  * `floorChild` returns at once (no activity), or upserts one search attribute twice when asked
  * (as a payout publishes PayoutStatus). What remains is the cost of a child workflow itself.
+ * `npm run bench` also runs the same parent over durable-payout children (`child: 'minimalPayout'`).
  */
 import {
   condition,
@@ -30,6 +31,13 @@ export interface FloorParentInput {
   window: number;
   perRun: number;
   upserts: number;
+  /**
+   * The children: `floorChild` (default, no-op) or `minimalPayout` (tools/bench/workflows.ts, the
+   * least a durable payout does: hold, a timer of `childArrivalMs`, settle; its id is its
+   * `bench_minimal_payouts` row), which the worker must also register.
+   */
+  child?: 'floorChild' | 'minimalPayout';
+  childArrivalMs?: number;
   started?: number;
 }
 
@@ -56,11 +64,12 @@ export async function floorParent(input: FloorParentInput): Promise<number> {
     starting++;
     void (async () => {
       try {
-        const child = await startChild(floorChild, {
-          workflowId: `${parentId}-${n}`,
-          args: [input.upserts],
-          parentClosePolicy: ParentClosePolicy.ABANDON,
-        }).finally(() => starting--);
+        const workflowId = `${parentId}-${n}`;
+        const child = await (
+          input.child === 'minimalPayout'
+            ? startChild('minimalPayout', { workflowId, args: [workflowId, input.childArrivalMs ?? 0], parentClosePolicy: ParentClosePolicy.ABANDON })
+            : startChild(floorChild, { workflowId, args: [input.upserts], parentClosePolicy: ParentClosePolicy.ABANDON })
+        ).finally(() => starting--);
         await child.result();
       } finally {
         inFlight--;

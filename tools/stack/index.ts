@@ -57,7 +57,7 @@ export interface StackOptions {
   /** Progress lines (default: console.log with a prefix). */
   log?: (line: string) => void;
   /**
-   * Profile switch: run every worker process under V8's CPU profiler (`node --cpu-prof`), writing
+   * Profile switch: run every API and worker process under V8's CPU profiler (`node --cpu-prof`), writing
    * one `.cpuprofile` per thread (the main thread and each workflow thread) into this directory
    * when the process exits normally: stop it with `kill('SIGTERM')` (the SDK drains, the process
    * ends), not SIGKILL. Default: the environment variable STACK_CPU_PROF_DIR, else no profiler.
@@ -308,19 +308,19 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     };
     const apis: ServiceProcess[] = [];
     const workers: ServiceProcess[] = [];
-    for (let i = 0; i < (opts.apis ?? 1); i++) {
-      const port = await freePort();
-      apis.push(new ServiceProcess(`api-${i + 1}`, 'api', port, { ...env, PUBLIC_URL: `http://127.0.0.1:${port}` }, join(dir, `api-${i + 1}.log`), onCrash));
-    }
     const profileDir = opts.cpuProfileDir ?? process.env.STACK_CPU_PROF_DIR;
     const workerNodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-    if (profileDir) log(`worker CPU profiles (on a normal exit) in ${profileDir}`);
+    if (profileDir) log(`API and worker CPU profiles (on a normal exit) in ${profileDir}`);
+    for (let i = 0; i < (opts.apis ?? 1); i++) {
+      const port = await freePort();
+      apis.push(new ServiceProcess(`api-${i + 1}`, 'api', port, { ...env, PUBLIC_URL: `http://127.0.0.1:${port}` }, join(dir, `api-${i + 1}.log`), onCrash, workerNodeArgs));
+    }
     for (let i = 0; i < (opts.workers ?? 1); i++) {
       workers.push(new ServiceProcess(`worker-${i + 1}`, 'worker', null, env, join(dir, `worker-${i + 1}.log`), onCrash, workerNodeArgs));
     }
     cleanups.push(async () => {
       // A profiled worker writes its profiles only on a normal exit: SIGTERM drains and ends it.
-      await Promise.all([...apis, ...workers].map((p) => p.kill(profileDir && p.role === 'worker' ? 'SIGTERM' : 'SIGKILL')));
+      await Promise.all([...apis, ...workers].map((p) => p.kill(profileDir ? 'SIGTERM' : 'SIGKILL')));
       for (const p of [...apis, ...workers]) p.close();
     });
     // Never leave children behind, however this process ends.
