@@ -137,7 +137,12 @@ export function idempotency(
       await next();
       const res = c.res;
       const status = res.status;
-      let body = await res.clone().text();
+      // Read once, then answer with a new response of the same text: a clone would send the
+      // answer through Node's slow streaming path (src/api/middleware/response-headers.ts).
+      const text = await res.text();
+      c.res = undefined as never;
+      c.res = new Response(text, { status, headers: res.headers });
+      let body = text;
       // A 400 validation_error is not stored, in whatever code the surface renders it.
       const invalid = status === 400 && (c.get('errorCode') === 'validation_error' || body.includes('"validation_error"'));
       const keep = status < 500 && !invalid;

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { bindingRateLimit, hitRateLimits, pruneRateLimitCounters, type RateLimitRule, type RateLimitState } from '../../core/rate-limit';
 import { ApiError } from '../../domain/errors';
 import type { AppEnv } from '../types';
+import { setResponseHeader } from './response-headers';
 
 /** Options of {@link rateLimit}. */
 export interface RateLimitOptions {
@@ -64,7 +65,10 @@ export function rateLimit(opts: RateLimitOptions): MiddlewareHandler<AppEnv> {
       throw err;
     }
     await next();
-    set();
+    // On the response already made, without rebuilding it (src/api/middleware/response-headers.ts).
+    setResponseHeader(c, 'X-RateLimit-Limit', String(binding.rule.limit));
+    setResponseHeader(c, 'X-RateLimit-Remaining', String(binding.remaining));
+    setResponseHeader(c, 'X-RateLimit-Reset', String(binding.resetAt));
   };
 }
 
