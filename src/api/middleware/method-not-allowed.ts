@@ -26,30 +26,39 @@ export interface MatchedParam {
 
 /** The route table of an app: which methods serve a path, and what its parameters are named. */
 export class RouteTable {
-  #compiled: CompiledRoute[] | undefined;
+  /**
+   * The compiled routes, by segment count (a pattern without `*` matches only paths with as many
+   * segments), and those with a `*`, tried for every path: every request is matched here twice
+   * (405s and hostile input), against every declared route otherwise.
+   */
+  #compiled: { byLength: Map<number, CompiledRoute[]>; wildcard: CompiledRoute[] } | undefined;
   constructor(private readonly app: Hono<AppEnv>) {}
 
-  #routes(): CompiledRoute[] {
+  #routes(parts: number): CompiledRoute[] {
     if (!this.#compiled) {
       const seen = new Set<string>();
-      this.#compiled = [];
+      const compiled = { byLength: new Map<number, CompiledRoute[]>(), wildcard: [] as CompiledRoute[] };
       for (const r of this.app.routes) {
         // ALL = middleware (app.use) or catch-alls; they declare no method.
         if (r.method === 'ALL') continue;
         const key = `${r.method} ${r.path}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        this.#compiled.push({ method: r.method.toUpperCase(), segments: r.path.split('/') });
+        const route = { method: r.method.toUpperCase(), segments: r.path.split('/') };
+        if (route.segments.includes('*')) compiled.wildcard.push(route);
+        else compiled.byLength.set(route.segments.length, [...(compiled.byLength.get(route.segments.length) ?? []), route]);
       }
+      this.#compiled = compiled;
     }
-    return this.#compiled;
+    const exact = this.#compiled.byLength.get(parts) ?? [];
+    return this.#compiled.wildcard.length ? [...exact, ...this.#compiled.wildcard] : exact;
   }
 
   /** Routes whose pattern matches the raw path, most literal segments first. */
   match(rawPath: string): { method: string; params: MatchedParam[] }[] {
     const parts = rawPath.split('/');
     const out: { method: string; params: MatchedParam[]; literals: number }[] = [];
-    for (const r of this.#routes()) {
+    for (const r of this.#routes(parts.length)) {
       const m = matchSegments(r.segments, parts);
       if (m) out.push({ method: r.method, ...m });
     }
