@@ -7,6 +7,7 @@ import type { Caller } from '../../src/core/context';
 import { createNotifiedPayouts, liveNotificationProvider, type NotificationRequest, sendPayoutNotification } from '../../src/core/notifications';
 import { transitionPayout } from '../../src/core/payouts';
 import { createHarness, type Harness } from '../helpers/harness';
+import { drainWorkflowStarts } from '../../src/core/workflow-starts';
 
 /**
  * The notification step of payoutWorkflow (docs/surface-c.md): sent once the claim link is open, recorded on
@@ -63,6 +64,8 @@ async function notifiedPayout(caller: Caller, notification: NotificationRequest 
   const [p] = await createNotifiedPayouts(h.core, caller, [
     { payout: { channel: 'claim_link', recipient: { type: 'phone', number: '+525512345678' }, destinationAmount: '25' }, notification },
   ]);
+  // Answered before its workflow start was made (src/core/workflow-starts.ts handOffWorkflowStart).
+  await drainWorkflowStarts(h.core);
   return p.row.id;
 }
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Db } from '../../src/db/schema';
 import { createWorker, type PaymentsWorker } from '../../src/temporal/worker';
 import { createHarness, type Harness } from '../helpers/harness';
+import { drainWorkflowStarts } from '../../src/core/workflow-starts';
 
 /**
  * What one sandbox payout costs the worker and Temporal (issue #23; docs/benchmarks.md "Temporal
@@ -147,6 +148,8 @@ async function runPayout(key: string, reference: string | null) {
   const body = { channel: 'service_user_usdc', recipient: { type: 'service_user', handle: '@maria' }, source_amount: '1', ...(reference ? { reference } : {}) };
   const r = await h.request('POST', '/sandbox/v1/payouts', { key, body });
   expect(r.status).toBe(201);
+  // The POST answered before its workflow start was made (src/core/workflow-starts.ts handOffWorkflowStart).
+  await drainWorkflowStarts(h.core);
   const handle = h.core.temporal.workflow.getHandle(r.body.id);
   const result = await handle.result();
   const history = await handle.fetchHistory();

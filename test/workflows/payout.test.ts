@@ -10,7 +10,7 @@ import {
   recordAttemptStart,
   transitionPayout,
 } from '../../src/core/payouts';
-import { flushWorkflowStart } from '../../src/core/workflow-starts';
+import { drainWorkflowStarts, flushWorkflowStart } from '../../src/core/workflow-starts';
 import { ApiError } from '../../src/domain/errors';
 import { SA } from '../../src/temporal/search-attributes';
 import { payoutWorkflow } from '../../workflows/payout';
@@ -65,6 +65,8 @@ describe('payoutWorkflow (dev server)', () => {
     const b = await newBiz();
     const r = await h.request('POST', '/sandbox/v1/payouts', { key: b.sandbox, body: usdcBody('1') });
     expect(r.status).toBe(201);
+    // The POST answered before its workflow start was made (src/core/workflow-starts.ts handOffWorkflowStart).
+    await drainWorkflowStarts(h.core);
     const handle = h.core.temporal.workflow.getHandle(r.body.id);
     const result = await handle.result();
     expect(result).toEqual({ payoutId: r.body.id, status: 'succeeded' });
