@@ -81,7 +81,7 @@ const starters = new WeakMap<Core, Starter>();
 /**
  * How many handed-off starts one process makes at once (each is one gRPC call to the Temporal
  * frontend), and the most it queues; past that a start is left to the relay's sweep, which makes
- * it within seconds (docs/benchmarks.md "2026-11-26: the workflow start off the request path").
+ * it within seconds (docs/benchmarks.md "2026-11-26 (evening)").
  */
 export const STARTER_CONCURRENCY = 32;
 export const STARTER_QUEUE_MAX = 20_000;

@@ -322,8 +322,7 @@ async function acceptNewPayout(core: Core, caller: Caller, req: PayoutRequest, k
   // counter and approval row join it in a transaction (rolled back whole on a unique violation).
   const accepted = keyPolicy(caller) ? await core.db.transaction().execute(accept) : await accept(core.db);
   // The start is committed in the outbox: the request answers now and this process's starter makes
-  // it within milliseconds, or the relay does (docs/benchmarks.md "2026-11-26: the workflow start
-  // off the request path").
+  // it within milliseconds, or the relay does (docs/benchmarks.md "2026-11-26 (evening)").
   if (accepted.start) handOffWorkflowStart(core, accepted.start);
   return accepted.row;
 }
