@@ -12,7 +12,7 @@ import { createHarness, type Harness } from '../helpers/harness';
 /**
  * POST /payouts answers once its accept commits; the workflow start recorded in the outbox is made
  * after the answer by the process's starter, or by the relay (src/core/workflow-starts.ts
- * handOffWorkflowStart; docs/benchmarks.md "2026-11-26: the workflow start off the request path").
+ * handOffWorkflowStart; docs/benchmarks.md "2026-11-26 (evening)").
  * Here the accepting process's Temporal frontend takes connections and never answers (a TCP server
  * that holds them), so its own starts hang: the payout must still be answered, run to its end by
  * the relay of another process (the harness's worker), and an Update or test-clock advance sent
