@@ -8,6 +8,7 @@ import { approvePayout } from '../../src/core/policies/approvals';
 import { advanceTestClock } from '../../src/core/test-clocks';
 import { drainWorkflowStarts } from '../../src/core/workflow-starts';
 import { createHarness, type Harness } from '../helpers/harness';
+import { waitFor } from '../helpers/webhook-receiver';
 
 /**
  * POST /payouts answers once its accept commits; the workflow start recorded in the outbox is made
@@ -37,16 +38,6 @@ afterAll(async () => {
   holder?.close();
   await h?.close();
 });
-
-async function waitFor<T>(fn: () => Promise<T | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const statusOf = async (id: string) => (await h.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
 const startedAt = async (id: string) =>
