@@ -37,15 +37,15 @@ export function createApp(core: Core): Hono<AppEnv> {
   });
   app.use('*', requestId);
   app.use('*', securityHeaders);
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: core.config.MAX_BODY_BYTES,
-      onError: () => {
-        throw new ApiError(413, 'payload_too_large', `Request body is larger than ${core.config.MAX_BODY_BYTES} bytes`);
-      },
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: core.config.MAX_BODY_BYTES,
+    onError: () => {
+      throw new ApiError(413, 'payload_too_large', `Request body is larger than ${core.config.MAX_BODY_BYTES} bytes`);
+    },
+  });
+  // A GET or HEAD has no body (fetch's Request refuses one), and asking for it would make
+  // @hono/node-server build a whole Request per read (docs/benchmarks.md "GET /payouts").
+  app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   // Before routing: 405 for undeclared methods, 400 for NUL/surrogates and over-deep JSON (docs/security.md).
   const routes = new RouteTable(app);
   app.use('*', methodNotAllowed(routes));

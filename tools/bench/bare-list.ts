@@ -26,4 +26,5 @@ app.get('/payouts', async (c) => {
   const data = rows.slice(0, limit);
   return c.json({ object: 'list', data: data.map((r) => renderPayout(r)), next_cursor: rows.length > limit ? data[data.length - 1].id : null });
 });
+process.on('SIGTERM', () => process.exit(0));
 serve({ fetch: app.fetch, port: Number(process.env.PORT), hostname: '127.0.0.1' }, () => console.log('bare listening'));

@@ -41,8 +41,11 @@ const { values: args } = parseArgs({
     'get-seconds': { type: 'string' },
     entries: { type: 'string' },
     cluster: { type: 'boolean', default: false },
+    // --only get,post: just those sections (disbursement, post, get, batch), for profiling one path
+    only: { type: 'string' },
   },
 });
+const SECTIONS = new Set((args.only ?? 'disbursement,post,get,batch').split(','));
 const SIZES = args.quick
   ? { items: 100, posts: 100, getSeconds: 3, surfaceB: 1000, concurrency: 20 }
   : { items: 5000, posts: 2000, getSeconds: 20, surfaceB: 10000, concurrency: 20 };
@@ -139,7 +142,7 @@ async function load(concurrency: number, fn: (i: number) => Promise<boolean>, op
 
 async function main() {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  say(`bench${args.quick ? ' --quick' : ''}: ${JSON.stringify(SIZES)}`);
+  say(`bench${args.quick ? ' --quick' : ''} on Node ${process.versions.node} (every process of the stack runs this node): ${JSON.stringify(SIZES)}`);
   const stack = await startStack({
     apis: 1,
     workers: 1,
@@ -192,63 +195,67 @@ async function main() {
     const client = new Client({ connection: await Connection.connect({ address: stack.temporalAddress }) });
     const results: Record<string, unknown> = {};
 
-    // 1. Disbursement vs no-op children -------------------------------------------------------
-    say(`floor: ${SIZES.items} no-op child workflows, window 300, 500 per run`);
-    let a = await snapshot(stack);
-    await client.workflow.execute('floorParent', {
-      taskQueue: BASELINE_QUEUE,
-      workflowId: `bench-floor-${Date.now()}`,
-      args: [{ count: SIZES.items, window: 300, perRun: 500, upserts: 0 }],
-    });
-    let b = await snapshot(stack);
-    const floor = cost(a, b, SIZES.items);
-    const floorRate = SIZES.items / floor.seconds;
-    say(`  ${floorRate.toFixed(1)} children/s`);
-
-    // The same parent over the least a durable payout does (hold, a timer of the sandbox arrival,
-    // settle: tools/bench/workflows.ts minimalPayout), one bench_minimal_payouts row each: what
-    // any payout child costs, beside the issue's no-op children (docs/benchmarks.md).
-    const arrivalMs = parseDuration(process.env.SANDBOX_ARRIVAL ?? 'PT0.2S');
-    await sql`create table if not exists bench_minimal_payouts (id text primary key, amount text not null, status text not null, created_at timestamptz not null default now())`.execute(stack.db);
-    const durableParentId = `bench-durable-floor-${Date.now()}`;
-    await sql`insert into bench_minimal_payouts (id, amount, status) select ${durableParentId} || '-' || g, '1', 'submitted' from generate_series(0, ${SIZES.items - 1}) g`.execute(stack.db);
-    say(`durable floor: ${SIZES.items} minimal durable payout children (hold, timer ${arrivalMs} ms, settle), window 300, 500 per run`);
-    a = await snapshot(stack);
-    await client.workflow.execute('floorParent', {
-      taskQueue: BASELINE_QUEUE,
-      workflowId: durableParentId,
-      args: [{ count: SIZES.items, window: 300, perRun: 500, upserts: 0, child: 'minimalPayout', childArrivalMs: arrivalMs }],
-    });
-    b = await snapshot(stack);
-    const durableFloor = cost(a, b, SIZES.items);
-    const durableFloorRate = SIZES.items / durableFloor.seconds;
-    say(`  ${durableFloorRate.toFixed(1)} durable children/s`);
-
-    say(`disbursement: ${SIZES.items} items`);
     const run = Date.now().toString(36);
-    const items = Array.from({ length: SIZES.items }, (_, i) => ({
-      channel: 'service_user_usdc',
-      source_amount: `${1 + (i % 50)}.${String(i % 100).padStart(2, '0')}`,
-      recipient: { type: 'service_user', handle: `@b${run}_${i}` },
-      reference: `bench-${run}-${i}`,
-    }));
-    const tc = performance.now();
-    const created = await call('POST', '/disbursements', { name: `Bench ${run}`, items });
-    const createSeconds = (performance.now() - tc) / 1000;
-    const approver = await call('POST', '/api-keys', { name: 'bench approver' });
-    const submitted = await call('POST', `/disbursements/${created.id}/submit-for-approval`);
-    await call('POST', `/disbursements/${created.id}/approvals/${submitted.revision_id}/approve`, undefined, approver.key);
-    a = await snapshot(stack);
-    await call('POST', `/disbursements/${created.id}/launch`);
-    let final: any;
-    for (let last = 0; ; ) {
-      final = await call('GET', `/disbursements/${created.id}`);
-      if (final.status === 'completed' || final.status === 'completed_with_failures') break;
-      if (performance.now() - last > 10_000) {
-        last = performance.now();
-        say(`  ${JSON.stringify(final.progress)}`);
-      }
-      await sleep(500);
+    const arrivalMs = parseDuration(process.env.SANDBOX_ARRIVAL ?? 'PT0.2S');
+    let a: Snapshot;
+    let b: Snapshot;
+
+    // 1. Disbursement vs no-op children -------------------------------------------------------
+    if (SECTIONS.has('disbursement')) {
+      say(`floor: ${SIZES.items} no-op child workflows, window 300, 500 per run`);
+      a = await snapshot(stack);
+      await client.workflow.execute('floorParent', {
+        taskQueue: BASELINE_QUEUE,
+        workflowId: `bench-floor-${Date.now()}`,
+        args: [{ count: SIZES.items, window: 300, perRun: 500, upserts: 0 }],
+      });
+      b = await snapshot(stack);
+      const floor = cost(a, b, SIZES.items);
+      const floorRate = SIZES.items / floor.seconds;
+      say(`  ${floorRate.toFixed(1)} children/s`);
+
+      // The same parent over the least a durable payout does (hold, a timer of the sandbox arrival,
+      // settle: tools/bench/workflows.ts minimalPayout), one bench_minimal_payouts row each: what
+      // any payout child costs, beside the issue's no-op children (docs/benchmarks.md).
+      await sql`create table if not exists bench_minimal_payouts (id text primary key, amount text not null, status text not null, created_at timestamptz not null default now())`.execute(stack.db);
+      const durableParentId = `bench-durable-floor-${Date.now()}`;
+      await sql`insert into bench_minimal_payouts (id, amount, status) select ${durableParentId} || '-' || g, '1', 'submitted' from generate_series(0, ${SIZES.items - 1}) g`.execute(stack.db);
+      say(`durable floor: ${SIZES.items} minimal durable payout children (hold, timer ${arrivalMs} ms, settle), window 300, 500 per run`);
+      a = await snapshot(stack);
+      await client.workflow.execute('floorParent', {
+        taskQueue: BASELINE_QUEUE,
+        workflowId: durableParentId,
+        args: [{ count: SIZES.items, window: 300, perRun: 500, upserts: 0, child: 'minimalPayout', childArrivalMs: arrivalMs }],
+      });
+      b = await snapshot(stack);
+      const durableFloor = cost(a, b, SIZES.items);
+      const durableFloorRate = SIZES.items / durableFloor.seconds;
+      say(`  ${durableFloorRate.toFixed(1)} durable children/s`);
+
+      say(`disbursement: ${SIZES.items} items`);
+      const items = Array.from({ length: SIZES.items }, (_, i) => ({
+        channel: 'service_user_usdc',
+        source_amount: `${1 + (i % 50)}.${String(i % 100).padStart(2, '0')}`,
+        recipient: { type: 'service_user', handle: `@b${run}_${i}` },
+        reference: `bench-${run}-${i}`,
+      }));
+      const tc = performance.now();
+      const created = await call('POST', '/disbursements', { name: `Bench ${run}`, items });
+      const createSeconds = (performance.now() - tc) / 1000;
+      const approver = await call('POST', '/api-keys', { name: 'bench approver' });
+      const submitted = await call('POST', `/disbursements/${created.id}/submit-for-approval`);
+      await call('POST', `/disbursements/${created.id}/approvals/${submitted.revision_id}/approve`, undefined, approver.key);
+      a = await snapshot(stack);
+      await call('POST', `/disbursements/${created.id}/launch`);
+      let final: any;
+      for (let last = 0; ; ) {
+        final = await call('GET', `/disbursements/${created.id}`);
+        if (final.status === 'completed' || final.status === 'completed_with_failures') break;
+        if (performance.now() - last > 10_000) {
+          last = performance.now();
+          say(`  ${JSON.stringify(final.progress)}`);
+        }
+        await sleep(500);
     }
     b = await snapshot(stack);
     const span = await sql<{ seconds: string }>`
@@ -264,57 +271,60 @@ async function main() {
       durable_floor_children_per_second: durableFloorRate, durable_floor_seconds: durableFloor.seconds, durable_ratio: dsbRate / durableFloorRate, durable_floor_cost: durableFloor,
     };
 
-    // 2. POST /payouts vs a bare one-local-activity workflow start -----------------------------
-    say(`bare client: ${SIZES.posts} one-local-activity workflow starts at ${SIZES.concurrency} concurrent`);
-    a = await snapshot(stack);
-    const startIds: string[] = [];
-    const bareStart = await load(
-      SIZES.concurrency,
-      async (i) => {
-        const id = `bench-one-${run}-${i}`;
-        await client.workflow.start('oneLocalActivity', { taskQueue: BASELINE_QUEUE, workflowId: id });
-        startIds.push(id);
-        return true;
-      },
-      { total: SIZES.posts },
-    );
-    await Promise.all(startIds.map((id) => client.workflow.getHandle(id).result()));
-    b = await snapshot(stack);
-    const bareStartCost = cost(a, b, SIZES.posts);
-    say(`  ${bareStart.rps.toFixed(1)} starts/s, p50 ${bareStart.p50} ms, p99 ${bareStart.p99} ms`);
+    }
 
-    // The minimal durable payout: the floor POST /payouts is measured against.
-    const minimalPort = await freePort();
-    minimal = spawn(process.execPath, ['--import', 'tsx', 'tools/bench/minimal-payout.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: stack.pg.url, TEMPORAL_ADDRESS: stack.temporalAddress, TASK_QUEUE: BASELINE_QUEUE, ARRIVAL_MS: String(arrivalMs), PORT: String(minimalPort) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      minimal!.stdout!.on('data', (d) => String(d).includes('minimal listening') && resolve());
-      minimal!.once('exit', (c) => reject(new Error(`minimal payout server exited ${c}`)));
-    });
-    say(`minimal payout: ${SIZES.posts} POST at ${SIZES.concurrency} concurrent (insert one row, start hold -> timer ${arrivalMs} ms -> settle)`);
-    a = await snapshot(stack);
-    const minimalCpu0 = cpuMs(minimal.pid!);
-    const minimalT0 = performance.now();
-    const minimalPost = await load(
-      SIZES.concurrency,
-      async () => {
-        const res = await fetch(`http://127.0.0.1:${minimalPort}/payouts`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ source_amount: '10' }),
-        });
-        await res.arrayBuffer();
-        return res.status === 201;
-      },
-      { total: SIZES.posts },
-    );
-    for (;;) {
-      const r = await sql<{ n: string }>`select count(*)::text as n from bench_minimal_payouts where status <> 'settled'`.execute(stack.db);
-      if (r.rows[0]!.n === '0') break;
-      await sleep(200);
+    // 2. POST /payouts vs a bare one-local-activity workflow start -----------------------------
+    if (SECTIONS.has('post')) {
+      say(`bare client: ${SIZES.posts} one-local-activity workflow starts at ${SIZES.concurrency} concurrent`);
+      a = await snapshot(stack);
+      const startIds: string[] = [];
+      const bareStart = await load(
+        SIZES.concurrency,
+        async (i) => {
+          const id = `bench-one-${run}-${i}`;
+          await client.workflow.start('oneLocalActivity', { taskQueue: BASELINE_QUEUE, workflowId: id });
+          startIds.push(id);
+          return true;
+        },
+        { total: SIZES.posts },
+      );
+      await Promise.all(startIds.map((id) => client.workflow.getHandle(id).result()));
+      b = await snapshot(stack);
+      const bareStartCost = cost(a, b, SIZES.posts);
+      say(`  ${bareStart.rps.toFixed(1)} starts/s, p50 ${bareStart.p50} ms, p99 ${bareStart.p99} ms`);
+
+      // The minimal durable payout: the floor POST /payouts is measured against.
+      const minimalPort = await freePort();
+      minimal = spawn(process.execPath, ['--import', 'tsx', 'tools/bench/minimal-payout.ts'], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: stack.pg.url, TEMPORAL_ADDRESS: stack.temporalAddress, TASK_QUEUE: BASELINE_QUEUE, ARRIVAL_MS: String(arrivalMs), PORT: String(minimalPort) },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      await new Promise<void>((resolve, reject) => {
+        minimal!.stdout!.on('data', (d) => String(d).includes('minimal listening') && resolve());
+        minimal!.once('exit', (c) => reject(new Error(`minimal payout server exited ${c}`)));
+      });
+      say(`minimal payout: ${SIZES.posts} POST at ${SIZES.concurrency} concurrent (insert one row, start hold -> timer ${arrivalMs} ms -> settle)`);
+      a = await snapshot(stack);
+      const minimalCpu0 = cpuMs(minimal.pid!);
+      const minimalT0 = performance.now();
+      const minimalPost = await load(
+        SIZES.concurrency,
+        async () => {
+          const res = await fetch(`http://127.0.0.1:${minimalPort}/payouts`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ source_amount: '10' }),
+          });
+          await res.arrayBuffer();
+          return res.status === 201;
+        },
+        { total: SIZES.posts },
+      );
+      for (;;) {
+        const r = await sql<{ n: string }>`select count(*)::text as n from bench_minimal_payouts where status <> 'settled'`.execute(stack.db);
+        if (r.rows[0]!.n === '0') break;
+        await sleep(200);
     }
     // Accepted and run to the end: the first request to the last settlement.
     const minimalFinalSeconds = (performance.now() - minimalT0) / 1000;
@@ -371,71 +381,88 @@ async function main() {
       minimal_cost: minimalCost,
     };
 
+    }
+
     // 3. GET /payouts?limit=50 vs bare Hono + pg ------------------------------------------------
-    const barePort = await freePort();
-    bare = spawn(process.execPath, ['--import', 'tsx', 'tools/bench/bare-list.ts'], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: stack.pg.url, BUSINESS_ID: business.business_id, PORT: String(barePort) },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    await new Promise<void>((resolve, reject) => {
-      bare!.stdout!.on('data', (d) => String(d).includes('bare listening') && resolve());
-      bare!.once('exit', (c) => reject(new Error(`bare server exited ${c}`)));
-    });
-    const getLoad = (url: string, headers: Record<string, string>) =>
-      load(
-        SIZES.concurrency,
-        async () => {
-          const res = await fetch(url, { headers });
-          await res.arrayBuffer();
-          return res.status === 200;
-        },
-        { durationMs: SIZES.getSeconds * 1000 },
-      );
-    say(`bare Hono + pg: GET /payouts?limit=50 for ${SIZES.getSeconds} s at ${SIZES.concurrency} concurrent`);
-    const bareCpu0 = cpuMs(bare.pid!);
-    const bareGet = await getLoad(`http://127.0.0.1:${barePort}/payouts?limit=50`, {});
-    const bareCpuPer = (cpuMs(bare.pid!) - bareCpu0) / bareGet.count;
-    say(`  ${bareGet.rps.toFixed(1)} requests/s, p99 ${bareGet.p99} ms`);
-    say(`API: GET /payouts?limit=50 for ${SIZES.getSeconds} s at ${SIZES.concurrency} concurrent`);
-    a = await snapshot(stack);
-    const apiGet = await getLoad(`${api}/sandbox/v1/payouts?limit=50`, { Authorization: `Bearer ${key}` });
-    b = await snapshot(stack);
-    say(`  ${apiGet.rps.toFixed(1)} requests/s, p99 ${apiGet.p99} ms`);
-    results.get_payouts = { ...apiGet, bare: bareGet, ratio: apiGet.rps / bareGet.rps, api_cpu_ms_per_request: cost(a, b, apiGet.count).cpuMsPer.api, bare_cpu_ms_per_request: bareCpuPer };
+    if (SECTIONS.has('get')) {
+      // Alone (--only get), the list would be empty: 60 payouts so a page is full, as in a full run.
+      if (!SECTIONS.has('post') && !SECTIONS.has('disbursement')) {
+        const recipient = await call('POST', '/recipients', {
+          type: 'bank_account', country: 'MX', currency: 'MXN', name: 'Ana López', kind: 'individual',
+          bank_account: { holder_name: 'Ana López', clabe: '002010077777777771', recipient_kind: 'individual' },
+        });
+        for (let i = 0; i < 60; i++) await call('POST', '/payouts', { channel: 'spei_mxn', recipient_id: recipient.id, source_amount: '10', reference: `bench ${i}` }, key, `bench-get-${run}-${i}`);
+      }
+      const barePort = await freePort();
+      // STACK_CPU_PROF_DIR profiles the bare server too (written when it exits on SIGTERM below).
+      const profile = process.env.STACK_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.STACK_CPU_PROF_DIR}`] : [];
+      bare = spawn(process.execPath, [...profile, '--import', 'tsx', 'tools/bench/bare-list.ts'], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: stack.pg.url, BUSINESS_ID: business.business_id, PORT: String(barePort) },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      await new Promise<void>((resolve, reject) => {
+        bare!.stdout!.on('data', (d) => String(d).includes('bare listening') && resolve());
+        bare!.once('exit', (c) => reject(new Error(`bare server exited ${c}`)));
+      });
+      const getLoad = (url: string, headers: Record<string, string>) =>
+        load(
+          SIZES.concurrency,
+          async () => {
+            const res = await fetch(url, { headers });
+            await res.arrayBuffer();
+            return res.status === 200;
+          },
+          { durationMs: SIZES.getSeconds * 1000 },
+        );
+      say(`bare Hono + pg: GET /payouts?limit=50 for ${SIZES.getSeconds} s at ${SIZES.concurrency} concurrent`);
+      const bareCpu0 = cpuMs(bare.pid!);
+      const bareGet = await getLoad(`http://127.0.0.1:${barePort}/payouts?limit=50`, {});
+      const bareCpuPer = (cpuMs(bare.pid!) - bareCpu0) / bareGet.count;
+      say(`  ${bareGet.rps.toFixed(1)} requests/s, p99 ${bareGet.p99} ms`);
+      bare.kill('SIGTERM');
+      say(`API: GET /payouts?limit=50 for ${SIZES.getSeconds} s at ${SIZES.concurrency} concurrent`);
+      a = await snapshot(stack);
+      const apiGet = await getLoad(`${api}/sandbox/v1/payouts?limit=50`, { Authorization: `Bearer ${key}` });
+      b = await snapshot(stack);
+      say(`  ${apiGet.rps.toFixed(1)} requests/s, p99 ${apiGet.p99} ms`);
+      results.get_payouts = { ...apiGet, bare: bareGet, ratio: apiGet.rps / bareGet.rps, api_cpu_ms_per_request: cost(a, b, apiGet.count).cpuMsPer.api, bare_cpu_ms_per_request: bareCpuPer };
+
+    }
 
     // 4. Surface B batch ---------------------------------------------------------------------------
-    const batchUrl = `${api}/sandbox/claim/v1/disbursements/batch`;
-    const entries = Array.from({ length: SIZES.surfaceB }, (_, i) => ({ recipientPhone: `+5255${String(10000000 + i).slice(-8)}`, amountUsd: '1.00', reference: `bench-b-${run}-${i}` }));
-    const tb = performance.now();
-    const bres = await fetch(batchUrl, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `bench-b-${run}` },
-      body: JSON.stringify({ disbursements: entries, batchReference: `bench-${run}`, note: 'bench' }),
-    });
-    const btext = await bres.text();
-    const bSeconds = (performance.now() - tb) / 1000;
-    // How long until every entry's workflow has started: the workflow-start outbox rows of the
-    // batch's payouts all carry started_at (the API starts them after the commit; the relay starts
-    // whatever it left behind).
-    let allStartedSeconds: number | undefined;
-    if (bres.ok) {
-      const ids = (JSON.parse(btext) as { disbursements: { id: string }[] }).disbursements.map((d) => d.id);
-      const deadline = performance.now() + 600_000;
-      for (;;) {
-        const { n } = await stack.db
-          .selectFrom('workflow_starts')
-          .select((eb) => eb.fn.countAll<string>().as('n'))
-          .where('workflow_id', 'in', ids)
-          .where('started_at', 'is', null)
-          .executeTakeFirstOrThrow();
-        if (Number(n) === 0) {
-          allStartedSeconds = (performance.now() - tb) / 1000;
-          break;
+    if (SECTIONS.has('batch')) {
+      const batchUrl = `${api}/sandbox/claim/v1/disbursements/batch`;
+      const entries = Array.from({ length: SIZES.surfaceB }, (_, i) => ({ recipientPhone: `+5255${String(10000000 + i).slice(-8)}`, amountUsd: '1.00', reference: `bench-b-${run}-${i}` }));
+      const tb = performance.now();
+      const bres = await fetch(batchUrl, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `bench-b-${run}` },
+        body: JSON.stringify({ disbursements: entries, batchReference: `bench-${run}`, note: 'bench' }),
+      });
+      const btext = await bres.text();
+      const bSeconds = (performance.now() - tb) / 1000;
+      // How long until every entry's workflow has started: the workflow-start outbox rows of the
+      // batch's payouts all carry started_at (the API starts them after the commit; the relay starts
+      // whatever it left behind).
+      let allStartedSeconds: number | undefined;
+      if (bres.ok) {
+        const ids = (JSON.parse(btext) as { disbursements: { id: string }[] }).disbursements.map((d) => d.id);
+        const deadline = performance.now() + 600_000;
+        for (;;) {
+          const { n } = await stack.db
+            .selectFrom('workflow_starts')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('workflow_id', 'in', ids)
+            .where('started_at', 'is', null)
+            .executeTakeFirstOrThrow();
+          if (Number(n) === 0) {
+            allStartedSeconds = (performance.now() - tb) / 1000;
+            break;
+          }
+          if (performance.now() > deadline) break;
+          await new Promise((r) => setTimeout(r, 100));
         }
-        if (performance.now() > deadline) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
     }
     const surfaceB =
       bres.status === 404
@@ -443,13 +470,16 @@ async function main() {
         : { built: true, status: bres.status, seconds: bSeconds, all_started_seconds: allStartedSeconds, body: bres.ok ? undefined : btext.slice(0, 200) };
     say(`Surface B batch of ${SIZES.surfaceB}: ${surfaceB.built ? `HTTP ${bres.status} in ${bSeconds.toFixed(2)} s${bres.ok ? `; every entry's workflow started after ${allStartedSeconds?.toFixed(2) ?? '(not within 600 s)'} s` : `: ${btext.slice(0, 300)}`}` : 'not built (404)'}`);
     results.surface_b_batch = { entries: SIZES.surfaceB, ...surfaceB };
+    }
 
     worker.shutdown();
     await workerRun;
     await nativeConnection.close();
     await client.connection.close();
 
-    printReport(results as any);
+    // A partial run (--only) prints its sections' results as they are, not the report's table.
+    if (args.only) console.log(JSON.stringify(results, (_k, v) => (typeof v === 'number' ? Number(v.toFixed(2)) : v), 1));
+    else printReport(results as any);
     if (args.json) console.log(JSON.stringify(results));
   } finally {
     bare?.kill('SIGKILL');
@@ -478,7 +508,7 @@ function printReport(r: any) {
     [`  ... until every entry's workflow has started`, b.built && b.status < 300 ? (b.all_started_seconds !== undefined ? `${b.all_started_seconds.toFixed(2)} s` : 'not within 600 s') : '-', '(none)', '-', '(durable, after the 201)'],
   ];
   console.log(
-    `\nBenchmark (${new Date().toISOString().slice(0, 16)}Z, Temporal ${args.cluster ? 'cluster of 2 nodes on PostgreSQL' : 'dev server on SQLite'}): one run, each figure right after its baseline\n`,
+    `\nBenchmark (${new Date().toISOString().slice(0, 16)}Z, Node ${process.versions.node}, Temporal ${args.cluster ? 'cluster of 2 nodes on PostgreSQL' : 'dev server on SQLite'}): one run, each figure right after its baseline\n`,
   );
   console.log(table(['figure', 'measured', 'bare baseline in the same run', 'ratio', 'target'], rows));
   const c = (x: any) => [x.cpuMsPer.api, x.cpuMsPer.worker, x.cpuMsPer.temporal, x.cpuMsPer.postgres, x.cpuMsPer.bench].map(String);

@@ -312,7 +312,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const apis: ServiceProcess[] = [];
     const workers: ServiceProcess[] = [];
     const profileDir = opts.cpuProfileDir ?? process.env.STACK_CPU_PROF_DIR;
-    const workerNodeArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+    // STACK_NODE_ARGS: more node flags for the APIs and workers (space-separated; for experiments).
+    const extraNodeArgs = (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const workerNodeArgs = [...extraNodeArgs, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
     if (profileDir) log(`API and worker CPU profiles (on a normal exit) in ${profileDir}`);
     for (let i = 0; i < (opts.apis ?? 1); i++) {
       const port = await freePort();
