@@ -43,6 +43,8 @@ const { values: args } = parseArgs({
     cluster: { type: 'boolean', default: false },
     // --only get,post: just those sections (disbursement, post, get, batch), for profiling one path
     only: { type: 'string' },
+    // --statements: also print each section's SQL statements by calls per unit (pg_stat_statements)
+    statements: { type: 'boolean', default: false },
   },
 });
 const SECTIONS = new Set((args.only ?? 'disbursement,post,get,batch').split(','));
@@ -72,6 +74,8 @@ interface Snapshot {
   statements: number;
   txStatements: number;
   transactions: number;
+  /** Calls by statement text (with --statements). */
+  queries?: Map<string, number>;
 }
 
 async function snapshot(stack: Stack): Promise<Snapshot> {
@@ -89,7 +93,25 @@ async function snapshot(stack: Stack): Promise<Snapshot> {
     from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())`.execute(stack.db);
   // The service's database only: on a cluster stack, Temporal's own databases share the server.
   const d = await sql<{ x: string }>`select (xact_commit + xact_rollback)::text as x from pg_stat_database where datname = current_database()`.execute(stack.db);
-  return { at: performance.now(), cpu, statements: Number(s.rows[0]!.calls), txStatements: Number(s.rows[0]!.tx), transactions: Number(d.rows[0]!.x) };
+  let queries: Map<string, number> | undefined;
+  if (args.statements) {
+    const q = await sql<{ query: string; calls: string }>`
+      select query, sum(calls)::text as calls from pg_stat_statements
+      where dbid = (select oid from pg_database where datname = current_database()) group by query`.execute(stack.db);
+    queries = new Map(q.rows.map((r) => [r.query, Number(r.calls)]));
+  }
+  return { at: performance.now(), cpu, statements: Number(s.rows[0]!.calls), txStatements: Number(s.rows[0]!.tx), transactions: Number(d.rows[0]!.x), queries };
+}
+
+/** With --statements: the statements run between two snapshots, by calls per unit, most first. */
+function printStatements(label: string, a: Snapshot, b: Snapshot, units: number): void {
+  if (!a.queries || !b.queries) return;
+  const rows = [...b.queries]
+    .map(([query, calls]) => [query, (calls - (a.queries!.get(query) ?? 0)) / units] as const)
+    .filter(([, per]) => per >= 0.01)
+    .sort((x, y) => y[1] - x[1]);
+  console.log(`\nSQL per ${label}:`);
+  for (const [query, per] of rows.slice(0, 25)) console.log(`${per.toFixed(2).padStart(7)}  ${query.replace(/\s+/g, ' ').slice(0, 160)}`);
 }
 
 /** Per-unit costs between two snapshots. */
@@ -142,6 +164,10 @@ async function load(concurrency: number, fn: (i: number) => Promise<boolean>, op
 
 async function main() {
   Runtime.install({ logger: new DefaultLogger('WARN') });
+  // package.json "engines": the service runs on Node ^22.12 or 24; CI and the Dockerfile use 24.
+  if (Number(process.versions.node.split('.')[0]) < 22) {
+    say(`WARNING: Node ${process.versions.node} is not a supported runtime (package.json "engines"); run the bench on Node 24 (see .ci/run) for figures comparable with docs/benchmarks.md`);
+  }
   say(`bench${args.quick ? ' --quick' : ''} on Node ${process.versions.node} (every process of the stack runs this node): ${JSON.stringify(SIZES)}`);
   const stack = await startStack({
     apis: 1,
@@ -263,6 +289,7 @@ async function main() {
       from disbursements d join payouts p on p.disbursement_id = d.id where d.id = ${created.id} group by d.launched_at`.execute(stack.db);
     const dsbSeconds = Number(span.rows[0]!.seconds);
     const dsb = cost(a, b, SIZES.items);
+      printStatements('disbursement item', a, b, SIZES.items);
     const dsbRate = final.progress.succeeded / dsbSeconds;
     say(`  ${dsbRate.toFixed(1)} payouts/s (${final.progress.succeeded} succeeded, ${final.progress.failed} failed, ${dsbSeconds.toFixed(1)} s)`);
     results.disbursement = {
@@ -365,6 +392,7 @@ async function main() {
     const postsFinalSeconds = (performance.now() - postsT0) / 1000;
     b = await snapshot(stack);
     const postCost = cost(a, b, posts.count - posts.errors);
+      printStatements('POST /payouts payout, run to the end', a, b, posts.count - posts.errors);
     say(`  ${posts.rps.toFixed(1)} requests/s, p50 ${posts.p50} ms, p99 ${posts.p99} ms, ${posts.errors} errors`);
     results.post_payouts = {
       ...posts,
