@@ -23,6 +23,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
@@ -45,6 +46,8 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     // --statements: also print each section's SQL statements by calls per unit (pg_stat_statements)
     statements: { type: 'boolean', default: false },
+    // --latencies FILE: every measured request's latency, for a look at the tail (tab-separated)
+    latencies: { type: 'string' },
   },
 });
 const SECTIONS = new Set((args.only ?? 'disbursement,post,get,batch').split(','));
@@ -56,6 +59,8 @@ if (args.items) SIZES.items = Math.min(5000, Number(args.items));
 if (args.posts) SIZES.posts = Number(args.posts);
 if (args['get-seconds']) SIZES.getSeconds = Number(args['get-seconds']);
 if (args.entries) SIZES.surfaceB = Number(args.entries);
+// Requests each POST target serves, run to their end, before its measured window (docs/benchmarks.md "Warm-up").
+const WARMUP = args.quick ? 20 : 200;
 for (const [k, v] of Object.entries(SIZES)) if (!Number.isInteger(v) || v < 1) throw new Error(`bad size ${k}: ${v}`);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -136,7 +141,12 @@ function cost(a: Snapshot, b: Snapshot, units: number): Cost {
 }
 
 /** Runs `fn` `total` times (or for `durationMs`) with `concurrency` callers; latencies in ms. */
-async function load(concurrency: number, fn: (i: number) => Promise<boolean>, opts: { total?: number; durationMs?: number }) {
+/**
+ * Runs `fn` from `concurrency` clients until `total` calls or `durationMs` have passed; requests/s,
+ * p50 and p99 in ms. With --latencies FILE and a `latencies` label, appends one line per call:
+ * label, index, start (ms after the first call), latency (ms).
+ */
+async function load(concurrency: number, fn: (i: number) => Promise<boolean>, opts: { total?: number; durationMs?: number; latencies?: string }) {
   const lat: number[] = [];
   let next = 0;
   let errors = 0;
@@ -150,6 +160,7 @@ async function load(concurrency: number, fn: (i: number) => Promise<boolean>, op
         const s = performance.now();
         const ok = await fn(i).catch(() => false);
         lat.push(performance.now() - s);
+        if (opts.latencies && args.latencies) appendFileSync(args.latencies, `${opts.latencies}\t${i}\t${(s - start).toFixed(0)}\t${(performance.now() - s).toFixed(1)}\n`);
         if (!ok) errors++;
       }
     }),
@@ -301,20 +312,23 @@ async function main() {
     }
 
     // 2. POST /payouts vs a bare one-local-activity workflow start -----------------------------
+    // Each of the three targets first serves WARMUP requests at the same concurrency, not counted
+    // and run to their end before the measured window opens: the figures are steady state, not
+    // a process's first second (JIT, pool connections; docs/benchmarks.md "Warm-up").
     if (SECTIONS.has('post')) {
-      say(`bare client: ${SIZES.posts} one-local-activity workflow starts at ${SIZES.concurrency} concurrent`);
+      say(`bare client: ${SIZES.posts} one-local-activity workflow starts at ${SIZES.concurrency} concurrent (after ${WARMUP} not counted)`);
+      const startOne = (ids: string[], prefix: string) => async (i: number) => {
+        const id = `${prefix}-${run}-${i}`;
+        await client.workflow.start('oneLocalActivity', { taskQueue: BASELINE_QUEUE, workflowId: id });
+        ids.push(id);
+        return true;
+      };
+      const warmIds: string[] = [];
+      await load(SIZES.concurrency, startOne(warmIds, 'bench-one-warm'), { total: WARMUP });
+      await Promise.all(warmIds.map((id) => client.workflow.getHandle(id).result()));
       a = await snapshot(stack);
       const startIds: string[] = [];
-      const bareStart = await load(
-        SIZES.concurrency,
-        async (i) => {
-          const id = `bench-one-${run}-${i}`;
-          await client.workflow.start('oneLocalActivity', { taskQueue: BASELINE_QUEUE, workflowId: id });
-          startIds.push(id);
-          return true;
-        },
-        { total: SIZES.posts },
-      );
+      const bareStart = await load(SIZES.concurrency, startOne(startIds, 'bench-one'), { total: SIZES.posts, latencies: 'bare start' });
       await Promise.all(startIds.map((id) => client.workflow.getHandle(id).result()));
       b = await snapshot(stack);
       const bareStartCost = cost(a, b, SIZES.posts);
@@ -331,84 +345,89 @@ async function main() {
         minimal!.stdout!.on('data', (d) => String(d).includes('minimal listening') && resolve());
         minimal!.once('exit', (c) => reject(new Error(`minimal payout server exited ${c}`)));
       });
-      say(`minimal payout: ${SIZES.posts} POST at ${SIZES.concurrency} concurrent (insert one row, start hold -> timer ${arrivalMs} ms -> settle)`);
-      a = await snapshot(stack);
-      const minimalCpu0 = cpuMs(minimal.pid!);
-      const minimalT0 = performance.now();
-      const minimalPost = await load(
-        SIZES.concurrency,
-        async () => {
-          const res = await fetch(`http://127.0.0.1:${minimalPort}/payouts`, {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify({ source_amount: '10' }),
-          });
-          await res.arrayBuffer();
-          return res.status === 201;
-        },
-        { total: SIZES.posts },
-      );
-      for (;;) {
-        const r = await sql<{ n: string }>`select count(*)::text as n from bench_minimal_payouts where status <> 'settled'`.execute(stack.db);
-        if (r.rows[0]!.n === '0') break;
-        await sleep(200);
-    }
-    // Accepted and run to the end: the first request to the last settlement.
-    const minimalFinalSeconds = (performance.now() - minimalT0) / 1000;
-    b = await snapshot(stack);
-    const minimalCost = cost(a, b, minimalPost.count - minimalPost.errors);
-    // Its handler process stands where the API stands in the other rows.
-    minimalCost.cpuMsPer.api = Number(((cpuMs(minimal.pid!) - minimalCpu0) / (minimalPost.count - minimalPost.errors)).toFixed(1));
-    say(`  ${minimalPost.rps.toFixed(1)} requests/s, p50 ${minimalPost.p50} ms, p99 ${minimalPost.p99} ms, ${minimalPost.errors} errors`);
-    minimal.kill('SIGTERM');
-
-    say(`POST /payouts: ${SIZES.posts} requests at ${SIZES.concurrency} concurrent`);
-    const recipient = await call('POST', '/recipients', {
-      type: 'bank_account', country: 'MX', currency: 'MXN', name: 'Ana López', kind: 'individual',
-      bank_account: { holder_name: 'Ana López', clabe: '002010077777777771', recipient_kind: 'individual' },
-    });
-    a = await snapshot(stack);
-    const since = new Date();
-    const postsT0 = performance.now();
-    const posts = await load(
-      SIZES.concurrency,
-      async (i) => {
-        const res = await fetch(`${api}/sandbox/v1/payouts`, {
+      const postMinimal = async () => {
+        const res = await fetch(`http://127.0.0.1:${minimalPort}/payouts`, {
           method: 'POST',
-          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `bench-${run}-${i}` },
-          body: JSON.stringify({ channel: 'spei_mxn', recipient_id: recipient.id, source_amount: '10', reference: `bench ${i}` }),
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ source_amount: '10' }),
         });
         await res.arrayBuffer();
         return res.status === 201;
-      },
-      { total: SIZES.posts },
-    );
-    // Every accepted payout run to its end: the CPU and SQL per payout cover its whole life.
-    for (;;) {
-      const r = await sql<{ n: string }>`select count(*)::text as n from payouts where created_at >= ${since} and disbursement_id is null and status not in ('succeeded', 'failed')`.execute(stack.db);
-      if (r.rows[0]!.n === '0') break;
-      await sleep(200);
-    }
-    const postsFinalSeconds = (performance.now() - postsT0) / 1000;
-    b = await snapshot(stack);
-    const postCost = cost(a, b, posts.count - posts.errors);
-      printStatements('POST /payouts payout, run to the end', a, b, posts.count - posts.errors);
-    say(`  ${posts.rps.toFixed(1)} requests/s, p50 ${posts.p50} ms, p99 ${posts.p99} ms, ${posts.errors} errors`);
-    results.post_payouts = {
-      ...posts,
-      bare_start: bareStart,
-      ratio: posts.rps / bareStart.rps,
-      cost: postCost,
-      bare_cost: bareStartCost,
-      // Requests/s counts the answers; payouts run to their end per second counts the whole life
-      // (the answer no longer waits for the workflow start: docs/benchmarks.md), for both.
-      final_per_second: (posts.count - posts.errors) / postsFinalSeconds,
-      minimal: { ...minimalPost, final_per_second: (minimalPost.count - minimalPost.errors) / minimalFinalSeconds },
-      minimal_ratio: posts.rps / minimalPost.rps,
-      minimal_final_ratio: (posts.count - posts.errors) / postsFinalSeconds / ((minimalPost.count - minimalPost.errors) / minimalFinalSeconds),
-      minimal_cost: minimalCost,
-    };
+      };
+      const minimalSettled = async () => {
+        for (;;) {
+          const r = await sql<{ n: string }>`select count(*)::text as n from bench_minimal_payouts where status <> 'settled'`.execute(stack.db);
+          if (r.rows[0]!.n === '0') return;
+          await sleep(200);
+        }
+      };
+      say(`minimal payout: ${SIZES.posts} POST at ${SIZES.concurrency} concurrent (insert one row, start hold -> timer ${arrivalMs} ms -> settle; after ${WARMUP} not counted)`);
+      await load(SIZES.concurrency, postMinimal, { total: WARMUP });
+      await minimalSettled();
+      a = await snapshot(stack);
+      const minimalCpu0 = cpuMs(minimal.pid!);
+      const minimalT0 = performance.now();
+      const minimalPost = await load(SIZES.concurrency, postMinimal, { total: SIZES.posts, latencies: 'minimal payout' });
+      await minimalSettled();
+      // Accepted and run to the end: the first request to the last settlement.
+      const minimalFinalSeconds = (performance.now() - minimalT0) / 1000;
+      b = await snapshot(stack);
+      const minimalCost = cost(a, b, minimalPost.count - minimalPost.errors);
+      // Its handler process stands where the API stands in the other rows.
+      minimalCost.cpuMsPer.api = Number(((cpuMs(minimal.pid!) - minimalCpu0) / (minimalPost.count - minimalPost.errors)).toFixed(1));
+      say(`  ${minimalPost.rps.toFixed(1)} requests/s, p50 ${minimalPost.p50} ms, p99 ${minimalPost.p99} ms, ${minimalPost.errors} errors`);
+      minimal.kill('SIGTERM');
 
+      say(`POST /payouts: ${SIZES.posts} requests at ${SIZES.concurrency} concurrent (after ${WARMUP} not counted)`);
+      const recipient = await call('POST', '/recipients', {
+        type: 'bank_account', country: 'MX', currency: 'MXN', name: 'Ana López', kind: 'individual',
+        bank_account: { holder_name: 'Ana López', clabe: '002010077777777771', recipient_kind: 'individual' },
+      });
+      const postPayout = (prefix: string) => async (i: number) => {
+        const res = await fetch(`${api}/sandbox/v1/payouts`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json', 'Idempotency-Key': `${prefix}-${run}-${i}` },
+          body: JSON.stringify({ channel: 'spei_mxn', recipient_id: recipient.id, source_amount: '10', reference: `${prefix} ${i}` }),
+        });
+        await res.arrayBuffer();
+        return res.status === 201;
+      };
+      // Every payout accepted since `since` run to its end.
+      const payoutsFinal = async (since: Date) => {
+        for (;;) {
+          const r = await sql<{ n: string }>`select count(*)::text as n from payouts where created_at >= ${since} and disbursement_id is null and status not in ('succeeded', 'failed')`.execute(stack.db);
+          if (r.rows[0]!.n === '0') return;
+          await sleep(200);
+        }
+      };
+      const warmSince = new Date();
+      await load(SIZES.concurrency, postPayout('bench-warm'), { total: WARMUP });
+      await payoutsFinal(warmSince);
+      a = await snapshot(stack);
+      const since = new Date();
+      const postsT0 = performance.now();
+      const posts = await load(SIZES.concurrency, postPayout('bench'), { total: SIZES.posts, latencies: 'POST /payouts' });
+      // Every accepted payout run to its end: the CPU and SQL per payout cover its whole life.
+      await payoutsFinal(since);
+      const postsFinalSeconds = (performance.now() - postsT0) / 1000;
+      b = await snapshot(stack);
+      const postCost = cost(a, b, posts.count - posts.errors);
+      printStatements('POST /payouts payout, run to the end', a, b, posts.count - posts.errors);
+      say(`  ${posts.rps.toFixed(1)} requests/s, p50 ${posts.p50} ms, p99 ${posts.p99} ms, ${posts.errors} errors`);
+      results.post_payouts = {
+        ...posts,
+        bare_start: bareStart,
+        ratio: posts.rps / bareStart.rps,
+        cost: postCost,
+        bare_cost: bareStartCost,
+        // Requests/s counts the answers; payouts run to their end per second counts the whole life
+        // (the answer no longer waits for the workflow start: docs/benchmarks.md), for both.
+        final_per_second: (posts.count - posts.errors) / postsFinalSeconds,
+        minimal: { ...minimalPost, final_per_second: (minimalPost.count - minimalPost.errors) / minimalFinalSeconds },
+        minimal_ratio: posts.rps / minimalPost.rps,
+        minimal_final_ratio: (posts.count - posts.errors) / postsFinalSeconds / ((minimalPost.count - minimalPost.errors) / minimalFinalSeconds),
+        minimal_cost: minimalCost,
+      };
     }
 
     // 3. GET /payouts?limit=50 vs bare Hono + pg ------------------------------------------------
@@ -433,25 +452,27 @@ async function main() {
         bare!.stdout!.on('data', (d) => String(d).includes('bare listening') && resolve());
         bare!.once('exit', (c) => reject(new Error(`bare server exited ${c}`)));
       });
-      const getLoad = (url: string, headers: Record<string, string>) =>
-        load(
-          SIZES.concurrency,
-          async () => {
-            const res = await fetch(url, { headers });
-            await res.arrayBuffer();
-            return res.status === 200;
-          },
-          { durationMs: SIZES.getSeconds * 1000 },
-        );
-      say(`bare Hono + pg: GET /payouts?limit=50 for ${SIZES.getSeconds} s at ${SIZES.concurrency} concurrent`);
+      const getFrom = (url: string, headers: Record<string, string>) => async () => {
+        const res = await fetch(url, { headers });
+        await res.arrayBuffer();
+        return res.status === 200;
+      };
+      // Each target first serves GETs for a tenth of the time (at least 1 s), not counted.
+      const warmUp = (get: () => Promise<boolean>) => load(SIZES.concurrency, get, { durationMs: Math.max(1000, SIZES.getSeconds * 100) });
+      const getLoad = (get: () => Promise<boolean>, label: string) => load(SIZES.concurrency, get, { durationMs: SIZES.getSeconds * 1000, latencies: label });
+      say(`bare Hono + pg: GET /payouts?limit=50 for ${SIZES.getSeconds} s at ${SIZES.concurrency} concurrent (after a warm-up not counted)`);
+      const bareList = getFrom(`http://127.0.0.1:${barePort}/payouts?limit=50`, {});
+      await warmUp(bareList);
       const bareCpu0 = cpuMs(bare.pid!);
-      const bareGet = await getLoad(`http://127.0.0.1:${barePort}/payouts?limit=50`, {});
+      const bareGet = await getLoad(bareList, 'bare GET');
       const bareCpuPer = (cpuMs(bare.pid!) - bareCpu0) / bareGet.count;
       say(`  ${bareGet.rps.toFixed(1)} requests/s, p99 ${bareGet.p99} ms`);
       bare.kill('SIGTERM');
-      say(`API: GET /payouts?limit=50 for ${SIZES.getSeconds} s at ${SIZES.concurrency} concurrent`);
+      say(`API: GET /payouts?limit=50 for ${SIZES.getSeconds} s at ${SIZES.concurrency} concurrent (after a warm-up not counted)`);
+      const apiList = getFrom(`${api}/sandbox/v1/payouts?limit=50`, { Authorization: `Bearer ${key}` });
+      await warmUp(apiList);
       a = await snapshot(stack);
-      const apiGet = await getLoad(`${api}/sandbox/v1/payouts?limit=50`, { Authorization: `Bearer ${key}` });
+      const apiGet = await getLoad(apiList, 'GET /payouts');
       b = await snapshot(stack);
       say(`  ${apiGet.rps.toFixed(1)} requests/s, p99 ${apiGet.p99} ms`);
       results.get_payouts = { ...apiGet, bare: bareGet, ratio: apiGet.rps / bareGet.rps, api_cpu_ms_per_request: cost(a, b, apiGet.count).cpuMsPer.api, bare_cpu_ms_per_request: bareCpuPer };
