@@ -44,7 +44,7 @@ export function createApp(core: Core): Hono<AppEnv> {
     },
   });
   // A GET or HEAD has no body (fetch's Request refuses one), and asking for it would make
-  // @hono/node-server build a whole Request per read (docs/benchmarks.md "GET /payouts").
+  // @hono/node-server build a whole Request per read (docs/benchmarks.md "2026-11-27").
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   // Before routing: 405 for undeclared methods, 400 for NUL/surrogates and over-deep JSON (docs/security.md).
   const routes = new RouteTable(app);
