@@ -19,7 +19,9 @@
  * Also CPU milliseconds per payout of each process (API, worker, Temporal server, PostgreSQL with
  * its backends; /proc/<pid>/stat before and after) and SQL statements per payout
  * (pg_stat_statements `calls`, BEGIN/COMMIT/ROLLBACK counted apart; transactions from
- * pg_stat_database). `--quick`: small sizes (CI checks only that it completes).
+ * pg_stat_database). `--quick`: small sizes (CI checks only that it completes). Each POST and GET
+ * target is warmed up before its measured window (docs/benchmarks.md "Warm-up"); `--only`,
+ * `--statements` and `--latencies` are described there.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -140,7 +142,6 @@ function cost(a: Snapshot, b: Snapshot, units: number): Cost {
   };
 }
 
-/** Runs `fn` `total` times (or for `durationMs`) with `concurrency` callers; latencies in ms. */
 /**
  * Runs `fn` from `concurrency` clients until `total` calls or `durationMs` have passed; requests/s,
  * p50 and p99 in ms. With --latencies FILE and a `latencies` label, appends one line per call:
@@ -293,22 +294,21 @@ async function main() {
           say(`  ${JSON.stringify(final.progress)}`);
         }
         await sleep(500);
-    }
-    b = await snapshot(stack);
-    const span = await sql<{ seconds: string }>`
-      select extract(epoch from (max(p.updated_at) - d.launched_at))::text as seconds
-      from disbursements d join payouts p on p.disbursement_id = d.id where d.id = ${created.id} group by d.launched_at`.execute(stack.db);
-    const dsbSeconds = Number(span.rows[0]!.seconds);
-    const dsb = cost(a, b, SIZES.items);
+      }
+      b = await snapshot(stack);
+      const span = await sql<{ seconds: string }>`
+        select extract(epoch from (max(p.updated_at) - d.launched_at))::text as seconds
+        from disbursements d join payouts p on p.disbursement_id = d.id where d.id = ${created.id} group by d.launched_at`.execute(stack.db);
+      const dsbSeconds = Number(span.rows[0]!.seconds);
+      const dsb = cost(a, b, SIZES.items);
       printStatements('disbursement item', a, b, SIZES.items);
-    const dsbRate = final.progress.succeeded / dsbSeconds;
-    say(`  ${dsbRate.toFixed(1)} payouts/s (${final.progress.succeeded} succeeded, ${final.progress.failed} failed, ${dsbSeconds.toFixed(1)} s)`);
-    results.disbursement = {
-      items: SIZES.items, seconds: dsbSeconds, payouts_per_second: dsbRate, create_seconds: createSeconds,
-      floor_children_per_second: floorRate, floor_seconds: floor.seconds, ratio: dsbRate / floorRate, cost: dsb, floor_cost: floor,
-      durable_floor_children_per_second: durableFloorRate, durable_floor_seconds: durableFloor.seconds, durable_ratio: dsbRate / durableFloorRate, durable_floor_cost: durableFloor,
-    };
-
+      const dsbRate = final.progress.succeeded / dsbSeconds;
+      say(`  ${dsbRate.toFixed(1)} payouts/s (${final.progress.succeeded} succeeded, ${final.progress.failed} failed, ${dsbSeconds.toFixed(1)} s)`);
+      results.disbursement = {
+        items: SIZES.items, seconds: dsbSeconds, payouts_per_second: dsbRate, create_seconds: createSeconds,
+        floor_children_per_second: floorRate, floor_seconds: floor.seconds, ratio: dsbRate / floorRate, cost: dsb, floor_cost: floor,
+        durable_floor_children_per_second: durableFloorRate, durable_floor_seconds: durableFloor.seconds, durable_ratio: dsbRate / durableFloorRate, durable_floor_cost: durableFloor,
+      };
     }
 
     // 2. POST /payouts vs a bare one-local-activity workflow start -----------------------------
@@ -476,7 +476,6 @@ async function main() {
       b = await snapshot(stack);
       say(`  ${apiGet.rps.toFixed(1)} requests/s, p99 ${apiGet.p99} ms`);
       results.get_payouts = { ...apiGet, bare: bareGet, ratio: apiGet.rps / bareGet.rps, api_cpu_ms_per_request: cost(a, b, apiGet.count).cpuMsPer.api, bare_cpu_ms_per_request: bareCpuPer };
-
     }
 
     // 4. Surface B batch ---------------------------------------------------------------------------
@@ -512,13 +511,13 @@ async function main() {
           if (performance.now() > deadline) break;
           await new Promise((r) => setTimeout(r, 100));
         }
-    }
-    const surfaceB =
-      bres.status === 404
-        ? { built: false, status: 404 }
-        : { built: true, status: bres.status, seconds: bSeconds, all_started_seconds: allStartedSeconds, body: bres.ok ? undefined : btext.slice(0, 200) };
-    say(`Surface B batch of ${SIZES.surfaceB}: ${surfaceB.built ? `HTTP ${bres.status} in ${bSeconds.toFixed(2)} s${bres.ok ? `; every entry's workflow started after ${allStartedSeconds?.toFixed(2) ?? '(not within 600 s)'} s` : `: ${btext.slice(0, 300)}`}` : 'not built (404)'}`);
-    results.surface_b_batch = { entries: SIZES.surfaceB, ...surfaceB };
+      }
+      const surfaceB =
+        bres.status === 404
+          ? { built: false, status: 404 }
+          : { built: true, status: bres.status, seconds: bSeconds, all_started_seconds: allStartedSeconds, body: bres.ok ? undefined : btext.slice(0, 200) };
+      say(`Surface B batch of ${SIZES.surfaceB}: ${surfaceB.built ? `HTTP ${bres.status} in ${bSeconds.toFixed(2)} s${bres.ok ? `; every entry's workflow started after ${allStartedSeconds?.toFixed(2) ?? '(not within 600 s)'} s` : `: ${btext.slice(0, 300)}`}` : 'not built (404)'}`);
+      results.surface_b_batch = { entries: SIZES.surfaceB, ...surfaceB };
     }
 
     worker.shutdown();
