@@ -150,10 +150,10 @@ async function quiesce(stack: Stack, timeoutMs: number): Promise<{ ok: boolean; 
         -- a live payout that succeeded less than its rail's return window ago still has a running
         -- workflow (its timer fires, then its last task runs: 10 s of margin on a loaded machine),
         -- and a late return may still come in it (ACH: the bank's late returns land about 5 s after
-        -- settlement). The windows are tools/stack's: sepa PT5S, ach PT60S.
+        -- settlement). The windows are tools/stack's: PT180S on both rails.
         (select count(*) from payouts p join rail_instructions ri on ri.payout_id = p.id
           where p.status = 'succeeded' and ri.status = 'settled'
-            and p.updated_at > now() - (case when ri.rail = 'ach' then interval '70 seconds' else interval '15 seconds' end))::text as rail_return_window`.execute(stack.db);
+            and p.updated_at > now() - interval '190 seconds')::text as rail_return_window`.execute(stack.db);
     const row = r.rows[0]!;
     detail = `payouts in flight ${row.payouts}, batches running ${row.batches}, undispatched events ${row.events}, pending deliveries ${row.deliveries}, unstarted workflows ${row.starts}, deposits not credited ${row.deposits}, notifications pending ${row.notifications}, live payments waiting for the bank ${row.rail_waiting}, bank statuses undispatched ${row.rail_undispatched}, live payouts in their return window ${row.rail_return_window}`;
     if (Object.values(row).every((v) => v === '0')) return { ok: true, detail };
