@@ -3,7 +3,9 @@
  * before or after settlement is decided by when the bank put its file on the server, not by when a
  * poll read it. One sent after the entry's settlement time, read before the sweep recorded that
  * settlement, refunds (the settlement is recorded first, ordered before the return, and the sweep
- * does not record it twice); one sent before it but read after it (a stalled poller) fails.
+ * does not record it twice); one sent before it but read after it (a stalled poller) fails, also
+ * when it went up after the poll listed the outbox (the sweep settles only what was due at the
+ * listing).
  * Core-level, on the real database and parser: no poller, no SFTP (the return file is the test
  * bank's answer to the file the service composed).
  */
@@ -105,5 +107,20 @@ describe('a late ACH poll', () => {
     await settleDueAchFiles(h.core, ACH_RAIL);
     const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).execute();
     expect(events.map((e) => [e.type, e.reason_code])).toEqual([['rejected', 'R03']]);
+  });
+
+  it('a return the bank published after the poll listed its outbox, before the settlement time: that poll does not settle the entry, the next one reads the return and the payout fails', async () => {
+    // The poll listed the outbox 3 s ago, before the settlement time (2 s ago); its sweep runs now.
+    const settlesAt = new Date(Date.now() - 2000);
+    const { row, file } = await uploadedEntry(4, '9990000101', settlesAt);
+    expect(await settleDueAchFiles(h.core, ACH_RAIL, new Date(settlesAt.getTime() - 1000))).toBe(0);
+    // The R01 went up 1 s before the settlement time, after that listing: the next poll reads it.
+    const early = answerNacha(file.content, file.name, new Date()).find((a) => a.when === 'now')!;
+    const inbound = await recordInboundFile(h.core, ACH_RAIL, early.name, Buffer.from(early.text));
+    await processAchInboundFile(h.core, config, inbound, new Date(settlesAt.getTime() - 1000));
+    expect(await settleDueAchFiles(h.core, ACH_RAIL, new Date())).toBe(0);
+    const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).execute();
+    expect(events.map((e) => [e.type, e.reason_code])).toEqual([['rejected', 'R01']]);
+    expect((await h.db.selectFrom('rail_instructions').select('status').where('payout_id', '=', row.payout_id).executeTakeFirstOrThrow()).status).toBe('rejected');
   });
 });

@@ -271,8 +271,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       // Both rails' return windows are PT180S: wide enough for a bank answer held up by faults (an
       // inbox poll held by a killed worker until its 20 s heartbeat timeout, a backlog of bank
       // statuses to dispatch); a 5-minute chaos run saw an ACH return, a 10-minute one a SEPA
-      // return, and another 10-minute one three late ACH returns, read after a shorter window
-      // (5 s, 5 s, 60 s) had closed (docs/chaos.md). Production's windows are days.
+      // return, and another 10-minute one late ACH returns (five payouts off, the three it showed
+      // late R02s), read after a shorter window (5 s, 5 s, 60 s) had closed (docs/chaos.md).
+      // Production's windows are days.
       bank = await startTestBank({ dir: join(dir, 'bank'), pollMs: 200, achLateReturnDelayMs: 8000 });
       const b = bank;
       cleanups.push(() => b.stop());

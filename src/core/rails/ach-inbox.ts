@@ -156,13 +156,21 @@ function settledEvent(rail: string, fileId: string, settlesAt: Date, r: { payout
 }
 
 /**
- * Settles by silence the entries of every uploaded ACH file of `rail` whose settlement time has
- * passed: each entry nothing answered gets a `settled` event at the settlement time (dispatched
- * later with the others); the file is recorded settled. Returns how many entries settled.
+ * Settles by silence the entries of every uploaded ACH file of `rail` whose settlement time is not
+ * after `listedAt`: each entry nothing answered gets a `settled` event at the settlement time
+ * (dispatched later with the others); the file is recorded settled. Returns how many entries
+ * settled.
+ *
+ * `listedAt` is when the poll listed the bank's outbox (taken just before the listing; default
+ * now). An answer the bank published before an entry's settlement time was then in that listing,
+ * and the poll read it before this sweep; an entry settling after `listedAt` waits for the next
+ * poll, since an early return may appear on the server after the listing (found by `npm run
+ * chaos`: a sweep that used its own time settled an entry whose `R01`, published 3 s before the
+ * settlement time, came after the listing, and the payout was refunded instead of failed).
  */
-export async function settleDueAchFiles(core: Core, rail: string): Promise<number> {
+export async function settleDueAchFiles(core: Core, rail: string, listedAt: Date = core.now()): Promise<number> {
   let settled = 0;
-  for (const due of await dueSettlementFiles(core.db, rail, core.now())) {
+  for (const due of await dueSettlementFiles(core.db, rail, listedAt)) {
     settled += await core.db.transaction().execute(async (tx) => {
       const now = core.now();
       const rows = await lockUnansweredInstructionsOfFile(tx, due.id);

@@ -55,6 +55,8 @@ export async function pollRailInbox(core: Core, rail: string): Promise<InboxPoll
   const connection = r.config;
   const sftp = new SftpTransport(connection.sftp);
   const result: InboxPollResult = { files: 0, events: 0, quarantined: 0, more: false };
+  // Before the listing: whatever the bank published earlier is in it (settleDueAchFiles below).
+  const listedAt = core.now();
   try {
     const listed = await sftp.list(connection.downloadDir);
     const finished = await finishedInboundNames(core.db, rail, listed.map((f) => f.name));
@@ -79,8 +81,9 @@ export async function pollRailInbox(core: Core, rail: string): Promise<InboxPoll
     await sftp.close().catch(() => undefined);
   }
   // ACH settles by silence: the entries of files past their settlement time that nothing returned.
-  // Only once every file listed is read (a return waiting in the outbox must be seen first).
-  if (rail === ACH_RAIL && !result.more) result.events += await settleDueAchFiles(core, rail);
+  // Only once every file listed is read (a return waiting in the outbox must be seen first), and
+  // only entries that settled by the time of the listing (a return may have come after it).
+  if (rail === ACH_RAIL && !result.more) result.events += await settleDueAchFiles(core, rail, listedAt);
   await dispatchRailEvents(core, rail);
   return result;
 }
