@@ -114,10 +114,10 @@ describe('a late ACH poll', () => {
     const settlesAt = new Date(Date.now() - 2000);
     const { row, file } = await uploadedEntry(4, '9990000101', settlesAt);
     expect(await settleDueAchFiles(h.core, ACH_RAIL, new Date(settlesAt.getTime() - 1000))).toBe(0);
-    // The R01 went up 1 s before the settlement time, after that listing: the next poll reads it.
+    // The R01 went up half a second before the settlement time, after that listing: the next poll reads it.
     const early = answerNacha(file.content, file.name, new Date()).find((a) => a.when === 'now')!;
     const inbound = await recordInboundFile(h.core, ACH_RAIL, early.name, Buffer.from(early.text));
-    await processAchInboundFile(h.core, config, inbound, new Date(settlesAt.getTime() - 1000));
+    await processAchInboundFile(h.core, config, inbound, new Date(settlesAt.getTime() - 500));
     expect(await settleDueAchFiles(h.core, ACH_RAIL, new Date())).toBe(0);
     const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).execute();
     expect(events.map((e) => [e.type, e.reason_code])).toEqual([['rejected', 'R01']]);
