@@ -29,7 +29,7 @@ import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { parseDuration } from '../../src/domain/durations';
 import { freePort } from '../../src/temporal/dev-server';
 import { cpuMs, treeCpuMs } from '../stack/proc-stats';
@@ -149,6 +149,7 @@ function cost(a: Snapshot, b: Snapshot, units: number): Cost {
  */
 async function load(concurrency: number, fn: (i: number) => Promise<boolean>, opts: { total?: number; durationMs?: number; latencies?: string }) {
   const lat: number[] = [];
+  const lines: string[] = [];
   let next = 0;
   let errors = 0;
   const start = performance.now();
@@ -161,12 +162,14 @@ async function load(concurrency: number, fn: (i: number) => Promise<boolean>, op
         const s = performance.now();
         const ok = await fn(i).catch(() => false);
         lat.push(performance.now() - s);
-        if (opts.latencies && args.latencies) appendFileSync(args.latencies, `${opts.latencies}\t${i}\t${(s - start).toFixed(0)}\t${(performance.now() - s).toFixed(1)}\n`);
+        if (opts.latencies && args.latencies) lines.push(`${opts.latencies}\t${i}\t${(s - start).toFixed(0)}\t${lat[lat.length - 1]!.toFixed(1)}\n`);
         if (!ok) errors++;
       }
     }),
   );
   const seconds = (performance.now() - start) / 1000;
+  // Written once the load is over, so the file costs the measured requests nothing.
+  if (lines.length > 0) appendFileSync(args.latencies!, lines.join(''));
   lat.sort((x, y) => x - y);
   const pct = (p: number) => Math.round(lat[Math.min(lat.length - 1, Math.floor((p / 100) * lat.length))] ?? 0);
   return { count: lat.length, errors, seconds, rps: lat.length / seconds, p50: pct(50), p99: pct(99) };
@@ -233,6 +236,10 @@ async function main() {
     const client = new Client({ connection: await Connection.connect({ address: stack.temporalAddress }) });
     const results: Record<string, unknown> = {};
 
+    // Polls a `select count(*) as n` every 200 ms until it counts nothing.
+    const untilNone = async (count: RawBuilder<{ n: string }>) => {
+      while ((await count.execute(stack.db)).rows[0]!.n !== '0') await sleep(200);
+    };
     const run = Date.now().toString(36);
     const arrivalMs = parseDuration(process.env.SANDBOX_ARRIVAL ?? 'PT0.2S');
     let a: Snapshot;
@@ -354,13 +361,7 @@ async function main() {
         await res.arrayBuffer();
         return res.status === 201;
       };
-      const minimalSettled = async () => {
-        for (;;) {
-          const r = await sql<{ n: string }>`select count(*)::text as n from bench_minimal_payouts where status <> 'settled'`.execute(stack.db);
-          if (r.rows[0]!.n === '0') return;
-          await sleep(200);
-        }
-      };
+      const minimalSettled = () => untilNone(sql<{ n: string }>`select count(*)::text as n from bench_minimal_payouts where status <> 'settled'`);
       say(`minimal payout: ${SIZES.posts} POST at ${SIZES.concurrency} concurrent (insert one row, start hold -> timer ${arrivalMs} ms -> settle; after ${WARMUP} not counted)`);
       await load(SIZES.concurrency, postMinimal, { total: WARMUP });
       await minimalSettled();
@@ -393,13 +394,8 @@ async function main() {
         return res.status === 201;
       };
       // Every payout accepted since `since` run to its end.
-      const payoutsFinal = async (since: Date) => {
-        for (;;) {
-          const r = await sql<{ n: string }>`select count(*)::text as n from payouts where created_at >= ${since} and disbursement_id is null and status not in ('succeeded', 'failed')`.execute(stack.db);
-          if (r.rows[0]!.n === '0') return;
-          await sleep(200);
-        }
-      };
+      const payoutsFinal = (since: Date) =>
+        untilNone(sql<{ n: string }>`select count(*)::text as n from payouts where created_at >= ${since} and disbursement_id is null and status not in ('succeeded', 'failed')`);
       const warmSince = new Date();
       await load(SIZES.concurrency, postPayout('bench-warm'), { total: WARMUP });
       await payoutsFinal(warmSince);
