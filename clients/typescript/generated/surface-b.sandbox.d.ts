@@ -2629,7 +2629,7 @@ export interface operations {
                     "application/json": components["schemas"]["CryptoFunding"];
                 };
             };
-            /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+            /** @description channel_unavailable on live: no deposit address the platform controls is configured */
             400: {
                 headers: {
                     [name: string]: unknown;

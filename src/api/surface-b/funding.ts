@@ -11,7 +11,6 @@ import { listDeposits, type WireDeposit } from '../../core/funding/deposits';
 import { createVirtualAccount, getVirtualAccount, listVirtualAccounts, type WireVirtualAccount } from '../../core/funding/virtual-accounts';
 import { cardTopupView, createCardTopup } from '../../core/claim-flow';
 import { ApiError } from '../../domain/errors';
-import type { Environment } from '../../db/schema';
 import type { SurfaceRouter } from '../surface';
 import { COMMON_ERRORS, DateTimeSchema, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, idParam, jsonContent, listOf, pageQuery } from './schemas';
 import { idempotency } from '../middleware/idempotency';
@@ -102,9 +101,12 @@ function renderDeposit(d: WireDeposit): DepositResponse {
 /** Smallest on-chain USDC deposit we credit (extension: the spec leaves the value to the funding details). */
 export const MINIMUM_CRYPTO_DEPOSIT = '1.00';
 
-/** The organisation's Solana deposit address: base58 of SHA-256(`solana-usdc:<business>:<environment>`), 32 bytes, stable. */
-export function cryptoFundingAddress(businessId: string, environment: Environment): string {
-  return bs58.encode(createHash('sha256').update(`solana-usdc:${businessId}:${environment}`).digest());
+/**
+ * The sandbox's simulated Solana deposit address: base58 of SHA-256(`solana-usdc:<business>:sandbox`),
+ * 32 bytes, stable. Sandbox only: nobody holds a key for it, so the live base never shows it.
+ */
+export function sandboxCryptoFundingAddress(businessId: string): string {
+  return bs58.encode(createHash('sha256').update(`solana-usdc:${businessId}:sandbox`).digest());
 }
 
 const createAccountRoute = createRoute({
@@ -153,7 +155,10 @@ const cryptoRoute = createRoute({
   path: '/funding/crypto',
   tags: ['Funding'],
   summary: 'Crypto funding details (USDC on Solana only)',
-  responses: { 200: { description: 'Where to send USDC', content: jsonContent(CryptoSchema) }, ...errorResponses({ ...COMMON_ERRORS }) },
+  responses: {
+    200: { description: 'Where to send USDC', content: jsonContent(CryptoSchema) },
+    ...errorResponses({ 400: 'channel_unavailable on live: no deposit address the platform controls is configured', ...COMMON_ERRORS }),
+  },
 });
 
 const depositsRoute = createRoute({
@@ -234,8 +239,12 @@ export function registerFundingRoutes(app: SurfaceRouter): void {
   });
   app.openapi(cryptoRoute, async (c) => {
     const caller = c.get('caller');
+    if (caller.environment === 'live') {
+      // Never hand out a live address nobody holds a key for: money sent there would be lost.
+      throw new ApiError(400, 'channel_unavailable', 'Crypto funding is not available in live: no USDC deposit address is configured; use a funding account', null);
+    }
     return c.json(
-      { walletAddress: cryptoFundingAddress(caller.businessId, caller.environment), network: 'solana' as const, asset: 'USDC' as const, minimumDeposit: MINIMUM_CRYPTO_DEPOSIT },
+      { walletAddress: sandboxCryptoFundingAddress(caller.businessId), network: 'solana' as const, asset: 'USDC' as const, minimumDeposit: MINIMUM_CRYPTO_DEPOSIT },
       200,
     );
   });
