@@ -186,8 +186,9 @@ export const baseOf = (def: SurfaceDefinition, environment: Environment): string
  */
 export function createSurfaceRouter(): SurfaceRouter {
   return new OpenAPIHono<AppEnv>({
+    // `result.data` is the input that was validated (@hono/zod-validator passes it on failure too).
     defaultHook: (result) => {
-      if (!result.success) throw fromZodError(result.error);
+      if (!result.success) throw fromZodError(result.error, (result as { data?: unknown }).data);
     },
   });
 }

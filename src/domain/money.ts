@@ -30,7 +30,8 @@ export class AmountFormatError extends Error {
   }
 }
 
-const AMOUNT_RE = /^(\d+)(?:\.(\d{1,6}))?$/;
+// Any count of decimals parses, so that too many are refused with the currency's limit named.
+const AMOUNT_RE = /^(\d+)(?:\.(\d+))?$/;
 
 /**
  * The most digits an Amount may have before its point: 12, so one amount is below 10^12 units of

@@ -50,8 +50,10 @@ describe('parseAmount', () => {
     expect(reasonOf(() => parseAmount('10.123', 'USD'))).toBe('precision');
     expect(reasonOf(() => parseAmount('1.5', 'JPY'))).toBe('precision');
     expect(reasonOf(() => parseAmount('1.0', 'JPY'))).toBe('precision');
-    // A seventh decimal is not an Amount at all (spec: 1 to 6 digits after the point).
-    expect(reasonOf(() => parseAmount('0.1234567', USDC))).toBe('format');
+    // A seventh decimal is past USDC's limit too, and the message names the limit (issue #40).
+    expect(reasonOf(() => parseAmount('0.1234567', USDC))).toBe('precision');
+    expect(() => parseAmount('0.1234567', USDC)).toThrow('USDC amounts take at most 6 decimals');
+    expect(() => parseAmount('10.123', 'USD')).toThrow('USD amounts take at most 2 decimals');
   });
 
   it('refuses malformed strings', () => {

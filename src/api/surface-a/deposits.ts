@@ -9,13 +9,14 @@ import type { SurfaceRouter } from '../surface';
 import { getDeposit, listDeposits, receiveDeposit } from '../../core/funding/deposits';
 import { DEPOSIT_CURRENCIES, DEPOSIT_MATCH_RESULTS, DEPOSIT_SOURCES, DEPOSIT_STATUSES } from '../../domain/funding';
 import { randomToken } from '../../domain/ids';
+import { amountTypeError } from '../errors';
 import { idempotency } from '../middleware/idempotency';
 import { pageQuery } from '../pagination';
 import { AmountInputSchema, ErrorSchema, jsonContent } from './schemas';
 import { sandboxOnly } from './sandbox';
 
 const error = (description: string) => ({ description, content: jsonContent(ErrorSchema) });
-const Amount = z.string().openapi({ description: 'Decimal string', example: '100.00' });
+const Amount = z.string({ error: amountTypeError }).openapi({ description: 'Decimal string', example: '100.00' });
 const DateTime = z.string().openapi({ format: 'date-time' });
 
 /** A deposit (extension resource). */

@@ -8,6 +8,7 @@
 import { z } from '@hono/zod-openapi';
 import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
 import { AMOUNT_INPUT_PATTERN, MAX_AMOUNT_INTEGER_DIGITS } from '../../domain/money';
+import { amountTypeError } from '../errors';
 import { pageQuery } from '../pagination';
 
 export { AUTH_ERRORS, type ErrorBody, ErrorSchema, errorResponses } from './errors';
@@ -34,7 +35,7 @@ export const listEnvelope = <T extends z.ZodType>(item: T) => z.object({ data: z
 export const jsonContent = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
 
 /** Spec "Shared types" Amount: a decimal string (up to 2 decimals fiat, 6 USDC). */
-export const AmountSchema = z.string().openapi({
+export const AmountSchema = z.string({ error: amountTypeError }).openapi({
   description: 'Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)',
   pattern: '^[0-9]+(\\.[0-9]{1,6})?$',
   example: '100.00',
@@ -45,7 +46,7 @@ export const AmountSchema = z.string().openapi({
  * (below one trillion; src/domain/money.ts MAX_AMOUNT_INTEGER_DIGITS), which the core enforces
  * with 400 validation_error naming the field.
  */
-export const AmountInputSchema = z.string().openapi({
+export const AmountInputSchema = z.string({ error: amountTypeError }).openapi({
   description: `Decimal string: 1 to ${MAX_AMOUNT_INTEGER_DIGITS} digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)`,
   pattern: AMOUNT_INPUT_PATTERN,
   example: '100.00',

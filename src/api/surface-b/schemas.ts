@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { amountInputPattern, MAX_AMOUNT_INTEGER_DIGITS } from '../../domain/money';
+import { amountTypeError } from '../errors';
 
 export { COMMON_ERRORS, type ClaimErrorBody, ClaimErrorSchema, errorResponses } from './errors';
 
@@ -14,7 +15,7 @@ export const DateTimeSchema = z.string().openapi({ format: 'date-time', example:
  * A USD amount: 1 to 12 digits (below one trillion; src/domain/money.ts MAX_AMOUNT_INTEGER_DIGITS),
  * optionally a point and 1 or 2 digits. Larger amounts are refused with 400 validation_error.
  */
-export const AmountUsdSchema = z.string().openapi({
+export const AmountUsdSchema = z.string({ error: amountTypeError }).openapi({
   description: `USD: 1 to ${MAX_AMOUNT_INTEGER_DIGITS} digits, optionally a point and 1 or 2 digits`,
   pattern: amountInputPattern(2),
   example: '25.00',

@@ -32,6 +32,7 @@ import {
 import { getPayout, listPayouts, type PayoutRequest, renderPayout, type WirePayout } from '../../core/payouts';
 import { ApiError, validationError } from '../../domain/errors';
 import { amountInputPattern } from '../../domain/money';
+import { amountTypeError } from '../errors';
 import { coreStatusesOf, SURFACE_C_PAYOUT_STATUSES, surfaceCPayoutStatus } from '../../domain/surface-c';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
@@ -53,7 +54,7 @@ export const MAX_BATCH_PAYOUTS = 100;
 /** The one currency of Surface C payouts (the claim-link channel's). */
 export const SURFACE_C_CURRENCY = 'USD';
 
-const Amount = z.string().openapi({ description: 'Decimal string: 1 to 12 digits, optionally a point and 1 or 2 digits', pattern: amountInputPattern(2), example: '25.00' });
+const Amount = z.string({ error: amountTypeError }).openapi({ description: 'Decimal string: 1 to 12 digits, optionally a point and 1 or 2 digits', pattern: amountInputPattern(2), example: '25.00' });
 
 const NotificationSettings = z
   .object({

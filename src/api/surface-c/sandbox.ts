@@ -11,6 +11,7 @@ import { fundSandbox } from '../../core/balance';
 import { listSandboxNotifications, NOTIFICATION_CHANNELS } from '../../core/notifications';
 import { ApiError } from '../../domain/errors';
 import { AMOUNT_INPUT_PATTERN } from '../../domain/money';
+import { amountTypeError } from '../errors';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import type { AppEnv } from '../types';
@@ -65,7 +66,7 @@ const fundRoute = createRoute({
   middleware: [sandboxOnly, idempotency('C')] as const,
   request: {
     headers: idempotencyHeaders(IDEMPOTENCY_DESCRIPTION),
-    body: { required: true, content: jsonContent(z.object({ amount: z.string().openapi({ description: 'USDC to credit: 1 to 12 digits, optionally a point and 1 to 6 digits', pattern: AMOUNT_INPUT_PATTERN, example: '1000.00' }) }).openapi('SandboxFund')) },
+    body: { required: true, content: jsonContent(z.object({ amount: z.string({ error: amountTypeError }).openapi({ description: 'USDC to credit: 1 to 12 digits, optionally a point and 1 to 6 digits', pattern: AMOUNT_INPUT_PATTERN, example: '1000.00' }) }).openapi('SandboxFund')) },
   },
   responses: {
     200: { description: 'The balance after funding', content: jsonContent(BalanceSchema) },
