@@ -1,3 +1,4 @@
+import './node-version';
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../config';
 import { createApp } from '../api/app';

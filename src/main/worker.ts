@@ -1,3 +1,4 @@
+import './node-version';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
