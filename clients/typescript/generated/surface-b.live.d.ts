@@ -622,13 +622,13 @@ export interface components {
         };
         Balance: {
             /**
-             * @description Spendable now
-             * @example 25.00
+             * @description Spendable now, in USD cents rounded down (the USDC ledger keeps 6 decimals: Surface A GET /balance)
+             * @example 1947.77
              */
             availableUsd: string;
             /**
-             * @description Held for disbursements not yet delivered, expired or cancelled
-             * @example 25.00
+             * @description Held for disbursements not yet delivered, expired or cancelled, in USD cents rounded down
+             * @example 1947.77
              */
             heldUsd: string;
             /** @enum {string} */

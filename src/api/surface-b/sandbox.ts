@@ -4,16 +4,28 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { fundSandbox } from '../../core/balance';
-import { amountInputPattern } from '../../domain/money';
+import { amountInputPattern, formatAmount, parseAmount, USDC } from '../../domain/money';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
-import { AmountUsdSchema, LedgerUsdSchema, COMMON_ERRORS, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, jsonContent } from './schemas';
+import { AmountUsdSchema, COMMON_ERRORS, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, jsonContent } from './schemas';
+
+/** A balance in USD as Surface B shows it: two decimals (spec "Shared types": fiat takes two). */
+const BalanceUsdSchema = z.string().openapi({ pattern: '^[0-9]+\\.[0-9]{2}$', example: '1947.77' });
+
+/**
+ * A USDC ledger figure (`"1947.775"`, up to 6 decimals) as USD with two decimals, rounded down to
+ * the cent (docs/surface-b.md "Amounts": a balance never shows more than can be spent).
+ */
+export function usdCentsDown(usdc: string): string {
+  const micro = parseAmount(usdc, USDC, { allowZero: true });
+  return formatAmount(micro / 10_000n, 'USD');
+}
 
 const FundSchema = z.object({ amountUsd: AmountUsdSchema.regex(new RegExp(amountInputPattern(2)), 'must be a USD amount such as "1000.00" (at most 12 digits before the point)'), idempotencyKey: IdempotencyKeyField }).openapi('SandboxFund');
 const BalanceSchema = z
   .object({
-    availableUsd: LedgerUsdSchema.openapi({ description: 'Spendable now' }),
-    heldUsd: LedgerUsdSchema.openapi({ description: 'Held for disbursements not yet delivered, expired or cancelled' }),
+    availableUsd: BalanceUsdSchema.openapi({ description: 'Spendable now, in USD cents rounded down (the USDC ledger keeps 6 decimals: Surface A GET /balance)' }),
+    heldUsd: BalanceUsdSchema.openapi({ description: 'Held for disbursements not yet delivered, expired or cancelled, in USD cents rounded down' }),
     currency: z.literal('USD'),
   })
   .openapi('Balance');
@@ -44,6 +56,6 @@ export function registerSandboxRoutes(app: SurfaceRouter): void {
       param: 'amountUsd',
       ...(key ? { idempotencyKey: key } : {}),
     });
-    return c.json({ availableUsd: balance.available, heldUsd: balance.held, currency: 'USD' as const }, 200);
+    return c.json({ availableUsd: usdCentsDown(balance.available), heldUsd: usdCentsDown(balance.held), currency: 'USD' as const }, 200);
   });
 }
