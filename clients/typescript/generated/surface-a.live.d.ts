@@ -1011,9 +1011,10 @@ export interface components {
             source_currency: string;
             /**
              * @description Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)
-             * @example 100.00
+             * @example 1705.00
              */
             destination_amount: string;
+            /** @example MXN */
             destination_currency: string;
             /** @example 17.05 */
             rate: string;
@@ -1064,22 +1065,22 @@ export interface components {
         PayoutFees: {
             /**
              * @description Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)
-             * @example 100.00
+             * @example 0.55
              */
             provider: string;
             /**
              * @description Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)
-             * @example 100.00
+             * @example 0.50
              */
             service: string;
             /**
              * @description Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)
-             * @example 100.00
+             * @example 0.35
              */
             fx_spread: string;
             /**
              * @description Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)
-             * @example 100.00
+             * @example 1.40
              */
             total: string;
             /** @example USDC */
@@ -1376,22 +1377,22 @@ export interface components {
         Fees: {
             /**
              * @description Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)
-             * @example 100.00
+             * @example 0.55
              */
             provider: string;
             /**
              * @description Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)
-             * @example 100.00
+             * @example 0.50
              */
             service: string;
             /**
              * @description Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)
-             * @example 100.00
+             * @example 0.35
              */
             fx_spread: string;
             /**
              * @description Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)
-             * @example 100.00
+             * @example 1.40
              */
             total: string;
             /** @example USDC */
@@ -1846,22 +1847,22 @@ export interface components {
             fees: {
                 /**
                  * @description Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)
-                 * @example 100.00
+                 * @example 0.55
                  */
                 provider: string;
                 /**
                  * @description Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)
-                 * @example 100.00
+                 * @example 0.50
                  */
                 service: string;
                 /**
                  * @description Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)
-                 * @example 100.00
+                 * @example 0.35
                  */
                 fx_spread: string;
                 /**
                  * @description Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)
-                 * @example 100.00
+                 * @example 1.40
                  */
                 total: string;
                 /** @example USDC */

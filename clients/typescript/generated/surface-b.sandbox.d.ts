@@ -456,7 +456,7 @@ export interface components {
             amountUsd: string;
             /**
              * @description Charged to the balance on top of amountUsd (claim_link: 0.25 + 1%)
-             * @example 25.00
+             * @example 0.50
              */
             feeUsd: string;
             /** @enum {string} */

@@ -442,10 +442,15 @@ export interface components {
         };
         /** @description Fees debited on top of the amount (USDC) */
         PayoutFees: {
+            /** @example 0.25 */
             provider: string;
+            /** @example 0.25 */
             service: string;
+            /** @example 0.00 */
             fx_spread: string;
+            /** @example 0.50 */
             total: string;
+            /** @example USDC */
             currency: string;
         };
         PayoutNotification: {

@@ -7,6 +7,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { createPayout, getPayout, getPayoutReceipt, listPayouts } from '../../core/payouts';
 import { PAYOUT_FAILURE_CODES, PAYOUT_STATUSES } from '../../domain/payout-state';
 import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
+import { SPEI_MXN_100 } from '../examples';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import { AmountInputSchema, AmountSchema, AUTH_ERRORS, DateTimeSchema, errorResponses, feesObject, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
@@ -80,9 +81,9 @@ export const PayoutSchema = z
     recipient: z.record(z.string(), z.unknown()).openapi({ description: 'The destination, bank and identity fields masked: {type, ...fields}' }),
     source_amount: AmountSchema,
     source_currency: z.string().openapi({ example: 'USDC' }),
-    destination_amount: AmountSchema,
-    destination_currency: z.string(),
-    rate: z.string().openapi({ example: '17.05' }),
+    destination_amount: AmountSchema.openapi({ example: SPEI_MXN_100.destination_amount }),
+    destination_currency: z.string().openapi({ example: SPEI_MXN_100.destination_currency }),
+    rate: z.string().openapi({ example: SPEI_MXN_100.rate }),
     fees: Fees,
     reference: z.string().nullable(),
     memo: z.string().nullable(),

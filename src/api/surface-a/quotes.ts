@@ -6,6 +6,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { createQuote, type QuoteRecord } from '../../core/quotes';
 import { formatAmount, USDC } from '../../domain/money';
 import { formatFees } from '../../domain/pricing';
+import { SPEI_MXN_100 } from '../examples';
 import type { SurfaceRouter } from '../surface';
 import { ArrivalSchema, AUTH_ERRORS, AmountInputSchema, AmountSchema, DateTimeSchema, errorResponses, feesObject, jsonContent } from './schemas';
 
@@ -20,9 +21,9 @@ export const QuoteSchema = z
     channel: z.string().openapi({ example: 'spei_mxn' }),
     source_amount: AmountSchema.openapi({ description: 'USDC sent (fees are charged on top)', example: '100.00' }),
     source_currency: z.string().openapi({ example: 'USDC' }),
-    destination_amount: AmountSchema.openapi({ description: 'What the recipient receives', example: '1705.00' }),
+    destination_amount: AmountSchema.openapi({ description: 'What the recipient receives', example: SPEI_MXN_100.destination_amount }),
     destination_currency: z.string().openapi({ example: 'MXN' }),
-    rate: z.string().openapi({ description: 'Mid-market rate: 1 USDC buys <rate> destination units', example: '17.05' }),
+    rate: z.string().openapi({ description: 'Mid-market rate: 1 USDC buys <rate> destination units', example: SPEI_MXN_100.rate }),
     fees: QuoteFeesSchema,
     arrival: ArrivalSchema,
     expires_at: DateTimeSchema.openapi({ description: '60 seconds after created_at' }),

@@ -9,6 +9,7 @@ import { z } from '@hono/zod-openapi';
 import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
 import { AMOUNT_INPUT_PATTERN, MAX_AMOUNT_INTEGER_DIGITS } from '../../domain/money';
 import { amountTypeError } from '../errors';
+import { SPEI_MXN_100 } from '../examples';
 import { pageQuery } from '../pagination';
 
 export { AUTH_ERRORS, type ErrorBody, ErrorSchema, errorResponses } from './errors';
@@ -53,15 +54,16 @@ export const AmountInputSchema = z.string({ error: amountTypeError }).openapi({
 });
 
 /**
- * Spec "Shared types" Fees: USDC Amounts charged on top of the source amount. A function, so each
+ * Spec "Shared types" Fees: USDC Amounts charged on top of the source amount (examples: the
+ * pricing of src/api/examples.ts `SPEI_MXN_100`). A function, so each
  * resource can name its own component (`PayoutFees`, `Fees` on a quote) or inline it.
  */
 export const feesObject = () =>
   z.object({
-    provider: AmountSchema,
-    service: AmountSchema,
-    fx_spread: AmountSchema,
-    total: AmountSchema,
+    provider: AmountSchema.openapi({ example: SPEI_MXN_100.fees.provider }),
+    service: AmountSchema.openapi({ example: SPEI_MXN_100.fees.service }),
+    fx_spread: AmountSchema.openapi({ example: SPEI_MXN_100.fees.fx_spread }),
+    total: AmountSchema.openapi({ example: SPEI_MXN_100.fees.total }),
     currency: z.string().openapi({ example: 'USDC' }),
   });
 

@@ -12,6 +12,7 @@ import {
   getClaimDisbursementRow,
   listClaimDisbursements,
 } from '../../core/claim-flow';
+import { CLAIM_LINK_25 } from '../examples';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import {
@@ -56,7 +57,7 @@ export const DisbursementSchema = z
     recipientPhone: z.string().nullable(),
     recipientEmail: z.string().nullable(),
     amountUsd: AmountUsdSchema,
-    feeUsd: LedgerUsdSchema.openapi({ description: 'Charged to the balance on top of amountUsd (claim_link: 0.25 + 1%)' }),
+    feeUsd: LedgerUsdSchema.openapi({ description: 'Charged to the balance on top of amountUsd (claim_link: 0.25 + 1%)', example: CLAIM_LINK_25.fees.total }),
     currency: z.literal('USD'),
     reference: z.string().nullable(),
     note: z.string().nullable(),

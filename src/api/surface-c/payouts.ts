@@ -33,6 +33,7 @@ import { getPayout, listPayouts, type PayoutRequest, renderPayout, type WirePayo
 import { ApiError, validationError } from '../../domain/errors';
 import { amountInputPattern } from '../../domain/money';
 import { amountTypeError } from '../errors';
+import { CLAIM_LINK_25 } from '../examples';
 import { coreStatusesOf, SURFACE_C_PAYOUT_STATUSES, surfaceCPayoutStatus } from '../../domain/surface-c';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
@@ -95,7 +96,13 @@ const NotificationStateSchema = z
   .openapi('PayoutNotification');
 
 const FeesSchema = z
-  .object({ provider: z.string(), service: z.string(), fx_spread: z.string(), total: z.string(), currency: z.string() })
+  .object({
+    provider: z.string().openapi({ example: CLAIM_LINK_25.fees.provider }),
+    service: z.string().openapi({ example: CLAIM_LINK_25.fees.service }),
+    fx_spread: z.string().openapi({ example: CLAIM_LINK_25.fees.fx_spread }),
+    total: z.string().openapi({ example: CLAIM_LINK_25.fees.total }),
+    currency: z.string().openapi({ example: 'USDC' }),
+  })
   .openapi('PayoutFees', { description: 'Fees debited on top of the amount (USDC)' });
 
 /** Surface C Payout. */
