@@ -13,9 +13,10 @@ import { createHarness, type Harness } from '../helpers/harness';
  * real app, worker and relay on PGlite or PostgreSQL, served over HTTP on 127.0.0.1). Like a reader,
  * the test changes only the placeholders the docs name: `sk_test_...` becomes the sandbox key and
  * `http://localhost:3000` the service's address; every id is taken from the previous answer by the
- * docs' own `jq`. A block whose first line starts `# keep running` is a command a reader leaves
- * running in another terminal: `npm run dev` is this test's service; anything else (`npm run
- * listen`) runs in the background and gets Ctrl-C (SIGINT) at the end.
+ * docs' own `jq`. The block that starts the service (`npm ci && npm run dev`, README's first) is
+ * this test's service. A block whose first line starts `# keep running` is a command a reader
+ * leaves running in another terminal (`npm run listen`): it runs in the background, must print a
+ * line starting `Ready` within 60 s, and gets Ctrl-C (SIGINT to its process group) at the end.
  *
  * Fails on any non-2xx answer (curl runs with --fail-with-body, the script with `set -e -o
  * pipefail`) and unless the script's last output line is the state the document names in its last
@@ -152,11 +153,12 @@ describe.skipIf(!hasJq && process.env.CI !== 'true')('the README and the quick s
       const foreground: string[] = [];
       for (const b of blocks) {
         const code = substitute(b.code);
+        // A block that starts the service (README's first) is this test's own service.
+        if (/^npm ci && npm run dev\b/m.test(code)) continue;
         if (!/^# keep running/.test(code)) {
           foreground.push(code);
           continue;
         }
-        if (/npm run dev\b/.test(code)) continue; // this test's service stands in for it
         expect(foreground, `${doc.file}: a "# keep running" block comes before the blocks that need it`).toEqual([]);
         background.push(await startBackground(code, env, /^Ready/m));
       }
