@@ -2326,7 +2326,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retried request safe (30 days) */
+                /** @description Makes a retried request safe (30 days). Optional, but a retry without one is a new payout: a timeout and a retry can pay twice. */
                 "Idempotency-Key"?: string;
             };
             path?: never;

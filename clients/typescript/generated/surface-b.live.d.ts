@@ -530,7 +530,7 @@ export interface components {
             /** @description Shown to every recipient whose entry has no note of its own */
             note?: string;
             /**
-             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent. Optional, but a retry without one is a new request: a timeout and a retry can pay twice.
              * @example payroll-2026-03-row-17
              */
             idempotencyKey?: string;
@@ -564,7 +564,7 @@ export interface components {
             /** @description Shown to the recipient on the claim page, at most 500 characters */
             note?: string;
             /**
-             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent. Optional, but a retry without one is a new request: a timeout and a retry can pay twice.
              * @example payroll-2026-03-row-17
              */
             idempotencyKey?: string;
@@ -611,7 +611,7 @@ export interface components {
              */
             country?: string;
             /**
-             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent. Optional, but a retry without one is a new request: a timeout and a retry can pay twice.
              * @example payroll-2026-03-row-17
              */
             idempotencyKey?: string;
@@ -641,7 +641,7 @@ export interface components {
              */
             amountUsd: string;
             /**
-             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent. Optional, but a retry without one is a new request: a timeout and a retry can pay twice.
              * @example payroll-2026-03-row-17
              */
             idempotencyKey?: string;
@@ -679,7 +679,7 @@ export interface components {
              */
             secret: string;
             /**
-             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent. Optional, but a retry without one is a new request: a timeout and a retry can pay twice.
              * @example payroll-2026-03-row-17
              */
             idempotencyKey?: string;
@@ -723,7 +723,7 @@ export interface components {
         };
         WebhookDeliveryRetry: {
             /**
-             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent. Optional, but a retry without one is a new request: a timeout and a retry can pay twice.
              * @example payroll-2026-03-row-17
              */
             idempotencyKey?: string;
@@ -752,7 +752,7 @@ export interface components {
              */
             createdBefore?: string;
             /**
-             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent. Optional, but a retry without one is a new request: a timeout and a retry can pay twice.
              * @example payroll-2026-03-row-17
              */
             idempotencyKey?: string;
@@ -786,7 +786,7 @@ export interface components {
              */
             expirePreviousIn?: string;
             /**
-             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent. Optional, but a retry without one is a new request: a timeout and a retry can pay twice.
              * @example payroll-2026-03-row-17
              */
             idempotencyKey?: string;
@@ -859,7 +859,7 @@ export interface components {
             /** @description Your name for the account, at most 100 characters */
             label?: string;
             /**
-             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent. Optional, but a retry without one is a new request: a timeout and a retry can pay twice.
              * @example payroll-2026-03-row-17
              */
             idempotencyKey?: string;
@@ -908,7 +908,7 @@ export interface components {
             /** @example https://example.com/topup/cancelled */
             cancelUrl: string;
             /**
-             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent. Optional, but a retry without one is a new request: a timeout and a retry can pay twice.
              * @example payroll-2026-03-row-17
              */
             idempotencyKey?: string;

@@ -763,7 +763,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retried write safe (Surface A rules): the same key and body replays the first response (Idempotent-Replayed: true); another body is 409 idempotency_conflict. Kept 30 days. */
+                /** @description Makes a retried write safe (Surface A rules): the same key and body replays the first response (Idempotent-Replayed: true); another body is 409 idempotency_conflict. Kept 30 days. Optional, but a retry without one is a new request: a timeout and a retry can pay twice. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -971,7 +971,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retried write safe (Surface A rules): the same key and body replays the first response (Idempotent-Replayed: true); another body is 409 idempotency_conflict. Kept 30 days. */
+                /** @description Makes a retried write safe (Surface A rules): the same key and body replays the first response (Idempotent-Replayed: true); another body is 409 idempotency_conflict. Kept 30 days. Optional, but a retry without one is a new request: a timeout and a retry can pay twice. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1078,7 +1078,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retried write safe (Surface A rules): the same key and body replays the first response (Idempotent-Replayed: true); another body is 409 idempotency_conflict. Kept 30 days. */
+                /** @description Makes a retried write safe (Surface A rules): the same key and body replays the first response (Idempotent-Replayed: true); another body is 409 idempotency_conflict. Kept 30 days. Optional, but a retry without one is a new request: a timeout and a retry can pay twice. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1251,7 +1251,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retried write safe (Surface A rules): the same key and body replays the first response (Idempotent-Replayed: true); another body is 409 idempotency_conflict. Kept 30 days. */
+                /** @description Makes a retried write safe (Surface A rules): the same key and body replays the first response (Idempotent-Replayed: true); another body is 409 idempotency_conflict. Kept 30 days. Optional, but a retry without one is a new request: a timeout and a retry can pay twice. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1521,7 +1521,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retried write safe (Surface A rules): the same key and body replays the first response (Idempotent-Replayed: true); another body is 409 idempotency_conflict. Kept 30 days. */
+                /** @description Makes a retried write safe (Surface A rules): the same key and body replays the first response (Idempotent-Replayed: true); another body is 409 idempotency_conflict. Kept 30 days. Optional, but a retry without one is a new request: a timeout and a retry can pay twice. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -2137,7 +2137,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Makes a retried write safe (Surface A rules): the same key and body replays the first response (Idempotent-Replayed: true); another body is 409 idempotency_conflict. Kept 30 days. */
+                /** @description Makes a retried write safe (Surface A rules): the same key and body replays the first response (Idempotent-Replayed: true); another body is 409 idempotency_conflict. Kept 30 days. Optional, but a retry without one is a new request: a timeout and a retry can pay twice. */
                 "Idempotency-Key"?: string;
             };
             path?: never;

@@ -146,7 +146,7 @@ const createPayoutRoute = createRoute({
     'Answers 201 with status submitted and attempts 1. Send an Idempotency-Key to make retries safe.',
   middleware: [idempotency('A')] as const,
   request: {
-    headers: idempotencyHeaders('Makes a retried request safe (30 days)'),
+    headers: idempotencyHeaders('Makes a retried request safe (30 days). Optional, but a retry without one is a new payout: a timeout and a retry can pay twice.'),
     body: { required: true, content: jsonContent(PayoutCreateSchema) },
   },
   responses: {

@@ -48,7 +48,8 @@ export const IdempotencyKeyField = z
   .openapi({
     description:
       'Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); ' +
-      'with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent.',
+      'with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent. ' +
+      'Optional, but a retry without one is a new request: a timeout and a retry can pay twice.',
     example: 'payroll-2026-03-row-17',
   });
 
