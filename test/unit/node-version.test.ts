@@ -1,7 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isSupportedNode, SUPPORTED_NODE_RANGE, unsupportedNodeMessage } from '../../src/main/node-version';
+
+const node20 = existsSync('/usr/bin/node') && /^v20\./.test(spawnSync('/usr/bin/node', ['-v']).stdout?.toString() ?? '');
 
 /** Issue #40 "The runtime refused clearly": npm ci (engine-strict) and npm run dev stop on Node 20 with one line. */
 describe('supported Node.js releases', () => {
@@ -16,8 +20,28 @@ describe('supported Node.js releases', () => {
     for (const v of ['20.20.2', '22.11.0', '23.1.0', '18.0.0', '25.0.0']) expect(isSupportedNode(v)).toBe(false);
   });
 
+  // The machine's own Node 20 (Debian's), where there is one, with its npm: `npm ci` refuses the
+  // project (engine-strict) before it installs anything, naming the supported versions.
+  it.skipIf(!node20 || !existsSync('/usr/bin/npm'))('npm ci on Node 20 fails, naming Node 22 and 24', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'i40-npm-ci-'));
+    try {
+      for (const f of ['package.json', 'package-lock.json', '.npmrc']) copyFileSync(f, join(dir, f));
+      const r = spawnSync('/usr/bin/npm', ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund'], {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 60_000,
+        env: { ...process.env, PATH: '/usr/bin:/bin' },
+      });
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toContain('EBADENGINE');
+      expect(r.stderr).toContain(`Required: {"node":"${SUPPORTED_NODE_RANGE}"}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   // The machine's own Node 20 (Debian's), where there is one: `npm run dev` stops with one line.
-  it.skipIf(!existsSync('/usr/bin/node') || !/^v20\./.test(spawnSync('/usr/bin/node', ['-v']).stdout?.toString() ?? ''))(
+  it.skipIf(!node20)(
     'npm run dev on Node 20 prints one line naming Node 22 and 24 and exits 1',
     () => {
       const r = spawnSync('/usr/bin/node', ['--import', 'tsx', 'src/main/dev.ts'], { encoding: 'utf8', timeout: 30_000, env: { ...process.env, DATA_DIR: '/nonexistent/i40' } });
