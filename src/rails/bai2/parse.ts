@@ -104,6 +104,8 @@ function records(text: string): RawRecord[] {
         const last = prev.fields.length - 1;
         prev.fields[last] = prev.fields[last] === '' ? body : `${prev.fields[last]} ${body}`;
       } else {
+        // `015,/` then `88,497000/`: the record ended with a delimiter, the continuation fills that field.
+        if (prev.fields.length > 1 && prev.fields[prev.fields.length - 1] === '') prev.fields.pop();
         prev.fields.push(...body.split(','));
       }
       prev.physical++;
