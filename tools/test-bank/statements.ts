@@ -21,6 +21,7 @@
  *   the statement and from the balance (`true`: the period's first return; a string: the return of
  *   that EndToEndId or original trace number): reconciled as `books_only`.
  *
+ * A notification delivered twice (the same bank reference, or the same trace number) is booked once.
  * No I/O: bank.ts publishes what this returns.
  */
 import { parseCamt054, type Camt054EntryInput } from '../../src/rails/iso20022/camt054';
@@ -79,6 +80,16 @@ export class StatementBook {
   private sequence = 0;
   private periodStart: Date;
   private bankRefs = 0;
+  /** What was booked, by the bank's own reference: a notification delivered twice is booked once. */
+  private booked = new Set<string>();
+
+  /** False when `key` was booked before (then it is not booked again). */
+  private once(key: string | null): boolean {
+    if (!key) return true;
+    if (this.booked.has(key)) return false;
+    this.booked.add(key);
+    return true;
+  }
 
   constructor(
     private readonly eurIban: string,
@@ -98,7 +109,7 @@ export class StatementBook {
       if (!file.xml.includes('camt.054.')) return;
       const n = parseCamt054(file.xml);
       for (const e of n.entries) {
-        if (e.status !== 'BOOK') continue;
+        if (e.status !== 'BOOK' || !this.once(e.accountServicerReference ? `EUR:${e.creditDebit}:${e.accountServicerReference}` : null)) continue;
         this.eur.push({
           isReturn: e.creditDebit === 'CRDT' && !!e.returnReasonCode,
           entry: {
@@ -126,7 +137,7 @@ export class StatementBook {
     if (file.text === undefined) return;
     for (const batch of parseNachaFile(file.text).batches) {
       for (const entry of batch.entries) {
-        if (entry.amountMinor === '0') continue;
+        if (entry.amountMinor === '0' || !this.once(`USD:${entry.return ? 'return' : 'credit'}:${entry.return?.originalTraceNumber ?? entry.traceNumber}`)) continue;
         if (entry.return) {
           this.usd.push({ creditDebit: 'CRDT', isReturn: true, tx: { typeCode: '257', amountMinor: entry.amountMinor, bankReference: this.bankRef('R'), customerReference: entry.return.originalTraceNumber, text: `ACH RETURN ${entry.return.reasonCode}` } });
         } else if (entry.transactionCode === '22' || entry.transactionCode === '32') {
@@ -140,7 +151,7 @@ export class StatementBook {
   observeAchUpload(text: string): void {
     for (const batch of parseNachaFile(text).batches) {
       for (const entry of batch.entries) {
-        if ((entry.transactionCode !== '22' && entry.transactionCode !== '32') || entry.amountMinor === '0') continue;
+        if ((entry.transactionCode !== '22' && entry.transactionCode !== '32') || entry.amountMinor === '0' || !this.once(`USD:debit:${entry.traceNumber}`)) continue;
         this.usd.push({ creditDebit: 'DBIT', isReturn: false, tx: { typeCode: '466', amountMinor: entry.amountMinor, bankReference: this.bankRef('S'), customerReference: entry.traceNumber, text: 'ACH SETTLEMENT' } });
       }
     }
