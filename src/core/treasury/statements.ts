@@ -53,7 +53,7 @@ interface ReadStatement {
 export function statementFormatOf(file: Pick<RailFileRow, 'rail' | 'content'>): StatementFormat | null {
   const text = file.content ?? '';
   if (file.rail === ACH_RAIL) return /^\s*01,/.test(text) ? 'bai2' : null;
-  return text.includes('urn:iso:std:iso:20022:tech:xsd:camt.053.') ? 'camt.053' : null;
+  return /xmlns(?::[A-Za-z_][\w.-]*)?\s*=\s*["']urn:iso:std:iso:20022:tech:xsd:camt\.053\./.test(text) ? 'camt.053' : null;
 }
 
 const keysOf = (cd: 'CRDT' | 'DBIT', refs: Array<string | null | undefined>) =>
