@@ -118,7 +118,7 @@ export function formatTreasuryReport(accounts: readonly TreasuryAccountView[]): 
     const breaksMinor = a.breaks.reduce((s, b) => s + BigInt(b.differenceMinor), 0n).toString();
     lines.push(`${a.currency} settlement account ${a.accountId} (${a.rail}, ${a.format}; ${a.statements} statement${a.statements === 1 ? '' : 's'})`);
     lines.push(`  newest statement ${n.statementRef}${n.sequence ? ` #${n.sequence}` : ''} of ${n.statementDate}, to ${n.periodEnd}: ${n.matched} of ${n.entries} entries matched`);
-    lines.push(`  position: bank ${decimal(n.bankMinor)} ${a.currency}, books ${n.booksMinor === null ? "-" : decimal(n.booksMinor)} ${a.currency}, in transit ${n.inTransitMinor === null ? '-' : decimal(n.inTransitMinor)}, open breaks ${decimal(breaksMinor)}`);
+    lines.push(`  position: bank ${decimal(n.bankMinor)} ${a.currency}, books ${n.booksMinor === null ? '-' : decimal(n.booksMinor)} ${a.currency}, in transit ${n.inTransitMinor === null ? '-' : decimal(n.inTransitMinor)}, open breaks ${decimal(breaksMinor)}`);
     if (a.breaks.length === 0) lines.push('  no open break');
     for (const b of a.breaks) {
       lines.push(`  ${b.kind.padEnd(15)} ${decimal(b.differenceMinor).padStart(12)} ${a.currency}  ${b.reference ?? '-'}  ${b.detail}  (${b.id}, since ${b.openedAt})`);
