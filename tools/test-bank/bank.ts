@@ -89,7 +89,11 @@ export async function startTestBank(opts: { dir: string; pollMs?: number; settle
   const book = new StatementBook(TEST_BANK_DEBTOR.iban);
   const publish = (dir: string, file: BankFile | AchBankFile) => {
     publishFile(dir, file);
-    book.observe(file);
+    try {
+      book.observe(file);
+    } catch (err) {
+      console.error(`test bank: ${file.name} not booked on the statements: ${err instanceof Error ? err.message : String(err)}`);
+    }
   };
   let busy: Promise<number> | null = null;
 
@@ -116,15 +120,15 @@ export async function startTestBank(opts: { dir: string; pollMs?: number; settle
       if (!name.endsWith('.ach')) continue;
       const path = join(achInbox, name);
       let files: AchBankFile[];
+      const text = readFileSync(path, 'utf8');
       try {
-        const text = readFileSync(path, 'utf8');
         files = answerNacha(text, name, new Date());
-        book.observeAchUpload(text);
       } catch (err) {
         console.error(`test bank: NACHA file ${name} rejected: ${err instanceof Error ? err.message : String(err)}`);
         renameSync(path, join(achInbox, 'rejected', name));
         continue;
       }
+      book.observeAchUpload(text);
       for (const f of files) {
         if (f.when === 'late') later.push({ at: Date.now() + (opts.achLateReturnDelayMs ?? 10_000), dir: achOutbox, file: f });
         else publish(achOutbox, f);
