@@ -222,6 +222,15 @@ const schema = z.object({
     .string()
     .regex(/^[0-9]{9}:[0-9]{1,10}$/, '<routing number>:<leading account digits>, e.g. 091000019:99988')
     .optional(),
+  // --- Treasury: the daily reconciliation of the settlement accounts (issue #33, docs/treasury.md) ---
+  /**
+   * How long after our books expect a movement on a settlement account the bank may still leave it
+   * off its statements before it is a `books_only` break (ISO 8601 duration or ms); younger ones
+   * count as in transit.
+   */
+  TREASURY_BOOKS_ONLY_GRACE: isoDuration('PT15M')
+    .default('PT15M'),
+  // --- end of Treasury ---
   /** How often the data-retention sweep runs (ISO 8601 duration or ms; docs/operations.md "Data retention"). */
   RETENTION_INTERVAL: isoDuration('PT1H')
     .default('PT1H'),

@@ -21,7 +21,10 @@
  *    second payout to it; prints each final state with failure code and the return reason code;
  * 5. lists the NACHA files exchanged (`ach/inbox/answered/` what we sent, `ach/outbox/` what the
  *    bank answered: returns, NOCs, the incoming credit);
- * 6. ends with `files: <folder>`: the folder that holds every file exchanged with the bank
+ * 6. the bank closes the day: end-of-day statements of both settlement accounts (camt.053 EUR with
+ *    a planted bank fee, BAI2 USD), read and reconciled by the service; prints the day's
+ *    reconciliation report with the planted break found (tools/demo-live/treasury.ts);
+ * 7. ends with `files: <folder>`: the folder that holds every file exchanged with the bank
  *    (`inbox/answered/` what we sent, `outbox/` what the bank answered; ACH under `ach/`).
  *
  * ACH timing for the demo: files every 2 s, the outbox polled every 0.5 s, entries settle 3 s
@@ -38,6 +41,7 @@ import { join, resolve } from 'node:path';
 import { freePort } from '../src/temporal/dev-server';
 import { ACH_NOC_CORRECTED_ACCOUNT } from './test-bank/ach-answers';
 import { startTestBank } from './test-bank/bank';
+import { treasuryPart } from './demo-live/treasury';
 
 const dir = resolve(process.env.DEMO_LIVE_DIR ?? join('.data', `demo-live-${new Date().toISOString().replace(/[:.]/g, '-')}`));
 mkdirSync(dir, { recursive: true });
@@ -290,6 +294,7 @@ try {
     console.log(`\nach/${sub}: ${folder}`);
     for (const n of names) console.log(`  ${n}`);
   }
+  await treasuryPart({ bank, base, service, dataDir: join(dir, 'service') });
   console.log(`\nfiles: ${bank.filesDir}`);
   await stop(0);
 } catch (err) {

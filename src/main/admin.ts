@@ -6,6 +6,7 @@ import { revokeApiKeyAsOperator } from '../core/api-keys';
 import { createBusiness, verifyBusiness } from '../core/businesses';
 import { getRailFile, listRailFiles, listUnmatchedRailItems } from '../core/rails/operators';
 import { listChannelPauses, pauseChannel, resumeChannel } from '../core/channel-pauses';
+import { formatTreasuryReport, treasuryReport } from '../core/treasury/report';
 import { migrate, openDb } from '../db/connection';
 import { PgliteLockedError } from '../db/pglite-lock';
 import { join, resolve } from 'node:path';
@@ -24,6 +25,9 @@ import { join, resolve } from 'node:path';
  * `npm run admin -- rail files [--json]`: the newest bank files, both directions (docs/rails.md
  * "For operators"); `rail file <id> [--json]`: one file with its content, payments and statuses;
  * `rail unmatched [--json]`: bank statuses that matched no payout or deposit.
+ * `npm run admin -- treasury [--json]`: each settlement account's position (the bank's closing
+ * balance of its newest statement against our books) and its open reconciliation breaks
+ * (docs/treasury.md "For operators").
  * `npm run admin -- channel pause <channel> [--reason "..."]` / `channel resume <channel>` /
  * `channel list`: pauses a channel for every API and worker process within seconds, without a
  * restart (docs/operations.md "Pausing a channel"); one audit log line (stderr, JSON) per change.
@@ -45,14 +49,16 @@ const { positionals, values } = parseArgs({
 const usage =
   'usage: npm run admin -- business create --name <name> [--verified] [--approvals N] [--json]\n' +
   '       npm run admin -- business verify <business_id> [--json]\n' +
-  '       npm run admin -- key revoke <key_id> [--force] [--json]';
+  '       npm run admin -- key revoke <key_id> [--force] [--json]\n' +
+  '       npm run admin -- treasury [--json]';
 const verify = positionals[0] === 'business' && positionals[1] === 'verify' && !!positionals[2];
 const revokeKey = positionals[0] === 'key' && positionals[1] === 'revoke' && !!positionals[2];
 const rail =
   positionals[0] === 'rail' && (positionals[1] === 'files' || positionals[1] === 'unmatched' || (positionals[1] === 'file' && !!positionals[2]));
 const channelCmd =
   positionals[0] === 'channel' && (positionals[1] === 'list' || ((positionals[1] === 'pause' || positionals[1] === 'resume') && !!positionals[2]));
-if (!verify && !revokeKey && !rail && !channelCmd && (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name)) {
+const treasury = positionals[0] === 'treasury' && positionals.length === 1;
+if (!verify && !revokeKey && !rail && !channelCmd && !treasury && (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name)) {
   console.error(usage);
   process.exit(2);
 }
@@ -95,6 +101,9 @@ try {
       audit.flush();
       console.log(values.json ? JSON.stringify({ channel, resumed: was }) : was ? `channel ${channel} resumed` : `channel ${channel} was not paused at runtime`);
     }
+  } else if (treasury) {
+    const accounts = await treasuryReport(db);
+    console.log(values.json ? JSON.stringify(accounts, null, 2) : formatTreasuryReport(accounts));
   } else if (rail) {
     const out =
       positionals[1] === 'files' ? await listRailFiles(db) : positionals[1] === 'unmatched' ? await listUnmatchedRailItems(db) : await getRailFile(db, positionals[2]!);

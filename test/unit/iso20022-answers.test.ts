@@ -204,6 +204,8 @@ describe('test bank: incomingCredit', () => {
         creditorName: null,
         creditorIban: 'DE02100100109307118603',
         remittanceInformation: 'INV-2026-001',
+        bankTransactionCode: 'PMNT/RCDT/ESCT',
+        additionalEntryInfo: null,
       },
     ]);
     expect(incomingCredit({ creditorIban: 'DE02100100109307118603', amountMinor: '1', debtorName: 'A', debtorIban: 'FR1420041010050500013M02606', remittance: 'x', now: NOW, reference: 'CR-0002' }).xml).not.toBe(file.xml);

@@ -159,6 +159,8 @@ describe('camt.054.001.08', () => {
         creditorName: 'Jose Nunez',
         creditorIban: 'ES9121000418450200051332',
         remittanceInformation: 'Invoice 42',
+        bankTransactionCode: 'PMNT/ICDT/ESCT',
+        additionalEntryInfo: null,
       },
       {
         entryReference: null,
@@ -178,6 +180,8 @@ describe('camt.054.001.08', () => {
         creditorName: null,
         creditorIban: null,
         remittanceInformation: null,
+        bankTransactionCode: 'PMNT/ICDT/RRTN',
+        additionalEntryInfo: null,
       },
     ]);
   });

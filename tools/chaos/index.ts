@@ -24,6 +24,7 @@ import { startReceiver } from './receiver';
 import { Rng } from './rng';
 import { fundLive, type LiveCredit, liveLoop, liveRail } from './live';
 import { clientLoop, newTrafficLog } from './traffic';
+import { startTreasuryChaos } from './treasury';
 
 const { values: args } = parseArgs({
   options: {
@@ -178,7 +179,7 @@ async function main(): Promise<number> {
       clusterNodes: args['dev-server'] ? 0 : 2,
       testBank: !args['no-live'],
       // Webhook retries from 0.5 s (doubling) so that a recovered receiver is caught up quickly.
-      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info' },
+      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info', TREASURY_BOOKS_ONLY_GRACE: 'PT5S' },
       log: (l) => say(`[stack] ${l}`),
     });
   } catch (err) {
@@ -219,6 +220,7 @@ async function main(): Promise<number> {
     const start = Date.now();
     const until = start + trafficMs;
     say(`traffic starts (business ${business.business_id}, receiver ${receiver.url})`);
+    const treasury = stack.bank ? startTreasuryChaos(stack.bank, start, until, say) : null;
     const failFrom = start + trafficMs * 0.5;
     const failTo = start + trafficMs * 0.7;
     const receiverPlan = (async () => {
@@ -260,6 +262,7 @@ async function main(): Promise<number> {
         ...(stack.bank ? { liveCredits } : {}),
       })),
     );
+    if (treasury) checks.push(...(await treasury.audit(stack.db)));
     checks.push({
       name: 'traffic: no unexpected answer',
       ok: traffic.unexpected.length === 0 && stats.gaveUp === 0,

@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { ACH_BANK_ROUTING, type AchBankFile, answerNacha, incomingAchCredit, type IncomingAchCreditInput } from './ach-answers';
 import { answerPain001, type BankFile, incomingCredit, type IncomingCreditInput } from './answers';
 import { startTestSftpServer, type TestSftpServer } from './sshd';
+import { type ClosedStatements, StatementBook, type StatementPlant } from './statements';
 
 /** A running test bank. */
 export interface TestBank {
@@ -41,6 +42,11 @@ export interface TestBank {
   answerNow(): Promise<number>;
   /** Stops and starts the SFTP server (same port and host key). */
   restart(): Promise<void>;
+  /**
+   * Ends the statement period (tools/test-bank/statements.ts): writes the EUR account's camt.053 to
+   * `outbox/` and the USD account's BAI2 to `ach/outbox/`, with the given planted breaks.
+   */
+  closeDay(plant?: { EUR?: StatementPlant; USD?: StatementPlant }): ClosedStatements;
   /** Cuts every open SFTP connection (the server keeps listening). */
   cutConnections(): Promise<void>;
   stop(): Promise<void>;
@@ -57,7 +63,7 @@ export const TEST_BANK_ACH_COMPANY_ID = '1463201458';
 export const TEST_BANK_ACH_ACCOUNT_PREFIX = '99988';
 
 /** Writes `file` into `dir` as `<name>.part`, then renames it. */
-function publish(dir: string, file: BankFile | AchBankFile): void {
+function publishFile(dir: string, file: BankFile | AchBankFile): void {
   const part = join(dir, `${file.name}.part`);
   writeFileSync(part, 'xml' in file ? file.xml : file.text);
   renameSync(part, join(dir, file.name));
@@ -79,6 +85,16 @@ export async function startTestBank(opts: { dir: string; pollMs?: number; settle
   mkdirSync(join(achInbox, 'rejected'), { recursive: true });
   mkdirSync(achOutbox, { recursive: true });
   const later: Array<{ at: number; dir: string; file: BankFile | AchBankFile }> = [];
+  // The settlement accounts' books: every file published moves them (statements.ts).
+  const book = new StatementBook(TEST_BANK_DEBTOR.iban);
+  const publish = (dir: string, file: BankFile | AchBankFile) => {
+    publishFile(dir, file);
+    try {
+      book.observe(file);
+    } catch (err) {
+      console.error(`test bank: ${file.name} not booked on the statements: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
   let busy: Promise<number> | null = null;
 
   const answerOnce = async (): Promise<number> => {
@@ -104,13 +120,15 @@ export async function startTestBank(opts: { dir: string; pollMs?: number; settle
       if (!name.endsWith('.ach')) continue;
       const path = join(achInbox, name);
       let files: AchBankFile[];
+      const text = readFileSync(path, 'utf8');
       try {
-        files = answerNacha(readFileSync(path, 'utf8'), name, new Date());
+        files = answerNacha(text, name, new Date());
       } catch (err) {
         console.error(`test bank: NACHA file ${name} rejected: ${err instanceof Error ? err.message : String(err)}`);
         renameSync(path, join(achInbox, 'rejected', name));
         continue;
       }
+      book.observeAchUpload(text);
       for (const f of files) {
         if (f.when === 'late') later.push({ at: Date.now() + (opts.achLateReturnDelayMs ?? 10_000), dir: achOutbox, file: f });
         else publish(achOutbox, f);
@@ -173,6 +191,12 @@ export async function startTestBank(opts: { dir: string; pollMs?: number; settle
       return file.name;
     },
     answerNow,
+    closeDay(plant) {
+      const closed = book.close(new Date(), plant);
+      publishFile(outbox, { name: closed.camt053.name, xml: closed.camt053.xml });
+      publishFile(achOutbox, { name: closed.bai2.name, text: closed.bai2.text, when: 'now' });
+      return closed;
+    },
     restart: () => server.restart(),
     cutConnections: () => server.cutConnections(),
     async stop() {

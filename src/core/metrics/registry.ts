@@ -31,6 +31,7 @@ export const METRIC_LABELS = {
   outbox_backlog: ['outbox'],
   outbox_oldest_seconds: ['outbox'],
   webhook_deliveries_failed_total: [],
+  treasury_open_breaks: ['rail', 'kind'],
 } as const;
 
 /**

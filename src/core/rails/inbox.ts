@@ -19,6 +19,7 @@ import { signalPayoutRailEvent } from '../../temporal/rail-gateway';
 import type { PayoutRailEvent } from '../../../workflows/payout.contract';
 import type { Caller, Core } from '../context';
 import { receiveDeposit } from '../funding/deposits';
+import { processStatementFile, reconcileAfterPoll } from '../treasury/statements';
 import { payoutsRailOverdue, railFiles, railReturns, railUnmatchedItems } from '../metrics/registry';
 import { applyNotificationOfChange, processAchInboundFile, settleDueAchFiles } from './ach-inbox';
 import { markRailEventDispatched, type NewRailEvent, railEventsOfAttempt, recordRailEvents, toPayoutRailEvent, undispatchedRailEvents } from './events';
@@ -85,6 +86,8 @@ export async function pollRailInbox(core: Core, rail: string): Promise<InboxPoll
   // only entries that settled by the time of the listing (a return may have come after it).
   if (rail === ACH_RAIL && !result.more) result.events += await settleDueAchFiles(core, rail, listedAt);
   await dispatchRailEvents(core, rail);
+  // The settlement account again, now that the poll's answers are in our books (docs/treasury.md).
+  if (result.files > 0) await reconcileAfterPoll(core, rail);
   return result;
 }
 
@@ -102,6 +105,9 @@ function kindOf(xml: string): 'pain.002' | 'camt.054' | null {
  * rail_files_total{outcome="quarantined"} and an error log). Returns what it recorded.
  */
 export async function processInboundFile(core: Core, file: RailFileRow, bankTime: Date | null = null): Promise<{ events: number; quarantined: boolean }> {
+  // End-of-day statements of the settlement accounts (docs/treasury.md): read and reconciled there.
+  const statement = await processStatementFile(core, file);
+  if (statement) return statement;
   if (file.rail === ACH_RAIL) {
     const ach = achRailConfig(core.config).config;
     if (!ach) throw new Error('The ACH rail is not configured');

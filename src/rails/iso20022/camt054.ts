@@ -34,6 +34,10 @@ export interface Camt054Entry {
   creditorIban: string | null;
   /** The `RmtInf/Ustrd` texts joined by a space. */
   remittanceInformation: string | null;
+  /** `BkTxCd/Domn` as `<domain>/<family>/<sub-family>` (`PMNT/ICDT/ESCT`, `ACMT/MDOP/CHRG`), or null. */
+  bankTransactionCode: string | null;
+  /** `AddtlNtryInf`, or null. */
+  additionalEntryInfo: string | null;
 }
 
 /** A parsed `camt.054.001.08` (entries of every `Ntfctn`, in file order). */
@@ -50,7 +54,8 @@ function partyName(tx: Reader, role: 'Dbtr' | 'Cdtr'): string | null {
   return tx.text(`RltdPties/${role}/Pty/Nm`) ?? tx.text(`RltdPties/${role}/Nm`);
 }
 
-function parseEntry(ntry: Reader): Camt054Entry {
+/** Reads one `Ntry` (ReportEntry10, shared by camt.053.001.08 and camt.054.001.08); throws `Iso20022ParseError` like {@link parseCamt054}. */
+export function parseEntry(ntry: Reader): Camt054Entry {
   const cdi = ntry.needText('CdtDbtInd');
   if (cdi !== 'CRDT' && cdi !== 'DBIT') throw ntry.error(`${ntry.path}/CdtDbtInd is ${JSON.stringify(cdi)}, not CRDT or DBIT`);
   const amountText = ntry.needText('Amt');
@@ -81,6 +86,8 @@ function parseEntry(ntry: Reader): Camt054Entry {
     creditorName: tx ? partyName(tx, 'Cdtr') : null,
     creditorIban: tx?.text('RltdPties/CdtrAcct/Id/IBAN') ?? null,
     remittanceInformation: lines.length ? lines.join(' ') : null,
+    bankTransactionCode: ntry.text('BkTxCd/Domn/Cd') ? `${ntry.text('BkTxCd/Domn/Cd')}/${ntry.text('BkTxCd/Domn/Fmly/Cd') ?? ''}/${ntry.text('BkTxCd/Domn/Fmly/SubFmlyCd') ?? ''}` : null,
+    additionalEntryInfo: ntry.text('AddtlNtryInf'),
   };
 }
 
@@ -127,6 +134,8 @@ export interface Camt054EntryInput {
   creditorName?: string | null;
   creditorIban?: string | null;
   remittanceInformation?: string | null;
+  /** `AddtlNtryInf`: the bank's free text about the entry (at most 500 characters), e.g. what a fee is for. */
+  additionalEntryInfo?: string | null;
 }
 
 /** What {@link writeCamt054} writes: one notification for one account. */
@@ -146,7 +155,8 @@ function iban(value: string | null | undefined): XmlTree | undefined {
   return value ? { Id: { IBAN: value } } : undefined;
 }
 
-function entryTree(e: Camt054EntryInput): XmlTree {
+/** The `Ntry` tree (ReportEntry10, shared by camt.053.001.08 and camt.054.001.08) of one entry. */
+export function entryTree(e: Camt054EntryInput): XmlTree {
   const code =
     e.bankTransactionCode ??
     (e.creditDebit === 'DBIT'
@@ -184,6 +194,7 @@ function entryTree(e: Camt054EntryInput): XmlTree {
         RtrInf: e.returnReasonCode ? { Rsn: { Cd: e.returnReasonCode } } : undefined,
       },
     },
+    AddtlNtryInf: e.additionalEntryInfo ?? undefined,
   };
 }
 

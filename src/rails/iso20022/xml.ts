@@ -11,7 +11,7 @@ import { create } from 'xmlbuilder2';
 export const MAX_ISO20022_BYTES = 10 * 1024 * 1024;
 
 /** An ISO 20022 message this code reads or writes, by its message name. */
-export type Iso20022Message = 'pain.001.001.09' | 'pain.002.001.10' | 'camt.054.001.08';
+export type Iso20022Message = 'pain.001.001.09' | 'pain.002.001.10' | 'camt.054.001.08' | 'camt.053.001.08';
 
 /** The XML namespace of a message: `urn:iso:std:iso:20022:tech:xsd:<message>`. */
 export function namespaceOf(message: Iso20022Message): string {
@@ -86,6 +86,9 @@ const REPEATED = new Set([
   'StsRsnInf.AddtlInf',
   'BkToCstmrDbtCdtNtfctn.Ntfctn',
   'Ntfctn.Ntry',
+  'BkToCstmrStmt.Stmt',
+  'Stmt.Bal',
+  'Stmt.Ntry',
   'Ntry.NtryDtls',
   'NtryDtls.TxDtls',
   'RmtInf.Ustrd',

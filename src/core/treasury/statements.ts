@@ -1,0 +1,328 @@
+/**
+ * The settlement accounts' end-of-day statements (docs/treasury.md): this module owns the writes of
+ * treasury_statements, treasury_statement_entries and treasury_breaks.
+ *
+ * The bank puts each statement in the outbox the inbox poll already reads (src/core/rails/inbox.ts
+ * hands every file to {@link processStatementFile} first): camt.053.001.08 on the SEPA connection
+ * for the EUR account, BAI2 on the ACH connection for the USD account. A statement is recorded with
+ * its entries, once per file, and the account is reconciled against our books
+ * (src/core/treasury/reconcile.ts): every break found is recorded by kind, every break no longer
+ * found is resolved. A statement that does not parse, or is not of our settlement account, is
+ * quarantined like any bank file (rail_files_total{outcome="quarantined"}, an error log).
+ */
+import { sql } from 'kysely';
+import { newId } from '../../domain/ids';
+import { parseBai2 } from '../../rails/bai2/parse';
+import { parseCamt053 } from '../../rails/iso20022/camt053';
+import { ACH_RAIL } from '../../rails/ach/config';
+import { sepaRailConfig } from '../../rails/sepa/config';
+import { parseDuration } from '../../domain/durations';
+import type { Core } from '../context';
+import { railFiles } from '../metrics/registry';
+import { markInboundProcessed, markInboundQuarantined, type RailFileRow } from '../rails/files';
+import { expectedMovements } from './expected';
+import { type FoundBreak, reconcileAccount, type Reconciliation } from './reconcile';
+
+/** The statement formats this module reads. */
+export type StatementFormat = 'camt.053' | 'bai2';
+
+/** A statement read from a file, before it is recorded. */
+interface ReadStatement {
+  format: StatementFormat;
+  accountId: string;
+  currency: string;
+  statementRef: string;
+  sequence: bigint | null;
+  statementDate: string;
+  periodStart: Date | null;
+  periodEnd: Date;
+  openingMinor: bigint;
+  closingMinor: bigint;
+  entries: Array<{
+    creditDebit: 'CRDT' | 'DBIT';
+    amountMinor: bigint;
+    typeCode: string | null;
+    reference: string | null;
+    keys: string[];
+    bookedOn: string | null;
+    description: string | null;
+  }>;
+}
+
+/** Whether `file` is a statement (by its content) and in which format; null for any other bank file. */
+export function statementFormatOf(file: Pick<RailFileRow, 'rail' | 'content'>): StatementFormat | null {
+  const text = file.content ?? '';
+  if (file.rail === ACH_RAIL) return /^\s*01,/.test(text) ? 'bai2' : null;
+  return /xmlns(?::[A-Za-z_][\w.-]*)?\s*=\s*["']urn:iso:std:iso:20022:tech:xsd:camt\.053\./.test(text) ? 'camt.053' : null;
+}
+
+const keysOf = (cd: 'CRDT' | 'DBIT', refs: Array<string | null | undefined>) =>
+  [...new Set(refs.filter((r): r is string => !!r && r !== 'NOTPROVIDED').map((r) => `${cd}:${r}`))];
+
+function readCamt053(core: Core, xml: string): ReadStatement {
+  const s = parseCamt053(xml);
+  const ours = sepaRailConfig(core.config).config?.debtor.iban;
+  const iban = s.accountIban?.replace(/\s+/g, '').toUpperCase() ?? null;
+  if (!iban) throw new Error('camt.053: the statement names no IBAN');
+  if (ours && iban !== ours.replace(/\s+/g, '').toUpperCase()) throw new Error(`camt.053: the statement is of account ${iban}, not of our settlement account`);
+  if (!s.to) throw new Error('camt.053: Stmt/FrToDt/ToDtTm is missing (the statement period)');
+  const to = new Date(s.to);
+  if (Number.isNaN(to.getTime())) throw new Error(`camt.053: ToDtTm ${JSON.stringify(s.to)} is not a date-time`);
+  const from = s.from ? new Date(s.from) : null;
+  const sequence = s.sequenceNumber && /^[0-9]{1,18}$/.test(s.sequenceNumber) ? BigInt(s.sequenceNumber) : null;
+  return {
+    format: 'camt.053',
+    accountId: iban,
+    currency: s.currency,
+    statementRef: s.statementId,
+    sequence,
+    statementDate: s.closing.date.slice(0, 10),
+    periodStart: from && !Number.isNaN(from.getTime()) ? from : null,
+    periodEnd: to,
+    openingMinor: BigInt(s.opening.amountMinor),
+    closingMinor: BigInt(s.closing.amountMinor),
+    entries: s.entries
+      .filter((e) => e.status === 'BOOK')
+      .map((e) => ({
+        // A reversal books the opposite way of what it reverses.
+        creditDebit: e.reversal ? (e.creditDebit === 'CRDT' ? 'DBIT' : 'CRDT') : e.creditDebit,
+        amountMinor: BigInt(e.amountMinor),
+        typeCode: e.bankTransactionCode,
+        reference: e.endToEndId && e.endToEndId !== 'NOTPROVIDED' ? e.endToEndId : (e.accountServicerReference ?? e.entryReference),
+        keys: keysOf(e.creditDebit, [e.endToEndId, e.uetr, e.accountServicerReference, e.entryReference]),
+        bookedOn: e.bookingDate,
+        description: e.additionalEntryInfo ?? e.remittanceInformation ?? (e.returnReasonCode ? `return ${e.returnReasonCode}` : null),
+      })),
+  };
+}
+
+function readBai2(text: string): ReadStatement {
+  const f = parseBai2(text);
+  const accounts = f.groups.flatMap((g) => g.accounts.map((a) => ({ g, a })));
+  if (accounts.length !== 1) throw new Error(`BAI2: a statement file must hold one account, this one holds ${accounts.length}`);
+  const { g, a } = accounts[0];
+  const opening = a.amounts['010'];
+  const closing = a.amounts['015'];
+  if (opening === undefined || closing === undefined) throw new Error('BAI2: the account has no opening (010) or closing (015) ledger balance');
+  const end = new Date(`${g.asOfDate}T00:00:00Z`);
+  if (g.asOfTime === null || g.asOfTime === '24:00') end.setUTCDate(end.getUTCDate() + 1);
+  else end.setUTCHours(Number(g.asOfTime.slice(0, 2)), Number(g.asOfTime.slice(3, 5)));
+  return {
+    format: 'bai2',
+    accountId: a.accountNumber,
+    currency: a.currency,
+    statementRef: f.fileId,
+    sequence: /^[0-9]{1,18}$/.test(f.fileId) ? BigInt(f.fileId) : null,
+    statementDate: g.asOfDate,
+    periodStart: new Date(`${g.asOfDate}T00:00:00Z`),
+    periodEnd: end,
+    openingMinor: BigInt(opening),
+    closingMinor: BigInt(closing),
+    entries: a.transactions.map((t) => ({
+      creditDebit: t.creditDebit,
+      amountMinor: BigInt(t.amountMinor),
+      typeCode: t.typeCode,
+      reference: t.customerReference ?? t.bankReference,
+      keys: keysOf(t.creditDebit, [t.customerReference, t.bankReference]),
+      bookedOn: g.asOfDate,
+      description: t.text,
+    })),
+  };
+}
+
+/**
+ * The statement hook of the inbox poll: when `file` is a statement (camt.053 on the SEPA
+ * connection, BAI2 on the ACH connection), reads, records and reconciles it and answers what it did
+ * (the poll then skips its own handling); answers null for any other file. A statement that does
+ * not parse or is not of our settlement account is quarantined (`quarantined: true`). Idempotent:
+ * a file already recorded is not recorded again.
+ */
+export async function processStatementFile(core: Core, file: RailFileRow): Promise<{ events: number; quarantined: boolean } | null> {
+  const format = statementFormatOf(file);
+  if (!format) return null;
+  const now = core.now();
+  let read: ReadStatement;
+  try {
+    read = format === 'bai2' ? readBai2(file.content ?? '') : readCamt053(core, file.content ?? '');
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    await markInboundQuarantined(core.db, file.id, error, now);
+    railFiles.inc({ rail: file.rail, direction: 'inbound', outcome: 'quarantined' });
+    core.log.error({ rail: file.rail, fileId: file.id, name: file.name, format, error }, 'bank statement quarantined: it does not parse or is not of our settlement account');
+    return { events: 0, quarantined: true };
+  }
+  const recorded = await core.db.transaction().execute(async (tx) => {
+    const locked = await tx.selectFrom('rail_files').select('status').where('id', '=', file.id).forUpdate().skipLocked().executeTakeFirst();
+    if (!locked || locked.status !== 'received') return false;
+    const id = newId('stm', now.getTime());
+    const inserted = await tx
+      .insertInto('treasury_statements')
+      .values({
+        id,
+        rail: file.rail,
+        account_id: read.accountId,
+        currency: read.currency,
+        format,
+        rail_file_id: file.id,
+        statement_ref: read.statementRef,
+        sequence_number: read.sequence,
+        statement_date: read.statementDate,
+        period_start: read.periodStart,
+        period_end: read.periodEnd,
+        opening_minor: read.openingMinor,
+        closing_minor: read.closingMinor,
+        entries: read.entries.length,
+        books_position_minor: null,
+        in_transit_minor: null,
+        reconciled_at: null,
+        created_at: now,
+      })
+      .onConflict((oc) => oc.columns(['rail', 'account_id', 'statement_ref']).doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    if (inserted && read.entries.length > 0) {
+      await tx
+        .insertInto('treasury_statement_entries')
+        .values(
+          read.entries.map((e, i) => ({
+            id: `${id}:${i}`,
+            statement_id: id,
+            rail: file.rail,
+            position: i,
+            credit_debit: e.creditDebit,
+            amount_minor: e.amountMinor,
+            currency: read.currency,
+            type_code: e.typeCode,
+            reference: e.reference,
+            match_keys: JSON.stringify(e.keys),
+            booked_on: e.bookedOn,
+            description: e.description?.slice(0, 500) ?? null,
+            matched_key: null,
+            created_at: now,
+          })),
+        )
+        .execute();
+    }
+    if (!inserted) core.log.warn({ rail: file.rail, fileId: file.id, statementRef: read.statementRef }, 'bank statement already recorded from another file; not recorded twice');
+    await markInboundProcessed(tx, file.id, { kind: format, messageId: read.statementRef, transactions: read.entries.length }, now);
+    return true;
+  });
+  if (!recorded) return { events: 0, quarantined: false };
+  railFiles.inc({ rail: file.rail, direction: 'inbound', outcome: 'received' });
+  await reconcileSettlementAccount(core, file.rail);
+  return { events: 0, quarantined: false };
+}
+
+/** What {@link reconcileSettlementAccount} did. */
+export interface AccountReconciliation {
+  rail: string;
+  statements: number;
+  matched: number;
+  opened: FoundBreak[];
+  resolved: number;
+  open: number;
+}
+
+/**
+ * Reconciles the settlement account of `rail` (all its statements against the movements our books
+ * expect: src/core/treasury/reconcile.ts) and records the outcome: each entry's match, each break
+ * found (opened once, by kind and key; its amounts kept current) and each open break no longer
+ * found (resolved), the newest statement's books position. A new break is logged as an error (the
+ * alert is on the gauge treasury_open_breaks). Idempotent; safe to run from several workers at once
+ * (a transaction-level advisory lock per rail serialises them).
+ */
+export async function reconcileSettlementAccount(core: Core, rail: string): Promise<AccountReconciliation> {
+  const graceMs = parseDuration(core.config.TREASURY_BOOKS_ONLY_GRACE);
+  return core.db.transaction().execute(async (tx) => {
+    await sql`select pg_advisory_xact_lock(hashtext(${`treasury:${rail}`}))`.execute(tx);
+    const now = core.now();
+    const statements = await tx.selectFrom('treasury_statements').selectAll().where('rail', '=', rail).orderBy('period_end').execute();
+    const result: AccountReconciliation = { rail, statements: statements.length, matched: 0, opened: [], resolved: 0, open: 0 };
+    if (statements.length === 0) return result;
+    const entries = await tx
+      .selectFrom('treasury_statement_entries')
+      .selectAll()
+      .where('rail', '=', rail)
+      .orderBy('statement_id')
+      .orderBy('position')
+      .execute();
+    const first = statements[0];
+    const anchor = first.period_start ?? first.period_end;
+    const expected = await expectedMovements(tx, rail, anchor);
+    const views = statements.map((s) => ({
+      id: s.id,
+      sequence: s.sequence_number === null ? null : BigInt(s.sequence_number),
+      periodEnd: s.period_end,
+      openingMinor: BigInt(s.opening_minor),
+      closingMinor: BigInt(s.closing_minor),
+      entries: entries
+        .filter((e) => e.statement_id === s.id)
+        .map((e) => ({ id: e.id, creditDebit: e.credit_debit, amountMinor: BigInt(e.amount_minor), keys: e.match_keys, reference: e.reference, description: e.description })),
+    }));
+    const r: Reconciliation = reconcileAccount({ statements: views, expected, graceMs, anchor });
+    for (const e of entries) {
+      const key = r.matches.get(e.id) ?? null;
+      if (key !== e.matched_key) await tx.updateTable('treasury_statement_entries').set({ matched_key: key }).where('id', '=', e.id).execute();
+    }
+    result.matched = r.matches.size;
+    const account = { account_id: statements[statements.length - 1].account_id, currency: statements[statements.length - 1].currency };
+    const open = await tx.selectFrom('treasury_breaks').select(['id', 'kind', 'break_key']).where('rail', '=', rail).where('status', '=', 'open').execute();
+    const found = new Set(r.breaks.map((b) => `${b.kind}|${b.key}`));
+    for (const b of r.breaks) {
+      const values = {
+        statement_id: b.statementId,
+        entry_id: b.entryId,
+        reference: b.reference,
+        bank_amount_minor: b.bankAmountMinor,
+        books_amount_minor: b.booksAmountMinor,
+        difference_minor: b.differenceMinor,
+        detail: b.detail,
+        updated_at: now,
+      };
+      const row = await tx
+        .insertInto('treasury_breaks')
+        .values({ id: newId('tbr', now.getTime()), rail, ...account, kind: b.kind, break_key: b.key, status: 'open', opened_at: now, resolved_at: null, ...values })
+        .onConflict((oc) =>
+          oc.columns(['rail', 'kind', 'break_key']).doUpdateSet((eb) => ({
+            ...values,
+            status: 'open',
+            resolved_at: null,
+            // A break found again after it was resolved opens again, from now.
+            opened_at: sql<Date>`case when ${eb.ref('treasury_breaks.status')} = 'resolved' then ${now} else ${eb.ref('treasury_breaks.opened_at')} end`,
+          })),
+        )
+        .returning(['opened_at'])
+        .executeTakeFirstOrThrow();
+      if (row.opened_at.getTime() === now.getTime()) result.opened.push(b);
+    }
+    const gone = open.filter((b) => !found.has(`${b.kind}|${b.break_key}`)).map((b) => b.id);
+    if (gone.length > 0) await tx.updateTable('treasury_breaks').set({ status: 'resolved', resolved_at: now, updated_at: now }).where('id', 'in', gone).execute();
+    result.resolved = gone.length;
+    result.open = r.breaks.length;
+    if (r.position) {
+      await tx
+        .updateTable('treasury_statements')
+        .set({ books_position_minor: r.position.booksMinor, in_transit_minor: r.position.inTransitMinor, reconciled_at: now })
+        .where('id', '=', r.position.statementId)
+        .execute();
+    }
+    for (const b of result.opened) {
+      core.log.error({ rail, kind: b.kind, key: b.key, reference: b.reference, differenceMinor: b.differenceMinor.toString(), detail: b.detail }, 'settlement account reconciliation break (docs/operations.md "Reconciliation break")');
+    }
+    return result;
+  });
+}
+
+/**
+ * Reconciles the settlement account of `rail` after an inbox poll that read files (their returns,
+ * credits and bookings change what our books expect), when the account has statements at all. A
+ * failure is logged, never thrown: the poll's own work is done, and the next poll tries again.
+ */
+export async function reconcileAfterPoll(core: Core, rail: string): Promise<void> {
+  try {
+    const any = await core.db.selectFrom('treasury_statements').select('id').where('rail', '=', rail).limit(1).executeTakeFirst();
+    if (any) await reconcileSettlementAccount(core, rail);
+  } catch (err) {
+    core.log.warn({ err, rail }, 'settlement account reconciliation failed after a poll; the next poll tries again');
+  }
+}
