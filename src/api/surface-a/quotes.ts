@@ -5,7 +5,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createQuote, type QuoteRecord } from '../../core/quotes';
 import { formatAmount, USDC } from '../../domain/money';
-import { formatFees } from '../../domain/pricing';
+import { formatFees, formatRateDetails } from '../../domain/pricing';
+import { RateDetailsSchema } from './rate-details';
 import type { SurfaceRouter } from '../surface';
 import { ArrivalSchema, AUTH_ERRORS, AmountInputSchema, AmountSchema, DateTimeSchema, errorResponses, feesObject, jsonContent } from './schemas';
 
@@ -24,6 +25,7 @@ export const QuoteSchema = z
     destination_currency: z.string().openapi({ example: 'MXN' }),
     rate: z.string().openapi({ description: 'Mid-market rate: 1 USDC buys <rate> destination units', example: '17.05' }),
     fees: QuoteFeesSchema,
+    rate_details: RateDetailsSchema.optional(),
     arrival: ArrivalSchema,
     expires_at: DateTimeSchema.openapi({ description: '60 seconds after created_at' }),
     created_at: DateTimeSchema,
@@ -43,6 +45,7 @@ export function renderQuote(q: QuoteRecord): QuoteResponse {
     destination_currency: p.destinationCurrency,
     rate: p.rate,
     fees: formatFees(p),
+    ...(p.live ? { rate_details: formatRateDetails(p.live) } : {}),
     arrival: { ...q.arrival },
     expires_at: q.expiresAt.toISOString(),
     created_at: q.createdAt.toISOString(),
