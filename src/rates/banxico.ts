@@ -5,31 +5,34 @@
  * `dato` is `N/E` ("no existe") on days without a FIX. The FIX is set around 12:00 Mexico City time;
  * as-of is the date at 18:00 UTC.
  */
-import { decimalField, fetchText, RateSourceError, type RateSource, type RateSourceSettings, type SourceQuote } from './source';
+import { decimalField, field, fetchText, RateSourceError, type RateSource, type RateSourceSettings, type SourceQuote } from './source';
 
 /** The series read: the FIX, MXN per USD. */
 export const BANXICO_FIX_SERIES = 'SF43718';
 
 /** Parses an SIE series answer: the latest datum that is a number. Throws RateSourceError('unparseable') otherwise (also when every datum is N/E). */
 export function parseBanxicoSeries(text: string): SourceQuote[] {
-  let body: any;
+  let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     throw new RateSourceError('unparseable', 'Banxico: the answer is not JSON');
   }
-  const series = body?.bmx?.series;
+  const series = field(field(body, 'bmx'), 'series');
   if (!Array.isArray(series)) throw new RateSourceError('unparseable', 'Banxico: no bmx.series array');
-  const fix = series.find((s: any) => s?.idSerie === BANXICO_FIX_SERIES) ?? (series.length === 1 ? series[0] : undefined);
-  if (!fix || !Array.isArray(fix.datos)) throw new RateSourceError('unparseable', `Banxico: no series ${BANXICO_FIX_SERIES} with datos`);
+  const fix: unknown = series.find((s: unknown) => field(s, 'idSerie') === BANXICO_FIX_SERIES) ?? (series.length === 1 ? series[0] : undefined);
+  const datos = field(fix, 'datos');
+  if (!Array.isArray(datos)) throw new RateSourceError('unparseable', `Banxico: no series ${BANXICO_FIX_SERIES} with datos`);
   let best: SourceQuote | undefined;
-  for (const d of fix.datos) {
-    const m = typeof d?.fecha === 'string' ? /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(d.fecha) : null;
-    if (!m) throw new RateSourceError('unparseable', `Banxico: fecha ${JSON.stringify(d?.fecha)} is not dd/mm/yyyy`);
-    if (d.dato === 'N/E') continue;
-    const rate = decimalField(typeof d.dato === 'string' ? d.dato.replace(/,/g, '') : d.dato, `Banxico ${d.fecha}`);
+  for (const d of datos as unknown[]) {
+    const fecha = field(d, 'fecha');
+    const dato = field(d, 'dato');
+    const m = typeof fecha === 'string' ? /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(fecha) : null;
+    if (!m) throw new RateSourceError('unparseable', `Banxico: fecha ${JSON.stringify(fecha)} is not dd/mm/yyyy`);
+    if (dato === 'N/E') continue;
+    const rate = decimalField(typeof dato === 'string' ? dato.replace(/,/g, '') : dato, `Banxico ${fecha}`);
     const asOf = new Date(`${m[3]}-${m[2]}-${m[1]}T18:00:00Z`);
-    if (Number.isNaN(asOf.getTime())) throw new RateSourceError('unparseable', `Banxico: fecha ${d.fecha} is not a date`);
+    if (Number.isNaN(asOf.getTime())) throw new RateSourceError('unparseable', `Banxico: fecha ${fecha} is not a date`);
     if (!best || asOf > best.asOf) best = { base: 'USD', quote: 'MXN', bid: rate, ask: rate, asOf };
   }
   if (!best) throw new RateSourceError('unparseable', 'Banxico: no datum with a value (every one N/E)');

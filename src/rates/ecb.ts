@@ -6,32 +6,33 @@
  * so never younger than the truth, in winter).
  */
 import { XMLParser } from 'fast-xml-parser';
-import { decimalField, fetchText, RateSourceError, type RateSource, type RateSourceSettings, type SourceQuote } from './source';
+import { decimalField, field, fetchText, RateSourceError, type RateSource, type RateSourceSettings, type SourceQuote } from './source';
 
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', removeNSPrefix: true, processEntities: false });
 
 /** Parses an `eurofxref-daily.xml` document. Throws RateSourceError('unparseable') when it is not that shape. */
 export function parseEcbDaily(xml: string): SourceQuote[] {
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new RateSourceError('unparseable', 'ECB: DOCTYPE or ENTITY declarations are refused');
-  let doc: Record<string, any>;
+  let doc: unknown;
   try {
-    doc = parser.parse(xml, true) as Record<string, any>;
+    doc = parser.parse(xml, true);
   } catch (e) {
     throw new RateSourceError('unparseable', `ECB: not well-formed XML (${(e as Error).message.slice(0, 80)})`);
   }
-  const envelope = doc.Envelope;
-  const dayCube = envelope?.Cube?.Cube;
+  const envelope = field(doc, 'Envelope');
+  const dayCube = field(field(envelope, 'Cube'), 'Cube');
   if (!envelope || !dayCube || Array.isArray(dayCube)) throw new RateSourceError('unparseable', 'ECB: no gesmes:Envelope > Cube > Cube[time]');
-  const time = dayCube['@_time'];
+  const time = field(dayCube, '@_time');
   if (typeof time !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(time)) throw new RateSourceError('unparseable', 'ECB: Cube[time] is not a date');
   const asOf = new Date(`${time}T12:15:00Z`);
   if (Number.isNaN(asOf.getTime())) throw new RateSourceError('unparseable', 'ECB: Cube[time] is not a date');
-  const cubes = Array.isArray(dayCube.Cube) ? dayCube.Cube : dayCube.Cube ? [dayCube.Cube] : [];
+  const inner = field(dayCube, 'Cube');
+  const cubes: unknown[] = Array.isArray(inner) ? inner : inner ? [inner] : [];
   if (cubes.length === 0) throw new RateSourceError('unparseable', 'ECB: no Cube[currency][rate]');
-  return cubes.map((c: Record<string, unknown>) => {
-    const currency = c['@_currency'];
+  return cubes.map((c) => {
+    const currency = field(c, '@_currency');
     if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency)) throw new RateSourceError('unparseable', 'ECB: Cube[currency] is not a currency code');
-    const rate = decimalField(c['@_rate'], `ECB ${currency} rate`);
+    const rate = decimalField(field(c, '@_rate'), `ECB ${currency} rate`);
     return { base: 'EUR', quote: currency, bid: rate, ask: rate, asOf };
   });
 }

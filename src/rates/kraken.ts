@@ -5,7 +5,7 @@
  * `EQuery:Unknown asset pair`, `EService:Unavailable`): that is a failure. The ticker has no time of
  * its own, so as-of is the time of receipt.
  */
-import { decimalField, fetchText, RateSourceError, type RateSource, type RateSourceSettings, type SourceQuote } from './source';
+import { decimalField, field, fetchText, RateSourceError, type RateSource, type RateSourceSettings, type SourceQuote } from './source';
 
 /** The pairs asked for, as Kraken names them, and what they mean. */
 export const KRAKEN_PAIRS: Readonly<Record<string, { base: string; quote: string }>> = {
@@ -15,23 +15,28 @@ export const KRAKEN_PAIRS: Readonly<Record<string, { base: string; quote: string
 
 /** Parses a Ticker answer received at `receivedAt`. Throws RateSourceError ('source_error' for a non-empty error array, else 'unparseable'). */
 export function parseKrakenTicker(text: string, receivedAt: Date): SourceQuote[] {
-  let body: any;
+  let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     throw new RateSourceError('unparseable', 'Kraken: the answer is not JSON');
   }
-  if (!body || typeof body !== 'object' || !Array.isArray(body.error)) throw new RateSourceError('unparseable', 'Kraken: no error array');
-  if (body.error.length > 0) throw new RateSourceError('source_error', `Kraken: ${body.error.map(String).join(', ').slice(0, 200)}`);
-  if (!body.result || typeof body.result !== 'object') throw new RateSourceError('unparseable', 'Kraken: no result object');
+  const error = field(body, 'error');
+  if (!Array.isArray(error)) throw new RateSourceError('unparseable', 'Kraken: no error array');
+  if (error.length > 0) throw new RateSourceError('source_error', `Kraken: ${error.map(String).join(', ').slice(0, 200)}`);
+  const result = field(body, 'result');
+  if (!result || typeof result !== 'object' || Array.isArray(result)) throw new RateSourceError('unparseable', 'Kraken: no result object');
   const out: SourceQuote[] = [];
-  for (const [pair, t] of Object.entries(body.result as Record<string, any>)) {
-    const meaning = KRAKEN_PAIRS[pair];
+  for (const [pair, t] of Object.entries(result as Record<string, unknown>)) {
+    const meaning = Object.hasOwn(KRAKEN_PAIRS, pair) ? KRAKEN_PAIRS[pair] : undefined;
     if (!meaning) continue;
-    if (!t || !Array.isArray(t.a) || !Array.isArray(t.b)) throw new RateSourceError('unparseable', `Kraken ${pair}: no a/b arrays`);
-    const ask = decimalField(t.a[0], `Kraken ${pair} ask`);
-    const bid = decimalField(t.b[0], `Kraken ${pair} bid`);
-    if (Array.isArray(t.c)) decimalField(t.c[0], `Kraken ${pair} last`);
+    const a = field(t, 'a');
+    const b = field(t, 'b');
+    const c = field(t, 'c');
+    if (!Array.isArray(a) || !Array.isArray(b)) throw new RateSourceError('unparseable', `Kraken ${pair}: no a/b arrays`);
+    const ask = decimalField(a[0], `Kraken ${pair} ask`);
+    const bid = decimalField(b[0], `Kraken ${pair} bid`);
+    if (Array.isArray(c)) decimalField(c[0], `Kraken ${pair} last`);
     // bid above ask is a crossed book: not a state a ticker documents, so not an answer to use.
     const [bi, ai] = [bid, ask].map((v) => v.split('.'));
     const scale = Math.max((bi[1] ?? '').length, (ai[1] ?? '').length);

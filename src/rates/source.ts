@@ -96,3 +96,8 @@ export async function fetchText(url: string, settings: Pick<RateSourceSettings, 
   if (text.length > 1_000_000) throw new RateSourceError('unparseable', `${url}: answer larger than 1 MB`);
   return text;
 }
+
+/** Member `key` of an untrusted parsed value (JSON or XML), or undefined when it is not an object. */
+export function field(value: unknown, key: string): unknown {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[key] : undefined;
+}
