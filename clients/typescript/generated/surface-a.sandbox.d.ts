@@ -1018,6 +1018,7 @@ export interface components {
             /** @example 17.05 */
             rate: string;
             fees: components["schemas"]["PayoutFees"];
+            rate_details?: components["schemas"]["RateDetails"];
             reference: string | null;
             memo: string | null;
             message: string | null;
@@ -1084,6 +1085,29 @@ export interface components {
             total: string;
             /** @example USDC */
             currency: string;
+        };
+        /** @description Live only: where the rate came from, how old it was, and the spread applied */
+        RateDetails: {
+            /**
+             * @description The live reference rate before the spread: 1 USDC buys <reference_rate> units (10 decimals at most, truncated)
+             * @example 0.9201234567
+             */
+            reference_rate: string;
+            /**
+             * @description Rate source(s) of the rate's legs, joined by '+': ecb+kraken is the ECB's euro cross with USDC/USD from Kraken's ticker
+             * @example ecb+kraken
+             */
+            source: string;
+            /**
+             * @description When the oldest leg's rate was set (ISO 8601 UTC)
+             * @example 2026-11-26T12:15:00.000Z
+             */
+            as_of: string;
+            /**
+             * @description Spread in basis points: taken in `rate` on quotes and payouts (its cost is fees.fx_spread), charged as fees.fx_spread on deposits
+             * @example 40
+             */
+            spread_bps: number;
         };
         /** @description One rail call (extension: the spec leaves the element fields open) */
         PayoutAttempt: {
@@ -1363,6 +1387,7 @@ export interface components {
              */
             rate: string;
             fees: components["schemas"]["Fees"];
+            rate_details?: components["schemas"]["RateDetails"];
             arrival: components["schemas"]["ArrivalWindow"];
             /**
              * Format: date-time
@@ -2118,6 +2143,7 @@ export interface components {
             credited_amount: string;
             /** @enum {string} */
             credited_currency: "USDC";
+            rate_details?: components["schemas"]["RateDetails"];
             reference: string | null;
             sender_name: string | null;
             /** @description The transfer's id at the sending bank or network: one deposit per id */
