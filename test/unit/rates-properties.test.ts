@@ -13,7 +13,8 @@ import { price } from '../../src/domain/pricing';
 import { type RateObservation, parseRateRoutes, resolveRate } from '../../src/domain/rate-routes';
 import { crossRate, formatRate, lessSpread, moveBps, RATE_SCALE, rateAtMost, spreadCost } from '../../src/domain/rates';
 
-const RUNS = { numRuns: 400 };
+/** Cases per property: 400, fewer under mutation testing (stryker.vitest.config.ts). */
+const RUNS = { numRuns: Number(process.env.RATES_PROPERTY_RUNS ?? 400) };
 const CURRENCIES = ['USD', 'EUR', 'MXN', 'JPY', 'KRW', 'BHD', 'KWD'] as const;
 
 /** A positive decimal string with up to `maxScale` decimals and a value in a realistic rate range. */
