@@ -16,7 +16,7 @@ export default {
   timeoutMS: 20000,
   reporters: ['clear-text', 'dots', 'json'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
-  thresholds: { high: 90, low: 80, break: 80 },
+  thresholds: { high: 95, low: 90, break: 90 },
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
 };

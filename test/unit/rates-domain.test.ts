@@ -30,8 +30,8 @@ describe('resolveRate', () => {
   });
 
   it('a leg with bid and ask counts at its mid; a direct pair at its own bid and ask', () => {
-    const r = resolveRate('MXN', routes, [obs('kraken', 'USDC', 'USD', '1', '1', 0), obs('banxico', 'USD', 'MXN', '17', '18', 0)], now);
-    expect(r).toMatchObject({ bid: '17.5', ask: '17.5', source: 'banxico+kraken' });
+    const r = resolveRate('MXN', routes, [obs('kraken', 'USDC', 'USD', '1', '1', 0), obs('banxico', 'USD', 'MXN', '16.95', '17.1', 0)], now);
+    expect(r).toMatchObject({ bid: '17.025', ask: '17.025', source: 'banxico+kraken' });
     const d = resolveRate('EUR', parseRateRoutes('EUR=kraken@PT5M'), [obs('kraken', 'USDC', 'EUR', '0.91', '0.93', 0)], now);
     expect(d).toMatchObject({ bid: '0.91', ask: '0.93', source: 'kraken' });
   });
@@ -123,6 +123,7 @@ describe('rate arithmetic guards', () => {
     }
     expect(formatRate(lessSpread({ n: 1n, d: 1n }, 5000))).toBe('0.5');
     expect(spreadCost(10_000n, 5000)).toBe(5_000n);
+    expect(spreadCost(10_000n, 0)).toBe(0n);
   });
 
   it('moveBps in both directions; rateAtMost is <=', () => {
