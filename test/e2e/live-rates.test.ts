@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshRailHealth } from '../../src/core/rails/registry';
-import { startRailPollers } from '../../src/core/rails/lifecycle';
+import { pollRailInbox } from '../../src/core/rails/inbox';
 import { refreshRates } from '../../src/core/rates/refresher';
 import { metricsRegistry } from '../../src/core/metrics/registry';
 import { startTestBank, type TestBank } from '../../tools/test-bank/bank';
@@ -83,7 +83,8 @@ beforeAll(async () => {
     },
   });
   await refreshRailHealth(h.core);
-  await startRailPollers(h.core);
+  // No inbox poller workflow: its id is one per rail and namespace, and test/e2e/live-sepa-rail.test.ts
+  // runs one for SEPA; this file reads the bank's outbox itself (pollRailInbox).
   biz = await h.business();
 }, 120_000);
 
@@ -100,7 +101,7 @@ describe.skipIf(SKIP)('live rates from the rate sources', () => {
     const row = await h.db.selectFrom('virtual_accounts').select('account_identifier').where('id', '=', va.body.id).executeTakeFirstOrThrow();
     bank.credit({ creditorIban: row.account_identifier, amountMinor: '500000', debtorName: 'Client AG', debtorIban: 'DE02120300000000202051', remittance: 'Top up', reference: 'RATES-0001' });
     const dep = await waitFor(
-      async () => h.db.selectFrom('deposits').selectAll().where('business_id', '=', biz.id).where('environment', '=', 'live').where('status', '=', 'credited').executeTakeFirst(),
+      async () => (await pollRailInbox(h.core, 'sepa_credit_transfer')) && h.db.selectFrom('deposits').selectAll().where('business_id', '=', biz.id).where('environment', '=', 'live').where('status', '=', 'credited').executeTakeFirst(),
       'the live deposit credited',
     );
     // Buying USDC with EUR: the ask side, 0.99990 / 1.0865 EUR per USDC.
