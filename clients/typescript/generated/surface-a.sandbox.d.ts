@@ -1382,7 +1382,7 @@ export interface components {
             /** @example MXN */
             destination_currency: string;
             /**
-             * @description Mid-market rate: 1 USDC buys <rate> destination units
+             * @description Sandbox: the mid-market rate; live: the live reference rate less the spread (rate_details). 1 USDC buys <rate> destination units
              * @example 17.05
              */
             rate: string;
@@ -1397,7 +1397,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        /** @description Charged on top of the source amount */
+        /** @description Charged on top of the source amount. Live: fx_spread is the cost of the spread already taken in `rate` and is not part of total (docs/rates.md "Spreads") */
         Fees: {
             /**
              * @description Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)

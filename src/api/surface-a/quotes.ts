@@ -11,7 +11,9 @@ import type { SurfaceRouter } from '../surface';
 import { ArrivalSchema, AUTH_ERRORS, AmountInputSchema, AmountSchema, DateTimeSchema, errorResponses, feesObject, jsonContent } from './schemas';
 
 /** Spec "Shared types" Fees as on a quote (fx_spread present). USDC Amounts. */
-export const QuoteFeesSchema = feesObject().openapi('Fees', { description: 'Charged on top of the source amount' });
+export const QuoteFeesSchema = feesObject().openapi('Fees', {
+  description: 'Charged on top of the source amount. Live: fx_spread is the cost of the spread already taken in `rate` and is not part of total (docs/rates.md "Spreads")',
+});
 
 /** Spec "Quote" (plus `object` and `created_at`). */
 export const QuoteSchema = z
@@ -23,7 +25,10 @@ export const QuoteSchema = z
     source_currency: z.string().openapi({ example: 'USDC' }),
     destination_amount: AmountSchema.openapi({ description: 'What the recipient receives', example: '1705.00' }),
     destination_currency: z.string().openapi({ example: 'MXN' }),
-    rate: z.string().openapi({ description: 'Mid-market rate: 1 USDC buys <rate> destination units', example: '17.05' }),
+    rate: z.string().openapi({
+      description: 'Sandbox: the mid-market rate; live: the live reference rate less the spread (rate_details). 1 USDC buys <rate> destination units',
+      example: '17.05',
+    }),
     fees: QuoteFeesSchema,
     rate_details: RateDetailsSchema.optional(),
     arrival: ArrivalSchema,
