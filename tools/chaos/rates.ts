@@ -7,7 +7,8 @@
  *   run): USD and EUR lose their rate once Kraken's last answer passes its maximum age, so live
  *   ach_usd and sepa_eur are paused and their payouts refused with channel_unavailable (expected in
  *   that window, {@link expectedRateRefusal}); live deposits wait in the rail inbox;
- * - 55 %: the ECB and Kraken answer garbage, then Kraken its error array, for 6 s (refused, counted);
+ * - 55 % (at least 15 s after the outage): the ECB and Kraken answer garbage, then Kraken its error
+ *   array, for 6 s (refused, counted);
  * - 70 %: the ECB's EUR/USD jumps 25 % for 6 s (refused: beyond RATE_MAX_MOVE_BPS);
  * - 80 %: the market moves a little (accepted: later conversions use the new rate).
  *
@@ -77,7 +78,10 @@ export async function rateFaults(rates: RateSourceServer, start: number, until: 
   outages[outages.length - 1]!.to = Date.now();
   note('Kraken and the ECB back');
 
-  await waitUntil(at(0.55));
+  // Kraken must answer for a while first: garbage right after the outage would extend it.
+  await waitUntil(Math.max(at(0.55), Date.now() + 15_000));
+  // Six seconds of no usable Kraken answer can add to a stale one: a window of its own.
+  outages.push({ from: Date.now(), to: Date.now() + 6000 });
   rates.mode('ecb', 'garbage');
   rates.mode('kraken', 'garbage');
   note('the ECB and Kraken answer garbage');
