@@ -67,6 +67,20 @@ module.exports = {
       to: { path: '^src/(core|db|api|temporal|main)/|^activities/|^workflows/|(^|/)node_modules/(kysely|pg|@temporalio)/' },
     },
     {
+      name: 'live-rates-not-sandbox',
+      severity: 'error',
+      comment: 'Live rates never come from the sandbox table: outside src/sandbox only the environment switch src/core/rates/pricing-rate.ts imports src/sandbox/fx.ts (docs/rates.md "The seam"), and src/api/examples.ts, which computes the OpenAPI documents\' example figures (documentation, never a price) from the sandbox table.',
+      from: { path: '^(src|workflows|activities)/', pathNot: '^src/sandbox/|^src/core/rates/pricing-rate\\.ts$|^src/api/examples\\.ts$' },
+      to: { path: '^src/sandbox/fx\\.ts$' },
+    },
+    {
+      name: 'rate-sources-below-core',
+      severity: 'error',
+      comment: 'Rate-source adapters (src/rates) talk to rate sources, not to our database, Temporal or surfaces: src/core/rates stores and serves what they fetch.',
+      from: { path: '^src/rates/' },
+      to: { path: '^src/(core|db|api|temporal|main|sandbox)/|^activities/|^workflows/|(^|/)node_modules/(kysely|pg|@temporalio)/' },
+    },
+    {
       name: 'activities-over-core',
       severity: 'error',
       comment: 'Activities are thin adapters over the core: no API, no database driver or query builder of their own.',

@@ -1,5 +1,16 @@
 import { z } from 'zod';
 import { parseDuration } from './domain/durations';
+import { parseIntMap, parseRateRoutes } from './domain/rate-routes';
+
+/** Whether `fn` returns without throwing (config refinements over domain parsers). */
+const ok = (fn: () => unknown) => {
+  try {
+    fn();
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** A positive ISO 8601 duration (e.g. `example`) or milliseconds, as a string variable. */
 const isoDuration = (example: string) =>
@@ -236,6 +247,49 @@ const schema = z.object({
     .default('PT1H'),
   WEBHOOK_RETRY_INITIAL: isoDuration('PT5S')
     .default('PT5S'),
+
+  // ---- Live rates (issue #33; docs/rates.md, docs/configuration.md "Live rates") ----
+  /**
+   * Per currency, its rate sources in order of preference with each one's maximum age:
+   * `CUR=source@ISO-duration|source@ISO-duration`, comma-separated. Past its maximum age a source
+   * is not used; with none left, the live channels in that currency are paused.
+   */
+  RATE_ROUTES: z
+    .string()
+    .default('USD=kraken@PT5M,EUR=ecb@P4D|kraken@PT5M,MXN=banxico@P4D|ecb@P4D')
+    .refine((v) => ok(() => parseRateRoutes(v)), 'CUR=source@maxAge|source@maxAge, comma-separated (e.g. EUR=ecb@P4D|kraken@PT5M)'),
+  /** The ECB's eurofxref-daily.xml. */
+  RATE_ECB_URL: z.string().url().default('https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml'),
+  /** Kraken's public Ticker endpoint (the pairs are added as `?pair=`). */
+  RATE_KRAKEN_URL: z.string().url().default('https://api.kraken.com/0/public/Ticker'),
+  /** Banxico SIE: the latest datum of series SF43718 (FIX). */
+  RATE_BANXICO_URL: z.string().url().default('https://www.banxico.org.mx/SieAPIRest/service/v1/series/SF43718/datos/oportuno'),
+  /** Banxico SIE query token (header Bmx-Token); unset: the source is asked without one. */
+  RATE_BANXICO_TOKEN: z.string().min(1).optional(),
+  /** How often the refresher asks every source (ISO 8601 duration or ms). */
+  RATE_REFRESH_INTERVAL: isoDuration('PT30S').default('PT30S'),
+  /** Time limit of one source request. */
+  RATE_FETCH_TIMEOUT: isoDuration('PT5S').default('PT5S'),
+  /** How long a process answers from its in-memory rates before re-reading the table (in the background). */
+  RATE_CACHE_TTL: isoDuration('PT1S').default('PT1S'),
+  /** A source rate that moved more than this many basis points from the last accepted one is refused. */
+  RATE_MAX_MOVE_BPS: z.coerce.number().int().min(1).max(100000).default(500),
+  /** Spread per corridor (channel id) in basis points, `default=` for the others: `default=50,sepa_eur=40`. */
+  RATE_SPREAD_BPS: z
+    .string()
+    .default('default=50,sepa_eur=40,ach_usd=10,spei_mxn=50')
+    .refine((v) => ok(() => parseIntMap(v, 5000, 'RATE_SPREAD_BPS')), 'channel=bps pairs, each 0 to 5000'),
+  /** Spread per business and corridor, overriding RATE_SPREAD_BPS: `<business id>:<channel>=bps`. */
+  RATE_BUSINESS_SPREAD_BPS: z
+    .string()
+    .default('')
+    .refine((v) => ok(() => parseIntMap(v, 5000, 'RATE_BUSINESS_SPREAD_BPS')), 'business:channel=bps pairs, each 0 to 5000'),
+  /** Spread of live deposits per deposit currency, basis points, taken as fees.fx_spread. */
+  RATE_DEPOSIT_SPREAD_BPS: z
+    .string()
+    .default('USD=0,EUR=25,MXN=35')
+    .refine((v) => ok(() => parseIntMap(v, 5000, 'RATE_DEPOSIT_SPREAD_BPS')), 'CUR=bps pairs, each 0 to 5000'),
+  // ---- end of live rates ----
 });
 
 /** Every environment variable the service reads (docs/configuration.md lists each one; test/unit/docs-config.test.ts). */

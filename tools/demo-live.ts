@@ -42,10 +42,13 @@ import { freePort } from '../src/temporal/dev-server';
 import { ACH_NOC_CORRECTED_ACCOUNT } from './test-bank/ach-answers';
 import { startTestBank } from './test-bank/bank';
 import { treasuryPart } from './demo-live/treasury';
+import { startRateSources } from './rate-sources/server';
+import { DEMO_RATE_ENV, ratesDemo } from './demo-live/rates';
 
 const dir = resolve(process.env.DEMO_LIVE_DIR ?? join('.data', `demo-live-${new Date().toISOString().replace(/[:.]/g, '-')}`));
 mkdirSync(dir, { recursive: true });
 const bank = await startTestBank({ dir: join(dir, 'bank'), pollMs: 200, settleAfterMs: 1500, achLateReturnDelayMs: 10_000 });
+const rates = await startRateSources();
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 console.log(`test bank: SFTP on ${bank.server.host}:${bank.server.port} (host key ${bank.server.hostKeySha256})`);
@@ -55,6 +58,8 @@ const service = spawn(process.execPath, ['--import', 'tsx', 'src/main/dev.ts'], 
   env: {
     ...process.env,
     ...bank.env,
+    ...rates.env,
+    ...DEMO_RATE_ENV,
     DATA_DIR: join(dir, 'service'),
     PORT: String(port),
     TEMPORAL_ADDRESS: '',
@@ -78,6 +83,7 @@ async function stop(code: number): Promise<never> {
     await new Promise((r) => service.once('exit', r));
   }
   await bank.stop();
+  await rates.stop();
   process.exit(code);
 }
 
@@ -288,6 +294,7 @@ try {
     console.log(`${s.label.padEnd(28)} ${s.id}  ${now.status}${reason}${now.delivered_at ? `  delivered_at ${now.delivered_at}` : ''}`);
   }
   await achPart(live, link.url);
+  await ratesDemo({ base, liveKey: live, rates });
   for (const sub of ['inbox/answered', 'outbox']) {
     const folder = join(bank.filesDir, 'ach', sub);
     const names = readdirSync(folder).filter((n) => n.endsWith('.ach')).sort();

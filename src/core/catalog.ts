@@ -8,6 +8,7 @@
  */
 import { pausedChannels } from './channel-pauses';
 import { liveRailWorking } from './rails/registry';
+import { missingLiveRate, rateUnavailable } from './rates/pricing-rate';
 import {
   CHANNELS,
   type ChannelDefinition,
@@ -69,9 +70,17 @@ function wireLimits(channel: ChannelDefinition): ChannelListing['limits'] {
 /**
  * The status of `channel` for `caller` (spec "Channel".status; docs/rails.md "Channel status"):
  * paused when the operator paused it (PAUSED_CHANNELS, or at runtime: src/core/channel-pauses.ts),
- * and in live unless its rail's connection works.
+ * and in live unless its rail's connection works and a usable live rate exists for its currency
+ * (docs/rates.md "Stale or failing sources").
  */
 export function statusFor(core: Core, caller: Caller, channel: ChannelDefinition): 'live' | 'paused' {
+  const status = railStatusFor(core, caller, channel);
+  if (status === 'live' && missingLiveRate(core, caller, channel)) return 'paused';
+  return status;
+}
+
+/** {@link statusFor} without the live rate: paused by the operator or for want of a working rail connection. */
+export function railStatusFor(core: Core, caller: Caller, channel: ChannelDefinition): 'live' | 'paused' {
   return channelStatus(channel, caller.environment, pausedChannels(core), (rail) => liveRailWorking(core, rail));
 }
 
@@ -122,6 +131,10 @@ export function knownChannel(channelId: string, param = 'channel'): ChannelDefin
 /** Throws ApiError 400 channel_unavailable (param `param`) when `channel` is paused for `caller` (spec "Errors"). */
 export function assertChannelAvailable(core: Core, caller: Caller, channel: ChannelDefinition, param = 'channel'): void {
   if (statusFor(core, caller, channel) === 'paused') {
+    const noRate = missingLiveRate(core, caller, channel);
+    if (noRate && railStatusFor(core, caller, channel) === 'live') {
+      throw rateUnavailable(channel.id, noRate, param);
+    }
     const why = caller.environment === 'live' ? 'its rail has no working live connection' : 'it is paused while its rail is degraded';
     throw new ApiError(400, 'channel_unavailable', `Channel ${channel.id} cannot be used now: ${why}`, param);
   }

@@ -1,7 +1,7 @@
 /**
  * Quotes (spec "Quote", "Limits": quote validity 60 seconds; Surface A `POST /quotes`). A quote
  * prices one payout on one channel with src/domain/pricing.ts at the sandbox mid-market rate
- * (src/sandbox/fx.ts) and is stored in `quotes` so a payout can use it by `quote_id`.
+ * (src/sandbox/fx.ts) or, in live, the live rate less the spread (docs/rates.md), and is stored in `quotes` so a payout can use it by `quote_id`.
  *
  * Row units (src/db/tables/catalog.ts): source_amount and fee_* in micro-USDC, destination_amount
  * in minor units of destination_currency, fixed_side the amount the caller gave.
@@ -11,11 +11,12 @@ import { ApiError, validationError } from '../domain/errors';
 import { newId } from '../domain/ids';
 import { parseAmountParam, USDC } from '../domain/money';
 import { type Price, price } from '../domain/pricing';
-import { midRate } from '../sandbox/fx';
 import type { Selectable } from 'kysely';
 import type { QuotesTable } from '../db/tables/catalog';
+import type { LiveRateColumns } from '../db/tables/rates';
 import { assertChannelAvailable, knownChannel } from './catalog';
 import type { Caller, Core } from './context';
+import { pricingRate } from './rates/pricing-rate';
 
 /** Quote validity (spec "Limits"): expires_at is created_at + 60 s. */
 export const QUOTE_TTL_MS = 60_000;
@@ -71,7 +72,7 @@ export function priceRequest(core: Core, caller: Caller, input: PriceRequest): P
     ? parseAmountParam(input.destination_amount, channel.currency, 'destination_amount')
     : undefined;
   assertChannelAvailable(core, caller, channel, 'channel');
-  const p = price({ channel, midRate: midRate(channel.currency), sourceAmount, destinationAmount });
+  const p = price({ channel, ...pricingRate(core, caller, channel), sourceAmount, destinationAmount });
   return { channel, price: p, fixedSide: hasSource ? 'source' : 'destination' };
 }
 
@@ -101,6 +102,7 @@ export async function createQuote(core: Core, caller: Caller, input: PriceReques
       fee_fx_spread: p.fees.fxSpread,
       fee_total: p.fees.total,
       fixed_side: priced.fixedSide,
+      ...liveRateColumns(p),
       expires_at: expiresAt,
       created_at: createdAt,
     })
@@ -132,6 +134,7 @@ export function quoteFromRow(row: Selectable<QuotesTable>): QuoteRecord {
       rate: row.rate,
       fees,
       debitTotal: row.source_amount + row.fee_total,
+      ...livePricingOf(row),
     },
     fixedSide: row.fixed_side,
     arrival: { ...channel.arrival },
@@ -160,4 +163,30 @@ export function assertQuoteFresh(quote: QuoteRecord, now: Date, param = 'quote_i
   if (now.getTime() >= quote.expiresAt.getTime()) {
     throw new ApiError(410, 'quote_expired', `Quote ${quote.id} expired at ${quote.expiresAt.toISOString()}; create a new one`, param);
   }
+}
+
+/** The live-rate columns (migration 0062_live_rates) of a {@link Price}: all null for a sandbox price. */
+export function liveRateColumns(p: Price): LiveRateColumns {
+  const l = p.live;
+  return {
+    rate_source: l?.source ?? null,
+    rate_as_of: l?.asOf ?? null,
+    rate_usable_until: l?.usableUntil ?? null,
+    reference_rate: l?.referenceRate ?? null,
+    fx_spread_bps: l?.spreadBps ?? null,
+  };
+}
+
+/** `{ live }` of a row with live-rate columns (a live quote or payout), else `{}`. */
+export function livePricingOf(row: LiveRateColumns): Pick<Price, 'live'> {
+  if (row.rate_source === null || row.rate_as_of === null || row.reference_rate === null || row.fx_spread_bps === null) return {};
+  return {
+    live: {
+      referenceRate: row.reference_rate,
+      spreadBps: row.fx_spread_bps,
+      source: row.rate_source,
+      asOf: row.rate_as_of,
+      usableUntil: row.rate_usable_until ?? row.rate_as_of,
+    },
+  };
 }

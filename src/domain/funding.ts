@@ -4,7 +4,7 @@
  * deposits and payment requests. No I/O: workflows and the core import it.
  */
 import { composeIBAN, friendlyFormatIBAN } from 'ibantools';
-import { divDecimal, formatAmount, parseAmount, parseDecimal, percentOf, USDC } from './money';
+import { divDecimal, formatAmount, parseAmount, parseDecimal, percentOf, USDC, divRound } from './money';
 
 /** Currencies a virtual account holds (spec "VirtualAccount": currency enum USD, EUR, MXN). */
 export const VIRTUAL_ACCOUNT_CURRENCIES = ['USD', 'EUR', 'MXN'] as const;
@@ -172,12 +172,17 @@ export interface DepositConversion {
 }
 
 /**
- * Converts `amount` (minor units of `currency`) to micro-USDC at `rate` (src/sandbox/fx.ts) and
- * takes the fees above. Exact: BigInt throughout.
+ * Converts `amount` (minor units of `currency`) to micro-USDC at `rate` (sandbox: src/sandbox/fx.ts;
+ * live: the ask side of the live rate, docs/rates.md) and takes the fees above. With `spreadBps`
+ * (live) the FX spread is that many basis points of the converted amount, rounded up, instead of
+ * {@link DEPOSIT_FX_SPREAD_PERCENT}. Exact: BigInt throughout.
  */
-export function convertDeposit(amount: bigint, currency: string, rate: string, source: DepositSource): DepositConversion {
+export function convertDeposit(amount: bigint, currency: string, rate: string, source: DepositSource, spreadBps?: number): DepositConversion {
   const grossAmount = currency === USDC ? amount : divDecimal(amount, parseDecimal(rate), USDC, currency, 'floor');
-  const fxSpread = percentOf(grossAmount, DEPOSIT_FX_SPREAD_PERCENT[currency] ?? '0');
+  const fxSpread =
+    spreadBps !== undefined && currency !== USDC
+      ? divRound(grossAmount * BigInt(spreadBps), 10_000n, 'ceil')
+      : percentOf(grossAmount, DEPOSIT_FX_SPREAD_PERCENT[currency] ?? '0');
   const processing =
     source === 'card' ? percentOf(grossAmount, CARD_DEPOSIT_FEE.percent) + parseAmount(CARD_DEPOSIT_FEE.flat, USDC) : 0n;
   const total = fxSpread + processing;

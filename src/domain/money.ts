@@ -12,10 +12,13 @@ import { validationError } from './errors';
 export const USDC = 'USDC';
 
 const ZERO_DECIMAL = new Set(['JPY', 'KRW', 'CLP', 'VND', 'ISK', 'UGX', 'XOF', 'XAF', 'PYG', 'RWF']);
+/** ISO 4217 currencies with 3 minor digits (no catalog channel pays them yet; rates and conversions handle them). */
+const THREE_DECIMAL = new Set(['BHD', 'KWD', 'OMR', 'JOD', 'TND', 'IQD', 'LYD']);
 
-/** Number of decimals in one unit of `currency`: 6 for USDC, 0 for zero-decimal fiat, else 2. */
+/** Number of decimals in one unit of `currency`: 6 for USDC, 0 for zero-decimal fiat, 3 for BHD/KWD/..., else 2. */
 export function exponent(currency: string): number {
   if (currency === USDC) return 6;
+  if (THREE_DECIMAL.has(currency)) return 3;
   return ZERO_DECIMAL.has(currency) ? 0 : 2;
 }
 

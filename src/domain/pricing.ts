@@ -17,10 +17,15 @@
  *    at least what was asked; the destination amount stays exactly as asked), then fees on it.
  * 5. The source amount must lie within channel.limits (inclusive, USDC), else 400
  *    amount_out_of_range naming the amount the caller gave (source_amount / destination_amount).
+ * 6. Live pricing (`live` given; docs/rates.md "Spreads"): the rate is the live reference rate (bid
+ *    side, exact) less the corridor's spread in basis points, truncated to RATE_SCALE decimals
+ *    (src/domain/rates.ts); the spread is taken in the rate, so fees.fxSpread shows its cost
+ *    (source * bps / 10 000, half up) and is NOT part of fees.total (charged on top) nor debitTotal.
  */
 import type { ChannelDefinition } from './channels';
 import { ApiError } from './errors';
 import { divDecimal, formatAmount, mulDecimal, parseAmount, parseDecimal, percentOf, USDC } from './money';
+import { type Fraction, formatRate, lessSpread, spreadCost } from './rates';
 
 /** Input of {@link price}: exactly one of sourceAmount (micro-USDC) / destinationAmount (minor units of channel.currency). */
 export interface PriceInput {
@@ -33,6 +38,20 @@ export interface PriceInput {
   destinationAmount?: bigint;
   /** Apply only the channel's minimum (Surface B: "Maximum single disbursement: no limit"). */
   noMaximum?: boolean;
+  /**
+   * Live pricing (rule 6): the exact bid-side reference rate USDC -> channel.currency and the
+   * spread in basis points; `midRate` is then ignored.
+   */
+  live?: { referenceRate: Fraction; spreadBps: number; source: string; asOf: Date; usableUntil: Date };
+}
+
+/** Live pricing facts of a {@link Price}: reference rate (truncated), spread (bps), the rate's source, as-of and end of use. */
+export interface LivePricing {
+  referenceRate: string;
+  spreadBps: number;
+  source: string;
+  asOf: Date;
+  usableUntil: Date;
 }
 
 /**
@@ -47,6 +66,8 @@ export interface Price {
   rate: string;
   fees: { provider: bigint; service: bigint; fxSpread: bigint; total: bigint };
   debitTotal: bigint;
+  /** Live pricing only: the reference rate before the spread (truncated) and the spread in bps. */
+  live?: LivePricing;
 }
 
 /**
@@ -57,12 +78,13 @@ export interface Price {
  * 'source_amount' or 'destination_amount'.
  */
 export function price(input: PriceInput): Price {
-  const { channel, midRate, sourceAmount, destinationAmount } = input;
+  const { channel, sourceAmount, destinationAmount, live } = input;
   if ((sourceAmount === undefined) === (destinationAmount === undefined)) {
     throw new Error('price: give exactly one of sourceAmount and destinationAmount');
   }
-  const rate = parseDecimal(midRate);
-  if (rate.digits <= 0n) throw new Error(`price: rate must be positive, got "${midRate}"`);
+  const rateString = live ? formatRate(lessSpread(live.referenceRate, live.spreadBps)) : input.midRate;
+  const rate = parseDecimal(rateString);
+  if (rate.digits <= 0n) throw new Error(`price: rate must be positive, got "${rateString}"`);
 
   let source: bigint;
   let destination: bigint;
@@ -94,17 +116,18 @@ export function price(input: PriceInput): Price {
   const flat = (v: string) => parseAmount(v, USDC, { allowZero: true });
   const provider = percentOf(source, channel.provider_fee.percent) + flat(channel.provider_fee.flat);
   const service = percentOf(source, channel.service_fee.percent) + flat(channel.service_fee.flat);
-  const fxSpread = percentOf(source, channel.fx_spread_percent);
-  const total = provider + service + fxSpread;
+  const fxSpread = live ? spreadCost(source, live.spreadBps) : percentOf(source, channel.fx_spread_percent);
+  const total = live ? provider + service : provider + service + fxSpread;
 
   return {
     sourceAmount: source,
     sourceCurrency: 'USDC',
     destinationAmount: destination,
     destinationCurrency: channel.currency,
-    rate: midRate,
+    rate: rateString,
     fees: { provider, service, fxSpread, total },
     debitTotal: source + total,
+    ...(live ? { live: { referenceRate: formatRate(live.referenceRate), spreadBps: live.spreadBps, source: live.source, asOf: live.asOf, usableUntil: live.usableUntil } } : {}),
   };
 }
 
@@ -126,4 +149,22 @@ export function formatFees(p: Price): WireFees {
     total: formatAmount(p.fees.total, USDC),
     currency: 'USDC',
   };
+}
+
+/**
+ * Live rate provenance on the wire (extension; docs/rates.md "On the wire"), present on live quotes,
+ * payouts and deposits only: the reference rate before the spread (what the sources gave, Stripe's
+ * `reference_rate`), its source (`ecb+kraken`: the ECB cross with USDC/USD from Kraken) and as-of
+ * time (ISO 8601 UTC), and the spread taken in `rate`, in basis points.
+ */
+export interface WireRateDetails {
+  reference_rate: string;
+  source: string;
+  as_of: string;
+  spread_bps: number;
+}
+
+/** The wire {@link WireRateDetails} of live pricing facts. */
+export function formatRateDetails(l: Pick<LivePricing, 'referenceRate' | 'source' | 'asOf' | 'spreadBps'>): WireRateDetails {
+  return { reference_rate: l.referenceRate, source: l.source, as_of: l.asOf.toISOString(), spread_bps: l.spreadBps };
 }

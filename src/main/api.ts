@@ -4,6 +4,7 @@ import { loadConfig } from '../config';
 import { createApp } from '../api/app';
 import { startApiKeyCache } from '../core/api-key-cache';
 import { startRailHealthChecks } from '../core/rails/lifecycle';
+import { refreshRateCache } from '../core/rates/cache';
 import { buildCore, closeCore } from './runtime';
 
 /** `npm run api`: the HTTP API process. Configured by DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PORT, HOST. */
@@ -17,6 +18,8 @@ const core = await buildCore(config);
 const keyCache = await startApiKeyCache(core.db, config.DATABASE_URL, core.log);
 // Channel status follows the live rails' connections (docs/rails.md "Channel status").
 const stopRailChecks = await startRailHealthChecks(core);
+// Live rates from the workers' refresher, kept in memory (docs/rates.md "Cache").
+await refreshRateCache(core).catch((err: Error) => core.log.warn({ err }, 'live rates not read yet'));
 const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname: config.HOST }, (info) =>
   core.log.info({ port: info.port }, 'api listening'),
 );

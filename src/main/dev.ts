@@ -9,6 +9,7 @@ import { createBusiness } from '../core/businesses';
 import { startRelay } from '../core/relay';
 import { startRailHealthChecks, startRailPollers } from '../core/rails/lifecycle';
 import { startRetention } from '../core/retention';
+import { startRateRefresher } from '../core/rates/refresher';
 import { relayTasks } from '../core/relay-tasks';
 import { type DevServer, freePort, startDevServer } from '../temporal/dev-server';
 import { prepareWorkflowBundle } from '../temporal/bundle';
@@ -69,6 +70,7 @@ const stopRelay = startRelay(core, relayTasks);
 // Live bank rails, when configured (docs/rails.md): inbox pollers and connection checks.
 const stopRailChecks = await startRailHealthChecks(core);
 await startRailPollers(core);
+const stopRates = await startRateRefresher(core); // live rates (docs/rates.md "Refresher")
 await startRetention(core);
 const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname: '0.0.0.0' });
 
@@ -91,6 +93,7 @@ async function shutdown() {
   console.log('\nStopping ...');
   await new Promise<void>((r) => server.close(() => r()));
   stopRailChecks();
+  await stopRates();
   await stopRelay();
   // The SDK's runtime already drains the worker on SIGINT/SIGTERM; shutting down twice throws.
   if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -8,6 +8,7 @@ import { relayTasks } from '../core/relay-tasks';
 import { startRelay } from '../core/relay';
 import { startRailHealthChecks, startRailPollers } from '../core/rails/lifecycle';
 import { startRetention } from '../core/retention';
+import { startRateRefresher } from '../core/rates/refresher';
 import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
 import { prepareWorkflowBundle } from '../temporal/bundle';
 import { freePort } from '../temporal/dev-server';
@@ -51,6 +52,8 @@ const stopRelay = startRelay(core, relayTasks);
 const stopRailChecks = await startRailHealthChecks(core);
 const pollers = await startRailPollers(core);
 if (pollers.length > 0) core.log.info({ rails: pollers }, 'live rail inbox pollers running');
+// Live rates (docs/rates.md "Refresher"): every worker asks the rate sources and stores what it accepts.
+const stopRates = await startRateRefresher(core);
 // Data retention (docs/operations.md "Data retention"): one loop per namespace.
 await startRetention(core);
 // A metrics port already taken must not stop payouts: log it and run on (Prometheus shows up == 0).
@@ -69,6 +72,7 @@ core.log.info({ taskQueues: [config.TASK_QUEUE, taskQueueFor(config, DISBURSEMEN
 await worker.run();
 await metrics?.close();
 stopRailChecks();
+await stopRates();
 await stopRelay();
 await connection.close();
 await closeCore(core);

@@ -166,7 +166,9 @@ describe.skipIf(SKIP)('live ach_usd over SFTP to the test bank', () => {
     const parsed = parseNachaFile(sent);
     const entry = parsed.batches.flatMap((b) => b.entries).find((e) => e.traceNumber === inFile.trace_number)!;
     expect(parsed.batches[0]!.secCode).toBe('PPD');
-    expect(entry).toMatchObject({ transactionCode: '22', accountNumber: '123456789', routingNumber: '021000021', amountMinor: '2000', name: 'JOSE NUNEZ-ORTIZ MARTI' });
+    // The entry carries the payout's destination amount: 20 USDC at the live USDC/USD rate less the spread (docs/rates.md).
+    expect(done.destination_amount).toMatch(/^19\.9\d$/);
+    expect(entry).toMatchObject({ transactionCode: '22', accountNumber: '123456789', routingNumber: '021000021', amountMinor: done.destination_amount.replace('.', ''), name: 'JOSE NUNEZ-ORTIZ MARTI' });
     expect(entry.addenda05?.paymentRelatedInformation).toBe('INVOICE 7 / MAERZ');
     expect(inFile.creditor_name).toBe('José Núñez-Ortiz Martínez de la Cruz');
     if (VALIDATOR) expect(await validateNacha(sent)).toEqual({ valid: true, errors: [] });

@@ -14,6 +14,8 @@ import { drainWorkflowStarts } from '../../src/core/workflow-starts';
 import { migrate, openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
 import { createWorker, type PaymentsWorker } from '../../src/temporal/worker';
+import { startRateRefresher } from '../../src/core/rates/refresher';
+import { type RateSourceServer, startRateSources } from '../../tools/rate-sources/server';
 
 /** Options of {@link Harness.request}. */
 export interface RequestOptions {
@@ -49,6 +51,8 @@ export interface Harness {
   request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<Reply<T>>;
   /** A new business with owner keys in both environments. */
   business(opts?: { verified?: boolean; approvalsRequired?: number }): Promise<{ id: string; sandbox: string; live: string }>;
+  /** The live rate sources this harness's refresher reads (tools/rate-sources/server.ts; docs/rates.md). */
+  rates: RateSourceServer;
   /** Starts the worker (and relay) if the harness was made without one. */
   startWorker(): Promise<void>;
   /** Stops the worker (and relay), e.g. to simulate a crash. */
@@ -108,6 +112,8 @@ export async function createHarness(
   if (!address) throw new Error('This test needs Temporal; run it without TEST_NO_INFRA=1');
   const { db, url: databaseUrl, drop } = await freshDb();
   await migrate(db);
+  // Live rates come from rate test servers on loopback, refreshed every second (docs/rates.md).
+  const rates = await startRateSources();
   const config = loadConfig(
     {
       TEMPORAL_ADDRESS: address,
@@ -118,6 +124,8 @@ export async function createHarness(
       // Tests fire bursts with one key; test/api/rate-limit*.test.ts checks the real limits.
       RATE_LIMIT_LIVE_PER_SECOND: '10000',
       RATE_LIMIT_SANDBOX_PER_SECOND: '10000',
+      ...rates.env,
+      RATE_REFRESH_INTERVAL: 'PT1S',
       ...opts.env,
     },
     opts.config,
@@ -127,6 +135,7 @@ export async function createHarness(
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const core: Core = { db, temporal, config, log: pino({ level: 'silent' }), now: () => new Date() };
   const app = createApp(core);
+  const stopRates = await startRateRefresher(core, { awaitFirst: true });
 
   let worker: PaymentsWorker | undefined;
   let workerRun: Promise<void> | undefined;
@@ -139,6 +148,7 @@ export async function createHarness(
     app,
     config,
     databaseUrl,
+    rates,
     async request<T>(method: string, path: string, o: RequestOptions = {}): Promise<Reply<T>> {
       const headers: Record<string, string> = { ...(o.headers ?? {}) };
       if (o.key) headers.Authorization = `Bearer ${o.key}`;
@@ -183,6 +193,8 @@ export async function createHarness(
     async close() {
       await drainWorkflowStarts(core);
       await harness.stopWorker();
+      await stopRates();
+      await rates.stop();
       await connection.close();
       await db.destroy();
       await drop();

@@ -25,6 +25,7 @@ import { Rng } from './rng';
 import { fundLive, type LiveCredit, liveLoop, liveRail } from './live';
 import { clientLoop, newTrafficLog } from './traffic';
 import { startTreasuryChaos } from './treasury';
+import { auditRates, CHAOS_RATE_ENV, rateFaults } from './rates';
 
 const { values: args } = parseArgs({
   options: {
@@ -179,7 +180,7 @@ async function main(): Promise<number> {
       clusterNodes: args['dev-server'] ? 0 : 2,
       testBank: !args['no-live'],
       // Webhook retries from 0.5 s (doubling) so that a recovered receiver is caught up quickly.
-      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info', TREASURY_BOOKS_ONLY_GRACE: 'PT5S' },
+      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info', TREASURY_BOOKS_ONLY_GRACE: 'PT5S', ...CHAOS_RATE_ENV },
       log: (l) => say(`[stack] ${l}`),
     });
   } catch (err) {
@@ -238,6 +239,7 @@ async function main(): Promise<number> {
       receiverPlan,
       ...Array.from({ length: clients }, () => clientLoop(owner, approver, rng.fork(), traffic, run, until, active, 2, virtualAccountId, guide)),
       ...(live && stack.bank && liveIban ? [liveLoop(live, rng.fork(), traffic, run, until, stack.bank, liveIban, liveCredits)] : []),
+      ...(stack.rates ? [rateFaults(stack.rates, start, until, say)] : []),
     ]);
     clearInterval(progress);
     say(`traffic over; waiting for ${traffic.background.length} background flows (claims, disbursements)`);
@@ -261,6 +263,7 @@ async function main(): Promise<number> {
         diagnostics,
         ...(stack.bank ? { liveCredits } : {}),
       })),
+      ...(stack.rates ? await auditRates(stack.db) : []),
     );
     if (treasury) checks.push(...(await treasury.audit(stack.db)));
     checks.push({

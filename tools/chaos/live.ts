@@ -8,6 +8,7 @@
  * ACH payouts too: every live payout's source_amount is in the USDC balance). Everything is
  * recorded in the shared traffic log, so the audit's money and payout checks cover live payouts too.
  */
+import { expectedRateRefusal } from './rates';
 import type { Db } from '../../src/db/schema';
 import type { TestBank } from '../test-bank/bank';
 import type { ChaosClient } from './client';
@@ -125,7 +126,7 @@ export async function liveLoop(live: ChaosClient, rng: Rng, log: TrafficLog, run
       const r = await live.send('POST', '/payouts', { body, idem: rec.idem, cut: rec.cut });
       rec.status = r.status;
       if (r.body?.id) rec.ids.add(r.body.id);
-      if (r.status !== 201) log.unexpected.push(`live POST /payouts ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+      if (r.status !== 201 && !expectedRateRefusal(r.status, r.body)) log.unexpected.push(`live POST /payouts ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
     }
     await sleep(rng.int(500, 2000));
   }

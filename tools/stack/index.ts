@@ -26,6 +26,7 @@ import { writeWorkflowBundle } from '../../src/temporal/bundle';
 import { type DevServer, freePort, startDevServer } from '../../src/temporal/dev-server';
 import { startTemporalCluster, type TemporalCluster } from '../temporal-cluster/cluster';
 import { startTestBank, type TestBank } from '../test-bank/bank';
+import { type RateSourceServer, startRateSources } from '../rate-sources/server';
 import { type Postgres, startPostgres } from './postgres';
 import { type Proxy, startProxy } from './proxy';
 
@@ -186,6 +187,8 @@ export interface Stack {
   restartPostgres(): Promise<void>;
   /** The test bank when started with `testBank` (else null). */
   bank: TestBank | null;
+  /** With `testBank`: the live rate sources every process reads (tools/rate-sources; docs/rates.md), else null. */
+  rates: RateSourceServer | null;
   /** A new business with sandbox and live owner keys (`verified`: may open virtual accounts). */
   createBusiness(name: string, approvals?: number, verified?: boolean): Promise<{ business_id: string; keys: { sandbox: string; live: string } }>;
   /** The tail of a process's log (for failure reports). */
@@ -266,6 +269,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const temporalAddress = cluster ? cluster.address : temporal.address;
     const bundle = await writeWorkflowBundle(join(dir, 'workflow-bundle.js'));
     let bank: TestBank | null = null;
+    let rates: RateSourceServer | null = null;
     if (opts.testBank) {
       // ACH late returns 8 s after the upload: after settlement (PT3S), inside the return window.
       // Both rails' return windows are PT180S: wide enough for a bank answer held up by faults (an
@@ -278,6 +282,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       const b = bank;
       cleanups.push(() => b.stop());
       log(`test bank: SFTP on ${b.server.host}:${b.server.port}, files in ${b.filesDir}`);
+      // Live prices need live rates (docs/rates.md): the rate test servers, refreshed every 2 s.
+      rates = await startRateSources();
+      const r = rates;
+      cleanups.push(() => r.stop());
     }
 
     const env: NodeJS.ProcessEnv = {
@@ -289,6 +297,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       ...(bank
         ? {
             ...bank.env,
+            ...rates?.env,
+            RATE_REFRESH_INTERVAL: 'PT2S',
             RAIL_SEPA_BATCH_WINDOW: 'PT2S',
             RAIL_SEPA_POLL_INTERVAL: 'PT1S',
             RAIL_SEPA_RETURN_WINDOW: 'PT180S',
@@ -359,6 +369,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       },
       cluster,
       bank,
+      rates,
       temporalAddress,
       apis,
       workers,

@@ -1019,6 +1019,7 @@ export interface components {
             /** @example 17.05 */
             rate: string;
             fees: components["schemas"]["PayoutFees"];
+            rate_details?: components["schemas"]["RateDetails"];
             reference: string | null;
             memo: string | null;
             message: string | null;
@@ -1085,6 +1086,29 @@ export interface components {
             total: string;
             /** @example USDC */
             currency: string;
+        };
+        /** @description Live only: where the rate came from, how old it was, and the spread applied */
+        RateDetails: {
+            /**
+             * @description The live reference rate before the spread: 1 USDC buys <reference_rate> units (10 decimals at most, truncated)
+             * @example 0.9201234567
+             */
+            reference_rate: string;
+            /**
+             * @description Rate source(s) of the rate's legs, joined by '+': ecb+kraken is the ECB's euro cross with USDC/USD from Kraken's ticker
+             * @example ecb+kraken
+             */
+            source: string;
+            /**
+             * @description When the oldest leg's rate was set (ISO 8601 UTC)
+             * @example 2026-11-26T12:15:00.000Z
+             */
+            as_of: string;
+            /**
+             * @description Spread in basis points: taken in `rate` on quotes and payouts (its cost is fees.fx_spread), charged as fees.fx_spread on deposits
+             * @example 40
+             */
+            spread_bps: number;
         };
         /** @description One rail call (extension: the spec leaves the element fields open) */
         PayoutAttempt: {
@@ -1359,11 +1383,12 @@ export interface components {
             /** @example MXN */
             destination_currency: string;
             /**
-             * @description Mid-market rate: 1 USDC buys <rate> destination units
+             * @description Sandbox: the mid-market rate; live: the live reference rate less the spread (rate_details). 1 USDC buys <rate> destination units
              * @example 17.05
              */
             rate: string;
             fees: components["schemas"]["Fees"];
+            rate_details?: components["schemas"]["RateDetails"];
             arrival: components["schemas"]["ArrivalWindow"];
             /**
              * Format: date-time
@@ -1373,7 +1398,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
-        /** @description Charged on top of the source amount */
+        /** @description Charged on top of the source amount. Live: fx_spread is the cost of the spread already taken in `rate` and is not part of total (docs/rates.md "Spreads") */
         Fees: {
             /**
              * @description Decimal string: digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)
@@ -2119,6 +2144,7 @@ export interface components {
             credited_amount: string;
             /** @enum {string} */
             credited_currency: "USDC";
+            rate_details?: components["schemas"]["RateDetails"];
             reference: string | null;
             sender_name: string | null;
             /** @description The transfer's id at the sending bank or network: one deposit per id */

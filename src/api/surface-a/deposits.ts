@@ -4,6 +4,7 @@
  * `POST /sandbox/deposits` that simulates a bank transfer arriving in a virtual account.
  * A thin adapter over src/core/funding/deposits.ts.
  */
+import { RateDetailsSchema } from './rate-details';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { SurfaceRouter } from '../surface';
 import { getDeposit, listDeposits, receiveDeposit } from '../../core/funding/deposits';
@@ -34,6 +35,7 @@ export const DepositSchema = z
     fees: z.object({ fx_spread: Amount, processing: Amount, total: Amount, currency: z.literal('USDC') }),
     credited_amount: Amount.openapi({ description: 'converted_amount - fees.total, credited to the USDC balance' }),
     credited_currency: z.literal('USDC'),
+    rate_details: RateDetailsSchema.optional(),
     reference: z.string().nullable(),
     sender_name: z.string().nullable(),
     external_id: z.string().openapi({ description: "The transfer's id at the sending bank or network: one deposit per id" }),

@@ -3,6 +3,7 @@
  * GET /payouts, GET /payouts/{id}, GET /payouts/{id}/receipt). Parses the snake_case wire shapes
  * and renders them; src/core/payouts.ts validates, prices, holds and starts the workflow.
  */
+import { RateDetailsSchema } from './rate-details';
 import { createRoute, z } from '@hono/zod-openapi';
 import { createPayout, getPayout, getPayoutReceipt, listPayouts } from '../../core/payouts';
 import { PAYOUT_FAILURE_CODES, PAYOUT_STATUSES } from '../../domain/payout-state';
@@ -85,6 +86,7 @@ export const PayoutSchema = z
     destination_currency: z.string().openapi({ example: SPEI_MXN_100.destination_currency }),
     rate: z.string().openapi({ example: SPEI_MXN_100.rate }),
     fees: Fees,
+    rate_details: RateDetailsSchema.optional(),
     reference: z.string().nullable(),
     memo: z.string().nullable(),
     message: z.string().nullable(),

@@ -5,13 +5,16 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createQuote, type QuoteRecord } from '../../core/quotes';
 import { formatAmount, USDC } from '../../domain/money';
-import { formatFees } from '../../domain/pricing';
+import { formatFees, formatRateDetails } from '../../domain/pricing';
 import { SPEI_MXN_100 } from '../examples';
+import { RateDetailsSchema } from './rate-details';
 import type { SurfaceRouter } from '../surface';
 import { ArrivalSchema, AUTH_ERRORS, AmountInputSchema, AmountSchema, DateTimeSchema, errorResponses, feesObject, jsonContent } from './schemas';
 
 /** Spec "Shared types" Fees as on a quote (fx_spread present). USDC Amounts. */
-export const QuoteFeesSchema = feesObject().openapi('Fees', { description: 'Charged on top of the source amount' });
+export const QuoteFeesSchema = feesObject().openapi('Fees', {
+  description: 'Charged on top of the source amount. Live: fx_spread is the cost of the spread already taken in `rate` and is not part of total (docs/rates.md "Spreads")',
+});
 
 /** Spec "Quote" (plus `object` and `created_at`). */
 export const QuoteSchema = z
@@ -23,8 +26,12 @@ export const QuoteSchema = z
     source_currency: z.string().openapi({ example: 'USDC' }),
     destination_amount: AmountSchema.openapi({ description: 'What the recipient receives', example: SPEI_MXN_100.destination_amount }),
     destination_currency: z.string().openapi({ example: 'MXN' }),
-    rate: z.string().openapi({ description: 'Mid-market rate: 1 USDC buys <rate> destination units', example: SPEI_MXN_100.rate }),
+    rate: z.string().openapi({
+      description: 'Sandbox: the mid-market rate; live: the live reference rate less the spread (rate_details). 1 USDC buys <rate> destination units',
+      example: SPEI_MXN_100.rate,
+    }),
     fees: QuoteFeesSchema,
+    rate_details: RateDetailsSchema.optional(),
     arrival: ArrivalSchema,
     expires_at: DateTimeSchema.openapi({ description: '60 seconds after created_at' }),
     created_at: DateTimeSchema,
@@ -44,6 +51,7 @@ export function renderQuote(q: QuoteRecord): QuoteResponse {
     destination_currency: p.destinationCurrency,
     rate: p.rate,
     fees: formatFees(p),
+    ...(p.live ? { rate_details: formatRateDetails(p.live) } : {}),
     arrival: { ...q.arrival },
     expires_at: q.expiresAt.toISOString(),
     created_at: q.createdAt.toISOString(),

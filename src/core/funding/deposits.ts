@@ -12,7 +12,9 @@
  * external id) is the same deposit, credited once.
  *
  * Conversion: the deposit amount is converted to USDC at the sandbox mid-market rate
- * (src/sandbox/fx.ts), rounded down; fees (FX spread, card processing) are taken from it and shown.
+ * (src/sandbox/fx.ts) or, in live, the ask side of the live rate (docs/rates.md "Deposits"),
+ * rounded down; fees (FX spread, card processing) are taken from it and shown. A live deposit
+ * records the rate's source, as-of time and spread.
  */
 import type { Selectable } from 'kysely';
 import { type ListEnvelope, paginate } from '../paging';
@@ -31,8 +33,9 @@ import {
   type WireDepositFees,
 } from '../../domain/funding';
 import { newId } from '../../domain/ids';
+import { formatRateDetails, type WireRateDetails } from '../../domain/pricing';
 import { formatAmount, parseAmount, parseAmountParam, USDC } from '../../domain/money';
-import { midRate } from '../../sandbox/fx';
+import { depositRate } from '../rates/pricing-rate';
 import { DEPOSIT_WORKFLOW_TYPE, type DepositCreditResult, type DepositWorkflowInput } from '../../../workflows/deposit.contract';
 import type { Caller, Core } from '../context';
 import { emitEvent } from '../events';
@@ -68,6 +71,8 @@ export interface WireDeposit {
   /** converted_amount - fees.total: what the USDC balance is (or will be) credited. */
   credited_amount: string;
   credited_currency: 'USDC';
+  /** Extension, live only (docs/rates.md "Deposits"): the rate's source, as-of time, market rate (ask side) and spread. */
+  rate_details?: WireRateDetails;
   reference: string | null;
   sender_name: string | null;
   external_id: string;
@@ -97,6 +102,9 @@ export function renderDeposit(row: DepositRow): WireDeposit {
     fees: formatDepositFees({ fxSpread: row.fee_fx_spread, processing: row.fee_processing, total: row.fee_total }),
     credited_amount: formatAmount(row.net_amount, USDC),
     credited_currency: 'USDC',
+    ...(row.rate_source !== null && row.rate_as_of !== null && row.reference_rate !== null && row.fx_spread_bps !== null
+      ? { rate_details: formatRateDetails({ referenceRate: row.reference_rate, source: row.rate_source, asOf: row.rate_as_of, spreadBps: row.fx_spread_bps }) }
+      : {}),
     reference: row.reference,
     sender_name: row.sender_name,
     external_id: row.external_id,
@@ -185,7 +193,13 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
   if (amount > parseAmount(MAX_DEPOSIT_UNITS, currency)) {
     throw validationError('amount', `amount must be at most ${MAX_DEPOSIT_UNITS} ${currency}`);
   }
-  const conversion = convertDeposit(amount, currency, midRate(currency), input.source);
+  const dr = currency === USDC ? { rate: '1' } : depositRate(core, caller.environment, currency);
+  if (!dr) {
+    // Money that arrived is never refused: the caller (the rail inbox) keeps the credit and tries
+    // again on its next poll, when a source is back (docs/rates.md "Deposits").
+    throw new Error(`No usable live USDC/${currency} rate: the deposit waits for a rate source`);
+  }
+  const conversion = convertDeposit(amount, currency, dr.rate, input.source, dr.live?.spreadBps);
   if (conversion.netAmount <= 0n) {
     throw validationError('amount', `amount is too small: ${formatAmount(conversion.fees.total, USDC)} USDC of fees exceed what it converts to`);
   }
@@ -212,6 +226,11 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
         fee_processing: conversion.fees.processing,
         fee_total: conversion.fees.total,
         net_amount: conversion.netAmount,
+        rate_source: dr.live?.rate.source ?? null,
+        rate_as_of: dr.live?.rate.asOf ?? null,
+        rate_usable_until: dr.live?.rate.usableUntil ?? null,
+        reference_rate: dr.live?.rate.ask ?? null,
+        fx_spread_bps: dr.live?.spreadBps ?? null,
         reference,
         sender_name: senderName,
         external_id: input.externalId,

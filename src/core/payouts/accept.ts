@@ -21,6 +21,7 @@ import { applyPayoutPolicy, recordApprovalRequired } from '../policies/payouts';
 import { retentionCutoff } from '../idempotency-retention';
 import { keyPolicy } from '../policies/policy';
 import { isUniqueViolation } from '../../db/errors';
+import { liveRateColumns } from '../quotes';
 
 /** Options of {@link insertPayout}. */
 export interface InsertPayoutOptions {
@@ -150,6 +151,7 @@ export function payoutValues(
     fee_fx_spread: pr.fees.fxSpread,
     fee_total: pr.fees.total,
     debit_total: pr.debitTotal,
+    ...liveRateColumns(pr),
     reference: prepared.reference,
     memo: prepared.memo,
     message: prepared.message,

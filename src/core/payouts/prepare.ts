@@ -7,11 +7,12 @@ import { ApiError, notFound, validationError } from '../../domain/errors';
 import { parseAmountParam, formatAmount, USDC } from '../../domain/money';
 import { type Price, price as priceOf } from '../../domain/pricing';
 import { type InlineRecipient, validateInlineRecipient } from '../../domain/recipients';
-import { midRate } from '../../sandbox/fx';
-import { statusFor } from '../catalog';
+import { railStatusFor, statusFor } from '../catalog';
 import { freshPausedChannels } from '../channel-pauses';
 import type { Caller, Core } from '../context';
 import { railCarriageProblem, railLatestArrival } from '../rails/registry';
+import { livePricingOf } from '../quotes';
+import { missingLiveRate, pricingRate, rateUnavailable } from '../rates/pricing-rate';
 import { MAX_REFERENCE_LENGTH, MAX_MEMO_LENGTH, MAX_MESSAGE_LENGTH } from './rows';
 
 /**
@@ -162,6 +163,8 @@ async function prepareChecked(
 
   await freshPausedChannels(core); // a runtime pause reaches acceptance within its TTL
   if (statusFor(core, caller, channel) !== 'live') {
+    const noRate = missingLiveRate(core, caller, channel);
+    if (noRate && railStatusFor(core, caller, channel) === 'live') throw rateUnavailable(channel.id, noRate, p('channel'));
     throw new ApiError(
       400,
       'channel_unavailable',
@@ -264,12 +267,13 @@ async function prepareChecked(
       rate: q.rate,
       fees: { provider: q.fee_provider, service: q.fee_service, fxSpread: q.fee_fx_spread, total: q.fee_total },
       debitTotal: q.source_amount + q.fee_total,
+      ...livePricingOf(q),
     };
   } else {
     price = prefixed(pre, () =>
       priceOf({
         channel,
-        midRate: midRate(channel.currency),
+        ...pricingRate(core, caller, channel, p('channel')),
         ...(s.sourceMinor !== undefined ? { sourceAmount: s.sourceMinor } : { destinationAmount: s.destinationMinor }),
         noMaximum: req.noMaximum === true,
       }),

@@ -4,7 +4,7 @@ import type { RecipientType } from '../../domain/channels';
 import { notFound } from '../../domain/errors';
 import { formatAmount, USDC } from '../../domain/money';
 import type { PayoutFailureCode, PayoutStatus } from '../../domain/payout-state';
-import type { WireFees } from '../../domain/pricing';
+import { formatRateDetails, type WireFees, type WireRateDetails } from '../../domain/pricing';
 import { maskRecipientDetails } from '../../domain/recipients';
 import { type ListEnvelope, paginate } from '../paging';
 import type { Caller, Core } from '../context';
@@ -35,6 +35,8 @@ export interface WirePayout {
   destination_currency: string;
   rate: string;
   fees: WireFees;
+  /** Extension, live only (docs/rates.md "On the wire"): the rate's source, as-of time, reference rate and spread. */
+  rate_details?: WireRateDetails;
   reference: string | null;
   memo: string | null;
   message: string | null;
@@ -91,6 +93,9 @@ export function renderPayout(row: PayoutRow, attempts?: PayoutAttemptRow[], publ
     destination_currency: row.destination_currency,
     rate: row.rate,
     fees,
+    ...(row.rate_source !== null && row.rate_as_of !== null && row.reference_rate !== null && row.fx_spread_bps !== null
+      ? { rate_details: formatRateDetails({ referenceRate: row.reference_rate, source: row.rate_source, asOf: row.rate_as_of, spreadBps: row.fx_spread_bps }) }
+      : {}),
     reference: row.reference,
     memo: row.memo,
     message: row.message,

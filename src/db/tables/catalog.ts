@@ -1,8 +1,9 @@
 import type { Generated, JSONColumnType } from 'kysely';
 import type { Environment } from './platform';
+import type { LiveRateColumns } from './rates';
 
 
-export interface QuotesTable {
+export interface QuotesTable extends LiveRateColumns {
   id: string;
   business_id: string;
   environment: Environment;

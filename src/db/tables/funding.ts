@@ -1,5 +1,6 @@
 import type { Generated, JSONColumnType } from 'kysely';
 import type { Environment } from './platform';
+import type { LiveRateColumns } from './rates';
 
 /** A virtual bank account of a business (spec "VirtualAccount"); details stored whole, masked in the API. */
 export interface VirtualAccountsTable {
@@ -21,7 +22,7 @@ export interface VirtualAccountsTable {
 }
 
 /** Money that arrived for a business: by virtual account, on chain or by card (src/core/funding/deposits.ts). */
-export interface DepositsTable {
+export interface DepositsTable extends LiveRateColumns {
   id: string;
   business_id: string;
   environment: Environment;

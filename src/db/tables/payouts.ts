@@ -1,5 +1,6 @@
 import type { Generated, JSONColumnType } from 'kysely';
 import type { Environment } from './platform';
+import type { LiveRateColumns } from './rates';
 
 
 /** One balance per business, environment and currency; both columns CHECK (>= 0) in the schema. */
@@ -32,7 +33,7 @@ export interface LedgerPostingsTable {
   created_at: Generated<Date>;
 }
 
-export interface PayoutsTable {
+export interface PayoutsTable extends LiveRateColumns {
   id: string;
   business_id: string;
   environment: Environment;

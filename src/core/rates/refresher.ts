@@ -1,0 +1,131 @@
+/**
+ * The live rate refresher (docs/rates.md "Refresher"): runs in every worker process (`npm run
+ * worker`, `npm run dev`), asks each source named in RATE_ROUTES every RATE_REFRESH_INTERVAL, and
+ * stores what it accepts in `fx_rate_observations` (src/core/rates/store.ts), from where every
+ * process's cache (./cache.ts) reads it. Refused, counted (fx_rate_refusals_total) and logged, never
+ * stored: an answer that does not parse or is the source's own error, an unreachable source, and a
+ * pair whose rate moved more than RATE_MAX_MOVE_BPS from the last accepted one. Each source has at
+ * most one fetch in flight per process; several workers fetching the same source store the same
+ * rows (the upsert never moves a pair back in time). An as-of later than the time of receipt is
+ * stored as the time of receipt.
+ */
+import { parseDuration } from '../../domain/durations';
+import type { RateObservation } from '../../domain/rate-routes';
+import { moveBps } from '../../domain/rates';
+import { RateSourceError, rateSourceFactory, type RateSource } from '../../rates/index';
+import type { Core } from '../context';
+import { cachedBook, rateSettings, refreshRateCache } from './cache';
+import { rateRefusals, type RefusalReason, watchRates } from './metrics';
+import { readObservations, storeObservations } from './store';
+
+/** The endpoint and credential of each built-in source from the configuration. */
+function sourceSettings(core: Core, id: string): { url: string; token?: string } | undefined {
+  const c = core.config;
+  if (id === 'ecb') return { url: c.RATE_ECB_URL };
+  if (id === 'kraken') return { url: c.RATE_KRAKEN_URL };
+  if (id === 'banxico') return { url: c.RATE_BANXICO_URL, ...(c.RATE_BANXICO_TOKEN ? { token: c.RATE_BANXICO_TOKEN } : {}) };
+  return undefined;
+}
+
+/** The sources RATE_ROUTES names, built from the registry (an unknown id is logged once and skipped). */
+export function routeSources(core: Core): RateSource[] {
+  const ids = new Set(Object.values(rateSettings(core.config).routes).flatMap((r) => r.map((s) => s.source)));
+  const timeoutMs = parseDuration(core.config.RATE_FETCH_TIMEOUT);
+  const out: RateSource[] = [];
+  for (const id of ids) {
+    const factory = rateSourceFactory(id);
+    const settings = sourceSettings(core, id);
+    if (!factory || !settings) {
+      core.log.error({ source: id }, 'RATE_ROUTES names a rate source that is not registered or has no settings');
+      continue;
+    }
+    out.push(factory({ ...settings, timeoutMs, now: core.now }));
+  }
+  return out;
+}
+
+/** Outcome of one source fetch: how many pairs were accepted, and each refusal. */
+export interface RefreshOutcome {
+  source: string;
+  accepted: number;
+  refused: Array<{ reason: RefusalReason; detail: string }>;
+}
+
+const inFlight = new WeakMap<object, Map<string, Promise<RefreshOutcome>>>();
+
+function refuse(core: Core, out: RefreshOutcome, reason: RefusalReason, detail: string): void {
+  rateRefusals.inc({ source: out.source, reason });
+  out.refused.push({ reason, detail });
+  core.log.warn({ source: out.source, reason, detail }, 'rate source answer refused');
+}
+
+/** Fetches `source` once (single flight per process and source), checks and stores what is accepted. */
+export function refreshSource(core: Core, source: RateSource): Promise<RefreshOutcome> {
+  let flights = inFlight.get(core.db);
+  if (!flights) inFlight.set(core.db, (flights = new Map()));
+  const running = flights.get(source.id);
+  if (running) return running;
+  const f = flights;
+  const p = (async (): Promise<RefreshOutcome> => {
+    const out: RefreshOutcome = { source: source.id, accepted: 0, refused: [] };
+    let quotes;
+    try {
+      quotes = await source.fetch();
+    } catch (e) {
+      if (e instanceof RateSourceError) refuse(core, out, e.kind, e.message);
+      else refuse(core, out, 'unparseable', (e as Error).message);
+      return out;
+    }
+    const fetchedAt = core.now();
+    const maxMove = BigInt(core.config.RATE_MAX_MOVE_BPS);
+    const previous = new Map((await readObservations(core.db)).filter((o) => o.source === source.id).map((o) => [`${o.base}/${o.quote}`, o]));
+    const accepted: RateObservation[] = [];
+    for (const q of quotes) {
+      const last = previous.get(`${q.base}/${q.quote}`);
+      if (last) {
+        const moved = [moveBps(last.bid, q.bid), moveBps(last.ask, q.ask)].reduce((a, b) => (a > b ? a : b));
+        if (moved > maxMove) {
+          refuse(core, out, 'moved_beyond_bound', `${q.base}/${q.quote} moved ${moved} bps from ${last.bid}/${last.ask} to ${q.bid}/${q.ask} (bound ${maxMove})`);
+          continue;
+        }
+      }
+      // A publication time later than receipt (a source's nominal time of day) counts from receipt.
+      accepted.push({ source: source.id, ...q, asOf: q.asOf > fetchedAt ? fetchedAt : q.asOf });
+    }
+    await storeObservations(core.db, accepted, fetchedAt);
+    out.accepted = accepted.length;
+    return out;
+  })().finally(() => f.delete(source.id));
+  flights.set(source.id, p);
+  return p;
+}
+
+/** One round: every route source fetched (in parallel), then this process's cache re-read. */
+export async function refreshRates(core: Core): Promise<RefreshOutcome[]> {
+  const outcomes = await Promise.all(routeSources(core).map((s) => refreshSource(core, s).catch((e: Error) => ({ source: s.id, accepted: 0, refused: [{ reason: 'unreachable' as const, detail: e.message }] }))));
+  await refreshRateCache(core);
+  return outcomes;
+}
+
+/**
+ * Starts the refresher: a round now (awaited with `awaitFirst`; else in the background, so an
+ * unreachable source never delays a process's start), then one every RATE_REFRESH_INTERVAL.
+ * Returns a function that stops it (waiting for a round in progress).
+ */
+export async function startRateRefresher(core: Core, opts: { awaitFirst?: boolean } = {}): Promise<() => Promise<void>> {
+  const every = parseDuration(core.config.RATE_REFRESH_INTERVAL);
+  watchRates({ routes: rateSettings(core.config).routes, book: () => cachedBook(core), now: core.now });
+  let current: Promise<unknown> = refreshRates(core).catch((e: Error) => core.log.error({ err: e }, 'rate refresh failed'));
+  if (opts.awaitFirst) await current;
+  let stopped = false;
+  const timer = setInterval(() => {
+    if (stopped) return;
+    current = refreshRates(core).catch((e: Error) => core.log.error({ err: e }, 'rate refresh failed'));
+  }, every);
+  timer.unref?.();
+  return async () => {
+    stopped = true;
+    clearInterval(timer);
+    await current;
+  };
+}

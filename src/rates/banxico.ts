@@ -1,0 +1,52 @@
+/**
+ * Banxico's SIE API, series SF43718 (the FIX: pesos per US dollar; docs/rates.md "Banxico"):
+ * `GET .../series/SF43718/datos/oportuno` with header `Bmx-Token`, JSON
+ * `{ bmx: { series: [ { idSerie, titulo, datos: [ { fecha: "dd/mm/yyyy", dato: "17.0512" } ] } ] } }`.
+ * `dato` is `N/E` ("no existe") on days without a FIX. The FIX is set around 12:00 Mexico City time;
+ * as-of is the date at 18:00 UTC.
+ */
+import { decimalField, field, fetchText, RateSourceError, type RateSource, type RateSourceSettings, type SourceQuote } from './source';
+
+/** The series read: the FIX, MXN per USD. */
+export const BANXICO_FIX_SERIES = 'SF43718';
+
+/** Parses an SIE series answer: the latest datum that is a number. Throws RateSourceError('unparseable') otherwise (also when every datum is N/E). */
+export function parseBanxicoSeries(text: string): SourceQuote[] {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new RateSourceError('unparseable', 'Banxico: the answer is not JSON');
+  }
+  const series = field(field(body, 'bmx'), 'series');
+  if (!Array.isArray(series)) throw new RateSourceError('unparseable', 'Banxico: no bmx.series array');
+  const fix: unknown = series.find((s: unknown) => field(s, 'idSerie') === BANXICO_FIX_SERIES) ?? (series.length === 1 ? series[0] : undefined);
+  const datos = field(fix, 'datos');
+  if (!Array.isArray(datos)) throw new RateSourceError('unparseable', `Banxico: no series ${BANXICO_FIX_SERIES} with datos`);
+  let best: SourceQuote | undefined;
+  for (const d of datos as unknown[]) {
+    const fecha = field(d, 'fecha');
+    const dato = field(d, 'dato');
+    const m = typeof fecha === 'string' ? /^(\d{2})\/(\d{2})\/(\d{4})$/.exec(fecha) : null;
+    if (!m) throw new RateSourceError('unparseable', `Banxico: fecha ${JSON.stringify(fecha)} is not dd/mm/yyyy`);
+    if (dato === 'N/E') continue;
+    const rate = decimalField(typeof dato === 'string' ? dato.replace(/,/g, '') : dato, `Banxico ${fecha}`);
+    const asOf = new Date(`${m[3]}-${m[2]}-${m[1]}T18:00:00Z`);
+    if (Number.isNaN(asOf.getTime())) throw new RateSourceError('unparseable', `Banxico: fecha ${fecha} is not a date`);
+    if (!best || asOf > best.asOf) best = { base: 'USD', quote: 'MXN', bid: rate, ask: rate, asOf };
+  }
+  if (!best) throw new RateSourceError('unparseable', 'Banxico: no datum with a value (every one N/E)');
+  return [best];
+}
+
+/** The Banxico source over `settings.url` (default: the SIE `oportuno` endpoint of SF43718), token in `Bmx-Token`. */
+export function banxicoSource(settings: RateSourceSettings): RateSource {
+  return {
+    id: 'banxico',
+    async fetch() {
+      const headers: Record<string, string> = { Accept: 'application/json' };
+      if (settings.token) headers['Bmx-Token'] = settings.token;
+      return parseBanxicoSeries(await fetchText(settings.url, settings, headers));
+    },
+  };
+}
