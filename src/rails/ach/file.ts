@@ -32,7 +32,9 @@ export function composeAchFile(config: AchRailConfig, rows: RailInstructionRecor
   const batches: NachaBatchInput[] = [];
   const batchOf = new Map<string, number>();
   for (const sec of ['PPD', 'CCD'] as const) {
-    const entries = rows.filter((r) => (r.details?.sec_code ?? 'PPD') === sec);
+    // NACHA rules: ascending trace number order within a batch (trace numbers are drawn when an
+    // entry is queued; two workers can queue in the other order than they drew).
+    const entries = rows.filter((r) => (r.details?.sec_code ?? 'PPD') === sec).sort((x, y) => (x.trace_number! < y.trace_number! ? -1 : x.trace_number! > y.trace_number! ? 1 : 0));
     if (entries.length === 0) continue;
     const batchNumber = batches.length + 1;
     for (const r of entries) batchOf.set(r.payout_id, batchNumber);
