@@ -4,7 +4,7 @@ import pino from 'pino';
 import { loadConfig } from '../config';
 import { revokeApiKeyAsOperator } from '../core/api-keys';
 import { createBusiness, verifyBusiness } from '../core/businesses';
-import { getRailFile, listRailFiles, listUnmatchedRailItems } from '../core/rails/operators';
+import { getRailFile, listPartnerTransfers, listRailFiles, listUnmatchedRailItems } from '../core/rails/operators';
 import { listChannelPauses, pauseChannel, resumeChannel } from '../core/channel-pauses';
 import { migrate, openDb } from '../db/connection';
 import { PgliteLockedError } from '../db/pglite-lock';
@@ -23,7 +23,8 @@ import { join, resolve } from 'node:path';
  * key_id, business_id, environment, operator, forced) and prints the key record (never its secret).
  * `npm run admin -- rail files [--json]`: the newest bank files, both directions (docs/rails.md
  * "For operators"); `rail file <id> [--json]`: one file with its content, payments and statuses;
- * `rail unmatched [--json]`: bank statuses that matched no payout or deposit.
+ * `rail unmatched [--json]`: bank statuses that matched no payout or deposit; `rail partner-transfers
+ * [--json]`: the payout partner's transfers, its rate and fee beside ours (docs/rails.md "Payout partner").
  * `npm run admin -- channel pause <channel> [--reason "..."]` / `channel resume <channel>` /
  * `channel list`: pauses a channel for every API and worker process within seconds, without a
  * restart (docs/operations.md "Pausing a channel"); one audit log line (stderr, JSON) per change.
@@ -49,7 +50,7 @@ const usage =
 const verify = positionals[0] === 'business' && positionals[1] === 'verify' && !!positionals[2];
 const revokeKey = positionals[0] === 'key' && positionals[1] === 'revoke' && !!positionals[2];
 const rail =
-  positionals[0] === 'rail' && (positionals[1] === 'files' || positionals[1] === 'unmatched' || (positionals[1] === 'file' && !!positionals[2]));
+  positionals[0] === 'rail' && (positionals[1] === 'files' || positionals[1] === 'unmatched' || positionals[1] === 'partner-transfers' || (positionals[1] === 'file' && !!positionals[2]));
 const channelCmd =
   positionals[0] === 'channel' && (positionals[1] === 'list' || ((positionals[1] === 'pause' || positionals[1] === 'resume') && !!positionals[2]));
 if (!verify && !revokeKey && !rail && !channelCmd && (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name)) {
@@ -97,7 +98,13 @@ try {
     }
   } else if (rail) {
     const out =
-      positionals[1] === 'files' ? await listRailFiles(db) : positionals[1] === 'unmatched' ? await listUnmatchedRailItems(db) : await getRailFile(db, positionals[2]!);
+      positionals[1] === 'files'
+        ? await listRailFiles(db)
+        : positionals[1] === 'unmatched'
+          ? await listUnmatchedRailItems(db)
+          : positionals[1] === 'partner-transfers'
+            ? await listPartnerTransfers(db)
+            : await getRailFile(db, positionals[2]!);
     if (out === null) {
       console.error(`rail file ${positionals[2]} not found`);
       exitCode = 1;

@@ -380,6 +380,32 @@ export interface ConfiguredRail {
   creditOf?(details: Record<string, unknown>, eventId: string): RailCredit | null;
   /** Applies a recorded `notification_of_change` event (ACH NOCs). */
   applyNotice?(host: RailHost, event: RailEventRecord): Promise<void>;
+  /**
+   * Receives one webhook of a partner rail (route `POST /hooks/partner/<rail>`): checks its
+   * signature and freshness, records the events it carries (idempotently) and answers. The core
+   * dispatches the recorded events after it.
+   */
+  receiveWebhook?(host: RailHost, request: RailWebhookRequest): Promise<RailWebhookResult>;
+  /** Operator view of one instruction's partner data (its rate, fee and state), from `details`; absent on file rails. */
+  partnerView?(details: Record<string, string>): Record<string, string | null>;
+}
+
+/** A webhook as received: lower-case header names, the body exactly as sent. */
+export interface RailWebhookRequest {
+  headers: Record<string, string | undefined>;
+  body: string;
+}
+
+/** What a webhook got: `accepted` (recorded, or a duplicate of one recorded), or `refused` with the HTTP status and why. */
+export type RailWebhookResult =
+  | { outcome: 'accepted'; recorded: number; duplicate: boolean }
+  | { outcome: 'refused'; status: 400 | 401; code: string; message: string };
+
+/** What a rail cannot carry: the recipient field (or `reference`) and why; `status` 422 when the recipient cannot be paid as saved (a partner's account requirements: 422 recipient_not_ready), else 400 validation_error. */
+export interface RailCarriageProblem {
+  field: string;
+  message: string;
+  status?: 422;
 }
 
 /** One rail: the registry's entry (src/rails/registry.ts). */
@@ -396,5 +422,5 @@ export interface RailModule {
    * What a live payout to `details` with `reference` cannot carry on this rail (checked when the
    * payout is created): the recipient field or `reference`, and why; null when it can be carried.
    */
-  carriageProblem?(details: Record<string, unknown>, reference: string | null, channel: string): { field: string; message: string } | null;
+  carriageProblem?(details: Record<string, unknown>, reference: string | null, channel: string): RailCarriageProblem | null;
 }

@@ -8,9 +8,10 @@
 import type { RailModule } from './adapter';
 import { achRailModule } from './ach/module';
 import { sepaRailModule } from './sepa/module';
+import { wiseRailModule } from './wise/module';
 
 /** The live rail modules, in the order their connections are checked. */
-export const RAIL_MODULES: readonly RailModule[] = [sepaRailModule, achRailModule];
+export const RAIL_MODULES: readonly RailModule[] = [sepaRailModule, achRailModule, wiseRailModule];
 
 /** Catalog rails a module serves: its own id and any `alsoServes`. */
 export function railsServedBy(m: RailModule): readonly string[] {

@@ -223,6 +223,7 @@ async function prepareChecked(
     const problem = railCarriageProblem(channel.rail, recipientDetails, s.reference, channel.id);
     if (problem) {
       const param = problem.field === 'reference' ? p('reference') : isGiven(req.recipientId) ? p('recipient_id') : p(`recipient.${problem.field}`);
+      if (problem.status === 422) throw new ApiError(422, 'recipient_not_ready', problem.message, param);
       throw validationError(param, problem.message);
     }
   }

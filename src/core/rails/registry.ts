@@ -7,7 +7,7 @@
  */
 import type { Config } from '../../config';
 import type { Environment } from '../../db/schema';
-import type { ConfiguredRail, RailAdapter, RailHealth, RailModule } from '../../rails/adapter';
+import type { ConfiguredRail, RailAdapter, RailCarriageProblem, RailHealth, RailModule } from '../../rails/adapter';
 import { RAIL_MODULES, railModuleOf, railsServedBy } from '../../rails/registry';
 import { sandboxRailAdapter } from '../../rails/sandbox';
 import type { Core } from '../context';
@@ -122,7 +122,7 @@ export function liveRailWorking(core: Core, rail: string): boolean {
  * (docs/rails.md "Names and texts"), as the rail's module says: the recipient field or
  * `reference`, and why; null when it can be carried (or no module serves the rail).
  */
-export function railCarriageProblem(rail: string, details: Record<string, unknown>, reference: string | null, channel = ''): { field: string; message: string } | null {
+export function railCarriageProblem(rail: string, details: Record<string, unknown>, reference: string | null, channel = ''): RailCarriageProblem | null {
   return railModuleOf(rail)?.carriageProblem?.(details, reference, channel) ?? null;
 }
 
