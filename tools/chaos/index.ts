@@ -24,6 +24,7 @@ import { startReceiver } from './receiver';
 import { Rng } from './rng';
 import { fundLive, type LiveCredit, liveLoop, liveRail } from './live';
 import { clientLoop, newTrafficLog } from './traffic';
+import { auditPartner, chaosPartnerEnv, partnerLoop, type PartnerTraffic, startChaosPartner } from './partner';
 
 const { values: args } = parseArgs({
   options: {
@@ -171,6 +172,9 @@ async function main(): Promise<number> {
   const run = `${seed}-${Date.now().toString(36)}`;
   say(`chaos: ${trafficMs / 1000} s of traffic, seed ${seed}, ${clients} clients`);
   let stack: Stack;
+  // The payout partner (tools/chaos/partner.ts): with the live traffic, on its own seed.
+  const partner = args['no-live'] ? null : await startChaosPartner(new Rng(seed + 35));
+  const partnerTraffic: PartnerTraffic = { ids: [], refused: [] };
   try {
     stack = await startStack({
       apis: 2,
@@ -178,13 +182,14 @@ async function main(): Promise<number> {
       clusterNodes: args['dev-server'] ? 0 : 2,
       testBank: !args['no-live'],
       // Webhook retries from 0.5 s (doubling) so that a recovered receiver is caught up quickly.
-      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info' },
+      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info', ...(partner ? chaosPartnerEnv(partner) : {}) },
       log: (l) => say(`[stack] ${l}`),
     });
   } catch (err) {
     console.error(`chaos: the stack did not start: ${String((err as Error)?.stack ?? err)}`);
     return 2;
   }
+  partner?.setWebhookTarget(`${stack.url}/hooks/partner/wise`);
   const receiver = await startReceiver(rng.fork());
   try {
     const business = await stack.createBusiness(`Chaos ${run}`, 1, true);
@@ -236,6 +241,7 @@ async function main(): Promise<number> {
       receiverPlan,
       ...Array.from({ length: clients }, () => clientLoop(owner, approver, rng.fork(), traffic, run, until, active, 2, virtualAccountId, guide)),
       ...(live && stack.bank && liveIban ? [liveLoop(live, rng.fork(), traffic, run, until, stack.bank, liveIban, liveCredits)] : []),
+      ...(live && liveIban && partner ? [partnerLoop(live, new Rng(seed + 36), run, until, partnerTraffic)] : []),
     ]);
     clearInterval(progress);
     say(`traffic over; waiting for ${traffic.background.length} background flows (claims, disbursements)`);
@@ -260,6 +266,7 @@ async function main(): Promise<number> {
         ...(stack.bank ? { liveCredits } : {}),
       })),
     );
+    if (partner) checks.push(...(await auditPartner(stack.db, partner, partnerTraffic)));
     checks.push({
       name: 'traffic: no unexpected answer',
       ok: traffic.unexpected.length === 0 && stats.gaveUp === 0,
@@ -285,6 +292,7 @@ async function main(): Promise<number> {
             'live ach_usd payouts accepted (NACHA over SFTP; settled / R01 / R03 / late R02)',
             `${liveOn('ach').length} (${achBy('live:ach:settled')} / ${achBy('live:ach:R01')} / ${achBy('live:ach:R03')} / ${achBy('live:ach:late')})`,
           ],
+          ['live spei_mxn payouts through the payout partner (test partner with chaos)', String(partnerTraffic.ids.length)],
           ['live deposits (camt.054 credits; sent twice)', `${liveCredits.length} (${liveCredits.filter((c) => c.copies > 1).length})`],
           ['payout requests answered other than 201', String(traffic.payouts.filter((p) => p.status !== 201).length)],
           ['fundings', String(traffic.funds.length)],
@@ -315,6 +323,7 @@ async function main(): Promise<number> {
   } finally {
     await receiver.close();
     await stack.stop();
+    await partner?.stop();
   }
 }
 

@@ -24,6 +24,9 @@
  * | `FAILCREATE` | the first create answers 500 without making the transfer |
  * | `NOFUNDS` | funding answers REJECTED `transfer.insufficient_funds` |
  *
+ * With `chaos` (tools/chaos/partner.ts) it also fails calls at random, and times out or fails a
+ * create after making the transfer.
+ *
  * With `logDir`, every request to it (method, path, headers, body, status, answer) and every
  * webhook it sends (headers, body, the answer) is written there as numbered JSON files, beside its
  * public key (`partner-public-key.pem`). Amounts are decimal strings computed with BigInt.
@@ -86,6 +89,12 @@ export interface TestPartnerOptions {
   /** Delay of each `LATE` webhook (default 3 s). */
   lateMs?: number;
   logDir?: string;
+  /**
+   * Chaos (tools/chaos/partner.ts): `random` in [0, 1); each API call fails 503 before doing
+   * anything with probability `failRate`; a create that makes its transfer then hangs (never
+   * answers) with `hangRate`, or answers 503 after making it with `failAfterCreateRate`.
+   */
+  chaos?: { random: () => number; failRate: number; hangRate: number; failAfterCreateRate: number };
 }
 
 const LIFECYCLES: Array<[string, string[]]> = [
@@ -161,7 +170,7 @@ export async function startTestPartner(options: TestPartnerOptions = {}): Promis
         status = null;
       }
       sent.push({ transferId: t.id, state, deliveryId, status });
-      log('webhook', { to: typeof target === 'string' ? target : 'in-process', headers, body: JSON.parse(body), status });
+      log('webhook', { to: typeof target === 'string' ? target : 'in-process', headers, rawBody: body, body: JSON.parse(body), status });
     }
   }
 
@@ -203,6 +212,7 @@ export async function startTestPartner(options: TestPartnerOptions = {}): Promis
     } catch {
       return error(res, 400, 'invalid_json', 'body is not JSON');
     }
+    if (options.chaos && options.chaos.random() < options.chaos.failRate) return error(res, 503, 'service_unavailable', 'chaos: try again');
     let m: RegExpExecArray | null;
     if (req.method === 'GET' && (m = /^\/v2\/profiles\/(\d+)$/.exec(path))) {
       if (m[1] !== profileId) return error(res, 404, 'not_found', 'no such profile');
@@ -268,6 +278,12 @@ export async function startTestPartner(options: TestPartnerOptions = {}): Promis
       };
       transfers.set(t.id, t);
       byCustomerId.set(ctid, t.id);
+      const roll = options.chaos?.random() ?? 1;
+      if (options.chaos && roll < options.chaos.hangRate) {
+        later(options.hangMs ?? 20_000, () => res.destroy());
+        return null;
+      }
+      if (options.chaos && roll < options.chaos.hangRate + options.chaos.failAfterCreateRate) return error(res, 503, 'service_unavailable', 'chaos: the transfer was made, the answer lost');
       if (first && has(account.accountHolderName, 'TIMEOUT')) {
         // The transfer is made; the answer never comes.
         later(options.hangMs ?? 20_000, () => res.destroy());
