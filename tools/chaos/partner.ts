@@ -48,6 +48,11 @@ export interface PartnerTraffic {
   refused: string[];
 }
 
+/** The reference of a chaos partner payout (`chaos partner <n>`): the main audit leaves its outcome to {@link auditPartner}. */
+export function isPartnerReference(reference: string): boolean {
+  return reference.startsWith('chaos partner ');
+}
+
 /** Sends live spei_mxn payouts through the partner until `until` (one every 1-4 s), with magic holder names. */
 export async function partnerLoop(live: ChaosClient, rng: Rng, run: string, until: number, traffic: PartnerTraffic): Promise<void> {
   let n = 0;
