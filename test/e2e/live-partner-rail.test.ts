@@ -203,4 +203,18 @@ describe('live payouts through the payout partner (test partner)', () => {
     expect((await finalStatus(r.body.id, ['succeeded', 'failed'])).status).toBe('succeeded');
     expect(transfersOf(r.body.id)[0]!.targetCurrency).toBe('BRL');
   });
+
+  it('a partner that cannot be reached pauses its channels (the connection check), as a bank rail\'s do', async () => {
+    await partner.stop();
+    expect((await refreshRailHealth(h.core)).wise).toBe('failing');
+    const ch = await h.request('GET', '/v1/channels', { key: biz.live });
+    expect(ch.body.data.find((c: any) => c.id === 'spei_mxn').status).toBe('paused');
+    expect(ch.body.data.find((c: any) => c.id === 'pix_brl').status).toBe('paused');
+    const r = await h.request('POST', '/v1/payouts', {
+      key: biz.live,
+      body: { channel: 'spei_mxn', recipient: { type: 'bank_account', holder_name: 'Ana Lopez', clabe: clabe(10), recipient_kind: 'individual' }, source_amount: '20' },
+    });
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'channel_unavailable', param: 'channel' });
+  }, 30_000);
 });
