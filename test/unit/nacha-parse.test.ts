@@ -179,10 +179,9 @@ describe('parseNachaFile: ascending trace numbers (issue #35)', () => {
   });
 
   it('refuses a trace number repeated within a batch', () => {
-    const repeated = writeNachaFile({
-      ...INPUT,
-      batches: [{ ...INPUT.batches[0]!, entries: [INPUT.batches[0]!.entries[0]!, { ...INPUT.batches[0]!.entries[1]!, traceNumber: INPUT.batches[0]!.entries[0]!.traceNumber }] }],
-    });
+    // The writer refuses a repeated trace number itself: edit the second entry's record instead.
+    const second = LINES.map((l, i) => [l, i] as const).filter(([l]) => l.startsWith('6'))[1]![1];
+    const repeated = edit(second, (r) => put(r, 80, '021000020000001'));
     expect(parseError(repeated).message).toMatch(/ascending trace number order/);
   });
 });
