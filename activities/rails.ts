@@ -7,7 +7,7 @@
  */
 import { Context } from '@temporalio/activity';
 import type { Core } from '../src/core/context';
-import { collectOutboundFile, uploadOutboundFile } from '../src/core/rails/files';
+import { collectOutboundFile, uploadOutboundFile } from '../src/core/rails/outbound';
 import { pollRailInbox } from '../src/core/rails/inbox';
 import type { RailFileActivities } from '../workflows/rail-files.contract';
 
@@ -26,7 +26,7 @@ function inActivity(): Context | null {
 /** The rail file activities over one core. */
 export function createRailActivities(core: Core) {
   return {
-    /** collectOutboundFile: the window's queued payments into one validated pain.001. */
+    /** collectOutboundFile: the window's queued payments into one file of the rail (validated by its module). */
     async railFileCollect(input: { rail: string; windowKey: string }) {
       return collectOutboundFile(core, input.rail, input.windowKey);
     },

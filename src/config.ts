@@ -242,6 +242,28 @@ const schema = z.object({
   TREASURY_BOOKS_ONLY_GRACE: isoDuration('PT15M')
     .default('PT15M'),
   // --- end of Treasury ---
+  // --- Payout partner rail: the Wise Platform API (issue #35; docs/rails.md "Payout partner", docs/configuration.md "Payout partner")
+  /** Base URL of the partner's API, e.g. `https://api.wise.com` (sandbox `https://api.sandbox.transferwise.tech`). Unset: the partner rail is not configured. */
+  RAIL_WISE_API_URL: z.string().url().optional(),
+  /** The partner API token (Bearer), from configuration only. */
+  RAIL_WISE_API_TOKEN: z.string().min(1).optional(),
+  /** The business profile id that funds transfers from its balance. */
+  RAIL_WISE_PROFILE_ID: z.string().regex(/^[0-9]+$/, 'a numeric Wise profile id').optional(),
+  /** The partner's published webhook public key (PEM text, or a path to a PEM file): X-Signature-SHA256 is RSA-SHA256 over the body with it. */
+  RAIL_WISE_WEBHOOK_PUBLIC_KEY: z.string().min(1).optional(),
+  /** The balance currency transfers are funded from (ISO 4217): the quote's source currency. */
+  RAIL_WISE_BALANCE_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('USD'),
+  /** How long one partner API call may take before its outcome counts as unknown (the attempt is asked again with the same customerTransactionId). */
+  RAIL_WISE_TIMEOUT: isoDuration('PT10S').default('PT10S'),
+  /** How often the partner rail's poller runs (transfers whose webhook is late are asked for). */
+  RAIL_WISE_POLL_INTERVAL: isoDuration('PT30S').default('PT30S'),
+  /** A transfer whose state has not changed for this long is asked for by polling (the webhook is late). */
+  RAIL_WISE_WEBHOOK_LATE_AFTER: isoDuration('PT2M').default('PT2M'),
+  /** A webhook whose `sent_at` is further than this from now is refused as a replay. */
+  RAIL_WISE_WEBHOOK_TOLERANCE: isoDuration('PT5M').default('PT5M'),
+  /** How long after `outgoing_payment_sent` a bounce is still applied (the payout is refunded). */
+  RAIL_WISE_RETURN_WINDOW: isoDuration('P30D').default('P30D'),
+  // --- end of payout partner rail
   /** How often the data-retention sweep runs (ISO 8601 duration or ms; docs/operations.md "Data retention"). */
   RETENTION_INTERVAL: isoDuration('PT1H')
     .default('PT1H'),

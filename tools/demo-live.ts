@@ -24,6 +24,8 @@
  * 6. the bank closes the day: end-of-day statements of both settlement accounts (camt.053 EUR with
  *    a planted bank fee, BAI2 USD), read and reconciled by the service; prints the day's
  *    reconciliation report with the planted break found (tools/demo-live/treasury.ts);
+ * 7. sends a live spei_mxn and a live pix_brl payout through the test payout partner
+ *    (tools/demo-live/partner.ts; its requests and signed webhooks land in `partner/`);
  * 7. ends with `files: <folder>`: the folder that holds every file exchanged with the bank
  *    (`inbox/answered/` what we sent, `outbox/` what the bank answered; ACH under `ach/`).
  *
@@ -44,11 +46,13 @@ import { startTestBank } from './test-bank/bank';
 import { treasuryPart } from './demo-live/treasury';
 import { startRateSources } from './rate-sources/server';
 import { DEMO_RATE_ENV, ratesDemo } from './demo-live/rates';
+import { partnerPart, startDemoPartner } from './demo-live/partner';
 
 const dir = resolve(process.env.DEMO_LIVE_DIR ?? join('.data', `demo-live-${new Date().toISOString().replace(/[:.]/g, '-')}`));
 mkdirSync(dir, { recursive: true });
 const bank = await startTestBank({ dir: join(dir, 'bank'), pollMs: 200, settleAfterMs: 1500, achLateReturnDelayMs: 10_000 });
 const rates = await startRateSources();
+const partner = await startDemoPartner(bank.filesDir);
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 console.log(`test bank: SFTP on ${bank.server.host}:${bank.server.port} (host key ${bank.server.hostKeySha256})`);
@@ -60,6 +64,7 @@ const service = spawn(process.execPath, ['--import', 'tsx', 'src/main/dev.ts'], 
     ...bank.env,
     ...rates.env,
     ...DEMO_RATE_ENV,
+    ...partner.env,
     DATA_DIR: join(dir, 'service'),
     PORT: String(port),
     TEMPORAL_ADDRESS: '',
@@ -84,6 +89,7 @@ async function stop(code: number): Promise<never> {
   }
   await bank.stop();
   await rates.stop();
+  await partner.stop();
   process.exit(code);
 }
 
@@ -295,6 +301,7 @@ try {
   }
   await achPart(live, link.url);
   await ratesDemo({ base, liveKey: live, rates });
+  await partnerPart(partner, bank.filesDir, { base, live, call, until });
   for (const sub of ['inbox/answered', 'outbox']) {
     const folder = join(bank.filesDir, 'ach', sub);
     const names = readdirSync(folder).filter((n) => n.endsWith('.ach')).sort();

@@ -14,6 +14,7 @@ import { registerPages } from './pages';
 import { buildSurfaceApp, respondWithError } from './surface';
 import { surfaceMounts, surfaceOf } from './surfaces';
 import type { AppEnv } from './types';
+import { receiveRailWebhook } from '../core/rails/webhooks';
 
 export { surfaceOf };
 
@@ -68,6 +69,16 @@ export function createApp(core: Core): Hono<AppEnv> {
     }
     const ok = Object.values(checks).every((v) => v === 'ok');
     return c.json({ status: ok ? 'ok' : 'degraded', checks }, ok ? 200 : 503);
+  });
+
+  // Payout partners' signed webhooks (issue #35; docs/rails.md "Payout partner"): outside the surfaces.
+  app.post('/hooks/partner/:rail', async (c) => {
+    const headers: Record<string, string | undefined> = {};
+    c.req.raw.headers.forEach((v, k) => (headers[k.toLowerCase()] = v));
+    const r = await receiveRailWebhook(core, c.req.param('rail'), headers, await c.req.text());
+    if (!r) return c.json({ error: { code: 'not_found', message: 'No partner rail takes webhooks here' } }, 404);
+    if (r.outcome === 'refused') return c.json({ error: { code: r.code, message: r.message } }, r.status);
+    return c.json({ received: true, duplicate: r.duplicate }, 200);
   });
 
   const mounts = surfaceMounts();

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { loadConfig } from '../config';
 import { revokeApiKeyAsOperator } from '../core/api-keys';
 import { createBusiness, verifyBusiness } from '../core/businesses';
-import { getRailFile, listRailFiles, listUnmatchedRailItems } from '../core/rails/operators';
+import { getRailFile, listPartnerTransfers, listRailFiles, listUnmatchedRailItems } from '../core/rails/operators';
 import { listChannelPauses, pauseChannel, resumeChannel } from '../core/channel-pauses';
 import { formatTreasuryReport, treasuryReport } from '../core/treasury/report';
 import { migrate, openDb } from '../db/connection';
@@ -28,6 +28,8 @@ import { join, resolve } from 'node:path';
  * `npm run admin -- treasury [--json]`: each settlement account's position (the bank's closing
  * balance of its newest statement against our books) and its open reconciliation breaks
  * (docs/treasury.md "For operators").
+ * `rail unmatched [--json]`: bank statuses that matched no payout or deposit; `rail partner-transfers
+ * [--json]`: the payout partner's transfers, its rate and fee beside ours (docs/rails.md "Payout partner").
  * `npm run admin -- channel pause <channel> [--reason "..."]` / `channel resume <channel>` /
  * `channel list`: pauses a channel for every API and worker process within seconds, without a
  * restart (docs/operations.md "Pausing a channel"); one audit log line (stderr, JSON) per change.
@@ -54,7 +56,7 @@ const usage =
 const verify = positionals[0] === 'business' && positionals[1] === 'verify' && !!positionals[2];
 const revokeKey = positionals[0] === 'key' && positionals[1] === 'revoke' && !!positionals[2];
 const rail =
-  positionals[0] === 'rail' && (positionals[1] === 'files' || positionals[1] === 'unmatched' || (positionals[1] === 'file' && !!positionals[2]));
+  positionals[0] === 'rail' && (positionals[1] === 'files' || positionals[1] === 'unmatched' || positionals[1] === 'partner-transfers' || (positionals[1] === 'file' && !!positionals[2]));
 const channelCmd =
   positionals[0] === 'channel' && (positionals[1] === 'list' || ((positionals[1] === 'pause' || positionals[1] === 'resume') && !!positionals[2]));
 const treasury = positionals[0] === 'treasury' && positionals.length === 1;
@@ -106,7 +108,13 @@ try {
     console.log(values.json ? JSON.stringify(accounts, null, 2) : formatTreasuryReport(accounts));
   } else if (rail) {
     const out =
-      positionals[1] === 'files' ? await listRailFiles(db) : positionals[1] === 'unmatched' ? await listUnmatchedRailItems(db) : await getRailFile(db, positionals[2]!);
+      positionals[1] === 'files'
+        ? await listRailFiles(db)
+        : positionals[1] === 'unmatched'
+          ? await listUnmatchedRailItems(db)
+          : positionals[1] === 'partner-transfers'
+            ? await listPartnerTransfers(db)
+            : await getRailFile(db, positionals[2]!);
     if (out === null) {
       console.error(`rail file ${positionals[2]} not found`);
       exitCode = 1;

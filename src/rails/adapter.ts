@@ -167,3 +167,265 @@ export class RailError extends Error {
     this.name = 'RailError';
   }
 }
+
+/* ------------------------------------------------------------------------------------------------
+ * The rail module (docs/rails.md "Adding a rail"): everything one rail knows, behind one value.
+ * The core's rail code (src/core/rails) asks the registry (src/rails/registry.ts) for the module of
+ * a rail and never names a rail itself. A module is pure over its configuration; whatever it needs
+ * from our database, Temporal or metrics it asks of the {@link RailHost} the core passes it.
+ * ---------------------------------------------------------------------------------------------- */
+
+/** The spec failure a rail's reason code maps to (a rejection before settlement, or a return after it). */
+export interface RailFailure {
+  failureCode: PayoutFailureCode;
+  message: string;
+  retryable: boolean;
+  /** The rail's own reason code (`AC01`, `R03`, `wise:bounced_back`), null when it gave none. */
+  railReasonCode: string | null;
+}
+
+/** A stored payment instruction (table rail_instructions, read through the host). Amounts in minor units. */
+export interface RailInstructionRecord {
+  payout_id: string;
+  attempt: number;
+  rail: string;
+  business_id: string;
+  end_to_end_id: string;
+  uetr: string | null;
+  trace_number: string | null;
+  /** Rail-specific fields of the instruction (ACH: routing_number, ...; a partner rail: its transfer id, quote, rate, fee). */
+  details: Record<string, string> | null;
+  amount_minor: bigint;
+  currency: string;
+  creditor_name: string;
+  creditor_iban: string | null;
+  creditor_bic: string | null;
+  remittance: string | null;
+  status: 'queued' | 'in_file' | 'accepted' | 'rejected' | 'settled' | 'returned';
+  rail_file_id: string | null;
+  payment_information_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A new instruction to queue (its status starts `queued`, or `accepted` for a rail that takes it in the call). */
+export type NewRailInstruction = Omit<RailInstructionRecord, 'status' | 'rail_file_id' | 'payment_information_id' | 'created_at' | 'updated_at'> & {
+  status?: 'queued' | 'accepted';
+};
+
+/** A stored rail file (table rail_files, read through the host). */
+export interface RailFileRecord {
+  id: string;
+  rail: string;
+  direction: 'outbound' | 'inbound';
+  name: string;
+  message_id: string | null;
+  kind: string;
+  status: 'written' | 'uploaded' | 'received' | 'processed' | 'quarantined';
+  content: string | null;
+  execution_date: string | null;
+  settles_at: Date | null;
+}
+
+/**
+ * A rail event about to be recorded (table rail_events). `id` is stable (`<rail file id>:<index>`,
+ * or for a partner `<rail>:<transfer id>:<state>`), so an answer read twice is recorded once.
+ * `rail_file_id`: the file that carried it, or for a partner rail the message (`wise:<transfer id>`).
+ */
+export interface NewRailEvent {
+  id: string;
+  rail: string;
+  rail_file_id: string;
+  type: 'accepted' | 'settled' | 'rejected' | 'returned' | 'credit' | 'notification_of_change';
+  payout_id: string | null;
+  attempt: number | null;
+  deposit_id: string | null;
+  end_to_end_id: string | null;
+  uetr: string | null;
+  reason_code: string | null;
+  occurred_at: Date | null;
+  details: Record<string, unknown>;
+}
+
+/** A recorded rail event as a module reads it back (credits, notifications of change). */
+export interface RailEventRecord extends NewRailEvent {
+  dispatched_at: Date | null;
+  created_at: Date;
+}
+
+/** What a credit event becomes: a deposit to the live virtual account with `accountIdentifier`. Amounts in minor units. */
+export interface RailCredit {
+  currency: string;
+  amountMinor: string;
+  accountIdentifier: string;
+  /** The rail's id of the credit (deposits are credited once per external id). */
+  externalId: string;
+  senderName: string | null;
+  reference: string | null;
+}
+
+/** The core's rail tables as a rail module sees them, bound to one connection or transaction. */
+export interface RailStore {
+  /** Locks inbound file `fileId` (skipping it when another worker holds it); its status, or null when held. */
+  lockInboundFile(fileId: string): Promise<RailFileRecord['status'] | null>;
+  /** Records `events` (ids already recorded are skipped); the ids newly recorded. */
+  recordEvents(events: NewRailEvent[], now: Date): Promise<string[]>;
+  /** Moves an instruction forward to `status` (never back; idempotent). */
+  advanceInstruction(key: { payoutId: string; attempt: number }, status: RailInstructionRecord['status'], now: Date): Promise<void>;
+  /** The instruction with EndToEndId `endToEndId`, else UETR `uetr`. */
+  instructionByReference(refs: { endToEndId: string | null; uetr: string | null }): Promise<RailInstructionRecord | undefined>;
+  /** The instruction of `rail` with trace number `traceNumber` (locked for update when `lock`). */
+  instructionByTrace(rail: string, traceNumber: string, lock: boolean): Promise<RailInstructionRecord | undefined>;
+  /** The instruction of `rail` whose `details[key]` is `value` (a partner's transfer id), locked for update when `lock`. */
+  instructionByDetail(rail: string, key: string, value: string, lock: boolean): Promise<RailInstructionRecord | undefined>;
+  /** The instruction of one payout attempt. */
+  instruction(payoutId: string, attempt: number): Promise<RailInstructionRecord | undefined>;
+  /** Stores `instruction` once per (payout, attempt) and returns the stored row (a retry gets the first). */
+  queueInstruction(instruction: NewRailInstruction, now: Date): Promise<RailInstructionRecord>;
+  /** Merges `details` into the instruction's details. */
+  updateInstructionDetails(key: { payoutId: string; attempt: number }, details: Record<string, string>, now: Date): Promise<void>;
+  /** Instructions of `rail` in `statuses` last updated before `before` (oldest first, at most `limit`). */
+  instructionsWaiting(rail: string, statuses: Array<RailInstructionRecord['status']>, before: Date, limit: number): Promise<RailInstructionRecord[]>;
+  /** The instructions of outbound file `fileId`, in file order. */
+  instructionsOfFile(fileId: string): Promise<RailInstructionRecord[]>;
+  /** Locks the instructions of file `fileId` no answer has ended (`in_file`, `accepted`). */
+  lockUnansweredInstructionsOfFile(fileId: string): Promise<RailInstructionRecord[]>;
+  /** A rail file by id. */
+  file(fileId: string): Promise<RailFileRecord | undefined>;
+  /** The outbound file with message id `messageId`. */
+  outboundFileByMessageId(messageId: string): Promise<RailFileRecord | undefined>;
+  /** Records inbound file `name` once per rail and name (see src/core/rails/files.ts recordInboundFile). */
+  recordInboundFile(rail: string, name: string, content: Buffer): Promise<RailFileRecord>;
+  /** Names among `names` of `rail`'s inbound files already processed or quarantined. */
+  finishedInboundNames(rail: string, names: string[]): Promise<Set<string>>;
+  markInboundProcessed(fileId: string, info: { kind: string; messageId: string; transactions: number }, now: Date): Promise<void>;
+  markInboundQuarantined(fileId: string, error: string, now: Date): Promise<void>;
+  /** Uploaded outbound files of `rail` due to settle by `now` and not yet settled (oldest first). */
+  dueSettlementFiles(rail: string, now: Date): Promise<Array<{ id: string; settles_at: Date | null }>>;
+  markFileSettled(fileId: string, now: Date): Promise<void>;
+  /** The next value of database sequence `name` (a decimal string). */
+  nextSequenceValue(name: string): Promise<string>;
+}
+
+/** A counter a module increments (the core's Prometheus metrics). */
+export interface RailCounter {
+  inc(labels: Record<string, string>, value?: number): void;
+}
+
+/** What the core gives a rail module: its clock, log, tables, metrics and the few core actions a rail's answers call for. */
+export interface RailHost {
+  /** The rail this host serves. */
+  readonly rail: string;
+  now(): Date;
+  readonly log: { info(o: object, msg: string): void; warn(o: object, msg: string): void; error(o: object, msg: string): void };
+  readonly store: RailStore;
+  /** Runs `fn` in one database transaction with a store bound to it. */
+  transaction<T>(fn: (store: RailStore) => Promise<T>): Promise<T>;
+  readonly metrics: { railFiles: RailCounter; railReturns: RailCounter; railUnmatchedItems: RailCounter };
+  /** Makes sure the current collection window of this rail (windows of `windowMs`) has its workflow. */
+  ensureWindow(windowMs: number): Promise<void>;
+  /**
+   * Reads `file` when it is an end-of-day statement of a settlement account (camt.053, BAI2) and
+   * reconciles it (docs/treasury.md); null when it is not a statement, and the rail reads it.
+   */
+  readStatement(file: RailFileRecord): Promise<{ events: number; quarantined: boolean } | null>;
+  /** Corrects the saved recipient of a payout from the bank's data (an ACH notification of change). */
+  correctRecipient(payoutId: string, correction: { fields: Record<string, string> } | { needsField: string }, meta: { correctionId: string; changeCode: string }): Promise<{ recipientId: string; status: string | null } | null>;
+}
+
+/** What one poll of a rail's inbox did; `more`: work was left for the next poll. */
+export interface InboxPollResult {
+  files: number;
+  events: number;
+  quarantined: number;
+  more: boolean;
+}
+
+/** A file composed for recording (a file rail): its name, ids, text and dates. */
+export interface ComposedRailFile {
+  name: string;
+  messageId: string;
+  kind: string;
+  content: string;
+  /** Requested execution date (ISO 20022) or effective entry date (ACH), YYYY-MM-DD. */
+  executionDate: string;
+  /** ACH: `same_day` or `next_day`; null elsewhere. */
+  settlementWindow: string | null;
+  /** The id each instruction's group carries in the file (pain.001 PmtInfId; ACH batch), by payout id. */
+  groupOf: (payoutId: string) => string;
+}
+
+/** The file parts of a batched rail: how a window's instructions become a file, and where it goes. */
+export interface RailFileParts {
+  /** Composes (and validates) the file of `rows`; throws when it cannot be written correctly (nothing is recorded). */
+  compose(rows: RailInstructionRecord[], now: Date, fileId: string, log: RailHost['log']): Promise<ComposedRailFile>;
+  /** Where outbound files go. */
+  upload: { sftp: import('./sftp/transport').SftpConnectionConfig; dir: string };
+  /** When the entries of a file uploaded at `uploadedAt` settle unless answered (ACH); null when the bank says so itself. */
+  settlesAt(executionDate: string | null, uploadedAt: Date): Date | null;
+}
+
+/** A rail with its configuration read: what the core runs for it. */
+export interface ConfiguredRail {
+  /** The inbox poll interval in ms: file rails list the bank's outbox; a partner rail polls transfers its webhooks left waiting. */
+  pollIntervalMs: number;
+  /** The adapter payouts go through. */
+  adapter(host: RailHost): RailAdapter;
+  /** One poll of the rail's answers (throws when the rail cannot be reached; the poller retries). */
+  poll(host: RailHost): Promise<InboxPollResult>;
+  /** A batched rail's files; absent on a rail of one call per payment. */
+  files?: RailFileParts;
+  /** Reads one inbound file recorded `received` (file rails); `bankTime`: when the bank published it. */
+  readInboundFile?(host: RailHost, file: RailFileRecord, bankTime: Date | null): Promise<{ events: number; quarantined: boolean }>;
+  /** The latest arrival of a payout accepted at `now`, when the rail's calendar sets it. */
+  latestArrival?(now: Date): Date | undefined;
+  /** Live virtual account details this rail's bank issues (one currency), or absent. */
+  virtualAccounts?: { currency: string; issue(beneficiaryName: string): Record<string, string> };
+  /** What a credit event's details give as a deposit; null when they name no account. */
+  creditOf?(details: Record<string, unknown>, eventId: string): RailCredit | null;
+  /** Applies a recorded `notification_of_change` event (ACH NOCs). */
+  applyNotice?(host: RailHost, event: RailEventRecord): Promise<void>;
+  /**
+   * Receives one webhook of a partner rail (route `POST /hooks/partner/<rail>`): checks its
+   * signature and freshness, records the events it carries (idempotently) and answers. The core
+   * dispatches the recorded events after it.
+   */
+  receiveWebhook?(host: RailHost, request: RailWebhookRequest): Promise<RailWebhookResult>;
+  /** Operator view of one instruction's partner data (its rate, fee and state), from `details`; absent on file rails. */
+  partnerView?(details: Record<string, string>): Record<string, string | null>;
+}
+
+/** A webhook as received: lower-case header names, the body exactly as sent. */
+export interface RailWebhookRequest {
+  headers: Record<string, string | undefined>;
+  body: string;
+}
+
+/** What a webhook got: `accepted` (recorded, or a duplicate of one recorded), or `refused` with the HTTP status and why. */
+export type RailWebhookResult =
+  | { outcome: 'accepted'; recorded: number; duplicate: boolean }
+  | { outcome: 'refused'; status: 400 | 401; code: string; message: string };
+
+/** What a rail cannot carry: the recipient field (or `reference`) and why; `status` 422 when the recipient cannot be paid as saved (a partner's account requirements: 422 recipient_not_ready), else 400 validation_error. */
+export interface RailCarriageProblem {
+  field: string;
+  message: string;
+  status?: 422;
+}
+
+/** One rail: the registry's entry (src/rails/registry.ts). */
+export interface RailModule {
+  /** Catalog rail id (channel.rail), e.g. `sepa_credit_transfer`, `ach`; a partner module may serve several (`rails`). */
+  readonly rail: string;
+  /** Further catalog rails the same connection serves (a payout partner), besides `rail`. */
+  readonly alsoServes?: readonly string[];
+  /** Reads the rail's settings from the process configuration; `missing` names the unset variables. */
+  connect(config: import('../config').Config): { rail: ConfiguredRail; missing: [] } | { rail: null; missing: string[] };
+  /** The failure a `rejected` or `returned` event with `reasonCode` maps to. */
+  failureOf(type: 'rejected' | 'returned', reasonCode: string | null): RailFailure;
+  /**
+   * What a live payout to `details` with `reference` cannot carry on this rail (checked when the
+   * payout is created): the recipient field or `reference`, and why; null when it can be carried.
+   */
+  carriageProblem?(details: Record<string, unknown>, reference: string | null, channel: string): RailCarriageProblem | null;
+}

@@ -41,6 +41,7 @@ const PUBLIC_ROUTES: readonly string[] = [
   'POST /checkout/:token', // the payer completes or cancels it there
   'GET /pay/:token', // public payment link page: the unguessable token is the credential
   'GET /pay/:token/:requestToken', // public payment request page (same token, plus the request's)
+  'POST /hooks/partner/:rail', // a payout partner's webhooks: accepted only with the partner's RSA signature (docs/rails.md "Payout partner")
   ...surfaceMounts().map((m) => `GET ${m.openapiPath}`), // the OpenAPI documents
 ];
 

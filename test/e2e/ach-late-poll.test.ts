@@ -10,9 +10,10 @@
  * bank's answer to the file the service composed).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeAchFile } from '../../src/core/rails/ach';
-import { processAchInboundFile, settleDueAchFiles } from '../../src/core/rails/ach-inbox';
+import { composeAchFile } from '../../src/rails/ach/file';
+import { processAchInboundFile, settleDueAchFiles } from '../../src/rails/ach/inbox';
 import { recordInboundFile } from '../../src/core/rails/files';
+import { railHost } from '../../src/core/rails/host';
 import { ACH_RAIL } from '../../src/rails/ach/config';
 import { answerNacha } from '../../tools/test-bank/ach-answers';
 import { testAchConfig } from '../helpers/ach-config';
@@ -74,7 +75,7 @@ describe('a late ACH poll', () => {
     const late = answers.find((a) => a.when === 'late')!;
     const inbound = await recordInboundFile(h.core, ACH_RAIL, late.name, Buffer.from(late.text));
     // The bank put it on its server a second ago: after the settlement time (5 s ago).
-    await processAchInboundFile(h.core, config, inbound, new Date(Date.now() - 1000));
+    await processAchInboundFile(railHost(h.core, ACH_RAIL), config, inbound, new Date(Date.now() - 1000));
     const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).orderBy('created_at').orderBy('id').execute();
     expect(events.map((e) => [e.type, e.reason_code])).toEqual([
       ['settled', null],
@@ -82,7 +83,7 @@ describe('a late ACH poll', () => {
     ]);
     expect(events[1]!.details).toMatchObject({ late: true });
     expect((await h.db.selectFrom('rail_instructions').select('status').where('payout_id', '=', row.payout_id).executeTakeFirstOrThrow()).status).toBe('returned');
-    await settleDueAchFiles(h.core, ACH_RAIL);
+    await settleDueAchFiles(railHost(h.core, ACH_RAIL), ACH_RAIL);
     expect(await h.db.selectFrom('rail_events').select('id').where('payout_id', '=', row.payout_id).execute()).toHaveLength(2);
   });
 
@@ -90,9 +91,9 @@ describe('a late ACH poll', () => {
     const { row, file } = await uploadedEntry(2, '9990000103', new Date(Date.now() + 60_000));
     const now = answerNacha(file.content, file.name, new Date()).find((a) => a.when === 'now')!;
     const inbound = await recordInboundFile(h.core, ACH_RAIL, now.name, Buffer.from(now.text));
-    await processAchInboundFile(h.core, config, inbound, new Date());
+    await processAchInboundFile(railHost(h.core, ACH_RAIL), config, inbound, new Date());
     await h.db.updateTable('rail_files').set({ settles_at: new Date(Date.now() - 1) }).where('id', '=', row.rail_file_id).execute();
-    await settleDueAchFiles(h.core, ACH_RAIL);
+    await settleDueAchFiles(railHost(h.core, ACH_RAIL), ACH_RAIL);
     const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).execute();
     expect(events.map((e) => [e.type, e.reason_code])).toEqual([['rejected', 'R03']]);
     expect((await h.db.selectFrom('rail_instructions').select('status').where('payout_id', '=', row.payout_id).executeTakeFirstOrThrow()).status).toBe('rejected');
@@ -103,8 +104,8 @@ describe('a late ACH poll', () => {
     const { row, file } = await uploadedEntry(3, '9990000103', settlesAt);
     const early = answerNacha(file.content, file.name, new Date()).find((a) => a.when === 'now')!;
     const inbound = await recordInboundFile(h.core, ACH_RAIL, early.name, Buffer.from(early.text));
-    await processAchInboundFile(h.core, config, inbound, new Date(settlesAt.getTime() - 2000));
-    await settleDueAchFiles(h.core, ACH_RAIL);
+    await processAchInboundFile(railHost(h.core, ACH_RAIL), config, inbound, new Date(settlesAt.getTime() - 2000));
+    await settleDueAchFiles(railHost(h.core, ACH_RAIL), ACH_RAIL);
     const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).execute();
     expect(events.map((e) => [e.type, e.reason_code])).toEqual([['rejected', 'R03']]);
   });
@@ -113,12 +114,12 @@ describe('a late ACH poll', () => {
     // The poll listed the outbox 3 s ago, before the settlement time (2 s ago); its sweep runs now.
     const settlesAt = new Date(Date.now() - 2000);
     const { row, file } = await uploadedEntry(4, '9990000101', settlesAt);
-    expect(await settleDueAchFiles(h.core, ACH_RAIL, new Date(settlesAt.getTime() - 1000))).toBe(0);
+    expect(await settleDueAchFiles(railHost(h.core, ACH_RAIL), ACH_RAIL, new Date(settlesAt.getTime() - 1000))).toBe(0);
     // The R01 went up half a second before the settlement time, after that listing: the next poll reads it.
     const early = answerNacha(file.content, file.name, new Date()).find((a) => a.when === 'now')!;
     const inbound = await recordInboundFile(h.core, ACH_RAIL, early.name, Buffer.from(early.text));
-    await processAchInboundFile(h.core, config, inbound, new Date(settlesAt.getTime() - 500));
-    expect(await settleDueAchFiles(h.core, ACH_RAIL, new Date())).toBe(0);
+    await processAchInboundFile(railHost(h.core, ACH_RAIL), config, inbound, new Date(settlesAt.getTime() - 500));
+    expect(await settleDueAchFiles(railHost(h.core, ACH_RAIL), ACH_RAIL, new Date())).toBe(0);
     const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).execute();
     expect(events.map((e) => [e.type, e.reason_code])).toEqual([['rejected', 'R01']]);
     expect((await h.db.selectFrom('rail_instructions').select('status').where('payout_id', '=', row.payout_id).executeTakeFirstOrThrow()).status).toBe('rejected');

@@ -9,6 +9,11 @@ import {
   answerNacha,
   incomingAchCredit,
 } from '../../tools/test-bank/ach-answers';
+import { validateTestBankNacha } from '../../tools/test-bank/nacha-check';
+import { skipWithoutNachaValidator } from '../../tools/nacha/validator';
+
+/** The independent validator is required in CI (REQUIRE_NACHA_VALIDATOR=1); elsewhere its checks are skipped when it cannot run. */
+const VALIDATOR = !skipWithoutNachaValidator('test/unit/ach-answers.test.ts');
 
 const NOW = new Date('2027-01-15T21:00:00Z');
 const ODFI = '02100002';
@@ -162,4 +167,43 @@ describe('test bank: incomingAchCredit', () => {
     const holiday = parseNachaFile(incomingAchCredit({ ...input, now: new Date('2027-01-18T15:00:00Z') }).text);
     expect(holiday.batches[0]!.effectiveEntryDate).toBe('2027-01-19');
   });
+});
+
+describe('test bank: its NACHA files follow the rules and are checked like ours (issue #35)', () => {
+  const accounts = ['9990000104', '9990000101', '9990000103', '9990000101', '9990000103', '9990000104', '9990000301', '9990000301', '9990000202', '9990000202'];
+  const files = answerNacha(upload(accounts.map((a, i) => credit(i + 1, a))), 'payouts_order.ach', NOW);
+
+  it('a return file lists each batch\'s entries in ascending trace number order, in the order of the original entries', () => {
+    expect(files.map((f) => f.name)).toEqual(['ach_ret_payouts_order_1.ach', 'ach_ret_payouts_order_2.ach']);
+    for (const f of files) {
+      for (const b of parseNachaFile(f.text).batches) {
+        const traces = b.entries.map((e) => e.traceNumber);
+        expect(traces).toEqual([...traces].sort());
+        expect(new Set(traces).size).toBe(traces.length);
+        const originals = b.entries.map((e) => (e.return ?? e.notificationOfChange)!.originalTraceNumber);
+        expect(originals).toEqual([...originals].sort());
+      }
+    }
+    const returns = parseNachaFile(files[0]!.text).batches[0]!.entries;
+    expect(returns).toHaveLength(6);
+  });
+
+  it.skipIf(!VALIDATOR)('the independent validator finds nothing but its documented return-entry limits in the return files (no ED012), and nothing in an incoming credit', async () => {
+    for (const f of files) {
+      const r = await validateTestBankNacha(f.text);
+      expect(r.errors, f.name).toEqual([]);
+      expect(r.valid).toBe(true);
+    }
+    const credit = incomingAchCredit({ accountNumber: '400012345678', routingNumber: RDFI, amountMinor: '250000', originatorName: 'ACME Payroll', reference: 'Invoice 42', now: NOW });
+    expect(await validateTestBankNacha(credit.text)).toEqual({ valid: true, errors: [] });
+  }, 60_000);
+
+  it.skipIf(!VALIDATOR)('the check still refuses what the rules forbid: a return batch out of trace order gets ED012', async () => {
+    const lines = files[0]!.text.split('\n');
+    // Swap the first two return entries (each with its addenda 99): the traces now descend.
+    const swapped = [lines[0], lines[1], lines[4], lines[5], lines[2], lines[3], ...lines.slice(6)].join('\n');
+    await expect(validateTestBankNacha(swapped)).rejects.toThrow(/ascending trace number order/);
+    const { validateNacha } = await import('../../tools/nacha/validator');
+    expect((await validateNacha(swapped)).errors.some((e) => e.startsWith('ED012'))).toBe(true);
+  }, 60_000);
 });

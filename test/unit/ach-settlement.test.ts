@@ -1,11 +1,11 @@
 /**
- * When ACH entries settle by silence and what file a window's entries make (src/core/rails/ach.ts;
+ * When ACH entries settle by silence and what file a window's entries make (src/rails/ach/file.ts;
  * docs/rails.md "ACH"): the Fed's settlement of the effective entry date, moved on when the upload
  * comes too late for it; RAIL_ACH_SETTLE_AFTER for tests; the usual return deadline two banking
  * days after settlement; one batch per SEC code with the stored trace numbers.
  */
 import { describe, expect, it } from 'vitest';
-import { achSettlesAt, achUsualReturnDeadline, composeAchFile } from '../../src/core/rails/ach';
+import { achSettlesAt, achUsualReturnDeadline, composeAchFile } from '../../src/rails/ach/file';
 import { nextFedBusinessDay } from '../../src/rails/fed-calendar';
 import { parseNachaFile } from '../../src/rails/nacha';
 import { testAchConfig } from '../helpers/ach-config';

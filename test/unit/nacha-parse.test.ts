@@ -166,3 +166,22 @@ describe('parseNachaFile', () => {
     expect(e.message).toMatch(message);
   });
 });
+
+describe('parseNachaFile: ascending trace numbers (issue #35)', () => {
+  it('refuses a batch whose entries are not in ascending trace number order, naming the line', () => {
+    const swapped = writeNachaFile({
+      ...INPUT,
+      batches: [{ ...INPUT.batches[0]!, entries: [{ ...INPUT.batches[0]!.entries[1]! }, { ...INPUT.batches[0]!.entries[0]!, traceNumber: '021000020000001' }] }],
+    });
+    const e = parseError(swapped);
+    expect(e.message).toMatch(/trace number 021000020000001 is not above the batch's previous entry's 021000020000002 .*ascending trace number order/);
+    expect(e.line).toBeGreaterThan(2);
+  });
+
+  it('refuses a trace number repeated within a batch', () => {
+    // The writer refuses a repeated trace number itself: edit the second entry's record instead.
+    const second = LINES.map((l, i) => [l, i] as const).filter(([l]) => l.startsWith('6'))[1]![1];
+    const repeated = edit(second, (r) => put(r, 80, '021000020000001'));
+    expect(parseError(repeated).message).toMatch(/ascending trace number order/);
+  });
+});

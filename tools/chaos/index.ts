@@ -26,6 +26,7 @@ import { fundLive, type LiveCredit, liveLoop, liveRail } from './live';
 import { clientLoop, newTrafficLog } from './traffic';
 import { startTreasuryChaos } from './treasury';
 import { auditRates, CHAOS_RATE_ENV, rateFaults } from './rates';
+import { auditPartner, chaosPartnerEnv, partnerLoop, type PartnerTraffic, startChaosPartner } from './partner';
 
 const { values: args } = parseArgs({
   options: {
@@ -173,6 +174,9 @@ async function main(): Promise<number> {
   const run = `${seed}-${Date.now().toString(36)}`;
   say(`chaos: ${trafficMs / 1000} s of traffic, seed ${seed}, ${clients} clients`);
   let stack: Stack;
+  // The payout partner (tools/chaos/partner.ts): with the live traffic, on its own seed.
+  const partner = args['no-live'] ? null : await startChaosPartner(new Rng(seed + 35));
+  const partnerTraffic: PartnerTraffic = { ids: [], refused: [] };
   try {
     stack = await startStack({
       apis: 2,
@@ -180,13 +184,14 @@ async function main(): Promise<number> {
       clusterNodes: args['dev-server'] ? 0 : 2,
       testBank: !args['no-live'],
       // Webhook retries from 0.5 s (doubling) so that a recovered receiver is caught up quickly.
-      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info', TREASURY_BOOKS_ONLY_GRACE: 'PT5S', ...CHAOS_RATE_ENV },
+      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info', TREASURY_BOOKS_ONLY_GRACE: 'PT5S', ...CHAOS_RATE_ENV, ...(partner ? chaosPartnerEnv(partner) : {}) },
       log: (l) => say(`[stack] ${l}`),
     });
   } catch (err) {
     console.error(`chaos: the stack did not start: ${String((err as Error)?.stack ?? err)}`);
     return 2;
   }
+  partner?.setWebhookTarget(`${stack.url}/hooks/partner/wise`);
   const receiver = await startReceiver(rng.fork());
   try {
     const business = await stack.createBusiness(`Chaos ${run}`, 1, true);
@@ -240,6 +245,7 @@ async function main(): Promise<number> {
       ...Array.from({ length: clients }, () => clientLoop(owner, approver, rng.fork(), traffic, run, until, active, 2, virtualAccountId, guide)),
       ...(live && stack.bank && liveIban ? [liveLoop(live, rng.fork(), traffic, run, until, stack.bank, liveIban, liveCredits)] : []),
       ...(stack.rates ? [rateFaults(stack.rates, start, until, say)] : []),
+      ...(live && liveIban && partner ? [partnerLoop(live, new Rng(seed + 36), run, until, partnerTraffic)] : []),
     ]);
     clearInterval(progress);
     say(`traffic over; waiting for ${traffic.background.length} background flows (claims, disbursements)`);
@@ -266,6 +272,7 @@ async function main(): Promise<number> {
       ...(stack.rates ? await auditRates(stack.db) : []),
     );
     if (treasury) checks.push(...(await treasury.audit(stack.db)));
+    if (partner) checks.push(...(await auditPartner(stack.db, partner, partnerTraffic)));
     checks.push({
       name: 'traffic: no unexpected answer',
       ok: traffic.unexpected.length === 0 && stats.gaveUp === 0,
@@ -291,6 +298,7 @@ async function main(): Promise<number> {
             'live ach_usd payouts accepted (NACHA over SFTP; settled / R01 / R03 / late R02)',
             `${liveOn('ach').length} (${achBy('live:ach:settled')} / ${achBy('live:ach:R01')} / ${achBy('live:ach:R03')} / ${achBy('live:ach:late')})`,
           ],
+          ['live spei_mxn payouts through the payout partner (test partner with chaos)', String(partnerTraffic.ids.length)],
           ['live deposits (camt.054 credits; sent twice)', `${liveCredits.length} (${liveCredits.filter((c) => c.copies > 1).length})`],
           ['payout requests answered other than 201', String(traffic.payouts.filter((p) => p.status !== 201).length)],
           ['fundings', String(traffic.funds.length)],
@@ -321,6 +329,7 @@ async function main(): Promise<number> {
   } finally {
     await receiver.close();
     await stack.stop();
+    await partner?.stop();
   }
 }
 

@@ -35,9 +35,11 @@
  * `<stem>` is the upload's base name without its last extension, every character other than
  * `A-Z a-z 0-9 . -` replaced by `_`. The files go to the upload's immediate origin when it is a
  * routing number (else to the first batch's ODFI routing) from {@link ACH_BANK_ROUTING}. The bank's
- * trace numbers start with the first 8 digits of {@link ACH_BANK_ROUTING}; the other 7 come from a
- * digest of the upload's stem and the original trace. The same upload and `now` always give the same
- * files (names and bytes).
+ * trace numbers start with the first 8 digits of {@link ACH_BANK_ROUTING}; the other 7 count up by
+ * one per entry from a digest of the upload's stem, so each batch lists its entries in ascending
+ * trace number order (NACHA rules), in the order of the original entries. Every file is read back by the project's NACHA checks before it
+ * is returned ({@link checkedLikeOurs}). The same upload and `now` always give the same files (names
+ * and bytes).
  */
 import { createHash } from 'node:crypto';
 import { abaCheckDigit } from '../../src/domain/funding';
@@ -101,25 +103,32 @@ function digest(...parts: string[]): string {
   return createHash('sha256').update(parts.join('\n')).digest('hex');
 }
 
-/** Deterministic unique bank trace numbers: bank prefix + 7 digits from a digest of `key`. */
-function traceAllocator(): (key: string) => string {
-  const used = new Set<string>();
+/**
+ * The bank's trace numbers for the answers to one upload, as an ODFI assigns them: the bank prefix
+ * and a 7-digit sequence that starts at a digest of `key` (the upload's stem) and counts up by one
+ * per entry written, so they ascend in file order and never repeat within the answers to one upload.
+ */
+function traceAllocator(key: string): () => string {
   const prefix = ACH_BANK_ROUTING.slice(0, 8);
-  return (key) => {
-    let n = Number(BigInt(`0x${digest('trace', key).slice(0, 15)}`) % 10_000_000n);
-    let trace = `${prefix}${String(n).padStart(7, '0')}`;
-    while (used.has(trace)) {
-      n = (n + 1) % 10_000_000;
-      trace = `${prefix}${String(n).padStart(7, '0')}`;
-    }
-    used.add(trace);
-    return trace;
-  };
+  // Room for 100,000 entries above the start before the 7 digits would overflow.
+  let n = Number(BigInt(`0x${digest('trace', key).slice(0, 15)}`) % 9_900_000n);
+  return () => `${prefix}${String(n++).padStart(7, '0')}`;
 }
 
 /** `YYYY-MM-DD` of `now` in America/New_York. */
 function newYorkDay(now: Date): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/New_York', year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+}
+
+/**
+ * Every NACHA file the test bank writes is read back by the project's NACHA checks
+ * (parseNachaFile: record layout, controls, totals, counts, ascending trace numbers within a
+ * batch) before it is published, as the service checks its own; tests also run the independent
+ * validator on them (tools/test-bank/nacha-check.ts). Returns `text`; throws NachaParseError.
+ */
+export function checkedLikeOurs(text: string): string {
+  parseNachaFile(text);
+  return text;
 }
 
 interface Answered {
@@ -150,7 +159,7 @@ export function answerNacha(text: string, uploadName: string, now: Date): AchBan
   const destination = /^[0-9]{9}$/.test(upload.immediateOrigin)
     ? upload.immediateOrigin
     : `${upload.batches[0]!.odfiIdentification}${abaCheckDigit(upload.batches[0]!.odfiIdentification)}`;
-  const nextTrace = traceAllocator();
+  const nextTrace = traceAllocator(stem);
   const bankOdfi = ACH_BANK_ROUTING.slice(0, 8);
   const today = newYorkDay(now);
 
@@ -169,7 +178,7 @@ export function answerNacha(text: string, uploadName: string, now: Date): AchBan
       batchNumber: batches.length + 1,
     });
     const entryOf = (a: Answered): NachaReturnEntryInput => {
-      const trace = nextTrace(`${stem}\n${a.entry.traceNumber}\n${a.answer.code}`);
+      const trace = nextTrace();
       const base = {
         transactionCode: a.entry.transactionCode === '22' ? ('21' as const) : ('31' as const),
         routingNumber: `${a.batch.odfiIdentification}${abaCheckDigit(a.batch.odfiIdentification)}`,
@@ -183,18 +192,20 @@ export function answerNacha(text: string, uploadName: string, now: Date): AchBan
         ? { ...base, amountMinor: a.entry.amountMinor, addenda: { kind: 'return', reasonCode: a.answer.code, originalTraceNumber: a.entry.traceNumber, dateOfDeath: null, originalReceivingDfi, addendaInformation: '' } }
         : { ...base, amountMinor: '0', addenda: { kind: 'noc', changeCode: a.answer.code, originalTraceNumber: a.entry.traceNumber, originalReceivingDfi, correctedData: a.answer.correctedData ?? '' } };
     };
+    // NACHA rules: a batch lists its entries in ascending trace number order (as an ODFI writes them).
+    const ascending = (entries: NachaReturnEntryInput[]) => entries.sort((x, y) => (x.traceNumber < y.traceNumber ? -1 : x.traceNumber > y.traceNumber ? 1 : 0));
     for (const batch of upload.batches) {
       const returns = due.filter((a) => a.batch === batch && a.answer.kind === 'return');
-      if (returns.length > 0) batches.push({ ...header(batch, batch.secCode as 'PPD' | 'CCD'), entries: returns.map(entryOf) });
+      if (returns.length > 0) batches.push({ ...header(batch, batch.secCode as 'PPD' | 'CCD'), entries: ascending(returns.map(entryOf)) });
     }
     for (const batch of upload.batches) {
       const nocs = due.filter((a) => a.batch === batch && a.answer.kind === 'noc');
-      if (nocs.length > 0) batches.push({ ...header(batch, 'COR'), entries: nocs.map(entryOf) });
+      if (nocs.length > 0) batches.push({ ...header(batch, 'COR'), entries: ascending(nocs.map(entryOf)) });
     }
     out.push({
       name: `ach_ret_${stem}_${n}.ach`,
       when,
-      text: writeNachaReturnFile({
+      text: checkedLikeOurs(writeNachaReturnFile({
         immediateDestination: destination,
         immediateDestinationName: upload.immediateOriginName,
         immediateOrigin: ACH_BANK_ROUTING,
@@ -202,7 +213,7 @@ export function answerNacha(text: string, uploadName: string, now: Date): AchBan
         createdAt: now,
         fileIdModifier: modifier,
         batches,
-      }),
+      })),
     });
   }
   return out;
@@ -253,7 +264,7 @@ export function incomingAchCredit(input: IncomingAchCreditInput): AchBankFile {
   return {
     name: `ach_in_${hash.slice(0, 16)}.ach`,
     when: 'now',
-    text: writeNachaFile({
+    text: checkedLikeOurs(writeNachaFile({
       immediateDestination: input.routingNumber,
       immediateDestinationName: '',
       immediateOrigin: ACH_BANK_ROUTING,
@@ -283,6 +294,6 @@ export function incomingAchCredit(input: IncomingAchCreditInput): AchBankFile {
           ],
         },
       ],
-    }),
+    })),
   };
 }

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../../db/schema';
 import { refreshTreasuryGauges } from '../treasury/report';
 import { disbursementItemsInFlight, metricsRegistry, outboxBacklog, outboxOldestSeconds, railOldestWaitingPayout } from './registry';
+import { RAIL_MODULES } from '../../rails/registry';
 
 /** Content type of the Prometheus text exposition format served by `/metrics`. */
 export const METRICS_CONTENT_TYPE = metricsRegistry.contentType;
@@ -58,7 +59,7 @@ export async function refreshScrapeTimeGauges(db: Db): Promise<void> {
     outboxOldestSeconds.set({ outbox: b.outbox }, b.oldest ? Math.max(0, Math.floor((Date.now() - new Date(b.oldest).getTime()) / 1000)) : 0);
   }
   railOldestWaitingPayout.reset();
-  railOldestWaitingPayout.set({ rail: 'sepa_credit_transfer' }, 0);
+  for (const m of RAIL_MODULES) railOldestWaitingPayout.set({ rail: m.rail }, 0);
   for (const w of waiting) railOldestWaitingPayout.set({ rail: w.rail }, Math.max(0, Math.floor((Date.now() - new Date(w.oldest).getTime()) / 1000)));
   await refreshTreasuryGauges(db);
 }

@@ -13,7 +13,7 @@ import type { PaymentInstruction, RailAdapter, RailSubmitResult } from '../../ra
 import { RailError } from '../../rails/adapter';
 import { sandboxClaimWindowMs } from '../../sandbox/rails';
 import type { Core } from '../context';
-import { configuredLiveRails, railAdapterFor } from '../rails/registry';
+import { liveServedRails, railAdapterFor } from '../rails/registry';
 import type { PayoutRow } from './rows';
 import { openClaim, recordAttemptProviderReference, recordAttemptStart, startDelivery, transitionPayout } from './transitions';
 
@@ -163,11 +163,11 @@ export async function deliverPayout(core: Core, payoutId: string, attempt: numbe
     core,
     payoutId,
     attempt,
-    configuredLiveRails(core).map((r) => r.rail),
+    liveServedRails(core),
   );
   if (started) {
     const adapter = railAdapterFor(core, started.payout.environment, started.payout.rail);
-    // Not reached while the registry and configuredLiveRails agree (startDelivery moves only payouts with an adapter).
+    // Not reached while the registry and liveServedRails agree (startDelivery moves only payouts with an adapter).
     if (!adapter) throw new NoRailAdapterError(started.payout.rail);
     const result = await submitAttempt(core, payoutId, attempt, started.payout, adapter, started.existingProviderReference);
     return { status: started.payout.status as PayoutStatus, attempt: result };

@@ -221,11 +221,12 @@ async function prepareChecked(
     recipientDetails = v.details;
   }
 
-  // A live payout on a bank file rail: what the file cannot carry is refused now, not at the cut-off.
+  // A live payout: what its rail cannot carry (a bank file, a partner's account requirements) is refused now, not at the cut-off.
   if (caller.environment === 'live') {
-    const problem = railCarriageProblem(channel.rail, recipientDetails, s.reference);
+    const problem = railCarriageProblem(channel.rail, recipientDetails, s.reference, channel.id);
     if (problem) {
       const param = problem.field === 'reference' ? p('reference') : isGiven(req.recipientId) ? p('recipient_id') : p(`recipient.${problem.field}`);
+      if (problem.status === 422) throw new ApiError(422, 'recipient_not_ready', problem.message, param);
       throw validationError(param, problem.message);
     }
   }

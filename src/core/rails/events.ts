@@ -7,15 +7,15 @@
 import type { Selectable } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
 import type { RailEventsTable } from '../../db/tables/rails';
-import { ACH_RAIL } from '../../rails/ach/config';
-import { achReturnAfterSettlementFailure, mapAchReturn, mapIso20022Reason, returnFailure } from '../../rails/reason-codes';
+import type { NewRailEvent as RailModuleEvent } from '../../rails/adapter';
+import { railModuleOf } from '../../rails/registry';
 import type { PayoutRailEvent } from '../../../workflows/payout.contract';
 
 /** A rail_events row. */
 export type RailEventRow = Selectable<RailEventsTable>;
 
-/** A rail event about to be recorded (id `<rail file id>:<index>`). */
-export type NewRailEvent = Omit<RailEventsTable, 'created_at' | 'dispatched_at' | 'details'> & { details: Record<string, unknown> };
+/** A rail event about to be recorded (id `<rail file id>:<index>`; src/rails/adapter.ts NewRailEvent). */
+export type NewRailEvent = RailModuleEvent;
 
 /** Records `events` (a file read twice yields the same ids: recorded once). Returns the ids newly recorded. */
 export async function recordRailEvents(tx: DbOrTx, events: NewRailEvent[], now: Date): Promise<string[]> {
@@ -58,22 +58,18 @@ export async function unmatchedRailEvents(db: DbOrTx, limit = 100): Promise<Rail
 
 /**
  * The payout workflow's view of a recorded event (Signal `railEvent`): rejected and returned carry
- * the failure mapped from the bank's reason code by the rail's table (src/rails/reason-codes.ts:
- * ISO 20022 codes, or ACH return codes, where an ACH return before settlement is `rejected`).
- * Credits and ACH notifications of change are not payout signals (null).
+ * the failure the rail's module maps the rail's reason code to (src/rails/<rail>/module.ts
+ * `failureOf`; e.g. ISO 20022 codes, or ACH return codes, where an ACH return before settlement is
+ * `rejected`). Credits and notifications of change are not payout signals (null).
  */
 export function toPayoutRailEvent(row: RailEventRow): PayoutRailEvent | null {
   if (!row.payout_id || row.attempt === null || row.type === 'credit' || row.type === 'notification_of_change') return null;
   const at = (row.occurred_at ?? row.created_at).toISOString();
   const base = { id: row.id, attempt: row.attempt, type: row.type, at };
-  const ach = row.rail === ACH_RAIL;
-  if (row.type === 'rejected') {
-    const m = ach ? mapAchReturn(row.reason_code) : mapIso20022Reason(row.reason_code);
-    return { ...base, failure: { code: m.failureCode, message: m.message, retryable: m.retryable, railReasonCode: m.railReasonCode } };
-  }
-  if (row.type === 'returned') {
-    const f = ach ? achReturnAfterSettlementFailure(row.reason_code) : returnFailure(row.reason_code);
-    return { ...base, failure: { code: f.failureCode, message: f.message, retryable: false, railReasonCode: f.railReasonCode } };
-  }
-  return base;
+  if (row.type !== 'rejected' && row.type !== 'returned') return base;
+  const module = railModuleOf(row.rail);
+  const f = module
+    ? module.failureOf(row.type, row.reason_code)
+    : { failureCode: row.type === 'rejected' ? ('provider_declined' as const) : ('refunded_by_provider' as const), message: 'The rail did not accept the payment', retryable: false, railReasonCode: row.reason_code };
+  return { ...base, failure: { code: f.failureCode, message: f.message, retryable: row.type === 'rejected' ? f.retryable : false, railReasonCode: f.railReasonCode } };
 }

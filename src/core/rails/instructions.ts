@@ -1,43 +1,30 @@
 /**
- * The payment instructions handed to a file rail (docs/rails.md "Files"): this module owns the
- * writes of rail_instructions. One row per payout attempt, queued until the rail's window
- * workflow collects it into a file; then moved by the bank's answers (and, on ACH, settled by
- * silence on the effective date).
+ * The payment instructions handed to a live rail (docs/rails.md "Files", "The seam"): this module
+ * owns the writes of rail_instructions. One row per payout attempt: on a file rail queued until the
+ * rail's window workflow collects it into a file, on a partner rail accepted with the partner's
+ * transfer in `details`; then moved by the rail's answers. Names no rail: the rail modules choose
+ * the references (src/rails/<rail>/module.ts).
  */
 import { sql } from 'kysely';
-import type { QueuedAchEntry } from '../../rails/ach/adapter';
-import { type QueuedTransfer, sepaMessageId } from '../../rails/sepa/adapter';
+import type { NewRailInstruction, RailInstructionRecord } from '../../rails/adapter';
 import type { DbOrTx } from '../../db/schema';
 import type { RailInstructionsTable } from '../../db/tables/rails';
-import type { Core } from '../context';
 
 /** A stored instruction's status (see RailInstructionsTable). */
 export type InstructionStatus = RailInstructionsTable['status'];
 
 /**
- * Queues `transfer` on `rail` (idempotent per payout and attempt: a retried submission finds the
- * row already there and gets its references back). Returns the stored EndToEndId and UETR.
+ * Stores `instruction` (status `queued` unless given), once per payout and attempt: a retried
+ * submission finds the row already there and gets it back. Returns the stored row. The rail module
+ * chose its references (EndToEndId, UETR, trace number, details).
  */
-export async function queueInstruction(core: Core, rail: string, transfer: QueuedTransfer): Promise<{ endToEndId: string; uetr: string }> {
-  const now = core.now();
-  await core.db
+export async function queueInstruction(db: DbOrTx, instruction: NewRailInstruction, now: Date): Promise<RailInstructionRecord> {
+  await db
     .insertInto('rail_instructions')
     .values({
-      payout_id: transfer.payoutId,
-      attempt: transfer.attempt,
-      rail,
-      business_id: transfer.businessId,
-      end_to_end_id: transfer.endToEndId,
-      uetr: transfer.uetr,
-      trace_number: null,
-      details: null,
-      amount_minor: BigInt(transfer.amountMinor),
-      currency: transfer.currency,
-      creditor_name: transfer.creditorName,
-      creditor_iban: transfer.creditorIban,
-      creditor_bic: transfer.creditorBic,
-      remittance: transfer.remittance,
-      status: 'queued',
+      ...instruction,
+      details: instruction.details ? JSON.stringify(instruction.details) : null,
+      status: instruction.status ?? 'queued',
       rail_file_id: null,
       payment_information_id: null,
       created_at: now,
@@ -45,55 +32,40 @@ export async function queueInstruction(core: Core, rail: string, transfer: Queue
     })
     .onConflict((oc) => oc.columns(['payout_id', 'attempt']).doNothing())
     .execute();
-  const row = await core.db
-    .selectFrom('rail_instructions')
-    .select(['end_to_end_id', 'uetr'])
-    .where('payout_id', '=', transfer.payoutId)
-    .where('attempt', '=', transfer.attempt)
-    .executeTakeFirstOrThrow();
-  return { endToEndId: row.end_to_end_id, uetr: row.uetr! };
+  return db.selectFrom('rail_instructions').selectAll().where('payout_id', '=', instruction.payout_id).where('attempt', '=', instruction.attempt).executeTakeFirstOrThrow();
 }
 
-/**
- * Queues ACH credit `entry` on `rail` with a new trace number: the ODFI routing number's first 8
- * digits and the next value of the sequence ach_trace_seq (7 digits; never reused, also across
- * workers and restarts). Idempotent per payout and attempt: a retried submission gets the stored
- * trace number back (a value drawn by the retry is burned, leaving a gap, never a repeat). Throws
- * when the sequence is exhausted (9,999,999 entries per ODFI routing prefix; docs/rails.md "ACH").
- */
-export async function queueAchInstruction(core: Core, rail: string, entry: QueuedAchEntry, odfiRouting: string): Promise<{ traceNumber: string; endToEndId: string }> {
-  const stored = await core.db.selectFrom('rail_instructions').select(['trace_number', 'end_to_end_id']).where('payout_id', '=', entry.payoutId).where('attempt', '=', entry.attempt).executeTakeFirst();
-  if (stored?.trace_number) return { traceNumber: stored.trace_number, endToEndId: stored.end_to_end_id };
-  const seq = await sql<{ n: string }>`select nextval('ach_trace_seq')::text as n`.execute(core.db);
-  const traceNumber = `${odfiRouting.slice(0, 8)}${seq.rows[0]!.n.padStart(7, '0')}`;
-  const now = core.now();
-  await core.db
-    .insertInto('rail_instructions')
-    .values({
-      payout_id: entry.payoutId,
-      attempt: entry.attempt,
-      rail,
-      business_id: entry.businessId,
-      end_to_end_id: entry.endToEndId,
-      uetr: null,
-      trace_number: traceNumber,
-      details: JSON.stringify({ routing_number: entry.routingNumber, account_number: entry.accountNumber, account_type: entry.accountType, sec_code: entry.secCode }),
-      amount_minor: BigInt(entry.amountMinor),
-      currency: entry.currency,
-      creditor_name: entry.creditorName,
-      creditor_iban: null,
-      creditor_bic: null,
-      remittance: entry.remittance,
-      status: 'queued',
-      rail_file_id: null,
-      payment_information_id: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) => oc.columns(['payout_id', 'attempt']).doNothing())
+/** The instruction of one payout attempt. */
+export async function instructionOf(db: DbOrTx, payoutId: string, attempt: number) {
+  return db.selectFrom('rail_instructions').selectAll().where('payout_id', '=', payoutId).where('attempt', '=', attempt).executeTakeFirst();
+}
+
+/** The next value of database sequence `name`, as a decimal string (ACH trace numbers: `ach_trace_seq`). */
+export async function nextSequenceValue(db: DbOrTx, name: string): Promise<string> {
+  const seq = await sql<{ n: string }>`select nextval(${name})::text as n`.execute(db);
+  return seq.rows[0]!.n;
+}
+
+/** The instruction of `rail` whose `details[key]` is `value` (a partner's transfer id), locked for update when `lock`. */
+export async function findInstructionByDetail(db: DbOrTx, rail: string, key: string, value: string, lock = false) {
+  let q = db.selectFrom('rail_instructions').selectAll().where('rail', '=', rail).where(sql<string>`details->>${key}`, '=', value);
+  if (lock) q = q.forUpdate();
+  return q.executeTakeFirst();
+}
+
+/** Merges `details` into the details of one attempt's instruction. */
+export async function updateInstructionDetails(db: DbOrTx, key: { payoutId: string; attempt: number }, details: Record<string, string>, now: Date): Promise<void> {
+  await db
+    .updateTable('rail_instructions')
+    .set({ details: sql`coalesce(details, '{}'::jsonb) || ${JSON.stringify(details)}::jsonb`, updated_at: now })
+    .where('payout_id', '=', key.payoutId)
+    .where('attempt', '=', key.attempt)
     .execute();
-  const row = await core.db.selectFrom('rail_instructions').select(['trace_number', 'end_to_end_id']).where('payout_id', '=', entry.payoutId).where('attempt', '=', entry.attempt).executeTakeFirstOrThrow();
-  return { traceNumber: row.trace_number!, endToEndId: row.end_to_end_id };
+}
+
+/** Instructions of `rail` in `statuses` last updated before `before` (oldest first, at most `limit`). */
+export async function instructionsWaiting(db: DbOrTx, rail: string, statuses: InstructionStatus[], before: Date, limit: number) {
+  return db.selectFrom('rail_instructions').selectAll().where('rail', '=', rail).where('status', 'in', statuses).where('updated_at', '<', before).orderBy('updated_at').limit(limit).execute();
 }
 
 /** The ACH instruction with trace number `traceNumber` on `rail`, locked for update when `lock` (within a transaction). */
@@ -144,21 +116,13 @@ export async function instructionsOfFile(db: DbOrTx, fileId: string) {
   return db.selectFrom('rail_instructions').selectAll().where('rail_file_id', '=', fileId).orderBy('created_at').orderBy('payout_id').execute();
 }
 
-/**
- * The instruction a bank status refers to, found by its references: EndToEndId, else UETR. The
- * original message id, when the bank gave one, must be the instruction's file (a status of another
- * file with a reused EndToEndId matches nothing).
- */
-export async function findInstruction(db: DbOrTx, refs: { endToEndId: string | null; uetr: string | null; originalMessageId: string | null }) {
+/** The instruction with EndToEndId `endToEndId`, else (none given) UETR `uetr` (lowercase). */
+export async function findInstruction(db: DbOrTx, refs: { endToEndId: string | null; uetr: string | null }) {
   let q = db.selectFrom('rail_instructions').selectAll();
   if (refs.endToEndId) q = q.where('end_to_end_id', '=', refs.endToEndId);
-  else if (refs.uetr) q = q.where('uetr', '=', refs.uetr.toLowerCase());
+  else if (refs.uetr) q = q.where('uetr', '=', refs.uetr);
   else return undefined;
-  const row = await q.executeTakeFirst();
-  if (!row) return undefined;
-  if (refs.uetr && row.uetr !== refs.uetr.toLowerCase()) return undefined;
-  if (refs.originalMessageId && row.rail_file_id && sepaMessageId(row.rail_file_id) !== refs.originalMessageId) return undefined;
-  return row;
+  return q.executeTakeFirst();
 }
 
 /** Order of instruction statuses: a later answer never moves one back. */

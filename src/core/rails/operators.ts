@@ -2,6 +2,7 @@
  * What operators read about the bank files (docs/rails.md "For operators"; `npm run admin -- rail
  * files | rail file <id> | rail unmatched`). Read-only.
  */
+import { sql } from 'kysely';
 import type { Db } from '../../db/schema';
 import { unmatchedRailEvents } from './events';
 
@@ -100,4 +101,44 @@ export async function listUnmatchedRailItems(db: Db, limit = 100) {
     details: r.details,
     created_at: r.created_at.toISOString(),
   }));
+}
+
+/**
+ * The transfers made at payout partners, newest first (docs/rails.md "The partner's rate and fee
+ * beside ours"; `npm run admin -- rail partner-transfers`): per payout attempt our side (the
+ * payout's `rate`, `fee` and `source_amount` in its source currency, `destination_amount`: decimal
+ * strings of minor units) beside the partner's (its rate, fee and source amount as it quoted them,
+ * decimal strings in the partner balance currency, and its transfer's last state).
+ */
+export async function listPartnerTransfers(db: Db, limit = 100) {
+  const rows = await db
+    .selectFrom('rail_instructions as i')
+    .innerJoin('payouts as p', 'p.id', 'i.payout_id')
+    .select(['i.payout_id', 'i.attempt', 'i.rail', 'i.status', 'i.details', 'i.created_at', 'p.status as payout_status', 'p.rate', 'p.fee_total', 'p.source_amount', 'p.source_currency', 'p.destination_amount', 'p.destination_currency'])
+    .where(sql<string>`i.details->>'transfer_id'`, 'is not', null)
+    .orderBy('i.created_at', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => {
+    const d = (r.details ?? {}) as Record<string, string>;
+    return {
+      payout_id: r.payout_id,
+      attempt: r.attempt,
+      rail: r.rail,
+      payout_status: r.payout_status,
+      our_rate: r.rate,
+      our_fee_minor: r.fee_total.toString(),
+      our_source_amount_minor: r.source_amount.toString(),
+      source_currency: r.source_currency,
+      destination_amount_minor: r.destination_amount.toString(),
+      destination_currency: r.destination_currency,
+      partner_transfer_id: d.transfer_id ?? null,
+      partner_state: d.partner_state ?? null,
+      partner_rate: d.partner_rate || null,
+      partner_fee: d.partner_fee || null,
+      partner_source_amount: d.partner_source_amount || null,
+      partner_source_currency: d.partner_source_currency ?? null,
+      created_at: r.created_at.toISOString(),
+    };
+  });
 }

@@ -137,7 +137,7 @@ function readBai2(text: string): ReadStatement {
  * not parse or is not of our settlement account is quarantined (`quarantined: true`). Idempotent:
  * a file already recorded is not recorded again.
  */
-export async function processStatementFile(core: Core, file: RailFileRow): Promise<{ events: number; quarantined: boolean } | null> {
+export async function processStatementFile(core: Core, file: Pick<RailFileRow, 'id' | 'rail' | 'name' | 'content'>): Promise<{ events: number; quarantined: boolean } | null> {
   const format = statementFormatOf(file);
   if (!format) return null;
   const now = core.now();

@@ -20,6 +20,7 @@ import * as m0056 from './0056_ach_rail';
 import * as m0057akn from './0057_api_key_notify';
 import * as m0062 from './0062_live_rates';
 import * as m0063 from './0063_treasury';
+import * as m0064pti from './0064_partner_transfer_index';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -44,6 +45,7 @@ export const migrations: Record<string, Migration> = {
   '0057_api_key_notify': m0057akn,
   '0062_live_rates': m0062,
   '0063_treasury': m0063,
+  '0064_partner_transfer_index': m0064pti,
 };
 
 /** Static provider (no filesystem scan), so bundlers and tsx see every migration. */

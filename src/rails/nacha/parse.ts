@@ -2,7 +2,8 @@
  * The NACHA file parser of the `ach_usd` bank rail (docs/rails-ach.md "File layout"; Nacha
  * Operating Rules, Appendix Three "ACH Record Format Specifications"): reads the files our bank
  * sends (returns with addenda 99, notifications of change with addenda 98, incoming credits) and our
- * own uploads, and checks every batch and file control against what it controls. Amounts are integer
+ * own uploads, and checks every batch and file control against what it controls and that a batch's
+ * entries are in ascending trace number order (Nacha Operating Rules). Amounts are integer
  * cents as decimal-digit strings, summed with BigInt. Pure: no I/O.
  */
 import { isCreditTransactionCode, NACHA_RECORD_LENGTH } from './file';
@@ -233,6 +234,11 @@ export function parseNachaFile(text: string): ParsedNachaFile {
           return: null,
           notificationOfChange: null,
         };
+        // NACHA rules: the entries of a batch are in ascending trace number order.
+        const previous = open.batch.entries[open.batch.entries.length - 1];
+        if (previous && previous.traceNumber >= entry.traceNumber) {
+          throw new NachaParseError(`trace number ${entry.traceNumber} is not above the batch's previous entry's ${previous.traceNumber} (a batch's entries must be in ascending trace number order)`, line);
+        }
         open.batch.entries.push(entry);
         open.count += 1n;
         open.hash += BigInt(rdfi);

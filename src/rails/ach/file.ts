@@ -4,26 +4,13 @@
  * (no I/O): src/core/rails/files.ts records and sends what this composes.
  */
 import { createHash } from 'node:crypto';
-import { achEffectiveDate, achSettlementTime } from '../../rails/fed-calendar';
-import type { AchRailConfig } from '../../rails/ach/config';
-import { NACHA_ADDENDA_WIDTH } from '../../rails/ach/adapter';
-import { type NachaBatchInput, parseNachaFile, toNachaText, writeNachaFile } from '../../rails/nacha';
-import type { RailInstructionsTable } from '../../db/tables/rails';
-import type { Selectable } from 'kysely';
+import type { ComposedRailFile, RailInstructionRecord } from '../adapter';
+import { achEffectiveDate, achSettlementTime } from '../fed-calendar';
+import { type NachaBatchInput, parseNachaFile, toNachaText, writeNachaFile } from '../nacha';
+import { NACHA_ADDENDA_WIDTH } from './adapter';
+import type { AchRailConfig } from './config';
 
-/** A file composed for recording: its name, ids, text and dates. */
-export interface ComposedRailFile {
-  name: string;
-  messageId: string;
-  kind: string;
-  content: string;
-  /** Requested execution date (ISO 20022) or effective entry date (ACH), YYYY-MM-DD. */
-  executionDate: string;
-  /** ACH: `same_day` or `next_day`; null elsewhere. */
-  settlementWindow: string | null;
-  /** The id each instruction's group carries in the file (pain.001 PmtInfId; ACH `<message id>-B<batch number>`), by payout id. */
-  groupOf: (payoutId: string) => string;
-}
+export type { ComposedRailFile } from '../adapter';
 
 /** The file-id modifier (A-Z, 0-9) of file `fileId`: derived from its id, so a rewritten file keeps it. */
 function fileIdModifier(fileId: string): string {
@@ -39,13 +26,15 @@ function fileIdModifier(fileId: string): string {
  * back with the NACHA parser (controls, totals, counts) before it is returned. Throws
  * NachaInputError or NachaParseError when the file cannot be written correctly (nothing is recorded).
  */
-export function composeAchFile(config: AchRailConfig, rows: Array<Selectable<RailInstructionsTable>>, now: Date, fileId: string): ComposedRailFile {
+export function composeAchFile(config: AchRailConfig, rows: RailInstructionRecord[], now: Date, fileId: string): ComposedRailFile {
   const messageId = fileId.replace('_', '-');
   const { effectiveDate, window } = achEffectiveDate(now, { sameDayCutOff: config.sameDayCutOff, timeZone: config.timeZone });
   const batches: NachaBatchInput[] = [];
   const batchOf = new Map<string, number>();
   for (const sec of ['PPD', 'CCD'] as const) {
-    const entries = rows.filter((r) => (r.details?.sec_code ?? 'PPD') === sec);
+    // NACHA rules: ascending trace number order within a batch (trace numbers are drawn when an
+    // entry is queued; two workers can queue in the other order than they drew).
+    const entries = rows.filter((r) => (r.details?.sec_code ?? 'PPD') === sec).sort((x, y) => (x.trace_number! < y.trace_number! ? -1 : x.trace_number! > y.trace_number! ? 1 : 0));
     if (entries.length === 0) continue;
     const batchNumber = batches.length + 1;
     for (const r of entries) batchOf.set(r.payout_id, batchNumber);

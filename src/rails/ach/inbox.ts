@@ -20,17 +20,13 @@
  * after every listed file is read), and one it sent after that time refunds it even when the sweep
  * has not recorded the settlement yet (then the settlement is recorded first, then the return).
  */
-import { nextFedBusinessDay } from '../../rails/fed-calendar';
-import { type AchRailConfig } from '../../rails/ach/config';
-import { achNocCorrection } from '../../rails/reason-codes';
-import { type ParsedNachaFile, parseNachaFile } from '../../rails/nacha';
-import type { Core } from '../context';
-import { railFiles, railReturns, railUnmatchedItems } from '../metrics/registry';
-import { correctRecipientFromBank } from '../recipients';
-import { achUsualReturnDeadline } from './ach';
-import { type NewRailEvent, recordRailEvents, type RailEventRow } from './events';
-import { dueSettlementFiles, markFileSettled, markInboundProcessed, markInboundQuarantined, type RailFileRow } from './files';
-import { advanceInstruction, findInstructionByTrace, lockUnansweredInstructionsOfFile } from './instructions';
+import type { NewRailEvent, RailEventRecord, RailFileRecord, RailHost } from '../adapter';
+import { nextFedBusinessDay } from '../fed-calendar';
+import { type ParsedNachaFile, parseNachaFile } from '../nacha';
+import { achNocCorrection } from '../reason-codes';
+import { quarantineInboundFile } from '../sftp/inbox';
+import type { AchRailConfig } from './config';
+import { achUsualReturnDeadline } from './file';
 
 /** Transaction codes of a credit to a checking (22) or savings (32) account: an incoming ACH credit. */
 const CREDIT_CODES = new Set(['22', '32']);
@@ -40,24 +36,20 @@ const CREDIT_CODES = new Set(['22', '32']);
  * file's row (a second worker skips it); see the file header. A file that does not parse is
  * quarantined (metric rail_files_total{outcome="quarantined"} and an error log).
  */
-export async function processAchInboundFile(core: Core, ach: AchRailConfig, file: RailFileRow, bankTime: Date | null = null): Promise<{ events: number; quarantined: boolean }> {
-  const now = core.now();
+export async function processAchInboundFile(host: RailHost, ach: AchRailConfig, file: RailFileRecord, bankTime: Date | null = null): Promise<{ events: number; quarantined: boolean }> {
+  const now = host.now();
   // When the ODFI answered: the file's time on its server (never later than now), else now.
   const answeredAt = bankTime && bankTime.getTime() <= now.getTime() ? bankTime : now;
   let parsed: ParsedNachaFile;
   try {
     parsed = parseNachaFile(file.content ?? '');
   } catch (err) {
-    const error = err instanceof Error ? err.message : String(err);
-    await markInboundQuarantined(core.db, file.id, error, now);
-    railFiles.inc({ rail: file.rail, direction: 'inbound', outcome: 'quarantined' });
-    core.log.error({ rail: file.rail, fileId: file.id, name: file.name, error }, 'bank file quarantined: it does not parse as NACHA');
-    return { events: 0, quarantined: true };
+    return quarantineInboundFile(host, file, err instanceof Error ? err.message : String(err), 'it does not parse as NACHA');
   }
   const returns: Array<{ code: string; late: boolean }> = [];
-  const recorded = await core.db.transaction().execute(async (tx) => {
-    const locked = await tx.selectFrom('rail_files').select('status').where('id', '=', file.id).forUpdate().skipLocked().executeTakeFirst();
-    if (!locked || locked.status !== 'received') return null;
+  const recorded = await host.transaction(async (tx) => {
+    const locked = await tx.lockInboundFile(file.id);
+    if (locked !== 'received') return null;
     const events: NewRailEvent[] = [];
     for (const batch of parsed.batches) {
       for (const entry of batch.entries) {
@@ -65,24 +57,24 @@ export async function processAchInboundFile(core: Core, ach: AchRailConfig, file
         const base = { id, rail: file.rail, rail_file_id: file.id, deposit_id: null, uetr: null, occurred_at: now };
         const original = entry.return?.originalTraceNumber ?? entry.notificationOfChange?.originalTraceNumber;
         if (original) {
-          const instruction = await findInstructionByTrace(tx, file.rail, original, true);
+          const instruction = await tx.instructionByTrace(file.rail, original, true);
           const match = { payout_id: instruction?.payout_id ?? null, attempt: instruction?.attempt ?? null, end_to_end_id: instruction?.end_to_end_id ?? null };
           if (entry.return) {
             const sent = instruction?.rail_file_id
-              ? await tx.selectFrom('rail_files').select(['id', 'settles_at']).where('id', '=', instruction.rail_file_id).executeTakeFirst()
+              ? await tx.file(instruction.rail_file_id)
               : undefined;
             let settled = instruction?.status === 'settled' || instruction?.status === 'returned';
             if (!settled && instruction && (instruction.status === 'in_file' || instruction.status === 'accepted') && sent?.settles_at && sent.settles_at.getTime() <= answeredAt.getTime()) {
               // Answered after the entry's settlement time, read before the sweep recorded it (a late
               // poll): the money settled first, so record that settlement now, ordered before the return.
-              await recordRailEvents(tx, [settledEvent(file.rail, sent.id, sent.settles_at, instruction)], new Date(now.getTime() - 1));
-              await advanceInstruction(tx, { payoutId: instruction.payout_id, attempt: instruction.attempt }, 'settled', now);
+              await tx.recordEvents([settledEvent(file.rail, sent.id, sent.settles_at, instruction)], new Date(now.getTime() - 1));
+              await tx.advanceInstruction({ payoutId: instruction.payout_id, attempt: instruction.attempt }, 'settled', now);
               settled = true;
             }
             const late = settled && !!sent?.settles_at && answeredAt.getTime() > achUsualReturnDeadline(ach, sent.settles_at, nextFedBusinessDay).getTime();
             const type = settled ? 'returned' : 'rejected';
             events.push({ ...base, ...match, type, reason_code: entry.return.reasonCode, details: { source: 'nacha', traceNumber: entry.traceNumber, originalTraceNumber: original, amountMinor: entry.amountMinor, late, addendaInformation: entry.return.addendaInformation } });
-            if (instruction) await advanceInstruction(tx, { payoutId: instruction.payout_id, attempt: instruction.attempt }, type, now);
+            if (instruction) await tx.advanceInstruction({ payoutId: instruction.payout_id, attempt: instruction.attempt }, type, now);
             returns.push({ code: entry.return.reasonCode, late });
           } else {
             const noc = entry.notificationOfChange!;
@@ -115,22 +107,22 @@ export async function processAchInboundFile(core: Core, ach: AchRailConfig, file
         }
       }
     }
-    const ids = await recordRailEvents(tx, events, now);
-    await markInboundProcessed(tx, file.id, { kind: 'nacha', messageId: `${parsed.immediateOrigin}-${parsed.createdAt}-${parsed.fileIdModifier}`, transactions: events.length }, now);
+    const ids = await tx.recordEvents(events, now);
+    await tx.markInboundProcessed(file.id, { kind: 'nacha', messageId: `${parsed.immediateOrigin}-${parsed.createdAt}-${parsed.fileIdModifier}`, transactions: events.length }, now);
     return { ids, events };
   });
   if (!recorded) return { events: 0, quarantined: false };
-  for (const r of returns) railReturns.inc({ rail: file.rail, code: r.code, late: String(r.late) });
+  for (const r of returns) host.metrics.railReturns.inc({ rail: file.rail, code: r.code, late: String(r.late) });
   const lateOnes = recorded.events.filter((e) => e.details.late === true);
   if (lateOnes.length > 0) {
-    core.log.warn({ rail: file.rail, fileId: file.id, payouts: lateOnes.map((e) => e.payout_id), codes: lateOnes.map((e) => e.reason_code) }, 'late ACH returns: received after the usual return time; the payouts are refunded');
+    host.log.warn({ rail: file.rail, fileId: file.id, payouts: lateOnes.map((e) => e.payout_id), codes: lateOnes.map((e) => e.reason_code) }, 'late ACH returns: received after the usual return time; the payouts are refunded');
   }
   const unmatched = recorded.events.filter((e) => recorded.ids.includes(e.id) && !e.payout_id && e.type !== 'credit').length;
   if (unmatched > 0) {
-    railUnmatchedItems.inc({ rail: file.rail }, unmatched);
-    core.log.warn({ rail: file.rail, fileId: file.id, unmatched }, 'ACH returns or NOCs matched no payout; kept as unmatched items');
+    host.metrics.railUnmatchedItems.inc({ rail: file.rail }, unmatched);
+    host.log.warn({ rail: file.rail, fileId: file.id, unmatched }, 'ACH returns or NOCs matched no payout; kept as unmatched items');
   }
-  railFiles.inc({ rail: file.rail, direction: 'inbound', outcome: 'received' });
+  host.metrics.railFiles.inc({ rail: file.rail, direction: 'inbound', outcome: 'received' });
   return { events: recorded.ids.length, quarantined: false };
 }
 
@@ -168,16 +160,16 @@ function settledEvent(rail: string, fileId: string, settlesAt: Date, r: { payout
  * chaos`: a sweep that used its own time settled an entry whose `R01`, published 3 s before the
  * settlement time, came after the listing, and the payout was refunded instead of failed).
  */
-export async function settleDueAchFiles(core: Core, rail: string, listedAt: Date = core.now()): Promise<number> {
+export async function settleDueAchFiles(host: RailHost, rail: string, listedAt: Date = host.now()): Promise<number> {
   let settled = 0;
-  for (const due of await dueSettlementFiles(core.db, rail, listedAt)) {
-    settled += await core.db.transaction().execute(async (tx) => {
-      const now = core.now();
-      const rows = await lockUnansweredInstructionsOfFile(tx, due.id);
+  for (const due of await host.store.dueSettlementFiles(rail, listedAt)) {
+    settled += await host.transaction(async (tx) => {
+      const now = host.now();
+      const rows = await tx.lockUnansweredInstructionsOfFile(due.id);
       const events = rows.map((r) => settledEvent(rail, due.id, due.settles_at!, r));
-      await recordRailEvents(tx, events, now);
-      for (const r of rows) await advanceInstruction(tx, { payoutId: r.payout_id, attempt: r.attempt }, 'settled', now);
-      await markFileSettled(tx, due.id, now);
+      await tx.recordEvents(events, now);
+      for (const r of rows) await tx.advanceInstruction({ payoutId: r.payout_id, attempt: r.attempt }, 'settled', now);
+      await tx.markFileSettled(due.id, now);
       return rows.length;
     });
   }
@@ -189,15 +181,14 @@ export async function settleDueAchFiles(core: Core, rail: string, listedAt: Date
  * payout was made to one) with the corrected data, or asks for the field again when the
  * correction is ambiguous (src/rails/reason-codes.ts achNocCorrection). Idempotent per event.
  */
-export async function applyNotificationOfChange(core: Core, e: RailEventRow): Promise<void> {
+export async function applyNotificationOfChange(host: RailHost, e: RailEventRecord): Promise<void> {
   if (!e.payout_id || !e.reason_code) return;
-  const payout = await core.db.selectFrom('payouts').select(['recipient_id']).where('id', '=', e.payout_id).executeTakeFirst();
   const correctedData = String((e.details as Record<string, unknown>).correctedData ?? '');
   const correction = achNocCorrection(e.reason_code, correctedData);
-  if (!payout?.recipient_id) {
-    core.log.warn({ payoutId: e.payout_id, changeCode: e.reason_code, railEventId: e.id }, 'ACH notification of change for a payout without a saved recipient: nothing to correct; the sender must update its details');
+  const r = await host.correctRecipient(e.payout_id, 'fields' in correction ? { fields: correction.fields as Record<string, string> } : { needsField: correction.ambiguous }, { correctionId: e.id, changeCode: e.reason_code });
+  if (!r) {
+    host.log.warn({ payoutId: e.payout_id, changeCode: e.reason_code, railEventId: e.id }, 'ACH notification of change for a payout without a saved recipient: nothing to correct; the sender must update its details');
     return;
   }
-  const r = await correctRecipientFromBank(core, payout.recipient_id, 'fields' in correction ? { fields: correction.fields } : { needsField: correction.ambiguous }, { correctionId: e.id, changeCode: e.reason_code, payoutId: e.payout_id });
-  core.log.info({ recipientId: payout.recipient_id, payoutId: e.payout_id, changeCode: e.reason_code, status: r?.status }, 'saved recipient corrected by an ACH notification of change');
+  host.log.info({ recipientId: r.recipientId, payoutId: e.payout_id, changeCode: e.reason_code, status: r.status }, 'saved recipient corrected by an ACH notification of change');
 }

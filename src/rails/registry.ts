@@ -1,0 +1,24 @@
+/**
+ * The rail registry (docs/rails.md "Adding a rail"): every live rail module, one entry each. The
+ * core finds a rail's module here by the catalog rail id (channel.rail) and never names a rail
+ * itself. Adding a rail is one module under src/rails/<rail>/ (a {@link RailModule}) and one
+ * line in {@link RAIL_MODULES}. The sandbox simulator is not a registry entry: it serves every
+ * rail of the sandbox environment (src/rails/sandbox.ts).
+ */
+import type { RailModule } from './adapter';
+import { achRailModule } from './ach/module';
+import { sepaRailModule } from './sepa/module';
+import { wiseRailModule } from './wise/module';
+
+/** The live rail modules, in the order their connections are checked. */
+export const RAIL_MODULES: readonly RailModule[] = [sepaRailModule, achRailModule, wiseRailModule];
+
+/** Catalog rails a module serves: its own id and any `alsoServes`. */
+export function railsServedBy(m: RailModule): readonly string[] {
+  return [m.rail, ...(m.alsoServes ?? [])];
+}
+
+/** The module that serves catalog rail `rail` (its connection id is `module.rail`), or undefined. */
+export function railModuleOf(rail: string): RailModule | undefined {
+  return RAIL_MODULES.find((m) => m.rail === rail || m.alsoServes?.includes(rail));
+}

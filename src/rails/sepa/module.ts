@@ -1,0 +1,307 @@
+/**
+ * The sepa_eur rail module (docs/rails.md "The seam", "Files", "Inbound files"): SEPA Credit
+ * Transfers in ISO 20022 files over SFTP. Everything the core runs for this rail: the adapter
+ * (src/rails/sepa/adapter.ts), the pain.001 of a window (validated against the official XSD before
+ * it is recorded), the bank's pain.002 and camt.054 answers (matched to their payout attempt by
+ * OrgnlMsgId, EndToEndId and UETR; a camt.054 credit to a live virtual IBAN becomes a deposit),
+ * the reason-code table, the TARGET2 calendar and the live virtual IBAN range.
+ */
+import { composeIBAN, countrySpecs } from 'ibantools';
+import { randomDigits } from '../../domain/ids';
+import type { ComposedRailFile, ConfiguredRail, NewRailEvent, RailFileRecord, RailHost, RailInstructionRecord, RailModule, RailStore } from '../adapter';
+import { type Camt054Entry, parseCamt054 } from '../iso20022/camt054';
+import { parsePain002 } from '../iso20022/pain002';
+import { writePain001 } from '../iso20022/pain001';
+import { validateIso20022 } from '../iso20022/validate';
+import { mapIso20022Reason, returnFailure } from '../reason-codes';
+import { pollSftpInbox, quarantineInboundFile } from '../sftp/inbox';
+import { executionDate, sepaLatestArrival } from '../target2';
+import { sepaCarriageProblem, sepaMessageId, sepaRailAdapter } from './adapter';
+import { SEPA_RAIL, type SepaRailConfig, sepaRailConfig } from './config';
+
+/** An outbound file whose XML does not validate: never recorded, never sent (an operator alert). */
+export class InvalidRailFileError extends Error {
+  constructor(readonly errors: string[]) {
+    super(`The pain.001 file does not validate against the official XSD: ${errors.slice(0, 3).join('; ')}`);
+    this.name = 'InvalidRailFileError';
+  }
+}
+
+/** Composes the pain.001 of `rows` as file `fileId` and validates it against the official XSD. Throws {@link InvalidRailFileError}. */
+export async function composeSepaFile(sepa: SepaRailConfig, rows: RailInstructionRecord[], now: Date, fileId: string, log: RailHost['log']): Promise<ComposedRailFile> {
+  const messageId = sepaMessageId(fileId);
+  const paymentInformationId = `${messageId}-1`;
+  const requestedExecutionDate = executionDate(now, sepa.cutOff, sepa.timeZone);
+  const xml = writePain001({
+    messageId,
+    createdAt: now,
+    paymentInformationId,
+    requestedExecutionDate,
+    // One booking per transaction, so each payout is confirmed by its own camt.054 entry.
+    batchBooking: false,
+    debtor: sepa.debtor,
+    transfers: rows.map((r) => ({
+      endToEndId: r.end_to_end_id,
+      uetr: r.uetr!,
+      amountMinor: r.amount_minor.toString(),
+      currency: 'EUR' as const,
+      creditor: { name: r.creditor_name, iban: r.creditor_iban!, bic: r.creditor_bic },
+      remittanceInformation: r.remittance,
+    })),
+  });
+  const validation = await validateIso20022(xml, 'pain.001.001.09');
+  if (!validation.valid) {
+    log.error({ rail: SEPA_RAIL, fileId, errors: validation.errors.slice(0, 5) }, 'outbound bank file failed XSD validation; nothing sent');
+    throw new InvalidRailFileError(validation.errors);
+  }
+  return { name: `${messageId}.xml`, messageId, kind: 'pain.001', content: xml, executionDate: requestedExecutionDate, settlementWindow: null, groupOf: () => paymentInformationId };
+}
+
+/** pain.002 transaction statuses that mean "accepted, not yet booked". */
+const ACCEPTED = new Set(['ACCP', 'ACSP', 'ACTC', 'ACWC', 'ACFC', 'PART', 'ACCC']);
+
+/** The kind of an ISO 20022 document, from its namespace. */
+function kindOf(xml: string): 'pain.002' | 'camt.054' | null {
+  if (xml.includes('urn:iso:std:iso:20022:tech:xsd:pain.002.')) return 'pain.002';
+  if (xml.includes('urn:iso:std:iso:20022:tech:xsd:camt.054.')) return 'camt.054';
+  return null;
+}
+
+/**
+ * The instruction a bank status refers to, found by its references: EndToEndId, else UETR. The
+ * original message id, when the bank gave one, must be the instruction's file (a status of another
+ * file with a reused EndToEndId matches nothing).
+ */
+async function findInstruction(store: RailStore, refs: { endToEndId: string | null; uetr: string | null; originalMessageId: string | null }) {
+  if (!refs.endToEndId && !refs.uetr) return undefined;
+  const row = await store.instructionByReference({ endToEndId: refs.endToEndId, uetr: refs.uetr ? refs.uetr.toLowerCase() : null });
+  if (!row) return undefined;
+  if (refs.uetr && row.uetr !== refs.uetr.toLowerCase()) return undefined;
+  if (refs.originalMessageId && row.rail_file_id && sepaMessageId(row.rail_file_id) !== refs.originalMessageId) return undefined;
+  return row;
+}
+
+/** The events of a pain.002 status report (transaction, payment-information and group levels). */
+async function pain002Events(store: RailStore, file: RailFileRecord, xml: string) {
+  const report = parsePain002(xml);
+  const events: NewRailEvent[] = [];
+  const at = new Date(report.createdAt);
+  const occurredAt = Number.isNaN(at.getTime()) ? null : at;
+  const push = async (status: string, reasonCode: string | null, refs: { endToEndId: string | null; uetr: string | null }, details: Record<string, unknown>) => {
+    const type = status === 'RJCT' ? 'rejected' : ACCEPTED.has(status) ? 'accepted' : null;
+    if (!type) return;
+    const instruction = await findInstruction(store, { ...refs, originalMessageId: report.originalMessageId });
+    events.push({
+      id: `${file.id}:${events.length}`,
+      rail: file.rail,
+      rail_file_id: file.id,
+      type,
+      payout_id: instruction?.payout_id ?? null,
+      attempt: instruction?.attempt ?? null,
+      deposit_id: null,
+      end_to_end_id: refs.endToEndId,
+      uetr: refs.uetr,
+      reason_code: reasonCode,
+      occurred_at: occurredAt,
+      details: { source: 'pain.002', status, originalMessageId: report.originalMessageId, ...details },
+    });
+  };
+  let transactions = 0;
+  for (const p of report.payments) {
+    for (const t of p.transactions) {
+      transactions++;
+      await push(t.status, t.reasonCode ?? p.reasonCode, { endToEndId: t.originalEndToEndId, uetr: t.uetr }, { originalPaymentInformationId: p.originalPaymentInformationId, additionalInfo: t.additionalInfo });
+    }
+  }
+  // A rejection of a whole payment information block or file, without transaction details: every
+  // transaction of the original file is rejected.
+  const wholeStatus = report.payments.find((p) => p.transactions.length === 0 && p.status)?.status ?? (transactions === 0 ? report.groupStatus : null);
+  if (wholeStatus === 'RJCT') {
+    const original = await store.outboundFileByMessageId(report.originalMessageId);
+    const reason = report.payments.find((p) => p.reasonCode)?.reasonCode ?? report.groupReasonCode;
+    for (const i of original ? await store.instructionsOfFile(original.id) : []) {
+      await push('RJCT', reason, { endToEndId: i.end_to_end_id, uetr: i.uetr }, { level: 'group' });
+    }
+    if (!original) await push('RJCT', reason, { endToEndId: null, uetr: null }, { level: 'group' });
+  }
+  return { kind: 'pain.002', messageId: report.messageId, events };
+}
+
+/** The events of a camt.054 notification: booked debits (settled), returns, incoming credits. */
+async function camt054Events(store: RailStore, file: RailFileRecord, xml: string) {
+  const n = parseCamt054(xml);
+  const events: NewRailEvent[] = [];
+  for (const e of n.entries) {
+    if (e.status !== 'BOOK' || e.reversal) continue;
+    const instruction = e.endToEndId || e.uetr ? await findInstruction(store, { endToEndId: e.endToEndId, uetr: e.uetr, originalMessageId: null }) : undefined;
+    let type: NewRailEvent['type'];
+    if (e.creditDebit === 'DBIT') type = 'settled';
+    else if (instruction || e.returnReasonCode) type = 'returned';
+    else type = 'credit';
+    const booked = e.bookingDate ? new Date(e.bookingDate) : null;
+    events.push({
+      id: `${file.id}:${events.length}`,
+      rail: file.rail,
+      rail_file_id: file.id,
+      type,
+      payout_id: instruction?.payout_id ?? null,
+      attempt: instruction?.attempt ?? null,
+      deposit_id: null,
+      end_to_end_id: e.endToEndId,
+      uetr: e.uetr,
+      reason_code: e.returnReasonCode,
+      occurred_at: booked && !Number.isNaN(booked.getTime()) ? booked : null,
+      details: { source: 'camt.054', accountIban: n.accountIban, ...entryDetails(e) },
+    });
+  }
+  return { kind: 'camt.054', messageId: n.messageId, events };
+}
+
+/** What an entry's event keeps (all strings; amounts in minor units). */
+function entryDetails(e: Camt054Entry): Record<string, unknown> {
+  return {
+    creditDebit: e.creditDebit,
+    amountMinor: e.amountMinor,
+    currency: e.currency,
+    accountServicerReference: e.accountServicerReference,
+    entryReference: e.entryReference,
+    creditorIban: e.creditorIban,
+    debtorName: e.debtorName,
+    debtorIban: e.debtorIban,
+    remittanceInformation: e.remittanceInformation,
+  };
+}
+
+/**
+ * Parses inbound file `file` (a pain.002 or camt.054) and records its events, in one transaction
+ * that holds the file's row (a second worker skips it). A file that does not parse is quarantined.
+ */
+export async function readSepaInboundFile(host: RailHost, file: RailFileRecord): Promise<{ events: number; quarantined: boolean }> {
+  const now = host.now();
+  const xml = file.content ?? '';
+  let parsed: { kind: string; messageId: string; events: NewRailEvent[] } | null = null;
+  let error: string | null = null;
+  try {
+    const kind = kindOf(xml);
+    if (!kind) throw new Error('not a pain.002 or camt.054 document');
+    parsed = kind === 'pain.002' ? await pain002Events(host.store, file, xml) : await camt054Events(host.store, file, xml);
+  } catch (err) {
+    error = err instanceof Error ? err.message : String(err);
+  }
+  if (!parsed) return quarantineInboundFile(host, file, error ?? 'unreadable', 'it does not parse');
+  const events = parsed.events;
+  const recorded = await host.transaction(async (store) => {
+    const locked = await store.lockInboundFile(file.id);
+    if (locked !== 'received') return null;
+    const ids = await store.recordEvents(events, now);
+    for (const e of events) {
+      if (!e.payout_id || e.attempt === null) continue;
+      const to = e.type === 'accepted' ? 'accepted' : e.type === 'rejected' ? 'rejected' : e.type === 'settled' ? 'settled' : e.type === 'returned' ? 'returned' : null;
+      if (to) await store.advanceInstruction({ payoutId: e.payout_id, attempt: e.attempt }, to, now);
+    }
+    await store.markInboundProcessed(file.id, { kind: parsed.kind, messageId: parsed.messageId, transactions: events.length }, now);
+    return ids;
+  });
+  if (!recorded) return { events: 0, quarantined: false };
+  for (const e of events) if (e.type === 'returned' && recorded.includes(e.id)) host.metrics.railReturns.inc({ rail: file.rail, code: e.reason_code ?? 'none', late: 'false' });
+  const unmatched = events.filter((e) => recorded.includes(e.id) && !e.payout_id && e.type !== 'credit').length;
+  if (unmatched > 0) {
+    host.metrics.railUnmatchedItems.inc({ rail: file.rail }, unmatched);
+    host.log.warn({ rail: file.rail, fileId: file.id, unmatched }, 'bank statuses matched no payout; kept as unmatched items');
+  }
+  host.metrics.railFiles.inc({ rail: file.rail, direction: 'inbound', outcome: 'received' });
+  return { events: recorded.length, quarantined: false };
+}
+
+/** The rail with a configuration: see the file header. */
+function configured(sepa: SepaRailConfig): ConfiguredRail {
+  const range = sepa.virtualIbanRange;
+  const length = range ? countrySpecs[range.country]?.chars : undefined;
+  return {
+    pollIntervalMs: sepa.pollIntervalMs,
+    adapter: (host) =>
+      sepaRailAdapter(sepa, {
+        enqueue: async (t) => {
+          const now = host.now();
+          const row = await host.store.queueInstruction(
+            {
+              payout_id: t.payoutId,
+              attempt: t.attempt,
+              rail: SEPA_RAIL,
+              business_id: t.businessId,
+              end_to_end_id: t.endToEndId,
+              uetr: t.uetr,
+              trace_number: null,
+              details: null,
+              amount_minor: BigInt(t.amountMinor),
+              currency: t.currency,
+              creditor_name: t.creditorName,
+              creditor_iban: t.creditorIban,
+              creditor_bic: t.creditorBic,
+              remittance: t.remittance,
+            },
+            now,
+          );
+          await host.ensureWindow(sepa.batchWindowMs);
+          return { endToEndId: row.end_to_end_id, uetr: row.uetr! };
+        },
+      }),
+    poll: (host) => pollSftpInbox(host, sepa, (file) => readSepaInboundFile(host, file)),
+    readInboundFile: (host, file) => readSepaInboundFile(host, file),
+    files: {
+      compose: (rows, now, fileId, log) => composeSepaFile(sepa, rows, now, fileId, log),
+      upload: { sftp: sepa.sftp, dir: sepa.uploadDir },
+      settlesAt: () => null,
+    },
+    latestArrival: (now) => sepaLatestArrival(now, sepa.cutOff, sepa.timeZone),
+    ...(range && length
+      ? {
+          virtualAccounts: {
+            currency: 'EUR',
+            // A new IBAN in the range: the BBAN's fixed leading characters, then random digits; check digits by ibantools.
+            issue: (beneficiaryName: string) => {
+              const bbanLength = length - 4;
+              const bban = `${range.bbanPrefix}${randomDigits(Math.max(0, bbanLength - range.bbanPrefix.length))}`.slice(0, bbanLength);
+              const iban = composeIBAN({ countryCode: range.country, bban });
+              if (!iban) throw new Error(`RAIL_SEPA_VIRTUAL_IBAN_RANGE ${range.country}:${range.bbanPrefix} does not give valid ${range.country} IBANs`);
+              return { iban, bic: sepa.debtor.bic, bank_name: sepa.bankName, beneficiary_name: beneficiaryName };
+            },
+          },
+        }
+      : {}),
+    creditOf: (d, eventId) => {
+      const s = (v: unknown) => (typeof v === 'string' && v ? v : null);
+      const identifier = (s(d.creditorIban) ?? s(d.accountIban))?.replace(/\s+/g, '').toUpperCase();
+      if (s(d.currency) !== 'EUR' || !s(d.amountMinor) || !identifier) return null;
+      return {
+        currency: 'EUR',
+        amountMinor: s(d.amountMinor)!,
+        accountIdentifier: identifier,
+        externalId: s(d.accountServicerReference) ?? s(d.entryReference) ?? eventId,
+        senderName: s(d.debtorName),
+        reference: s(d.remittanceInformation),
+      };
+    },
+  };
+}
+
+/** The sepa_eur rail (registry entry). */
+export const sepaRailModule: RailModule = {
+  rail: SEPA_RAIL,
+  connect(config) {
+    const r = sepaRailConfig(config);
+    return r.config ? { rail: configured(r.config), missing: [] } : { rail: null, missing: r.missing };
+  },
+  failureOf(type, code) {
+    if (type === 'rejected') {
+      const m = mapIso20022Reason(code);
+      return { failureCode: m.failureCode, message: m.message, retryable: m.retryable, railReasonCode: m.railReasonCode };
+    }
+    const f = returnFailure(code);
+    return { failureCode: f.failureCode, message: f.message, retryable: false, railReasonCode: f.railReasonCode };
+  },
+  carriageProblem(details, reference) {
+    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    return sepaCarriageProblem({ name: str(details.holder_name) ?? '', iban: str(details.iban), bic: str(details.bic), remittance: reference });
+  },
+};

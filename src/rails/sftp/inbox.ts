@@ -1,0 +1,69 @@
+/**
+ * The inbox poll of a file rail over SFTP (docs/rails.md "Inbound files"): lists the bank's outbox
+ * and takes each new file exactly once (recorded by name and sha256 through the host; a file
+ * already processed is never applied again, also when two workers poll at once), at most
+ * {@link MAX_FILES_PER_POLL} per poll. The rail module reads each file (`read`) and may sweep
+ * after a complete listing (`afterListing`: ACH settlement by silence).
+ */
+import type { InboxPollResult, RailFileRecord, RailHost } from '../adapter';
+import { MAX_ISO20022_BYTES } from '../iso20022/xml';
+import { type SftpConnectionConfig, SftpTransport } from './transport';
+
+/**
+ * New files one poll takes at most: each costs a download and a transaction, so a backlog (the
+ * bank's answers to a long outage) is read in polls that each end well inside the activity's
+ * timeout; the poller polls again at once while `more` is set (found by `npm run chaos`: 300 files
+ * in one poll outlasted its 2-minute timeout on a loaded machine, attempt after attempt).
+ */
+export const MAX_FILES_PER_POLL = 50;
+
+/**
+ * One poll of a file rail's inbox (see the file header). `listedAt` given to `afterListing` is
+ * taken just before the listing: whatever the bank published before it is in the listing. Throws
+ * SftpError when the bank cannot be reached (the poller's activity retries).
+ */
+export async function pollSftpInbox(
+  host: RailHost,
+  connection: { sftp: SftpConnectionConfig; downloadDir: string },
+  read: (file: RailFileRecord, bankTime: Date | null) => Promise<{ events: number; quarantined: boolean }>,
+  afterListing?: (listedAt: Date) => Promise<number>,
+): Promise<InboxPollResult> {
+  const sftp = new SftpTransport(connection.sftp);
+  const result: InboxPollResult = { files: 0, events: 0, quarantined: 0, more: false };
+  const listedAt = host.now();
+  try {
+    const listed = await sftp.list(connection.downloadDir);
+    const finished = await host.store.finishedInboundNames(host.rail, listed.map((f) => f.name));
+    for (const f of listed) {
+      if (finished.has(f.name)) continue;
+      if (result.files >= MAX_FILES_PER_POLL) {
+        result.more = true;
+        break;
+      }
+      const content = await sftp.download(connection.downloadDir, f.name, MAX_ISO20022_BYTES);
+      const file = await host.store.recordInboundFile(host.rail, f.name, content);
+      if (file.status !== 'received') {
+        if (file.status === 'quarantined' && file.name !== f.name) result.quarantined++;
+        continue;
+      }
+      // An end-of-day statement goes to the treasury (docs/treasury.md); any other file to the rail.
+      const processed = (await host.readStatement(file)) ?? (await read(file, f.modifiedAt));
+      result.files++;
+      result.events += processed.events;
+      if (processed.quarantined) result.quarantined++;
+    }
+  } finally {
+    await sftp.close().catch(() => undefined);
+  }
+  // Only once every file listed is read (an answer waiting in the outbox must be seen first).
+  if (afterListing && !result.more) result.events += await afterListing(listedAt);
+  return result;
+}
+
+/** Records `file` quarantined (it does not parse): metric rail_files_total{outcome="quarantined"} and an error log. */
+export async function quarantineInboundFile(host: RailHost, file: RailFileRecord, error: string, what: string): Promise<{ events: 0; quarantined: true }> {
+  await host.store.markInboundQuarantined(file.id, error, host.now());
+  host.metrics.railFiles.inc({ rail: file.rail, direction: 'inbound', outcome: 'quarantined' });
+  host.log.error({ rail: file.rail, fileId: file.id, name: file.name, error }, `bank file quarantined: ${what}`);
+  return { events: 0, quarantined: true };
+}
