@@ -7,6 +7,7 @@ import { loadConfig } from '../config';
 import { createBusiness } from '../core/businesses';
 import { startRelay } from '../core/relay';
 import { startRailHealthChecks, startRailPollers } from '../core/rails/lifecycle';
+import { startSolanaWatchers } from '../core/funding/crypto-lifecycle';
 import { startRetention } from '../core/retention';
 import { relayTasks } from '../core/relay-tasks';
 import { type DevServer, freePort, startDevServer } from '../temporal/dev-server';
@@ -68,6 +69,7 @@ const stopRelay = startRelay(core, relayTasks);
 // Live bank rails, when configured (docs/rails.md): inbox pollers and connection checks.
 const stopRailChecks = await startRailHealthChecks(core);
 await startRailPollers(core);
+await startSolanaWatchers(core);
 await startRetention(core);
 const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname: '0.0.0.0' });
 

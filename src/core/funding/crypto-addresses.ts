@@ -6,6 +6,7 @@
  * stored row is always returned as it is.
  */
 import type { Selectable } from 'kysely';
+import type { DbOrTx } from '../../db/schema';
 import type { CryptoDepositAddressesTable } from '../../db/tables/solana';
 import { ApiError } from '../../domain/errors';
 import { newId } from '../../domain/ids';
@@ -39,9 +40,9 @@ export function cryptoChannelUnavailable(): ApiError {
  * The deposit address row of (business, environment) on `net`, created on first use (insert, on
  * conflict read back: concurrent first calls get the same row).
  */
-export async function ensureDepositAddressRow(core: Core, businessId: string, net: SolanaNetwork): Promise<CryptoDepositAddressRow> {
+export async function ensureDepositAddressRow(db: DbOrTx, businessId: string, net: SolanaNetwork): Promise<CryptoDepositAddressRow> {
   const find = () =>
-    core.db
+    db
       .selectFrom('crypto_deposit_addresses')
       .selectAll()
       .where('business_id', '=', businessId)
@@ -51,7 +52,7 @@ export async function ensureDepositAddressRow(core: Core, businessId: string, ne
   const existing = await find().executeTakeFirst();
   if (existing) return existing;
   const derived = await deriveDepositAddress(net.seedHex, businessId, net.environment, net.mint);
-  await core.db
+  await db
     .insertInto('crypto_deposit_addresses')
     .values({
       id: newId('cda'),
@@ -76,7 +77,7 @@ export async function ensureDepositAddressRow(core: Core, businessId: string, ne
 export async function getCryptoDepositAddress(core: Core, caller: Pick<Caller, 'businessId' | 'environment'>): Promise<CryptoDepositAddress> {
   const net = solanaNetworkFor(core.config, caller.environment);
   if (!net) throw cryptoChannelUnavailable();
-  const row = await ensureDepositAddressRow(core, caller.businessId, net);
+  const row = await ensureDepositAddressRow(core.db, caller.businessId, net);
   return {
     network: net.network,
     asset: 'USDC',
@@ -89,8 +90,8 @@ export async function getCryptoDepositAddress(core: Core, caller: Pick<Caller, '
 }
 
 /** Whether deposits to `environment`'s addresses are watched (a crypto payment link method is ready). */
-export function cryptoDepositsWatched(core: Core, environment: string): boolean {
-  return !!solanaNetworkFor(core.config, environment)?.rpcUrl;
+export function cryptoDepositsWatched(config: Core['config'], environment: string): boolean {
+  return !!solanaNetworkFor(config, environment)?.rpcUrl;
 }
 
 /** Every deposit address of `net` (the watcher's list), oldest first. */
