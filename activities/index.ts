@@ -5,6 +5,7 @@ import type { PaymentRequestActivities } from '../workflows/payment-request.cont
 import type { PayoutActivities, PayoutNotificationActivities } from '../workflows/payout.contract';
 import type { RailFileActivities } from '../workflows/rail-files.contract';
 import type { RetentionActivities } from '../workflows/retention.contract';
+import type { SolanaSweepActivities } from '../workflows/solana-sweep.contract';
 import type { SolanaWatchActivities } from '../workflows/solana-watch.contract';
 import type { WebhookDeliveryActivities } from '../workflows/webhook-delivery.contract';
 import { createDisbursementActivities } from './disbursements';
@@ -25,7 +26,8 @@ export type Activities = WebhookDeliveryActivities &
   PaymentRequestActivities &
   RailFileActivities &
   RetentionActivities &
-  SolanaWatchActivities;
+  SolanaWatchActivities &
+  SolanaSweepActivities;
 
 /**
  * Every activity of the service, built over the one core (docs/architecture.md "Activities").

@@ -5,7 +5,9 @@
  */
 import { Context } from '@temporalio/activity';
 import type { Core } from '../src/core/context';
+import { sweepSolanaDeposits } from '../src/core/funding/crypto-sweeps';
 import { pollSolanaDeposits } from '../src/core/funding/crypto-watch';
+import type { SolanaSweepActivities } from '../workflows/solana-sweep.contract';
 import type { SolanaWatchActivities } from '../workflows/solana-watch.contract';
 
 function heartbeat() {
@@ -22,5 +24,8 @@ export function createSolanaActivities(core: Core) {
     async solanaWatchPoll(input: { environment: string }) {
       return pollSolanaDeposits(core, input.environment, { heartbeat });
     },
-  } satisfies SolanaWatchActivities;
+    async solanaSweepPass(input: { environment: string }) {
+      return sweepSolanaDeposits(core, input.environment);
+    },
+  } satisfies SolanaWatchActivities & SolanaSweepActivities;
 }

@@ -8,3 +8,4 @@ export { paymentRequestWorkflow } from './payment-request';
 export { railInboxWorkflow, railWindowWorkflow } from './rail-files';
 export { retentionWorkflow } from './retention';
 export { solanaWatchWorkflow } from './solana-watch';
+export { solanaSweepWorkflow } from './solana-sweep';

@@ -6,10 +6,14 @@
  * before finality is never credited; another mint and failed transactions are ignored; under the
  * minimum stays received; the real watcher workflow credits; a crypto payment request is paid.
  */
+import { generateKeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderMetrics } from '../../src/core/metrics/scrape';
+import { associatedTokenAccount, signerFromHexSeed } from '../../src/solana/keys';
 import { pollSolanaDeposits } from '../../src/core/funding/crypto-watch';
 import { startSolanaWatchers } from '../../src/core/funding/crypto-lifecycle';
 import { type SolanaRpc, solanaRpc } from '../../src/solana/rpc';
+import { solanaSweepWorkflowId } from '../../workflows/solana-sweep.contract';
 import { solanaWatchWorkflowId } from '../../workflows/solana-watch.contract';
 import { type ChainRpcServer, createPayerWithMint, sendToken, startChainRpc, TestChain, type TestPayer } from '../../tools/solana-test-chain';
 import { createHarness, type Harness } from '../helpers/harness';
@@ -20,15 +24,31 @@ let h: Harness;
 let usdc: TestPayer;
 let otherMint: TestPayer;
 const SEED = '5e'.repeat(32);
+const FEE_PAYER_SEED = 'fe'.repeat(32);
+let treasury: string;
 
 beforeAll(async () => {
   chain = new TestChain({ finalityDepth: 4 });
   rpcServer = await startChainRpc(chain);
   usdc = await createPayerWithMint(chain, 1_000_000_000_000n);
   otherMint = await createPayerWithMint(chain, 1_000_000_000_000n);
+  // The treasury's USDC token account (created by a transfer of 0) and a funded fee payer.
+  const treasuryOwner = await generateKeyPairSigner();
+  await sendToken(chain, usdc, treasuryOwner.address, 0n);
+  treasury = await associatedTokenAccount(treasuryOwner.address, usdc.mint);
+  chain.airdrop((await signerFromHexSeed(FEE_PAYER_SEED)).address, 1_000_000_000n);
   chain.advance(10);
   h = await createHarness({
-    env: { SOLANA_RPC_URL: rpcServer.url, SOLANA_USDC_MINT: usdc.mint, SOLANA_DEPOSIT_SEED: SEED, SOLANA_MINIMUM_DEPOSIT: '1.00', SOLANA_POLL_INTERVAL: 'PT0.2S' },
+    env: {
+      SOLANA_RPC_URL: rpcServer.url,
+      SOLANA_USDC_MINT: usdc.mint,
+      SOLANA_DEPOSIT_SEED: SEED,
+      SOLANA_MINIMUM_DEPOSIT: '1.00',
+      SOLANA_POLL_INTERVAL: 'PT0.2S',
+      SOLANA_TREASURY_TOKEN_ACCOUNT: treasury,
+      SOLANA_FEE_PAYER_SEED: FEE_PAYER_SEED,
+      SOLANA_SWEEP_INTERVAL: 'PT0.5S',
+    },
   });
 });
 afterAll(async () => {
@@ -184,6 +204,44 @@ describe('Solana deposit watcher', () => {
     expect(await balance(b.live)).toBe('12.34');
     const desc = await h.core.temporal.workflow.getHandle(solanaWatchWorkflowId('live')).describe();
     expect(desc.status.name).toBe('RUNNING');
-    await h.core.temporal.workflow.getHandle(solanaWatchWorkflowId('live')).terminate('test done');
+    // The watcher's metrics: head and reached slots, lag, deposits waiting for finality.
+    const metrics = await renderMetrics(h.db);
+    expect(metrics).toMatch(/solana_watcher_head_slot\{environment="live"\} [1-9]/);
+    expect(metrics).toMatch(/solana_watcher_lag_slots\{environment="live"\} \d+/);
+    expect(metrics).toMatch(/solana_deposits_awaiting_finality\{environment="live"\} 0/);
+  });
+
+  it('the sweep workflow moves exactly the credited amounts to the treasury (never an uncredited deposit), fees from the fee payer', async () => {
+    const rpc = solanaRpc(rpcServer.url);
+    const credited = async () =>
+      BigInt(
+        (await h.db.selectFrom('crypto_transfers').select((eb) => eb.fn.sum<string>('amount').as('s')).where('status', '=', 'credited').executeTakeFirstOrThrow()).s ?? '0',
+      );
+    const total = await credited();
+    expect(total).toBe(25_500_000n + 10_000_000n + 12_340_000n);
+    const ticker = setInterval(() => chain.advance(1), 100);
+    try {
+      // The sweeper was started with the watcher (startSolanaWatchers) and passes every 0.5 s.
+      await waitFor(
+        'sweeps confirmed',
+        async () => {
+          const rows = await h.db.selectFrom('crypto_sweeps').select(['status', 'amount']).execute();
+          return rows.length > 0 && rows.every((r) => r.status === 'confirmed') && rows.reduce((a, r) => a + BigInt(r.amount), 0n) === total;
+        },
+        30_000,
+      );
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(await rpc.getTokenAccountAmount(treasury)).toBe(total);
+    // The deposit under the minimum (0.40, never credited) stays where it landed.
+    const small = await h.db.selectFrom('crypto_transfers').selectAll().where('status', '=', 'below_minimum').executeTakeFirstOrThrow();
+    expect(await rpc.getTokenAccountAmount(small.token_account)).toBe(400_000n);
+    // Another pass moves nothing more.
+    chain.advance(5);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await rpc.getTokenAccountAmount(treasury)).toBe(total);
+    expect(await renderMetrics(h.db)).toMatch(/solana_fee_payer_lamports\{environment="live"\} [1-9]/);
+    for (const id of [solanaWatchWorkflowId('live'), solanaSweepWorkflowId('live')]) await h.core.temporal.workflow.getHandle(id).terminate('test done');
   });
 });

@@ -243,6 +243,16 @@ export async function pollSolanaDeposits(core: Core, environment: string, opts: 
   };
 }
 
+/** Records the sweeps' fee payer balance for the metrics (solana_watchers; called by the sweeps, src/core/funding/crypto-sweeps.ts). */
+export async function recordFeePayerBalance(core: Core, net: SolanaNetwork, lamports: bigint): Promise<void> {
+  const now = core.now();
+  await core.db
+    .insertInto('solana_watchers')
+    .values({ environment: net.environment, network: net.network, head_slot: 0n, reached_slot: 0n, finalized_slot: 0n, polled_at: new Date(0), fee_payer_lamports: lamports, fee_payer_checked_at: now })
+    .onConflict((oc) => oc.column('environment').doUpdateSet({ fee_payer_lamports: lamports, fee_payer_checked_at: now }))
+    .execute();
+}
+
 /** The crypto transfers of a deposit address (tests, operators), oldest first. */
 export async function listCryptoTransfers(core: Core, tokenAccount: string) {
   return core.db.selectFrom('crypto_transfers').selectAll().where('token_account', '=', tokenAccount).orderBy('slot').execute();

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema';
+import { refreshSolanaGauges } from './solana';
 import { disbursementItemsInFlight, metricsRegistry, outboxBacklog, outboxOldestSeconds, railOldestWaitingPayout } from './registry';
 
 /** Content type of the Prometheus text exposition format served by `/metrics`. */
@@ -59,6 +60,8 @@ export async function refreshScrapeTimeGauges(db: Db): Promise<void> {
   railOldestWaitingPayout.reset();
   railOldestWaitingPayout.set({ rail: 'sepa_credit_transfer' }, 0);
   for (const w of waiting) railOldestWaitingPayout.set({ rail: w.rail }, Math.max(0, Math.floor((Date.now() - new Date(w.oldest).getTime()) / 1000)));
+  // USDC on Solana: the watcher's head, lag and waiting deposits, the sweeps' fee payer (src/core/metrics/solana.ts).
+  await refreshSolanaGauges(db);
 }
 
 /**

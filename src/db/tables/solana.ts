@@ -79,7 +79,7 @@ export interface CryptoSweepsTable {
   last_valid_block_height: bigint;
   /** `sent` (recorded before sending), `confirmed` (finalized), `failed` (failed or expired: the amount is sweepable again). */
   status: 'sent' | 'confirmed' | 'failed';
-  created_at: Date;
+  created_at: Generated<Date>;
   settled_at: Date | null;
 }
 
