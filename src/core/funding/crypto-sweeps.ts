@@ -66,7 +66,10 @@ async function settleInFlight(core: Core, net: SolanaNetwork, rpc: SolanaRpc): P
         .where('id', '=', r.id)
         .where('status', '=', 'sent')
         .executeTakeFirst();
-      if (Number(moved.numUpdatedRows) > 0) status === 'confirmed' ? confirmed++ : failed++;
+      if (Number(moved.numUpdatedRows) > 0) {
+        if (status === 'confirmed') confirmed++;
+        else failed++;
+      }
       continue;
     }
     // Not final yet: send the same transaction again (same signature; lands at most once).
