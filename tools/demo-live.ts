@@ -21,7 +21,10 @@
  *    second payout to it; prints each final state with failure code and the return reason code;
  * 5. lists the NACHA files exchanged (`ach/inbox/answered/` what we sent, `ach/outbox/` what the
  *    bank answered: returns, NOCs, the incoming credit);
- * 6. ends with `files: <folder>`: the folder that holds every file exchanged with the bank
+ * 6. USDC on Solana (tools/demo-live/solana.ts): a payer sends USDC to the business's deposit
+ *    address on the test chain: received, then credited after finality; a second transfer dropped
+ *    before finality is never credited;
+ * 7. ends with `files: <folder>`: the folder that holds every file exchanged with the bank
  *    (`inbox/answered/` what we sent, `outbox/` what the bank answered; ACH under `ach/`).
  *
  * ACH timing for the demo: files every 2 s, the outbox polled every 0.5 s, entries settle 3 s
@@ -38,10 +41,12 @@ import { join, resolve } from 'node:path';
 import { freePort } from '../src/temporal/dev-server';
 import { ACH_NOC_CORRECTED_ACCOUNT } from './test-bank/ach-answers';
 import { startTestBank } from './test-bank/bank';
+import { startSolanaDemo } from './demo-live/solana';
 
 const dir = resolve(process.env.DEMO_LIVE_DIR ?? join('.data', `demo-live-${new Date().toISOString().replace(/[:.]/g, '-')}`));
 mkdirSync(dir, { recursive: true });
 const bank = await startTestBank({ dir: join(dir, 'bank'), pollMs: 200, settleAfterMs: 1500, achLateReturnDelayMs: 10_000 });
+const solana = await startSolanaDemo(); // USDC on Solana: the test chain (tools/demo-live/solana.ts)
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 console.log(`test bank: SFTP on ${bank.server.host}:${bank.server.port} (host key ${bank.server.hostKeySha256})`);
@@ -51,6 +56,7 @@ const service = spawn(process.execPath, ['--import', 'tsx', 'src/main/dev.ts'], 
   env: {
     ...process.env,
     ...bank.env,
+    ...solana.env,
     DATA_DIR: join(dir, 'service'),
     PORT: String(port),
     TEMPORAL_ADDRESS: '',
@@ -74,6 +80,7 @@ async function stop(code: number): Promise<never> {
     await new Promise((r) => service.once('exit', r));
   }
   await bank.stop();
+  await solana.close();
   process.exit(code);
 }
 
@@ -284,6 +291,7 @@ try {
     console.log(`${s.label.padEnd(28)} ${s.id}  ${now.status}${reason}${now.delivered_at ? `  delivered_at ${now.delivered_at}` : ''}`);
   }
   await achPart(live, link.url);
+  await solana.part(call, live);
   for (const sub of ['inbox/answered', 'outbox']) {
     const folder = join(bank.filesDir, 'ach', sub);
     const names = readdirSync(folder).filter((n) => n.endsWith('.ach')).sort();

@@ -69,11 +69,17 @@ export function handleRpc(chain: TestChain, method: string, params: Params): unk
 
 /**
  * Serves `chain` over HTTP. `intercept` (chaos, tests) may delay a call or fail it: return
- * `{ status }` to answer that HTTP status instead, or nothing to answer normally.
+ * `{ status }` to answer that HTTP status instead, or nothing to answer normally; `transform` may
+ * rewrite a result.
  */
 export async function startChainRpc(
   chain: TestChain,
-  opts: { port?: number; intercept?: (method: string) => Promise<{ status: number } | undefined> | { status: number } | undefined } = {},
+  opts: {
+    port?: number;
+    intercept?: (method: string) => Promise<{ status: number } | undefined> | { status: number } | undefined;
+    /** Rewrites a result before it is sent (chaos: e.g. a list answered in another order). */
+    transform?: (method: string, result: unknown) => unknown;
+  } = {},
 ): Promise<ChainRpcServer> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -95,7 +101,8 @@ export async function startChainRpc(
         }
         let out: unknown;
         try {
-          out = { jsonrpc: '2.0', id: body.id ?? null, result: handleRpc(chain, method, body.params ?? []) };
+          const result = handleRpc(chain, method, body.params ?? []);
+          out = { jsonrpc: '2.0', id: body.id ?? null, result: opts.transform ? opts.transform(method, result) : result };
         } catch (err) {
           const code = err instanceof ChainRpcError ? err.code : -32603;
           out = { jsonrpc: '2.0', id: body.id ?? null, error: { code, message: (err as Error).message } };

@@ -133,16 +133,24 @@ async function recordSignature(core: Core, net: SolanaNetwork, rpc: SolanaRpc, a
 async function scanAddress(core: Core, net: SolanaNetwork, rpc: SolanaRpc, a: CryptoDepositAddressRow): Promise<number> {
   const cursor = await core.db.selectFrom('crypto_watch_cursors').select('last_signature').where('token_account', '=', a.token_account).executeTakeFirst();
   const sigs = await rpc.getSignaturesSince(a.token_account, cursor?.last_signature ?? null);
-  let newCursor: string | null = null;
   let complete = true;
   let recorded = 0;
   for (const s of [...sigs].reverse()) {
-    const ok = await recordSignature(core, net, rpc, a, s);
-    if (ok) recorded++;
+    if (await recordSignature(core, net, rpc, a, s)) recorded++;
     else complete = false;
-    if (complete && s.confirmationStatus === 'finalized') newCursor = s.signature;
   }
-  if (newCursor) {
+  // The cursor moves only when every signature of the answer is recorded, to its finalized one of
+  // the highest slot (whatever order the node answered in): everything older is recorded, and a
+  // finalized signature never disappears, so `until` stays valid.
+  let newCursor: string | null = null;
+  let best = -1n;
+  for (const s of sigs) {
+    if (s.confirmationStatus === 'finalized' && BigInt(s.slot) > best) {
+      best = BigInt(s.slot);
+      newCursor = s.signature;
+    }
+  }
+  if (complete && newCursor) {
     await core.db
       .insertInto('crypto_watch_cursors')
       .values({ token_account: a.token_account, last_signature: newCursor })
