@@ -24,6 +24,7 @@ import { startReceiver } from './receiver';
 import { Rng } from './rng';
 import { fundLive, type LiveCredit, liveLoop, liveRail } from './live';
 import { clientLoop, newTrafficLog } from './traffic';
+import { startSolanaChaos } from './solana';
 
 const { values: args } = parseArgs({
   options: {
@@ -143,7 +144,7 @@ async function quiesce(stack: Stack, timeoutMs: number): Promise<{ ok: boolean; 
         (select count(*) from events where dispatched_at is null)::text as events,
         (select count(*) from webhook_deliveries where status = 'pending')::text as deliveries,
         (select count(*) from workflow_starts where started_at is null)::text as starts,
-        (select count(*) from deposits where status <> 'credited')::text as deposits,
+        (select count(*) from deposits where status not in ('credited', 'dropped'))::text as deposits,
         (select count(*) from notifications where status = 'pending')::text as notifications,
         (select count(*) from rail_instructions where status in ('queued', 'in_file', 'accepted'))::text as rail_waiting,
         (select count(*) from rail_events where dispatched_at is null)::text as rail_undispatched,
@@ -170,6 +171,8 @@ async function main(): Promise<number> {
   const rng = new Rng(seed);
   const run = `${seed}-${Date.now().toString(36)}`;
   say(`chaos: ${trafficMs / 1000} s of traffic, seed ${seed}, ${clients} clients`);
+  // USDC on Solana (tools/chaos/solana.ts): the test chain is the stack's live network.
+  const solana = await startSolanaChaos(new Rng(seed + 37));
   let stack: Stack;
   try {
     stack = await startStack({
@@ -178,11 +181,12 @@ async function main(): Promise<number> {
       clusterNodes: args['dev-server'] ? 0 : 2,
       testBank: !args['no-live'],
       // Webhook retries from 0.5 s (doubling) so that a recovered receiver is caught up quickly.
-      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info' },
+      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info', ...solana.env },
       log: (l) => say(`[stack] ${l}`),
     });
   } catch (err) {
     console.error(`chaos: the stack did not start: ${String((err as Error)?.stack ?? err)}`);
+    await solana.close();
     return 2;
   }
   const receiver = await startReceiver(rng.fork());
@@ -214,6 +218,7 @@ async function main(): Promise<number> {
     const live = stack.bank ? owner.withKey(business.keys.live).withPrefix('/v1') : null;
     const liveIban = stack.bank && live ? await fundLive(live, stack.db, stack.bank, run, liveCredits) : null;
     say(liveIban ? `live: virtual IBAN ${liveIban} funded by a camt.054 credit` : 'no live traffic (--no-live)');
+    await solana.setup(owner.withKey(business.keys.live).withPrefix('/claim/v1'));
     const traffic = newTrafficLog();
     const faultLog: Fault[] = [];
     const start = Date.now();
@@ -235,6 +240,7 @@ async function main(): Promise<number> {
       faults(stack, rng.fork(), start, until, faultLog),
       receiverPlan,
       ...Array.from({ length: clients }, () => clientLoop(owner, approver, rng.fork(), traffic, run, until, active, 2, virtualAccountId, guide)),
+      solana.loop(until),
       ...(live && stack.bank && liveIban ? [liveLoop(live, rng.fork(), traffic, run, until, stack.bank, liveIban, liveCredits)] : []),
     ]);
     clearInterval(progress);
@@ -242,6 +248,7 @@ async function main(): Promise<number> {
     await Promise.all(traffic.background);
     // Everything back up before the audit (supervision restarts anything that died on its own).
     for (const p of [...stack.apis, ...stack.workers]) if (!p.alive) await p.start().catch(() => {});
+    say(`solana: every transfer settled: ${await solana.waitSettled(stack.db, Number(args['quiesce-timeout']) * 1000)}`);
     say('waiting for quiescence');
     const q = await quiesce(stack, Number(args['quiesce-timeout']) * 1000);
     say(`quiescent: ${q.ok} (${q.detail})`);
@@ -260,6 +267,7 @@ async function main(): Promise<number> {
         ...(stack.bank ? { liveCredits } : {}),
       })),
     );
+    checks.push(...(await solana.audit(stack.db)));
     checks.push({
       name: 'traffic: no unexpected answer',
       ok: traffic.unexpected.length === 0 && stats.gaveUp === 0,
@@ -285,6 +293,7 @@ async function main(): Promise<number> {
             'live ach_usd payouts accepted (NACHA over SFTP; settled / R01 / R03 / late R02)',
             `${liveOn('ach').length} (${achBy('live:ach:settled')} / ${achBy('live:ach:R01')} / ${achBy('live:ach:R03')} / ${achBy('live:ach:late')})`,
           ],
+          solana.summary(),
           ['live deposits (camt.054 credits; sent twice)', `${liveCredits.length} (${liveCredits.filter((c) => c.copies > 1).length})`],
           ['payout requests answered other than 201', String(traffic.payouts.filter((p) => p.status !== 201).length)],
           ['fundings', String(traffic.funds.length)],
@@ -315,6 +324,7 @@ async function main(): Promise<number> {
   } finally {
     await receiver.close();
     await stack.stop();
+    await solana.close();
   }
 }
 
