@@ -16,6 +16,7 @@ import { type SolanaRpc, solanaRpc } from '../../src/solana/rpc';
 import { solanaSweepWorkflowId } from '../../workflows/solana-sweep.contract';
 import { solanaWatchWorkflowId } from '../../workflows/solana-watch.contract';
 import { type ChainRpcServer, createPayerWithMint, sendToken, startChainRpc, TestChain, type TestPayer } from '../../tools/solana-test-chain';
+import { launchBrowser, serveHarness } from '../helpers/browser';
 import { createHarness, type Harness } from '../helpers/harness';
 
 let chain: TestChain;
@@ -181,10 +182,19 @@ describe('Solana deposit watcher', () => {
       expires_at: new Date(Date.now() + 86_400_000).toISOString(),
     });
     expect(req.status).toBe(201);
-    const page = await h.app.request(new URL(req.body.url).pathname);
-    const html = await page.text();
-    expect(html).toContain(b.address);
-    expect(html).toContain('12.34 USDC');
+    // The payer reads the address and the amount on the request's page (headless Chromium).
+    const server = await serveHarness(h);
+    const { browser, close } = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      const res = await page.goto(`${server.origin}${new URL(req.body.url).pathname}`, { waitUntil: 'load' });
+      expect(res?.status()).toBe(200);
+      expect(await page.$eval('#crypto-address', (e) => e.textContent)).toBe(b.address);
+      expect(await page.$eval('#crypto-amount', (e) => e.textContent)).toBe('12.34 USDC');
+    } finally {
+      await close();
+      await server.close();
+    }
 
     expect(await startSolanaWatchers(h.core)).toEqual(['live']);
     await sendToken(chain, usdc, b.address, 12_340_000n, { memo: 'INV-2026-001' });
