@@ -931,7 +931,7 @@ export interface components {
             id: string;
             /** @description virtual_account, crypto or card */
             source: string;
-            /** @description received, then credited */
+            /** @description received, then credited; dropped: an on-chain transfer gone before finality, never credited */
             status: string;
             virtualAccountId: string | null;
             /** @description What arrived, in currency */

@@ -35,7 +35,7 @@ const DepositSchema = z
   .object({
     id: z.string(),
     source: z.string().openapi({ description: 'virtual_account, crypto or card' }),
-    status: z.string().openapi({ description: 'received, then credited' }),
+    status: z.string().openapi({ description: 'received, then credited; dropped: an on-chain transfer gone before finality, never credited' }),
     virtualAccountId: z.string().nullable(),
     amount: z.string().openapi({ description: 'What arrived, in currency' }),
     currency: z.string(),
