@@ -9,10 +9,15 @@
 import { continueAsNew, proxyActivities, sleep } from '@temporalio/workflow';
 import { SOLANA_WATCH_POLLS_PER_RUN, type SolanaWatchActivities, type SolanaWatchInput } from './solana-watch.contract';
 
-/** A poll: RPC calls and short database work; heartbeats between addresses; retried with backoff (a failing node delays, never loses). */
+/**
+ * A poll: RPC calls and short database work, retried with backoff (a failing node delays, never
+ * loses). It heartbeats after every transfer and address, so a poll lost with its worker is
+ * retried after 10 s (a chaos run showed a 1-minute timeout stalling the watcher behind every
+ * SIGKILLed worker).
+ */
 const acts = proxyActivities<SolanaWatchActivities>({
-  startToCloseTimeout: '5 minutes',
-  heartbeatTimeout: '1 minute',
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
 });
 

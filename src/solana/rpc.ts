@@ -7,7 +7,7 @@ import { address, createSolanaRpc, signature as toSignature, type Base64EncodedW
 import type { RpcTransaction } from '../domain/solana';
 
 /** Deadline of one RPC call, ms. */
-export const SOLANA_RPC_TIMEOUT_MS = 15_000;
+export const SOLANA_RPC_TIMEOUT_MS = 8_000;
 
 type Rpc = ReturnType<typeof createSolanaRpc>;
 const clients = new Map<string, Rpc>();

@@ -221,6 +221,22 @@ describe('Solana deposit watcher', () => {
     expect(metrics).toMatch(/solana_deposits_awaiting_finality\{environment="live"\} 0/);
   });
 
+  it('the watcher workflow across a worker restart: received, worker stopped, finalized meanwhile, worker back: credited once', async () => {
+    const b = await newBusiness();
+    await sendToken(chain, usdc, b.address, 3_330_000n);
+    chain.advance(1);
+    await waitFor('received by the workflow', async () => (await deposits(b.id))[0]?.status === 'received');
+    await h.stopWorker();
+    chain.advance(6);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await deposits(b.id))[0]!.status).toBe('received');
+    await h.startWorker();
+    const [dep] = await waitFor('credited after the restart', () => allCredited(b.id, 1), 60_000);
+    expect(await postings(dep!.id)).toHaveLength(1);
+    expect(await eventTypes(dep!.id)).toEqual(['deposit.received', 'deposit.credited']);
+    expect(await balance(b.live)).toBe('3.33');
+  });
+
   it('the sweep workflow moves exactly the credited amounts to the treasury (never an uncredited deposit), fees from the fee payer', async () => {
     const rpc = solanaRpc(rpcServer.url);
     const credited = async () =>
@@ -228,7 +244,7 @@ describe('Solana deposit watcher', () => {
         (await h.db.selectFrom('crypto_transfers').select((eb) => eb.fn.sum<string>('amount').as('s')).where('status', '=', 'credited').executeTakeFirstOrThrow()).s ?? '0',
       );
     const total = await credited();
-    expect(total).toBe(25_500_000n + 10_000_000n + 12_340_000n);
+    expect(total).toBe(25_500_000n + 10_000_000n + 12_340_000n + 3_330_000n);
     const ticker = setInterval(() => chain.advance(1), 100);
     try {
       // The sweeper was started with the watcher (startSolanaWatchers) and passes every 0.5 s.

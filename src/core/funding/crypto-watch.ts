@@ -130,7 +130,7 @@ async function recordSignature(core: Core, net: SolanaNetwork, rpc: SolanaRpc, a
 }
 
 /** Step 1 for one token account; returns how many signatures were new. */
-async function scanAddress(core: Core, net: SolanaNetwork, rpc: SolanaRpc, a: CryptoDepositAddressRow): Promise<number> {
+async function scanAddress(core: Core, net: SolanaNetwork, rpc: SolanaRpc, a: CryptoDepositAddressRow, heartbeat: () => void): Promise<number> {
   const cursor = await core.db.selectFrom('crypto_watch_cursors').select('last_signature').where('token_account', '=', a.token_account).executeTakeFirst();
   const sigs = await rpc.getSignaturesSince(a.token_account, cursor?.last_signature ?? null);
   let complete = true;
@@ -138,6 +138,7 @@ async function scanAddress(core: Core, net: SolanaNetwork, rpc: SolanaRpc, a: Cr
   for (const s of [...sigs].reverse()) {
     if (await recordSignature(core, net, rpc, a, s)) recorded++;
     else complete = false;
+    heartbeat();
   }
   // The cursor moves only when every signature of the answer is recorded, to its finalized one of
   // the highest slot (whatever order the node answered in): everything older is recorded, and a
@@ -161,7 +162,7 @@ async function scanAddress(core: Core, net: SolanaNetwork, rpc: SolanaRpc, a: Cr
 }
 
 /** Step 2: settles the waiting transfers of `net`. */
-async function settlePending(core: Core, net: SolanaNetwork, rpc: SolanaRpc, finalizedSlot: bigint): Promise<{ credited: number; dropped: number; more: boolean }> {
+async function settlePending(core: Core, net: SolanaNetwork, rpc: SolanaRpc, finalizedSlot: bigint, heartbeat: () => void): Promise<{ credited: number; dropped: number; more: boolean }> {
   const rows = await core.db
     .selectFrom('crypto_transfers')
     .selectAll()
@@ -174,6 +175,7 @@ async function settlePending(core: Core, net: SolanaNetwork, rpc: SolanaRpc, fin
   let credited = 0;
   let dropped = 0;
   for (const r of rows.slice(0, SETTLE_BATCH)) {
+    heartbeat();
     const fin = await rpc.getTransaction(r.signature, 'finalized');
     let outcome: 'credit' | 'drop' | 'wait' = 'wait';
     if (fin) {
@@ -208,21 +210,23 @@ async function settlePending(core: Core, net: SolanaNetwork, rpc: SolanaRpc, fin
 /**
  * One poll of the watcher of `environment` (see the file header). Returns null when the
  * environment has no watched network. Throws what the RPC throws (the activity is retried; every
- * step is idempotent). `heartbeat` is called between addresses.
+ * step is idempotent). `heartbeat` is called after every transfer and address.
  */
 export async function pollSolanaDeposits(core: Core, environment: string, opts: { rpc?: SolanaRpc; heartbeat?: () => void } = {}): Promise<SolanaPollResult | null> {
   const net = solanaNetworkFor(core.config, environment);
   if (!net?.rpcUrl) return null;
   const rpc = opts.rpc ?? solanaRpc(net.rpcUrl);
+  const heartbeat = opts.heartbeat ?? (() => undefined);
+  heartbeat();
   const reached = await rpc.getSlot('confirmed');
   const addresses = await listDepositAddresses(core, net);
   let recorded = 0;
   for (const a of addresses) {
-    recorded += await scanAddress(core, net, rpc, a);
-    opts.heartbeat?.();
+    recorded += await scanAddress(core, net, rpc, a, heartbeat);
+    heartbeat();
   }
   const finalizedSlot = await rpc.getSlot('finalized');
-  const settled = await settlePending(core, net, rpc, finalizedSlot);
+  const settled = await settlePending(core, net, rpc, finalizedSlot, heartbeat);
   const head = await rpc.getSlot('confirmed');
   const pending = await core.db
     .selectFrom('crypto_transfers')
