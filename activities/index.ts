@@ -5,6 +5,8 @@ import type { PaymentRequestActivities } from '../workflows/payment-request.cont
 import type { PayoutActivities, PayoutNotificationActivities } from '../workflows/payout.contract';
 import type { RailFileActivities } from '../workflows/rail-files.contract';
 import type { RetentionActivities } from '../workflows/retention.contract';
+import type { SolanaSweepActivities } from '../workflows/solana-sweep.contract';
+import type { SolanaWatchActivities } from '../workflows/solana-watch.contract';
 import type { WebhookDeliveryActivities } from '../workflows/webhook-delivery.contract';
 import { createDisbursementActivities } from './disbursements';
 import { createFundingActivities } from './funding';
@@ -12,6 +14,7 @@ import { createNotificationActivities } from './notifications';
 import { createPayoutActivities } from './payouts';
 import { createRailActivities } from './rails';
 import { createRetentionActivities } from './retention';
+import { createSolanaActivities } from './solana';
 import { createWebhookActivities } from './webhooks';
 
 /** Every activity the worker registers: the union of the activity interfaces of the workflow contracts. */
@@ -22,7 +25,9 @@ export type Activities = WebhookDeliveryActivities &
   DepositActivities &
   PaymentRequestActivities &
   RailFileActivities &
-  RetentionActivities;
+  RetentionActivities &
+  SolanaWatchActivities &
+  SolanaSweepActivities;
 
 /**
  * Every activity of the service, built over the one core (docs/architecture.md "Activities").
@@ -41,5 +46,6 @@ export function createActivities(core: Core): Activities {
     ...createFundingActivities(core),
     ...createRailActivities(core),
     ...createRetentionActivities(core),
+    ...createSolanaActivities(core),
   };
 }

@@ -264,6 +264,45 @@ const schema = z.object({
   /** How long after `outgoing_payment_sent` a bounce is still applied (the payout is refunded). */
   RAIL_WISE_RETURN_WINDOW: isoDuration('P30D').default('P30D'),
   // --- end of payout partner rail
+  // --- USDC on Solana (issue #37; docs/getting-paid.md "Crypto deposits", docs/configuration.md "USDC on Solana") ---
+  /**
+   * JSON-RPC URL of a Solana node for the live environment. With SOLANA_USDC_MINT and
+   * SOLANA_DEPOSIT_SEED it turns on live crypto funding: deposit addresses, the watcher, the sweeps.
+   * Unset: the live GET /funding/crypto is 400 channel_unavailable and live crypto payment links are not ready.
+   */
+  SOLANA_RPC_URL: z.string().url().optional(),
+  /** The USDC mint (base58) the live watcher credits; every other mint is ignored. */
+  SOLANA_USDC_MINT: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'a base58 Solana address').optional(),
+  /**
+   * Master seed of the live deposit keys (32 bytes as 64 hex characters; secret, never logged):
+   * the deposit owner key of a business is the ed25519 key whose seed is the first 32 bytes of
+   * HMAC-SHA512(seed, `business:<id>:<environment>`) (src/solana/keys.ts).
+   */
+  SOLANA_DEPOSIT_SEED: z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters (32 bytes)').optional(),
+  /** Smallest deposit credited (USDC decimal string); smaller deposits stay `received`, visible, never credited. */
+  SOLANA_MINIMUM_DEPOSIT: z.string().regex(/^[0-9]{1,7}(\.[0-9]{1,6})?$/, 'a USDC amount such as 1.00').default('1.00'),
+  /** How often the watcher looks for new signatures (ISO 8601 duration or ms). */
+  SOLANA_POLL_INTERVAL: isoDuration('PT5S')
+    .default('PT5S'),
+  /** Token account (base58) of the platform's treasury wallet for the USDC mint, where sweeps send credited deposits. Unset: no sweeps. */
+  SOLANA_TREASURY_TOKEN_ACCOUNT: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'a base58 Solana address').optional(),
+  /** The fee payer of sweeps: its 32-byte ed25519 seed as 64 hex characters (secret, never logged). Unset: no sweeps. */
+  SOLANA_FEE_PAYER_SEED: z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters (32 bytes)').optional(),
+  /** Below this balance (lamports) the fee payer is reported low (metric and alert SolanaFeePayerLow). */
+  SOLANA_FEE_PAYER_MIN_LAMPORTS: z.coerce.number().int().min(0).default(50_000_000),
+  /** How often credited deposits are swept to the treasury (ISO 8601 duration or ms). */
+  SOLANA_SWEEP_INTERVAL: isoDuration('PT10M')
+    .default('PT10M'),
+  /** The sandbox's Solana node (e.g. devnet). With it, sandbox deposit addresses are watched too. Unset: sandbox addresses are shown, not watched. */
+  SOLANA_SANDBOX_RPC_URL: z.string().url().optional(),
+  /** The USDC mint of the sandbox network (default: Circle's devnet USDC). */
+  SOLANA_SANDBOX_USDC_MINT: z
+    .string()
+    .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'a base58 Solana address')
+    .default('4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU'),
+  /** Master seed of the sandbox deposit keys (64 hex). Unset: a published sandbox-only seed (src/solana/keys.ts SANDBOX_DEPOSIT_SEED). */
+  SOLANA_SANDBOX_DEPOSIT_SEED: z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters (32 bytes)').optional(),
+  // --- end USDC on Solana ---
   /** How often the data-retention sweep runs (ISO 8601 duration or ms; docs/operations.md "Data retention"). */
   RETENTION_INTERVAL: isoDuration('PT1H')
     .default('PT1H'),

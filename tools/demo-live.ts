@@ -26,6 +26,9 @@
  *    reconciliation report with the planted break found (tools/demo-live/treasury.ts);
  * 7. sends a live spei_mxn and a live pix_brl payout through the test payout partner
  *    (tools/demo-live/partner.ts; its requests and signed webhooks land in `partner/`);
+ * 8. USDC on Solana (tools/demo-live/solana.ts): a payer sends USDC to the business's deposit
+ *    address on the test chain: received, then credited after finality; a second transfer dropped
+ *    before finality is never credited;
  * 7. ends with `files: <folder>`: the folder that holds every file exchanged with the bank
  *    (`inbox/answered/` what we sent, `outbox/` what the bank answered; ACH under `ach/`).
  *
@@ -47,12 +50,14 @@ import { treasuryPart } from './demo-live/treasury';
 import { startRateSources } from './rate-sources/server';
 import { DEMO_RATE_ENV, ratesDemo } from './demo-live/rates';
 import { partnerPart, startDemoPartner } from './demo-live/partner';
+import { startSolanaDemo } from './demo-live/solana';
 
 const dir = resolve(process.env.DEMO_LIVE_DIR ?? join('.data', `demo-live-${new Date().toISOString().replace(/[:.]/g, '-')}`));
 mkdirSync(dir, { recursive: true });
 const bank = await startTestBank({ dir: join(dir, 'bank'), pollMs: 200, settleAfterMs: 1500, achLateReturnDelayMs: 10_000 });
 const rates = await startRateSources();
 const partner = await startDemoPartner(bank.filesDir);
+const solana = await startSolanaDemo(); // USDC on Solana: the test chain (tools/demo-live/solana.ts)
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 console.log(`test bank: SFTP on ${bank.server.host}:${bank.server.port} (host key ${bank.server.hostKeySha256})`);
@@ -65,6 +70,7 @@ const service = spawn(process.execPath, ['--import', 'tsx', 'src/main/dev.ts'], 
     ...rates.env,
     ...DEMO_RATE_ENV,
     ...partner.env,
+    ...solana.env,
     DATA_DIR: join(dir, 'service'),
     PORT: String(port),
     TEMPORAL_ADDRESS: '',
@@ -90,6 +96,7 @@ async function stop(code: number): Promise<never> {
   await bank.stop();
   await rates.stop();
   await partner.stop();
+  await solana.close();
   process.exit(code);
 }
 
@@ -302,6 +309,7 @@ try {
   await achPart(live, link.url);
   await ratesDemo({ base, liveKey: live, rates });
   await partnerPart(partner, bank.filesDir, { base, live, call, until });
+  await solana.part(call, live);
   for (const sub of ['inbox/answered', 'outbox']) {
     const folder = join(bank.filesDir, 'ach', sub);
     const names = readdirSync(folder).filter((n) => n.endsWith('.ach')).sort();

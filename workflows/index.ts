@@ -7,3 +7,5 @@ export { depositWorkflow } from './deposit';
 export { paymentRequestWorkflow } from './payment-request';
 export { railInboxWorkflow, railWindowWorkflow } from './rail-files';
 export { retentionWorkflow } from './retention';
+export { solanaWatchWorkflow } from './solana-watch';
+export { solanaSweepWorkflow } from './solana-sweep';

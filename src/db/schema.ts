@@ -12,13 +12,14 @@ import type { TestClockTables } from './tables/test-clocks';
 import type { RailTables } from './tables/rails';
 import type { TreasuryTables } from './tables/treasury';
 import type { RateTables } from './tables/rates';
+import type { SolanaTables } from './tables/solana';
 
 export type { Environment } from './tables/platform';
 
 /** Every table of the service, one interface per area under db/tables. */
 export interface Database extends PlatformTables, CatalogTables, PayoutTables, WebhookTables, DisbursementTables, FundingTables,
   NotificationTables, RateLimitTables, ClaimFlowTables, TestClockTables, RailTables, TreasuryTables,
-  RateTables {}
+  RateTables, SolanaTables {}
 
 /** The Kysely handle used everywhere (pg Pool or PGlite underneath). */
 export type Db = Kysely<Database>;

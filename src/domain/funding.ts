@@ -123,10 +123,11 @@ export type DepositSource = (typeof DEPOSIT_SOURCES)[number];
 /**
  * Deposit statuses: `received` (money reached the account; sandbox: POST /sandbox/deposits), then
  * `credited` (the deposit workflow's credit step posted the net amount external -> available and ran
- * the matching). Transitions and events: {@link DEPOSIT_TRANSITIONS}, {@link DEPOSIT_EVENT_ON_ENTER};
- * shown in docs/states.md "Deposit" (generated).
+ * the matching), or `dropped` (an on-chain transfer seen at `confirmed` that disappeared before
+ * finality: never credited; docs/getting-paid.md "Crypto deposits"). Transitions and events:
+ * {@link DEPOSIT_TRANSITIONS}, {@link DEPOSIT_EVENT_ON_ENTER}; shown in docs/states.md "Deposit" (generated).
  */
-export const DEPOSIT_STATUSES = ['received', 'credited'] as const;
+export const DEPOSIT_STATUSES = ['received', 'credited', 'dropped'] as const;
 /** One of {@link DEPOSIT_STATUSES}. */
 export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
 
@@ -134,13 +135,15 @@ export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
 export const DEPOSIT_INITIAL_STATUS: DepositStatus = 'received';
 /** Allowed next statuses of each deposit status (the credit step's guarded UPDATE, src/core/funding/deposits.ts). */
 export const DEPOSIT_TRANSITIONS: Readonly<Record<DepositStatus, readonly DepositStatus[]>> = {
-  received: ['credited'],
+  received: ['credited', 'dropped'],
   credited: [],
+  dropped: [],
 };
 /** Core event written on entering a deposit status (Surface A receives `deposit.credited` as `deposit.received`: src/domain/webhook-events.ts). */
 export const DEPOSIT_EVENT_ON_ENTER = {
   received: 'deposit.received',
   credited: 'deposit.credited',
+  dropped: 'deposit.dropped',
 } as const satisfies Readonly<Record<DepositStatus, string>>;
 
 /** How a credited deposit related to payment requests (extension field `match`). */

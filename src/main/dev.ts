@@ -8,6 +8,7 @@ import { loadConfig } from '../config';
 import { createBusiness } from '../core/businesses';
 import { startRelay } from '../core/relay';
 import { startRailHealthChecks, startRailPollers } from '../core/rails/lifecycle';
+import { startSolanaWatchers } from '../core/funding/crypto-lifecycle';
 import { startRetention } from '../core/retention';
 import { startRateRefresher } from '../core/rates/refresher';
 import { relayTasks } from '../core/relay-tasks';
@@ -71,6 +72,7 @@ const stopRelay = startRelay(core, relayTasks);
 const stopRailChecks = await startRailHealthChecks(core);
 await startRailPollers(core);
 const stopRates = await startRateRefresher(core); // live rates (docs/rates.md "Refresher")
+await startSolanaWatchers(core);
 await startRetention(core);
 const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname: '0.0.0.0' });
 

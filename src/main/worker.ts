@@ -7,6 +7,7 @@ import { loadConfig } from '../config';
 import { relayTasks } from '../core/relay-tasks';
 import { startRelay } from '../core/relay';
 import { startRailHealthChecks, startRailPollers } from '../core/rails/lifecycle';
+import { startSolanaWatchers } from '../core/funding/crypto-lifecycle';
 import { startRetention } from '../core/retention';
 import { startRateRefresher } from '../core/rates/refresher';
 import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
@@ -54,6 +55,9 @@ const pollers = await startRailPollers(core);
 if (pollers.length > 0) core.log.info({ rails: pollers }, 'live rail inbox pollers running');
 // Live rates (docs/rates.md "Refresher"): every worker asks the rate sources and stores what it accepts.
 const stopRates = await startRateRefresher(core);
+// USDC on Solana (docs/getting-paid.md "Crypto deposits"): the deposit watchers of the watched environments.
+const solanaWatchers = await startSolanaWatchers(core);
+if (solanaWatchers.length > 0) core.log.info({ environments: solanaWatchers }, 'solana deposit watchers running');
 // Data retention (docs/operations.md "Data retention"): one loop per namespace.
 await startRetention(core);
 // A metrics port already taken must not stop payouts: log it and run on (Prometheus shows up == 0).

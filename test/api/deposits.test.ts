@@ -108,7 +108,7 @@ describe('POST /sandbox/deposits and GET /deposits (happy)', () => {
     expect((await h.request('GET', `${A}/deposits`, { key: b.sandbox })).body.data).toHaveLength(1);
   });
 
-  it('the core takes crypto and card deposits too (Surface B funding): no matching, card fees shown', async () => {
+  it('the core takes crypto and card deposits too (Surface B funding): crypto is matched (no request here: no_match), card is not, card fees shown', async () => {
     const b = await h.business();
     const crypto = await receiveDeposit(h.core, caller(b), { source: 'crypto', amount: '50.123456', currency: 'USDC', externalId: 'solana-sig-1' });
     expect(crypto.created).toBe(true);
@@ -116,7 +116,7 @@ describe('POST /sandbox/deposits and GET /deposits (happy)', () => {
     const card = await receiveDeposit(h.core, caller(b), { source: 'card', amount: '100.00', currency: 'USD', externalId: 'ch_1' });
     // 2.9 % + 0.30 USDC
     expect(card.deposit).toMatchObject({ fees: { processing: '3.20', total: '3.20' }, credited_amount: '96.80' });
-    expect((await waitCredited(b, crypto.deposit.id)).match).toBe('not_applicable');
+    expect((await waitCredited(b, crypto.deposit.id)).match).toBe('no_match');
     await waitCredited(b, card.deposit.id);
     expect((await balance(b)).available).toBe('146.923456');
     const onlyCrypto = await h.request('GET', `${A}/deposits?source=crypto`, { key: b.sandbox });

@@ -5,6 +5,7 @@
 import bs58 from 'bs58';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness';
+import { deriveDepositAddress, depositSigner, SANDBOX_DEPOSIT_SEED } from '../../src/solana/keys';
 
 let h: Harness;
 let biz: { id: string; sandbox: string; live: string };
@@ -51,17 +52,47 @@ describe('GET /funding/crypto', () => {
   it('a well-formed Solana address (base58, 32 bytes), stable per organisation, USDC on solana; live is 400 channel_unavailable', async () => {
     const a = await get('/funding/crypto');
     expect(a.status).toBe(200);
-    expect(a.body).toEqual({ walletAddress: expect.any(String), network: 'solana', asset: 'USDC', minimumDeposit: '1.00' });
+    expect(a.body).toEqual({
+      walletAddress: expect.any(String),
+      tokenAccount: expect.any(String),
+      mint: '4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU',
+      network: 'solana',
+      asset: 'USDC',
+      minimumDeposit: '1.00',
+    });
     expect(bs58.decode(a.body.walletAddress)).toHaveLength(32);
     expect((await get('/funding/crypto')).body.walletAddress).toBe(a.body.walletAddress);
     expect((await get('/funding/crypto', other.sandbox)).body.walletAddress).not.toBe(a.body.walletAddress);
+    // The address is the public key of the business's deposit key (src/solana/keys.ts), not a hash:
+    // the key derived from the sandbox seed has exactly this address, and its token account is the ATA.
+    const derived = await deriveDepositAddress(SANDBOX_DEPOSIT_SEED, biz.id, 'sandbox', a.body.mint);
+    expect([a.body.walletAddress, a.body.tokenAccount]).toEqual([derived.owner, derived.tokenAccount]);
+    expect((await depositSigner(SANDBOX_DEPOSIT_SEED, biz.id, 'sandbox')).address).toBe(a.body.walletAddress);
     // Live: no address nobody holds a key for (money sent there would be lost), until a watched
-    // deposit address is configured (docs/getting-paid.md "Crypto funding").
+    // deposit address is configured (docs/getting-paid.md "Crypto deposits").
     const live = await h.request('GET', '/claim/v1/funding/crypto', { key: biz.live });
     expect(live.status).toBe(400);
     expect(live.body.error).toBe('channel_unavailable');
     expect(live.body.walletAddress).toBeUndefined();
     expect((await h.request('GET', `${B}/funding/crypto`, { key: biz.live })).status).toBe(401);
+  });
+
+  it('live with a watched network configured: the business\'s address for the configured mint and minimum, stored and stable', async () => {
+    const mint = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+    const seed = 'ab'.repeat(32);
+    const lh = await createHarness({ worker: false, env: { SOLANA_RPC_URL: 'http://127.0.0.1:1/', SOLANA_USDC_MINT: mint, SOLANA_DEPOSIT_SEED: seed, SOLANA_MINIMUM_DEPOSIT: '5' } });
+    try {
+      const b = await lh.business({ verified: true });
+      const r = await lh.request('GET', '/claim/v1/funding/crypto', { key: b.live });
+      expect(r.status).toBe(200);
+      const derived = await deriveDepositAddress(seed, b.id, 'live', mint);
+      expect(r.body).toEqual({ walletAddress: derived.owner, tokenAccount: derived.tokenAccount, mint, network: 'solana', asset: 'USDC', minimumDeposit: '5.00' });
+      expect((await lh.request('GET', '/claim/v1/funding/crypto', { key: b.live })).body).toEqual(r.body);
+      const rows = await lh.db.selectFrom('crypto_deposit_addresses').selectAll().where('business_id', '=', b.id).execute();
+      expect(rows.map((x) => [x.environment, x.owner_address, x.derivation])).toEqual([['live', derived.owner, 'hmac-sha512-v1']]);
+    } finally {
+      await lh.close();
+    }
   });
 });
 

@@ -375,14 +375,18 @@ export async function audit(opts: {
         `${count('inbound', 'processed', 'sepa')} SEPA and ${count('inbound', 'processed', 'ach')} ACH answer files read, ${quarantined} quarantined; ` +
         `${unmatched.length} unmatched statuses; ${waiting.length} payments still waiting for the bank`,
     );
-    const deposits = await db.selectFrom('deposits').select(['external_id', 'status', 'amount']).where('environment', '=', 'live').execute();
+    // Bank deposits only: on-chain ones are audited by tools/chaos/solana.ts.
+    const deposits = await db.selectFrom('deposits').select(['id', 'external_id', 'status', 'amount']).where('environment', '=', 'live').where('source', '<>', 'crypto').execute();
     const byRef = new Map<string, typeof deposits>();
     for (const d of deposits) byRef.set(d.external_id, [...(byRef.get(d.external_id) ?? []), d]);
     const wrong = opts.liveCredits.filter((c) => {
       const ds = byRef.get(c.reference) ?? [];
       return ds.length !== 1 || ds[0]!.status !== 'credited' || BigInt(ds[0]!.amount) !== BigInt(c.amountMinor);
     });
-    const credited = await db.selectFrom('ledger_postings').select('key').where('environment', '=', 'live').where('key', 'like', 'deposit:%:credit').execute();
+    const bankIds = new Set(deposits.map((d) => d.id));
+    const credited = (await db.selectFrom('ledger_postings').select('key').where('environment', '=', 'live').where('key', 'like', 'deposit:%:credit').execute()).filter((p) =>
+      bankIds.has(p.key.split(':')[1]!),
+    );
     add(
       'live deposits: each camt.054 credit one deposit, credited once (also when sent twice)',
       wrong.length === 0 && credited.length === deposits.length,

@@ -27,6 +27,7 @@ import { clientLoop, newTrafficLog } from './traffic';
 import { startTreasuryChaos } from './treasury';
 import { auditRates, CHAOS_RATE_ENV, rateFaults } from './rates';
 import { auditPartner, chaosPartnerEnv, partnerLoop, type PartnerTraffic, startChaosPartner } from './partner';
+import { startSolanaChaos } from './solana';
 
 const { values: args } = parseArgs({
   options: {
@@ -146,7 +147,7 @@ async function quiesce(stack: Stack, timeoutMs: number): Promise<{ ok: boolean; 
         (select count(*) from events where dispatched_at is null)::text as events,
         (select count(*) from webhook_deliveries where status = 'pending')::text as deliveries,
         (select count(*) from workflow_starts where started_at is null)::text as starts,
-        (select count(*) from deposits where status <> 'credited')::text as deposits,
+        (select count(*) from deposits where status not in ('credited', 'dropped'))::text as deposits,
         (select count(*) from notifications where status = 'pending')::text as notifications,
         (select count(*) from rail_instructions where status in ('queued', 'in_file', 'accepted'))::text as rail_waiting,
         (select count(*) from rail_events where dispatched_at is null)::text as rail_undispatched,
@@ -173,6 +174,8 @@ async function main(): Promise<number> {
   const rng = new Rng(seed);
   const run = `${seed}-${Date.now().toString(36)}`;
   say(`chaos: ${trafficMs / 1000} s of traffic, seed ${seed}, ${clients} clients`);
+  // USDC on Solana (tools/chaos/solana.ts): the test chain is the stack's live network.
+  const solana = await startSolanaChaos(new Rng(seed + 37));
   let stack: Stack;
   // The payout partner (tools/chaos/partner.ts): with the live traffic, on its own seed.
   const partner = args['no-live'] ? null : await startChaosPartner(new Rng(seed + 35));
@@ -184,11 +187,12 @@ async function main(): Promise<number> {
       clusterNodes: args['dev-server'] ? 0 : 2,
       testBank: !args['no-live'],
       // Webhook retries from 0.5 s (doubling) so that a recovered receiver is caught up quickly.
-      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info', TREASURY_BOOKS_ONLY_GRACE: 'PT5S', ...CHAOS_RATE_ENV, ...(partner ? chaosPartnerEnv(partner) : {}) },
+      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info', TREASURY_BOOKS_ONLY_GRACE: 'PT5S', ...CHAOS_RATE_ENV, ...(partner ? chaosPartnerEnv(partner) : {}), ...solana.env },
       log: (l) => say(`[stack] ${l}`),
     });
   } catch (err) {
     console.error(`chaos: the stack did not start: ${String((err as Error)?.stack ?? err)}`);
+    await solana.close();
     return 2;
   }
   partner?.setWebhookTarget(`${stack.url}/hooks/partner/wise`);
@@ -221,6 +225,7 @@ async function main(): Promise<number> {
     const live = stack.bank ? owner.withKey(business.keys.live).withPrefix('/v1') : null;
     const liveIban = stack.bank && live ? await fundLive(live, stack.db, stack.bank, run, liveCredits) : null;
     say(liveIban ? `live: virtual IBAN ${liveIban} funded by a camt.054 credit` : 'no live traffic (--no-live)');
+    await solana.setup(owner.withKey(business.keys.live).withPrefix('/claim/v1'));
     const traffic = newTrafficLog();
     const faultLog: Fault[] = [];
     const start = Date.now();
@@ -243,6 +248,7 @@ async function main(): Promise<number> {
       faults(stack, rng.fork(), start, until, faultLog),
       receiverPlan,
       ...Array.from({ length: clients }, () => clientLoop(owner, approver, rng.fork(), traffic, run, until, active, 2, virtualAccountId, guide)),
+      solana.loop(until),
       ...(live && stack.bank && liveIban ? [liveLoop(live, rng.fork(), traffic, run, until, stack.bank, liveIban, liveCredits)] : []),
       ...(stack.rates ? [rateFaults(stack.rates, start, until, say)] : []),
       ...(live && liveIban && partner ? [partnerLoop(live, new Rng(seed + 36), run, until, partnerTraffic)] : []),
@@ -252,6 +258,7 @@ async function main(): Promise<number> {
     await Promise.all(traffic.background);
     // Everything back up before the audit (supervision restarts anything that died on its own).
     for (const p of [...stack.apis, ...stack.workers]) if (!p.alive) await p.start().catch(() => {});
+    say(`solana: every transfer settled: ${await solana.waitSettled(stack.db, Number(args['quiesce-timeout']) * 1000)}`);
     say('waiting for quiescence');
     const q = await quiesce(stack, Number(args['quiesce-timeout']) * 1000);
     say(`quiescent: ${q.ok} (${q.detail})`);
@@ -273,6 +280,7 @@ async function main(): Promise<number> {
     );
     if (treasury) checks.push(...(await treasury.audit(stack.db)));
     if (partner) checks.push(...(await auditPartner(stack.db, partner, partnerTraffic)));
+    checks.push(...(await solana.audit(stack.db)));
     checks.push({
       name: 'traffic: no unexpected answer',
       ok: traffic.unexpected.length === 0 && stats.gaveUp === 0,
@@ -299,6 +307,7 @@ async function main(): Promise<number> {
             `${liveOn('ach').length} (${achBy('live:ach:settled')} / ${achBy('live:ach:R01')} / ${achBy('live:ach:R03')} / ${achBy('live:ach:late')})`,
           ],
           ['live spei_mxn payouts through the payout partner (test partner with chaos)', String(partnerTraffic.ids.length)],
+          solana.summary(),
           ['live deposits (camt.054 credits; sent twice)', `${liveCredits.length} (${liveCredits.filter((c) => c.copies > 1).length})`],
           ['payout requests answered other than 201', String(traffic.payouts.filter((p) => p.status !== 201).length)],
           ['fundings', String(traffic.funds.length)],
@@ -330,6 +339,7 @@ async function main(): Promise<number> {
     await receiver.close();
     await stack.stop();
     await partner?.stop();
+    await solana.close();
   }
 }
 

@@ -421,12 +421,14 @@ const PAYMENT_REQUEST_TRIGGERS: Record<string, string> = {
 
 const DEPOSIT_TRIGGERS: Record<string, string> = {
   '(none)->received': 'money reached the account (sandbox: `POST /sandbox/deposits`; Surface B: crypto, card top-up)',
-  'received->credited': "the deposit workflow's credit step: net amount posted, matching run",
+  'received->credited': "the deposit workflow's credit step: net amount posted, matching run (on-chain: started at `finalized`)",
+  'received->dropped': 'the Solana watcher: the on-chain transaction disappeared before finality (or finalized failed); never credited',
 };
 
 const DEPOSIT_MONEY: Record<string, string> = {
   '(none)->received': '-',
   'received->credited': '`deposit:{id}:credit` external → available (net of fees)',
+  'received->dropped': '-',
 };
 
 /** `(none)->initial` then every `from->to` of a transition table, in status order. */

@@ -2100,10 +2100,10 @@ export interface components {
             /** @enum {string} */
             source: "virtual_account" | "crypto" | "card";
             /**
-             * @description received, then credited
+             * @description received, then credited; dropped: an on-chain transfer gone before finality, never credited
              * @enum {string}
              */
-            status: "received" | "credited";
+            status: "received" | "credited" | "dropped";
             virtual_account_id: string | null;
             /**
              * @description What arrived, in currency

@@ -870,15 +870,25 @@ export interface components {
         };
         CryptoFunding: {
             /**
-             * @description Solana address (base58, 32 bytes), stable per organisation
+             * @description Solana address (base58, 32 bytes) of a key the platform holds, stable per organisation and environment: send USDC (SPL) here
              * @example 7Xf…
              */
             walletAddress: string;
-            /** @enum {string} */
+            /** @description The USDC token account of walletAddress (its associated token account) where deposits land */
+            tokenAccount: string;
+            /** @description The USDC mint credited; other tokens are not credited */
+            mint: string;
+            /**
+             * @description Solana; the sandbox watches a test network (devnet) when one is configured
+             * @enum {string}
+             */
             network: "solana";
             /** @enum {string} */
             asset: "USDC";
-            /** @example 1.00 */
+            /**
+             * @description Smaller deposits are received but not credited
+             * @example 1.00
+             */
             minimumDeposit: string;
         };
         CardTopup: {
@@ -921,7 +931,7 @@ export interface components {
             id: string;
             /** @description virtual_account, crypto or card */
             source: string;
-            /** @description received, then credited */
+            /** @description received, then credited; dropped: an on-chain transfer gone before finality, never credited */
             status: string;
             virtualAccountId: string | null;
             /** @description What arrived, in currency */
@@ -2629,7 +2639,7 @@ export interface operations {
                     "application/json": components["schemas"]["CryptoFunding"];
                 };
             };
-            /** @description channel_unavailable on live: no deposit address the platform controls is configured */
+            /** @description channel_unavailable on live when no watched Solana network is configured */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -77,13 +77,22 @@ export function paymentPageHtml(p: PaymentPage): string {
         }</section>`,
       );
     }
+    if (m === 'crypto' && p.crypto) {
+      const k = p.crypto;
+      parts.push(
+        `<section id="crypto"><h2>Pay with USDC on Solana</h2><dl>` +
+          (k.amount ? `<dt>Amount</dt><dd id="crypto-amount">${esc(k.amount)} USDC</dd>` : `<dt>Smallest payment</dt><dd>${esc(k.minimumDeposit)} USDC</dd>`) +
+          `<dt>Send USDC (SPL token, Solana) to</dt><dd id="crypto-address"><code>${esc(k.address)}</code></dd></dl>` +
+          `<p>Only USDC on the Solana network. ${r ? 'Send exactly this amount; add the reference as a memo if your wallet allows it.' : ''} Credited once the transfer is finalized.</p></section>`,
+      );
+    }
   }
   return layout(`${p.businessName}: ${p.linkName}`, parts.join(''));
 }
 
 async function serve(c: Context<AppEnv>, token: string, requestToken?: string): Promise<Response> {
   c.header('Cache-Control', 'no-store');
-  const page = await loadPaymentPage(c.get('core').db, token, requestToken);
+  const page = await loadPaymentPage(c.get('core').db, token, requestToken, c.get('core').config);
   if (!page) {
     return c.html(layout('Payment page not found', '<h1>Payment page not found</h1><p>This payment link is not valid or no longer published.</p>'), 404);
   }

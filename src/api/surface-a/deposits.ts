@@ -26,7 +26,7 @@ export const DepositSchema = z
     id: z.string().openapi({ example: 'dep_01k0000000000000000000000' }),
     object: z.literal('deposit'),
     source: z.enum(DEPOSIT_SOURCES),
-    status: z.enum(DEPOSIT_STATUSES).openapi({ description: 'received, then credited' }),
+    status: z.enum(DEPOSIT_STATUSES).openapi({ description: 'received, then credited; dropped: an on-chain transfer gone before finality, never credited' }),
     virtual_account_id: z.string().nullable(),
     amount: Amount.openapi({ description: 'What arrived, in currency' }),
     currency: z.string(),

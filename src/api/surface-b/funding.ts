@@ -4,13 +4,13 @@
  * funding core (src/core/funding: the same virtual accounts and deposits as Surface A), rendered
  * camelCase. `POST /funding/card`: a card top-up with a checkout page (src/api/pages/card-checkout.ts).
  */
-import { createHash } from 'node:crypto';
 import { createRoute, z } from '@hono/zod-openapi';
-import bs58 from 'bs58';
+import { getCryptoDepositAddress } from '../../core/funding/crypto-addresses';
 import { listDeposits, type WireDeposit } from '../../core/funding/deposits';
 import { createVirtualAccount, getVirtualAccount, listVirtualAccounts, type WireVirtualAccount } from '../../core/funding/virtual-accounts';
 import { cardTopupView, createCardTopup } from '../../core/claim-flow';
 import { ApiError } from '../../domain/errors';
+import { formatAmount, USDC } from '../../domain/money';
 import type { SurfaceRouter } from '../surface';
 import { COMMON_ERRORS, DateTimeSchema, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, idParam, jsonContent, listOf, pageQuery } from './schemas';
 import { idempotency } from '../middleware/idempotency';
@@ -35,7 +35,7 @@ const DepositSchema = z
   .object({
     id: z.string(),
     source: z.string().openapi({ description: 'virtual_account, crypto or card' }),
-    status: z.string().openapi({ description: 'received, then credited' }),
+    status: z.string().openapi({ description: 'received, then credited; dropped: an on-chain transfer gone before finality, never credited' }),
     virtualAccountId: z.string().nullable(),
     amount: z.string().openapi({ description: 'What arrived, in currency' }),
     currency: z.string(),
@@ -48,10 +48,15 @@ const DepositSchema = z
 
 const CryptoSchema = z
   .object({
-    walletAddress: z.string().openapi({ description: 'Solana address (base58, 32 bytes), stable per organisation', example: '7Xf…' }),
-    network: z.literal('solana'),
+    walletAddress: z.string().openapi({
+      description: 'Solana address (base58, 32 bytes) of a key the platform holds, stable per organisation and environment: send USDC (SPL) here',
+      example: '7Xf…',
+    }),
+    tokenAccount: z.string().openapi({ description: 'The USDC token account of walletAddress (its associated token account) where deposits land' }),
+    mint: z.string().openapi({ description: 'The USDC mint credited; other tokens are not credited' }),
+    network: z.literal('solana').openapi({ description: 'Solana; the sandbox watches a test network (devnet) when one is configured' }),
     asset: z.literal('USDC'),
-    minimumDeposit: z.string().openapi({ example: '1.00' }),
+    minimumDeposit: z.string().openapi({ example: '1.00', description: 'Smaller deposits are received but not credited' }),
   })
   .openapi('CryptoFunding');
 
@@ -96,17 +101,6 @@ function renderDeposit(d: WireDeposit): DepositResponse {
     receivedAt: d.received_at,
     creditedAt: d.credited_at,
   };
-}
-
-/** Smallest on-chain USDC deposit we credit (extension: the spec leaves the value to the funding details). */
-export const MINIMUM_CRYPTO_DEPOSIT = '1.00';
-
-/**
- * The sandbox's simulated Solana deposit address: base58 of SHA-256(`solana-usdc:<business>:sandbox`),
- * 32 bytes, stable. Sandbox only: nobody holds a key for it, so the live base never shows it.
- */
-export function sandboxCryptoFundingAddress(businessId: string): string {
-  return bs58.encode(createHash('sha256').update(`solana-usdc:${businessId}:sandbox`).digest());
 }
 
 const createAccountRoute = createRoute({
@@ -157,7 +151,7 @@ const cryptoRoute = createRoute({
   summary: 'Crypto funding details (USDC on Solana only)',
   responses: {
     200: { description: 'Where to send USDC', content: jsonContent(CryptoSchema) },
-    ...errorResponses({ 400: 'channel_unavailable on live: no deposit address the platform controls is configured', ...COMMON_ERRORS }),
+    ...errorResponses({ 400: 'channel_unavailable on live when no watched Solana network is configured', ...COMMON_ERRORS }),
   },
 });
 
@@ -238,13 +232,17 @@ export function registerFundingRoutes(app: SurfaceRouter): void {
     }
   });
   app.openapi(cryptoRoute, async (c) => {
-    const caller = c.get('caller');
-    if (caller.environment === 'live') {
-      // Never hand out a live address nobody holds a key for: money sent there would be lost.
-      throw new ApiError(400, 'channel_unavailable', 'Crypto funding is not available in live: no USDC deposit address is configured; use a funding account', null);
-    }
+    // Live without a watched network is 400 channel_unavailable (never an address nobody watches).
+    const a = await getCryptoDepositAddress(c.get('core'), c.get('caller'));
     return c.json(
-      { walletAddress: sandboxCryptoFundingAddress(caller.businessId), network: 'solana' as const, asset: 'USDC' as const, minimumDeposit: MINIMUM_CRYPTO_DEPOSIT },
+      {
+        walletAddress: a.address,
+        tokenAccount: a.tokenAccount,
+        mint: a.mint,
+        network: 'solana' as const,
+        asset: 'USDC' as const,
+        minimumDeposit: formatAmount(a.minimumDeposit, USDC),
+      },
       200,
     );
   });

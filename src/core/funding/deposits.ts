@@ -134,6 +134,11 @@ export interface ReceiveDepositInput {
   externalId: string;
   /** When the money arrived (default now). */
   receivedAt?: Date;
+  /**
+   * false: record the deposit `received` without starting its credit (an on-chain transfer seen at
+   * `confirmed`; {@link startDepositCredit} at `finalized`, or {@link dropDeposit}). Default true.
+   */
+  creditOnReceipt?: boolean;
 }
 
 /** What {@link receiveDeposit} returns: the deposit, and whether this call created it. */
@@ -252,13 +257,7 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
       data: renderDeposit(row) as unknown as Record<string, unknown>,
       dedupeKey: `deposit:${row.id}:received`,
     });
-    const wfInput: DepositWorkflowInput = { depositId: row.id };
-    await enqueueWorkflowStart(tx, {
-      workflowId: row.id,
-      workflowType: DEPOSIT_WORKFLOW_TYPE,
-      args: [wfInput],
-      searchAttributes: { BusinessId: row.business_id, Environment: row.environment },
-    });
+    if (input.creditOnReceipt !== false) await enqueueDepositCredit(tx, row);
     return row;
   });
 
@@ -280,12 +279,69 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
       'external_id',
     );
   }
-  try {
-    await flushWorkflowStart(core, row.id);
-  } catch (err) {
-    core.log.warn({ err, depositId: row.id }, 'deposit workflow start deferred to the relay');
-  }
+  if (input.creditOnReceipt !== false) await flushDepositCredit(core, row.id);
   return { deposit: renderDeposit(row), created: !!inserted };
+}
+
+async function enqueueDepositCredit(tx: DbOrTx, row: Pick<DepositRow, 'id' | 'business_id' | 'environment'>): Promise<void> {
+  const wfInput: DepositWorkflowInput = { depositId: row.id };
+  await enqueueWorkflowStart(tx, {
+    workflowId: row.id,
+    workflowType: DEPOSIT_WORKFLOW_TYPE,
+    args: [wfInput],
+    searchAttributes: { BusinessId: row.business_id, Environment: row.environment },
+  });
+}
+
+async function flushDepositCredit(core: Core, depositId: string): Promise<void> {
+  try {
+    await flushWorkflowStart(core, depositId);
+  } catch (err) {
+    core.log.warn({ err, depositId }, 'deposit workflow start deferred to the relay');
+  }
+}
+
+/**
+ * Starts the credit of a deposit recorded with `creditOnReceipt: false` (an on-chain transfer that
+ * reached `finalized`): records the depositWorkflow start (workflow-start outbox, once per deposit:
+ * the start is keyed by the deposit id, the credit posting by `deposit:{id}:credit`) in `tx` when
+ * given, else on its own. Returns false, recording nothing, when the deposit is not `received`
+ * (dropped). Call {@link flushDepositCredit} through {@link startDepositCredit} after commit.
+ */
+export async function recordDepositCreditStart(db: DbOrTx, depositId: string): Promise<boolean> {
+  const dep = await db.selectFrom('deposits').select(['id', 'business_id', 'environment', 'status']).where('id', '=', depositId).executeTakeFirst();
+  if (!dep || dep.status === 'dropped') return false;
+  await enqueueDepositCredit(db, dep);
+  return true;
+}
+
+/** {@link recordDepositCreditStart} then starts the workflow at once (the relay does if this fails). */
+export async function startDepositCredit(core: Core, depositId: string): Promise<boolean> {
+  const ok = await recordDepositCreditStart(core.db, depositId);
+  if (ok) await flushDepositCredit(core, depositId);
+  return ok;
+}
+
+/**
+ * Marks a `received` deposit `dropped` (its on-chain transaction disappeared before finality) and
+ * emits deposit.dropped (dedupe `deposit:{id}:dropped`), in one guarded statement pair in `tx`:
+ * a deposit whose credit was started (or that is credited) is never dropped. Returns whether it moved.
+ */
+export async function dropDeposit(db: DbOrTx, depositId: string): Promise<boolean> {
+  const started = await db.selectFrom('workflow_starts').select('workflow_id').where('workflow_id', '=', depositId).executeTakeFirst();
+  if (started) return false;
+  const row = await db.updateTable('deposits').set({ status: 'dropped' }).where('id', '=', depositId).where('status', '=', 'received').returningAll().executeTakeFirst();
+  if (!row) return false;
+  await emitEvent(db, {
+    businessId: row.business_id,
+    environment: row.environment,
+    type: DEPOSIT_EVENT_ON_ENTER.dropped,
+    objectType: 'deposit',
+    objectId: row.id,
+    data: renderDeposit(row) as unknown as Record<string, unknown>,
+    dedupeKey: `deposit:${row.id}:dropped`,
+  });
+  return true;
 }
 
 /**
@@ -301,6 +357,8 @@ export async function creditDeposit(core: Core, depositId: string): Promise<Depo
     if (dep.status === 'credited') {
       return { depositId, status: 'credited', paymentRequestId: dep.payment_request_id, match: dep.match_result as DepositMatchResult | null };
     }
+    // A dropped on-chain deposit is never credited (its credit is never started; this guards it all the same).
+    if (dep.status === 'dropped') return { depositId, status: 'dropped', paymentRequestId: null, match: null };
     // The posting locks the business's balance row: credits of one business are serialized, so
     // matching below sees every earlier match committed (never two requests paid by one deposit,
     // never one request by two deposits; unique indexes back this up).

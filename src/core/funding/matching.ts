@@ -39,6 +39,7 @@ export interface MatchOutcome {
  * `payment_request:{id}:paid`). Returns the outcome for the deposit row.
  */
 export async function matchDeposit(tx: Transaction<Database>, core: Core, dep: DepositRow, now: Date): Promise<MatchOutcome> {
+  if (dep.source === 'crypto') return matchCryptoDeposit(tx, core, dep, now);
   if (dep.source !== 'virtual_account' || !dep.virtual_account_id) return { result: 'not_applicable', paymentRequestId: null };
   const va = await tx
     .selectFrom('virtual_accounts')
@@ -67,10 +68,15 @@ export async function matchDeposit(tx: Transaction<Database>, core: Core, dep: D
   if (candidates.length > 1) return { result: 'ambiguous', paymentRequestId: null };
 
   const [req] = candidates;
+  return payRequest(tx, core, dep, req.id, now);
+}
+
+/** Marks request `requestId` paid by `dep` (guarded on `open`) and emits payment_request.paid. */
+async function payRequest(tx: Transaction<Database>, core: Core, dep: DepositRow, requestId: string, now: Date): Promise<MatchOutcome> {
   const paid = await tx
     .updateTable('payment_requests')
     .set({ status: 'paid', paid_at: now, deposit_id: dep.id, updated_at: now })
-    .where('id', '=', req.id)
+    .where('id', '=', requestId)
     .where('status', '=', 'open')
     .returningAll()
     .executeTakeFirst();
@@ -86,4 +92,34 @@ export async function matchDeposit(tx: Transaction<Database>, core: Core, dep: D
     dedupeKey: `payment_request:${paid.id}:paid`,
   });
   return { result: 'matched', paymentRequestId: paid.id };
+}
+
+/** Micro-USDC per cent: a USDC deposit pays a USD request 1:1 (USDC has 6 decimals, USD 2). */
+const MICRO_USDC_PER_CENT = 10_000n;
+
+/**
+ * A USDC deposit on chain (docs/getting-paid.md "Crypto deposits", "Matching"): it arrived at the
+ * business's own deposit address, so, like a USD account without `reference_required`, the
+ * address identifies the business and the amount the request: an open USD request of exactly the
+ * amount (1 USDC = 1 USD), created before and expiring after the deposit's receipt. When two fit
+ * and the transfer carried a memo, the memo, compared as references are, picks the one.
+ */
+async function matchCryptoDeposit(tx: Transaction<Database>, core: Core, dep: DepositRow, now: Date): Promise<MatchOutcome> {
+  if (dep.currency !== 'USDC' || dep.amount % MICRO_USDC_PER_CENT !== 0n) return { result: 'no_match', paymentRequestId: null };
+  const q = tx
+    .selectFrom('payment_requests')
+    .selectAll()
+    .where('business_id', '=', dep.business_id)
+    .where('environment', '=', dep.environment)
+    .where('status', '=', 'open')
+    .where('currency', '=', 'USD')
+    .where('amount', '=', dep.amount / MICRO_USDC_PER_CENT)
+    .where('created_at', '<=', dep.received_at)
+    .where('expires_at', '>', dep.received_at);
+  let candidates = await q.orderBy('id').limit(2).forUpdate().execute();
+  const ref = normaliseReference(dep.reference);
+  if (candidates.length > 1 && ref !== null) candidates = await q.where('reference_key', '=', ref).orderBy('id').limit(2).forUpdate().execute();
+  if (candidates.length === 0) return { result: 'no_match', paymentRequestId: null };
+  if (candidates.length > 1) return { result: 'ambiguous', paymentRequestId: null };
+  return payRequest(tx, core, dep, candidates[0].id, now);
 }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema';
 import { refreshTreasuryGauges } from '../treasury/report';
+import { refreshSolanaGauges } from './solana';
 import { disbursementItemsInFlight, metricsRegistry, outboxBacklog, outboxOldestSeconds, railOldestWaitingPayout } from './registry';
 import { RAIL_MODULES } from '../../rails/registry';
 
@@ -62,6 +63,8 @@ export async function refreshScrapeTimeGauges(db: Db): Promise<void> {
   for (const m of RAIL_MODULES) railOldestWaitingPayout.set({ rail: m.rail }, 0);
   for (const w of waiting) railOldestWaitingPayout.set({ rail: w.rail }, Math.max(0, Math.floor((Date.now() - new Date(w.oldest).getTime()) / 1000)));
   await refreshTreasuryGauges(db);
+  // USDC on Solana: the watcher's head, lag and waiting deposits, the sweeps' fee payer (src/core/metrics/solana.ts).
+  await refreshSolanaGauges(db);
 }
 
 /**

@@ -4,7 +4,10 @@
  */
 import type { DbOrTx, Environment } from '../../db/schema';
 import type { PaymentMethodType, PaymentRequestStatus, VirtualAccountDetails } from '../../domain/funding';
-import { formatAmount } from '../../domain/money';
+import type { Config } from '../../config';
+import { formatAmount, USDC } from '../../domain/money';
+import { solanaNetworkFor } from '../../solana/network';
+import { ensureDepositAddressRow } from '../funding/crypto-addresses';
 import { activeVirtualAccounts } from '../funding/virtual-accounts';
 import { findPublishedLinkByToken, methodReadiness } from './payment-links';
 import { findPaymentRequestByToken } from './payment-requests';
@@ -27,6 +30,12 @@ export interface PaymentPage {
   /** Active virtual accounts (for a request: those in its currency), details whole. */
   accounts: PageAccount[];
   request: { amount: string; currency: string; reference: string; status: PaymentRequestStatus; expiresAt: Date } | null;
+  /**
+   * Where to send USDC when the crypto method is ready: the business's deposit address; `amount`
+   * in USDC for a USD request (1:1), null without a request. Null when crypto is not offered here
+   * (not ready, or a request in another currency).
+   */
+  crypto: { address: string; network: string; amount: string | null; minimumDeposit: string } | null;
 }
 
 /**
@@ -34,7 +43,7 @@ export interface PaymentPage {
  * link is unknown or unpublished, or the request is unknown or belongs to another link (the page
  * answers 404 then).
  */
-export async function loadPaymentPage(db: DbOrTx, token: string, requestToken?: string): Promise<PaymentPage | undefined> {
+export async function loadPaymentPage(db: DbOrTx, token: string, requestToken?: string, config?: Config): Promise<PaymentPage | undefined> {
   const link = await findPublishedLinkByToken(db, token);
   if (!link) return undefined;
   let request: PaymentPage['request'] = null;
@@ -44,7 +53,13 @@ export async function loadPaymentPage(db: DbOrTx, token: string, requestToken?: 
     request = { amount: formatAmount(r.amount, r.currency), currency: r.currency, reference: r.reference, status: r.status as PaymentRequestStatus, expiresAt: new Date(r.expires_at) };
   }
   const business = await db.selectFrom('businesses').select('name').where('id', '=', link.business_id).executeTakeFirstOrThrow();
-  const ready = await methodReadiness(db, link.business_id, link.environment);
+  const ready = await methodReadiness(db, link.business_id, link.environment, config);
+  let crypto: PaymentPage['crypto'] = null;
+  const net = config ? solanaNetworkFor(config, link.environment) : null;
+  if (ready.crypto && net && (link.methods as string[]).includes('crypto') && (!request || request.currency === 'USD')) {
+    const addr = await ensureDepositAddressRow(db, link.business_id, net);
+    crypto = { address: addr.owner_address, network: 'solana', amount: request ? request.amount : null, minimumDeposit: formatAmount(net.minimumDeposit, USDC) };
+  }
   const accounts = (await activeVirtualAccounts(db, link.business_id, link.environment))
     .filter((a) => !request || a.currency === request.currency)
     .map((a) => ({ currency: a.currency, rail: a.rail, referenceRequired: a.reference_required, details: a.details }));
@@ -52,8 +67,9 @@ export async function loadPaymentPage(db: DbOrTx, token: string, requestToken?: 
     environment: link.environment,
     businessName: business.name,
     linkName: link.name,
-    readyMethods: (link.methods as PaymentMethodType[]).filter((m) => ready[m]),
+    readyMethods: (link.methods as PaymentMethodType[]).filter((m) => ready[m] && (m !== 'crypto' || crypto !== null)),
     accounts,
     request,
+    crypto,
   };
 }

@@ -7,7 +7,8 @@
  * - bank_transfer: the business has at least one active virtual account in the link's environment;
  * - card: never, for now — no card acquirer is configured for payment links (Surface B's card
  *   top-ups fund the business's own balance, they do not take payments from third parties);
- * - crypto: never, for now — no on-chain deposit address is issued for Surface A payment links.
+ * - crypto: a watcher runs for the link's environment (a Solana network with an RPC URL is
+ *   configured; docs/getting-paid.md "Crypto deposits"): payers send USDC to the business's deposit address.
  * A method that is not ready is kept on the link and left off its page until it becomes ready.
  */
 import { type ListEnvelope, paginate } from '../paging';
@@ -16,13 +17,14 @@ import { notFound, validationError } from '../../domain/errors';
 import { PAYMENT_METHOD_TYPES, type PaymentMethodType } from '../../domain/funding';
 import { newId, randomToken } from '../../domain/ids';
 import type { Caller, Core } from '../context';
+import { cryptoDepositsWatched } from '../funding/crypto-addresses';
 import { type PaymentLinkRow, renderPaymentLink, type WirePaymentLink } from './wire';
 
 /** Largest link name. */
 export const MAX_LINK_NAME = 200;
 
-/** Whether each method can take money now for this business and environment (rules in the file header). */
-export async function methodReadiness(db: DbOrTx, businessId: string, environment: Environment): Promise<Record<PaymentMethodType, boolean>> {
+/** Whether each method can take money now for this business and environment (rules in the file header; without `config`, crypto is not ready). */
+export async function methodReadiness(db: DbOrTx, businessId: string, environment: Environment, config?: Core['config']): Promise<Record<PaymentMethodType, boolean>> {
   const va = await db
     .selectFrom('virtual_accounts')
     .select('id')
@@ -31,7 +33,7 @@ export async function methodReadiness(db: DbOrTx, businessId: string, environmen
     .where('status', '=', 'active')
     .limit(1)
     .executeTakeFirst();
-  return { bank_transfer: !!va, card: false, crypto: false };
+  return { bank_transfer: !!va, card: false, crypto: !!config && cryptoDepositsWatched(config, environment) };
 }
 
 function parseName(v: unknown): string {
@@ -86,7 +88,7 @@ export async function createPaymentLink(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  return renderPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment), core.config.publicUrl);
+  return renderPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment, core.config), core.config.publicUrl);
 }
 
 /** The caller's link row; 404 not_found naming `param` otherwise. */
@@ -105,7 +107,7 @@ export async function getPaymentLinkRow(db: DbOrTx, caller: Caller, id: string, 
 /** GET /payment-links/{id}. 404 not_found. */
 export async function getPaymentLink(core: Core, caller: Caller, id: string): Promise<WirePaymentLink> {
   const row = await getPaymentLinkRow(core.db, caller, id);
-  return renderPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment), core.config.publicUrl);
+  return renderPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment, core.config), core.config.publicUrl);
 }
 
 /** GET /payment-links: newest first, cursor paging (limit 1..200). */
@@ -116,7 +118,7 @@ export async function listPaymentLinks(core: Core, caller: Caller, q: { limit: n
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', caller.environment);
   const page = await paginate(query, 'id', q);
-  const ready = await methodReadiness(core.db, caller.businessId, caller.environment);
+  const ready = await methodReadiness(core.db, caller.businessId, caller.environment, core.config);
   return { data: page.rows.map((r) => renderPaymentLink(r, ready, core.config.publicUrl)), next_cursor: page.next_cursor };
 }
 
@@ -146,7 +148,7 @@ export async function updatePaymentLink(
     .where('environment', '=', caller.environment)
     .returningAll()
     .executeTakeFirstOrThrow();
-  return renderPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment), core.config.publicUrl);
+  return renderPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment, core.config), core.config.publicUrl);
 }
 
 /** The published link behind a public page token (any business or environment), or undefined (unknown or unpublished). */

@@ -1,0 +1,19 @@
+/**
+ * Starting the Solana workflows with a worker process (docs/getting-paid.md "Crypto deposits"):
+ * each environment with a watched network gets its watcher, and its sweeper when a treasury and a
+ * fee payer are configured (one of each per environment, started idempotently by every worker).
+ */
+import { parseDuration } from '../../domain/durations';
+import { watchedSolanaNetworks } from '../../solana/network';
+import { startSolanaSweepWorkflow, startSolanaWatchWorkflow } from '../../temporal/solana-gateway';
+import type { Core } from '../context';
+
+/** Starts the watcher (and sweeper) of every watched environment (idempotent); returns their environments. Throws when Temporal cannot be reached. */
+export async function startSolanaWatchers(core: Core): Promise<string[]> {
+  const nets = watchedSolanaNetworks(core.config);
+  for (const n of nets) {
+    await startSolanaWatchWorkflow(core.temporal, core.config, { environment: n.environment, pollIntervalMs: parseDuration(core.config.SOLANA_POLL_INTERVAL) });
+    if (n.sweep) await startSolanaSweepWorkflow(core.temporal, core.config, { environment: n.environment, intervalMs: parseDuration(core.config.SOLANA_SWEEP_INTERVAL) });
+  }
+  return nets.map((n) => n.environment);
+}

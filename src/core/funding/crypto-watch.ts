@@ -1,0 +1,271 @@
+/**
+ * The Solana deposit watcher's step (docs/getting-paid.md "Crypto deposits"; run by
+ * solanaWatchWorkflow, one per environment): the only writer of `crypto_transfers`,
+ * `crypto_watch_cursors` and `solana_watchers`.
+ *
+ * One poll:
+ * 1. For every deposit token account: the signatures newer than its cursor at `confirmed`
+ *    (getSignaturesForAddress `until`), oldest first. Each new (signature, token account) is read
+ *    (getTransaction at `confirmed`) and recorded once: an incoming USDC transfer (the balance change
+ *    of our token account for the configured mint; src/domain/solana.ts) becomes a deposit
+ *    `received` (event deposit.received; receiveDeposit with `creditOnReceipt: false`, external id
+ *    `<signature>:<token account>`), below the minimum it stays received and is never credited
+ *    (`below_minimum`); failed transactions, other mints and outgoing transfers are `ignored`. The
+ *    cursor moves to the newest finalized signature all of whose elders are recorded.
+ * 2. Every `received` transfer: at `finalized` (getTransaction finds it, with the same amount) its
+ *    row becomes `credited` and its deposit's credit starts (depositWorkflow: deposit.credited,
+ *    matching), in one transaction guarded by `status = 'received'`; once the chain has finalized
+ *    past its slot and the transaction is gone even at `confirmed` (a dropped fork), or it finalized
+ *    failed, the row and its deposit become `dropped`, never credited.
+ *
+ * Exactly once, with any number of watchers and across restarts: the deposit is unique per
+ * (source, external id), the transfer row per (signature, token account), the credit start is a
+ * guarded UPDATE, the workflow id is the deposit id and the ledger posting is keyed by it.
+ */
+import { formatAmount, USDC } from '../../domain/money';
+import { readIncomingTransfer, readMemo, type RpcTransaction } from '../../domain/solana';
+import { ApiError } from '../../domain/errors';
+import { type SignatureInfo, type SolanaRpc, solanaRpc } from '../../solana/rpc';
+import { type SolanaNetwork, solanaNetworkFor } from '../../solana/network';
+import type { Caller, Core } from '../context';
+import { type CryptoDepositAddressRow, listDepositAddresses } from './crypto-addresses';
+import { dropDeposit, receiveDeposit, recordDepositCreditStart, startDepositCredit } from './deposits';
+
+/** Transfers settled (credited or dropped) per poll at most; `more` says when some were left. */
+export const SETTLE_BATCH = 200;
+
+/** What one poll did. */
+export interface SolanaPollResult {
+  environment: string;
+  addresses: number;
+  /** New (signature, token account) pairs recorded this poll. */
+  recorded: number;
+  credited: number;
+  dropped: number;
+  /** Deposits waiting for finality after the poll. */
+  pending: number;
+  /** Slots as decimal strings (workflow payloads carry no bigint). */
+  reachedSlot: string;
+  headSlot: string;
+  finalizedSlot: string;
+  /** More pending transfers than one poll settles: poll again at once. */
+  more: boolean;
+}
+
+/** The deposit external id of (signature, token account). */
+export const cryptoExternalId = (signature: string, tokenAccount: string) => `${signature}:${tokenAccount}`;
+
+function watcherCaller(a: CryptoDepositAddressRow): Caller {
+  return { businessId: a.business_id, environment: a.environment as Caller['environment'], keyId: 'solana-watcher', role: 'owner', policy: null };
+}
+
+async function insertTransfer(
+  core: Core,
+  a: CryptoDepositAddressRow,
+  sig: string,
+  slot: bigint,
+  status: 'received' | 'below_minimum' | 'ignored',
+  amount: bigint,
+  depositId: string | null,
+): Promise<void> {
+  await core.db
+    .insertInto('crypto_transfers')
+    .values({
+      signature: sig,
+      token_account: a.token_account,
+      business_id: a.business_id,
+      environment: a.environment,
+      network: a.network,
+      mint: a.mint,
+      amount,
+      slot,
+      status,
+      deposit_id: depositId,
+    })
+    .onConflict((oc) => oc.columns(['signature', 'token_account']).doNothing())
+    .execute();
+}
+
+/** Records one signature of `a` (see the file header, step 1). False: its transaction is not readable yet (try again next poll). */
+async function recordSignature(core: Core, net: SolanaNetwork, rpc: SolanaRpc, a: CryptoDepositAddressRow, s: SignatureInfo): Promise<boolean> {
+  const known = await core.db
+    .selectFrom('crypto_transfers')
+    .select('status')
+    .where('signature', '=', s.signature)
+    .where('token_account', '=', a.token_account)
+    .executeTakeFirst();
+  if (known) return true;
+  if (s.err !== null && s.err !== undefined) {
+    await insertTransfer(core, a, s.signature, s.slot, 'ignored', 0n, null);
+    return true;
+  }
+  const tx = await rpc.getTransaction(s.signature, 'confirmed');
+  if (!tx) return false;
+  const reading = readIncomingTransfer(tx, a.token_account, net.mint);
+  if (reading.kind === 'ignored') {
+    await insertTransfer(core, a, s.signature, BigInt(tx.slot), 'ignored', 0n, null);
+    return true;
+  }
+  const below = reading.amount < net.minimumDeposit;
+  let depositId: string;
+  try {
+    const { deposit } = await receiveDeposit(core, watcherCaller(a), {
+      source: 'crypto',
+      amount: formatAmount(reading.amount, USDC),
+      currency: USDC,
+      reference: readMemo(tx as RpcTransaction),
+      externalId: cryptoExternalId(s.signature, a.token_account),
+      creditOnReceipt: false,
+    });
+    depositId = deposit.id;
+  } catch (err) {
+    // Above the largest deposit (receiveDeposit's bound): kept for an operator, never credited automatically.
+    if (!(err instanceof ApiError)) throw err;
+    core.log.error({ signature: s.signature, tokenAccount: a.token_account, amount: reading.amount.toString(), error: err.message }, 'on-chain deposit refused by the deposit core; left for an operator');
+    await insertTransfer(core, a, s.signature, BigInt(tx.slot), 'ignored', reading.amount, null);
+    return true;
+  }
+  await insertTransfer(core, a, s.signature, BigInt(tx.slot), below ? 'below_minimum' : 'received', reading.amount, depositId);
+  return true;
+}
+
+/** Step 1 for one token account; returns how many signatures were new. */
+async function scanAddress(core: Core, net: SolanaNetwork, rpc: SolanaRpc, a: CryptoDepositAddressRow, heartbeat: () => void): Promise<number> {
+  const cursor = await core.db.selectFrom('crypto_watch_cursors').select('last_signature').where('token_account', '=', a.token_account).executeTakeFirst();
+  const sigs = await rpc.getSignaturesSince(a.token_account, cursor?.last_signature ?? null);
+  let complete = true;
+  let recorded = 0;
+  for (const s of [...sigs].reverse()) {
+    if (await recordSignature(core, net, rpc, a, s)) recorded++;
+    else complete = false;
+    heartbeat();
+  }
+  // The cursor moves only when every signature of the answer is recorded, to its finalized one of
+  // the highest slot (whatever order the node answered in): everything older is recorded, and a
+  // finalized signature never disappears, so `until` stays valid.
+  let newCursor: string | null = null;
+  let best = -1n;
+  for (const s of sigs) {
+    if (s.confirmationStatus === 'finalized' && BigInt(s.slot) > best) {
+      best = BigInt(s.slot);
+      newCursor = s.signature;
+    }
+  }
+  if (complete && newCursor) {
+    await core.db
+      .insertInto('crypto_watch_cursors')
+      .values({ token_account: a.token_account, last_signature: newCursor })
+      .onConflict((oc) => oc.column('token_account').doUpdateSet({ last_signature: newCursor, updated_at: core.now() }))
+      .execute();
+  }
+  return recorded;
+}
+
+/** Step 2: settles the waiting transfers of `net`. */
+async function settlePending(core: Core, net: SolanaNetwork, rpc: SolanaRpc, finalizedSlot: bigint, heartbeat: () => void): Promise<{ credited: number; dropped: number; more: boolean }> {
+  const rows = await core.db
+    .selectFrom('crypto_transfers')
+    .selectAll()
+    .where('environment', '=', net.environment)
+    .where('network', '=', net.network)
+    .where('status', '=', 'received')
+    .orderBy('slot')
+    .limit(SETTLE_BATCH + 1)
+    .execute();
+  let credited = 0;
+  let dropped = 0;
+  for (const r of rows.slice(0, SETTLE_BATCH)) {
+    heartbeat();
+    const fin = await rpc.getTransaction(r.signature, 'finalized');
+    let outcome: 'credit' | 'drop' | 'wait' = 'wait';
+    if (fin) {
+      const reading = readIncomingTransfer(fin, r.token_account, r.mint);
+      outcome = reading.kind === 'incoming' && reading.amount === BigInt(r.amount) ? 'credit' : 'drop';
+    } else if (BigInt(r.slot) <= finalizedSlot && !(await rpc.getTransaction(r.signature, 'confirmed'))) {
+      outcome = 'drop';
+    }
+    if (outcome === 'wait') continue;
+    const moved = await core.db.transaction().execute(async (tx) => {
+      const row = await tx
+        .updateTable('crypto_transfers')
+        .set({ status: outcome === 'credit' ? 'credited' : 'dropped', settled_at: core.now() })
+        .where('signature', '=', r.signature)
+        .where('token_account', '=', r.token_account)
+        .where('status', '=', 'received')
+        .returning('deposit_id')
+        .executeTakeFirst();
+      if (!row?.deposit_id) return false;
+      if (outcome === 'credit') return recordDepositCreditStart(tx, row.deposit_id);
+      return dropDeposit(tx, row.deposit_id);
+    });
+    if (moved && outcome === 'credit' && r.deposit_id) {
+      credited++;
+      await startDepositCredit(core, r.deposit_id);
+    } else if (moved) dropped++;
+  }
+  // Credits whose start this process recorded but could not make are made by the relay.
+  return { credited, dropped, more: rows.length > SETTLE_BATCH };
+}
+
+/**
+ * One poll of the watcher of `environment` (see the file header). Returns null when the
+ * environment has no watched network. Throws what the RPC throws (the activity is retried; every
+ * step is idempotent). `heartbeat` is called after every transfer and address.
+ */
+export async function pollSolanaDeposits(core: Core, environment: string, opts: { rpc?: SolanaRpc; heartbeat?: () => void } = {}): Promise<SolanaPollResult | null> {
+  const net = solanaNetworkFor(core.config, environment);
+  if (!net?.rpcUrl) return null;
+  const rpc = opts.rpc ?? solanaRpc(net.rpcUrl);
+  const heartbeat = opts.heartbeat ?? (() => undefined);
+  heartbeat();
+  const reached = await rpc.getSlot('confirmed');
+  const addresses = await listDepositAddresses(core, net);
+  let recorded = 0;
+  for (const a of addresses) {
+    recorded += await scanAddress(core, net, rpc, a, heartbeat);
+    heartbeat();
+  }
+  const finalizedSlot = await rpc.getSlot('finalized');
+  const settled = await settlePending(core, net, rpc, finalizedSlot, heartbeat);
+  const head = await rpc.getSlot('confirmed');
+  const pending = await core.db
+    .selectFrom('crypto_transfers')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('environment', '=', net.environment)
+    .where('network', '=', net.network)
+    .where('status', '=', 'received')
+    .executeTakeFirstOrThrow();
+  const now = core.now();
+  await core.db
+    .insertInto('solana_watchers')
+    .values({ environment: net.environment, network: net.network, head_slot: head, reached_slot: reached, finalized_slot: finalizedSlot, polled_at: now })
+    .onConflict((oc) => oc.column('environment').doUpdateSet({ network: net.network, head_slot: head, reached_slot: reached, finalized_slot: finalizedSlot, polled_at: now }))
+    .execute();
+  return {
+    environment,
+    addresses: addresses.length,
+    recorded,
+    credited: settled.credited,
+    dropped: settled.dropped,
+    pending: Number(pending.n),
+    reachedSlot: reached.toString(),
+    headSlot: head.toString(),
+    finalizedSlot: finalizedSlot.toString(),
+    more: settled.more,
+  };
+}
+
+/** Records the sweeps' fee payer balance for the metrics (solana_watchers; called by the sweeps, src/core/funding/crypto-sweeps.ts). */
+export async function recordFeePayerBalance(core: Core, net: SolanaNetwork, lamports: bigint): Promise<void> {
+  const now = core.now();
+  await core.db
+    .insertInto('solana_watchers')
+    .values({ environment: net.environment, network: net.network, head_slot: 0n, reached_slot: 0n, finalized_slot: 0n, polled_at: new Date(0), fee_payer_lamports: lamports, fee_payer_checked_at: now })
+    .onConflict((oc) => oc.column('environment').doUpdateSet({ fee_payer_lamports: lamports, fee_payer_checked_at: now }))
+    .execute();
+}
+
+/** The crypto transfers of a deposit address (tests, operators), oldest first. */
+export async function listCryptoTransfers(core: Core, tokenAccount: string) {
+  return core.db.selectFrom('crypto_transfers').selectAll().where('token_account', '=', tokenAccount).orderBy('slot').execute();
+}

@@ -1,0 +1,69 @@
+/**
+ * Which Solana network serves which environment (docs/configuration.md "USDC on Solana"). Pure over
+ * the configuration: live is served when SOLANA_RPC_URL, SOLANA_USDC_MINT and SOLANA_DEPOSIT_SEED are
+ * all set; the sandbox always has addresses (a sandbox seed) and is watched when
+ * SOLANA_SANDBOX_RPC_URL is set.
+ */
+import type { Config } from '../config';
+import { parseAmount, USDC } from '../domain/money';
+import { SANDBOX_DEPOSIT_SEED } from './keys';
+
+/** Solana settings of one environment. Secrets (`seedHex`) are never logged. */
+export interface SolanaNetwork {
+  environment: 'live' | 'sandbox';
+  /** Network name on the wire and in the database (`solana`; the sandbox `solana-devnet`). */
+  network: string;
+  /** JSON-RPC URL; null: addresses are shown but nothing watches them (sandbox only). */
+  rpcUrl: string | null;
+  mint: string;
+  seedHex: string;
+  /** Smallest credited deposit, micro-USDC. */
+  minimumDeposit: bigint;
+  /** Sweeps: the treasury's token account and the fee payer's seed, or null (no sweeps). */
+  sweep: { treasuryTokenAccount: string; feePayerSeedHex: string; feePayerMinLamports: bigint } | null;
+}
+
+type SolanaConfig = Pick<
+  Config,
+  | 'SOLANA_RPC_URL'
+  | 'SOLANA_USDC_MINT'
+  | 'SOLANA_DEPOSIT_SEED'
+  | 'SOLANA_MINIMUM_DEPOSIT'
+  | 'SOLANA_TREASURY_TOKEN_ACCOUNT'
+  | 'SOLANA_FEE_PAYER_SEED'
+  | 'SOLANA_FEE_PAYER_MIN_LAMPORTS'
+  | 'SOLANA_SANDBOX_RPC_URL'
+  | 'SOLANA_SANDBOX_USDC_MINT'
+  | 'SOLANA_SANDBOX_DEPOSIT_SEED'
+>;
+
+/** The Solana network of `environment`, or null when crypto funding is not available there (live without its settings). */
+export function solanaNetworkFor(config: SolanaConfig, environment: string): SolanaNetwork | null {
+  const minimumDeposit = parseAmount(config.SOLANA_MINIMUM_DEPOSIT, USDC);
+  const sweep =
+    config.SOLANA_TREASURY_TOKEN_ACCOUNT && config.SOLANA_FEE_PAYER_SEED
+      ? { treasuryTokenAccount: config.SOLANA_TREASURY_TOKEN_ACCOUNT, feePayerSeedHex: config.SOLANA_FEE_PAYER_SEED, feePayerMinLamports: BigInt(config.SOLANA_FEE_PAYER_MIN_LAMPORTS) }
+      : null;
+  if (environment === 'live') {
+    if (!config.SOLANA_RPC_URL || !config.SOLANA_USDC_MINT || !config.SOLANA_DEPOSIT_SEED) return null;
+    return { environment, network: 'solana', rpcUrl: config.SOLANA_RPC_URL, mint: config.SOLANA_USDC_MINT, seedHex: config.SOLANA_DEPOSIT_SEED, minimumDeposit, sweep };
+  }
+  if (environment === 'sandbox') {
+    return {
+      environment,
+      network: 'solana-devnet',
+      rpcUrl: config.SOLANA_SANDBOX_RPC_URL ?? null,
+      mint: config.SOLANA_SANDBOX_USDC_MINT,
+      seedHex: config.SOLANA_SANDBOX_DEPOSIT_SEED ?? SANDBOX_DEPOSIT_SEED,
+      minimumDeposit,
+      // The sandbox's test network has no treasury: nothing is swept there.
+      sweep: null,
+    };
+  }
+  return null;
+}
+
+/** The networks a watcher runs for: those with an RPC URL. */
+export function watchedSolanaNetworks(config: SolanaConfig): SolanaNetwork[] {
+  return (['live', 'sandbox'] as const).map((e) => solanaNetworkFor(config, e)).filter((n): n is SolanaNetwork => !!n && !!n.rpcUrl);
+}
