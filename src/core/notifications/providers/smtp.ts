@@ -97,8 +97,12 @@ export function smtpEmailProvider(s: SmtpSettings): EmailProvider & { close(): v
           if (e.responseCode >= 500) throw new NotificationProviderError(`The SMTP server refused the message: ${reply}`, false, 'rejected', { providerCode: code });
           throw new NotificationProviderError(`The SMTP server deferred the message: ${reply}`, true, 'unavailable', { providerCode: code });
         }
-        // No reply: before DATA nothing was accepted; during or after DATA the server may have it.
-        const unknown = e.command === 'DATA' || e.command === 'CONN' ? e.command === 'DATA' : e.code === 'ETIMEDOUT' && e.command !== 'CONN';
+        // No reply. Refused connections, DNS, TLS and greeting / connection timeouts happen before
+        // any message was handed over (nothing sent); a socket timeout or reset later in the
+        // session (nodemailer reports it as command CONN, message "Timeout") may come after the
+        // server kept the message: outcome unknown.
+        const beforeSession = /Greeting never received|Connection timeout/i.test(e.message) || ['ECONNREFUSED', 'EDNS', 'ETLS', 'EAUTH', 'EENVELOPE'].includes(e.code ?? '');
+        const unknown = !beforeSession && ['ETIMEDOUT', 'ECONNRESET', 'ESOCKET', 'EPIPE'].includes(e.code ?? '');
         throw new NotificationProviderError(`SMTP server unreachable: ${e.code ?? ''} ${e.message}`.trim(), true, 'unavailable', { outcomeUnknown: unknown });
       }
       return { providerMessageId: messageId, deduplicated: false };
