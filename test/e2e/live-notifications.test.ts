@@ -390,6 +390,36 @@ describe('WhatsApp through the Cloud API', () => {
   });
 });
 
+describe('through the payout workflow', () => {
+  it('the notification step of a running live payout reaches each provider; the relay sends the WhatsApp fallback SMS', async () => {
+    const make = async (channel: 'email' | 'sms' | 'whatsapp', destination: string) => {
+      const recipient = channel === 'email' ? { type: 'email' as const, address: destination } : { type: 'phone' as const, number: destination };
+      const [p] = await createNotifiedPayouts(h.core, caller, [{ payout: { channel: 'claim_link', recipient, destinationAmount: '25' }, notification: { channel, destination, language: 'en' } }]);
+      const id = p!.row.id;
+      // Made live before its workflow starts (see livePayout).
+      await h.db.updateTable('payouts').set({ environment: 'live' }).where('id', '=', id).execute();
+      await h.db.updateTable('notifications').set({ environment: 'live' }).where('payout_id', '=', id).execute();
+      return id;
+    };
+    const ids = [await make('email', 'flow@example.com'), await make('sms', '+525512348001'), await make('whatsapp', '+525598768001'), await make('whatsapp', '+525598771026')];
+    await drainWorkflowStarts(h.core);
+    await h.startWorker();
+    try {
+      for (const id of ids) await waitFor(async () => ['sent', 'delivered'].includes((await notificationOf(id)).status) && (await notificationOf(id)).status, `notification of ${id}`);
+      await waitFor(async () => (await notificationOf(ids[3]!)).status === 'delivered' && (await messagesOf(ids[3]!)).length === 2, 'the fallback SMS delivered');
+    } finally {
+      await h.stopWorker();
+      for (const id of ids) await h.core.temporal.workflow.getHandle(id).terminate('test over').catch(() => undefined);
+    }
+    expect(doubles.smtp.received.filter((m) => m.to[0] === 'flow@example.com')).toHaveLength(1);
+    expect(doubles.twilio.messages.filter((m) => m.to === '+525512348001')).toHaveLength(1);
+    expect(doubles.whatsapp.messages.filter((m) => m.to === '525598768001')).toHaveLength(1);
+    expect(doubles.twilio.messages.filter((m) => m.to === '+525598771026')).toHaveLength(1);
+    const payout = await h.db.selectFrom('payouts').select(['status', 'claim_expires_at']).where('id', '=', ids[0]!).executeTakeFirstOrThrow();
+    expect(payout.status).toBe('awaiting_claim');
+  }, 60_000);
+});
+
 describe('logs', () => {
   it('no log line of these tests carries an unmasked destination', async () => {
     await doubles.twilio.idle();
