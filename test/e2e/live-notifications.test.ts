@@ -345,6 +345,7 @@ describe('WhatsApp through the Cloud API', () => {
     ]);
     expect(doubles.twilio.messages.filter((m) => m.body.includes(claimUrl))).toHaveLength(1);
     expect(await eventsOf(id)).toEqual(['payout.submitted', 'payout.awaiting_claim', 'payout.notification_sent', 'payout.notification_delivered']);
+    expect(await notificationOf(id)).toMatchObject({ status: 'delivered', channel: 'whatsapp', failure_code: null, error: expect.stringContaining('Delivered by SMS') });
   });
 
   it('a paused template (132015, refused at once) sends one SMS instead in the same step', async () => {

@@ -85,7 +85,10 @@ async function apply(core: Core, r: ProviderStatusReport): Promise<CallbackOutco
   if (!moved) return 'stale';
   const pmid = moved.provider_message_id ?? r.providerMessageId ?? moved.id;
   if (r.status === 'sent') await recordNotificationSent(core, moved.notification_id, moved.payout_id, moved.provider, pmid);
-  else await recordNotificationDelivered(core, moved.notification_id, moved.provider, pmid);
+  else {
+    const note = moved.purpose === 'fallback' ? `Delivered by ${moved.channel.toUpperCase()} instead: the first channel could not reach the number` : null;
+    await recordNotificationDelivered(core, moved.notification_id, moved.provider, pmid, note);
+  }
   return 'applied';
 }
 

@@ -495,10 +495,10 @@ async function emitNotificationEvent(tx: DbOrTx, core: Core, n: NotificationRow,
 
 /**
  * pending | sent -> delivered with delivered_at (a provider reported its message delivered or
- * read) and the event `payout.notification_delivered` (dedupe `payout:{id}:notification_delivered`),
+ * read; `note`, e.g. that the SMS fallback delivered it, becomes `error`, failure_code is cleared) and the event `payout.notification_delivered` (dedupe `payout:{id}:notification_delivered`),
  * in one transaction. Never moves a delivered, failed or canceled notification. Idempotent.
  */
-export async function recordNotificationDelivered(core: Core, notificationId: string, provider: string, providerMessageId: string | null): Promise<boolean> {
+export async function recordNotificationDelivered(core: Core, notificationId: string, provider: string, providerMessageId: string | null, note: string | null = null): Promise<boolean> {
   return core.db.transaction().execute(async (tx) => {
     const now = core.now();
     const updated = await tx
@@ -509,7 +509,8 @@ export async function recordNotificationDelivered(core: Core, notificationId: st
         sent_at: eb.fn.coalesce('sent_at', eb.val(now)),
         provider,
         provider_message_id: eb.fn.coalesce(eb.val(providerMessageId), 'provider_message_id'),
-        error: null,
+        error: note,
+        failure_code: null,
         updated_at: now,
       }))
       .where('id', '=', notificationId)

@@ -6,7 +6,7 @@
  * sends it as the `Idempotency-Key` header of its gateway.
  */
 import type { Environment } from '../../db/schema';
-import type { NotificationChannel, NotificationLanguage } from './templates';
+import { maskDestinationsIn, type NotificationChannel, type NotificationLanguage } from './templates';
 
 /** One message to deliver. */
 export interface OutgoingNotification {
@@ -91,7 +91,7 @@ export interface ChatProvider extends NotificationProvider {
   readonly channelType: 'chat';
 }
 
-/** A provider call that did not deliver the message. */
+/** A provider call that did not deliver the message. Its message never carries a destination (masked on construction). */
 export class NotificationProviderError extends Error {
   constructor(
     message: string,
@@ -106,7 +106,7 @@ export class NotificationProviderError extends Error {
       outcomeUnknown?: boolean;
     } = {},
   ) {
-    super(message);
+    super(maskDestinationsIn(message));
     this.name = 'NotificationProviderError';
   }
 }
