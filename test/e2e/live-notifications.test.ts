@@ -46,13 +46,13 @@ async function waitFor<T>(fn: () => Promise<T | undefined | false | null>, what:
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'notify-'));
   // Our /hooks routes on a real loopback port, so the doubles can call back (the app is set below).
-  let app: Harness['app'] | undefined;
-  hooks = createServer(getRequestListener((req) => (app as Harness['app']).fetch(req)));
+  const target: { app?: Harness['app'] } = {};
+  hooks = createServer(getRequestListener((req) => (target.app as Harness['app']).fetch(req)));
   await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
   hooksUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}`;
   doubles = await startNotifyDoubles({ dir, hooksBaseUrl: hooksUrl, delayMs: 2500, providerTimeout: 'PT1S', callbackDelayMs: 30 });
   h = await createHarness({ worker: false, env: { ...doubles.env, NOTIFY_WHATSAPP_LOOKUP_GRACE: 'PT30S' } });
-  app = h.app;
+  target.app = h.app;
   // Capture every log line the notification code writes (test: no unmasked destination).
   (h.core as { log: unknown }).log = pino({ level: 'debug' }, new Writable({ write(chunk, _enc, cb) { logLines.push(String(chunk)); cb(); } }));
   const b = await h.business();
