@@ -24,6 +24,7 @@ import { startReceiver } from './receiver';
 import { Rng } from './rng';
 import { fundLive, type LiveCredit, liveLoop, liveRail } from './live';
 import { clientLoop, newTrafficLog } from './traffic';
+import { startNotifyChaos } from './notify';
 
 const { values: args } = parseArgs({
   options: {
@@ -171,6 +172,7 @@ async function main(): Promise<number> {
   const run = `${seed}-${Date.now().toString(36)}`;
   say(`chaos: ${trafficMs / 1000} s of traffic, seed ${seed}, ${clients} clients`);
   let stack: Stack;
+  const notify = await startNotifyChaos(`/tmp/chaos-notify-${run}`);
   try {
     stack = await startStack({
       apis: 2,
@@ -178,7 +180,7 @@ async function main(): Promise<number> {
       clusterNodes: args['dev-server'] ? 0 : 2,
       testBank: !args['no-live'],
       // Webhook retries from 0.5 s (doubling) so that a recovered receiver is caught up quickly.
-      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info' },
+      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info', ...notify.env },
       log: (l) => say(`[stack] ${l}`),
     });
   } catch (err) {
@@ -186,6 +188,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const receiver = await startReceiver(rng.fork());
+  await notify.attach(stack.url, stack.db);
   try {
     const business = await stack.createBusiness(`Chaos ${run}`, 1, true);
     const stats = newStats();
@@ -236,6 +239,7 @@ async function main(): Promise<number> {
       receiverPlan,
       ...Array.from({ length: clients }, () => clientLoop(owner, approver, rng.fork(), traffic, run, until, active, 2, virtualAccountId, guide)),
       ...(live && stack.bank && liveIban ? [liveLoop(live, rng.fork(), traffic, run, until, stack.bank, liveIban, liveCredits)] : []),
+      ...(guide ? [notify.loop(guide.client, guide.recipientId, rng.fork(), until, run)] : []),
     ]);
     clearInterval(progress);
     say(`traffic over; waiting for ${traffic.background.length} background flows (claims, disbursements)`);
@@ -260,6 +264,7 @@ async function main(): Promise<number> {
         ...(stack.bank ? { liveCredits } : {}),
       })),
     );
+    checks.push(...(await notify.audit(stack.db)));
     checks.push({
       name: 'traffic: no unexpected answer',
       ok: traffic.unexpected.length === 0 && stats.gaveUp === 0,
@@ -285,6 +290,7 @@ async function main(): Promise<number> {
             'live ach_usd payouts accepted (NACHA over SFTP; settled / R01 / R03 / late R02)',
             `${liveOn('ach').length} (${achBy('live:ach:settled')} / ${achBy('live:ach:R01')} / ${achBy('live:ach:R03')} / ${achBy('live:ach:late')})`,
           ],
+          notify.summary(),
           ['live deposits (camt.054 credits; sent twice)', `${liveCredits.length} (${liveCredits.filter((c) => c.copies > 1).length})`],
           ['payout requests answered other than 201', String(traffic.payouts.filter((p) => p.status !== 201).length)],
           ['fundings', String(traffic.funds.length)],
@@ -315,6 +321,7 @@ async function main(): Promise<number> {
   } finally {
     await receiver.close();
     await stack.stop();
+    await notify.stop();
   }
 }
 
