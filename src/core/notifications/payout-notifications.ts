@@ -2,22 +2,24 @@
  * Recipient notifications of claim-link payouts (docs/surface-c.md; docs/architecture.md "Surfaces":
  * a Surface C payout with a delivery channel is a claim-link payout that notifies the recipient).
  *
- * Lifecycle of a `notifications` row (one per payout, id `ntf_…`):
+ * Lifecycle of a `notifications` row (one per payout, id `ntf_…`), forward only:
  * | status    | when                                                                               |
  * |-----------|------------------------------------------------------------------------------------|
  * | pending   | written with the payout, in its transaction ({@link insertPayoutNotification})      |
- * | sent      | the provider accepted it; event `payout.notification_sent` in the same transaction  |
- * | failed    | the provider refused it, it is not configured, or retries ran out (`error` says why) |
+ * | sent      | a provider accepted a message; event `payout.notification_sent` in the same transaction |
+ * | delivered | a provider reported it delivered (callbacks.ts); `payout.notification_delivered`    |
+ * | failed    | refused, undelivered, opted out (STOP), not configured, or retries ran out (`failure_code`, `error`); `payout.notification_failed` |
  * | canceled  | the payout ended (canceled, failed) before the message went out: nothing is sent    |
  *
  * Delivery is a step of the payout workflow (an activity with retries: activities/notifications.ts)
- * that runs after the claim link opens. It is at least once towards the provider and exactly once
- * in effect: every provider call carries the notification id as its idempotency key and the
- * provider delivers once per key (the sandbox provider's unique column; the live gateway's
- * `Idempotency-Key` header). So a worker that dies between the provider call and recording `sent`
- * makes the retry call the provider again with the same key, which answers the first message
- * instead of sending a second one, and the retry records `sent` and emits the event once (dedupe
- * key `payout:{id}:notification_sent`).
+ * that runs after the claim link opens. Exactly once in effect (docs/notifications.md "Exactly
+ * once"): each provider message is recorded in notification_messages (messages.ts) with our own
+ * reference BEFORE the provider is called, and a retry after an unknown outcome (a worker that died
+ * between the provider call and the recording, a timeout) looks the message up through the
+ * provider instead of sending it again; the sandbox and gateway providers also deduplicate by the
+ * notification id. `sent` and its event are recorded once (dedupe key
+ * `payout:{id}:notification_sent`). A WhatsApp message the number cannot receive falls back to
+ * one SMS ({@link onMessageFailed}, {@link sendPendingFallbacks}).
  */
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
