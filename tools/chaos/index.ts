@@ -239,7 +239,7 @@ async function main(): Promise<number> {
       receiverPlan,
       ...Array.from({ length: clients }, () => clientLoop(owner, approver, rng.fork(), traffic, run, until, active, 2, virtualAccountId, guide)),
       ...(live && stack.bank && liveIban ? [liveLoop(live, rng.fork(), traffic, run, until, stack.bank, liveIban, liveCredits)] : []),
-      ...(guide ? [notify.loop(guide.client, guide.recipientId, rng.fork(), until, run)] : []),
+      ...(guide ? [notify.loop(guide.client, guide.recipientId, rng.fork(), until, run, traffic)] : []),
     ]);
     clearInterval(progress);
     say(`traffic over; waiting for ${traffic.background.length} background flows (claims, disbursements)`);

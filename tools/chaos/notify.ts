@@ -3,7 +3,7 @@
  * (tools/notify-doubles) run beside the stack with faults: a tenth of provider calls fail (500 / SMTP
  * 421), a twentieth time out after the message was kept, every status callback is sent twice and in
  * reverse order (a late `sent` after `delivered`, a `delivered` before `sent`). Surface C payouts to
- * this module's destinations (`+5255987…`, `chaos-…@example.com`, with the doubles' magic suffixes)
+ * this module's destinations (`+525598…`, `chaos-…@example.com`, with the doubles' magic suffixes)
  * are notified live: a trigger this module installs on the chaos database makes their notification
  * rows live (live claim-link payouts are not accepted while the claim_link channel is paused in
  * live; their payouts stay sandbox payouts). A forwarder on a fixed loopback port carries the
@@ -23,6 +23,7 @@ import { emailOutcome, type NotifyDoubles, phoneOutcome, startNotifyDoubles } fr
 import type { Check } from './audit';
 import type { ChaosClient } from './client';
 import type { Rng } from './rng';
+import type { TrafficLog } from './traffic';
 
 /** The notification chaos of one run. */
 export interface NotifyChaos {
@@ -31,8 +32,8 @@ export interface NotifyChaos {
   doubles: NotifyDoubles;
   /** Points the forwarder at the stack and installs the trigger. */
   attach(stackUrl: string, db: Db): Promise<void>;
-  /** Creates notified Surface C payouts until `until`. */
-  loop(client: ChaosClient, recipientId: string, rng: Rng, until: number, run: string): Promise<void>;
+  /** Creates notified Surface C payouts until `until`, each recorded in `traffic` as a Surface C claim link left waiting (the audit's payout checks). */
+  loop(client: ChaosClient, recipientId: string, rng: Rng, until: number, run: string, traffic: TrafficLog): Promise<void>;
   audit(db: Db): Promise<Check[]>;
   /** One row for the traffic table. */
   summary(): [string, string];
@@ -65,6 +66,7 @@ export async function startNotifyChaos(dir: string): Promise<NotifyChaos> {
   const doubles = await startNotifyDoubles({ dir: join(dir, 'notify'), hooksBaseUrl, delayMs: 8000, providerTimeout: 'PT3S', callbackDelayMs: 200, twilioFaults: faults, whatsappFaults: faults });
   const created: { id: string; channel: string; to: string }[] = [];
   let stops = 0;
+  let refused = 0;
   return {
     env: { ...doubles.env, NOTIFY_WHATSAPP_LOOKUP_GRACE: 'PT30S' },
     doubles,
@@ -72,13 +74,13 @@ export async function startNotifyChaos(dir: string): Promise<NotifyChaos> {
       target = stackUrl;
       await sql`create or replace function chaos_live_notifications() returns trigger language plpgsql as $$
         begin
-          if new.destination like '+5255987%' or new.destination like 'chaos-%@example.com' then new.environment := 'live'; end if;
+          if new.destination like '+525598%' or new.destination like 'chaos-%@example.com' then new.environment := 'live'; end if;
           return new;
         end $$`.execute(db);
       await sql`drop trigger if exists chaos_live_notifications on notifications`.execute(db);
       await sql`create trigger chaos_live_notifications before insert on notifications for each row execute function chaos_live_notifications()`.execute(db);
     },
-    async loop(client, recipientId, rng, until, run) {
+    async loop(client, recipientId, rng, until, run, traffic) {
       let n = 0;
       while (Date.now() < until) {
         await new Promise((r) => setTimeout(r, rng.int(600, 1600)));
@@ -86,17 +88,26 @@ export async function startNotifyChaos(dir: string): Promise<NotifyChaos> {
         n++;
         const channel = rng.pick(['sms', 'whatsapp', 'email'] as const);
         const suffix = channel === 'sms' ? rng.pick(['0001', '0001', '0003', '1610', '0408']) : rng.pick(['0001', '0001', '1026', '2015', '0408']);
-        const to = channel === 'email' ? `chaos-${run}-${n}@example.com` : `+5255987${String(rng.int(0, 99)).padStart(2, '0')}${suffix}`;
+        // A Mexican mobile number: +52, then 10 digits (55 98 xx, then the doubles' magic suffix).
+        const to = channel === 'email' ? `chaos-${run}-${n}@example.com` : `+525598${String(rng.int(0, 99)).padStart(2, '0')}${suffix}`;
         if (channel === 'sms' && rng.chance(0.1)) {
           await doubles.twilio.inbound(`${hooksBaseUrl}/hooks/twilio/inbound`, to, 'STOP').catch(() => 0);
           stops++;
         }
+        const rec = { idem: `${run}-notify-${n}`, kind: 'guide' as const, reference: '', plan: 'wait' as const, status: 0, ids: new Set<string>(), cut: rng.chance(0.2) };
+        traffic.payouts.push(rec);
         const r = await client.send('POST', '/payouts', {
           body: { recipient_id: recipientId, amount: '1.00', currency: 'USD', delivery_channel: channel, destination: to, notification: { send: true, language: rng.pick(['en', 'es', 'pt']) } },
-          idem: `${run}-notify-${n}`,
-          cut: rng.chance(0.2),
+          idem: rec.idem,
+          cut: rec.cut,
         });
-        if (r.body?.id) created.push({ id: String(r.body.id), channel, to });
+        rec.status = r.status;
+        if (r.body?.id) rec.ids.add(String(r.body.id));
+        if (r.status === 201 && r.body?.id) created.push({ id: String(r.body.id), channel, to });
+        else {
+          refused++;
+          traffic.unexpected.push(`notify chaos: POST /payouts (${channel}) answered ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+        }
       }
     },
     async audit(db) {
@@ -159,7 +170,7 @@ export async function startNotifyChaos(dir: string): Promise<NotifyChaos> {
       const ch = (c: string) => created.filter((x) => x.channel === c).length;
       return [
         'live notifications through the provider doubles (sms / whatsapp / email; STOP answers)',
-        `${created.length} (${ch('sms')} / ${ch('whatsapp')} / ${ch('email')}; ${stops}); at the doubles ${doubles.twilio.messages.length} SMS, ${doubles.whatsapp.messages.length} WhatsApp, ${doubles.smtp.received.length} e-mails, ${doubles.twilio.callbacks.length + doubles.whatsapp.callbacks.length} callbacks`,
+        `${created.length} (${ch('sms')} / ${ch('whatsapp')} / ${ch('email')}; ${stops}; ${refused} not 201); at the doubles ${doubles.twilio.messages.length} SMS, ${doubles.whatsapp.messages.length} WhatsApp, ${doubles.smtp.received.length} e-mails, ${doubles.twilio.callbacks.length + doubles.whatsapp.callbacks.length} callbacks`,
       ];
     },
     async stop() {
