@@ -351,6 +351,49 @@ const schema = z.object({
     .default('USD=0,EUR=25,MXN=35')
     .refine((v) => ok(() => parseIntMap(v, 5000, 'RATE_DEPOSIT_SPREAD_BPS')), 'CUR=bps pairs, each 0 to 5000'),
   // ---- end of live rates ----
+  // --- Notifications: live providers (issue #34; docs/notifications.md; docs/configuration.md "Notification providers") ---
+  /** SMTP submission server for claim-link e-mail, `smtp://user:pass@host:587` or `smtps://…:465`. Unset: e-mail goes to NOTIFICATIONS_LIVE_URL if set, else is not configured. */
+  NOTIFY_SMTP_URL: z.string().url().optional(),
+  /** Pooled SMTP connections kept open (nodemailer pool). */
+  NOTIFY_SMTP_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(3),
+  /** The From address of claim-link e-mail, e.g. `Payouts <payouts@example.com>`. */
+  NOTIFY_EMAIL_FROM: z.string().min(3).optional(),
+  /** Domain of the per-message return path `bounce+<message id>@<domain>` and the Message-ID; default the From address's domain. */
+  NOTIFY_EMAIL_BOUNCE_DOMAIN: z.string().min(1).optional(),
+  /** DKIM signing domain (d=); signing is on when domain, selector and key are all set. */
+  NOTIFY_DKIM_DOMAIN: z.string().min(1).optional(),
+  /** DKIM selector (s=): the public key is published at `<selector>._domainkey.<domain>`. */
+  NOTIFY_DKIM_SELECTOR: z.string().min(1).optional(),
+  /** Path of the DKIM private key (PEM, RSA). */
+  NOTIFY_DKIM_PRIVATE_KEY_PATH: z.string().min(1).optional(),
+  /** Twilio account SID (`AC…`); with TWILIO_AUTH_TOKEN and TWILIO_FROM, SMS go through Twilio's Programmable Messaging API. */
+  TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
+  /** Twilio auth token: authenticates our API calls and verifies X-Twilio-Signature on Twilio's callbacks. */
+  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
+  /** Sender: an E.164 number or a Messaging Service SID (`MG…`). */
+  TWILIO_FROM: z.string().min(1).optional(),
+  /** Testing and demos only: the base URL the twilio client calls instead of https://api.twilio.com (a Twilio-shaped double). */
+  TWILIO_API_BASE_URL: z.string().url().optional(),
+  /** WhatsApp Cloud API: the business phone number id messages are sent from. */
+  WHATSAPP_PHONE_NUMBER_ID: z.string().min(1).optional(),
+  /** WhatsApp Cloud API: a system-user access token (Bearer). */
+  WHATSAPP_ACCESS_TOKEN: z.string().min(1).optional(),
+  /** The Meta app secret: verifies X-Hub-Signature-256 on status webhooks. */
+  WHATSAPP_APP_SECRET: z.string().min(1).optional(),
+  /** The verify token of the webhook subscription handshake (GET hub.verify_token). */
+  WHATSAPP_VERIFY_TOKEN: z.string().min(1).optional(),
+  /** Graph API base URL (a Cloud-API-shaped double in tests and demos). */
+  WHATSAPP_API_BASE_URL: z.string().url().default('https://graph.facebook.com'),
+  WHATSAPP_API_VERSION: z.string().regex(/^v\d+\.\d+$/, 'a Graph API version such as v21.0').default('v21.0'),
+  /** The approved claim template per language, `<language>:<template name>:<template language code>` comma-separated. */
+  WHATSAPP_TEMPLATES: z.string().default('en:claim_link_payout:en_US,es:claim_link_payout:es,pt:claim_link_payout:pt_BR'),
+  /** Base URL providers reach our /hooks routes at (status callbacks); default PUBLIC_URL. */
+  NOTIFY_CALLBACK_BASE_URL: z.string().url().optional(),
+  /** How long one provider call may take before its outcome counts as unknown (ISO 8601 duration or ms). */
+  NOTIFY_PROVIDER_TIMEOUT: isoDuration('PT10S').default('PT10S'),
+  /** After an unknown WhatsApp outcome, how long to wait for a status webhook naming our reference before sending again (ISO 8601 duration or ms). */
+  NOTIFY_WHATSAPP_LOOKUP_GRACE: isoDuration('PT10M').default('PT10M'),
+  // --- end of notification providers ---
 });
 
 /** Every environment variable the service reads (docs/configuration.md lists each one; test/unit/docs-config.test.ts). */

@@ -11,6 +11,7 @@ import { httpMetrics, registerMetricsRoute } from './middleware/metrics';
 import { requestId } from './middleware/request-id';
 import { securityHeaders } from './middleware/security-headers';
 import { registerPages } from './pages';
+import { registerNotificationHooks } from './hooks/notifications';
 import { buildSurfaceApp, respondWithError } from './surface';
 import { surfaceMounts, surfaceOf } from './surfaces';
 import type { AppEnv } from './types';
@@ -84,6 +85,7 @@ export function createApp(core: Core): Hono<AppEnv> {
   const mounts = surfaceMounts();
   for (const m of mounts) app.route(m.base, buildSurfaceApp(m.definition, m.environment));
   registerPages(app);
+  registerNotificationHooks(app);
 
   registerDocs(app);
   registerMetricsRoute(app);

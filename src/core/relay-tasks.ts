@@ -1,6 +1,7 @@
 import { recoverDisbursementRuns } from './disbursements';
 import type { RelayTask } from './relay';
 import { dispatchWebhookEvents } from './webhooks';
+import { sendPendingFallbacks } from './notifications/payout-notifications';
 
 /** Runs `task` at most once per `everyMs` (the relay ticks every 250 ms); reports 0 so it never drains in a loop. */
 function throttled(task: RelayTask, everyMs: number): RelayTask {
@@ -15,6 +16,7 @@ function throttled(task: RelayTask, everyMs: number): RelayTask {
 
 /**
  * Relay tasks beyond the workflow-start sweep: webhook dispatch, and every 30 s the recovery of
- * processing disbursements whose workflow is not running (src/core/disbursements/).
+ * processing disbursements whose workflow is not running (src/core/disbursements/), and every second
+ * the SMS fallbacks of notifications WhatsApp could not deliver (src/core/notifications).
  */
-export const relayTasks: RelayTask[] = [dispatchWebhookEvents, throttled((core) => recoverDisbursementRuns(core), 30_000)];
+export const relayTasks: RelayTask[] = [dispatchWebhookEvents, throttled((core) => recoverDisbursementRuns(core), 30_000), throttled(sendPendingFallbacks, 1000)];

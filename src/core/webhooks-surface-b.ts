@@ -13,6 +13,8 @@
  * | payout.failed           | disbursement.expired (failure claim_expired) / disbursement.failed |
  * | payout.refunded         | disbursement.failed      |
  * | payout.canceled         | disbursement.cancelled   |
+ * | payout.notification_delivered | disbursement.notification_delivered |
+ * | payout.notification_failed | disbursement.notification_failed |
  * | deposit.received        | deposit.received         |
  * | deposit.credited        | deposit.credited         |
  * Payouts on other channels are not Surface B disbursements and are not sent.
@@ -29,6 +31,8 @@ export const SURFACE_B_EVENT_TYPES = [
   'disbursement.failed',
   'disbursement.expired',
   'disbursement.cancelled',
+  'disbursement.notification_delivered',
+  'disbursement.notification_failed',
   'deposit.received',
   'deposit.credited',
 ] as const;
@@ -67,6 +71,8 @@ export const SURFACE_B_EVENT_RULES: readonly SurfaceBEventRule[] = [
   { core: 'payout.failed', type: 'disbursement.failed', claimLinkOnly: true, claimExpired: false },
   { core: 'payout.refunded', type: 'disbursement.failed', claimLinkOnly: true },
   { core: 'payout.canceled', type: 'disbursement.cancelled', claimLinkOnly: true },
+  { core: 'payout.notification_delivered', type: 'disbursement.notification_delivered', claimLinkOnly: true },
+  { core: 'payout.notification_failed', type: 'disbursement.notification_failed', claimLinkOnly: true },
   { core: 'deposit.received', type: 'deposit.received', claimLinkOnly: false },
   { core: 'deposit.credited', type: 'deposit.credited', claimLinkOnly: false },
 ];
@@ -96,6 +102,9 @@ const STATUS_OF: Record<SurfaceBEventType, string> = {
   'disbursement.failed': 'failed',
   'disbursement.expired': 'expired',
   'disbursement.cancelled': 'cancelled',
+  // The recipient's message is sent while the disbursement waits for its claim.
+  'disbursement.notification_delivered': 'pending',
+  'disbursement.notification_failed': 'pending',
   'deposit.received': 'received',
   'deposit.credited': 'credited',
 };
@@ -163,8 +172,16 @@ export function surfaceBEnvelope(event: { id: string; type: string; created_at: 
       payoutMethod: str(claim.method),
       deliveredAt: str(d.delivered_at),
       recipientEmail: recipient.type === 'email' ? str(recipient.address) : null,
+      ...(type.startsWith('disbursement.notification_') ? { notification: notificationOf(d.notification) } : {}),
     },
   };
+}
+
+/** The recipient message of a notification event, in Surface B's camelCase (docs/notifications.md "Events"). */
+function notificationOf(n: unknown): Snapshot | null {
+  if (!n || typeof n !== 'object') return null;
+  const x = n as Snapshot;
+  return { channel: str(x.channel), destination: str(x.destination), status: str(x.status), deliveredAt: str(x.delivered_at), failureCode: str(x.failure_code), error: str(x.error) };
 }
 
 const MIN = 60_000;

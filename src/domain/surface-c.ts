@@ -16,6 +16,8 @@
  * |--------------------------|-------------------------------------|
  * | payout.created           | payout.submitted                    |
  * | payout.notification_sent | payout.notification_sent            |
+ * | payout.notification_delivered | payout.notification_delivered  |
+ * | payout.notification_failed | payout.notification_failed        |
  * | payout.completed         | payout.succeeded                    |
  * | payout.failed            | payout.failed, payout.refunded      |
  */
@@ -50,7 +52,14 @@ export function coreStatusesOf(status: SurfaceCPayoutStatus): PayoutStatus[] {
 }
 
 /** Surface C event types (spec "Events, Surface C"). */
-export const SURFACE_C_EVENT_TYPES = ['payout.created', 'payout.notification_sent', 'payout.completed', 'payout.failed'] as const;
+export const SURFACE_C_EVENT_TYPES = [
+  'payout.created',
+  'payout.notification_sent',
+  'payout.notification_delivered',
+  'payout.notification_failed',
+  'payout.completed',
+  'payout.failed',
+] as const;
 /** One of {@link SURFACE_C_EVENT_TYPES}. */
 export type SurfaceCEventType = (typeof SURFACE_C_EVENT_TYPES)[number];
 /** Wildcards a Surface C endpoint may subscribe with. */
@@ -59,6 +68,8 @@ export const SURFACE_C_EVENT_WILDCARDS = ['*', 'payout.*'] as const;
 const EVENTS: Record<string, SurfaceCEventType> = {
   'payout.submitted': 'payout.created',
   'payout.notification_sent': 'payout.notification_sent',
+  'payout.notification_delivered': 'payout.notification_delivered',
+  'payout.notification_failed': 'payout.notification_failed',
   'payout.succeeded': 'payout.completed',
   'payout.failed': 'payout.failed',
   'payout.refunded': 'payout.failed',

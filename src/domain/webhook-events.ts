@@ -7,8 +7,10 @@
  * Every event type a Surface A endpoint can subscribe to: the spec's table "Events, Surface A" plus
  * our extensions `payout.canceled` (a payout canceled before it started or before its claim),
  * `payment_request.expired` (a request reached `expires_at` unpaid; docs/getting-paid.md "Events")
- * and `recipient.updated` (a saved recipient's bank details were corrected by the bank, an ACH
- * notification of change; docs/rails.md "ACH").
+ * `recipient.updated` (a saved recipient's bank details were corrected by the bank, an ACH
+ * notification of change; docs/rails.md "ACH"), and `payout.notification_delivered` /
+ * `payout.notification_failed` (a claim-link payout's recipient message was delivered, or finally
+ * failed; docs/notifications.md "Events").
  */
 export const SURFACE_A_EVENT_TYPES = [
   'payout.submitted',
@@ -18,6 +20,8 @@ export const SURFACE_A_EVENT_TYPES = [
   'payout.failed',
   'payout.refunded',
   'payout.canceled',
+  'payout.notification_delivered',
+  'payout.notification_failed',
   'disbursement.awaiting_approval',
   'disbursement.launched',
   'disbursement.completed',

@@ -300,10 +300,12 @@ export async function audit(opts: {
   // 5c. Surface C: every accepted payout's recipient notified exactly once.
   const guides = accepted.filter((r) => r.kind === 'guide');
   if (guides.length > 0) {
-    const notes = await db.selectFrom('notifications').select(['payout_id', 'status']).where('business_id', '=', businessId).execute();
+    const notes = await db.selectFrom('notifications').select(['payout_id', 'status', 'failure_code']).where('business_id', '=', businessId).execute();
     const byPayout = new Map<string, string[]>();
-    for (const n of notes) byPayout.set(n.payout_id, [...(byPayout.get(n.payout_id) ?? []), n.status]);
-    const notOnce = guides.filter((r) => (byPayout.get([...r.ids][0]!) ?? []).join() !== 'sent').length;
+    for (const n of notes) byPayout.set(n.payout_id, [...(byPayout.get(n.payout_id) ?? []), n.status === 'failed' ? `failed:${n.failure_code}` : n.status]);
+    // Sent, delivered, or failed for a reason a provider (or a STOP) gave: live notifications, tools/chaos/notify.ts.
+    const notified = (s: string) => s === 'sent' || s === 'delivered' || (s.startsWith('failed:') && !['failed:null', 'failed:not_delivered', 'failed:not_configured'].includes(s));
+    const notOnce = guides.filter((r) => { const v = byPayout.get([...r.ids][0]!) ?? []; return v.length !== 1 || !notified(v[0]!); }).length;
     add('Surface C: each payout notified exactly once', notOnce === 0, `${guides.length} Surface C payouts accepted, ${notes.length} notifications; ${notOnce} payouts without exactly one sent notification`);
   }
 

@@ -28,6 +28,7 @@ import { startTreasuryChaos } from './treasury';
 import { auditRates, CHAOS_RATE_ENV, rateFaults } from './rates';
 import { auditPartner, chaosPartnerEnv, partnerLoop, type PartnerTraffic, startChaosPartner } from './partner';
 import { startSolanaChaos } from './solana';
+import { startNotifyChaos } from './notify';
 
 const { values: args } = parseArgs({
   options: {
@@ -180,6 +181,7 @@ async function main(): Promise<number> {
   // The payout partner (tools/chaos/partner.ts): with the live traffic, on its own seed.
   const partner = args['no-live'] ? null : await startChaosPartner(new Rng(seed + 35));
   const partnerTraffic: PartnerTraffic = { ids: [], refused: [] };
+  const notify = await startNotifyChaos(`/tmp/chaos-notify-${run}`);
   try {
     stack = await startStack({
       apis: 2,
@@ -187,7 +189,7 @@ async function main(): Promise<number> {
       clusterNodes: args['dev-server'] ? 0 : 2,
       testBank: !args['no-live'],
       // Webhook retries from 0.5 s (doubling) so that a recovered receiver is caught up quickly.
-      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info', TREASURY_BOOKS_ONLY_GRACE: 'PT5S', ...CHAOS_RATE_ENV, ...(partner ? chaosPartnerEnv(partner) : {}), ...solana.env },
+      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info', TREASURY_BOOKS_ONLY_GRACE: 'PT5S', ...CHAOS_RATE_ENV, ...(partner ? chaosPartnerEnv(partner) : {}), ...solana.env, ...notify.env },
       log: (l) => say(`[stack] ${l}`),
     });
   } catch (err) {
@@ -197,6 +199,7 @@ async function main(): Promise<number> {
   }
   partner?.setWebhookTarget(`${stack.url}/hooks/partner/wise`);
   const receiver = await startReceiver(rng.fork());
+  await notify.attach(stack.url, stack.db);
   try {
     const business = await stack.createBusiness(`Chaos ${run}`, 1, true);
     const stats = newStats();
@@ -252,6 +255,7 @@ async function main(): Promise<number> {
       ...(live && stack.bank && liveIban ? [liveLoop(live, rng.fork(), traffic, run, until, stack.bank, liveIban, liveCredits)] : []),
       ...(stack.rates ? [rateFaults(stack.rates, start, until, say)] : []),
       ...(live && liveIban && partner ? [partnerLoop(live, new Rng(seed + 36), run, until, partnerTraffic)] : []),
+      ...(guide ? [notify.loop(guide.client, guide.recipientId, rng.fork(), until, run, traffic)] : []),
     ]);
     clearInterval(progress);
     say(`traffic over; waiting for ${traffic.background.length} background flows (claims, disbursements)`);
@@ -281,6 +285,7 @@ async function main(): Promise<number> {
     if (treasury) checks.push(...(await treasury.audit(stack.db)));
     if (partner) checks.push(...(await auditPartner(stack.db, partner, partnerTraffic)));
     checks.push(...(await solana.audit(stack.db)));
+    checks.push(...(await notify.audit(stack.db)));
     checks.push({
       name: 'traffic: no unexpected answer',
       ok: traffic.unexpected.length === 0 && stats.gaveUp === 0,
@@ -308,6 +313,7 @@ async function main(): Promise<number> {
           ],
           ['live spei_mxn payouts through the payout partner (test partner with chaos)', String(partnerTraffic.ids.length)],
           solana.summary(),
+          notify.summary(),
           ['live deposits (camt.054 credits; sent twice)', `${liveCredits.length} (${liveCredits.filter((c) => c.copies > 1).length})`],
           ['payout requests answered other than 201', String(traffic.payouts.filter((p) => p.status !== 201).length)],
           ['fundings', String(traffic.funds.length)],
@@ -340,6 +346,7 @@ async function main(): Promise<number> {
     await stack.stop();
     await partner?.stop();
     await solana.close();
+    await notify.stop();
   }
 }
 

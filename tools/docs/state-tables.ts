@@ -260,7 +260,8 @@ const factsOf = (status: PayoutStatus, claimStarted: boolean, failure: FailureKi
 /**
  * Every step a claim-link payout can take: its entries, each move of PAYOUT_TRANSITIONS but the
  * direct channels' `submitted -> delivering` (once with and once without the claim started, where
- * both can happen), and the two steps that change no status (claim started, notification sent).
+ * both can happen), and the steps that change no status (claim started, notification sent,
+ * delivered, failed).
  */
 function claimLinkSteps(entryMoney: string): CoreStep[] {
   const steps: CoreStep[] = PAYOUT_ENTRY_STATUSES.map((to) => ({
@@ -308,6 +309,24 @@ function claimLinkSteps(entryMoney: string): CoreStep[] {
       failure: null,
       event: 'payout.notification_sent',
       trigger: 'the recipient was notified (Surface C `notification`)',
+      money: '-',
+    },
+    {
+      from: 'awaiting_claim',
+      to: 'awaiting_claim',
+      claimStarted: [false, false],
+      failure: null,
+      event: 'payout.notification_delivered',
+      trigger: 'the provider reported the message delivered (docs/notifications.md)',
+      money: '-',
+    },
+    {
+      from: 'awaiting_claim',
+      to: 'awaiting_claim',
+      claimStarted: [false, false],
+      failure: null,
+      event: 'payout.notification_failed',
+      trigger: 'the message finally failed: refused, undelivered, opted out (docs/notifications.md)',
       money: '-',
     },
   );

@@ -1606,7 +1606,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
+             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.notification_delivered, payout.notification_failed, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
              * @example [
              *       "payout.*"
              *     ]
@@ -1623,7 +1623,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
+             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.notification_delivered, payout.notification_failed, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
              * @example [
              *       "payout.*",
              *       "disbursement.completed"
@@ -1727,7 +1727,7 @@ export interface components {
             /** @example evt_01j9z3k4m5n6p7q8r9s0t1v2w3 */
             id: string;
             /**
-             * @description One of payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated
+             * @description One of payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.notification_delivered, payout.notification_failed, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated
              * @example payout.succeeded
              */
             type: string;

@@ -463,11 +463,24 @@ export interface components {
             destination: string;
             /** @enum {string} */
             language: "en" | "es" | "pt";
-            /** @enum {string} */
-            status: "pending" | "sent" | "failed" | "canceled";
+            /**
+             * @description pending, sent (a provider accepted it), delivered (the provider reported it delivered), failed (see failure_code), canceled (docs/notifications.md)
+             * @enum {string}
+             */
+            status: "pending" | "sent" | "delivered" | "failed" | "canceled";
             /** Format: date-time */
             sent_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the provider reported the message delivered
+             */
+            delivered_at: string | null;
             error: string | null;
+            /**
+             * @description Why it failed: a provider code (30003, 21610, 131026, smtp_550), opted_out (the number replied STOP), not_delivered
+             * @example opted_out
+             */
+            failure_code: string | null;
         } | null;
         PayoutCreate: {
             /**
@@ -574,7 +587,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types to receive: payout.created, payout.notification_sent, payout.completed, payout.failed; or a wildcard: *, payout.*.
+             * @description Event types to receive: payout.created, payout.notification_sent, payout.notification_delivered, payout.notification_failed, payout.completed, payout.failed; or a wildcard: *, payout.*.
              * @example [
              *       "payout.*"
              *     ]
@@ -590,7 +603,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types to receive: payout.created, payout.notification_sent, payout.completed, payout.failed; or a wildcard: *, payout.*.
+             * @description Event types to receive: payout.created, payout.notification_sent, payout.notification_delivered, payout.notification_failed, payout.completed, payout.failed; or a wildcard: *, payout.*.
              * @example [
              *       "payout.*"
              *     ]
@@ -693,7 +706,7 @@ export interface components {
             /** @example evt_01j9z3k4m5n6p7q8r9s0t1v2w3 */
             id: string;
             /** @enum {string} */
-            type: "payout.created" | "payout.notification_sent" | "payout.completed" | "payout.failed";
+            type: "payout.created" | "payout.notification_sent" | "payout.notification_delivered" | "payout.notification_failed" | "payout.completed" | "payout.failed";
             /** Format: date-time */
             created_at: string;
             data: {

@@ -89,9 +89,13 @@ const NotificationStateSchema = z
     channel: z.enum(NOTIFICATION_CHANNELS),
     destination: z.string().openapi({ description: 'Masked', example: '+52••••••5678' }),
     language: z.enum(['en', 'es', 'pt']),
-    status: z.enum(['pending', 'sent', 'failed', 'canceled']),
+    status: z.enum(['pending', 'sent', 'delivered', 'failed', 'canceled']).openapi({
+      description: 'pending, sent (a provider accepted it), delivered (the provider reported it delivered), failed (see failure_code), canceled (docs/notifications.md)',
+    }),
     sent_at: DateTimeSchema.nullable(),
+    delivered_at: DateTimeSchema.nullable().openapi({ description: 'When the provider reported the message delivered' }),
     error: z.string().nullable(),
+    failure_code: z.string().nullable().openapi({ description: 'Why it failed: a provider code (30003, 21610, 131026, smtp_550), opted_out (the number replied STOP), not_delivered', example: 'opted_out' }),
   })
   .openapi('PayoutNotification');
 

@@ -1,6 +1,7 @@
 /**
- * The live notification provider (docs/surface-c.md): an HTTP messaging gateway configured by environment
- * variables. Without a complete configuration every send fails with a clear, non-retryable
+ * The generic webhook adapter (docs/notifications.md "Providers"; docs/surface-c.md): an HTTP
+ * messaging gateway configured by environment variables, used for a live channel whose own provider
+ * (SMTP, Twilio, WhatsApp Cloud API: live-providers.ts) is not configured. Without a complete configuration every send fails with a clear, non-retryable
  * `not_configured` error: a live notification never pretends to be sent.
  *
  * | variable                    | meaning                                                                  |

@@ -133,3 +133,15 @@ export function maskDestination(destination: string): string {
   if (destination.length <= 7) return `${destination.slice(0, 1)}•••`;
   return `${destination.slice(0, 3)}${'•'.repeat(destination.length - 7)}${destination.slice(-4)}`;
 }
+
+/**
+ * `text` with every phone number (7 to 15 digits, optionally after `+`) and e-mail address in it
+ * masked like {@link maskDestination}: for provider error texts, which may quote the destination
+ * (Twilio's 21211 "The 'To' number +52… is not a valid phone number", an SMTP reply naming the
+ * rejected address), before they reach a log line or a stored error.
+ */
+export function maskDestinationsIn(text: string): string {
+  return text
+    .replace(/[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g, (m) => maskDestination(m))
+    .replace(/\+?\d{7,15}\b/g, (m) => maskDestination(m));
+}

@@ -11,7 +11,7 @@ import { findChannel } from '../../domain/channels';
 import type { PayoutStatus } from '../../domain/payout-state';
 import type { PaymentInstruction, RailAdapter, RailSubmitResult } from '../../rails/adapter';
 import { RailError } from '../../rails/adapter';
-import { sandboxClaimWindowMs } from '../../sandbox/rails';
+import { CLAIM_WINDOW_MS, sandboxClaimWindowMs } from '../../sandbox/rails';
 import type { Core } from '../context';
 import { liveServedRails, railAdapterFor } from '../rails/registry';
 import type { PayoutRow } from './rows';
@@ -26,13 +26,15 @@ export class NoRailAdapterError extends Error {
 }
 
 /**
- * submitted -> awaiting_claim with a claim token and claim_expires_at (30 days; 2 s under the
- * sandbox magic reference `sandbox:claim_expired`). Returns the claim window left, in ms (>= 0).
- * Throws IllegalPayoutTransitionError if the payout cannot await a claim.
+ * submitted -> awaiting_claim with a claim token and claim_expires_at: 30 days
+ * ({@link CLAIM_WINDOW_MS}); in the sandbox only, 2 s under the magic reference
+ * `sandbox:claim_expired` (a live payout's reference is never a sandbox magic value). Returns the
+ * claim window left, in ms (>= 0). Throws IllegalPayoutTransitionError if the payout cannot await a claim.
  */
 export async function openClaimWindow(core: Core, payoutId: string): Promise<{ claimWindowMs: number }> {
-  const current = await core.db.selectFrom('payouts').select('reference').where('id', '=', payoutId).executeTakeFirstOrThrow();
-  const row = await openClaim(core, payoutId, sandboxClaimWindowMs(current.reference));
+  const current = await core.db.selectFrom('payouts').select(['reference', 'environment']).where('id', '=', payoutId).executeTakeFirstOrThrow();
+  const windowMs = current.environment === 'sandbox' ? sandboxClaimWindowMs(current.reference) : CLAIM_WINDOW_MS;
+  const row = await openClaim(core, payoutId, windowMs);
   const left = (row.claim_expires_at?.getTime() ?? core.now().getTime()) - core.now().getTime();
   return { claimWindowMs: Math.max(0, left) };
 }

@@ -21,6 +21,7 @@ import * as m0057akn from './0057_api_key_notify';
 import * as m0062 from './0062_live_rates';
 import * as m0063 from './0063_treasury';
 import * as m0064pti from './0064_partner_transfer_index';
+import * as m0060np from './0060_notification_providers';
 import * as m0061sol from './0061_solana_usdc';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
@@ -47,6 +48,7 @@ export const migrations: Record<string, Migration> = {
   '0062_live_rates': m0062,
   '0063_treasury': m0063,
   '0064_partner_transfer_index': m0064pti,
+  '0060_notification_providers': m0060np,
   '0061_solana_usdc': m0061sol,
 };
 

@@ -2,7 +2,7 @@ import type { Generated } from 'kysely';
 import type { Environment } from './platform';
 
 /** Delivery status of a recipient notification (src/core/notifications). */
-export type NotificationStatus = 'pending' | 'sent' | 'failed' | 'canceled';
+export type NotificationStatus = 'pending' | 'sent' | 'delivered' | 'failed' | 'canceled';
 
 /**
  * A recipient notification of a claim-link payout (docs/surface-c.md): written with the payout, sent by the
@@ -32,8 +32,72 @@ export interface NotificationsTable {
   /** Why the notification failed (status failed). */
   error: string | null;
   sent_at: Date | null;
+  /** When a provider reported the message delivered (status delivered). */
+  delivered_at: Generated<Date | null>;
+  /** Machine-readable reason of a failure: a provider's error code (`30003`, `131026`, `smtp_550`) or `opted_out`, `not_configured`. */
+  failure_code: Generated<string | null>;
   created_at: Generated<Date>;
   updated_at: Date;
+}
+
+/** Status of one provider message (src/core/notifications/messages.ts). */
+export type NotificationMessageStatus = 'sending' | 'sent' | 'delivered' | 'failed';
+
+/**
+ * One provider message of a notification (docs/notifications.md "Exactly once"): recorded before
+ * the provider is called; `id` (`nmsg_…`) is our own reference carried to the provider. Unique per
+ * (notification, channel): a channel is messaged at most once. Written only by
+ * src/core/notifications/messages.ts.
+ */
+export interface NotificationMessagesTable {
+  id: string;
+  notification_id: string;
+  payout_id: string;
+  business_id: string;
+  environment: Environment;
+  /** 'whatsapp' | 'sms' | 'email'. */
+  channel: string;
+  /** E.164 phone number or e-mail address (unmasked here; masked in logs and responses). */
+  destination: string;
+  /** 'primary' (the notification's channel) or 'fallback' (SMS after WhatsApp could not reach the number). */
+  purpose: 'primary' | 'fallback';
+  /** 'smtp' | 'twilio' | 'whatsapp-cloud' | 'sandbox' | 'live-http'. */
+  provider: string;
+  status: NotificationMessageStatus;
+  /** True while a provider call may have happened whose outcome is not recorded (looked up before calling again). */
+  in_flight: Generated<boolean>;
+  attempts: Generated<number>;
+  last_attempt_at: Date | null;
+  provider_message_id: string | null;
+  /** The provider's last reported status (queued, sent, delivered, read, undelivered, failed). */
+  provider_status: string | null;
+  failure_code: string | null;
+  error: string | null;
+  sent_at: Date | null;
+  delivered_at: Date | null;
+  failed_at: Date | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** A destination that opted out of a channel (Twilio inbound STOP). Written only by src/core/notifications/opt-outs.ts. */
+export interface NotificationOptOutsTable {
+  environment: Environment;
+  channel: string;
+  /** E.164 phone number. */
+  destination: string;
+  /** What recorded it, e.g. 'twilio:STOP'. */
+  source: string;
+  created_at: Generated<Date>;
+}
+
+/** A provider callback already applied (a replay is refused). Written only by src/core/notifications/callbacks.ts. */
+export interface NotificationCallbacksTable {
+  /** sha256 hex over provider, URL and raw body. */
+  digest: string;
+  provider: string;
+  outcome: string;
+  received_at: Generated<Date>;
 }
 
 /** A message the sandbox provider recorded instead of sending it (read with GET /sandbox/notifications). */
@@ -57,4 +121,7 @@ export interface SandboxNotificationMessagesTable {
 export interface NotificationTables {
   notifications: NotificationsTable;
   sandbox_notification_messages: SandboxNotificationMessagesTable;
+  notification_messages: NotificationMessagesTable;
+  notification_opt_outs: NotificationOptOutsTable;
+  notification_callbacks: NotificationCallbacksTable;
 }
