@@ -18,6 +18,7 @@ import * as m0054 from './0054_rails';
 import * as m0055 from './0055_channel_pauses';
 import * as m0056 from './0056_ach_rail';
 import * as m0057akn from './0057_api_key_notify';
+import * as m0065 from './0065_defense_in_depth';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -40,6 +41,7 @@ export const migrations: Record<string, Migration> = {
   '0055_channel_pauses': m0055,
   '0056_ach_rail': m0056,
   '0057_api_key_notify': m0057akn,
+  '0065_defense_in_depth': m0065,
 };
 
 /** Static provider (no filesystem scan), so bundlers and tsx see every migration. */
