@@ -29,6 +29,7 @@ import {
 } from './webhooks-surface-b';
 import { enqueueWorkflowStart, flushWorkflowStart } from './workflow-starts';
 import { keyringFor, openSecret, sealSecret, webhookSecretAad } from './secrets';
+import { callerActor, recordAuditEvent } from './audit';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE } from '../../workflows/webhook-delivery.contract';
 
 /**
@@ -173,22 +174,26 @@ export async function createWebhookEndpoint(
   }
   const secret = input.secret ?? `whsec_${randomToken(24)}`;
   const id = newId('we');
-  const row = await core.db
-    .insertInto('webhook_endpoints')
-    .values({
-      id,
-      business_id: caller.businessId,
-      environment: caller.environment,
-      surface,
-      url,
-      events: JSON.stringify(events) as any,
-      // Encrypted at rest (src/core/secrets.ts); returned once in plain text below.
-      secret: sealSecret(keyringFor(core.config), secret, webhookSecretAad(id)),
-      deleted_at: null,
-    })
-    .returning(['id', 'url', 'events', 'created_at'])
-    .executeTakeFirstOrThrow();
-  return { ...toEndpoint(row), secret };
+  return core.db.transaction().execute(async (tx) => {
+    const row = await tx
+      .insertInto('webhook_endpoints')
+      .values({
+        id,
+        business_id: caller.businessId,
+        environment: caller.environment,
+        surface,
+        url,
+        events: JSON.stringify(events) as any,
+        // Encrypted at rest (src/core/secrets.ts); returned once in plain text below.
+        secret: sealSecret(keyringFor(core.config), secret, webhookSecretAad(id)),
+        deleted_at: null,
+      })
+      .returning(['id', 'url', 'events', 'created_at'])
+      .executeTakeFirstOrThrow();
+    const endpoint = toEndpoint(row);
+    await recordAuditEvent(tx, { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'webhook_endpoint.created', objectType: 'webhook_endpoint', objectId: id, before: null, after: { ...endpoint, surface } }, core.now());
+    return { ...endpoint, secret };
+  });
 }
 
 /**
@@ -218,16 +223,25 @@ export async function listWebhookEndpoints(
  * business and environment (another tenant's id included).
  */
 export async function deleteWebhookEndpoint(core: Core, caller: Caller, id: string, surface: WebhookSurface = 'A'): Promise<void> {
-  const res = await core.db
-    .updateTable('webhook_endpoints')
-    .set({ deleted_at: core.now() })
-    .where('id', '=', id)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
-    .where('surface', '=', surface)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (!res.numUpdatedRows) throw notFound('webhook endpoint', id);
+  const now = core.now();
+  await core.db.transaction().execute(async (tx) => {
+    const row = await tx
+      .updateTable('webhook_endpoints')
+      .set({ deleted_at: now })
+      .where('id', '=', id)
+      .where('business_id', '=', caller.businessId)
+      .where('environment', '=', caller.environment)
+      .where('surface', '=', surface)
+      .where('deleted_at', 'is', null)
+      .returning(['id', 'url', 'events', 'created_at'])
+      .executeTakeFirst();
+    if (!row) throw notFound('webhook endpoint', id);
+    await recordAuditEvent(
+      tx,
+      { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'webhook_endpoint.deleted', objectType: 'webhook_endpoint', objectId: id, before: { ...toEndpoint(row), surface }, after: { deleted_at: now.toISOString() } },
+      now,
+    );
+  });
 }
 
 /** Default and longest overlap of a secret rotation, ISO 8601 (docs/webhooks.md "Secret rotation"). */
@@ -293,14 +307,34 @@ export async function rotateWebhookSecret(
       const prev = current.previous_secret_expires_at ? asDate(current.previous_secret_expires_at) : null;
       return { ...toEndpoint(current), secret, previous_secret_expires_at: prev && prev > core.now() ? prev.toISOString() : null };
     }
-    const row = await core.db
-      .updateTable('webhook_endpoints')
-      .set({ secret: sealSecret(ring, secret, webhookSecretAad(id)), previous_secret: sql<string>`secret`, previous_secret_expires_at: until })
-      .where('id', '=', id)
-      .where('deleted_at', 'is', null)
-      .where('secret', '=', current.secret)
-      .returning(['id', 'url', 'events', 'created_at'])
-      .executeTakeFirst();
+    const row = await core.db.transaction().execute(async (tx) => {
+      const updated = await tx
+        .updateTable('webhook_endpoints')
+        .set({ secret: sealSecret(ring, secret, webhookSecretAad(id)), previous_secret: sql<string>`secret`, previous_secret_expires_at: until })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .where('secret', '=', current.secret)
+        .returning(['id', 'url', 'events', 'created_at'])
+        .executeTakeFirst();
+      if (updated) {
+        const prev = current.previous_secret_expires_at ? asDate(current.previous_secret_expires_at) : null;
+        await recordAuditEvent(
+          tx,
+          {
+            businessId: caller.businessId,
+            environment: caller.environment,
+            ...callerActor(caller),
+            action: 'webhook_endpoint.secret_rotated',
+            objectType: 'webhook_endpoint',
+            objectId: id,
+            before: { previous_secret_expires_at: prev ? prev.toISOString() : null },
+            after: { previous_secret_expires_at: until.toISOString() },
+          },
+          core.now(),
+        );
+      }
+      return updated;
+    });
     if (row) return { ...toEndpoint(row), secret, previous_secret_expires_at: until.toISOString() };
   }
 }

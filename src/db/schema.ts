@@ -10,12 +10,13 @@ import type { RateLimitTables } from './tables/rate-limits';
 import type { WebhookTables } from './tables/webhooks';
 import type { TestClockTables } from './tables/test-clocks';
 import type { RailTables } from './tables/rails';
+import type { AuditTables } from './tables/audit';
 
 export type { Environment } from './tables/platform';
 
 /** Every table of the service, one interface per area under db/tables. */
 export interface Database extends PlatformTables, CatalogTables, PayoutTables, WebhookTables, DisbursementTables, FundingTables,
-  NotificationTables, RateLimitTables, ClaimFlowTables, TestClockTables, RailTables {}
+  NotificationTables, RateLimitTables, ClaimFlowTables, TestClockTables, RailTables, AuditTables {}
 
 /** The Kysely handle used everywhere (pg Pool or PGlite underneath). */
 export type Db = Kysely<Database>;

@@ -43,6 +43,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('object_type', 'text', (c) => c.notNull())
     .addColumn('object_id', 'text', (c) => c.notNull())
     .addColumn('ip', 'text')
+    .addColumn('forwarded_for', 'text')
     .addColumn('user_agent', 'text')
     .addColumn('request_id', 'text')
     .addColumn('before', 'jsonb')
