@@ -11,6 +11,7 @@ import { operatorActor, recordAuditEvent, verifyAuditChain } from '../core/audit
 import { keyringFor, resealStoredSecrets } from '../core/secrets';
 import { applyGrants } from '../db/migrations/0065_defense_in_depth';
 import { PgliteLockedError } from '../db/pglite-lock';
+import { createLogger } from '../core/logging';
 import { join, resolve } from 'node:path';
 
 /**
@@ -107,7 +108,7 @@ try {
     await recordAuditEvent(db, { businessId: null, environment: null, ...operatorActor(), action: 'database.grants_applied', objectType: 'database', objectId: 'roles', before: null, after: null });
     console.log('grants applied to payouts_api, payouts_worker, payouts_admin (each that exists)');
   } else if (channelCmd) {
-    const audit = pino({ base: { component: 'admin' } }, pino.destination(2));
+    const audit = createLogger({ base: { component: 'admin' } }, pino.destination(2));
     const channel = positionals[2]!;
     if (positionals[1] === 'list') {
       const pauses = await listChannelPauses(db);
@@ -147,7 +148,7 @@ try {
       console.log(content);
     }
   } else if (revokeKey) {
-    const audit = pino({ base: { component: 'admin' } }, pino.destination(2));
+    const audit = createLogger({ base: { component: 'admin' } }, pino.destination(2));
     const r = await revokeApiKeyAsOperator(db, positionals[2], { force: values.force }).catch((err: Error & { code?: string }) => {
       console.error(`${err.code ? `${err.code}: ` : ''}${err.message}${err.code === 'last_owner_key' ? ' (pass --force to revoke it anyway)' : ''}`);
       exitCode = 1;

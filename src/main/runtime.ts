@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
-import pino from 'pino';
 import type { Config } from '../config';
 import type { Core } from '../core/context';
+import { createLogger } from '../core/logging';
 import { migrate, openDb } from '../db/connection';
 import { connectTemporal } from '../temporal/client';
 import { drainWorkflowStarts } from '../core/workflow-starts';
@@ -13,7 +13,7 @@ import { temporalConnectionOptions } from '../temporal/connection-options';
  * every process at once) and connects the Temporal client.
  */
 export async function buildCore(config: Config, opts: { memoryDb?: boolean } = {}): Promise<Core> {
-  const log = pino({ level: config.LOG_LEVEL });
+  const log = createLogger({ level: config.LOG_LEVEL });
   const db = config.DATABASE_URL
     ? await openDb({ url: config.DATABASE_URL })
     : opts.memoryDb
