@@ -168,8 +168,9 @@ export async function recordAuditEvent(db: DbOrTx, input: AuditInput, now: Date 
       forwarded_for: source.forwardedFor,
       user_agent: source.userAgent,
       request_id: source.requestId,
-      before: input.before ? withoutSecrets(input.before) : null,
-      after: input.after ? withoutSecrets(input.after) : null,
+      // As stored (JSON: undefined fields dropped), so the hash is recomputed from the stored row.
+      before: input.before ? JSON.parse(JSON.stringify(withoutSecrets(input.before))) : null,
+      after: input.after ? JSON.parse(JSON.stringify(withoutSecrets(input.after))) : null,
       created_at: now,
       prev_hash: head?.hash ?? '',
     };

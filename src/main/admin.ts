@@ -6,7 +6,8 @@ import { revokeApiKeyAsOperator } from '../core/api-keys';
 import { createBusiness, verifyBusiness } from '../core/businesses';
 import { getRailFile, listRailFiles, listUnmatchedRailItems } from '../core/rails/operators';
 import { listChannelPauses, pauseChannel, resumeChannel } from '../core/channel-pauses';
-import { migrate, openDb } from '../db/connection';
+import { actAsRole, type DbTarget, migrate, openDb } from '../db/connection';
+import { databaseRole } from './runtime';
 import { operatorActor, recordAuditEvent, verifyAuditChain } from '../core/audit';
 import { keyringFor, resealStoredSecrets } from '../core/secrets';
 import { applyGrants } from '../db/migrations/0065_defense_in_depth';
@@ -78,10 +79,9 @@ if (!verify && !revokeKey && !rail && !channelCmd && !auditVerify && !secretsRot
 let exitCode = 0;
 const config = loadConfig();
 let db: Awaited<ReturnType<typeof openDb>>;
+const target: DbTarget = config.DATABASE_URL ? { url: config.DATABASE_URL } : { pgliteDir: resolve(join(config.DATA_DIR)) };
 try {
-  db = config.DATABASE_URL
-    ? await openDb({ url: config.DATABASE_URL }, { poolSize: 1 })
-    : await openDb({ pgliteDir: resolve(join(config.DATA_DIR)) });
+  db = await openDb(target, { poolSize: 1 });
 } catch (err) {
   if (!(err instanceof PgliteLockedError)) throw err;
   console.error(`npm run admin: ${err.message}`);
@@ -89,6 +89,9 @@ try {
 }
 try {
   await migrate(db);
+  // Every command but `db grants` (which only the owner may run) acts as payouts_admin.
+  const role = dbGrants ? null : databaseRole(config, 'payouts_admin');
+  if (role) db = await actAsRole(db, target, role, { poolSize: 1 });
   if (auditVerify) {
     const report = await verifyAuditChain(db, { businessId: values.business });
     if (values.json) console.log(JSON.stringify(report, null, 2));

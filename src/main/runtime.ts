@@ -2,7 +2,8 @@ import { join, resolve } from 'node:path';
 import type { Config } from '../config';
 import type { Core } from '../core/context';
 import { createLogger } from '../core/logging';
-import { migrate, openDb } from '../db/connection';
+import { actAsRole, type AppRole, type DbTarget, migrate, openDb } from '../db/connection';
+import { keyringFor } from '../core/secrets';
 import { connectTemporal } from '../temporal/client';
 import { drainWorkflowStarts } from '../core/workflow-starts';
 import { temporalConnectionOptions } from '../temporal/connection-options';
@@ -10,18 +11,27 @@ import { temporalConnectionOptions } from '../temporal/connection-options';
 /**
  * Builds the core of a process from its configuration: opens the database (PostgreSQL when
  * DATABASE_URL is set, else PGlite under DATA_DIR), runs migrations (advisory-locked, so safe from
- * every process at once) and connects the Temporal client.
+ * every process at once) as the connecting owner, then acts as the process's database role
+ * (`opts.role`, overridden by DATABASE_ROLE; `none` stays the connecting user; docs/security.md
+ * "Database roles"), and connects the Temporal client. Throws DatabaseRoleError when the role is
+ * missing.
  */
-export async function buildCore(config: Config, opts: { memoryDb?: boolean } = {}): Promise<Core> {
+export async function buildCore(config: Config, opts: { memoryDb?: boolean; role?: AppRole } = {}): Promise<Core> {
   const log = createLogger({ level: config.LOG_LEVEL });
-  const db = config.DATABASE_URL
-    ? await openDb({ url: config.DATABASE_URL })
-    : opts.memoryDb
-      ? await openDb({ memory: true })
-      : await openDb({ pgliteDir: resolve(join(config.DATA_DIR)) });
+  const target: DbTarget = config.DATABASE_URL ? { url: config.DATABASE_URL } : opts.memoryDb ? { memory: true } : { pgliteDir: resolve(join(config.DATA_DIR)) };
+  let db = await openDb(target);
   await migrate(db);
+  const role = databaseRole(config, opts.role);
+  if (role) db = await actAsRole(db, target, role);
+  keyringFor(config); // refuses the development secrets key when NODE_ENV=production
   const temporal = await connectTemporal(temporalConnectionOptions(config), config.TEMPORAL_NAMESPACE);
   return { db, temporal, config, log, now: () => new Date() };
+}
+
+/** The role a process acts as: DATABASE_ROLE when set (`none`: null), else the process's own. */
+export function databaseRole(config: Pick<Config, 'DATABASE_ROLE'>, processRole: AppRole | undefined): string | null {
+  if (config.DATABASE_ROLE === 'none') return null;
+  return config.DATABASE_ROLE ?? processRole ?? null;
 }
 
 /**
