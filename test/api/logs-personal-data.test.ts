@@ -25,7 +25,8 @@ let biz: { id: string; sandbox: string; live: string };
 const lines: string[] = [];
 
 beforeAll(async () => {
-  h = await createHarness();
+  // As the worker process runs: the application role payouts_worker (docs/security.md "Database roles").
+  h = await createHarness({ role: 'payouts_worker' });
   h.core.log = createLogger({ level: 'trace' }, new Writable({ write: (chunk, _enc, cb) => (lines.push(String(chunk)), cb()) }));
   biz = await h.business();
 });
