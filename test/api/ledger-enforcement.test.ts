@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getBalance, InsufficientFundsError, post } from '../../src/core/ledger';
+import { enterMigrationMode } from '../../src/db/migration-mode';
 import { APP_ROLES } from '../../src/db/migrations/0065_defense_in_depth';
 import type { Db } from '../../src/db/schema';
 import { freshDatabase } from '../helpers/fresh-database';
@@ -20,7 +21,7 @@ async function attempt(statement: string, opts: { role?: string; migrationMode?:
   await db
     .transaction()
     .execute(async (tx) => {
-      if (opts.migrationMode) await sql`set local payouts.migration = 'on'`.execute(tx);
+      if (opts.migrationMode) await enterMigrationMode(tx);
       if (opts.role) await sql.raw(`set local role ${opts.role}`).execute(tx);
       try {
         await sql.raw(statement).execute(tx);
