@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyringFor, openSecret, resealStoredSecrets, SecretUnreadableError, sealedKeyId, webhookSecretAad } from '../../src/core/secrets';
@@ -54,7 +54,9 @@ const rows = () => h.db.selectFrom('webhook_endpoints').select(['id', 'secret', 
 /** Every table's rows as text (PGlite), or pg_dump's output (PostgreSQL). */
 async function dump(): Promise<string> {
   if (h.databaseUrl) {
-    const bin = [process.env.PGBIN && `${process.env.PGBIN}/pg_dump`, '/usr/lib/postgresql/15/bin/pg_dump', 'pg_dump'].find((p) => p && (p === 'pg_dump' || existsSync(p)))!;
+    // PGBIN, else the newest /usr/lib/postgresql/<v>/bin (a newer pg_dump reads an older server), else PATH.
+    const installed = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)).map((v) => `/usr/lib/postgresql/${v}/bin/pg_dump`) : [];
+    const bin = [process.env.PGBIN && `${process.env.PGBIN}/pg_dump`, ...installed].find((p) => p && existsSync(p)) ?? 'pg_dump';
     return execFileSync(bin, ['--data-only', '--no-owner', h.databaseUrl], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
   }
   const tables = await sql<{ t: string }>`select table_name as t from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`.execute(h.db);
