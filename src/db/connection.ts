@@ -131,3 +131,9 @@ export async function actAsRole(db: Db, target: DbTarget, role: string, opts: { 
   await sql`set role ${sql.id(role)}`.execute(db);
   return db;
 }
+
+/** The role a process acts as: the DATABASE_ROLE setting when set (`none`: null), else the process's own. */
+export function databaseRole(setting: string | undefined, processRole: AppRole | undefined): string | null {
+  if (setting === 'none') return null;
+  return setting ?? processRole ?? null;
+}

@@ -6,8 +6,7 @@ import { revokeApiKeyAsOperator } from '../core/api-keys';
 import { createBusiness, verifyBusiness } from '../core/businesses';
 import { getRailFile, listRailFiles, listUnmatchedRailItems } from '../core/rails/operators';
 import { listChannelPauses, pauseChannel, resumeChannel } from '../core/channel-pauses';
-import { actAsRole, type DbTarget, migrate, openDb } from '../db/connection';
-import { databaseRole } from './runtime';
+import { actAsRole, databaseRole, type DbTarget, migrate, openDb } from '../db/connection';
 import { operatorActor, recordAuditEvent, verifyAuditChain } from '../core/audit';
 import { keyringFor, resealStoredSecrets } from '../core/secrets';
 import { applyGrants } from '../db/migrations/0065_defense_in_depth';
@@ -90,7 +89,7 @@ try {
 try {
   await migrate(db);
   // Every command but `db grants` (which only the owner may run) acts as payouts_admin.
-  const role = dbGrants ? null : databaseRole(config, 'payouts_admin');
+  const role = dbGrants ? null : databaseRole(config.DATABASE_ROLE, 'payouts_admin');
   if (role) db = await actAsRole(db, target, role, { poolSize: 1 });
   if (auditVerify) {
     const report = await verifyAuditChain(db, { businessId: values.business });

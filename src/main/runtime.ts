@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import type { Config } from '../config';
 import type { Core } from '../core/context';
 import { createLogger } from '../core/logging';
-import { actAsRole, type AppRole, type DbTarget, migrate, openDb } from '../db/connection';
+import { actAsRole, type AppRole, databaseRole, type DbTarget, migrate, openDb } from '../db/connection';
 import { keyringFor } from '../core/secrets';
 import { connectTemporal } from '../temporal/client';
 import { drainWorkflowStarts } from '../core/workflow-starts';
@@ -21,18 +21,13 @@ export async function buildCore(config: Config, opts: { memoryDb?: boolean; role
   const target: DbTarget = config.DATABASE_URL ? { url: config.DATABASE_URL } : opts.memoryDb ? { memory: true } : { pgliteDir: resolve(join(config.DATA_DIR)) };
   let db = await openDb(target);
   await migrate(db);
-  const role = databaseRole(config, opts.role);
+  const role = databaseRole(config.DATABASE_ROLE, opts.role);
   if (role) db = await actAsRole(db, target, role);
   keyringFor(config); // refuses the development secrets key when NODE_ENV=production
   const temporal = await connectTemporal(temporalConnectionOptions(config), config.TEMPORAL_NAMESPACE);
   return { db, temporal, config, log, now: () => new Date() };
 }
 
-/** The role a process acts as: DATABASE_ROLE when set (`none`: null), else the process's own. */
-export function databaseRole(config: Pick<Config, 'DATABASE_ROLE'>, processRole: AppRole | undefined): string | null {
-  if (config.DATABASE_ROLE === 'none') return null;
-  return config.DATABASE_ROLE ?? processRole ?? null;
-}
 
 /**
  * Closes what {@link buildCore} opened (PGlite must be closed to flush to disk), after the
