@@ -394,6 +394,22 @@ const schema = z.object({
   /** After an unknown WhatsApp outcome, how long to wait for a status webhook naming our reference before sending again (ISO 8601 duration or ms). */
   NOTIFY_WHATSAPP_LOOKUP_GRACE: isoDuration('PT10M').default('PT10M'),
   // --- end of notification providers ---
+  // --- Security (issue #36; docs/configuration.md "Security", docs/security.md) ---
+  /**
+   * Key-encryption keys for secrets stored in the database (webhook signing secrets): a comma list
+   * of `<key id>:<base64 of 32 bytes>`. Unset: the embedded development key `dev` (public; refused
+   * when NODE_ENV=production).
+   */
+  SECRETS_KEYS: z
+    .string()
+    .regex(/^\s*[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/=_-]{43,44}\s*(,\s*[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/=_-]{43,44}\s*)*$/, 'a comma list of <key id>:<base64 of 32 bytes>')
+    .optional(),
+  /** The key id of SECRETS_KEYS that encrypts new values (unset: the first listed). */
+  SECRETS_ACTIVE_KEY_ID: z.string().min(1).max(32).optional(),
+  /** The PostgreSQL role a process acts as after connecting (`SET ROLE`); unset: the process's own (payouts_api, payouts_worker, payouts_admin); `none`: no SET ROLE. */
+  DATABASE_ROLE: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/).optional(),
+  /** Set to `production` in a live deployment: the embedded development secrets key is then refused. */
+  NODE_ENV: z.string().optional(),
 });
 
 /** Every environment variable the service reads (docs/configuration.md lists each one; test/unit/docs-config.test.ts). */

@@ -16,6 +16,7 @@ import { parseDuration } from '../domain/durations';
 import { parseAmountParam, formatAmount, USDC } from '../domain/money';
 import { ApiError, notFound, validationError } from '../domain/errors';
 import { newId, randomToken } from '../domain/ids';
+import { type AuditInput, callerActor, operatorActor, recordAuditEvent } from './audit';
 
 /** Spec "ApiKey create" policy: Amounts are USDC decimal strings; channels are catalog ids. */
 export interface ApiKeyPolicy {
@@ -199,16 +200,19 @@ export async function createApiKey(
   const name = input.name?.trim();
   if (!name) throw validationError('name', 'name is required');
   const policy = normalisePolicy(input.policy);
-  const issued = await issueKey(core.db, {
-    businessId: caller.businessId,
-    environment: caller.environment,
-    name,
-    role: 'member',
-    policy: policy as Record<string, unknown> | null,
-    createdByKeyId: caller.keyId,
+  return core.db.transaction().execute(async (tx) => {
+    const issued = await issueKey(tx, {
+      businessId: caller.businessId,
+      environment: caller.environment,
+      name,
+      role: 'member',
+      policy: policy as Record<string, unknown> | null,
+      createdByKeyId: caller.keyId,
+    });
+    const record = toRecord((await keyRow(tx, issued.id))!);
+    await recordAuditEvent(tx, { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'api_key.created', objectType: 'api_key', objectId: issued.id, before: null, after: { ...record } }, core.now());
+    return { ...record, key: issued.key };
   });
-  const row = await keyRow(core.db, issued.id);
-  return { ...toRecord(row!), key: issued.key };
 }
 
 /**
@@ -261,7 +265,14 @@ async function guardLastOwnerKey(tx: DbOrTx, businessId: string, environment: En
  * guard. Idempotent: an already revoked key is returned unchanged. 404 not_found (param `id`) when
  * the key is not the business's in that environment; 409 last_owner_key unless `force`.
  */
-async function revoke(db: Db, scope: { businessId?: string; environment?: Environment }, id: string, now: Date, force = false): Promise<KeyRow & { business_id: string; environment: Environment }> {
+async function revoke(
+  db: Db,
+  scope: { businessId?: string; environment?: Environment },
+  id: string,
+  now: Date,
+  force: boolean,
+  audit: Pick<AuditInput, 'actor' | 'source'>,
+): Promise<KeyRow & { business_id: string; environment: Environment }> {
   return db.transaction().execute(async (tx) => {
     let q = tx.selectFrom('api_keys').select(KEY_COLUMNS).where('id', '=', id);
     if (scope.businessId) q = q.where('business_id', '=', scope.businessId);
@@ -277,6 +288,13 @@ async function revoke(db: Db, scope: { businessId?: string; environment?: Enviro
       .where('revoked_at', 'is', null)
       .returning(KEY_COLUMNS)
       .executeTakeFirst();
+    if (updated) {
+      await recordAuditEvent(
+        tx,
+        { businessId: row.business_id, environment: row.environment, ...audit, action: 'api_key.revoked', objectType: 'api_key', objectId: id, before: { ...toRecord(row) }, after: { ...toRecord(updated), ...(force ? { forced: true } : {}) } },
+        now,
+      );
+    }
     return updated ?? (await keyRow(tx, id))!;
   });
 }
@@ -296,7 +314,7 @@ export async function revokeApiKey(core: Core, caller: Caller, id: string): Prom
   const now = core.now();
   let row: Awaited<ReturnType<typeof revoke>>;
   try {
-    row = await revoke(core.db, { businessId: caller.businessId, environment: caller.environment }, id, now);
+    row = await revoke(core.db, { businessId: caller.businessId, environment: caller.environment }, id, now, false, callerActor(caller));
   } catch (err) {
     eviction?.cancel();
     throw err;
@@ -316,9 +334,9 @@ export async function revokeApiKey(core: Core, caller: Caller, id: string): Prom
 export async function revokeApiKeyAsOperator(
   db: Db,
   id: string,
-  opts: { now?: Date; force?: boolean } = {},
+  opts: { now?: Date; force?: boolean; audit?: Pick<AuditInput, 'actor' | 'source'> } = {},
 ): Promise<ApiKeyRecord & { business_id: string; environment: Environment }> {
-  const row = await revoke(db, {}, id, opts.now ?? new Date(), opts.force);
+  const row = await revoke(db, {}, id, opts.now ?? new Date(), opts.force ?? false, opts.audit ?? operatorActor());
   return { ...toRecord(row), business_id: row.business_id, environment: row.environment };
 }
 
@@ -378,6 +396,12 @@ export async function rollApiKey(core: Core, caller: Caller, id: string, input: 
       .set(graceMs > 0 ? { expires_at: new Date(now.getTime() + graceMs), rolled_to_key_id: next.id } : { revoked_at: now, rolled_to_key_id: next.id })
       .where('id', '=', id)
       .execute();
+    const after = await keyRow(tx, id);
+    await recordAuditEvent(
+      tx,
+      { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'api_key.rolled', objectType: 'api_key', objectId: id, before: { ...toRecord(row) }, after: { ...toRecord(after!), replacement_key_id: next.id } },
+      now,
+    );
     return next;
   }).catch((err: unknown) => {
     eviction?.cancel();

@@ -9,6 +9,7 @@
 import type { Db } from '../db/schema';
 import { findChannel } from '../domain/channels';
 import type { Core } from './context';
+import { type AuditInput, operatorActor, recordAuditEvent } from './audit';
 
 /** How old the paused set a process answers from may be, in ms. */
 export const CHANNEL_PAUSES_TTL_MS = 2000;
@@ -62,22 +63,47 @@ export interface ChannelPause {
   paused_at: string;
 }
 
-/** Pauses `channel` (idempotent: a second pause keeps the first one's time and reason). Throws Error for an unknown channel id. */
-export async function pauseChannel(db: Db, channel: string, opts: { reason?: string | null; operator: string }): Promise<ChannelPause> {
+/**
+ * Pauses `channel` (idempotent: a second pause keeps the first one's time and reason) and records
+ * `channel.paused` in the platform audit chain (src/core/audit.ts) with `audit`'s actor and source
+ * (default: the operator running this process) when it was not paused. Throws Error for an unknown
+ * channel id.
+ */
+export async function pauseChannel(
+  db: Db,
+  channel: string,
+  opts: { reason?: string | null; operator: string; audit?: Pick<AuditInput, 'actor' | 'source'> },
+): Promise<ChannelPause> {
   if (!findChannel(channel)) throw new Error(`unknown channel ${channel}`);
-  await db
-    .insertInto('channel_pauses')
-    .values({ channel, reason: opts.reason ?? null, paused_by: opts.operator, paused_at: new Date() })
-    .onConflict((oc) => oc.column('channel').doNothing())
-    .execute();
-  const row = await db.selectFrom('channel_pauses').selectAll().where('channel', '=', channel).executeTakeFirstOrThrow();
-  return { ...row, paused_at: row.paused_at.toISOString() };
+  return db.transaction().execute(async (tx) => {
+    const inserted = await tx
+      .insertInto('channel_pauses')
+      .values({ channel, reason: opts.reason ?? null, paused_by: opts.operator, paused_at: new Date() })
+      .onConflict((oc) => oc.column('channel').doNothing())
+      .returning('channel')
+      .executeTakeFirst();
+    const row = await tx.selectFrom('channel_pauses').selectAll().where('channel', '=', channel).executeTakeFirstOrThrow();
+    const pause = { ...row, paused_at: row.paused_at.toISOString() };
+    if (inserted) {
+      await recordAuditEvent(tx, { businessId: null, environment: null, ...(opts.audit ?? operatorActor()), action: 'channel.paused', objectType: 'channel', objectId: channel, before: { paused: false }, after: { paused: true, ...pause } });
+    }
+    return pause;
+  });
 }
 
-/** Resumes `channel`; returns whether it was paused at runtime (a PAUSED_CHANNELS pause stays until restart without it). */
-export async function resumeChannel(db: Db, channel: string): Promise<boolean> {
-  const r = await db.deleteFrom('channel_pauses').where('channel', '=', channel).executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
+/**
+ * Resumes `channel`; returns whether it was paused at runtime (a PAUSED_CHANNELS pause stays until
+ * restart without it). A resume that changed something is recorded as `channel.resumed` (platform
+ * audit chain) with `audit`'s actor and source (default: the operator running this process).
+ */
+export async function resumeChannel(db: Db, channel: string, audit?: Pick<AuditInput, 'actor' | 'source'>): Promise<boolean> {
+  return db.transaction().execute(async (tx) => {
+    const r = await tx.deleteFrom('channel_pauses').where('channel', '=', channel).returningAll().executeTakeFirst();
+    if (r) {
+      await recordAuditEvent(tx, { businessId: null, environment: null, ...(audit ?? operatorActor()), action: 'channel.resumed', objectType: 'channel', objectId: channel, before: { paused: true, ...r, paused_at: r.paused_at.toISOString() }, after: { paused: false } });
+    }
+    return !!r;
+  });
 }
 
 /** Every runtime pause, by channel id. */

@@ -25,4 +25,16 @@ export interface Caller {
   role: 'owner' | 'member';
   /** Key policy (spec: daily_budget, per_payout_max, channels, approval_threshold), if any. */
   policy: Record<string, unknown> | null;
+  /** Where the request came from, for the audit trail (src/core/audit.ts); absent outside a request. */
+  source?: RequestSource;
+}
+
+/** Where a request came from (docs/security.md "Audit trail"). */
+export interface RequestSource {
+  /** The socket peer's address as the API process saw it; null in process or from the CLI. */
+  ip: string | null;
+  /** The X-Forwarded-For header as sent (not trusted). */
+  forwardedFor: string | null;
+  userAgent: string | null;
+  requestId: string | null;
 }

@@ -16,6 +16,7 @@ import { newId } from '../domain/ids';
 import { signalTestClockAdvance } from '../temporal/test-clock-gateway';
 import type { Caller, Core } from './context';
 import { ensureWorkflowStarted } from './workflow-starts';
+import { callerActor, recordAuditEvent } from './audit';
 
 /** Largest single advance: 400 days (a 30-day claim window, a year-long payment request). */
 export const MAX_ADVANCE_MS = 400 * 24 * 3600 * 1000;
@@ -76,10 +77,27 @@ export async function advanceTestClock(core: Core, caller: Caller, input: { by: 
     throw new ApiError(400, 'validation_error', 'by must be between PT1S and P400D', 'by');
   }
   const id = newId('tca');
-  await core.db
-    .insertInto('test_clock_advances')
-    .values({ id, business_id: caller.businessId, environment: caller.environment, by_ms: BigInt(byMs), workflows_signaled: 0, created_at: core.now() })
-    .execute();
+  const before = await getTestClock(core, caller);
+  await core.db.transaction().execute(async (tx) => {
+    await tx
+      .insertInto('test_clock_advances')
+      .values({ id, business_id: caller.businessId, environment: caller.environment, by_ms: BigInt(byMs), workflows_signaled: 0, created_at: core.now() })
+      .execute();
+    await recordAuditEvent(
+      tx,
+      {
+        businessId: caller.businessId,
+        environment: caller.environment,
+        ...callerActor(caller),
+        action: 'test_clock.advanced',
+        objectType: 'test_clock_advance',
+        objectId: id,
+        before: { ...before },
+        after: { by: input.by, by_ms: byMs },
+      },
+      core.now(),
+    );
+  });
   const [payouts, requests, deliveries] = await Promise.all([
     core.db
       .selectFrom('payouts')

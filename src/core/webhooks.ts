@@ -28,6 +28,8 @@ import {
   surfaceBRetrySchedule,
 } from './webhooks-surface-b';
 import { enqueueWorkflowStart, flushWorkflowStart } from './workflow-starts';
+import { keyringFor, openSecret, sealSecret, webhookSecretAad } from './secrets';
+import { callerActor, recordAuditEvent } from './audit';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE } from '../../workflows/webhook-delivery.contract';
 
 /**
@@ -171,21 +173,27 @@ export async function createWebhookEndpoint(
     throw err;
   }
   const secret = input.secret ?? `whsec_${randomToken(24)}`;
-  const row = await core.db
-    .insertInto('webhook_endpoints')
-    .values({
-      id: newId('we'),
-      business_id: caller.businessId,
-      environment: caller.environment,
-      surface,
-      url,
-      events: JSON.stringify(events) as any,
-      secret,
-      deleted_at: null,
-    })
-    .returning(['id', 'url', 'events', 'created_at'])
-    .executeTakeFirstOrThrow();
-  return { ...toEndpoint(row), secret };
+  const id = newId('we');
+  return core.db.transaction().execute(async (tx) => {
+    const row = await tx
+      .insertInto('webhook_endpoints')
+      .values({
+        id,
+        business_id: caller.businessId,
+        environment: caller.environment,
+        surface,
+        url,
+        events: JSON.stringify(events) as any,
+        // Encrypted at rest (src/core/secrets.ts); returned once in plain text below.
+        secret: sealSecret(keyringFor(core.config), secret, webhookSecretAad(id)),
+        deleted_at: null,
+      })
+      .returning(['id', 'url', 'events', 'created_at'])
+      .executeTakeFirstOrThrow();
+    const endpoint = toEndpoint(row);
+    await recordAuditEvent(tx, { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'webhook_endpoint.created', objectType: 'webhook_endpoint', objectId: id, before: null, after: { ...endpoint, surface } }, core.now());
+    return { ...endpoint, secret };
+  });
 }
 
 /**
@@ -215,16 +223,25 @@ export async function listWebhookEndpoints(
  * business and environment (another tenant's id included).
  */
 export async function deleteWebhookEndpoint(core: Core, caller: Caller, id: string, surface: WebhookSurface = 'A'): Promise<void> {
-  const res = await core.db
-    .updateTable('webhook_endpoints')
-    .set({ deleted_at: core.now() })
-    .where('id', '=', id)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
-    .where('surface', '=', surface)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-  if (!res.numUpdatedRows) throw notFound('webhook endpoint', id);
+  const now = core.now();
+  await core.db.transaction().execute(async (tx) => {
+    const row = await tx
+      .updateTable('webhook_endpoints')
+      .set({ deleted_at: now })
+      .where('id', '=', id)
+      .where('business_id', '=', caller.businessId)
+      .where('environment', '=', caller.environment)
+      .where('surface', '=', surface)
+      .where('deleted_at', 'is', null)
+      .returning(['id', 'url', 'events', 'created_at'])
+      .executeTakeFirst();
+    if (!row) throw notFound('webhook endpoint', id);
+    await recordAuditEvent(
+      tx,
+      { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'webhook_endpoint.deleted', objectType: 'webhook_endpoint', objectId: id, before: { ...toEndpoint(row), surface }, after: { deleted_at: now.toISOString() } },
+      now,
+    );
+  });
 }
 
 /** Default and longest overlap of a secret rotation, ISO 8601 (docs/webhooks.md "Secret rotation"). */
@@ -270,32 +287,56 @@ export async function rotateWebhookSecret(
   }
   const secret = surface === 'B' ? checkSurfaceBSecret(input.secret) : `whsec_${randomToken(24)}`;
   const until = new Date(core.now().getTime() + overlapMs);
-  const mine = (secretOp: '=' | '!=') =>
-    core.db
+  const ring = keyringFor(core.config);
+  // The stored secret is sealed with a random IV, so "already this secret" (Surface B) is decided
+  // on the opened value; the UPDATE is conditional on the sealed value read, so a concurrent
+  // rotation makes this one read again instead of overwriting it.
+  for (;;) {
+    const current = await core.db
       .selectFrom('webhook_endpoints')
-      .select('id')
+      .select(['id', 'url', 'events', 'created_at', 'secret', 'previous_secret_expires_at'])
       .where('id', '=', id)
       .where('business_id', '=', caller.businessId)
       .where('environment', '=', caller.environment)
       .where('surface', '=', surface)
       .where('deleted_at', 'is', null)
-      .where('secret', secretOp, secret);
-  const row = await core.db
-    .updateTable('webhook_endpoints')
-    .set({ secret, previous_secret: sql<string>`secret`, previous_secret_expires_at: until })
-    .where('id', 'in', mine('!='))
-    .returning(['id', 'url', 'events', 'created_at'])
-    .executeTakeFirst();
-  if (row) return { ...toEndpoint(row), secret, previous_secret_expires_at: until.toISOString() };
-  // Not updated: not the caller's live endpoint (404), or (Surface B) already signing with this secret.
-  const same = await core.db
-    .selectFrom('webhook_endpoints')
-    .select(['id', 'url', 'events', 'created_at', 'previous_secret_expires_at'])
-    .where('id', 'in', mine('='))
-    .executeTakeFirst();
-  if (!same) throw notFound('webhook endpoint', id);
-  const prev = same.previous_secret_expires_at ? asDate(same.previous_secret_expires_at) : null;
-  return { ...toEndpoint(same), secret, previous_secret_expires_at: prev && prev > core.now() ? prev.toISOString() : null };
+      .executeTakeFirst();
+    if (!current) throw notFound('webhook endpoint', id);
+    if (openSecret(ring, current.secret, webhookSecretAad(id)) === secret) {
+      // Surface B: already signing with this secret.
+      const prev = current.previous_secret_expires_at ? asDate(current.previous_secret_expires_at) : null;
+      return { ...toEndpoint(current), secret, previous_secret_expires_at: prev && prev > core.now() ? prev.toISOString() : null };
+    }
+    const row = await core.db.transaction().execute(async (tx) => {
+      const updated = await tx
+        .updateTable('webhook_endpoints')
+        .set({ secret: sealSecret(ring, secret, webhookSecretAad(id)), previous_secret: sql<string>`secret`, previous_secret_expires_at: until })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .where('secret', '=', current.secret)
+        .returning(['id', 'url', 'events', 'created_at'])
+        .executeTakeFirst();
+      if (updated) {
+        const prev = current.previous_secret_expires_at ? asDate(current.previous_secret_expires_at) : null;
+        await recordAuditEvent(
+          tx,
+          {
+            businessId: caller.businessId,
+            environment: caller.environment,
+            ...callerActor(caller),
+            action: 'webhook_endpoint.secret_rotated',
+            objectType: 'webhook_endpoint',
+            objectId: id,
+            before: { previous_secret_expires_at: prev ? prev.toISOString() : null },
+            after: { previous_secret_expires_at: until.toISOString() },
+          },
+          core.now(),
+        );
+      }
+      return updated;
+    });
+    if (row) return { ...toEndpoint(row), secret, previous_secret_expires_at: until.toISOString() };
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -466,6 +507,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
       'e.data',
       'w.url',
       'w.surface',
+      'w.id as endpoint_id',
       'w.secret',
       'w.previous_secret',
       'w.previous_secret_expires_at',
@@ -551,11 +593,14 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
  */
 export function signingSecrets(
   core: Core,
-  row: { secret: string; previous_secret: string | null; previous_secret_expires_at: unknown },
+  row: { endpoint_id: string; secret: string; previous_secret: string | null; previous_secret_expires_at: unknown },
 ): string[] {
+  const ring = keyringFor(core.config);
+  const aad = webhookSecretAad(row.endpoint_id);
   const prev = row.previous_secret;
   const until = row.previous_secret_expires_at ? asDate(row.previous_secret_expires_at) : null;
-  return prev && until && until > core.now() ? [row.secret, prev] : [row.secret];
+  const current = openSecret(ring, row.secret, aad);
+  return prev && until && until > core.now() ? [current, openSecret(ring, prev, aad)] : [current];
 }
 
 /**

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
-import { Kysely, Migrator, PostgresDialect } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { migrationProvider } from './migrations';
@@ -21,11 +21,13 @@ const INT8 = 20;
  * (src/db/pglite-lock.ts): throws `PgliteLockedError` while another live process holds it; the lock
  * is released by `destroy()` or when the process exits.
  */
-export async function openDb(target: DbTarget, opts: { poolSize?: number } = {}): Promise<Db> {
+export async function openDb(target: DbTarget, opts: { poolSize?: number; role?: string } = {}): Promise<Db> {
   if ('url' in target) {
     const pool = new pg.Pool({
       connectionString: target.url,
       max: opts.poolSize ?? 10,
+      // Every connection acts as the application role from its start (docs/security.md "Database roles").
+      ...(opts.role ? { options: `-c role=${opts.role}` } : {}),
       types: {
         getTypeParser: ((oid: number, format?: string) =>
           oid === INT8 ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format as 'text')) as any,
@@ -93,4 +95,45 @@ export async function migrate(db: Db): Promise<void> {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`Migration ${failed?.migrationName ?? ''} failed: ${String(error)}`);
   }
+}
+
+/** The application roles (migration 0065; docs/security.md "Database roles"). */
+export type AppRole = 'payouts_api' | 'payouts_worker' | 'payouts_admin';
+
+/** Thrown by {@link actAsRole} when the role does not exist or the connecting user may not take it. */
+export class DatabaseRoleError extends Error {
+  constructor(role: string, why: string) {
+    super(
+      `Cannot act as database role ${role}: ${why}. Create it and grant it to the login user (docs/operations.md "Database roles"), ` +
+        'then run npm run admin -- db grants; or set DATABASE_ROLE=none to stay the connecting user.',
+    );
+    this.name = 'DatabaseRoleError';
+  }
+}
+
+/**
+ * After migrations (which run as the connecting owner), makes `db` act as the application `role`:
+ * on PGlite (one connection) `SET ROLE` for the session; on PostgreSQL a new pool whose
+ * connections start as the role (`-c role=…`), the owner's pool being closed. Returns the handle
+ * to use from then on. Throws {@link DatabaseRoleError} when the role is missing or not granted to
+ * the login user.
+ */
+export async function actAsRole(db: Db, target: DbTarget, role: string, opts: { poolSize?: number } = {}): Promise<Db> {
+  const { rows } = await sql<{ exists: boolean; member: boolean }>`
+    select exists (select 1 from pg_roles where rolname = ${role}) as exists,
+           coalesce((select pg_has_role(current_user, ${role}, 'MEMBER') from pg_roles where rolname = ${role}), false) as member`.execute(db);
+  if (!rows[0]?.exists) throw new DatabaseRoleError(role, 'it does not exist');
+  if (!rows[0].member) throw new DatabaseRoleError(role, 'the login user is not a member of it');
+  if ('url' in target) {
+    await db.destroy();
+    return openDb(target, { ...opts, role });
+  }
+  await sql`set role ${sql.id(role)}`.execute(db);
+  return db;
+}
+
+/** The role a process acts as: the DATABASE_ROLE setting when set (`none`: null), else the process's own. */
+export function databaseRole(setting: string | undefined, processRole: AppRole | undefined): string | null {
+  if (setting === 'none') return null;
+  return setting ?? processRole ?? null;
 }

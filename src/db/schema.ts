@@ -13,13 +13,14 @@ import type { RailTables } from './tables/rails';
 import type { TreasuryTables } from './tables/treasury';
 import type { RateTables } from './tables/rates';
 import type { SolanaTables } from './tables/solana';
+import type { AuditTables } from './tables/audit';
 
 export type { Environment } from './tables/platform';
 
 /** Every table of the service, one interface per area under db/tables. */
 export interface Database extends PlatformTables, CatalogTables, PayoutTables, WebhookTables, DisbursementTables, FundingTables,
   NotificationTables, RateLimitTables, ClaimFlowTables, TestClockTables, RailTables, TreasuryTables,
-  RateTables, SolanaTables {}
+  RateTables, SolanaTables, AuditTables {}
 
 /** The Kysely handle used everywhere (pg Pool or PGlite underneath). */
 export type Db = Kysely<Database>;

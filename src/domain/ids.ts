@@ -9,7 +9,8 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
 export type IdPrefix =
   | 'biz' | 'key' | 'qt' | 'rcp' | 'po' | 'att' | 'evt' | 'we' | 'whd' | 'dsb' | 'dsi' | 'rev' | 'req' | 'rct' | 'va' | 'dep' | 'plink' | 'preq'
-  | 'ntf' | 'msg' | 'cbt' | 'ctu' | 'tca' | 'rf' | 'stm' | 'tbr' | 'cda' | 'csw' | 'nmsg';
+  | 'ntf' | 'msg' | 'cbt' | 'ctu' | 'tca' | 'rf' | 'stm' | 'tbr' | 'cda' | 'csw' | 'nmsg'
+  | 'aud';
 
 /** A new time-ordered id such as `po_01j9z3k4m5n6p7q8r9s0t1v2w3`. */
 export function newId(prefix: IdPrefix, now: number = Date.now()): string {

@@ -7,8 +7,12 @@ import { createBusiness, verifyBusiness } from '../core/businesses';
 import { getRailFile, listPartnerTransfers, listRailFiles, listUnmatchedRailItems } from '../core/rails/operators';
 import { listChannelPauses, pauseChannel, resumeChannel } from '../core/channel-pauses';
 import { formatTreasuryReport, treasuryReport } from '../core/treasury/report';
-import { migrate, openDb } from '../db/connection';
+import { actAsRole, databaseRole, type DbTarget, migrate, openDb } from '../db/connection';
+import { operatorActor, recordAuditEvent, verifyAuditChain } from '../core/audit';
+import { keyringFor, resealStoredSecrets } from '../core/secrets';
+import { applyGrants } from '../db/migrations/0065_defense_in_depth';
 import { PgliteLockedError } from '../db/pglite-lock';
+import { createLogger } from '../core/logging';
 import { join, resolve } from 'node:path';
 
 /**
@@ -33,6 +37,14 @@ import { join, resolve } from 'node:path';
  * `npm run admin -- channel pause <channel> [--reason "..."]` / `channel resume <channel>` /
  * `channel list`: pauses a channel for every API and worker process within seconds, without a
  * restart (docs/operations.md "Pausing a channel"); one audit log line (stderr, JSON) per change.
+ * `npm run admin -- audit verify [--business <id>] [--json]`: recomputes every audit chain
+ * (docs/security.md "Audit trail"); exit 1 when a record was changed, removed or reordered.
+ * `npm run admin -- secrets rotate [--json]`: re-encrypts every stored secret under
+ * SECRETS_ACTIVE_KEY_ID (docs/operations.md "Rotating the secrets key").
+ * `npm run admin -- db grants`: applies the application roles' grants again (docs/operations.md
+ * "Database roles"), e.g. after an operator created the roles.
+ * Every command that changes state leaves an audit record (actor `user@host`, source
+ * `npm run admin`).
  * Uses DATABASE_URL, or the PGlite data of DATA_DIR when `npm run dev` is not running: while it
  * is, the directory is locked (src/db/pglite-lock.ts) and this refuses with exit code 3 and a
  * message naming the process that holds it; it never opens the directory beside it.
@@ -46,13 +58,20 @@ const { positionals, values } = parseArgs({
     approvals: { type: 'string' },
     reason: { type: 'string' },
     json: { type: 'boolean', default: false },
+    business: { type: 'string' },
   },
 });
 const usage =
   'usage: npm run admin -- business create --name <name> [--verified] [--approvals N] [--json]\n' +
   '       npm run admin -- business verify <business_id> [--json]\n' +
   '       npm run admin -- key revoke <key_id> [--force] [--json]\n' +
-  '       npm run admin -- treasury [--json]';
+  '       npm run admin -- treasury [--json]\n' +
+  '       npm run admin -- audit verify [--business <id>] [--json]\n' +
+  '       npm run admin -- secrets rotate [--json]\n' +
+  '       npm run admin -- db grants';
+const auditVerify = positionals[0] === 'audit' && positionals[1] === 'verify';
+const secretsRotate = positionals[0] === 'secrets' && positionals[1] === 'rotate';
+const dbGrants = positionals[0] === 'db' && positionals[1] === 'grants';
 const verify = positionals[0] === 'business' && positionals[1] === 'verify' && !!positionals[2];
 const revokeKey = positionals[0] === 'key' && positionals[1] === 'revoke' && !!positionals[2];
 const rail =
@@ -60,17 +79,16 @@ const rail =
 const channelCmd =
   positionals[0] === 'channel' && (positionals[1] === 'list' || ((positionals[1] === 'pause' || positionals[1] === 'resume') && !!positionals[2]));
 const treasury = positionals[0] === 'treasury' && positionals.length === 1;
-if (!verify && !revokeKey && !rail && !channelCmd && !treasury && (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name)) {
+if (!verify && !revokeKey && !rail && !channelCmd && !treasury && !auditVerify && !secretsRotate && !dbGrants && (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name)) {
   console.error(usage);
   process.exit(2);
 }
 let exitCode = 0;
 const config = loadConfig();
 let db: Awaited<ReturnType<typeof openDb>>;
+const target: DbTarget = config.DATABASE_URL ? { url: config.DATABASE_URL } : { pgliteDir: resolve(join(config.DATA_DIR)) };
 try {
-  db = config.DATABASE_URL
-    ? await openDb({ url: config.DATABASE_URL }, { poolSize: 1 })
-    : await openDb({ pgliteDir: resolve(join(config.DATA_DIR)) });
+  db = await openDb(target, { poolSize: 1 });
 } catch (err) {
   if (!(err instanceof PgliteLockedError)) throw err;
   console.error(`npm run admin: ${err.message}`);
@@ -78,8 +96,29 @@ try {
 }
 try {
   await migrate(db);
-  if (channelCmd) {
-    const audit = pino({ base: { component: 'admin' } }, pino.destination(2));
+  // Every command but `db grants` (which only the owner may run) acts as payouts_admin.
+  const role = dbGrants ? null : databaseRole(config.DATABASE_ROLE, 'payouts_admin');
+  if (role) db = await actAsRole(db, target, role, { poolSize: 1 });
+  if (auditVerify) {
+    const report = await verifyAuditChain(db, { businessId: values.business });
+    if (values.json) console.log(JSON.stringify(report, null, 2));
+    else {
+      console.log(`${report.records} audit records in ${report.chains} chains checked`);
+      for (const p of report.problems) console.log(`PROBLEM ${p.businessId} seq ${p.seq}${p.id ? ` (${p.id})` : ''}: ${p.problem}: ${p.detail}`);
+      for (const h of report.heads) console.log(`head ${h.businessId} seq ${h.seq} ${h.hash}`);
+    }
+    if (report.problems.length > 0) exitCode = 1;
+  } else if (secretsRotate) {
+    const ring = keyringFor(config);
+    const report = await resealStoredSecrets(db, ring);
+    await recordAuditEvent(db, { businessId: null, environment: null, ...operatorActor(), action: 'secrets.rotated', objectType: 'secrets_key', objectId: ring.activeKeyId, before: null, after: { ...report } });
+    console.log(values.json ? JSON.stringify(report) : `${report.resealed} secrets re-encrypted under key ${report.activeKeyId}; ${report.unchanged} already were`);
+  } else if (dbGrants) {
+    await applyGrants(db);
+    await recordAuditEvent(db, { businessId: null, environment: null, ...operatorActor(), action: 'database.grants_applied', objectType: 'database', objectId: 'roles', before: null, after: null });
+    console.log('grants applied to payouts_api, payouts_worker, payouts_admin (each that exists)');
+  } else if (channelCmd) {
+    const audit = createLogger({ base: { component: 'admin' } }, pino.destination(2));
     const channel = positionals[2]!;
     if (positionals[1] === 'list') {
       const pauses = await listChannelPauses(db);
@@ -128,7 +167,7 @@ try {
       console.log(content);
     }
   } else if (revokeKey) {
-    const audit = pino({ base: { component: 'admin' } }, pino.destination(2));
+    const audit = createLogger({ base: { component: 'admin' } }, pino.destination(2));
     const r = await revokeApiKeyAsOperator(db, positionals[2], { force: values.force }).catch((err: Error & { code?: string }) => {
       console.error(`${err.code ? `${err.code}: ` : ''}${err.message}${err.code === 'last_owner_key' ? ' (pass --force to revoke it anyway)' : ''}`);
       exitCode = 1;
@@ -143,17 +182,25 @@ try {
       console.log(values.json ? JSON.stringify(r) : `api key ${r.id} (${r.prefix}…${r.last4 ?? ''}) of business ${r.business_id} revoked at ${r.revoked_at}`);
     }
   } else if (verify) {
-    const r = await verifyBusiness(db, positionals[2]).catch((err: Error) => {
+    const r = await db
+      .transaction()
+      .execute(async (tx) => {
+        const out = await verifyBusiness(tx, positionals[2]!);
+        await recordAuditEvent(tx, { businessId: out.business_id, environment: null, ...operatorActor(), action: 'business.verified', objectType: 'business', objectId: out.business_id, before: null, after: { verified: true } });
+        return out;
+      })
+      .catch((err: Error) => {
       console.error(err.message);
       exitCode = 1;
       return null;
     });
     if (r) console.log(values.json ? JSON.stringify(r) : `business ${r.business_id} verified`);
   } else {
-    const created = await createBusiness(db, {
-      name: values.name as string,
-      verified: values.verified,
-      approvalsRequired: values.approvals ? Number(values.approvals) : undefined,
+    const input = { name: values.name as string, verified: values.verified, approvalsRequired: values.approvals ? Number(values.approvals) : undefined };
+    const created = await db.transaction().execute(async (tx) => {
+      const out = await createBusiness(tx, input);
+      await recordAuditEvent(tx, { businessId: out.business_id, environment: null, ...operatorActor(), action: 'business.created', objectType: 'business', objectId: out.business_id, before: null, after: { ...input } });
+      return out;
     });
     if (values.json) console.log(JSON.stringify(created));
     else {

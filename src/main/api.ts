@@ -13,7 +13,7 @@ if (!config.DATABASE_URL) {
   console.error('npm run api needs DATABASE_URL (PGlite is single-process; use `npm run dev` for the all-in-one mode)');
   process.exit(2);
 }
-const core = await buildCore(config);
+const core = await buildCore(config, { role: 'payouts_api' });
 // Verified keys cached per process, evicted by PostgreSQL NOTIFY (docs/api-keys.md "Authentication cache").
 const keyCache = await startApiKeyCache(core.db, config.DATABASE_URL, core.log);
 // Channel status follows the live rails' connections (docs/rails.md "Channel status").

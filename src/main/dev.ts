@@ -53,7 +53,7 @@ if (!env.TEMPORAL_ADDRESS) {
 }
 const config = loadConfig(env);
 await ensureSearchAttributes(temporalConnectionOptions(config), config.TEMPORAL_NAMESPACE);
-const core = await buildCore(config);
+const core = await buildCore(config, { role: 'payouts_worker' });
 const credentialsFile = join(dataDir, 'dev-credentials.json');
 let credentials: { business_id: string; keys: { sandbox: string; live: string } };
 if (existsSync(credentialsFile)) {

@@ -1,8 +1,9 @@
 import { join, resolve } from 'node:path';
-import pino from 'pino';
 import type { Config } from '../config';
 import type { Core } from '../core/context';
-import { migrate, openDb } from '../db/connection';
+import { createLogger } from '../core/logging';
+import { actAsRole, type AppRole, databaseRole, type DbTarget, migrate, openDb } from '../db/connection';
+import { keyringFor } from '../core/secrets';
 import { connectTemporal } from '../temporal/client';
 import { drainWorkflowStarts } from '../core/workflow-starts';
 import { temporalConnectionOptions } from '../temporal/connection-options';
@@ -10,19 +11,23 @@ import { temporalConnectionOptions } from '../temporal/connection-options';
 /**
  * Builds the core of a process from its configuration: opens the database (PostgreSQL when
  * DATABASE_URL is set, else PGlite under DATA_DIR), runs migrations (advisory-locked, so safe from
- * every process at once) and connects the Temporal client.
+ * every process at once) as the connecting owner, then acts as the process's database role
+ * (`opts.role`, overridden by DATABASE_ROLE; `none` stays the connecting user; docs/security.md
+ * "Database roles"), and connects the Temporal client. Throws DatabaseRoleError when the role is
+ * missing.
  */
-export async function buildCore(config: Config, opts: { memoryDb?: boolean } = {}): Promise<Core> {
-  const log = pino({ level: config.LOG_LEVEL });
-  const db = config.DATABASE_URL
-    ? await openDb({ url: config.DATABASE_URL })
-    : opts.memoryDb
-      ? await openDb({ memory: true })
-      : await openDb({ pgliteDir: resolve(join(config.DATA_DIR)) });
+export async function buildCore(config: Config, opts: { memoryDb?: boolean; role?: AppRole } = {}): Promise<Core> {
+  const log = createLogger({ level: config.LOG_LEVEL });
+  const target: DbTarget = config.DATABASE_URL ? { url: config.DATABASE_URL } : opts.memoryDb ? { memory: true } : { pgliteDir: resolve(join(config.DATA_DIR)) };
+  let db = await openDb(target);
   await migrate(db);
+  const role = databaseRole(config.DATABASE_ROLE, opts.role);
+  if (role) db = await actAsRole(db, target, role);
+  keyringFor(config); // refuses the development secrets key when NODE_ENV=production
   const temporal = await connectTemporal(temporalConnectionOptions(config), config.TEMPORAL_NAMESPACE);
   return { db, temporal, config, log, now: () => new Date() };
 }
+
 
 /**
  * Closes what {@link buildCore} opened (PGlite must be closed to flush to disk), after the

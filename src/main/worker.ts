@@ -42,7 +42,7 @@ if (!config.DATABASE_URL) {
 const temporalOptions = temporalConnectionOptions(config);
 const address = temporalOptions.address;
 await ensureSearchAttributes(temporalOptions, config.TEMPORAL_NAMESPACE);
-const core = await buildCore(config);
+const core = await buildCore(config, { role: 'payouts_worker' });
 const workflowBundle = await prepareWorkflowBundle({
   prebuilt: config.WORKFLOW_BUNDLE,
   outFile: join(tmpdir(), `payouts-workflows-${process.pid}.js`),

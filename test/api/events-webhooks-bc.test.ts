@@ -7,6 +7,7 @@ import { surfaceBEnvelope } from '../../src/core/webhooks-surface-b';
 import { newId } from '../../src/domain/ids';
 import { createHarness, type Harness } from '../helpers/harness';
 import { type ReceivedDelivery, waitFor, webhookReceiver as receiver } from '../helpers/webhook-receiver';
+import { keyringFor, openSecret, webhookSecretAad } from '../../src/core/secrets';
 
 /**
  * docs/webhooks.md, docs/surface-b.md, docs/surface-c.md: the events API of Surfaces B and C (the
@@ -332,7 +333,11 @@ describe('Surface B: POST /webhooks/{id}/rotate-secret', () => {
     expect(p8d.body.message).toMatch(/^expirePreviousIn /);
     // nothing changed by the refused calls: the endpoint still signs with its first secret only
     const row = await h.db.selectFrom('webhook_endpoints').select(['secret', 'previous_secret']).where('id', '=', ep.id).executeTakeFirstOrThrow();
-    expect(row).toEqual({ secret: 'b-rotation-errors-secret', previous_secret: null });
+    // stored encrypted (docs/security.md "Secrets at rest"): opened with the configured key
+    expect({ secret: openSecret(keyringFor(h.config), row.secret, webhookSecretAad(ep.id)), previous_secret: row.previous_secret }).toEqual({
+      secret: 'b-rotation-errors-secret',
+      previous_secret: null,
+    });
     const now = await h.request('POST', path, { key: biz.sandbox, body: { secret: 'a-good-new-secret-1234', expirePreviousIn: 'PT0S' } });
     expect(now.status).toBe(200);
     expect(Date.parse(now.body.previousSecretExpiresAt)).toBeLessThanOrEqual(Date.now());

@@ -11,7 +11,7 @@ import { createBusiness } from '../../src/core/businesses';
 import { startRelay } from '../../src/core/relay';
 import { relayTasks } from '../../src/core/relay-tasks';
 import { drainWorkflowStarts } from '../../src/core/workflow-starts';
-import { migrate, openDb } from '../../src/db/connection';
+import { actAsRole, type AppRole, migrate, openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
 import { createWorker, type PaymentsWorker } from '../../src/temporal/worker';
 import { startRateRefresher } from '../../src/core/rates/refresher';
@@ -101,7 +101,13 @@ async function freshDb(): Promise<{ db: Db; url?: string; drop: () => Promise<vo
  * task queue, and (unless `worker: false`) a worker running the real workflows and activities.
  */
 export async function createHarness(
-  opts: { worker?: boolean; env?: Record<string, string>; config?: Partial<Config> } = {},
+  opts: {
+    worker?: boolean;
+    env?: Record<string, string>;
+    config?: Partial<Config>;
+    /** Act as this application role after migrating (docs/security.md "Database roles"), as the processes do. */
+    role?: AppRole;
+  } = {},
 ): Promise<Harness> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } as any });
@@ -110,8 +116,10 @@ export async function createHarness(
   const address = inject('temporalAddress');
   const bundlePath = inject('workflowBundlePath');
   if (!address) throw new Error('This test needs Temporal; run it without TEST_NO_INFRA=1');
-  const { db, url: databaseUrl, drop } = await freshDb();
-  await migrate(db);
+  const fresh = await freshDb();
+  const { url: databaseUrl, drop } = fresh;
+  await migrate(fresh.db);
+  const db = opts.role ? await actAsRole(fresh.db, databaseUrl ? { url: databaseUrl } : { memory: true }, opts.role, { poolSize: 20 }) : fresh.db;
   // Live rates come from rate test servers on loopback, refreshed every second (docs/rates.md).
   const rates = await startRateSources();
   const config = loadConfig(

@@ -21,6 +21,7 @@ import type { Receiver } from './receiver';
 import { type LiveCredit, LIVE_EXPECTED } from './live';
 import { isPartnerReference } from './partner';
 import { EXPECTED, type TrafficLog } from './traffic';
+import { securityChecks } from './security';
 
 /** One row of the audit table. */
 export interface Check {
@@ -396,5 +397,6 @@ export async function audit(opts: {
         `${wrong.length} wrong [${wrong.slice(0, 3).map((c) => c.reference).join(', ')}]`,
     );
   }
+  checks.push(...(await securityChecks(db)));
   return checks;
 }

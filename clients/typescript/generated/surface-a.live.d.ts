@@ -986,6 +986,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit events
+         * @description The business audit trail in this environment, newest first: API key creation, rolls and revocations; webhook endpoint creation, deletion and secret rotation; disbursement approvals, rejections, launches, pauses and resumes; test-clock advances; operator commands on the business. Filter by actor (a key id), action, object (an id) and time. Records are append-only and hash-chained; secrets are never recorded.
+         */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2274,6 +2294,60 @@ export interface components {
         PayoutReject: {
             /** @description At most 500 characters */
             reason?: string;
+        };
+        AuditEventList: {
+            data: components["schemas"]["AuditEvent"][];
+            next_cursor: string | null;
+        };
+        /** @description One privileged act: who, what, on which object, when, from where, before and after */
+        AuditEvent: {
+            /** @example aud_01k0000000000000000000000 */
+            id: string;
+            /** @enum {string} */
+            object: "audit_event";
+            /**
+             * @description What was done, `<object>.<verb>`
+             * @example api_key.revoked
+             */
+            action: string;
+            actor: components["schemas"]["AuditActor"];
+            /** @example api_key */
+            object_type: string;
+            /** @example key_01k0000000000000000000001 */
+            object_id: string;
+            source: components["schemas"]["AuditSource"];
+            /** @description The object before the act (never a secret) */
+            before: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The object after the act (never a secret) */
+            after: {
+                [key: string]: unknown;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Position in the business audit chain (1, 2, 3 …) */
+            sequence: number;
+            /** @description SHA-256 (hex) of this record and the previous record hash (docs/security.md "Audit trail") */
+            hash: string;
+        };
+        AuditActor: {
+            /** @enum {string} */
+            type: "api_key" | "operator" | "system";
+            /**
+             * @description The API key id, or the operator as user@host
+             * @example key_01k0000000000000000000000
+             */
+            id: string;
+        };
+        AuditSource: {
+            /** @description The client address the API saw (the socket peer) */
+            ip: string | null;
+            /** @description The X-Forwarded-For header as sent (not verified) */
+            forwarded_for: string | null;
+            user_agent: string | null;
+            /** @description The X-Request-ID of the request that did it */
+            request_id: string | null;
         };
     };
     responses: never;
@@ -6823,6 +6897,76 @@ export interface operations {
             };
             /** @description payload_too_large: the body is larger than the service accepts */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description End of the window, Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200 (default 50) */
+                limit?: number;
+                /** @description Opaque cursor from next_cursor of the previous page */
+                cursor?: string;
+                /** @description Only acts by this API key id (or operator) */
+                actor?: string;
+                /** @description Only this action */
+                action?: string;
+                /** @description Only acts on this object id */
+                object?: string;
+                /** @description Only acts at or after this ISO 8601 date-time */
+                created_gte?: string;
+                /** @description Only acts at or before this ISO 8601 date-time */
+                created_lte?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description List envelope */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventList"];
+                };
+            };
+            /** @description validation_error (limit, cursor, created_gte, created_lte) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key, or a key of the other environment */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,7 @@
-import type { MiddlewareHandler } from 'hono';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Context, MiddlewareHandler } from 'hono';
 import { authenticateKey } from '../../core/api-keys';
+import type { RequestSource } from '../../core/context';
 import { hashKey } from '../../domain/api-keys';
 import { ApiError } from '../../domain/errors';
 import type { AppEnv } from '../types';
@@ -42,6 +44,18 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     );
   }
   if (!keyEnv) throw unauthorized('invalid_api_key', 'The API key is not valid');
-  c.set('caller', await authenticateKey(c.get('core'), key));
+  c.set('caller', { ...(await authenticateKey(c.get('core'), key)), source: requestSource(c) });
   await next();
 };
+
+/** Where the request came from, for the audit trail (src/core/audit.ts): socket peer, X-Forwarded-For, User-Agent, request id. */
+function requestSource(c: Context<AppEnv>): RequestSource {
+  let ip: string | null = null;
+  try {
+    ip = getConnInfo(c).remote.address ?? null;
+  } catch {
+    // in-process request (no socket)
+  }
+  const clip = (v: string | undefined) => (v === undefined ? null : v.slice(0, 512));
+  return { ip, forwardedFor: clip(c.req.header('X-Forwarded-For')), userAgent: clip(c.req.header('User-Agent')), requestId: c.get('requestId') ?? null };
+}

@@ -24,6 +24,7 @@ import { registerPaymentLinkRoutes } from './payment-links';
 import { registerPaymentRequestRoutes } from './payment-requests';
 import { registerWithdrawalRoutes } from './withdrawals';
 import { registerPayoutApprovalRoutes } from './payout-approvals';
+import { registerAuditEventRoutes } from './audit-events';
 
 /** Every Surface A resource router, one module per resource (spec "Endpoints", Surface A). */
 export function registerSurfaceARoutes(app: SurfaceRouter): void {
@@ -45,6 +46,7 @@ export function registerSurfaceARoutes(app: SurfaceRouter): void {
   registerPaymentRequestRoutes(app);
   registerWithdrawalRoutes(app);
   registerPayoutApprovalRoutes(app);
+  registerAuditEventRoutes(app);
 }
 
 /** Surface A's definition for the surface registry. */

@@ -6,6 +6,7 @@ import { emitEvent } from '../events';
 import type { DisbursementRow } from './shared';
 import { type WireDisbursement, itemAggregates, approvalsReceived, approvalsRequired, renderDisbursement, findRow } from './read';
 import { newRevision, recountDrafting } from './create';
+import { callerActor, recordAuditEvent } from '../audit';
 
 /** 409 items_need_review: `count` items still need review before submit or launch. */
 export const itemsNeedReview = (count: number) =>
@@ -129,6 +130,11 @@ export async function approveDisbursement(core: Core, caller: Caller, id: string
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    await recordAuditEvent(
+      tx,
+      { businessId: row.business_id, environment: row.environment, ...callerActor(caller), action: 'disbursement.approved', objectType: 'disbursement', objectId: id, before: { status: row.status, revision_id: revisionId, approved_revision_id: row.approved_revision_id }, after: { status: updated.status, approved_revision_id: updated.approved_revision_id, approvals_received: received, approvals_required: required } },
+      core.now(),
+    );
     return renderDisbursement(tx, updated);
   });
 }
@@ -178,6 +184,11 @@ export async function rejectDisbursement(
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    await recordAuditEvent(
+      tx,
+      { businessId: row.business_id, environment: row.environment, ...callerActor(caller), action: 'disbursement.rejected', objectType: 'disbursement', objectId: id, before: { status: row.status, revision_id: revisionId }, after: { status: updated.status, revision_id: updated.revision_id, reason: text } },
+      core.now(),
+    );
     return renderDisbursement(tx, updated);
   });
 }

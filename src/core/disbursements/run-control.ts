@@ -23,6 +23,7 @@ import {
 } from './read';
 import { applyLaunchPolicy } from '../policies/disbursements';
 import { itemsNeedReview } from './approvals';
+import { callerActor, recordAuditEvent } from '../audit';
 
 /** Tuning of the disbursement workflow (operators and tests; not on the wire). */
 export interface RunOptions {
@@ -142,6 +143,11 @@ export async function launchDisbursement(core: Core, caller: Caller, id: string,
       dedupeKey: `disbursement:${id}:launched`,
     });
     await enqueueWorkflowStart(tx, disbursementStart(updated, opts));
+    await recordAuditEvent(
+      tx,
+      { businessId: row.business_id, environment: row.environment, ...callerActor(caller), action: 'disbursement.launched', objectType: 'disbursement', objectId: id, before: { status: row.status, revision_id: row.revision_id }, after: { status: updated.status, launched_revision_id: updated.launched_revision_id, held: String(total) } },
+      core.now(),
+    );
     return out;
   });
   try {
@@ -206,6 +212,11 @@ export async function pauseDisbursement(core: Core, caller: Caller, id: string):
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    await recordAuditEvent(
+      tx,
+      { businessId: row.business_id, environment: row.environment, ...callerActor(caller), action: 'disbursement.paused', objectType: 'disbursement', objectId: id, before: { status: row.status }, after: { status: updated.status } },
+      core.now(),
+    );
     return renderDisbursement(tx, updated);
   });
   await signal(core, id, 'pause');
@@ -223,6 +234,11 @@ export async function resumeDisbursement(core: Core, caller: Caller, id: string)
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();
+    await recordAuditEvent(
+      tx,
+      { businessId: r.business_id, environment: r.environment, ...callerActor(caller), action: 'disbursement.resumed', objectType: 'disbursement', objectId: id, before: { status: r.status }, after: { status: updated.status } },
+      core.now(),
+    );
     return { wire: await renderDisbursement(tx, updated), row: updated };
   });
   await signalWithStartAfterCommit(core, row, 'resume');

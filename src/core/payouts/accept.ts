@@ -98,11 +98,10 @@ export async function insertPayout(
   const statement = sql<PayoutRow & { event_written: number }>`with ${sql.join(ctes, sql`, `)}
     select payout.*, ${event ? sql`(select count(*) from event)::int` : sql`0`} as event_written from payout`;
 
-  let written = (await statement.execute(tx)).rows[0];
+  const written = (await statement.execute(tx)).rows[0];
   if (!written && hold) {
     try {
-      if ((await explainUnappliedPosting(tx, hold)) === 'retry') written = (await statement.execute(tx)).rows[0];
-      if (!written) throw new InsufficientFundsError(hold.from, hold.amount);
+      await explainUnappliedPosting(tx, hold);
     } catch (e) {
       if (e instanceof InsufficientFundsError) {
         const balance = await getBalance(tx, caller.businessId, caller.environment);

@@ -19,7 +19,7 @@ import {
 import type { AttemptResult } from '../../../workflows/payout.contract';
 import type { Core } from '../context';
 import { type EventInput, eventValues, eventWritten } from '../events';
-import { InsufficientFundsError, type Posting, postingCtes, postingOutcome } from '../ledger';
+import { InsufficientFundsError, type Posting, postingCtes, resolvePostingOutcome } from '../ledger';
 import type { PayoutRow, PayoutAttemptRow } from './rows';
 import { renderPayout } from './read';
 
@@ -188,7 +188,7 @@ export async function transitionPayout(core: Core, payoutId: string, to: PayoutS
         ${posting ? sql`(select count(*) from balance)::int` : sql`0`} as moved
       from payout`.execute(tx);
     const { event_written: eventWrittenCount, posted, moved, ...updated } = r.rows[0]!;
-    if (posting && postingOutcome(posting, posted, moved) === 'unapplied') throw new InsufficientFundsError(posting.from, posting.amount);
+    if (posting && (await resolvePostingOutcome(tx, posting, posted, moved)) === 'unapplied') throw new InsufficientFundsError(posting.from, posting.amount);
     if (event && eventWrittenCount > 0) eventWritten(event);
     return updated as PayoutRow;
   });

@@ -1,0 +1,148 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import type { Config } from '../config';
+import type { Db } from '../db/schema';
+
+/**
+ * Secrets encrypted at rest (docs/security.md "Secrets at rest"): a value the service must read back
+ * in plain text (a webhook signing secret, current or previous) is stored as
+ * `enc:v1:<key id>:<iv>:<ciphertext and tag>` (base64url), AES-256-GCM under a key-encryption key
+ * (KEK) from configuration (`SECRETS_KEYS`, `SECRETS_ACTIVE_KEY_ID`), with the owning row as
+ * additional authenticated data (`webhook_endpoint:<id>`), so a value copied to another row does not
+ * decrypt. New values are sealed under the active key; any listed key opens its own values, so a
+ * rotation (`npm run admin -- secrets rotate`, {@link resealStoredSecrets}) re-encrypts while the
+ * old key still reads. A value without the `enc:` prefix (written before migration 0065) reads as
+ * plain text until the rotation seals it.
+ *
+ * Without SECRETS_KEYS the embedded development key `dev` is used (it is public: fine for
+ * `npm run dev` and tests, never for a live deployment; {@link keyringFor} refuses it when
+ * NODE_ENV=production).
+ */
+
+/** The configured KEKs and which one seals new values. */
+export interface Keyring {
+  /** Key id -> 32-byte AES key. */
+  keys: ReadonlyMap<string, Buffer>;
+  activeKeyId: string;
+  /** True when no key was configured and the embedded development key is in use. */
+  development: boolean;
+}
+
+const PREFIX = 'enc:v1:';
+/** The embedded development KEK (public by design: docs/configuration.md "Security"). */
+const DEV_KEY_ID = 'dev';
+const DEV_KEY = createHash('sha256').update('payouts-backend development key-encryption key; never for live data').digest();
+
+/** Thrown when a stored value cannot be opened: unknown key id, or tampered ciphertext / wrong row. */
+export class SecretUnreadableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SecretUnreadableError';
+  }
+}
+
+const keyrings = new WeakMap<object, Keyring>();
+
+/**
+ * The keyring of a configuration (parsed once per config object). Throws when SECRETS_ACTIVE_KEY_ID
+ * names no listed key, a key is not 32 bytes, or NODE_ENV=production has no SECRETS_KEYS.
+ */
+export function keyringFor(config: Pick<Config, 'SECRETS_KEYS' | 'SECRETS_ACTIVE_KEY_ID' | 'NODE_ENV'>): Keyring {
+  const cached = keyrings.get(config);
+  if (cached) return cached;
+  let ring: Keyring;
+  if (!config.SECRETS_KEYS) {
+    if (config.NODE_ENV === 'production') {
+      throw new Error('SECRETS_KEYS is required when NODE_ENV=production: the embedded development key must never protect live secrets (docs/configuration.md "Security")');
+    }
+    ring = { keys: new Map([[DEV_KEY_ID, DEV_KEY]]), activeKeyId: DEV_KEY_ID, development: true };
+  } else {
+    const keys = new Map<string, Buffer>();
+    for (const part of config.SECRETS_KEYS.split(',')) {
+      const [id, b64] = part.trim().split(':') as [string, string];
+      const key = Buffer.from(b64.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+      if (key.length !== 32) throw new Error(`SECRETS_KEYS: key ${id} must be 32 bytes (base64), got ${key.length}`);
+      keys.set(id, key);
+    }
+    const activeKeyId = config.SECRETS_ACTIVE_KEY_ID ?? [...keys.keys()][0]!;
+    if (!keys.has(activeKeyId)) throw new Error(`SECRETS_ACTIVE_KEY_ID ${activeKeyId} is not one of the SECRETS_KEYS`);
+    ring = { keys, activeKeyId, development: false };
+  }
+  keyrings.set(config, ring);
+  return ring;
+}
+
+/** Whether a stored value is sealed (`enc:v1:…`) rather than legacy plain text. */
+export const isSealed = (stored: string) => stored.startsWith(PREFIX);
+
+/** The key id a stored value is sealed under, or null for legacy plain text. */
+export function sealedKeyId(stored: string): string | null {
+  return isSealed(stored) ? stored.slice(PREFIX.length).split(':')[0]! : null;
+}
+
+/** Seals `plaintext` under the active key, bound to `aad` (e.g. `webhook_endpoint:we_…`). */
+export function sealSecret(ring: Keyring, plaintext: string, aad: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', ring.keys.get(ring.activeKeyId)!, iv);
+  cipher.setAAD(Buffer.from(aad, 'utf8'));
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
+  return `${PREFIX}${ring.activeKeyId}:${iv.toString('base64url')}:${body.toString('base64url')}`;
+}
+
+/**
+ * Opens a stored value sealed by {@link sealSecret} with the same `aad`; legacy plain text comes
+ * back unchanged. Throws {@link SecretUnreadableError} for an unknown key id or a failed tag check.
+ */
+export function openSecret(ring: Keyring, stored: string, aad: string): string {
+  if (!isSealed(stored)) return stored;
+  const [keyId, ivText, bodyText] = stored.slice(PREFIX.length).split(':') as [string, string, string];
+  const key = ring.keys.get(keyId);
+  if (!key) throw new SecretUnreadableError(`secret sealed under key ${keyId}, which SECRETS_KEYS does not list`);
+  const body = Buffer.from(bodyText ?? '', 'base64url');
+  if (body.length < 16) throw new SecretUnreadableError('sealed secret is truncated');
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(ivText ?? '', 'base64url'));
+    decipher.setAAD(Buffer.from(aad, 'utf8'));
+    decipher.setAuthTag(body.subarray(body.length - 16));
+    return Buffer.concat([decipher.update(body.subarray(0, body.length - 16)), decipher.final()]).toString('utf8');
+  } catch {
+    throw new SecretUnreadableError(`sealed secret does not open under key ${keyId} for ${aad}`);
+  }
+}
+
+/** The additional authenticated data of a webhook endpoint's secrets. */
+export const webhookSecretAad = (endpointId: string) => `webhook_endpoint:${endpointId}`;
+
+/** What {@link resealStoredSecrets} did. */
+export interface ResealReport {
+  /** Values now sealed under the active key that were not before (legacy or another key). */
+  resealed: number;
+  /** Values already under the active key. */
+  unchanged: number;
+  activeKeyId: string;
+}
+
+/**
+ * Re-encrypts every stored secret not sealed under the active key (webhook endpoints' `secret` and
+ * `previous_secret`, deleted endpoints included), one row at a time under a row lock, so a
+ * concurrent rotation through the API is never overwritten. Every listed key must still be
+ * configured. Idempotent. Returns the counts.
+ */
+export async function resealStoredSecrets(db: Db, ring: Keyring): Promise<ResealReport> {
+  const report: ResealReport = { resealed: 0, unchanged: 0, activeKeyId: ring.activeKeyId };
+  const ids = await db.selectFrom('webhook_endpoints').select('id').orderBy('id').execute();
+  for (const { id } of ids) {
+    await db.transaction().execute(async (tx) => {
+      const row = await tx.selectFrom('webhook_endpoints').select(['secret', 'previous_secret']).where('id', '=', id).forUpdate().executeTakeFirst();
+      if (!row) return;
+      const aad = webhookSecretAad(id);
+      const reseal = (v: string | null) => (v !== null && sealedKeyId(v) !== ring.activeKeyId ? sealSecret(ring, openSecret(ring, v, aad), aad) : v);
+      const secret = reseal(row.secret)!;
+      const previous = reseal(row.previous_secret);
+      const changed = (secret !== row.secret ? 1 : 0) + (previous !== row.previous_secret ? 1 : 0);
+      report.resealed += changed;
+      report.unchanged += 1 + (row.previous_secret !== null ? 1 : 0) - changed;
+      if (changed) await tx.updateTable('webhook_endpoints').set({ secret, previous_secret: previous }).where('id', '=', id).execute();
+    });
+  }
+  return report;
+}
