@@ -13,6 +13,7 @@ import { achReturnAfterSettlementFailure, mapAchReturn } from '../reason-codes';
 import { pollSftpInbox } from '../sftp/inbox';
 import { achCarriageProblem, achRailAdapter } from './adapter';
 import { ACH_RAIL, type AchRailConfig, achRailConfig } from './config';
+import { achStatements } from './statements';
 import { achSettlesAt, composeAchFile } from './file';
 import { applyNotificationOfChange, processAchInboundFile, settleDueAchFiles } from './inbox';
 
@@ -108,6 +109,7 @@ export const achRailModule: RailModule = {
     const r = achRailConfig(config);
     return r.config ? { rail: configured(r.config), missing: [] } : { rail: null, missing: r.missing };
   },
+  statements: achStatements,
   // An ACH return before settlement is `rejected` (the payout fails), after it `returned` (refunded).
   failureOf(type, code) {
     if (type === 'rejected') {

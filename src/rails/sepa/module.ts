@@ -18,6 +18,7 @@ import { pollSftpInbox, quarantineInboundFile } from '../sftp/inbox';
 import { executionDate, sepaLatestArrival } from '../target2';
 import { sepaCarriageProblem, sepaMessageId, sepaRailAdapter } from './adapter';
 import { SEPA_RAIL, type SepaRailConfig, sepaRailConfig } from './config';
+import { sepaStatements } from './statements';
 
 /** An outbound file whose XML does not validate: never recorded, never sent (an operator alert). */
 export class InvalidRailFileError extends Error {
@@ -292,6 +293,7 @@ export const sepaRailModule: RailModule = {
     const r = sepaRailConfig(config);
     return r.config ? { rail: configured(r.config), missing: [] } : { rail: null, missing: r.missing };
   },
+  statements: sepaStatements,
   failureOf(type, code) {
     if (type === 'rejected') {
       const m = mapIso20022Reason(code);
