@@ -3,8 +3,8 @@
  * Everything the core runs for this rail: the adapter (src/rails/ach/adapter.ts; trace numbers
  * from the database sequence `ach_trace_seq`), the NACHA file of a window (src/rails/ach/file.ts),
  * the ODFI's returns, notifications of change and incoming credits, the settlement by silence
- * (src/rails/ach/inbox.ts), the return-code table, the Federal Reserve calendar and the live
- * virtual account number range.
+ * (src/rails/ach/inbox.ts), the return-code table, the Federal Reserve calendar, the live
+ * virtual account number range and the USD settlement account's statements (src/rails/ach/statements.ts).
  */
 import { randomDigits } from '../../domain/ids';
 import type { ConfiguredRail, RailModule } from '../adapter';

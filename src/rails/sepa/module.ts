@@ -4,7 +4,8 @@
  * (src/rails/sepa/adapter.ts), the pain.001 of a window (validated against the official XSD before
  * it is recorded), the bank's pain.002 and camt.054 answers (matched to their payout attempt by
  * OrgnlMsgId, EndToEndId and UETR; a camt.054 credit to a live virtual IBAN becomes a deposit),
- * the reason-code table, the TARGET2 calendar and the live virtual IBAN range.
+ * the reason-code table, the TARGET2 calendar, the live virtual IBAN range and the EUR settlement
+ * account's statements (src/rails/sepa/statements.ts).
  */
 import { composeIBAN, countrySpecs } from 'ibantools';
 import { randomDigits } from '../../domain/ids';
