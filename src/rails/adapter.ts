@@ -413,6 +413,87 @@ export interface RailCarriageProblem {
   status?: 422;
 }
 
+/* ------------------------------------------------------------------------------------------------
+ * The statements part of a rail module (docs/treasury.md, docs/rails.md "Adding a rail"): the
+ * platform's settlement account a rail's connection receives end-of-day statements for, and what
+ * the rail's own records say our books expect on it. The core's treasury (src/core/treasury) reads,
+ * records and reconciles the statements of every module with this part and names no rail.
+ * ---------------------------------------------------------------------------------------------- */
+
+/** The statement formats the treasury reads: ISO 20022 `camt.053` (src/rails/iso20022/camt053.ts) or BAI2 (src/rails/bai2). */
+export type StatementFormat = 'camt.053' | 'bai2';
+
+/** A movement our books expect on a settlement account (docs/treasury.md "What the books expect"). */
+export interface SettlementMovement {
+  /** `<CRDT|DBIT>:<reference>`, unique per account. */
+  key: string;
+  creditDebit: 'CRDT' | 'DBIT';
+  /** Positive integer minor units. */
+  amountMinor: bigint;
+  /** When the bank should have booked it at the latest (our record of it). */
+  at: Date;
+  reference: string;
+  /** What it is, for operators (`payout po_… booked`, `ACH return R03 of payout po_…`, `incoming credit`). */
+  description: string;
+}
+
+/**
+ * One rail event of the connection that may move the settlement account (`settled`, `returned`,
+ * `rejected`, `credit`), with the references and amount of the payout attempt it belongs to (null
+ * when it belongs to none). Read by the core for the module; `amount_minor` in minor units.
+ */
+export interface SettlementEventRow {
+  id: string;
+  type: 'settled' | 'returned' | 'rejected' | 'credit';
+  payout_id: string | null;
+  deposit_id: string | null;
+  reason_code: string | null;
+  details: Record<string, unknown>;
+  /** The attempt's EndToEndId (rail_instructions), or null. */
+  end_to_end_id: string | null;
+  /** The attempt's trace number (rail_instructions), or null. */
+  trace_number: string | null;
+  /** The attempt's amount in minor units, or null. */
+  amount_minor: bigint | null;
+  /** When it happened (the rail's time, else when recorded). */
+  at: Date;
+}
+
+/** One instruction carried by an outbound file of the connection the bank took (`uploaded`), at the file's time. Minor units. */
+export interface SettlementFileEntryRow {
+  payout_id: string;
+  trace_number: string | null;
+  amount_minor: bigint;
+  /** When the file was recorded. */
+  at: Date;
+}
+
+/**
+ * What the core reads of the connection's records for {@link RailStatementParts.expected}, from the
+ * account's first statement on: its events (oldest recorded first), and on request the entries of
+ * its uploaded outbound files (oldest file first). Read only.
+ */
+export interface SettlementRecords {
+  events: readonly SettlementEventRow[];
+  uploadedFileEntries(): Promise<SettlementFileEntryRow[]>;
+}
+
+/** A rail's settlement account and how its records become the movements our books expect on it. */
+export interface RailStatementParts {
+  /** The format of the statements the bank sends on this connection. */
+  format: StatementFormat;
+  /** The account's currency (ISO 4217). */
+  currency: string;
+  /**
+   * The account's identifier from the configuration (an IBAN, compared without spaces and
+   * upper-cased: a statement of another account is quarantined), or null when the configuration
+   * names none (the statement's account is then not checked).
+   */
+  accountIdentifier(config: import('../config').Config): string | null;
+  /** The movements our books expect from `records`, in the order they were recorded (the first of a key wins). */
+  expected(records: SettlementRecords): Promise<SettlementMovement[]>;
+}
+
 /** One rail: the registry's entry (src/rails/registry.ts). */
 export interface RailModule {
   /** Catalog rail id (channel.rail), e.g. `sepa_credit_transfer`, `ach`; a partner module may serve several (`rails`). */
@@ -428,4 +509,6 @@ export interface RailModule {
    * payout is created): the recipient field or `reference`, and why; null when it can be carried.
    */
   carriageProblem?(details: Record<string, unknown>, reference: string | null, channel: string): RailCarriageProblem | null;
+  /** The settlement account whose end-of-day statements arrive on this connection (docs/treasury.md); absent when none do. */
+  statements?: RailStatementParts;
 }

@@ -6,7 +6,7 @@
 import { Gauge } from 'prom-client';
 import { METRIC_LABELS, metricsRegistry } from '../metrics/registry';
 
-/** Open reconciliation breaks by rail (`sepa_credit_transfer`: the EUR account, `ach`: the USD account) and kind. */
+/** Open reconciliation breaks by rail (the connection of a settlement account: a rail module with a `statements` part) and kind. */
 export const treasuryOpenBreaks = new Gauge({
   name: 'treasury_open_breaks',
   help: 'Open reconciliation breaks of the settlement accounts, by rail (the account) and kind (bank_only, books_only, amount_mismatch, balance_drift); counted at scrape time.',

@@ -4,6 +4,7 @@
  * expect on it to the matches and the breaks. No I/O: src/core/treasury/statements.ts loads the
  * inputs and records the result. Amounts are signed `bigint` minor units, credits positive.
  */
+import type { SettlementMovement } from '../../rails/adapter';
 
 /** One booked entry of a statement. */
 export interface StatementEntryView {
@@ -28,19 +29,8 @@ export interface StatementView {
   entries: StatementEntryView[];
 }
 
-/** A movement our books expect on the account (docs/treasury.md "What the books expect"). */
-export interface ExpectedMovement {
-  /** `<CRDT|DBIT>:<reference>`, unique per account. */
-  key: string;
-  creditDebit: 'CRDT' | 'DBIT';
-  /** Positive integer minor units. */
-  amountMinor: bigint;
-  /** When the bank should have booked it at the latest (our record of it). */
-  at: Date;
-  reference: string;
-  /** What it is, for operators (`payout po_… settled`, `ACH return R03 of po_…`, `deposit`). */
-  description: string;
-}
+/** A movement our books expect on the account (docs/treasury.md "What the books expect"); a rail module's `statements` part derives them. */
+export type ExpectedMovement = SettlementMovement;
 
 /** A break the reconciliation finds (see TreasuryBreaksTable). */
 export interface FoundBreak {

@@ -3,12 +3,12 @@
  * position at its newest statement (the bank's closing balance, our books' position, what is in
  * transit) and its open breaks (`npm run admin -- treasury`), and the scrape-time gauge
  * treasury_open_breaks{rail,kind} the alert "Reconciliation break" watches (docs/operations.md).
- * Read only.
+ * The accounts are those of the rail modules with a `statements` part, in registry order
+ * (src/rails/registry.ts statementRails). Read only; names no rail.
  */
 import { sql } from 'kysely';
 import type { Db, DbOrTx } from '../../db/schema';
-import { ACH_RAIL } from '../../rails/ach/config';
-import { SEPA_RAIL } from '../../rails/sepa/config';
+import { statementRails } from '../../rails/registry';
 import { treasuryOpenBreaks } from './metrics';
 
 /** The break kinds, in the order reports list them. */
@@ -51,10 +51,10 @@ export interface TreasuryAccountView {
   breaks: TreasuryBreakView[];
 }
 
-/** Every settlement account with statements (EUR first), with its newest statement and open breaks, oldest break first. */
+/** Every settlement account with statements (in registry order: EUR first), with its newest statement and open breaks, oldest break first. */
 export async function treasuryReport(db: DbOrTx): Promise<TreasuryAccountView[]> {
   const out: TreasuryAccountView[] = [];
-  for (const rail of [SEPA_RAIL, ACH_RAIL]) {
+  for (const { rail } of statementRails()) {
     const newest = await db.selectFrom('treasury_statements').selectAll().where('rail', '=', rail).orderBy('period_end', 'desc').orderBy('sequence_number', 'desc').limit(1).executeTakeFirst();
     if (!newest) continue;
     const count = await db.selectFrom('treasury_statements').select(sql<string>`count(*)`.as('n')).where('rail', '=', rail).executeTakeFirstOrThrow();
@@ -94,11 +94,11 @@ export async function treasuryReport(db: DbOrTx): Promise<TreasuryAccountView[]>
   return out;
 }
 
-/** Sets treasury_open_breaks{rail,kind} from the database (every rail and kind present, 0 when none). Called at scrape time. */
+/** Sets treasury_open_breaks{rail,kind} from the database (every settlement account's rail and every kind present, 0 when none). Called at scrape time. */
 export async function refreshTreasuryGauges(db: Db): Promise<void> {
   const rows = await db.selectFrom('treasury_breaks').select(['rail', 'kind', sql<string>`count(*)`.as('n')]).where('status', '=', 'open').groupBy(['rail', 'kind']).execute();
   treasuryOpenBreaks.reset();
-  for (const rail of [SEPA_RAIL, ACH_RAIL]) for (const kind of BREAK_KINDS) treasuryOpenBreaks.set({ rail, kind }, 0);
+  for (const { rail } of statementRails()) for (const kind of BREAK_KINDS) treasuryOpenBreaks.set({ rail, kind }, 0);
   for (const r of rows) treasuryOpenBreaks.set({ rail: r.rail, kind: r.kind }, Number(r.n));
 }
 

@@ -3,8 +3,9 @@
  * treasury_statements, treasury_statement_entries and treasury_breaks.
  *
  * The bank puts each statement in the outbox the inbox poll already reads (src/core/rails/inbox.ts
- * hands every file to {@link processStatementFile} first): camt.053.001.08 on the SEPA connection
- * for the EUR account, BAI2 on the ACH connection for the USD account. A statement is recorded with
+ * hands every file to {@link processStatementFile} first) of each connection whose rail module has a
+ * `statements` part (src/rails/adapter.ts `RailStatementParts`: the settlement account, its statement
+ * format, camt.053.001.08 or BAI2, and what our books expect on it). Names no rail. A statement is recorded with
  * its entries, once per file, and the account is reconciled against our books
  * (src/core/treasury/reconcile.ts): every break found is recorded by kind, every break no longer
  * found is resolved. A statement that does not parse, or is not of our settlement account, is
@@ -14,8 +15,8 @@ import { sql } from 'kysely';
 import { newId } from '../../domain/ids';
 import { parseBai2 } from '../../rails/bai2/parse';
 import { parseCamt053 } from '../../rails/iso20022/camt053';
-import { ACH_RAIL } from '../../rails/ach/config';
-import { sepaRailConfig } from '../../rails/sepa/config';
+import type { RailStatementParts, StatementFormat } from '../../rails/adapter';
+import { statementPartsOf } from '../../rails/registry';
 import { parseDuration } from '../../domain/durations';
 import type { Core } from '../context';
 import { railFiles } from '../metrics/registry';
@@ -24,7 +25,7 @@ import { expectedMovements } from './expected';
 import { type FoundBreak, reconcileAccount, type Reconciliation } from './reconcile';
 
 /** The statement formats this module reads. */
-export type StatementFormat = 'camt.053' | 'bai2';
+export type { StatementFormat } from '../../rails/adapter';
 
 /** A statement read from a file, before it is recorded. */
 interface ReadStatement {
@@ -49,19 +50,28 @@ interface ReadStatement {
   }>;
 }
 
-/** Whether `file` is a statement (by its content) and in which format; null for any other bank file. */
+/** How each format is recognised by its content: BAI2 by its first record `01,`, camt.053 by its namespace. */
+const RECOGNISED: Record<StatementFormat, RegExp> = {
+  bai2: /^\s*01,/,
+  'camt.053': /xmlns(?::[A-Za-z_][\w.-]*)?\s*=\s*["']urn:iso:std:iso:20022:tech:xsd:camt\.053\./,
+};
+
+/**
+ * Whether `file` is a statement and in which format: the format the statements part of its
+ * connection's module names, when the content is of it; null for any other bank file, and for every
+ * file of a connection without a settlement account.
+ */
 export function statementFormatOf(file: Pick<RailFileRow, 'rail' | 'content'>): StatementFormat | null {
-  const text = file.content ?? '';
-  if (file.rail === ACH_RAIL) return /^\s*01,/.test(text) ? 'bai2' : null;
-  return /xmlns(?::[A-Za-z_][\w.-]*)?\s*=\s*["']urn:iso:std:iso:20022:tech:xsd:camt\.053\./.test(text) ? 'camt.053' : null;
+  const format = statementPartsOf(file.rail)?.format;
+  return format && RECOGNISED[format].test(file.content ?? '') ? format : null;
 }
 
 const keysOf = (cd: 'CRDT' | 'DBIT', refs: Array<string | null | undefined>) =>
   [...new Set(refs.filter((r): r is string => !!r && r !== 'NOTPROVIDED').map((r) => `${cd}:${r}`))];
 
-function readCamt053(core: Core, xml: string): ReadStatement {
+function readCamt053(core: Core, statements: RailStatementParts, xml: string): ReadStatement {
   const s = parseCamt053(xml);
-  const ours = sepaRailConfig(core.config).config?.debtor.iban;
+  const ours = statements.accountIdentifier(core.config);
   const iban = s.accountIban?.replace(/\s+/g, '').toUpperCase() ?? null;
   if (!iban) throw new Error('camt.053: the statement names no IBAN');
   if (ours && iban !== ours.replace(/\s+/g, '').toUpperCase()) throw new Error(`camt.053: the statement is of account ${iban}, not of our settlement account`);
@@ -131,19 +141,20 @@ function readBai2(text: string): ReadStatement {
 }
 
 /**
- * The statement hook of the inbox poll: when `file` is a statement (camt.053 on the SEPA
- * connection, BAI2 on the ACH connection), reads, records and reconciles it and answers what it did
+ * The statement hook of the inbox poll: when `file` is a statement (of the format its connection's
+ * statements part names, {@link statementFormatOf}), reads, records and reconciles it and answers what it did
  * (the poll then skips its own handling); answers null for any other file. A statement that does
  * not parse or is not of our settlement account is quarantined (`quarantined: true`). Idempotent:
  * a file already recorded is not recorded again.
  */
 export async function processStatementFile(core: Core, file: Pick<RailFileRow, 'id' | 'rail' | 'name' | 'content'>): Promise<{ events: number; quarantined: boolean } | null> {
+  const statements = statementPartsOf(file.rail);
   const format = statementFormatOf(file);
-  if (!format) return null;
+  if (!statements || !format) return null;
   const now = core.now();
   let read: ReadStatement;
   try {
-    read = format === 'bai2' ? readBai2(file.content ?? '') : readCamt053(core, file.content ?? '');
+    read = format === 'bai2' ? readBai2(file.content ?? '') : readCamt053(core, statements, file.content ?? '');
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     await markInboundQuarantined(core.db, file.id, error, now);
@@ -229,16 +240,18 @@ export interface AccountReconciliation {
  * found (opened once, by kind and key; its amounts kept current) and each open break no longer
  * found (resolved), the newest statement's books position. A new break is logged as an error (the
  * alert is on the gauge treasury_open_breaks). Idempotent; safe to run from several workers at once
- * (a transaction-level advisory lock per rail serialises them).
+ * (a transaction-level advisory lock per rail serialises them). A connection whose module has no
+ * `statements` part has no settlement account: nothing is reconciled (`statements` counts its rows).
  */
 export async function reconcileSettlementAccount(core: Core, rail: string): Promise<AccountReconciliation> {
   const graceMs = parseDuration(core.config.TREASURY_BOOKS_ONLY_GRACE);
+  const parts = statementPartsOf(rail);
   return core.db.transaction().execute(async (tx) => {
     await sql`select pg_advisory_xact_lock(hashtext(${`treasury:${rail}`}))`.execute(tx);
     const now = core.now();
     const statements = await tx.selectFrom('treasury_statements').selectAll().where('rail', '=', rail).orderBy('period_end').execute();
     const result: AccountReconciliation = { rail, statements: statements.length, matched: 0, opened: [], resolved: 0, open: 0 };
-    if (statements.length === 0) return result;
+    if (statements.length === 0 || !parts) return result;
     const entries = await tx
       .selectFrom('treasury_statement_entries')
       .selectAll()
@@ -248,7 +261,7 @@ export async function reconcileSettlementAccount(core: Core, rail: string): Prom
       .execute();
     const first = statements[0];
     const anchor = first.period_start ?? first.period_end;
-    const expected = await expectedMovements(tx, rail, anchor);
+    const expected = await expectedMovements(tx, rail, parts, anchor);
     const views = statements.map((s) => ({
       id: s.id,
       sequence: s.sequence_number === null ? null : BigInt(s.sequence_number),

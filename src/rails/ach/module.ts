@@ -3,8 +3,8 @@
  * Everything the core runs for this rail: the adapter (src/rails/ach/adapter.ts; trace numbers
  * from the database sequence `ach_trace_seq`), the NACHA file of a window (src/rails/ach/file.ts),
  * the ODFI's returns, notifications of change and incoming credits, the settlement by silence
- * (src/rails/ach/inbox.ts), the return-code table, the Federal Reserve calendar and the live
- * virtual account number range.
+ * (src/rails/ach/inbox.ts), the return-code table, the Federal Reserve calendar, the live
+ * virtual account number range and the USD settlement account's statements (src/rails/ach/statements.ts).
  */
 import { randomDigits } from '../../domain/ids';
 import type { ConfiguredRail, RailModule } from '../adapter';
@@ -13,6 +13,7 @@ import { achReturnAfterSettlementFailure, mapAchReturn } from '../reason-codes';
 import { pollSftpInbox } from '../sftp/inbox';
 import { achCarriageProblem, achRailAdapter } from './adapter';
 import { ACH_RAIL, type AchRailConfig, achRailConfig } from './config';
+import { achStatements } from './statements';
 import { achSettlesAt, composeAchFile } from './file';
 import { applyNotificationOfChange, processAchInboundFile, settleDueAchFiles } from './inbox';
 
@@ -108,6 +109,7 @@ export const achRailModule: RailModule = {
     const r = achRailConfig(config);
     return r.config ? { rail: configured(r.config), missing: [] } : { rail: null, missing: r.missing };
   },
+  statements: achStatements,
   // An ACH return before settlement is `rejected` (the payout fails), after it `returned` (refunded).
   failureOf(type, code) {
     if (type === 'rejected') {

@@ -4,7 +4,8 @@
  * (src/rails/sepa/adapter.ts), the pain.001 of a window (validated against the official XSD before
  * it is recorded), the bank's pain.002 and camt.054 answers (matched to their payout attempt by
  * OrgnlMsgId, EndToEndId and UETR; a camt.054 credit to a live virtual IBAN becomes a deposit),
- * the reason-code table, the TARGET2 calendar and the live virtual IBAN range.
+ * the reason-code table, the TARGET2 calendar, the live virtual IBAN range and the EUR settlement
+ * account's statements (src/rails/sepa/statements.ts).
  */
 import { composeIBAN, countrySpecs } from 'ibantools';
 import { randomDigits } from '../../domain/ids';
@@ -18,6 +19,7 @@ import { pollSftpInbox, quarantineInboundFile } from '../sftp/inbox';
 import { executionDate, sepaLatestArrival } from '../target2';
 import { sepaCarriageProblem, sepaMessageId, sepaRailAdapter } from './adapter';
 import { SEPA_RAIL, type SepaRailConfig, sepaRailConfig } from './config';
+import { sepaStatements } from './statements';
 
 /** An outbound file whose XML does not validate: never recorded, never sent (an operator alert). */
 export class InvalidRailFileError extends Error {
@@ -292,6 +294,7 @@ export const sepaRailModule: RailModule = {
     const r = sepaRailConfig(config);
     return r.config ? { rail: configured(r.config), missing: [] } : { rail: null, missing: r.missing };
   },
+  statements: sepaStatements,
   failureOf(type, code) {
     if (type === 'rejected') {
       const m = mapIso20022Reason(code);
