@@ -317,7 +317,7 @@ const schema = z.object({
    */
   RATE_ROUTES: z
     .string()
-    .default('USD=kraken@PT5M,EUR=ecb@P4D|kraken@PT5M,MXN=banxico@P4D|ecb@P4D')
+    .default('USD=kraken@PT5M,EUR=ecb@P4D|kraken@PT5M,MXN=banxico@P4D|ecb@P4D,BRL=ecb@P4D,GBP=ecb@P4D,INR=ecb@P4D,AUD=ecb@P4D')
     .refine((v) => ok(() => parseRateRoutes(v)), 'CUR=source@maxAge|source@maxAge, comma-separated (e.g. EUR=ecb@P4D|kraken@PT5M)'),
   /** The ECB's eurofxref-daily.xml. */
   RATE_ECB_URL: z.string().url().default('https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml'),

@@ -26,7 +26,7 @@ import type { Check } from './audit';
 /** Kraken's maximum age in the chaos stack (production: PT5M). */
 export const CHAOS_KRAKEN_MAX_AGE = 'PT10S';
 /** RATE_ROUTES of the chaos stack. */
-export const CHAOS_RATE_ROUTES = `USD=kraken@${CHAOS_KRAKEN_MAX_AGE},EUR=ecb@P4D|kraken@${CHAOS_KRAKEN_MAX_AGE},MXN=banxico@P4D|ecb@P4D`;
+export const CHAOS_RATE_ROUTES = `USD=kraken@${CHAOS_KRAKEN_MAX_AGE},EUR=ecb@P4D|kraken@${CHAOS_KRAKEN_MAX_AGE},MXN=banxico@P4D|ecb@P4D,BRL=ecb@P4D`;
 /** The stack environment these faults need (passed to startStack by tools/chaos/index.ts). */
 export const CHAOS_RATE_ENV: Record<string, string> = { RATE_ROUTES: CHAOS_RATE_ROUTES, RATE_REFRESH_INTERVAL: 'PT2S' };
 

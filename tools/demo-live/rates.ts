@@ -9,7 +9,7 @@ import type { RateSourceServer } from '../rate-sources/server';
 
 /** The service environment of this part: Kraken's maximum age cut to 6 s so an outage shows within the demo. */
 export const DEMO_RATE_ENV: Record<string, string> = {
-  RATE_ROUTES: 'USD=kraken@PT6S,EUR=ecb@P4D|kraken@PT6S,MXN=banxico@P4D|ecb@P4D',
+  RATE_ROUTES: 'USD=kraken@PT6S,EUR=ecb@P4D|kraken@PT6S,MXN=banxico@P4D|ecb@P4D,BRL=ecb@P4D',
   RATE_REFRESH_INTERVAL: 'PT1S',
 };
 

@@ -50,7 +50,7 @@ export interface RateSourceServer {
 /** Default data: realistic late-2026 levels (USDC/USD a hair below par; EUR/USD 1.0865; FIX 17.0512). */
 export function defaultRateData(): RateSourceData {
   return {
-    ecb: { USD: '1.0865', JPY: '165.42', GBP: '0.8421', CHF: '0.9387', MXN: '18.5283' },
+    ecb: { USD: '1.0865', JPY: '165.42', GBP: '0.8421', CHF: '0.9387', MXN: '18.5283', BRL: '6.3245', INR: '96.412', AUD: '1.6785' },
     kraken: {
       USDCUSD: { bid: '0.99980', ask: '0.99990', last: '0.99985' },
       USDCEUR: { bid: '0.91990', ask: '0.92030', last: '0.92010' },
