@@ -42,6 +42,10 @@ const PUBLIC_ROUTES: readonly string[] = [
   'GET /pay/:token', // public payment link page: the unguessable token is the credential
   'GET /pay/:token/:requestToken', // public payment request page (same token, plus the request's)
   'POST /hooks/partner/:rail', // a payout partner's webhooks: accepted only with the partner's RSA signature (docs/rails.md "Payout partner")
+  'POST /hooks/twilio/status', // Twilio's delivery status callbacks: accepted only with a valid X-Twilio-Signature (docs/notifications.md)
+  'POST /hooks/twilio/inbound', // Twilio's inbound messages (STOP/START opt-outs): accepted only with a valid X-Twilio-Signature
+  'GET /hooks/whatsapp', // the WhatsApp Cloud API's verification handshake (hub.verify_token)
+  'POST /hooks/whatsapp', // WhatsApp status webhooks: accepted only with a valid X-Hub-Signature-256
   ...surfaceMounts().map((m) => `GET ${m.openapiPath}`), // the OpenAPI documents
 ];
 
