@@ -30,7 +30,8 @@ describe('supported Node.js releases', () => {
         cwd: dir,
         encoding: 'utf8',
         timeout: 60_000,
-        env: { ...process.env, PATH: '/usr/bin:/bin' },
+        // Without the npm_config_* of an enclosing `npm run -s` (its loglevel=silent would hide the error).
+        env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_config_/i.test(k))), PATH: '/usr/bin:/bin' },
       });
       expect(r.status).not.toBe(0);
       expect(r.stderr).toContain('EBADENGINE');
