@@ -348,6 +348,22 @@ describe('WhatsApp through the Cloud API', () => {
     expect(await notificationOf(id)).toMatchObject({ status: 'delivered', channel: 'whatsapp', failure_code: null, error: expect.stringContaining('Delivered by SMS') });
   });
 
+  it('two fallback sweeps at once (two processes) send the pending SMS once: the first claims it, the other retries later', async () => {
+    const id = await livePayout('whatsapp', MAGIC.whatsappNotAUser);
+    expect(await sendPayoutNotification(h.core, id)).toMatchObject({ result: 'sent' });
+    const claimUrl = await claimUrlOf(id);
+    await waitFor(async () => (await messagesOf(id)).length === 2, 'the SMS fallback recorded');
+    const { sendPendingFallbacks } = await import('../../src/core/notifications');
+    await Promise.all([sendPendingFallbacks(h.core), sendPendingFallbacks(h.core)]);
+    await waitFor(async () => (await notificationOf(id)).status === 'delivered', 'delivered by SMS');
+    await sendPendingFallbacks(h.core);
+    expect(doubles.twilio.messages.filter((m) => m.body.includes(claimUrl))).toHaveLength(1);
+    expect((await messagesOf(id)).map((m) => [m.channel, m.status, m.attempts])).toEqual([
+      ['whatsapp', 'failed', 1],
+      ['sms', 'delivered', 1],
+    ]);
+  });
+
   it('a paused template (132015, refused at once) sends one SMS instead in the same step', async () => {
     const id = await livePayout('whatsapp', MAGIC.whatsappTemplatePaused);
     expect(await sendPayoutNotification(h.core, id)).toMatchObject({ result: 'sent' });

@@ -65,14 +65,24 @@ export async function ensureMessage(
   return db.selectFrom('notification_messages').selectAll().where('notification_id', '=', m.notificationId).where('channel', '=', m.channel).executeTakeFirstOrThrow();
 }
 
-/** Records that a provider call begins (committed before the call): in_flight, attempts + 1. */
-export async function beginMessageAttempt(db: DbOrTx, id: string, now: Date): Promise<void> {
-  await db
+/**
+ * Claims the next provider call of message `id` (status `sending`), committed before the call:
+ * in_flight, attempts + 1, last_attempt_at = `now`. Only one caller wins: the claim needs no other
+ * attempt in flight, or one that began more than `leaseMs` ago (its process died mid-call; the
+ * caller looked its outcome up first); a `leaseMs` of 0 always claims. So the notification step and the relay's fallback sweep,
+ * in any number of processes, never both call the provider for one message. Returns whether this
+ * caller holds the claim.
+ */
+export async function claimMessageAttempt(db: DbOrTx, id: string, now: Date, leaseMs: number): Promise<boolean> {
+  const claimed = await db
     .updateTable('notification_messages')
     .set((eb) => ({ in_flight: true, attempts: eb('attempts', '+', 1), last_attempt_at: now, updated_at: now }))
     .where('id', '=', id)
     .where('status', '=', 'sending')
-    .execute();
+    .$if(leaseMs > 0, (qb) => qb.where((eb) => eb.or([eb('in_flight', '=', false), eb('last_attempt_at', 'is', null), eb('last_attempt_at', '<=', new Date(now.getTime() - leaseMs))])))
+    .returning('id')
+    .executeTakeFirst();
+  return claimed !== undefined;
 }
 
 /** Records that the last call certainly sent nothing (a refusal before acceptance, connection refused): sending again is safe. */

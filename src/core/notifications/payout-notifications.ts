@@ -26,6 +26,7 @@ import { z } from 'zod';
 import type { DbOrTx, Environment } from '../../db/schema';
 import type { NotificationsTable, NotificationStatus } from '../../db/tables/notifications';
 import { validationError } from '../../domain/errors';
+import { parseDuration } from '../../domain/durations';
 import { newId } from '../../domain/ids';
 import { formatAmount } from '../../domain/money';
 import { isE164, phoneCountry } from '../../domain/recipients';
@@ -35,7 +36,7 @@ import { renderPayout } from '../payouts';
 import { liveProviderFor, liveProvidersOf } from './live-providers';
 import {
   applyMessageStatus,
-  beginMessageAttempt,
+  claimMessageAttempt,
   endMessageAttemptUnsent,
   ensureMessage,
   markMessageSent,
@@ -348,7 +349,16 @@ async function deliverMessage(core: Core, ctx: MessageContext, msg: Notification
       throw new NotificationProviderError(`Earlier attempt's outcome unknown: ${look.reason}`, true, 'unavailable');
     }
   }
-  await beginMessageAttempt(core.db, msg.id, core.now());
+  // One caller per message calls a provider that cannot deduplicate (it has a lookup instead):
+  // another attempt in flight (another process, or the relay's fallback sweep) holds the message
+  // until it records its outcome or its lease (twice the provider timeout) runs out; this caller
+  // retries later and then finds the message by lookup. A provider that deduplicates by our
+  // idempotency key (sandbox, the HTTP gateway) needs no lease.
+  const leaseMs = provider.lookup ? 2 * parseDuration(core.config.NOTIFY_PROVIDER_TIMEOUT) : 0;
+  if (!(await claimMessageAttempt(core.db, msg.id, core.now(), leaseMs))) {
+    notificationSends.inc({ provider: provider.name, channel, outcome: 'retry' });
+    throw new NotificationProviderError('Another attempt at this message is under way', true, 'unavailable');
+  }
   let sent: SentNotification;
   try {
     sent = await provider.send(message);
