@@ -6,173 +6,50 @@
  * (rules BC003, FC004), a trace number that repeats anywhere in the file (ED013), and also wrong
  * counts and totals, record lengths, blocking, routing check digits, addenda sequence numbers.
  *
- * Installed with `pip install --no-deps --require-hashes --target` into
- * `.tools/nacha-validator/<python X.Y>-<first 12 hex of the requirements file's sha256>/` under the
- * repository root (git-ignored); a changed pin or another Python gets its own directory. The install
- * goes to a temporary directory renamed into place at the end, so parallel test files never see a
- * half-installed one. Needs Python 3.11 to 3.13 (achlens's own bounds) with pip: `python3`, or the
- * interpreter named by `NACHA_PYTHON`.
+ * Installed as a pinned PyPI tool (tools/pinned-pip.ts) into `.tools/nacha-validator/`. Needs
+ * Python 3.11 to 3.13 (achlens's own bounds) with pip: `python3`, or the interpreter named by
+ * `NACHA_PYTHON`.
  *
  *   npx tsx tools/nacha/validator.ts install [--force]   # install (what .ci/run does), print where
  *   npx tsx tools/nacha/validator.ts [--strict] FILE...  # validate files by hand; exit 1 if any is refused
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { pinnedPipTool, runAsScript } from '../pinned-pip';
 
-const run = promisify(execFile);
-
-/** The repository root (two levels above this file). */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-/** The pinned requirements (achlens and PyYAML, with sha256 hashes). */
-const REQUIREMENTS = fileURLToPath(new URL('./requirements.txt', import.meta.url));
-/** The driver that runs achlens on one file and prints JSON. */
-const DRIVER = fileURLToPath(new URL('./driver.py', import.meta.url));
-/** Where every install lives: `.tools/nacha-validator/` under the repository root. */
-export const NACHA_VALIDATOR_DIR = join(ROOT, '.tools', 'nacha-validator');
 /** The pinned library, as the report and the docs name it. */
 export const NACHA_VALIDATOR_LIBRARY = 'achlens 0.1.7 (PyPI, Apache-2.0)';
-/** The Python versions achlens 0.1.7 supports (its Requires-Python: >=3.11,<3.14). */
-const PYTHON_MIN: [number, number] = [3, 11];
-const PYTHON_MAX_EXCLUSIVE: [number, number] = [3, 14];
-/** File written last in an install directory: its presence means the install is complete. */
-const STAMP = 'installed.json';
 
-/** The Python interpreter used: `NACHA_PYTHON`, else `python3` from PATH. */
-function python(): string {
-  return process.env.NACHA_PYTHON || 'python3';
-}
+const tool = pinnedPipTool({
+  label: 'NACHA validator',
+  library: NACHA_VALIDATOR_LIBRARY,
+  dirName: 'nacha-validator',
+  requirements: fileURLToPath(new URL('./requirements.txt', import.meta.url)),
+  driver: fileURLToPath(new URL('./driver.py', import.meta.url)),
+  pythonEnv: 'NACHA_PYTHON',
+  requireEnv: 'REQUIRE_NACHA_VALIDATOR',
+  // achlens 0.1.7's Requires-Python: >=3.11,<3.14
+  pythonRange: [[3, 11], [3, 14]],
+  timeoutMs: 120_000,
+});
 
-/** `major.minor` of the interpreter, or null when it cannot be run. Cached per interpreter. */
-const versionCache = new Map<string, string | null>();
-function pythonVersion(): string | null {
-  const py = python();
-  if (!versionCache.has(py)) {
-    try {
-      const out = execFileSync(py, ['-c', 'import sys; print("%d.%d" % sys.version_info[:2])'], {
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'ignore'],
-        timeout: 15_000,
-      });
-      versionCache.set(py, out.trim());
-    } catch {
-      versionCache.set(py, null);
-    }
-  }
-  return versionCache.get(py) ?? null;
-}
-
-/** The install directory for this interpreter's version and the current requirements file. */
-function installDir(version: string): string {
-  const digest = createHash('sha256').update(readFileSync(REQUIREMENTS)).digest('hex').slice(0, 12);
-  return join(NACHA_VALIDATOR_DIR, `py${version}-${digest}`);
-}
-
-/** Whether a complete install for this interpreter and these pins is present. */
-function installed(version: string): boolean {
-  return existsSync(join(installDir(version), STAMP));
-}
+/** Where every install lives: `.tools/nacha-validator/` under the repository root. */
+export const NACHA_VALIDATOR_DIR = tool.root;
 
 /**
- * Why the NACHA validator cannot run on this machine, or null when it can (already installed, or
- * installable: a Python 3.11-3.13 with pip is there; whether PyPI answers is only known by trying).
- * The reason names what to install. Test files that need the validator skip with this reason on a
- * developer's machine without Python (`skipWithoutNachaValidator`), unless
- * `REQUIRE_NACHA_VALIDATOR=1` (which `.ci/run` sets, so CI fails rather than skips).
- * Like tools/test-bank/sshd.ts's `testSftpServerUnavailable`. Never throws.
+ * Why the NACHA validator cannot run on this machine, or null when it can (installed, or a Python
+ * 3.11-3.13 with pip is there). Never throws.
  */
-export function nachaValidatorUnavailable(): string | null {
-  const py = python();
-  const version = pythonVersion();
-  if (version === null) return `${py} not found (apt-get install python3, or set NACHA_PYTHON)`;
-  if (installed(version)) return null;
-  const [major, minor] = version.split('.').map(Number);
-  const cmp = (a: [number, number]) => (major !== a[0] ? major - a[0] : minor - a[1]);
-  if (cmp(PYTHON_MIN) < 0 || cmp(PYTHON_MAX_EXCLUSIVE) >= 0) {
-    return `${py} is Python ${version}; achlens needs 3.11 to 3.13 (set NACHA_PYTHON to one)`;
-  }
-  try {
-    execFileSync(py, ['-m', 'pip', '--version'], { stdio: 'ignore', timeout: 30_000 });
-  } catch {
-    return `${py} has no pip (apt-get install python3-pip)`;
-  }
-  return null;
-}
+export const nachaValidatorUnavailable = (): string | null => tool.unavailable();
 
 /**
- * Whether a test file needing the validator skips here: `nachaValidatorUnavailable()` gives a
- * reason and `REQUIRE_NACHA_VALIDATOR` is not `1`. Prints the reason when it skips.
+ * Whether a test file needing the validator skips here: it cannot run and
+ * `REQUIRE_NACHA_VALIDATOR` is not `1` (which `.ci/run` sets, so CI fails rather than skips).
  */
-export function skipWithoutNachaValidator(file: string): boolean {
-  const missing = nachaValidatorUnavailable();
-  if (missing === null || process.env.REQUIRE_NACHA_VALIDATOR === '1') return false;
-  console.warn(`${file}: skipped, the NACHA validator (${NACHA_VALIDATOR_LIBRARY}) cannot run here: ${missing}`);
-  return true;
-}
+export const skipWithoutNachaValidator = (file: string): boolean => tool.skipWithout(file);
 
-/** One install per process at a time; later callers wait on the same promise. */
-let installing: Promise<string> | null = null;
-
-/**
- * Makes sure the pinned validator is installed under `.tools/nacha-validator/` and resolves to its
- * directory. Idempotent: when it is already there this only checks for a file (milliseconds).
- * Otherwise runs `pip install --no-deps --require-hashes --target` (a few seconds; pip's cache and
- * configured index are used as they are) into a temporary directory renamed into place.
- * `force` deletes the current install first.
- * Throws an Error naming the cause when Python is unusable (`nachaValidatorUnavailable`) or pip
- * fails (its output in the message).
- */
-async function install(force = false): Promise<string> {
-  const missing = nachaValidatorUnavailable();
-  if (missing !== null) throw new Error(`NACHA validator unavailable: ${missing}`);
-  const version = pythonVersion() as string;
-  const dir = installDir(version);
-  if (force) rmSync(dir, { recursive: true, force: true });
-  if (existsSync(join(dir, STAMP))) return dir;
-  mkdirSync(NACHA_VALIDATOR_DIR, { recursive: true });
-  const tmp = mkdtempSync(`${dir}.tmp-`);
-  const started = Date.now();
-  try {
-    await run(
-      python(),
-      ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-input', '--root-user-action=ignore',
-        '--no-deps', '--require-hashes', '--target', tmp, '-r', REQUIREMENTS],
-      { timeout: 300_000, maxBuffer: 16 * 1024 * 1024 },
-    );
-    writeFileSync(
-      join(tmp, STAMP),
-      JSON.stringify({ library: NACHA_VALIDATOR_LIBRARY, python: version, seconds: (Date.now() - started) / 1000 }) + '\n',
-    );
-    try {
-      renameSync(tmp, dir);
-    } catch (err) {
-      // another process finished first: its install is as good as ours
-      if (!existsSync(join(dir, STAMP))) throw err;
-      rmSync(tmp, { recursive: true, force: true });
-    }
-    return dir;
-  } catch (err) {
-    rmSync(tmp, { recursive: true, force: true });
-    const e = err as Error & { stderr?: string; stdout?: string };
-    throw new Error(`could not install the NACHA validator (${NACHA_VALIDATOR_LIBRARY}) with pip: ${e.stderr || e.stdout || e.message}`.trim());
-  }
-}
-
-/**
- * Installs the pinned validator (achlens) into `.tools/nacha-validator/` if it is not there yet;
- * idempotent and fast when already installed. Throws an Error when it cannot (no suitable Python or
- * pip, or pip failed: see `nachaValidatorUnavailable`).
- */
-export async function ensureNachaValidator(): Promise<void> {
-  installing ??= install().finally(() => {
-    installing = null;
-  });
-  await installing;
-}
+/** Installs the pinned validator if it is not there yet (idempotent). Throws when Python or pip fails. */
+export const ensureNachaValidator = (): Promise<void> => tool.ensure();
 
 /** The result of `validateNacha`. */
 export interface NachaValidation {
@@ -202,36 +79,16 @@ export interface ValidateNachaOptions {
  * Throws an Error when the validator cannot be installed or run (its standard error in the message).
  */
 export async function validateNacha(text: string, options: ValidateNachaOptions = {}): Promise<NachaValidation> {
-  await ensureNachaValidator();
-  const dir = installDir(pythonVersion() as string);
-  const tmp = mkdtempSync(join(tmpdir(), 'nacha-validate-'));
-  const file = join(tmp, 'file.ach');
-  try {
-    writeFileSync(file, text, 'utf8');
-    let stdout: string;
-    try {
-      ({ stdout } = await run(python(), ['-I', DRIVER, '--lib', dir, file], { timeout: 120_000, maxBuffer: 64 * 1024 * 1024 }));
-    } catch (err) {
-      const e = err as Error & { code?: number; stdout?: string; stderr?: string };
-      // exit 1 is the driver's "invalid", with its JSON on stdout; anything else is a failure
-      if (e.code !== 1 || !e.stdout) throw new Error(`the NACHA validator failed: ${e.stderr || e.message}`.trim());
-      stdout = e.stdout;
-    }
-    const report = JSON.parse(stdout) as { valid: boolean; errors: string[]; warnings: string[] };
-    const errors = [...report.errors, ...(options.strict ? report.warnings.map((w) => `warning ${w}`) : [])];
-    return { valid: report.valid && errors.length === 0, errors };
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
+  const report = JSON.parse(await tool.runDriver(text, 'file.ach')) as { valid: boolean; errors: string[]; warnings: string[] };
+  const errors = [...report.errors, ...(options.strict ? report.warnings.map((w) => `warning ${w}`) : [])];
+  return { valid: report.valid && errors.length === 0, errors };
 }
 
-/** The command line (see the module comment). */
-async function main(args: string[]): Promise<number> {
+runAsScript(import.meta.url, async (args) => {
   if (args[0] === 'install') {
     const started = Date.now();
-    const dir = await install(args.includes('--force'));
-    const stamp = JSON.parse(readFileSync(join(dir, STAMP), 'utf8')) as { seconds: number };
-    console.log(`NACHA validator ${NACHA_VALIDATOR_LIBRARY} in ${dir} (installed in ${stamp.seconds} s; this run ${(Date.now() - started) / 1000} s)`);
+    const dir = await tool.install(args.includes('--force'));
+    console.log(`NACHA validator ${NACHA_VALIDATOR_LIBRARY} in ${dir} (installed in ${tool.installSeconds(dir)} s; this run ${(Date.now() - started) / 1000} s)`);
     return 0;
   }
   const strict = args.includes('--strict');
@@ -248,16 +105,4 @@ async function main(args: string[]): Promise<number> {
     if (!result.valid) refused += 1;
   }
   return refused === 0 ? 0 : 1;
-}
-
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code;
-    },
-    (err: unknown) => {
-      console.error((err as Error).message);
-      process.exitCode = 1;
-    },
-  );
-}
+});
