@@ -43,6 +43,13 @@ export function liveNotifierProblem(config: Config, kind: ClaimDestinationKind):
   return `no live SMS or WhatsApp provider is configured (set ${g.twilio.join(', ')} for Twilio, or ${g.whatsapp.join(', ')} for WhatsApp)`;
 }
 
+/** Why live notification channel `channel` has no provider (naming the unset variables), or null when it has one. */
+export function liveNotificationChannelProblem(config: Config, channel: 'email' | 'sms' | 'whatsapp'): string | null {
+  const g = liveNotifierGaps(config);
+  const [gaps, what] = channel === 'email' ? [g.smtp, 'e-mail (SMTP)'] : channel === 'sms' ? [g.twilio, 'SMS (Twilio)'] : [g.whatsapp, 'WhatsApp (Cloud API)'];
+  return gaps.length === 0 ? null : `no live ${what} provider is configured (set ${gaps.join(', ')})`;
+}
+
 /**
  * The catalog channels a live claim in `currency` can be paid out on: bank channels in that
  * currency whose rail has a configured live connection (src/rails/registry.ts) and that the
