@@ -156,18 +156,17 @@ export async function makeRailAttempt(core: Core, payoutId: string, attempt: num
 export const NOTHING_TO_DELIVER: readonly PayoutStatus[] = ['failed', 'canceled', 'refunded'];
 
 /**
- * The start of a payout's delivery (issue #23; activity payoutTransition with `deliverAttempt`):
- * the move to `delivering` (`transitionPayout(core, payoutId, 'delivering')`) followed by delivery
- * attempt `attempt` ({@link makeRailAttempt}), with the same answers, in fewer round trips: a
- * payout moved from submitted or claimed takes one statement for the move, the attempt's start and
- * the read of the instruction ({@link startDelivery}), then the rail call and the storing of its
- * reference. A
+ * The start of a payout's delivery (activity payoutTransition with `deliverAttempt`): the move to
+ * `delivering` (`transitionPayout(core, payoutId, 'delivering')`) followed by delivery attempt
+ * `attempt` ({@link makeRailAttempt}), with the same answers, in fewer round trips: a payout moved
+ * from submitted or claimed takes one statement for the move, the attempt's start and the read of
+ * the instruction ({@link startDelivery}), then the rail call and the storing of its reference. A
  * payout already delivering or past it (a replay after a lost workflow task), or one that cannot
  * enter delivering, takes the two calls as they are: a row already succeeded is delivered again
  * under its stored attempt reference (the rail sees the same idempotent instruction); a row in
  * {@link NOTHING_TO_DELIVER} is returned with no attempt. Throws IllegalPayoutTransitionError for
  * a move the transition table forbids and {@link NoRailAdapterError} when the rail has no adapter
- * (after the move, as the two calls did). Returns the status now stored and the rail's answer
+ * (after the move). Returns the status now stored and the rail's answer
  * (null with a status in {@link NOTHING_TO_DELIVER}).
  */
 export async function deliverPayout(core: Core, payoutId: string, attempt: number): Promise<{ status: PayoutStatus; attempt: RailAttemptResult | null }> {

@@ -178,7 +178,6 @@ async function prepareChecked(
     );
   }
 
-  // Recipient.
   let recipientId: string | null = null;
   let recipientType: RecipientType;
   let recipientDetails: Record<string, unknown>;
