@@ -7,6 +7,7 @@
  * Amounts (limits, flat fee) are canonical USDC Amounts ("1.00", "50000.00", "0.25").
  */
 import { pausedChannels } from './channel-pauses';
+import { CLAIM_LINK, claimLinkLiveProblem } from './claim-routes';
 import { liveRailWorking } from './rails/registry';
 import { missingLiveRate, rateUnavailable } from './rates/pricing-rate';
 import {
@@ -79,9 +80,21 @@ export function statusFor(core: Core, caller: Caller, channel: ChannelDefinition
   return status;
 }
 
-/** {@link statusFor} without the live rate: paused by the operator or for want of a working rail connection. */
+/**
+ * {@link statusFor} without the live rate: paused by the operator or for want of a working rail
+ * connection. Live `claim_link` has no rail of its own: it is live while a claim can be notified
+ * and paid out (src/core/claim-routes.ts claimLinkLiveProblem).
+ */
 export function railStatusFor(core: Core, caller: Caller, channel: ChannelDefinition): 'live' | 'paused' {
-  return channelStatus(channel, caller.environment, pausedChannels(core), (rail) => liveRailWorking(core, rail));
+  const working = (rail: string) => (channel.id === CLAIM_LINK ? claimLinkLiveProblem(core, channel.currency) === null : liveRailWorking(core, rail));
+  return channelStatus(channel, caller.environment, pausedChannels(core), working);
+}
+
+/** Why `channel` is paused for a live caller (a sentence), for channel_unavailable messages. */
+export function livePauseReason(core: Core, channel: ChannelDefinition): string {
+  if (pausedChannels(core).has(channel.id)) return 'the operator paused it';
+  if (channel.id === CLAIM_LINK) return claimLinkLiveProblem(core, channel.currency) ?? 'it is paused';
+  return 'its rail has no working live connection';
 }
 
 /** One catalog entry as the spec's Channel seen by `caller` (internal fields such as requirement checks left out). */
@@ -135,7 +148,7 @@ export function assertChannelAvailable(core: Core, caller: Caller, channel: Chan
     if (noRate && railStatusFor(core, caller, channel) === 'live') {
       throw rateUnavailable(channel.id, noRate, param);
     }
-    const why = caller.environment === 'live' ? 'its rail has no working live connection' : 'it is paused while its rail is degraded';
+    const why = caller.environment === 'live' ? livePauseReason(core, channel) : 'it is paused while its rail is degraded';
     throw new ApiError(400, 'channel_unavailable', `Channel ${channel.id} cannot be used now: ${why}`, param);
   }
 }

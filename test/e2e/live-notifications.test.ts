@@ -25,6 +25,20 @@ import { drainWorkflowStarts } from '../../src/core/workflow-starts';
 import { MAGIC, type NotifyDoubles, startNotifyDoubles, twilioSignature, hubSignature } from '../../tools/notify-doubles';
 import { createHarness, type Harness } from '../helpers/harness';
 
+/**
+ * The ACH rail configured (the live route a claim link needs to be accepted); never connected
+ * here: these payouts are not claimed (test/e2e/live-claim-link.test.ts claims one over SFTP).
+ */
+const ACH_CONFIGURED = {
+  RAIL_ACH_SFTP_HOST: '127.0.0.1',
+  RAIL_ACH_SFTP_PORT: '9',
+  RAIL_ACH_SFTP_USER: 'payouts',
+  RAIL_ACH_SFTP_KEY_PATH: '/nonexistent/ach-key',
+  RAIL_ACH_SFTP_HOST_KEY: `SHA256:${'A'.repeat(43)}`,
+  RAIL_ACH_ODFI_ROUTING: '021000021',
+  RAIL_ACH_COMPANY_ID: '1234567890',
+};
+
 let h: Harness;
 let doubles: NotifyDoubles;
 let hooks: Server;
@@ -51,15 +65,15 @@ beforeAll(async () => {
   await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
   hooksUrl = `http://127.0.0.1:${(hooks.address() as AddressInfo).port}`;
   doubles = await startNotifyDoubles({ dir, hooksBaseUrl: hooksUrl, delayMs: 2500, providerTimeout: 'PT1S', callbackDelayMs: 30 });
-  h = await createHarness({ worker: false, env: { ...doubles.env, NOTIFY_WHATSAPP_LOOKUP_GRACE: 'PT30S' } });
+  h = await createHarness({ worker: false, env: { ...doubles.env, ...ACH_CONFIGURED, NOTIFY_WHATSAPP_LOOKUP_GRACE: 'PT30S' } });
   target.app = h.app;
   // Capture every log line the notification code writes (test: no unmasked destination).
   (h.core as { log: unknown }).log = pino({ level: 'debug' }, new Writable({ write(chunk, _enc, cb) { logLines.push(String(chunk)); cb(); } }));
   const b = await h.business();
   await h.db.updateTable('businesses').set({ name: 'Acme Ltd' }).where('id', '=', b.id).execute();
-  const key = await h.db.selectFrom('api_keys').select('id').where('business_id', '=', b.id).where('environment', '=', 'sandbox').executeTakeFirstOrThrow();
-  caller = { businessId: b.id, environment: 'sandbox', keyId: key.id, role: 'owner', policy: null };
-  await h.db.transaction().execute((tx) => post(tx, { businessId: b.id, environment: 'sandbox', key: 'test:fund', from: 'external', to: 'available', amount: 1_000_000_000n }));
+  const key = await h.db.selectFrom('api_keys').select('id').where('business_id', '=', b.id).where('environment', '=', 'live').executeTakeFirstOrThrow();
+  caller = { businessId: b.id, environment: 'live', keyId: key.id, role: 'owner', policy: null };
+  await h.db.transaction().execute((tx) => post(tx, { businessId: b.id, environment: 'live', key: 'test:fund', from: 'external', to: 'available', amount: 1_000_000_000n }));
 }, 120_000);
 
 afterAll(async () => {
@@ -71,11 +85,9 @@ afterAll(async () => {
 });
 
 /**
- * A live claim-link payout notifying `destination`; its workflow is stopped and its claim window
- * opened here (the notification step runs under test control). Live claim-link payouts cannot be
- * accepted on this machine (the claim_link channel is paused in live without a live rail
- * connection: src/core/rails/registry.ts), so the payout is accepted in the sandbox and its rows
- * are made live before the claim window opens: everything the notification step reads is then live.
+ * A live claim-link payout notifying `destination`, accepted in live (the live providers and a live
+ * rail to claim to are configured: docs/notifications.md "When claim_link is live"); its workflow
+ * is stopped and its claim window opened here (the notification step runs under test control).
  */
 async function livePayout(channel: 'email' | 'sms' | 'whatsapp', destination: string, reference?: string): Promise<string> {
   const recipient = channel === 'email' ? { type: 'email' as const, address: destination } : { type: 'phone' as const, number: destination };
@@ -85,8 +97,8 @@ async function livePayout(channel: 'email' | 'sms' | 'whatsapp', destination: st
   const id = p!.row.id;
   await drainWorkflowStarts(h.core);
   await h.core.temporal.workflow.getHandle(id).terminate('test: the notification step runs under test control');
-  await h.db.updateTable('payouts').set({ environment: 'live' }).where('id', '=', id).execute();
-  await h.db.updateTable('notifications').set({ environment: 'live' }).where('payout_id', '=', id).execute();
+  expect(p!.row.environment).toBe('live');
+  expect(p!.notification!.environment).toBe('live');
   await openClaimWindow(h.core, id);
   return id;
 }
@@ -412,11 +424,8 @@ describe('through the payout workflow', () => {
     const make = async (channel: 'email' | 'sms' | 'whatsapp', destination: string) => {
       const recipient = channel === 'email' ? { type: 'email' as const, address: destination } : { type: 'phone' as const, number: destination };
       const [p] = await createNotifiedPayouts(h.core, caller, [{ payout: { channel: 'claim_link', recipient, destinationAmount: '25' }, notification: { channel, destination, language: 'en' } }]);
-      const id = p!.row.id;
-      // Made live before its workflow starts (see livePayout).
-      await h.db.updateTable('payouts').set({ environment: 'live' }).where('id', '=', id).execute();
-      await h.db.updateTable('notifications').set({ environment: 'live' }).where('payout_id', '=', id).execute();
-      return id;
+      expect(p!.row.environment).toBe('live');
+      return p!.row.id;
     };
     const ids = [await make('email', 'flow@example.com'), await make('sms', '+525512348001'), await make('whatsapp', '+525598768001'), await make('whatsapp', '+525598771026')];
     await drainWorkflowStarts(h.core);

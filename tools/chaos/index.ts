@@ -199,7 +199,7 @@ async function main(): Promise<number> {
   }
   partner?.setWebhookTarget(`${stack.url}/hooks/partner/wise`);
   const receiver = await startReceiver(rng.fork());
-  await notify.attach(stack.url, stack.db);
+  notify.attach(stack.url);
   try {
     const business = await stack.createBusiness(`Chaos ${run}`, 1, true);
     const stats = newStats();
@@ -228,6 +228,7 @@ async function main(): Promise<number> {
     const live = stack.bank ? owner.withKey(business.keys.live).withPrefix('/v1') : null;
     const liveIban = stack.bank && live ? await fundLive(live, stack.db, stack.bank, run, liveCredits) : null;
     say(liveIban ? `live: virtual IBAN ${liveIban} funded by a camt.054 credit` : 'no live traffic (--no-live)');
+    const liveGuide = live && liveIban ? await notify.liveGuide(live, run) : null;
     await solana.setup(owner.withKey(business.keys.live).withPrefix('/claim/v1'));
     const traffic = newTrafficLog();
     const faultLog: Fault[] = [];
@@ -255,7 +256,7 @@ async function main(): Promise<number> {
       ...(live && stack.bank && liveIban ? [liveLoop(live, rng.fork(), traffic, run, until, stack.bank, liveIban, liveCredits)] : []),
       ...(stack.rates ? [rateFaults(stack.rates, start, until, say)] : []),
       ...(live && liveIban && partner ? [partnerLoop(live, new Rng(seed + 36), run, until, partnerTraffic)] : []),
-      ...(guide ? [notify.loop(guide.client, guide.recipientId, rng.fork(), until, run, traffic)] : []),
+      ...(liveGuide ? [notify.loop(liveGuide.client, liveGuide.recipientId, rng.fork(), until, run, traffic)] : []),
     ]);
     clearInterval(progress);
     say(`traffic over; waiting for ${traffic.background.length} background flows (claims, disbursements)`);

@@ -2,12 +2,13 @@
  * Notification chaos (docs/chaos.md, docs/notifications.md): the provider doubles
  * (tools/notify-doubles) run beside the stack with faults: a tenth of provider calls fail (500 / SMTP
  * 421), a twentieth time out after the message was kept, every status callback is sent twice and in
- * reverse order (a late `sent` after `delivered`, a `delivered` before `sent`). Surface C payouts to
- * this module's destinations (`+525598…`, `chaos-…@example.com`, with the doubles' magic suffixes)
- * are notified live: a trigger this module installs on the chaos database makes their notification
- * rows live (live claim-link payouts are not accepted while the claim_link channel is paused in
- * live; their payouts stay sandbox payouts). A forwarder on a fixed loopback port carries the
- * doubles' callbacks to the stack's proxy (the URL is needed before the stack starts).
+ * reverse order (a late `sent` after `delivered`, a `delivered` before `sent`). Live Surface C
+ * payouts (`/guide/v1`, the business's live key) to this module's destinations (`+525598…`,
+ * `chaos-…@example.com`, with the doubles' magic suffixes) are accepted in live as any live
+ * claim-link payout (the stack has live providers and the test bank's ACH rail to claim to:
+ * docs/notifications.md "When claim_link is live") and notified through the doubles. A forwarder
+ * on a loopback port carries the doubles' callbacks to the stack's proxy (the URL is needed before
+ * the stack starts).
  *
  * Audit: each payout was messaged at most once per channel, as the doubles saw it (SMS by claim
  * link, WhatsApp by our reference, e-mail by Message-ID), and every final message status is one
@@ -17,11 +18,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { sql } from 'kysely';
 import type { Db } from '../../src/db/schema';
 import { emailOutcome, type NotifyDoubles, phoneOutcome, startNotifyDoubles } from '../notify-doubles';
 import type { Check } from './audit';
 import type { ChaosClient } from './client';
+import { expectedRateRefusal } from './rates';
 import type { Rng } from './rng';
 import type { TrafficLog } from './traffic';
 
@@ -30,8 +31,10 @@ export interface NotifyChaos {
   /** Service environment pointing at the doubles. */
   env: Record<string, string>;
   doubles: NotifyDoubles;
-  /** Points the forwarder at the stack and installs the trigger. */
-  attach(stackUrl: string, db: Db): Promise<void>;
+  /** Points the forwarder at the stack. */
+  attach(stackUrl: string): void;
+  /** The live Surface C client (`live` is the business's live-key client, any prefix) and its live recipient, or null when the recipient is refused. */
+  liveGuide(live: ChaosClient, run: string): Promise<{ client: ChaosClient; recipientId: string } | null>;
   /** Creates notified Surface C payouts until `until`, each recorded in `traffic` as a Surface C claim link left waiting (the audit's payout checks). */
   loop(client: ChaosClient, recipientId: string, rng: Rng, until: number, run: string, traffic: TrafficLog): Promise<void>;
   audit(db: Db): Promise<Check[]>;
@@ -70,15 +73,13 @@ export async function startNotifyChaos(dir: string): Promise<NotifyChaos> {
   return {
     env: { ...doubles.env, NOTIFY_WHATSAPP_LOOKUP_GRACE: 'PT30S' },
     doubles,
-    async attach(stackUrl, db) {
+    attach(stackUrl) {
       target = stackUrl;
-      await sql`create or replace function chaos_live_notifications() returns trigger language plpgsql as $$
-        begin
-          if new.destination like '+525598%' or new.destination like 'chaos-%@example.com' then new.environment := 'live'; end if;
-          return new;
-        end $$`.execute(db);
-      await sql`drop trigger if exists chaos_live_notifications on notifications`.execute(db);
-      await sql`create trigger chaos_live_notifications before insert on notifications for each row execute function chaos_live_notifications()`.execute(db);
+    },
+    async liveGuide(live, run) {
+      const client = live.withPrefix('/guide/v1');
+      const r = await client.send('POST', '/recipients', { body: { phone_number: '+525512345678', country: 'MX' }, idem: `${run}-c-live-rcp` });
+      return r.status === 201 || r.status === 200 ? { client, recipientId: String(r.body.id) } : null;
     },
     async loop(client, recipientId, rng, until, run, traffic) {
       let n = 0;
@@ -106,7 +107,8 @@ export async function startNotifyChaos(dir: string): Promise<NotifyChaos> {
         if (r.status === 201 && r.body?.id) created.push({ id: String(r.body.id), channel, to });
         else {
           refused++;
-          traffic.unexpected.push(`notify chaos: POST /payouts (${channel}) answered ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
+          // Live payouts are refused while the rate sources are down (tools/chaos/rates.ts), as the other live traffic.
+          if (!expectedRateRefusal(r.status, r.body)) traffic.unexpected.push(`notify chaos: POST /payouts (${channel}) answered ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`);
         }
       }
     },

@@ -2447,7 +2447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payout"];
                 };
             };
-            /** @description validation_error (param names the field), channel_unavailable, amount_out_of_range */
+            /** @description validation_error (param names the field), channel_unavailable (paused; live claim_link: no live rail to claim to or no live provider for the recipient, param recipient.*), amount_out_of_range */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1143,7 +1143,7 @@ export interface operations {
                     "application/json": components["schemas"]["Disbursement"];
                 };
             };
-            /** @description validation_error (details.param names the field), invalid_phone */
+            /** @description validation_error (details.param names the field), invalid_phone, channel_unavailable (live: no live rail to claim to, or no live provider for recipientPhone / recipientEmail) */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1005,7 +1005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Payout"];
                 };
             };
-            /** @description validation_error (param names the field; payouts.<i>.<field> in a batch), channel_unavailable (live: no claim-link rail), amount_out_of_range */
+            /** @description validation_error (param names the field; payouts.<i>.<field> in a batch), channel_unavailable (live: no live rail to claim to, or no live provider for the destination or delivery_channel; param destination, email or delivery_channel), amount_out_of_range */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1112,7 +1112,7 @@ export interface operations {
                     "application/json": components["schemas"]["PayoutBatch"];
                 };
             };
-            /** @description validation_error (param names the field; payouts.<i>.<field> in a batch), channel_unavailable (live: no claim-link rail), amount_out_of_range */
+            /** @description validation_error (param names the field; payouts.<i>.<field> in a batch), channel_unavailable (live: no live rail to claim to, or no live provider for the destination or delivery_channel; param destination, email or delivery_channel), amount_out_of_range */
             400: {
                 headers: {
                     [name: string]: unknown;

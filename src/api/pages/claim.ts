@@ -8,10 +8,20 @@
  * the payout workflow's `claim` Update: awaiting_claim -> claimed -> delivering -> succeeded). A GET
  * never changes anything (messaging apps fetch links for previews). No API key: the random token (the link sent to the phone or e-mail) is
  * the credential. Identity and AML checks at claim time are the rail's job; the sandbox has none.
+ *
+ * Live (docs/notifications.md "When claim_link is live"): instead of the sandbox's method buttons
+ * the page offers one form per live route (src/core/payouts/claim-destinations.ts
+ * offeredClaimRoutes: bank channels in the payout's currency whose rail works now), with that
+ * channel's recipient fields; `POST /c/:token` with `method=bank_transfer`, `route=<channel>` and
+ * the fields stores the route (validated as `POST /payouts` on that channel would, 400/422 shown
+ * on the page) and then claims the payout.
  */
 import type { Hono } from 'hono';
 import { startClaim } from '../../core/claim-flow';
+import type { Caller, Core } from '../../core/context';
 import { CLAIM_METHODS, claimPayout, renderPayout } from '../../core/payouts';
+import { chooseClaimRoute, offeredClaimRoutes } from '../../core/payouts/claim-destinations';
+import { type ChannelDefinition, requirementsFor } from '../../domain/channels';
 import { ApiError } from '../../domain/errors';
 import type { AppEnv } from '../types';
 
@@ -32,8 +42,54 @@ function page(title: string, body: string, sandbox: boolean): string {
 <style>body{font-family:system-ui,sans-serif;max-width:30rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}
 .amount{font-size:2rem;font-weight:600}.banner{background:#fff4ce;padding:.4rem .8rem;border-radius:.3rem}
 button{display:block;width:100%;margin:.5rem 0;padding:.8rem;font-size:1rem;border-radius:.4rem;border:1px solid #888;background:#f6f6f6}
-blockquote{border-left:3px solid #ccc;margin:1rem 0;padding-left:.8rem;color:#444}</style></head>
+blockquote{border-left:3px solid #ccc;margin:1rem 0;padding-left:.8rem;color:#444}
+label{display:block;margin:.6rem 0 .2rem}input,select{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
+.route{border:1px solid #ddd;border-radius:.4rem;padding:.2rem 1rem 1rem;margin:1rem 0}.error{color:#a00}</style></head>
 <body>${banner}${body}</body></html>`;
+}
+
+const countryNames = new Intl.DisplayNames(['en'], { type: 'region' });
+
+/** A live route's heading: the country and currency of the account it pays to. */
+function routeTitle(c: ChannelDefinition): string {
+  const where = c.country && c.country.length === 2 ? countryNames.of(c.country) ?? c.country : c.country === 'EU' ? 'the euro area' : null;
+  return `Bank account${where ? ` in ${where}` : ''} (${c.currency})`;
+}
+
+/** One form per live route, with the route's recipient fields (a value given before is kept after an error). */
+function routeForms(token: string, routes: readonly ChannelDefinition[], given: Record<string, string> = {}): string {
+  if (routes.length === 0) return '<p id="no-routes">No payout method is available right now. Please come back later; the link stays valid until the date above.</p>';
+  return routes
+    .map((c) => {
+      const inputs = requirementsFor(c)
+        .fields.map((f) => {
+          const label = esc(f.description ?? f.name);
+          const value = given[f.name] ?? '';
+          const control = f.values
+            ? `<select name="${esc(f.name)}" id="${esc(`${c.id}-${f.name}`)}"${f.required ? ' required' : ''}>${f.required ? '' : '<option value=""></option>'}${f.values.map((v) => `<option value="${esc(v)}"${v === value ? ' selected' : ''}>${esc(v)}</option>`).join('')}</select>`
+            : `<input name="${esc(f.name)}" id="${esc(`${c.id}-${f.name}`)}" value="${esc(value)}"${f.required ? ' required' : ''}>`;
+          return `<label for="${esc(`${c.id}-${f.name}`)}">${label}${f.required ? '' : ' (optional)'}</label>${control}`;
+        })
+        .join('');
+      return `<form method="post" action="/c/${token}" class="route" id="route-${esc(c.id)}"><h2>${esc(routeTitle(c))}</h2>
+<input type="hidden" name="method" value="bank_transfer"><input type="hidden" name="route" value="${esc(c.id)}">${inputs}
+<button type="submit">Receive it in this account</button></form>`;
+    })
+    .join('');
+}
+
+/** The claim page's caller: the payout's business and environment, acting through the link's token. */
+const linkCaller = (row: { business_id: string; environment: 'sandbox' | 'live' }): Caller => ({
+  businessId: row.business_id,
+  environment: row.environment,
+  keyId: 'claim_page',
+  role: 'member',
+  policy: null,
+});
+
+/** The live method step: the routes on offer now. */
+async function liveMethods(core: Core, row: { business_id: string; environment: 'sandbox' | 'live'; destination_currency: string }) {
+  return offeredClaimRoutes(core, linkCaller(row), row.destination_currency);
 }
 
 const NOT_FOUND = page('Claim link not found', '<h1>Claim link not found</h1><p>This link is not valid.</p>', false);
@@ -75,6 +131,11 @@ export function registerClaimPage(app: Hono<AppEnv>): void {
         200,
       );
     }
+    if (!sandbox) {
+      const routes = await liveMethods(core, row);
+      return c.html(page('You have money to claim', `<h1>You have money to claim</h1><p class="amount">${amount}</p>${message}${expires}
+<p>Choose where to receive it:</p>${routeForms(token, routes)}`, false), 200);
+    }
     const buttons = CLAIM_METHODS.map(
       (m) => `<button name="method" value="${m}" type="submit">${esc(METHOD_TEXT[m] ?? m)}</button>`,
     ).join('');
@@ -106,9 +167,23 @@ export function registerClaimPage(app: Hono<AppEnv>): void {
     if (!(CLAIM_METHODS as readonly string[]).includes(method)) {
       return c.html(page('Choose a method', '<h1>Choose a payout method</h1><p>Go back and pick one of the options.</p>', row.environment === 'sandbox'), 400);
     }
-    const caller = { businessId: row.business_id, environment: row.environment, keyId: 'claim_page', role: 'member' as const, policy: null };
+    const caller = linkCaller(row);
     const started = row.claim_started_at ? row : await startClaim(core, token);
     if (!started?.claim_started_at) return c.redirect(`/c/${encodeURIComponent(token)}`, 303);
+    if (row.environment === 'live' && row.status === 'awaiting_claim') {
+      const routes = await liveMethods(core, row);
+      const fields = Object.fromEntries(Object.entries(form).filter((e): e is [string, string] => typeof e[1] === 'string' && e[0] !== 'method' && e[0] !== 'route'));
+      try {
+        await chooseClaimRoute(core, row, routes, String(form.route ?? ''), fields);
+      } catch (err) {
+        if (!(err instanceof ApiError) || err.status >= 500) throw err;
+        const p = renderPayout(row);
+        const safeToken = esc(encodeURIComponent(token));
+        const body = `<h1>You have money to claim</h1><p class="amount">${esc(p.destination_amount)} ${esc(p.destination_currency)}</p>
+<p class="error" id="error" role="alert">${esc(err.message)}${err.param ? ` (${esc(err.param.replace(/^recipient\./, ''))})` : ''}</p>${routeForms(safeToken, routes, fields)}`;
+        return c.html(page('Check your details', body, false), err.status as 400 | 422);
+      }
+    }
     try {
       await claimPayout(core, caller, row.id, method);
     } catch (err) {

@@ -154,7 +154,7 @@ const createPayoutRoute = createRoute({
   responses: {
     201: { description: 'The payout, submitted', content: jsonContent(PayoutSchema) },
     ...errorResponses({
-      400: 'validation_error (param names the field), channel_unavailable, amount_out_of_range',
+      400: 'validation_error (param names the field), channel_unavailable (paused; live claim_link: no live rail to claim to or no live provider for the recipient, param recipient.*), amount_out_of_range',
       ...AUTH_ERRORS,
       402: 'insufficient_balance',
       404: 'not_found: recipient_id or quote_id unknown',

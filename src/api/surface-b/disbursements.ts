@@ -103,7 +103,7 @@ const createDisbursementRoute = createRoute({
   responses: {
     201: { description: 'The disbursement, pending', content: jsonContent(DisbursementSchema) },
     ...errorResponses({
-      400: 'validation_error (details.param names the field), invalid_phone',
+      400: 'validation_error (details.param names the field), invalid_phone, channel_unavailable (live: no live rail to claim to, or no live provider for recipientPhone / recipientEmail)',
       ...COMMON_ERRORS,
       402: 'insufficient_balance',
       409: 'idempotency_conflict, idempotency_in_flight',

@@ -261,7 +261,7 @@ async function create(c: Context<AppEnv>, bodies: CreatePayoutBody[], batch: boo
 }
 
 const ERRORS = errorResponses({
-  400: 'validation_error (param names the field; payouts.<i>.<field> in a batch), channel_unavailable (live: no claim-link rail), amount_out_of_range',
+  400: 'validation_error (param names the field; payouts.<i>.<field> in a batch), channel_unavailable (live: no live rail to claim to, or no live provider for the destination or delivery_channel; param destination, email or delivery_channel), amount_out_of_range',
   ...AUTH_ERRORS,
   402: 'insufficient_balance: the balance does not cover the payout (the whole batch)',
   404: 'not_found (param recipient_id)',

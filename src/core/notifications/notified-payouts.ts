@@ -18,6 +18,8 @@ import { enqueueWorkflowStart, flushWorkflowStart, handOffWorkflowStart, type Pe
 import { applyPayoutPolicy } from '../policies/payouts';
 import { insertPayoutNotification, type NotificationRequest, type NotificationRow, notificationsByPayout } from './payout-notifications';
 import { isUniqueViolation } from '../../db/errors';
+import { ApiError } from '../../domain/errors';
+import { liveNotificationChannelProblem } from '../claim-routes';
 
 /** One payout to create, with the notification of its recipient (null: do not notify). */
 export interface NotifiedPayoutRequest {
@@ -54,7 +56,9 @@ async function existingFor(core: Core, caller: Caller, keys: string[]): Promise<
  * idempotency keys per entry and prefixes error params with `opts.paramPrefix(i)` (e.g.
  * `payouts.3.`). Returns the payouts in request order (status submitted, attempts 1).
  * Errors: those of preparePayout (400 validation_error, channel_unavailable, amount_out_of_range;
- * 404 recipient; 422 recipient_not_ready) and 402 insufficient_balance for the whole request.
+ * 404 recipient; 422 recipient_not_ready), 400 channel_unavailable (`<prefix>delivery_channel`) in
+ * live when the notification's channel has no live provider, and 402 insufficient_balance for the
+ * whole request.
  * The notification requests must have passed validateNotificationRequest.
  */
 export async function createNotifiedPayouts(
@@ -77,6 +81,8 @@ export async function createNotifiedPayouts(
   const prepared: PreparedPayout[] = [];
   for (const [i, item] of items.entries()) {
     prepared.push(await preparePayout(core, caller, item.payout, { paramPrefix: opts.paramPrefix?.(i) ?? '' }));
+    const problem = caller.environment === 'live' && item.notification ? liveNotificationChannelProblem(core.config, item.notification.channel) : null;
+    if (problem) throw new ApiError(400, 'channel_unavailable', `The recipient cannot be notified by ${item.notification!.channel} in the live environment: ${problem}`, `${opts.paramPrefix?.(i) ?? ''}delivery_channel`);
   }
 
   let created: NotifiedPayout[];

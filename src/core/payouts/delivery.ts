@@ -14,6 +14,8 @@ import { RailError } from '../../rails/adapter';
 import { CLAIM_WINDOW_MS, sandboxClaimWindowMs } from '../../sandbox/rails';
 import type { Core } from '../context';
 import { liveServedRails, railAdapterFor } from '../rails/registry';
+import { CLAIM_LINK } from '../claim-routes';
+import { deliveryRoute } from './claim-destinations';
 import type { PayoutRow } from './rows';
 import { openClaim, recordAttemptProviderReference, recordAttemptStart, startDelivery, transitionPayout } from './transitions';
 
@@ -67,6 +69,12 @@ type InstructionSource = Pick<
   PayoutRow,
   'environment' | 'rail' | 'reference' | 'business_id' | 'channel' | 'destination_amount' | 'destination_currency' | 'recipient_details'
 >;
+
+/** `payout` as its delivery route sees it: a live claim-link payout with the channel, rail and recipient it was claimed to. */
+async function routed<T extends InstructionSource>(core: Core, payoutId: string, payout: T): Promise<T> {
+  const route = await deliveryRoute(core, payoutId, payout);
+  return { ...payout, channel: route.channel, rail: route.rail, recipient_details: route.recipientDetails };
+}
 
 /**
  * Hands attempt `attempt` of `payoutId` (its start already recorded, `existingProviderReference`
@@ -127,15 +135,17 @@ async function submitAttempt(
  * Delivery attempt `attempt` (1-based): records its start (attempt_count >= attempt), hands the
  * payment instruction to the rail's adapter and keeps the reference it gives. A retried call
  * reuses the attempt's stored reference, so the rail sees one idempotent instruction per
- * (payout, attempt). A RailError the adapter throws becomes a retryable or final rejection. Throws
- * {@link NoRailAdapterError} when the payout's rail has no adapter in its environment.
+ * (payout, attempt). A RailError the adapter throws becomes a retryable or final rejection. A live
+ * claim-link payout goes on the route its recipient claimed it to (src/core/payouts/claim-destinations.ts).
+ * Throws {@link NoRailAdapterError} when the payout's rail has no adapter in its environment.
  */
 export async function makeRailAttempt(core: Core, payoutId: string, attempt: number): Promise<RailAttemptResult> {
-  const payout = await core.db
+  const stored = await core.db
     .selectFrom('payouts')
     .select(['environment', 'rail', 'reference', 'business_id', 'channel', 'destination_amount', 'destination_currency', 'recipient_details'])
     .where('id', '=', payoutId)
     .executeTakeFirstOrThrow();
+  const payout = await routed(core, payoutId, stored);
   const adapter = railAdapterFor(core, payout.environment, payout.rail);
   if (!adapter) throw new NoRailAdapterError(payout.rail);
   const started = await recordAttemptStart(core, payoutId, attempt);
@@ -146,32 +156,28 @@ export async function makeRailAttempt(core: Core, payoutId: string, attempt: num
 export const NOTHING_TO_DELIVER: readonly PayoutStatus[] = ['failed', 'canceled', 'refunded'];
 
 /**
- * The start of a payout's delivery (issue #23; activity payoutTransition with `deliverAttempt`):
- * the move to `delivering` (`transitionPayout(core, payoutId, 'delivering')`) followed by delivery
- * attempt `attempt` ({@link makeRailAttempt}), with the same answers, in fewer round trips: a
- * payout moved from submitted or claimed takes one statement for the move, the attempt's start and
- * the read of the instruction ({@link startDelivery}), then the rail call and the storing of its
- * reference. A
+ * The start of a payout's delivery (activity payoutTransition with `deliverAttempt`): the move to
+ * `delivering` (`transitionPayout(core, payoutId, 'delivering')`) followed by delivery attempt
+ * `attempt` ({@link makeRailAttempt}), with the same answers, in fewer round trips: a payout moved
+ * from submitted or claimed takes one statement for the move, the attempt's start and the read of
+ * the instruction ({@link startDelivery}), then the rail call and the storing of its reference. A
  * payout already delivering or past it (a replay after a lost workflow task), or one that cannot
  * enter delivering, takes the two calls as they are: a row already succeeded is delivered again
  * under its stored attempt reference (the rail sees the same idempotent instruction); a row in
  * {@link NOTHING_TO_DELIVER} is returned with no attempt. Throws IllegalPayoutTransitionError for
  * a move the transition table forbids and {@link NoRailAdapterError} when the rail has no adapter
- * (after the move, as the two calls did). Returns the status now stored and the rail's answer
+ * (after the move). Returns the status now stored and the rail's answer
  * (null with a status in {@link NOTHING_TO_DELIVER}).
  */
 export async function deliverPayout(core: Core, payoutId: string, attempt: number): Promise<{ status: PayoutStatus; attempt: RailAttemptResult | null }> {
-  const started = await startDelivery(
-    core,
-    payoutId,
-    attempt,
-    liveServedRails(core),
-  );
+  const liveRails = liveServedRails(core);
+  const started = await startDelivery(core, payoutId, attempt, liveRails.length > 0 ? [...liveRails, CLAIM_LINK] : liveRails);
   if (started) {
-    const adapter = railAdapterFor(core, started.payout.environment, started.payout.rail);
-    // Not reached while the registry and liveServedRails agree (startDelivery moves only payouts with an adapter).
-    if (!adapter) throw new NoRailAdapterError(started.payout.rail);
-    const result = await submitAttempt(core, payoutId, attempt, started.payout, adapter, started.existingProviderReference);
+    const payout = await routed(core, payoutId, started.payout);
+    const adapter = railAdapterFor(core, payout.environment, payout.rail);
+    // A live claim-link payout with no stored route (not claimed on the claim page) has none.
+    if (!adapter) throw new NoRailAdapterError(payout.rail);
+    const result = await submitAttempt(core, payoutId, attempt, payout, adapter, started.existingProviderReference);
     return { status: started.payout.status as PayoutStatus, attempt: result };
   }
   const row = await transitionPayout(core, payoutId, 'delivering');

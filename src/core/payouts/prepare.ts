@@ -7,7 +7,8 @@ import { ApiError, notFound, validationError } from '../../domain/errors';
 import { parseAmountParam, formatAmount, USDC } from '../../domain/money';
 import { type Price, price as priceOf } from '../../domain/pricing';
 import { type InlineRecipient, validateInlineRecipient } from '../../domain/recipients';
-import { railStatusFor, statusFor } from '../catalog';
+import { livePauseReason, railStatusFor, statusFor } from '../catalog';
+import { CLAIM_LINK, claimLinkLiveProblem } from '../claim-routes';
 import { freshPausedChannels } from '../channel-pauses';
 import type { Caller, Core } from '../context';
 import { railCarriageProblem, railLatestArrival } from '../rails/registry';
@@ -87,7 +88,9 @@ function optionalText(value: unknown, param: string, max: number): string | null
  *   recipient whose type the channel does not pay (`recipient_id`); invalid inline recipient
  *   (`recipient.<field>`); a quote of another channel (`quote_id`); an amount that differs from the
  *   quote's.
- * - 400 channel_unavailable (`channel`): channel paused (PAUSED_CHANNELS) or live environment.
+ * - 400 channel_unavailable (`channel`): channel paused (PAUSED_CHANNELS), or in live without a
+ *   working rail; live claim_link: no live rail to claim to, or (`recipient_id` / `recipient.number`
+ *   / `recipient.address`) no live provider for the recipient's kind (docs/notifications.md).
  * - 400 amount_out_of_range: source amount outside the channel limits.
  * - 404 not_found: recipient_id / quote_id unknown in this business and environment.
  * - 410 quote_expired (`quote_id`): the quote's 60 seconds are over.
@@ -169,13 +172,12 @@ async function prepareChecked(
       400,
       'channel_unavailable',
       caller.environment === 'live'
-        ? `Channel ${channel.id} has no working live rail connection; it is paused in the live environment`
+        ? `Channel ${channel.id} is paused in the live environment: ${livePauseReason(core, channel)}`
         : `Channel ${channel.id} is paused while a provider on the rail is degraded; try again later`,
       p('channel'),
     );
   }
 
-  // Recipient.
   let recipientId: string | null = null;
   let recipientType: RecipientType;
   let recipientDetails: Record<string, unknown>;
@@ -219,6 +221,15 @@ async function prepareChecked(
     const v = prefixed(pre, () => validateInlineRecipient(req.recipient as InlineRecipient, channel));
     recipientType = v.type;
     recipientDetails = v.details;
+  }
+
+  // A live claim link is sent to the recipient's phone or e-mail: that kind needs a live provider.
+  if (caller.environment === 'live' && channel.id === CLAIM_LINK) {
+    const problem = claimLinkLiveProblem(core, channel.currency, recipientType === 'email' ? 'email' : 'phone');
+    if (problem) {
+      const param = isGiven(req.recipientId) ? p('recipient_id') : p(recipientType === 'email' ? 'recipient.address' : 'recipient.number');
+      throw new ApiError(400, 'channel_unavailable', `Channel ${CLAIM_LINK} cannot reach this ${recipientType} recipient in the live environment: ${problem}`, param);
+    }
   }
 
   // A live payout: what its rail cannot carry (a bank file, a partner's account requirements) is refused now, not at the cut-off.

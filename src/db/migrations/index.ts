@@ -22,6 +22,7 @@ import * as m0062 from './0062_live_rates';
 import * as m0063 from './0063_treasury';
 import * as m0064pti from './0064_partner_transfer_index';
 import * as m0060np from './0060_notification_providers';
+import * as m0068pcd from './0068_payout_claim_destinations';
 import * as m0061sol from './0061_solana_usdc';
 import * as m0065 from './0065_defense_in_depth';
 
@@ -52,6 +53,7 @@ export const migrations: Record<string, Migration> = {
   '0060_notification_providers': m0060np,
   '0061_solana_usdc': m0061sol,
   '0065_defense_in_depth': m0065,
+  '0068_payout_claim_destinations': m0068pcd,
 };
 
 /** Static provider (no filesystem scan), so bundlers and tsx see every migration. */

@@ -1,3 +1,5 @@
+import type { Generated, JSONColumnType } from 'kysely';
+
 /** Surface B batches of claim-link payouts (migration 0020_claim_flow). */
 export interface ClaimBatchesTable {
   id: string;
@@ -29,7 +31,21 @@ export interface CardTopupsTable {
   updated_at: Date;
 }
 
+/**
+ * The route a live claim-link payout's recipient chose on the claim page (migration 0068; written
+ * only by src/core/payouts/claim-destinations.ts): a catalog channel (`ach_usd`), its rail (`ach`)
+ * and the recipient's validated fields for that channel (`holder_name`, `routing_number`, ...).
+ */
+export interface PayoutClaimDestinationsTable {
+  payout_id: string;
+  channel: string;
+  rail: string;
+  details: JSONColumnType<Record<string, unknown>>;
+  created_at: Generated<Date>;
+}
+
 export interface ClaimFlowTables {
   claim_batches: ClaimBatchesTable;
   card_topups: CardTopupsTable;
+  payout_claim_destinations: PayoutClaimDestinationsTable;
 }
