@@ -7,7 +7,7 @@
  * Amounts (limits, flat fee) are canonical USDC Amounts ("1.00", "50000.00", "0.25").
  */
 import { pausedChannels } from './channel-pauses';
-import { liveRailWorking } from './rails/registry';
+import { liveRailWorking } from './rails/rail-adapters';
 import { missingLiveRate, rateUnavailable } from './rates/pricing-rate';
 import {
   CHANNELS,

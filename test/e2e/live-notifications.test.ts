@@ -74,7 +74,7 @@ afterAll(async () => {
  * A live claim-link payout notifying `destination`; its workflow is stopped and its claim window
  * opened here (the notification step runs under test control). Live claim-link payouts cannot be
  * accepted on this machine (the claim_link channel is paused in live without a live rail
- * connection: src/core/rails/registry.ts), so the payout is accepted in the sandbox and its rows
+ * connection: src/core/rails/rail-adapters.ts), so the payout is accepted in the sandbox and its rows
  * are made live before the claim window opens: everything the notification step reads is then live.
  */
 async function livePayout(channel: 'email' | 'sms' | 'whatsapp', destination: string, reference?: string): Promise<string> {

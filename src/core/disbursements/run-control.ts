@@ -21,7 +21,7 @@ import {
   renderDisbursement,
   findRow,
 } from './read';
-import { applyLaunchPolicy } from '../policies/disbursements';
+import { applyLaunchPolicy } from '../policies/disbursement-launch';
 import { itemsNeedReview } from './approvals';
 import { callerActor, recordAuditEvent } from '../audit';
 
@@ -95,7 +95,7 @@ export async function launchDisbursement(core: Core, caller: Caller, id: string,
         throw approvalRequired(received, required, status !== 'ready');
       }
     }
-    // Key policy of the launching key (src/core/policies/disbursements.ts): 403 policy_exceeded.
+    // Key policy of the launching key (src/core/policies/disbursement-launch.ts): 403 policy_exceeded.
     await applyLaunchPolicy(tx, core, caller, id);
     const total = agg.readyDebit;
     try {

@@ -10,7 +10,7 @@ import { type InlineRecipient, validateInlineRecipient } from '../../domain/reci
 import { railStatusFor, statusFor } from '../catalog';
 import { freshPausedChannels } from '../channel-pauses';
 import type { Caller, Core } from '../context';
-import { railCarriageProblem, railLatestArrival } from '../rails/registry';
+import { railCarriageProblem, railLatestArrival } from '../rails/rail-adapters';
 import { livePricingOf } from '../quotes';
 import { missingLiveRate, pricingRate, rateUnavailable } from '../rates/pricing-rate';
 import { MAX_REFERENCE_LENGTH, MAX_MEMO_LENGTH, MAX_MESSAGE_LENGTH } from './rows';
