@@ -28,6 +28,7 @@ import {
   surfaceBRetrySchedule,
 } from './webhooks-surface-b';
 import { enqueueWorkflowStart, flushWorkflowStart } from './workflow-starts';
+import { markEventsDispatched } from './events';
 import { keyringFor, openSecret, sealSecret, webhookSecretAad } from './secrets';
 import { callerActor, recordAuditEvent } from './audit';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE } from '../../workflows/webhook-delivery.contract';
@@ -437,15 +438,11 @@ export async function dispatchWebhookEvents(core: Core): Promise<number> {
       }
     }
 
-    await tx
-      .updateTable('events')
-      .set({ dispatched_at: core.now() })
-      .where(
-        'id',
-        'in',
-        events.map((e) => e.id),
-      )
-      .execute();
+    await markEventsDispatched(
+      tx,
+      events.map((e) => e.id),
+      core.now(),
+    );
     return events.length;
   });
 

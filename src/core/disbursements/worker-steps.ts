@@ -10,10 +10,10 @@ import type { ClaimedItem, ClaimResult, FinalizeResult } from '../../../workflow
 import { isDisbursementRunRunning } from '../../temporal/disbursement-gateway';
 import { taskQueueFor } from '../../temporal/task-queues';
 import type { Caller, Core } from '../context';
-import { emitEvent, eventValues, eventWritten } from '../events';
+import { emitEvent, eventValues, eventWritten, insertNewEventRowsJson } from '../events';
 import { InsufficientFundsError, post } from '../ledger';
 import { type PayoutRow, payoutStart, payoutValues, type PreparedPayout, preparePayout } from '../payouts';
-import { payoutEventInput } from '../payouts/transitions';
+import { insertPayoutRowsJson, payoutEventInput } from '../payouts/transitions';
 import { itemRequest } from './review';
 import { itemAggregates, renderDisbursement } from './read';
 import { signalWithStart } from './run-control';
@@ -223,16 +223,10 @@ export async function claimItems(
         // The attempt is part of the row (unique per item and attempt: never a second payout for it).
         return { ...values, recipient_details: p.recipientDetails, disbursement_attempt: item.attempt } as unknown as PayoutRow & Record<string, unknown>;
       });
-      const columns = Object.keys(rows[0]!);
-      const cols = sql.join(columns.map((c) => sql.ref(c)));
-      await sql`insert into payouts (${cols}) select ${cols} from jsonb_populate_recordset(null::payouts, ${jsonRows(rows)}::jsonb)`.execute(tx);
+      await insertPayoutRowsJson(tx, jsonRows(rows), Object.keys(rows[0]!));
       const events = rows.map((r) => payoutEventInput(core, { ...r, claim_started_at: null, cancel_requested_at: null, claim_batch_id: null }, 'submitted')!);
       const eventRows = events.map((e) => ({ ...eventValues(e), data: e.data }));
-      const eventColumns = sql.join(Object.keys(eventRows[0]!).map((c) => sql.ref(c)));
-      const written = await sql<{ dedupe_key: string }>`
-        insert into events (${eventColumns}) select ${eventColumns} from jsonb_populate_recordset(null::events, ${jsonRows(eventRows)}::jsonb)
-        on conflict (dedupe_key) do nothing returning dedupe_key`.execute(tx);
-      const writtenKeys = new Set(written.rows.map((w) => w.dedupe_key));
+      const writtenKeys = await insertNewEventRowsJson(tx, Object.keys(eventRows[0]!), jsonRows(eventRows));
       for (const e of events) if (writtenKeys.has(e.dedupeKey)) eventWritten(e);
       const values = sql.join(launched.map((l) => sql`(${l.item.id}, ${l.payoutId})`));
       await sql`
