@@ -9,10 +9,12 @@
  * `sql` template. A write whose table is not a literal (a variable, `sql.table(x)`) cannot be
  * attributed and is reported as a problem of its own.
  *
+ * The module names of `src/` are checked too (docs/architecture.md "Module names").
+ *
  * `npm run docs:owners` prints the writers found per table; `-- --check` exits 1 with the problems
- * (test/unit/table-owners.test.ts runs the same check).
+ * (test/unit/table-owners.test.ts runs the same checks).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
@@ -108,11 +110,11 @@ export function documentedOwners(root: string): Map<string, string[]> {
   return owners;
 }
 
-/** What is wrong between the schema, the documented owners and the writes (empty: all holds). */
-export function ownershipProblems(root: string): string[] {
-  const tables = schemaTables(root);
-  const owners = documentedOwners(root);
-  const writes = scanWrites(root);
+/**
+ * What is wrong between the schema's `tables`, the documented `owners` (table -> owner modules as
+ * listed) and the `writes` found (empty: all holds). `exists` tells whether an owner path exists.
+ */
+export function problemsOf(tables: string[], owners: Map<string, string[]>, writes: TableWrite[], exists: (path: string) => boolean = () => true): string[] {
   const problems: string[] = [];
   for (const t of tables) {
     const o = owners.get(t);
@@ -121,11 +123,7 @@ export function ownershipProblems(root: string): string[] {
   }
   for (const [t, [o]] of owners) {
     if (!tables.includes(t)) problems.push(`"Table owners" lists ${t}, which is not a table of src/db/tables/`);
-    try {
-      readFileSync(join(root, o!));
-    } catch {
-      problems.push(`"Table owners": the owner of ${t}, ${o}, does not exist`);
-    }
+    if (!exists(o!)) problems.push(`"Table owners": the owner of ${t}, ${o}, does not exist`);
   }
   for (const w of writes) {
     if (w.table === null) problems.push(`${w.file}:${w.line}: a write (${w.via}) whose table is not a literal name`);
@@ -134,6 +132,38 @@ export function ownershipProblems(root: string): string[] {
       problems.push(`${w.file}:${w.line}: writes ${w.table} (${w.via}), owned by ${owners.get(w.table)?.[0] ?? 'nobody'}`);
     }
   }
+  return problems;
+}
+
+/** {@link problemsOf} for the repository at `root`. */
+export function ownershipProblems(root: string): string[] {
+  return problemsOf(schemaTables(root), documentedOwners(root), scanWrites(root), (path) => existsSync(join(root, path)));
+}
+
+/** Module names that may repeat inside one layer (docs/architecture.md "Module names"). */
+const REPEATABLE_NAMES = new Set(['index.ts', 'read.ts', 'metrics.ts']);
+/** Folders whose modules are named by their role in a family of parallel folders. */
+const PARALLEL_FOLDERS = /^src\/api\/surface-[a-z]+\/|^src\/rails\/[^/]+\//;
+
+/**
+ * The module-name problems of `files` (paths under `src/`, docs/architecture.md "Module names"):
+ * two modules of one layer (the first folder under `src/`) with the same file name, outside the
+ * exceptions; and a `sandbox.ts` outside `src/sandbox/` and the surfaces' route folders.
+ */
+export function moduleNameProblems(files: string[]): string[] {
+  const byName = new Map<string, string[]>();
+  const problems: string[] = [];
+  for (const f of files) {
+    const parts = f.split('/');
+    const name = parts[parts.length - 1]!;
+    if (name === 'sandbox.ts' && !f.startsWith('src/sandbox/') && !/^src\/api\/surface-[a-z]+\//.test(f)) {
+      problems.push(`${f}: the sandbox simulator lives in src/sandbox/ only`);
+    }
+    if (REPEATABLE_NAMES.has(name) || PARALLEL_FOLDERS.test(f)) continue;
+    const key = `${parts.length > 2 ? parts[1] : ''}/${name}`;
+    byName.set(key, [...(byName.get(key) ?? []), f]);
+  }
+  for (const same of byName.values()) if (same.length > 1) problems.push(`same module name in one layer: ${same.join(', ')}`);
   return problems;
 }
 
@@ -150,7 +180,7 @@ export function writersByTable(root: string): Map<string, string[]> {
 if (process.argv[1] && relative(process.argv[1], fileURLToPath(import.meta.url)) === '') {
   const root = fileURLToPath(new URL('../..', import.meta.url));
   if (process.argv.includes('--check')) {
-    const problems = ownershipProblems(root);
+    const problems = [...ownershipProblems(root), ...moduleNameProblems(modulesUnder(root, 'src', ['src/db/migrations']))];
     for (const p of problems) console.error(p);
     process.exit(problems.length ? 1 : 0);
   }
