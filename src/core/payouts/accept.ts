@@ -239,7 +239,7 @@ async function flushSoon(core: Core, payoutId: string): Promise<void> {
  *
  * The existing payout is looked up only when the accept fails (docs/benchmarks.md "2026-11-26"):
  * the unique index on the key refuses a second payout, and any other refusal (402, a paused
- * channel, an expired quote…) is answered by the payout already made for the key, as before, so
+ * channel, an expired quote…) is answered by the payout already made for the key, so
  * the happy path costs no lookup. A key held by a payout past the retention makes the accept fail
  * on that index; the lookup retires it and the accept runs once more.
  * Errors: those of {@link preparePayout}, 402 insufficient_balance, and 403 policy_exceeded from the

@@ -237,7 +237,7 @@ export async function recordAttemptStart(core: Core, payoutId: string, number: n
 const DELIVERING_FROM: readonly PayoutStatus[] = PAYOUT_STATUSES.filter((s) => canTransition(s, 'delivering'));
 
 /**
- * The first step of a delivery in one statement and no explicit transaction (issue #23): moves
+ * The first step of a delivery in one statement and no explicit transaction: moves
  * the payout from a state the transition table lets enter `delivering` (submitted, claimed) to
  * `delivering` and records that delivery attempt `number` started, as `transitionPayout(…,
  * 'delivering')` followed by {@link recordAttemptStart} would: the projection's status and
@@ -253,7 +253,7 @@ const DELIVERING_FROM: readonly PayoutStatus[] = PAYOUT_STATUSES.filter((s) => c
  * already delivering or past it (a replay after a lost workflow task), in a state that cannot
  * deliver, has no adapter, or a state table that gives `delivering` an event or a money movement;
  * the caller then takes the general path (transitionPayout, then recordAttemptStart), which
- * decides each of those as before. Throws only what the database throws.
+ * decides each of those. Throws only what the database throws.
  */
 export async function startDelivery(
   core: Core,
