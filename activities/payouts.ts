@@ -25,7 +25,7 @@ import {
   type PayoutTransitionInput,
   type PayoutTransitionResult,
 } from '../workflows/payout.contract';
-import { decidePayoutApproval } from '../src/core/policies/approvals';
+import { decidePayoutApproval } from '../src/core/policies/payout-approvals';
 import { payoutRailStatus } from '../src/core/rails/inbox';
 
 export type { PayoutActivities, PayoutTransitionInput };

@@ -16,7 +16,7 @@
  * (`twilio/*.json`, `whatsapp/*.json`).
  *
  * Live claim-link payouts are not accepted by the API on this machine: the claim_link channel is
- * `paused` in live until a live rail serves claims (src/core/rails/registry.ts). So each payout is
+ * `paused` in live until a live rail serves claims (src/core/rails/rail-adapters.ts). So each payout is
  * accepted in the sandbox and made live before its workflow starts; from there on everything the
  * notification step does is live. Options (env): DEMO_NOTIFY_DIR (default .data/demo-notify-<time>).
  */

@@ -145,7 +145,7 @@ export type RailAttemptResult =
     };
 
 /**
- * A later answer of a rail about one attempt (Signal `railEvent`; src/core/rails/events.ts sends
+ * A later answer of a rail about one attempt (Signal `railEvent`; src/core/rails/rail-events.ts sends
  * it when it reads a bank file, and `payoutRailStatus` returns the same records).
  */
 export interface PayoutRailEvent {

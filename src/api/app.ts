@@ -15,7 +15,7 @@ import { registerNotificationHooks } from './hooks/notifications';
 import { buildSurfaceApp, respondWithError } from './surface';
 import { surfaceMounts, surfaceOf } from './surfaces';
 import type { AppEnv } from './types';
-import { receiveRailWebhook } from '../core/rails/webhooks';
+import { receiveRailWebhook } from '../core/rails/partner-webhooks';
 
 export { surfaceOf };
 

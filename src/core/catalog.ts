@@ -8,7 +8,7 @@
  */
 import { pausedChannels } from './channel-pauses';
 import { CLAIM_LINK, claimLinkLiveProblem } from './claim-routes';
-import { liveRailWorking } from './rails/registry';
+import { liveRailWorking } from './rails/rail-adapters';
 import { missingLiveRate, rateUnavailable } from './rates/pricing-rate';
 import {
   CHANNELS,

@@ -10,7 +10,7 @@ import { CHANNELS, type ChannelDefinition } from '../domain/channels';
 import { railModuleOf } from '../rails/registry';
 import { pausedChannels } from './channel-pauses';
 import type { Core } from './context';
-import { liveRailConnection } from './rails/registry';
+import { liveRailConnection } from './rails/rail-adapters';
 
 /** The claim-link channel id. */
 export const CLAIM_LINK = 'claim_link';

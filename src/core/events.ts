@@ -1,6 +1,14 @@
+/**
+ * The event outbox (spec "Events"; docs/architecture.md "Outboxes"): the one module that writes
+ * `events`. Callers compute an {@link EventInput} (its `data` included) and write it here, alone,
+ * as part of a larger statement ({@link eventInsertQuery}, {@link eventInsertSelect}) or as many
+ * rows in one statement ({@link insertEventRowsJson}, {@link insertNewEventRowsJson}).
+ */
+import { type RawBuilder, sql } from 'kysely';
 import { newId } from '../domain/ids';
 import { recordPayoutEvent } from './metrics/registry';
 import type { DbOrTx, Environment } from '../db/schema';
+import { columnList, columnsAndValues } from './sql-rows';
 
 /** A domain event to put in the outbox (spec "Events"). */
 export interface EventInput {
@@ -29,20 +37,67 @@ export interface EventInput {
  */
 export async function emitEvent(tx: DbOrTx, e: EventInput): Promise<string | null> {
   const values = eventValues(e);
-  const rows = await tx
-    .insertInto('events')
-    .values(values)
-    .onConflict((oc) => oc.column('dedupe_key').doNothing())
-    .returning('id')
-    .execute();
+  const rows = await insertEventValuesQuery(tx, values).execute();
   if (rows.length) eventWritten(e);
   return rows.length ? values.id : null;
 }
 
+const insertEventValuesQuery = (db: DbOrTx, values: ReturnType<typeof eventValues>) =>
+  db
+    .insertInto('events')
+    .values(values)
+    .onConflict((oc) => oc.column('dedupe_key').doNothing())
+    .returning('id');
+
 /**
- * The `events` row of `e` with a new `evt_…` id, for a caller that writes it in a statement of its
- * own (the one-statement payout accept, src/core/payouts/accept.ts; insert it with
- * `on conflict (dedupe_key) do nothing` and call {@link eventWritten} when it was written).
+ * The insert of `e` (a new id, idempotent on `dedupeKey`, returning `id`) as a query to embed in a
+ * larger statement (the payout transition's CTE, src/core/payouts/transitions.ts). Call
+ * {@link eventWritten} when it returned a row.
+ */
+export function eventInsertQuery(db: DbOrTx, e: EventInput) {
+  return insertEventValuesQuery(db, eventValues(e));
+}
+
+/**
+ * The body of a CTE inserting the event row `values` (from {@link eventValues}) `select`ed with
+ * `gate` appended (`from balance` in the one-statement accept, src/core/payouts/accept.ts, or
+ * nothing), idempotent on the dedupe key, returning `id`.
+ */
+export function eventInsertSelect(values: ReturnType<typeof eventValues>, gate: RawBuilder<unknown>): RawBuilder<unknown> {
+  const { columns, values: vals } = columnsAndValues(values);
+  return sql`insert into events (${columns}) select ${vals}${gate} on conflict (dedupe_key) do nothing returning id`;
+}
+
+/**
+ * Inserts many complete `events` rows in one statement: `json` is a JSON array of rows with every
+ * column (expanded by jsonb_populate_recordset; Surface B's batch, src/core/claim-flow/batch.ts).
+ * A duplicate dedupe key fails the statement.
+ */
+export async function insertEventRowsJson(tx: DbOrTx, json: string): Promise<void> {
+  await sql`insert into events select * from jsonb_populate_recordset(null::events, ${json}::jsonb)`.execute(tx);
+}
+
+/**
+ * Inserts many `events` rows of the given `columns` in one statement (`json`: a JSON array of
+ * rows), skipping dedupe keys already written. Returns the dedupe keys written.
+ */
+export async function insertNewEventRowsJson(tx: DbOrTx, columns: readonly string[], json: string): Promise<Set<string>> {
+  const cols = columnList(columns);
+  const written = await sql<{ dedupe_key: string }>`
+    insert into events (${cols}) select ${cols} from jsonb_populate_recordset(null::events, ${json}::jsonb)
+    on conflict (dedupe_key) do nothing returning dedupe_key`.execute(tx);
+  return new Set(written.rows.map((w) => w.dedupe_key));
+}
+
+/** Marks the events `ids` dispatched at `now` (the webhook dispatcher, src/core/webhooks.ts). */
+export async function markEventsDispatched(db: DbOrTx, ids: string[], now: Date): Promise<void> {
+  await db.updateTable('events').set({ dispatched_at: now }).where('id', 'in', ids).execute();
+}
+
+/**
+ * The `events` row of `e` with a new `evt_…` id, for a statement of many writes (insert it with
+ * {@link eventInsertSelect} or {@link insertNewEventRowsJson}; call {@link eventWritten} when it
+ * was written).
  */
 export function eventValues(e: EventInput) {
   return {

@@ -5,7 +5,7 @@
  * environment (docs/architecture.md "Money rules", rule 7: another tenant's id is a 404) and stores the normalised, unmasked
  * type object in `recipients.details`. Deletion is soft (`deleted_at`); a deleted recipient is a 404.
  */
-import type { Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import type { RecipientType } from '../domain/channels';
 import { ApiError, notFound, validationError } from '../domain/errors';
 import { newId } from '../domain/ids';
@@ -14,6 +14,7 @@ import { emitEvent } from './events';
 import type { RecipientsTable } from '../db/tables/catalog';
 import { paginate } from './paging';
 import type { Caller, Core } from './context';
+import type { DbOrTx } from '../db/schema';
 import { isUniqueViolation } from '../db/errors';
 
 /** Spec "Recipient".kind. */
@@ -129,6 +130,15 @@ function evaluate(
 }
 
 /**
+ * Inserts one recipient row as given (the one insert of `recipients`: this module owns the table;
+ * src/core/contacts/create-contact.ts stores contact recipients through it). Returns the stored
+ * row; a unique violation (a contact's `external_id`) propagates to the caller.
+ */
+export async function insertRecipientRow(db: DbOrTx, row: Insertable<RecipientsTable>): Promise<Selectable<RecipientsTable>> {
+  return db.insertInto('recipients').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
  * `POST /recipients`: validates (see {@link evaluate}) and stores a recipient for `caller`.
  * Returns it with status ready (channels listed) or needs_fields (missing_fields listed).
  * Throws ApiError 400 validation_error (param e.g. `bank_account.clabe`) or 422 recipient_not_ready.
@@ -138,9 +148,7 @@ export async function createRecipient(core: Core, caller: Caller, input: CreateR
   const currency = upper(input.currency);
   const v = evaluate(input.type, input.details, { country, currency, kind: input.kind ?? null });
   const now = core.now();
-  const row = await core.db
-    .insertInto('recipients')
-    .values({
+  const row = await insertRecipientRow(core.db, {
       id: newId('rcp', now.getTime()),
       business_id: caller.businessId,
       environment: caller.environment,
@@ -157,9 +165,7 @@ export async function createRecipient(core: Core, caller: Caller, input: CreateR
       deleted_at: null,
       created_at: now,
       updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  });
   return recipientFromRow(row);
 }
 

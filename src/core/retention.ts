@@ -12,16 +12,14 @@
  * | `workflow_starts` started | 7 days | the outbox only needs rows not yet started; 7 days leave room to investigate |
  * | `idempotency_keys` | until `expires_at` | 30 days on Surfaces A and C, 24 hours on B (spec "Limits") |
  *
- * The first three tables' own modules own their deletes (src/core/events.ts,
- * src/core/webhooks.ts, src/core/workflow-starts.ts); `idempotency_keys` is written by the API's
- * idempotency middleware, and its expired rows (which the middleware itself deletes when a key
- * comes back) are deleted here: the one place outside it that touches that table.
+ * Each table's owner module (docs/architecture.md "Table owners") deletes its rows; this module
+ * only schedules the batches.
  */
-import { sql } from 'kysely';
 import { parseDuration } from '../domain/durations';
 import { startRetentionWorkflow } from '../temporal/retention-gateway';
 import type { Core } from './context';
 import { purgeDispatchedEvents } from './events';
+import { purgeExpiredIdempotencyRecords } from './idempotency-records';
 import { purgeCompletedDeliveries } from './webhooks';
 import { purgeStartedWorkflowStarts } from './workflow-starts';
 
@@ -38,16 +36,6 @@ export const WORKFLOW_START_RETENTION_MS = 7 * 24 * 3600 * 1000;
 export interface RetentionSweepResult {
   deleted: Record<'events' | 'webhook_deliveries' | 'webhook_attempts' | 'workflow_starts' | 'idempotency_keys', number>;
   more: boolean;
-}
-
-/** Deletes expired idempotency records (`expires_at` passed), at most `limit`. Returns how many. */
-async function purgeExpiredIdempotencyKeys(core: Core, now: Date, limit: number): Promise<number> {
-  const r = await sql<{ n: string }>`
-    with gone as (
-      delete from idempotency_keys where ctid in (select ctid from idempotency_keys where expires_at < ${now} limit ${limit})
-      returning 1
-    ) select count(*)::text as n from gone`.execute(core.db);
-  return Number(r.rows[0]?.n ?? 0);
 }
 
 /** One sweep (see the file header): up to RETENTION_BATCHES_PER_CALL batches per table. */
@@ -75,7 +63,7 @@ export async function sweepRetention(core: Core): Promise<RetentionSweepResult> 
   });
   deleted.events = await drain(() => purgeDispatchedEvents(core.db, eventsCutoff, RETENTION_BATCH));
   deleted.workflow_starts = await drain(() => purgeStartedWorkflowStarts(core.db, startsCutoff, RETENTION_BATCH));
-  deleted.idempotency_keys = await drain(() => purgeExpiredIdempotencyKeys(core, now, RETENTION_BATCH));
+  deleted.idempotency_keys = await drain(() => purgeExpiredIdempotencyRecords(core.db, now, RETENTION_BATCH));
   if (Object.values(deleted).some((n) => n > 0)) core.log.info({ deleted, more }, 'retention sweep');
   return { deleted, more };
 }

@@ -1,6 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Config } from '../config';
-import type { Db } from '../db/schema';
 
 /**
  * Secrets encrypted at rest (docs/security.md "Secrets at rest"): a value the service must read back
@@ -111,38 +110,3 @@ export function openSecret(ring: Keyring, stored: string, aad: string): string {
 
 /** The additional authenticated data of a webhook endpoint's secrets. */
 export const webhookSecretAad = (endpointId: string) => `webhook_endpoint:${endpointId}`;
-
-/** What {@link resealStoredSecrets} did. */
-export interface ResealReport {
-  /** Values now sealed under the active key that were not before (legacy or another key). */
-  resealed: number;
-  /** Values already under the active key. */
-  unchanged: number;
-  activeKeyId: string;
-}
-
-/**
- * Re-encrypts every stored secret not sealed under the active key (webhook endpoints' `secret` and
- * `previous_secret`, deleted endpoints included), one row at a time under a row lock, so a
- * concurrent rotation through the API is never overwritten. Every listed key must still be
- * configured. Idempotent. Returns the counts.
- */
-export async function resealStoredSecrets(db: Db, ring: Keyring): Promise<ResealReport> {
-  const report: ResealReport = { resealed: 0, unchanged: 0, activeKeyId: ring.activeKeyId };
-  const ids = await db.selectFrom('webhook_endpoints').select('id').orderBy('id').execute();
-  for (const { id } of ids) {
-    await db.transaction().execute(async (tx) => {
-      const row = await tx.selectFrom('webhook_endpoints').select(['secret', 'previous_secret']).where('id', '=', id).forUpdate().executeTakeFirst();
-      if (!row) return;
-      const aad = webhookSecretAad(id);
-      const reseal = (v: string | null) => (v !== null && sealedKeyId(v) !== ring.activeKeyId ? sealSecret(ring, openSecret(ring, v, aad), aad) : v);
-      const secret = reseal(row.secret)!;
-      const previous = reseal(row.previous_secret);
-      const changed = (secret !== row.secret ? 1 : 0) + (previous !== row.previous_secret ? 1 : 0);
-      report.resealed += changed;
-      report.unchanged += 1 + (row.previous_secret !== null ? 1 : 0) - changed;
-      if (changed) await tx.updateTable('webhook_endpoints').set({ secret, previous_secret: previous }).where('id', '=', id).execute();
-    });
-  }
-  return report;
-}

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { notFound, validationError } from '../domain/errors';
 import { surfaceAEventType } from '../domain/webhook-events';
 import { surfaceCEventType } from '../domain/surface-c';
@@ -7,7 +6,7 @@ import type { Caller, Core } from './context';
 import { eventWindow } from './event-log';
 import { paginate, type ListEnvelope } from './paging';
 import { surfaceBEventType, surfaceBRetrySchedule } from './webhooks-surface-b';
-import { WEBHOOK_DELIVERY_WORKFLOW, webhookRetrySchedule, type WebhookSurface } from './webhooks';
+import { reopenDeliveries, WEBHOOK_DELIVERY_WORKFLOW, webhookRetrySchedule, type WebhookSurface } from './webhooks';
 import { enqueueWorkflowStart, flushWorkflowStart, type PendingStart } from './workflow-starts';
 
 /**
@@ -172,12 +171,7 @@ async function reopen(core: Core, surface: string, deliveryIds: string[], scope:
   const starts: PendingStart[] = [];
   await core.db.transaction().execute(async (tx) => {
     for (let i = 0; i < deliveryIds.length; i += 500) {
-      const rows = await tx
-        .updateTable('webhook_deliveries')
-        .set({ status: 'pending', completed_at: null, retry_count: sql<number>`retry_count + 1` })
-        .where('id', 'in', deliveryIds.slice(i, i + 500))
-        .returning(['id', 'retry_count'])
-        .execute();
+      const rows = await reopenDeliveries(tx, deliveryIds.slice(i, i + 500));
       for (const r of rows) {
         const start: PendingStart = {
           workflowId: `${r.id}.r${r.retry_count}`,

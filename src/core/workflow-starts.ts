@@ -1,8 +1,9 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { KeywordAttributes } from '../temporal/client';
 import { startRecordedWorkflow } from '../temporal/starts';
 import type { DbOrTx } from '../db/schema';
 import type { Core } from './context';
+import { columnsAndValues } from './sql-rows';
 
 /**
  * The outbox of workflow starts. A transaction that accepts work (a payout, a launch) also writes
@@ -26,7 +27,7 @@ export async function enqueueWorkflowStart(tx: DbOrTx, start: PendingStart): Pro
     .execute();
 }
 
-/** The `workflow_starts` row of `start` (for a caller that writes it in a statement of its own; insert with `on conflict (workflow_id) do nothing`). */
+/** The `workflow_starts` row of `start` (for {@link workflowStartInsertSelect}). */
 export function workflowStartValues(start: PendingStart) {
   return {
     workflow_id: start.workflowId,
@@ -34,6 +35,25 @@ export function workflowStartValues(start: PendingStart) {
     args: JSON.stringify(start.args) as any,
     search_attributes: JSON.stringify(start.searchAttributes) as any,
   };
+}
+
+/**
+ * The body of a CTE inserting the start row `values` ({@link workflowStartValues}) `select`ed with
+ * `gate` appended (`from balance` in the one-statement payout accept, src/core/payouts/accept.ts),
+ * idempotent on the workflow id, returning `workflow_id`.
+ */
+export function workflowStartInsertSelect(values: ReturnType<typeof workflowStartValues>, gate: RawBuilder<unknown>): RawBuilder<unknown> {
+  const { columns, values: vals } = columnsAndValues(values);
+  return sql`insert into workflow_starts (${columns}) select ${vals}${gate} on conflict (workflow_id) do nothing returning workflow_id`;
+}
+
+/**
+ * Records many starts in one statement: `json` is a JSON array of complete `workflow_starts` rows
+ * (expanded by jsonb_populate_recordset; Surface B's batch, src/core/claim-flow/batch.ts). A
+ * workflow id already recorded is skipped.
+ */
+export async function insertWorkflowStartRowsJson(tx: DbOrTx, json: string): Promise<void> {
+  await sql`insert into workflow_starts select * from jsonb_populate_recordset(null::workflow_starts, ${json}::jsonb) on conflict (workflow_id) do nothing`.execute(tx);
 }
 
 /**

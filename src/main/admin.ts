@@ -9,7 +9,8 @@ import { listChannelPauses, pauseChannel, resumeChannel } from '../core/channel-
 import { formatTreasuryReport, treasuryReport } from '../core/treasury/report';
 import { actAsRole, databaseRole, type DbTarget, migrate, openDb } from '../db/connection';
 import { operatorActor, recordAuditEvent, verifyAuditChain } from '../core/audit';
-import { keyringFor, resealStoredSecrets } from '../core/secrets';
+import { keyringFor } from '../core/secrets';
+import { resealStoredSecrets } from '../core/webhook-endpoints';
 import { applyGrants } from '../db/migrations/0065_defense_in_depth';
 import { PgliteLockedError } from '../db/pglite-lock';
 import { createLogger } from '../core/logging';

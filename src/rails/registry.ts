@@ -3,7 +3,7 @@
  * core finds a rail's module here by the catalog rail id (channel.rail) and never names a rail
  * itself. Adding a rail is one module under src/rails/<rail>/ (a {@link RailModule}) and one
  * line in {@link RAIL_MODULES}. The sandbox simulator is not a registry entry: it serves every
- * rail of the sandbox environment (src/rails/sandbox.ts). A module with a `statements` part adds
+ * rail of the sandbox environment (src/sandbox/rail-adapter.ts). A module with a `statements` part adds
  * its settlement account to the treasury's reconciliation (docs/treasury.md).
  */
 import type { RailModule, RailStatementParts } from './adapter';

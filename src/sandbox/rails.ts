@@ -1,5 +1,5 @@
 /**
- * The sandbox rail simulator, behind the rail seam as the sandbox adapter (src/rails/sandbox.ts;
+ * The sandbox rail simulator, behind the rail seam as the sandbox adapter (src/sandbox/rail-adapter.ts;
  * docs/rails.md "The seam"). Deterministic:
  * the outcome of an attempt depends only on the payout's `reference` and the attempt number, so
  * every state and failure of a payout can be reproduced from the API.

@@ -10,7 +10,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refreshRailHealth } from '../../src/core/rails/registry';
+import { refreshRailHealth } from '../../src/core/rails/rail-adapters';
 import { startRailPollers } from '../../src/core/rails/lifecycle';
 import { listRailFiles } from '../../src/core/rails/operators';
 import { metricsRegistry } from '../../src/core/metrics/registry';

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post } from '../../src/core/ledger';
 import { closeLiveProviders } from '../../src/core/notifications';
 import { startRailPollers } from '../../src/core/rails/lifecycle';
-import { refreshRailHealth } from '../../src/core/rails/registry';
+import { refreshRailHealth } from '../../src/core/rails/rail-adapters';
 import { parseNachaFile } from '../../src/rails/nacha';
 import { startNotifyDoubles, type NotifyDoubles } from '../../tools/notify-doubles';
 import { startTestBank, type TestBank } from '../../tools/test-bank/bank';

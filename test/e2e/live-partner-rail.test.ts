@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { receiveDeposit } from '../../src/core/funding/deposits';
 import { startRailPollers } from '../../src/core/rails/lifecycle';
 import { listPartnerTransfers } from '../../src/core/rails/operators';
-import { refreshRailHealth } from '../../src/core/rails/registry';
+import { refreshRailHealth } from '../../src/core/rails/rail-adapters';
 import { clabeCheckDigit } from '../../src/domain/funding';
 import { wiseCustomerTransactionId } from '../../src/rails/wise/module';
 import { startTestPartner, type TestPartner } from '../../tools/test-partner/partner';

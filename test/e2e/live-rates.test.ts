@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refreshRailHealth } from '../../src/core/rails/registry';
+import { refreshRailHealth } from '../../src/core/rails/rail-adapters';
 import { pollRailInbox } from '../../src/core/rails/inbox';
 import { refreshRates } from '../../src/core/rates/refresher';
 import { metricsRegistry } from '../../src/core/metrics/registry';

@@ -8,7 +8,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refreshRailHealth } from '../../src/core/rails/registry';
+import { refreshRailHealth } from '../../src/core/rails/rail-adapters';
 import { startRailPollers } from '../../src/core/rails/lifecycle';
 import { payoutRailStatus, pollRailInbox } from '../../src/core/rails/inbox';
 import { metricsRegistry } from '../../src/core/metrics/registry';

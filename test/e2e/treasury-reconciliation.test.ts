@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { refreshRailHealth } from '../../src/core/rails/registry';
+import { refreshRailHealth } from '../../src/core/rails/rail-adapters';
 import { pollRailInbox } from '../../src/core/rails/inbox';
 import { metricsRegistry } from '../../src/core/metrics/registry';
 import { renderMetrics } from '../../src/core/metrics/scrape';

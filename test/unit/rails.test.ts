@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ISO20022_REASON_CODES, mapIso20022Reason, returnFailure } from '../../src/rails/reason-codes';
-import { sandboxRailAdapter } from '../../src/rails/sandbox';
+import { sandboxRailAdapter } from '../../src/sandbox/rail-adapter';
 import { sepaCarriageProblem, sepaEndToEndId, sepaMessageId, sepaUetr } from '../../src/rails/sepa/adapter';
 import { executionDate, isTarget2BusinessDay, sepaLatestArrival } from '../../src/rails/target2';
 import { PAYOUT_FAILURE_CODES } from '../../src/domain/payout-state';

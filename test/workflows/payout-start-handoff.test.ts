@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Caller, Core } from '../../src/core/context';
 import { createPayout } from '../../src/core/payouts';
-import { approvePayout } from '../../src/core/policies/approvals';
+import { approvePayout } from '../../src/core/policies/payout-approvals';
 import { advanceTestClock } from '../../src/core/test-clocks';
 import { drainWorkflowStarts } from '../../src/core/workflow-starts';
 import { createHarness, type Harness } from '../helpers/harness';

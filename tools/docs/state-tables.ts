@@ -277,7 +277,7 @@ function claimLinkSteps(entryMoney: string): CoreStep[] {
     for (const to of PAYOUT_TRANSITIONS[from]) {
       if (from === 'submitted' && to === 'delivering') continue; // direct channels only, never a claim link
       for (const started of from === 'awaiting_claim' ? [false, true] : [false]) {
-        // A cancel needs claim_started_at null (src/core/claim-flow/claim-cancel.ts).
+        // A cancel needs claim_started_at null (src/core/claim-flow/claim-start-or-cancel.ts).
         if (to === 'canceled' && started) continue;
         const m = PAYOUT_MONEY_ON_ENTER[to];
         steps.push({

@@ -1,6 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { MiddlewareHandler } from 'hono';
-import { sql } from 'kysely';
+import {
+  claimIdempotencyRecord,
+  completeIdempotencyRecord,
+  deleteExpiredIdempotencyRecord,
+  findIdempotencyRecord,
+  releaseIdempotencyRecord,
+  takeOverIdempotencyRecord,
+} from '../../core/idempotency-records';
 import { ApiError, validationError } from '../../domain/errors';
 import { coreIdempotencyKey } from '../../domain/idempotency-keys';
 import type { AppEnv, Surface } from '../types';
@@ -60,45 +67,14 @@ export function idempotency(
     const scope = { business_id: caller.businessId, environment: caller.environment, scope: surface, key };
     const now = core.now();
 
-    const claim = async () =>
-      (
-        await core.db
-          .insertInto('idempotency_keys')
-          .values({
-            ...scope,
-            fingerprint,
-            state: 'in_flight',
-            locked_at: now,
-            response_status: null,
-            response_body: null,
-            response_headers: sql<string>`null`,
-            expires_at: new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS[surface]),
-          })
-          .onConflict((oc) => oc.columns(['business_id', 'environment', 'scope', 'key']).doNothing())
-          .returning('key')
-          .execute()
-      ).length === 1;
-
-    const where = core.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('business_id', '=', scope.business_id)
-      .where('environment', '=', scope.environment)
-      .where('scope', '=', surface)
-      .where('key', '=', key);
+    const expiresAt = new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS[surface]);
+    const claim = () => claimIdempotencyRecord(core.db, scope, fingerprint, now, expiresAt);
 
     let owned = await claim();
     if (!owned) {
-      const row = await where.executeTakeFirst();
+      const row = await findIdempotencyRecord(core.db, scope);
       if (!row || row.expires_at < now) {
-        await core.db
-          .deleteFrom('idempotency_keys')
-          .where('business_id', '=', scope.business_id)
-          .where('environment', '=', scope.environment)
-          .where('scope', '=', surface)
-          .where('key', '=', key)
-          .where('expires_at', '<', now)
-          .execute();
+        await deleteExpiredIdempotencyRecord(core.db, scope, now);
         owned = await claim();
         if (!owned) throw new ApiError(409, 'idempotency_in_flight', 'A request with this Idempotency-Key is in progress; retry shortly', 'Idempotency-Key');
       } else if (row.fingerprint !== fingerprint) {
@@ -113,17 +89,7 @@ export function idempotency(
         return new Response(row.response_body, { status: row.response_status ?? 200, headers: { ...headers, 'X-Request-ID': c.get('requestId') } });
       } else {
         const stale = new Date(now.getTime() - IN_FLIGHT_TAKEOVER_MS);
-        const taken = await core.db
-          .updateTable('idempotency_keys')
-          .set({ locked_at: now })
-          .where('business_id', '=', scope.business_id)
-          .where('environment', '=', scope.environment)
-          .where('scope', '=', surface)
-          .where('key', '=', key)
-          .where('state', '=', 'in_flight')
-          .where('locked_at', '<', stale)
-          .executeTakeFirst();
-        if (!taken.numUpdatedRows) {
+        if (!(await takeOverIdempotencyRecord(core.db, scope, now, stale))) {
           throw new ApiError(409, 'idempotency_in_flight', 'A request with this Idempotency-Key is in progress; retry shortly', 'Idempotency-Key');
         }
         owned = true;
@@ -153,31 +119,12 @@ export function idempotency(
           body = omitSecrets(body, opts.secretFields);
           storedHeaders['Secret-Omitted'] = opts.secretFields.join(', ');
         }
-        await core.db
-          .updateTable('idempotency_keys')
-          .set({
-            state: 'done',
-            response_status: status,
-            response_body: body,
-            response_headers: JSON.stringify(storedHeaders),
-          })
-          .where('business_id', '=', scope.business_id)
-          .where('environment', '=', scope.environment)
-          .where('scope', '=', surface)
-          .where('key', '=', key)
-          .execute();
+        await completeIdempotencyRecord(core.db, scope, { status, body, headers: storedHeaders });
         stored = true;
       }
     } finally {
       if (!stored) {
-        await core.db
-          .deleteFrom('idempotency_keys')
-          .where('business_id', '=', scope.business_id)
-          .where('environment', '=', scope.environment)
-          .where('scope', '=', surface)
-          .where('key', '=', key)
-          .where('state', '=', 'in_flight')
-          .execute();
+        await releaseIdempotencyRecord(core.db, scope);
       }
     }
   };

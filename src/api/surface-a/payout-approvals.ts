@@ -1,10 +1,10 @@
 /**
  * Surface A payout approvals (extensions; spec "Authentication" 4: a request above the key's
  * approval_threshold "waits for approval"): `POST /payouts/{id}/approve` and
- * `POST /payouts/{id}/reject {reason?}`. A thin adapter over src/core/policies/approvals.ts.
+ * `POST /payouts/{id}/reject {reason?}`. A thin adapter over src/core/policies/payout-approvals.ts.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { approvePayout, rejectPayout } from '../../core/policies/approvals';
+import { approvePayout, rejectPayout } from '../../core/policies/payout-approvals';
 import type { SurfaceRouter } from '../surface';
 import { PayoutSchema } from './payouts';
 import { ErrorSchema, idParam, jsonContent } from './schemas';

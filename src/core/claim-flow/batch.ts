@@ -17,14 +17,15 @@
  * Validation is all-or-nothing: every bad entry is reported in `details.errors` by index, and a
  * batch with a bad entry creates nothing.
  */
-import { sql } from 'kysely';
 import { ApiError, validationError } from '../../domain/errors';
 import { newId } from '../../domain/ids';
 import { formatAmount, USDC } from '../../domain/money';
 import type { Caller, Core } from '../context';
 import { getBalance, InsufficientFundsError, insufficientBalance, post } from '../ledger';
 import { payoutStart, payoutValues, type PayoutRow, type PreparedPayout, preparePayout, renderPayout } from '../payouts';
-import { flushWorkflowStart } from '../workflow-starts';
+import { flushWorkflowStart, insertWorkflowStartRowsJson } from '../workflow-starts';
+import { insertEventRowsJson } from '../events';
+import { insertPayoutRowsJson } from '../payouts/transitions';
 import { renameCoreParam, validateClaimEntry } from './entry';
 import { applyBatchPolicy } from '../policies/batches';
 import { isUniqueViolation } from '../../db/errors';
@@ -181,7 +182,7 @@ export async function createClaimBatch(
         };
       });
       const json = (rows: unknown[]) => JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
-      await sql`insert into payouts select * from jsonb_populate_recordset(null::payouts, ${json(out)}::jsonb)`.execute(tx);
+      await insertPayoutRowsJson(tx, json(out));
       const events = out.map((r) => ({
         id: newId('evt', now.getTime()),
         business_id: r.business_id,
@@ -194,12 +195,12 @@ export async function createClaimBatch(
         created_at: now,
         dispatched_at: null,
       }));
-      await sql`insert into events select * from jsonb_populate_recordset(null::events, ${json(events)}::jsonb)`.execute(tx);
+      await insertEventRowsJson(tx, json(events));
       const starts = out.map((r) => {
         const s = payoutStart(r);
         return { workflow_id: s.workflowId, workflow_type: s.workflowType, args: s.args, search_attributes: s.searchAttributes, created_at: now, started_at: null };
       });
-      await sql`insert into workflow_starts select * from jsonb_populate_recordset(null::workflow_starts, ${json(starts)}::jsonb) on conflict (workflow_id) do nothing`.execute(tx);
+      await insertWorkflowStartRowsJson(tx, json(starts));
       return out;
     });
   } catch (err) {

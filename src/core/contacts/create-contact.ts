@@ -8,6 +8,7 @@ import { ApiError, validationError } from '../../domain/errors';
 import { newId } from '../../domain/ids';
 import { isE164, phoneCountry, validateRecipientDetails } from '../../domain/recipients';
 import type { Caller, Core } from '../context';
+import { insertRecipientRow } from '../recipients';
 import { type ContactRecipient, contactFromRow } from './contact-record';
 import { isUniqueViolation } from '../../db/errors';
 
@@ -86,9 +87,7 @@ export async function createContactRecipient(
   const v = validateRecipientDetails(type, c.phone ? { number: c.phone } : { address: c.email }, c.country ? { country: c.country } : {});
   const now = core.now();
   try {
-    const row = await db
-      .insertInto('recipients')
-      .values({
+    const row = await insertRecipientRow(db, {
         id: newId('rcp', now.getTime()),
         business_id: caller.businessId,
         environment: caller.environment,
@@ -107,9 +106,7 @@ export async function createContactRecipient(
         deleted_at: null,
         created_at: now,
         updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    });
     return contactFromRow(row);
   } catch (err) {
     if (isUniqueViolation(err)) {

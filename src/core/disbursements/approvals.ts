@@ -7,6 +7,7 @@ import type { DisbursementRow } from './shared';
 import { type WireDisbursement, itemAggregates, approvalsReceived, approvalsRequired, renderDisbursement, findRow } from './read';
 import { newRevision, recountDrafting } from './create';
 import { callerActor, recordAuditEvent } from '../audit';
+import { updateDisbursement } from './disbursement-store';
 
 /** 409 items_need_review: `count` items still need review before submit or launch. */
 export const itemsNeedReview = (count: number) =>
@@ -35,18 +36,13 @@ export async function submitForApproval(core: Core, caller: Caller, id: string):
     if (agg.needsReview > 0) throw itemsNeedReview(agg.needsReview);
     const required = await approvalsRequired(tx, row.business_id);
     const now = core.now();
-    const updated = await tx
-      .updateTable('disbursements')
-      .set({
+    const updated = await updateDisbursement(tx, id, {
         status: required === 0 ? 'approved' : 'awaiting_approval',
         approved_revision_id: required === 0 ? row.revision_id : row.approved_revision_id,
         submitted_by_key_id: caller.keyId,
         submitted_at: now,
         updated_at: now,
-      })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+      });
     const wire = await renderDisbursement(tx, updated);
     // Every submit-for-approval emits it (spec "Events": emitted by submit-for-approval), also when
     // the business requires no approvals: the payload then shows status approved.
@@ -120,16 +116,11 @@ export async function approveDisbursement(core: Core, caller: Caller, id: string
     const received = await approvalsReceived(tx, id, revisionId);
     const required = await approvalsRequired(tx, row.business_id);
     const enough = received >= required;
-    const updated = await tx
-      .updateTable('disbursements')
-      .set({
+    const updated = await updateDisbursement(tx, id, {
         status: statusAfterApproval(status, received, required),
         approved_revision_id: enough ? row.revision_id : row.approved_revision_id,
         updated_at: core.now(),
-      })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+      });
     await recordAuditEvent(
       tx,
       { businessId: row.business_id, environment: row.environment, ...callerActor(caller), action: 'disbursement.approved', objectType: 'disbursement', objectId: id, before: { status: row.status, revision_id: revisionId, approved_revision_id: row.approved_revision_id }, after: { status: updated.status, approved_revision_id: updated.approved_revision_id, approvals_received: received, approvals_required: required } },
@@ -170,9 +161,7 @@ export async function rejectDisbursement(
       })
       .execute();
     const now = core.now();
-    const updated = await tx
-      .updateTable('disbursements')
-      .set({
+    const updated = await updateDisbursement(tx, id, {
         status: await recountDrafting(tx, id),
         ...newRevision(row, caller),
         submitted_by_key_id: null,
@@ -180,10 +169,7 @@ export async function rejectDisbursement(
         last_rejection_reason: text,
         rejected_at: now,
         updated_at: now,
-      })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+      });
     await recordAuditEvent(
       tx,
       { businessId: row.business_id, environment: row.environment, ...callerActor(caller), action: 'disbursement.rejected', objectType: 'disbursement', objectId: id, before: { status: row.status, revision_id: revisionId }, after: { status: updated.status, revision_id: updated.revision_id, reason: text } },

@@ -9,8 +9,9 @@ import { newId } from '../../domain/ids';
 import type { Caller, Core } from '../context';
 import { MAX_ITEMS, MAX_NAME_LENGTH, MAX_CSV_BYTES, type DisbursementRow } from './shared';
 import { type DisbursementItemInput, type Draft, reviewDrafts, insertItems } from './review';
-import { retentionCutoff, retireExpiredIdempotencyKey } from '../idempotency-retention';
+import { retentionCutoff } from '../idempotency-retention';
 import { type WireDisbursement, itemAggregates, renderDisbursement, findRow } from './read';
+import { insertDisbursement, retireExpiredDisbursementIdempotencyKey, updateDisbursement } from './disbursement-store';
 
 /**
  * `POST /disbursements`: creates a disbursement with up to {@link MAX_ITEMS} items (an empty list
@@ -53,10 +54,8 @@ export async function createDisbursement(
   const needsReview = reviewed.filter((r) => r.status === 'needs_review').length;
   return core.db.transaction().execute(async (tx) => {
     // A key older than the 30-day retention starts a new disbursement (src/core/idempotency-retention.ts).
-    if (opts.idempotencyKey) await retireExpiredIdempotencyKey(tx, 'disbursements', caller, opts.idempotencyKey, now);
-    const row = await tx
-      .insertInto('disbursements')
-      .values({
+    if (opts.idempotencyKey) await retireExpiredDisbursementIdempotencyKey(tx, caller, opts.idempotencyKey, now);
+    const row = await insertDisbursement(tx, {
         id,
         business_id: caller.businessId,
         environment: caller.environment,
@@ -81,9 +80,7 @@ export async function createDisbursement(
         completed_at: null,
         created_at: now,
         updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    });
     await insertItems(tx, caller, id, reviewed, 1, now);
     return renderDisbursement(tx, row);
   });
@@ -297,12 +294,7 @@ export async function importItems(
     }
     await insertItems(tx, caller, id, reviewed, row.item_count + 1, now);
     const status = await recountDrafting(tx, id);
-    const updated = await tx
-      .updateTable('disbursements')
-      .set({ item_count: row.item_count + reviewed.length, status, updated_at: now, ...(reviewed.length ? newRevision(row, caller) : {}) })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const updated = await updateDisbursement(tx, id, { item_count: row.item_count + reviewed.length, status, updated_at: now, ...(reviewed.length ? newRevision(row, caller) : {}) });
     return renderDisbursement(tx, updated);
   });
 }

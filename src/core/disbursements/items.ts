@@ -6,6 +6,7 @@ import { type DisbursementItemInput, stableJson, reviewDrafts, reviewColumns } f
 import { usdc } from './shared';
 import { findRow, type WireDisbursementItem, renderItem, getItemRow } from './read';
 import { newRevision, recountDrafting } from './create';
+import { updateDisbursement, updateDisbursementItem } from './disbursement-store';
 
 /** PATCH body: item fields (spec "Item fields on create and update"); null clears reference / memo. */
 export interface ItemPatch {
@@ -81,20 +82,16 @@ export async function updateItem(core: Core, caller: Caller, id: string, itemId:
       throw new ApiError(409, 'invalid_state', `Item ${itemId} changed while this edit was reviewed; send the edit again`, 'item_id');
     }
     const cols = reviewColumns(reviewed);
-    await tx
-      .updateTable('disbursement_items')
-      .set({
-        ...cols,
-        ...(correction ? { corrected: true } : { status: reviewed.status }),
-        updated_at: now,
-      })
-      .where('id', '=', itemId)
-      .execute();
+    await updateDisbursementItem(tx, itemId, {
+      ...cols,
+      ...(correction ? { corrected: true } : { status: reviewed.status }),
+      updated_at: now,
+    });
     const set: Record<string, unknown> = { updated_at: now };
     if (moneyCritical) Object.assign(set, newRevision(row, caller));
     if ((DRAFTING_STATUSES as readonly string[]).includes(status)) set.status = await recountDrafting(tx, row.id);
     else if (moneyCritical && (status === 'approved' || status === 'awaiting_approval')) set.status = 'awaiting_approval';
-    await tx.updateTable('disbursements').set(set).where('id', '=', row.id).execute();
+    await updateDisbursement(tx, row.id, set);
     return renderItem(await getItemRow(tx, row.id, itemId));
   });
 }

@@ -12,6 +12,7 @@ import type { InlineRecipient } from '../../domain/recipients';
 import type { Caller, Core } from '../context';
 import { type PayoutRequest, type PreparedPayout, preparePayout } from '../payouts';
 import { type DisbursementItemRow, INSERT_CHUNK, str, usdc } from './shared';
+import { insertDisbursementItems } from './disbursement-store';
 
 
 /**
@@ -232,10 +233,9 @@ export function reviewColumns(r: ReviewedItem) {
 export async function insertItems(tx: DbOrTx, caller: Caller, disbursementId: string, items: ReviewedItem[], firstSeq: number, now: Date) {
   for (let i = 0; i < items.length; i += INSERT_CHUNK) {
     const chunk = items.slice(i, i + INSERT_CHUNK);
-    await tx
-      .insertInto('disbursement_items')
-      .values(
-        chunk.map((r, j) => ({
+    await insertDisbursementItems(
+      tx,
+      chunk.map((r, j) => ({
           id: newId('dsi'),
           disbursement_id: disbursementId,
           business_id: caller.businessId,
@@ -254,7 +254,6 @@ export async function insertItems(tx: DbOrTx, caller: Caller, disbursementId: st
           created_at: now,
           updated_at: now,
         })),
-      )
-      .execute();
+    );
   }
 }

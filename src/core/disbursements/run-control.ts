@@ -21,9 +21,10 @@ import {
   renderDisbursement,
   findRow,
 } from './read';
-import { applyLaunchPolicy } from '../policies/disbursements';
+import { applyLaunchPolicy } from '../policies/disbursement-launch';
 import { itemsNeedReview } from './approvals';
 import { callerActor, recordAuditEvent } from '../audit';
+import { queueReadyItems, requeueItems, updateDisbursement } from './disbursement-store';
 
 /** Tuning of the disbursement workflow (operators and tests; not on the wire). */
 export interface RunOptions {
@@ -95,7 +96,7 @@ export async function launchDisbursement(core: Core, caller: Caller, id: string,
         throw approvalRequired(received, required, status !== 'ready');
       }
     }
-    // Key policy of the launching key (src/core/policies/disbursements.ts): 403 policy_exceeded.
+    // Key policy of the launching key (src/core/policies/disbursement-launch.ts): 403 policy_exceeded.
     await applyLaunchPolicy(tx, core, caller, id);
     const total = agg.readyDebit;
     try {
@@ -114,24 +115,14 @@ export async function launchDisbursement(core: Core, caller: Caller, id: string,
       throw err;
     }
     const now = core.now();
-    await tx
-      .updateTable('disbursement_items')
-      .set({ status: 'pending', attempt: 1, updated_at: now })
-      .where('disbursement_id', '=', id)
-      .where('status', '=', 'ready')
-      .execute();
-    const updated = await tx
-      .updateTable('disbursements')
-      .set({
+    await queueReadyItems(tx, id, now);
+    const updated = await updateDisbursement(tx, id, {
         status: 'processing',
         launched_at: now,
         launched_by_key_id: caller.keyId,
         launched_revision_id: row.revision_id,
         updated_at: now,
-      })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+      });
     const out = await renderDisbursement(tx, updated);
     await emitEvent(tx, {
       businessId: row.business_id,
@@ -206,12 +197,7 @@ export async function pauseDisbursement(core: Core, caller: Caller, id: string):
     const row = await findRow(tx, caller, id, true);
     assertCanApply(row.status as DisbursementStatus, 'pause');
     const now = core.now();
-    const updated = await tx
-      .updateTable('disbursements')
-      .set({ status: 'paused', paused_at: now, updated_at: now })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const updated = await updateDisbursement(tx, id, { status: 'paused', paused_at: now, updated_at: now });
     await recordAuditEvent(
       tx,
       { businessId: row.business_id, environment: row.environment, ...callerActor(caller), action: 'disbursement.paused', objectType: 'disbursement', objectId: id, before: { status: row.status }, after: { status: updated.status } },
@@ -228,12 +214,7 @@ export async function resumeDisbursement(core: Core, caller: Caller, id: string)
   const { wire, row } = await core.db.transaction().execute(async (tx) => {
     const r = await findRow(tx, caller, id, true);
     assertCanApply(r.status as DisbursementStatus, 'resume');
-    const updated = await tx
-      .updateTable('disbursements')
-      .set({ status: 'processing', paused_at: null, updated_at: core.now() })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const updated = await updateDisbursement(tx, id, { status: 'processing', paused_at: null, updated_at: core.now() });
     await recordAuditEvent(
       tx,
       { businessId: r.business_id, environment: r.environment, ...callerActor(caller), action: 'disbursement.resumed', objectType: 'disbursement', objectId: id, before: { status: r.status }, after: { status: updated.status } },
@@ -301,31 +282,14 @@ export async function retryFailedItems(core: Core, caller: Caller, id: string): 
     }
     const ids = candidates.map((c) => c.id);
     for (let i = 0; i < ids.length; i += 1000) {
-      await tx
-        .updateTable('disbursement_items')
-        .set((eb) => ({
-          status: 'pending',
-          attempt: eb('attempt', '+', 1),
-          payout_id: null,
-          failure_code: null,
-          failure_message: null,
-          corrected: false,
-          updated_at: now,
-        }))
-        .where('id', 'in', ids.slice(i, i + 1000))
-        .execute();
+      await requeueItems(tx, ids.slice(i, i + 1000), now);
     }
-    const updated = await tx
-      .updateTable('disbursements')
-      .set({
+    const updated = await updateDisbursement(tx, id, {
         status: status === 'completed_with_failures' ? 'processing' : status,
         retry_round: r.retry_round + 1,
         completed_at: null,
         updated_at: now,
-      })
-      .where('id', '=', id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+      });
     return { wire: await renderDisbursement(tx, updated), row: updated };
   });
   await signalWithStartAfterCommit(core, row, 'retryFailed');

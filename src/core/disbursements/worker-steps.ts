@@ -10,13 +10,14 @@ import type { ClaimedItem, ClaimResult, FinalizeResult } from '../../../workflow
 import { isDisbursementRunRunning } from '../../temporal/disbursement-gateway';
 import { taskQueueFor } from '../../temporal/task-queues';
 import type { Caller, Core } from '../context';
-import { emitEvent, eventValues, eventWritten } from '../events';
+import { emitEvent, eventValues, eventWritten, insertNewEventRowsJson } from '../events';
 import { InsufficientFundsError, post } from '../ledger';
 import { type PayoutRow, payoutStart, payoutValues, type PreparedPayout, preparePayout } from '../payouts';
-import { payoutEventInput } from '../payouts/transitions';
+import { insertPayoutRowsJson, payoutEventInput } from '../payouts/transitions';
 import { itemRequest } from './review';
 import { itemAggregates, renderDisbursement } from './read';
 import { signalWithStart } from './run-control';
+import { markItemsLaunched, updateDisbursement, updateDisbursementItem } from './disbursement-store';
 
 /** Result of {@link claimItems} (defined by the disbursement workflow's contract). */
 export type { ClaimResult };
@@ -180,11 +181,7 @@ export async function claimItems(
             amount: held,
           });
         }
-        await tx
-          .updateTable('disbursement_items')
-          .set({ status: 'failed', failure_code: code, failure_message: message, claim_seq: claimSeq, updated_at: now })
-          .where('id', '=', it.id)
-          .execute();
+        await updateDisbursementItem(tx, it.id, { status: 'failed', failure_code: code, failure_message: message, claim_seq: claimSeq, updated_at: now });
       };
       if (!p || p instanceof ApiError) {
         await fail(p?.code ?? 'internal_error', p?.message ?? 'The item could not be prepared');
@@ -223,24 +220,17 @@ export async function claimItems(
         // The attempt is part of the row (unique per item and attempt: never a second payout for it).
         return { ...values, recipient_details: p.recipientDetails, disbursement_attempt: item.attempt } as unknown as PayoutRow & Record<string, unknown>;
       });
-      const columns = Object.keys(rows[0]!);
-      const cols = sql.join(columns.map((c) => sql.ref(c)));
-      await sql`insert into payouts (${cols}) select ${cols} from jsonb_populate_recordset(null::payouts, ${jsonRows(rows)}::jsonb)`.execute(tx);
+      await insertPayoutRowsJson(tx, jsonRows(rows), Object.keys(rows[0]!));
       const events = rows.map((r) => payoutEventInput(core, { ...r, claim_started_at: null, cancel_requested_at: null, claim_batch_id: null }, 'submitted')!);
       const eventRows = events.map((e) => ({ ...eventValues(e), data: e.data }));
-      const eventColumns = sql.join(Object.keys(eventRows[0]!).map((c) => sql.ref(c)));
-      const written = await sql<{ dedupe_key: string }>`
-        insert into events (${eventColumns}) select ${eventColumns} from jsonb_populate_recordset(null::events, ${jsonRows(eventRows)}::jsonb)
-        on conflict (dedupe_key) do nothing returning dedupe_key`.execute(tx);
-      const writtenKeys = new Set(written.rows.map((w) => w.dedupe_key));
+      const writtenKeys = await insertNewEventRowsJson(tx, Object.keys(eventRows[0]!), jsonRows(eventRows));
       for (const e of events) if (writtenKeys.has(e.dedupeKey)) eventWritten(e);
-      const values = sql.join(launched.map((l) => sql`(${l.item.id}, ${l.payoutId})`));
-      await sql`
-        update disbursement_items as i
-        set status = 'launched', payout_id = v.payout_id, claim_seq = ${claimSeq}, debit_total = p.debit_total,
-          fee_total = p.fee_total, destination_amount = p.destination_amount, rate = p.rate, updated_at = ${now}
-        from (values ${values}) as v(item_id, payout_id), payouts p
-        where i.id = v.item_id and p.id = v.payout_id`.execute(tx);
+      await markItemsLaunched(
+        tx,
+        launched.map((l) => ({ itemId: l.item.id, payoutId: l.payoutId })),
+        claimSeq,
+        now,
+      );
       for (const r of rows) claimed.push(claimedItem(core, r, r.disbursement_item_id!));
     }
     // The claim filled the window: say so, so the workflow waits for payouts to finish instead of
@@ -270,12 +260,7 @@ export async function finalizeDisbursement(core: Core, input: { disbursementId: 
     assertCanApply(row.status as DisbursementStatus, 'complete');
     const status = completionStatus(agg.failed + agg.refunded);
     const now = core.now();
-    const updated = await tx
-      .updateTable('disbursements')
-      .set({ status, completed_at: now, paused_at: null, updated_at: now })
-      .where('id', '=', row.id)
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const updated = await updateDisbursement(tx, row.id, { status, completed_at: now, paused_at: null, updated_at: now });
     await emitEvent(tx, {
       businessId: row.business_id,
       environment: row.environment,

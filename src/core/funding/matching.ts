@@ -22,6 +22,7 @@ import type { DepositsTable } from '../../db/tables/funding';
 import { type DepositMatchResult, normaliseReference, PAYMENT_REQUEST_EVENT_ON_ENTER } from '../../domain/funding';
 import type { Core } from '../context';
 import { emitEvent } from '../events';
+import { markPaymentRequestPaid } from '../payment-links/payment-requests';
 import { renderPaymentRequest } from '../payment-links/wire';
 
 /** A stored deposit row (as deposits.ts DepositRow; declared here so matching does not import deposits.ts back). */
@@ -73,13 +74,7 @@ export async function matchDeposit(tx: Transaction<Database>, core: Core, dep: D
 
 /** Marks request `requestId` paid by `dep` (guarded on `open`) and emits payment_request.paid. */
 async function payRequest(tx: Transaction<Database>, core: Core, dep: DepositRow, requestId: string, now: Date): Promise<MatchOutcome> {
-  const paid = await tx
-    .updateTable('payment_requests')
-    .set({ status: 'paid', paid_at: now, deposit_id: dep.id, updated_at: now })
-    .where('id', '=', requestId)
-    .where('status', '=', 'open')
-    .returningAll()
-    .executeTakeFirst();
+  const paid = await markPaymentRequestPaid(tx, requestId, dep.id, now);
   if (!paid) return { result: 'no_match', paymentRequestId: null };
   const link = await tx.selectFrom('payment_links').select('token').where('id', '=', paid.payment_link_id).executeTakeFirstOrThrow();
   await emitEvent(tx, {

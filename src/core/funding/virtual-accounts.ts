@@ -8,7 +8,7 @@
  * account number with a checksum-valid ABA routing number. The API returns them masked; the public
  * payment link page shows them whole (a payer needs them).
  */
-import { liveVirtualAccountIssuer } from '../rails/registry';
+import { liveVirtualAccountIssuer } from '../rails/rail-adapters';
 import type { Selectable } from 'kysely';
 import { type ListEnvelope, paginate } from '../paging';
 import type { DbOrTx, Environment } from '../../db/schema';

@@ -159,6 +159,21 @@ export async function listPaymentRequests(
 }
 
 /**
+ * Marks request `requestId` paid by deposit `depositId` at `now`, guarded on `open` (in the
+ * caller's transaction; src/core/funding/matching.ts). Returns the paid row, or undefined when the
+ * request is no longer open.
+ */
+export async function markPaymentRequestPaid(db: DbOrTx, requestId: string, depositId: string, now: Date): Promise<PaymentRequestRow | undefined> {
+  return db
+    .updateTable('payment_requests')
+    .set({ status: 'paid', paid_at: now, deposit_id: depositId, updated_at: now })
+    .where('id', '=', requestId)
+    .where('status', '=', 'open')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
  * The expiry step of paymentRequestWorkflow: open -> expired (expired_at = now) when expires_at <=
  * now, in one guarded UPDATE (a concurrent match wins or loses atomically) committed with its event
  * `payment_request.expired` (dedupe `payment_request:{id}:expired`; docs/states.md "Payment

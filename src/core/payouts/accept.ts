@@ -11,12 +11,12 @@ import type { PayoutWorkflowInput } from '../../../workflows/payout.contract';
 import { PAYOUT_WORKFLOW_TYPE } from '../../../workflows/payout.contract';
 import type { Caller, Core } from '../context';
 import { explainUnappliedPosting, gatedPostingCtes, getBalance, InsufficientFundsError, insufficientBalance, type Posting } from '../ledger';
-import { flushWorkflowStart, handOffWorkflowStart, type PendingStart, workflowStartValues } from '../workflow-starts';
+import { flushWorkflowStart, handOffWorkflowStart, type PendingStart, workflowStartInsertSelect, workflowStartValues } from '../workflow-starts';
 import type { PayoutRow } from './rows';
 import { type PayoutRequest, type PreparedPayout, preparePayout } from './prepare';
 import { type WirePayout, renderPayout } from './read';
-import { payoutEventInput } from './transitions';
-import { eventValues, eventWritten } from '../events';
+import { findOrRetirePayoutIdempotencyKey, payoutEventInput, payoutInsertSelect } from './transitions';
+import { eventInsertSelect, eventValues, eventWritten } from '../events';
 import { applyPayoutPolicy, recordApprovalRequired } from '../policies/payouts';
 import { retentionCutoff } from '../idempotency-retention';
 import { keyPolicy } from '../policies/policy';
@@ -86,15 +86,11 @@ export async function insertPayout(
       : null;
 
   const gate = hold ? sql` from balance` : sql``;
-  const insert = (table: string, row: Record<string, unknown>) => {
-    const cols = Object.keys(row);
-    return sql`insert into ${sql.table(table)} (${sql.join(cols.map((c) => sql.ref(c)))}) select ${sql.join(cols.map((c) => sql`${row[c]}`))}${gate}`;
-  };
   const ctes: RawBuilder<unknown>[] = [];
   if (hold) ctes.push(gatedPostingCtes(hold));
-  ctes.push(sql`payout as (${insert('payouts', values)} returning *)`);
-  if (event) ctes.push(sql`event as (${insert('events', eventValues(event))} on conflict (dedupe_key) do nothing returning id)`);
-  if (start) ctes.push(sql`start as (${insert('workflow_starts', workflowStartValues(start))} on conflict (workflow_id) do nothing returning workflow_id)`);
+  ctes.push(sql`payout as (${payoutInsertSelect(values, gate)})`);
+  if (event) ctes.push(sql`event as (${eventInsertSelect(eventValues(event), gate)})`);
+  if (start) ctes.push(sql`start as (${workflowStartInsertSelect(workflowStartValues(start), gate)})`);
   const statement = sql<PayoutRow & { event_written: number }>`with ${sql.join(ctes, sql`, `)}
     select payout.*, ${event ? sql`(select count(*) from event)::int` : sql`0`} as event_written from payout`;
 
@@ -217,25 +213,7 @@ async function findByIdempotencyKey(core: Core, caller: Caller, key: string): Pr
  * the retention (src/core/idempotency-retention.ts), so that a new payout may take it.
  */
 async function findOrRetireIdempotencyKey(core: Core, caller: Caller, key: string): Promise<PayoutRow | undefined> {
-  const cutoff = retentionCutoff(core.now());
-  return core.db
-    .with('retired', (db) =>
-      db
-        .updateTable('payouts')
-        .set({ idempotency_key: sql<string>`idempotency_key || '#retired:' || id` })
-        .where('business_id', '=', caller.businessId)
-        .where('environment', '=', caller.environment)
-        .where('idempotency_key', '=', key)
-        .where('created_at', '<', cutoff)
-        .returning('id'),
-    )
-    .selectFrom('payouts')
-    .selectAll()
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
-    .where('idempotency_key', '=', key)
-    .where('created_at', '>=', cutoff)
-    .executeTakeFirst();
+  return findOrRetirePayoutIdempotencyKey(core.db, caller, key, retentionCutoff(core.now()));
 }
 
 /**
@@ -261,7 +239,7 @@ async function flushSoon(core: Core, payoutId: string): Promise<void> {
  *
  * The existing payout is looked up only when the accept fails (docs/benchmarks.md "2026-11-26"):
  * the unique index on the key refuses a second payout, and any other refusal (402, a paused
- * channel, an expired quote…) is answered by the payout already made for the key, as before, so
+ * channel, an expired quote…) is answered by the payout already made for the key, so
  * the happy path costs no lookup. A key held by a payout past the retention makes the accept fail
  * on that index; the lookup retires it and the accept runs once more.
  * Errors: those of {@link preparePayout}, 402 insufficient_balance, and 403 policy_exceeded from the

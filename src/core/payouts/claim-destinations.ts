@@ -17,7 +17,7 @@ import type { Db } from '../../db/schema';
 import { statusFor } from '../catalog';
 import { CLAIM_LINK, liveClaimRoutes } from '../claim-routes';
 import type { Caller, Core } from '../context';
-import { railCarriageProblem, refreshRailHealth } from '../rails/registry';
+import { railCarriageProblem, refreshRailHealth } from '../rails/rail-adapters';
 
 /** The delivery route of a payout: the catalog channel and rail its rail instruction names, and the recipient fields it carries. */
 export interface DeliveryRoute {

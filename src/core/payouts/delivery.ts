@@ -1,6 +1,6 @@
 /**
  * Delivery steps of a running payout: opening the claim window, making one rail attempt through
- * the rail adapter seam (docs/rails.md "The seam"; src/core/rails/registry.ts picks the adapter by
+ * the rail adapter seam (docs/rails.md "The seam"; src/core/rails/rail-adapters.ts picks the adapter by
  * environment and rail), and the start of a delivery (the move to delivering and the first
  * attempt, in one step). Called by the payout activities (activities/payouts.ts), which turn the
  * errors below into the contract's failure types.
@@ -13,7 +13,7 @@ import type { PaymentInstruction, RailAdapter, RailSubmitResult } from '../../ra
 import { RailError } from '../../rails/adapter';
 import { CLAIM_WINDOW_MS, sandboxClaimWindowMs } from '../../sandbox/rails';
 import type { Core } from '../context';
-import { liveServedRails, railAdapterFor } from '../rails/registry';
+import { liveServedRails, railAdapterFor } from '../rails/rail-adapters';
 import { CLAIM_LINK } from '../claim-routes';
 import { deliveryRoute } from './claim-destinations';
 import type { PayoutRow } from './rows';

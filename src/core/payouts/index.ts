@@ -3,7 +3,7 @@
  * "Payouts end to end"). The contract the API surfaces and the disbursements engine call. One file
  * per use case: prepare.ts (validate and price), accept.ts (insert, hold, start), read.ts (wire
  * shape, GET), transitions.ts (the activities' steps), delivery.ts (rail attempt, claim window),
- * claim-cancel.ts (workflow Updates); rows.ts holds the row types and field limits.
+ * updates.ts (workflow Updates); rows.ts holds the row types and field limits.
  *
  * Flow: {@link preparePayout} validates and prices (read-only) -> {@link insertPayout} writes the
  * payout row, its hold, the payout.submitted event and the workflow start in the caller's
@@ -59,7 +59,7 @@ export {
   recordAttemptProviderReference,
   recordAttemptResult,
 } from './transitions';
-export { claimPayout, cancelPayout, runOnStartedWorkflow } from './claim-cancel';
+export { claimPayout, cancelPayout, runOnStartedWorkflow } from './updates';
 export { makeRailAttempt, NoRailAdapterError, openClaimWindow } from './delivery';
 export type { AttemptResult } from './transitions';
 /** Claim methods a recipient may choose (sandbox claim endpoint; Surface B payoutMethod). */

@@ -11,7 +11,7 @@ import { livePauseReason, railStatusFor, statusFor } from '../catalog';
 import { CLAIM_LINK, claimLinkLiveProblem } from '../claim-routes';
 import { freshPausedChannels } from '../channel-pauses';
 import type { Caller, Core } from '../context';
-import { railCarriageProblem, railLatestArrival } from '../rails/registry';
+import { railCarriageProblem, railLatestArrival } from '../rails/rail-adapters';
 import { livePricingOf } from '../quotes';
 import { missingLiveRate, pricingRate, rateUnavailable } from '../rates/pricing-rate';
 import { MAX_REFERENCE_LENGTH, MAX_MEMO_LENGTH, MAX_MESSAGE_LENGTH } from './rows';

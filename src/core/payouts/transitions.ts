@@ -18,7 +18,8 @@ import {
 } from '../../domain/payout-state';
 import type { AttemptResult } from '../../../workflows/payout.contract';
 import type { Core } from '../context';
-import { type EventInput, eventValues, eventWritten } from '../events';
+import { columnList, columnsAndValues } from '../sql-rows';
+import { type EventInput, eventInsertQuery, eventWritten } from '../events';
 import { InsufficientFundsError, type Posting, postingCtes, resolvePostingOutcome } from '../ledger';
 import type { PayoutRow, PayoutAttemptRow } from './rows';
 import { renderPayout } from './read';
@@ -179,7 +180,7 @@ export async function transitionPayout(core: Core, payoutId: string, to: PayoutS
       : null;
     const ctes: RawBuilder<unknown>[] = [sql`payout as (${tx.updateTable('payouts').set(set).where('id', '=', payoutId).returningAll()})`];
     if (patch.attempt) ctes.push(sql`attempt as (${finishAttemptQuery(tx, payoutId, patch.attempt.number, patch.attempt, now)})`);
-    if (event) ctes.push(sql`event as (${tx.insertInto('events').values(eventValues(event)).onConflict((oc) => oc.column('dedupe_key').doNothing()).returning('id')})`);
+    if (event) ctes.push(sql`event as (${eventInsertQuery(tx, event)})`);
     if (posting) ctes.push(postingCtes(posting));
     const r = await sql<PayoutRow & { event_written: number; posted: number; moved: number }>`with ${sql.join(ctes, sql`, `)}
       select payout.*,
@@ -236,7 +237,7 @@ export async function recordAttemptStart(core: Core, payoutId: string, number: n
 const DELIVERING_FROM: readonly PayoutStatus[] = PAYOUT_STATUSES.filter((s) => canTransition(s, 'delivering'));
 
 /**
- * The first step of a delivery in one statement and no explicit transaction (issue #23): moves
+ * The first step of a delivery in one statement and no explicit transaction: moves
  * the payout from a state the transition table lets enter `delivering` (submitted, claimed) to
  * `delivering` and records that delivery attempt `number` started, as `transitionPayout(…,
  * 'delivering')` followed by {@link recordAttemptStart} would: the projection's status and
@@ -252,7 +253,7 @@ const DELIVERING_FROM: readonly PayoutStatus[] = PAYOUT_STATUSES.filter((s) => c
  * already delivering or past it (a replay after a lost workflow task), in a state that cannot
  * deliver, has no adapter, or a state table that gives `delivering` an event or a money movement;
  * the caller then takes the general path (transitionPayout, then recordAttemptStart), which
- * decides each of those as before. Throws only what the database throws.
+ * decides each of those. Throws only what the database throws.
  */
 export async function startDelivery(
   core: Core,
@@ -304,4 +305,96 @@ export async function recordAttemptResult(core: Core, payoutId: string, number: 
     await finishAttemptQuery(tx, payoutId, number, result, core.now()).execute();
     await raiseAttemptCount(tx, payoutId, number);
   });
+}
+
+/**
+ * The body of a CTE inserting the payout row `values` `select`ed with `gate` appended (`from
+ * balance` when the accept holds funds, src/core/payouts/accept.ts), returning the row.
+ */
+export function payoutInsertSelect(values: Record<string, unknown>, gate: RawBuilder<unknown>): RawBuilder<unknown> {
+  const { columns, values: vals } = columnsAndValues(values);
+  return sql`insert into payouts (${columns}) select ${vals}${gate} returning *`;
+}
+
+/**
+ * Inserts many accepted payouts in one statement: `json` is a JSON array of rows (expanded by
+ * jsonb_populate_recordset); with `columns`, only those columns are written (the others keep
+ * their defaults: src/core/disbursements/worker-steps.ts), else every column (Surface B's batch,
+ * src/core/claim-flow/batch.ts). A duplicate id or idempotency key fails the statement.
+ */
+export async function insertPayoutRowsJson(tx: DbOrTx, json: string, columns?: readonly string[]): Promise<void> {
+  if (!columns) {
+    await sql`insert into payouts select * from jsonb_populate_recordset(null::payouts, ${json}::jsonb)`.execute(tx);
+    return;
+  }
+  const cols = columnList(columns);
+  await sql`insert into payouts (${cols}) select ${cols} from jsonb_populate_recordset(null::payouts, ${json}::jsonb)`.execute(tx);
+}
+
+/**
+ * The recipient starts the claim of the payout with claim token `token` at `now`: sets
+ * `claim_started_at`, only while it awaits its claim with neither a start nor a cancel under way
+ * (src/core/claim-flow/claim-start-or-cancel.ts). Returns the updated row, or undefined.
+ */
+export async function markClaimStarted(db: DbOrTx, token: string, now: Date): Promise<PayoutRow | undefined> {
+  return db
+    .updateTable('payouts')
+    .set({ claim_started_at: now, updated_at: now })
+    .where('claim_token', '=', token)
+    .where('status', '=', 'awaiting_claim')
+    .where('claim_started_at', 'is', null)
+    .where('cancel_requested_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Marks a cancel of claim-link payout `id` under way at `now`, refused (false) once its claim
+ * started or when it is no longer pending, submitted or awaiting its claim.
+ */
+export async function markCancelRequested(db: DbOrTx, id: string, now: Date): Promise<boolean> {
+  const marked = await db
+    .updateTable('payouts')
+    .set({ cancel_requested_at: now })
+    .where('id', '=', id)
+    .where('claim_started_at', 'is', null)
+    .where('status', 'in', ['pending', 'submitted', 'awaiting_claim'])
+    .executeTakeFirst();
+  return Boolean(marked.numUpdatedRows);
+}
+
+/** Clears the cancel mark of payout `id` unless it was canceled (a cancel that did not happen). */
+export async function clearCancelRequested(db: DbOrTx, id: string): Promise<void> {
+  await db.updateTable('payouts').set({ cancel_requested_at: null }).where('id', '=', id).where('status', '!=', 'canceled').execute();
+}
+
+/**
+ * The payout of the caller's business and environment holding Idempotency-Key `key` created at or
+ * after `cutoff` (the retention, src/core/idempotency-retention.ts), and in the same statement the
+ * key retired (renamed `<key>#retired:<id>`) on a payout created before `cutoff`.
+ */
+export async function findOrRetirePayoutIdempotencyKey(
+  db: DbOrTx,
+  caller: { businessId: string; environment: PayoutRow['environment'] },
+  key: string,
+  cutoff: Date,
+): Promise<PayoutRow | undefined> {
+  return db
+    .with('retired', (d) =>
+      d
+        .updateTable('payouts')
+        .set({ idempotency_key: sql<string>`idempotency_key || '#retired:' || id` })
+        .where('business_id', '=', caller.businessId)
+        .where('environment', '=', caller.environment)
+        .where('idempotency_key', '=', key)
+        .where('created_at', '<', cutoff)
+        .returning('id'),
+    )
+    .selectFrom('payouts')
+    .selectAll()
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('idempotency_key', '=', key)
+    .where('created_at', '>=', cutoff)
+    .executeTakeFirst();
 }

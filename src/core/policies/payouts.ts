@@ -1,11 +1,12 @@
 /**
  * Key policies on a payout being accepted (POST /payouts, withdrawals, Surface C payouts — every
  * caller of createPayout): channels, per_payout_max, daily_budget, approval_threshold
- * (./policy.ts, ./daily-budget.ts, ./approvals.ts). Runs inside the accepting transaction, so a
+ * (./policy.ts, ./daily-budget.ts, ./payout-approvals.ts). The one writer of `payout_approvals`. Runs inside the accepting transaction, so a
  * refused or rolled-back payout counts nothing against the budget.
  */
 import { parseDuration } from '../../domain/durations';
 import type { DbOrTx } from '../../db/schema';
+import type { PayoutApprovalDecision } from '../../../workflows/payout.contract';
 import type { Caller, Core } from '../context';
 import { reserveDailyBudget } from './daily-budget';
 import { checkStaticPolicy, keyPolicy } from './policy';
@@ -63,5 +64,18 @@ export async function recordApprovalRequired(tx: DbOrTx, caller: Caller, payoutI
       decided_at: null,
       reason: null,
     })
+    .execute();
+}
+
+/**
+ * Marks the approval of payout `d.payoutId` decided (`approved`, `rejected` or `expired`) at `now`;
+ * only a `required` approval changes, so the first decision wins and a repeat is a no-op.
+ */
+export async function markApprovalDecided(db: DbOrTx, d: PayoutApprovalDecision, now: Date): Promise<void> {
+  await db
+    .updateTable('payout_approvals')
+    .set({ status: d.decision, decided_by_key_id: d.keyId ?? null, decided_at: now, reason: d.reason ?? null })
+    .where('payout_id', '=', d.payoutId)
+    .where('status', '=', 'required')
     .execute();
 }

@@ -9,7 +9,7 @@ import type { DbOrTx } from '../../db/schema';
 import type { Core } from '../context';
 import { railFiles, railReturns, railUnmatchedItems } from '../metrics/registry';
 import { correctRecipientFromBank } from '../recipients';
-import { recordRailEvents } from './events';
+import { recordRailEvents } from './rail-events';
 import { dueSettlementFiles, finishedInboundNames, markFileSettled, markInboundProcessed, markInboundQuarantined, recordInboundFile } from './files';
 import {
   advanceInstruction,

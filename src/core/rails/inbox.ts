@@ -14,9 +14,9 @@ import type { Caller, Core } from '../context';
 import { receiveDeposit } from '../funding/deposits';
 import { processStatementFile, reconcileAfterPoll } from '../treasury/statements';
 import { payoutsRailOverdue, railUnmatchedItems } from '../metrics/registry';
-import { markRailEventDispatched, type RailEventRow, railEventsOfAttempt, toPayoutRailEvent, undispatchedRailEvents } from './events';
+import { markRailEventDispatched, type RailEventRow, railEventsOfAttempt, toPayoutRailEvent, undispatchedRailEvents } from './rail-events';
 import { railHost } from './host';
-import { liveRailConnection } from './registry';
+import { liveRailConnection } from './rail-adapters';
 
 export type { InboxPollResult } from '../../rails/adapter';
 export { MAX_FILES_PER_POLL } from '../../rails/sftp/inbox';

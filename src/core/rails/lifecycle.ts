@@ -6,7 +6,7 @@
  */
 import { startRailInboxWorkflow } from '../../temporal/rail-gateway';
 import type { Core } from '../context';
-import { configuredLiveRails, RAIL_HEALTH_TTL_MS, refreshRailHealth } from './registry';
+import { configuredLiveRails, RAIL_HEALTH_TTL_MS, refreshRailHealth } from './rail-adapters';
 
 /**
  * Checks the configured live rails' connections now and then every RAIL_HEALTH_TTL_MS (the timer

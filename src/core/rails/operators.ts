@@ -4,7 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema';
-import { unmatchedRailEvents } from './events';
+import { unmatchedRailEvents } from './rail-events';
 
 /** One file as listed: no content. */
 export interface RailFileSummary {

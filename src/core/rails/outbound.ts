@@ -12,7 +12,7 @@ import type { Core } from '../context';
 import { railFiles } from '../metrics/registry';
 import { insertOutboundFile, MAX_FILE_TRANSACTIONS, markFileUploaded, sha256Hex } from './files';
 import { lockQueuedInstructions, markInstructionsInFile } from './instructions';
-import { liveRailConnection } from './registry';
+import { liveRailConnection } from './rail-adapters';
 
 /** The file parts of `rail`'s configured connection; throws when it is not configured or has no files. */
 /** The file parts of `rail`'s configured connection, or an Error naming what is missing. */

@@ -75,7 +75,7 @@ export interface RailInstructionsTable {
 }
 
 /**
- * One status read from a bank file (src/core/rails/events.ts writes it): matched to a payout
+ * One status read from a bank file (src/core/rails/rail-events.ts writes it): matched to a payout
  * attempt, to a deposit, or unmatched (both null) and kept for operators.
  */
 export interface RailEventsTable {

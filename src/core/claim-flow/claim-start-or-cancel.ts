@@ -12,6 +12,7 @@ import { ApiError } from '../../domain/errors';
 import type { Caller, Core } from '../context';
 import { emitEvent } from '../events';
 import { cancelPayout, type PayoutRow, renderPayout } from '../payouts';
+import { clearCancelRequested, markCancelRequested, markClaimStarted } from '../payouts/transitions';
 import { getClaimDisbursementRow } from './disbursements';
 import { claimStatusOf } from './status';
 
@@ -27,15 +28,7 @@ export const CLAIM_STARTED_EVENT = 'payout.claim_started';
 export async function startClaim(core: Core, token: string): Promise<PayoutRow | undefined> {
   return core.db.transaction().execute(async (tx) => {
     const now = core.now();
-    const updated = await tx
-      .updateTable('payouts')
-      .set({ claim_started_at: now, updated_at: now })
-      .where('claim_token', '=', token)
-      .where('status', '=', 'awaiting_claim')
-      .where('claim_started_at', 'is', null)
-      .where('cancel_requested_at', 'is', null)
-      .returningAll()
-      .executeTakeFirst();
+    const updated = await markClaimStarted(tx, token, now);
     if (updated) {
       await emitEvent(tx, {
         businessId: updated.business_id,
@@ -76,14 +69,7 @@ export async function cancelClaimDisbursement(core: Core, caller: Caller, id: st
   if (claimStatusOf(row) !== 'pending') throw refuse(row);
 
   const now = core.now();
-  const marked = await core.db
-    .updateTable('payouts')
-    .set({ cancel_requested_at: now })
-    .where('id', '=', id)
-    .where('claim_started_at', 'is', null)
-    .where('status', 'in', ['pending', 'submitted', 'awaiting_claim'])
-    .executeTakeFirst();
-  if (!marked.numUpdatedRows) throw refuse(await getClaimDisbursementRow(core, caller, id));
+  if (!(await markCancelRequested(core.db, id, now))) throw refuse(await getClaimDisbursementRow(core, caller, id));
 
   try {
     // A payout accepted a moment ago is `submitted` until its workflow opens the claim.
@@ -96,7 +82,7 @@ export async function cancelClaimDisbursement(core: Core, caller: Caller, id: st
     await cancelPayout(core, caller, id);
   } catch (err) {
     // Not cancelled (expired meanwhile, Temporal unreachable): let a claim start again.
-    await core.db.updateTable('payouts').set({ cancel_requested_at: null }).where('id', '=', id).where('status', '!=', 'canceled').execute();
+    await clearCancelRequested(core.db, id);
     const after = await getClaimDisbursementRow(core, caller, id);
     if (after.status === 'canceled') return after;
     if (err instanceof ApiError && err.status === 409) throw refuse(after);

@@ -9,7 +9,7 @@ import type { Config } from '../../config';
 import type { Environment } from '../../db/schema';
 import type { ConfiguredRail, RailAdapter, RailCarriageProblem, RailHealth, RailModule } from '../../rails/adapter';
 import { RAIL_MODULES, railModuleOf, railsServedBy } from '../../rails/registry';
-import { sandboxRailAdapter } from '../../rails/sandbox';
+import { sandboxRailAdapter } from '../../sandbox/rail-adapter';
 import type { Core } from '../context';
 import { railHost } from './host';
 

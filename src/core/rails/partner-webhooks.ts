@@ -8,7 +8,7 @@ import type { RailWebhookResult } from '../../rails/adapter';
 import type { Core } from '../context';
 import { railHost } from './host';
 import { dispatchRailEvents } from './inbox';
-import { liveRailConnection } from './registry';
+import { liveRailConnection } from './rail-adapters';
 
 /**
  * Receives one webhook for connection `rail` (headers with lower-case names, the raw body).

@@ -5,8 +5,8 @@
  * it) or `rejected`: a sandbox payout costs the payout workflow one durable timer, as before the
  * seam existed.
  */
-import { simulateRailAttempt } from '../sandbox/rails';
-import type { PaymentInstruction, RailAdapter, RailCapabilities, RailSubmitResult } from './adapter';
+import { simulateRailAttempt } from './rails';
+import type { PaymentInstruction, RailAdapter, RailCapabilities, RailSubmitResult } from '../rails/adapter';
 
 /** Options of {@link sandboxRailAdapter}. */
 export interface SandboxRailOptions {

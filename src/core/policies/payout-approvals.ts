@@ -15,6 +15,7 @@ import { approvePayoutWorkflow, rejectPayoutWorkflow } from '../../temporal/payo
 import type { PayoutApprovalDecision } from '../../../workflows/payout.contract';
 import type { Caller, Core } from '../context';
 import { getPayout, getPayoutRow, runOnStartedWorkflow, transitionPayout, type WirePayout } from '../payouts';
+import { markApprovalDecided } from './payouts';
 
 /** Largest rejection reason. */
 export const MAX_REJECT_REASON = 500;
@@ -25,12 +26,7 @@ export const MAX_REJECT_REASON = 500;
  * pending -> canceled (rejected, expired), each idempotent. Returns the payout's status.
  */
 export async function decidePayoutApproval(core: Core, d: PayoutApprovalDecision): Promise<{ status: PayoutStatus }> {
-  await core.db
-    .updateTable('payout_approvals')
-    .set({ status: d.decision, decided_by_key_id: d.keyId ?? null, decided_at: core.now(), reason: d.reason ?? null })
-    .where('payout_id', '=', d.payoutId)
-    .where('status', '=', 'required')
-    .execute();
+  await markApprovalDecided(core.db, d, core.now());
   const row = await core.db.selectFrom('payout_approvals').select('status').where('payout_id', '=', d.payoutId).executeTakeFirst();
   const to: PayoutStatus = (row?.status ?? d.decision) === 'approved' ? 'submitted' : 'canceled';
   const payout = await core.db.selectFrom('payouts').select('status').where('id', '=', d.payoutId).executeTakeFirstOrThrow();

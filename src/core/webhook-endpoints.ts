@@ -1,0 +1,345 @@
+/**
+ * Webhook endpoint management (spec "Events": POST/GET/DELETE /webhooks, secret rotation;
+ * docs/webhooks.md): the one writer of `webhook_endpoints`, the reseal of their secrets included.
+ *
+ * Choices where the spec is silent:
+ * - URL: https only; http to a loopback host (localhost, 127.0.0.0/8, [::1]) is accepted in the
+ *   sandbox for local receivers, refused on live. At most 2,048 characters. The host must be public
+ *   (src/core/net-guard.ts: no private, link-local, metadata, ... address; loopback in the sandbox
+ *   only), checked at registration and again at every delivery (docs/security.md).
+ * - Events: known Surface A types (plus `payout.canceled`) or a family wildcard / `*`; an unknown
+ *   name is 400 `events.<i>` rather than silently never matching. Duplicates are dropped. Surface C
+ *   endpoints (surface 'C') subscribe to Surface C names and receive its envelope, signed the same
+ *   way (src/domain/surface-c.ts).
+ * - Delete is a soft delete (`deleted_at`): the endpoint disappears from the API at once, pending
+ *   deliveries for it are marked failed at their next attempt, history is kept.
+ */
+import { sql } from 'kysely';
+import { paginate } from './paging';
+import { parseDuration } from '../domain/durations';
+import { notFound, validationError } from '../domain/errors';
+import { newId, randomToken } from '../domain/ids';
+import { isValidEventPattern, SURFACE_A_EVENT_TYPES } from '../domain/webhook-events';
+import type { Db, Environment } from '../db/schema';
+import { isSurfaceCEventPattern, SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARDS } from '../domain/surface-c';
+import type { Caller, Core } from './context';
+import { checkWebhookDestination, RefusedDestinationError } from './net-guard';
+import { checkSurfaceBSecret, isSurfaceBEventPattern, SURFACE_B_EVENT_TYPES, SURFACE_B_EVENT_WILDCARDS } from './webhooks-surface-b';
+import { type Keyring, keyringFor, openSecret, sealedKeyId, sealSecret, webhookSecretAad } from './secrets';
+import { callerActor, recordAuditEvent } from './audit';
+
+/** A webhook endpoint in the core's (Surface A, snake_case) shape; never carries the secret. */
+export interface WebhookEndpoint {
+  id: string;
+  object: 'webhook_endpoint';
+  url: string;
+  /** Subscribed event types and wildcards, as registered. */
+  events: string[];
+  /** ISO 8601 UTC. */
+  created_at: string;
+}
+
+/** The creation response: the endpoint plus its signing secret `whsec_…` (shown this once). */
+export interface CreatedWebhookEndpoint extends WebhookEndpoint {
+  secret: string;
+}
+
+/** Longest accepted endpoint URL, in characters. */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+/** Most subscription patterns one endpoint may list. */
+export const MAX_WEBHOOK_EVENTS = 50;
+
+const LOOPBACK_V4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+/** Whether a URL hostname (as `new URL().hostname` gives it) is the loopback interface. */
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/\.$/, '');
+  return h === 'localhost' || LOOPBACK_V4.test(h) || h === '[::1]';
+}
+
+/**
+ * Checks an endpoint URL (spec: "Register an HTTPS endpoint"): https, or http to a loopback host
+ * (localhost, 127.0.0.0/8, [::1]) in the sandbox only, so integrators can test against a local
+ * receiver. Throws 400 validation_error, param `url`. Returns the normalised URL.
+ */
+export function validateWebhookUrl(url: string, environment: Environment): string {
+  if (url.length > MAX_WEBHOOK_URL_LENGTH) throw validationError('url', `url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw validationError('url', 'url must be an absolute https URL');
+  }
+  if (parsed.protocol === 'https:') return parsed.toString();
+  if (parsed.protocol === 'http:' && isLoopbackHost(parsed.hostname)) {
+    if (environment === 'sandbox') return parsed.toString();
+    throw validationError('url', 'url must use https; http is accepted only for a loopback host in the sandbox');
+  }
+  throw validationError(
+    'url',
+    environment === 'sandbox'
+      ? 'url must use https (http is accepted only for localhost, 127.0.0.0/8 or [::1])'
+      : 'url must use https',
+  );
+}
+
+/**
+ * Checks subscription patterns: a non-empty list of known Surface A event types or wildcards
+ * (`payout.*`, `disbursement.*`, `deposit.*`, `payment_request.*`, `recipient.*`, `*`). Throws 400
+ * validation_error with param `events` or `events.<i>`. Returns them without duplicates, in order.
+ */
+export function validateEventPatterns(events: readonly string[], surface: WebhookSurface = 'A'): string[] {
+  if (events.length === 0) throw validationError('events', 'events must list at least one event type');
+  if (events.length > MAX_WEBHOOK_EVENTS) throw validationError('events', `events may list at most ${MAX_WEBHOOK_EVENTS} entries`);
+  const valid = surface === 'C' ? isSurfaceCEventPattern : surface === 'B' ? isSurfaceBEventPattern : isValidEventPattern;
+  const types =
+    surface === 'C'
+      ? [...SURFACE_C_EVENT_TYPES, ...SURFACE_C_EVENT_WILDCARDS]
+      : surface === 'B'
+        ? [...SURFACE_B_EVENT_TYPES, ...SURFACE_B_EVENT_WILDCARDS]
+        : SURFACE_A_EVENT_TYPES;
+  events.forEach((e, i) => {
+    if (!valid(e)) {
+      throw validationError(
+        `events.${i}`,
+        `'${e}' is not an event type; use one of ${types.join(', ')}, a wildcard such as payout.* or *`,
+      );
+    }
+  });
+  return [...new Set(events)];
+}
+
+/** Surfaces whose endpoints this module registers: A (Surface A types) and C (Surface C types, domain/surface-c.ts). */
+export type WebhookSurface = 'A' | 'B' | 'C';
+
+/** A timestamptz column as a Date (the table types declare `created_at` as a generated column type). */
+export const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
+
+function toEndpoint(row: { id: string; url: string; events: string[]; created_at: unknown }): WebhookEndpoint {
+  return { id: row.id, object: 'webhook_endpoint', url: row.url, events: row.events, created_at: asDate(row.created_at).toISOString() };
+}
+
+/**
+ * Registers a Surface A endpoint for the caller's business and environment (spec "POST /webhooks").
+ * Returns it with a new secret `whsec_…`; the secret is stored (it signs every delivery) and never
+ * returned again. 400 validation_error (`url`, `events`, `events.<i>`) as above.
+ */
+export async function createWebhookEndpoint(
+  core: Core,
+  caller: Caller,
+  input: { url: string; events: string[]; secret?: string },
+  surface: WebhookSurface = 'A',
+): Promise<CreatedWebhookEndpoint> {
+  const url = validateWebhookUrl(input.url, caller.environment);
+  const events = validateEventPatterns(input.events, surface);
+  // Surface B: the caller chooses the secret (spec "Registration and delivery").
+  if (input.secret !== undefined) checkSurfaceBSecret(input.secret);
+  try {
+    await checkWebhookDestination(url, caller.environment);
+  } catch (err) {
+    if (err instanceof RefusedDestinationError) throw validationError('url', `url is refused: ${err.reason}; webhooks are delivered to public addresses only`);
+    throw err;
+  }
+  const secret = input.secret ?? `whsec_${randomToken(24)}`;
+  const id = newId('we');
+  return core.db.transaction().execute(async (tx) => {
+    const row = await tx
+      .insertInto('webhook_endpoints')
+      .values({
+        id,
+        business_id: caller.businessId,
+        environment: caller.environment,
+        surface,
+        url,
+        events: JSON.stringify(events) as any,
+        // Encrypted at rest (src/core/secrets.ts); returned once in plain text below.
+        secret: sealSecret(keyringFor(core.config), secret, webhookSecretAad(id)),
+        deleted_at: null,
+      })
+      .returning(['id', 'url', 'events', 'created_at'])
+      .executeTakeFirstOrThrow();
+    const endpoint = toEndpoint(row);
+    await recordAuditEvent(tx, { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'webhook_endpoint.created', objectType: 'webhook_endpoint', objectId: id, before: null, after: { ...endpoint, surface } }, core.now());
+    return { ...endpoint, secret };
+  });
+}
+
+/**
+ * Lists the caller's live (not deleted) Surface A endpoints, newest first (spec "GET /webhooks",
+ * List envelope; `limit` 1..200, opaque `cursor`). Secrets are never included.
+ */
+export async function listWebhookEndpoints(
+  core: Core,
+  caller: Caller,
+  page: { limit: number; cursor?: string },
+  surface: WebhookSurface = 'A',
+): Promise<{ data: WebhookEndpoint[]; next_cursor: string | null }> {
+  const q = core.db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'url', 'events', 'created_at'])
+    .where('business_id', '=', caller.businessId)
+    .where('environment', '=', caller.environment)
+    .where('surface', '=', surface)
+    .where('deleted_at', 'is', null);
+  const { rows, next_cursor } = await paginate(q, 'id', page);
+  return { data: rows.map(toEndpoint), next_cursor };
+}
+
+/**
+ * Deletes an endpoint (spec "DELETE /webhooks/{id}"): it receives nothing more, and deliveries still
+ * retrying for it are given up. 404 not_found when the id is not a live endpoint of the caller's
+ * business and environment (another tenant's id included).
+ */
+export async function deleteWebhookEndpoint(core: Core, caller: Caller, id: string, surface: WebhookSurface = 'A'): Promise<void> {
+  const now = core.now();
+  await core.db.transaction().execute(async (tx) => {
+    const row = await tx
+      .updateTable('webhook_endpoints')
+      .set({ deleted_at: now })
+      .where('id', '=', id)
+      .where('business_id', '=', caller.businessId)
+      .where('environment', '=', caller.environment)
+      .where('surface', '=', surface)
+      .where('deleted_at', 'is', null)
+      .returning(['id', 'url', 'events', 'created_at'])
+      .executeTakeFirst();
+    if (!row) throw notFound('webhook endpoint', id);
+    await recordAuditEvent(
+      tx,
+      { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'webhook_endpoint.deleted', objectType: 'webhook_endpoint', objectId: id, before: { ...toEndpoint(row), surface }, after: { deleted_at: now.toISOString() } },
+      now,
+    );
+  });
+}
+
+/** Default and longest overlap of a secret rotation, ISO 8601 (docs/webhooks.md "Secret rotation"). */
+export const DEFAULT_SECRET_OVERLAP = 'PT24H';
+export const MAX_SECRET_OVERLAP_MS = 7 * 86_400_000;
+
+/** The rotation response: the endpoint, its new secret (shown this once) and when the old one stops signing. */
+export interface RotatedWebhookSecret extends CreatedWebhookEndpoint {
+  /** ISO 8601 UTC: until then every delivery carries a second signature made with the previous secret. */
+  previous_secret_expires_at: string;
+}
+
+/** Surface B's rotation result: `previous_secret_expires_at` is null after a no-op rotation outside an overlap. */
+export type RotatedSurfaceBSecret = Omit<RotatedWebhookSecret, 'previous_secret_expires_at'> & { previous_secret_expires_at: string | null };
+
+/**
+ * Rotates an endpoint's signing secret (docs/webhooks.md "Secret rotation"): a new secret signs
+ * from now on (Surfaces A and C: a new `whsec_…`; Surface B: `input.secret`, chosen by the caller,
+ * 16 to 256 characters); the replaced one keeps signing too, as a second signature (a second `v1`
+ * on A and C, `X-Service-Signature-Previous` on B), for `expire_previous_in` (ISO 8601 duration,
+ * default PT24H, at most P7D, PT0S ends it at once). A rotation during an overlap drops the older
+ * previous secret. On Surface B a rotation to the secret already current changes nothing and
+ * answers the endpoint as it stands (a retried call is safe). 400 validation_error
+ * (`expire_previous_in`, `secret`), 404 not_found for an endpoint that is not the caller's or is deleted.
+ */
+export async function rotateWebhookSecret(core: Core, caller: Caller, id: string, input: { expire_previous_in?: string }, surface?: 'A' | 'C'): Promise<RotatedWebhookSecret>;
+export async function rotateWebhookSecret(core: Core, caller: Caller, id: string, input: { expire_previous_in?: string; secret: string }, surface: 'B'): Promise<RotatedSurfaceBSecret>;
+export async function rotateWebhookSecret(
+  core: Core,
+  caller: Caller,
+  id: string,
+  input: { expire_previous_in?: string; secret?: string },
+  surface: WebhookSurface = 'A',
+): Promise<RotatedSurfaceBSecret> {
+  let overlapMs: number;
+  try {
+    overlapMs = parseDuration(input.expire_previous_in ?? DEFAULT_SECRET_OVERLAP);
+  } catch {
+    throw validationError('expire_previous_in', 'expire_previous_in must be an ISO 8601 duration such as PT24H');
+  }
+  if (!/^P/i.test((input.expire_previous_in ?? DEFAULT_SECRET_OVERLAP).trim()) || overlapMs > MAX_SECRET_OVERLAP_MS) {
+    throw validationError('expire_previous_in', 'expire_previous_in must be an ISO 8601 duration from PT0S to P7D');
+  }
+  const secret = surface === 'B' ? checkSurfaceBSecret(input.secret) : `whsec_${randomToken(24)}`;
+  const until = new Date(core.now().getTime() + overlapMs);
+  const ring = keyringFor(core.config);
+  // The stored secret is sealed with a random IV, so "already this secret" (Surface B) is decided
+  // on the opened value; the UPDATE is conditional on the sealed value read, so a concurrent
+  // rotation makes this one read again instead of overwriting it.
+  for (;;) {
+    const current = await core.db
+      .selectFrom('webhook_endpoints')
+      .select(['id', 'url', 'events', 'created_at', 'secret', 'previous_secret_expires_at'])
+      .where('id', '=', id)
+      .where('business_id', '=', caller.businessId)
+      .where('environment', '=', caller.environment)
+      .where('surface', '=', surface)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (!current) throw notFound('webhook endpoint', id);
+    if (openSecret(ring, current.secret, webhookSecretAad(id)) === secret) {
+      // Surface B: already signing with this secret.
+      const prev = current.previous_secret_expires_at ? asDate(current.previous_secret_expires_at) : null;
+      return { ...toEndpoint(current), secret, previous_secret_expires_at: prev && prev > core.now() ? prev.toISOString() : null };
+    }
+    const row = await core.db.transaction().execute(async (tx) => {
+      const updated = await tx
+        .updateTable('webhook_endpoints')
+        .set({ secret: sealSecret(ring, secret, webhookSecretAad(id)), previous_secret: sql<string>`secret`, previous_secret_expires_at: until })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .where('secret', '=', current.secret)
+        .returning(['id', 'url', 'events', 'created_at'])
+        .executeTakeFirst();
+      if (updated) {
+        const prev = current.previous_secret_expires_at ? asDate(current.previous_secret_expires_at) : null;
+        await recordAuditEvent(
+          tx,
+          {
+            businessId: caller.businessId,
+            environment: caller.environment,
+            ...callerActor(caller),
+            action: 'webhook_endpoint.secret_rotated',
+            objectType: 'webhook_endpoint',
+            objectId: id,
+            before: { previous_secret_expires_at: prev ? prev.toISOString() : null },
+            after: { previous_secret_expires_at: until.toISOString() },
+          },
+          core.now(),
+        );
+      }
+      return updated;
+    });
+    if (row) return { ...toEndpoint(row), secret, previous_secret_expires_at: until.toISOString() };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** What {@link resealStoredSecrets} did. */
+export interface ResealReport {
+  /** Values now sealed under the active key that were not before (legacy or another key). */
+  resealed: number;
+  /** Values already under the active key. */
+  unchanged: number;
+  activeKeyId: string;
+}
+
+/**
+ * Re-encrypts every stored secret not sealed under the active key (webhook endpoints' `secret` and
+ * `previous_secret`, deleted endpoints included), one row at a time under a row lock, so a
+ * concurrent rotation through the API is never overwritten. Every listed key must still be
+ * configured. Idempotent. Returns the counts.
+ */
+export async function resealStoredSecrets(db: Db, ring: Keyring): Promise<ResealReport> {
+  const report: ResealReport = { resealed: 0, unchanged: 0, activeKeyId: ring.activeKeyId };
+  const ids = await db.selectFrom('webhook_endpoints').select('id').orderBy('id').execute();
+  for (const { id } of ids) {
+    await db.transaction().execute(async (tx) => {
+      const row = await tx.selectFrom('webhook_endpoints').select(['secret', 'previous_secret']).where('id', '=', id).forUpdate().executeTakeFirst();
+      if (!row) return;
+      const aad = webhookSecretAad(id);
+      const reseal = (v: string | null) => (v !== null && sealedKeyId(v) !== ring.activeKeyId ? sealSecret(ring, openSecret(ring, v, aad), aad) : v);
+      const secret = reseal(row.secret)!;
+      const previous = reseal(row.previous_secret);
+      const changed = (secret !== row.secret ? 1 : 0) + (previous !== row.previous_secret ? 1 : 0);
+      report.resealed += changed;
+      report.unchanged += 1 + (row.previous_secret !== null ? 1 : 0) - changed;
+      if (changed) await tx.updateTable('webhook_endpoints').set({ secret, previous_secret: previous }).where('id', '=', id).execute();
+    });
+  }
+  return report;
+}
