@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { paginate } from './paging';
 import { parseDuration } from '../domain/durations';
-import { notFound, validationError } from '../domain/errors';
+import { fieldValidationError, notFound, validationError } from '../domain/errors';
 import { newId, randomToken } from '../domain/ids';
 import {
   endpointWantsEvent,
@@ -17,6 +17,7 @@ import type { Caller, Core } from './context';
 import { checkWebhookDestination, guardedPost, RefusedDestinationError } from './net-guard';
 import { recordWebhookAttempt, webhookDeliveriesFailed } from './metrics/registry';
 import { surfaceAEnvelope } from './event-log';
+import { surfaceASnapshot } from '../wire/events';
 import { SURFACE_A_SIGNATURE_HEADER, signSurfaceA, surfaceBSignatureHeaders } from './webhook-signature';
 import {
   checkSurfaceBSecret,
@@ -280,10 +281,10 @@ export async function rotateWebhookSecret(
   try {
     overlapMs = parseDuration(input.expire_previous_in ?? DEFAULT_SECRET_OVERLAP);
   } catch {
-    throw validationError('expire_previous_in', 'expire_previous_in must be an ISO 8601 duration such as PT24H');
+    throw fieldValidationError('expirePreviousIn', (name) => `${name} must be an ISO 8601 duration such as PT24H`);
   }
   if (!/^P/i.test((input.expire_previous_in ?? DEFAULT_SECRET_OVERLAP).trim()) || overlapMs > MAX_SECRET_OVERLAP_MS) {
-    throw validationError('expire_previous_in', 'expire_previous_in must be an ISO 8601 duration from PT0S to P7D');
+    throw fieldValidationError('expirePreviousIn', (name) => `${name} must be an ISO 8601 duration from PT0S to P7D`);
   }
   const secret = surface === 'B' ? checkSurfaceBSecret(input.secret) : `whsec_${randomToken(24)}`;
   const until = new Date(core.now().getTime() + overlapMs);
@@ -385,7 +386,7 @@ export async function dispatchWebhookEvents(core: Core): Promise<number> {
   const handled = await core.db.transaction().execute(async (tx) => {
     const events = await tx
       .selectFrom('events')
-      .select(['id', 'business_id', 'environment', 'type', 'data'])
+      .select(['id', 'business_id', 'environment', 'type', 'data', 'data_format'])
       .where('dispatched_at', 'is', null)
       .orderBy('created_at')
       .orderBy('id')
@@ -409,7 +410,7 @@ export async function dispatchWebhookEvents(core: Core): Promise<number> {
     for (const e of events) {
       for (const ep of endpoints) {
         if (ep.business_id !== e.business_id || ep.environment !== e.environment) continue;
-        const name = surfaceEventName(ep.surface, e.type, e.data);
+        const name = surfaceEventName(ep.surface, e.type, surfaceASnapshot(e.data_format, e.data));
         if (name === null || !endpointWantsEvent(ep.events, name)) continue;
         const id = newId('whd');
         if (ep.surface === 'B') surfaceBDeliveries.add(id);
@@ -505,6 +506,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
       'e.type',
       'e.created_at as event_created_at',
       'e.data',
+      'e.data_format',
       'w.url',
       'w.surface',
       'w.id as endpoint_id',
@@ -524,7 +526,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
     return { result: 'endpoint_deleted' };
   }
 
-  const event = { id: row.event_id, type: row.type, created_at: asDate(row.event_created_at), data: row.data };
+  const event = { id: row.event_id, type: row.type, created_at: asDate(row.event_created_at), data: surfaceASnapshot(row.data_format, row.data) };
   // Surface C: its own envelope and names, signed like Surface A (docs/surface-c.md "Webhooks").
   const rawBody = JSON.stringify(
     row.surface === 'C'
