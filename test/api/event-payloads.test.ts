@@ -1,6 +1,9 @@
 import { readFileSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emitEvent } from '../../src/core/events';
+import { toDeposit } from '../../src/core/funding/deposits';
+import { eventObjectData } from '../../src/domain/event-objects';
 import { createHarness, type Harness } from '../helpers/harness';
 import { type WebhookReceiver, waitFor, webhookReceiver } from '../helpers/webhook-receiver';
 
@@ -230,5 +233,37 @@ describe('recorded event payloads on every surface', () => {
     );
     await settled(b);
     check('surface-b-c', await payloads(b));
+  });
+});
+
+describe('events stored before migration 0066 (Surface A snapshot)', () => {
+  it('list and deliver exactly as the same object recorded as a domain object', async () => {
+    const b = await subscribed();
+    const va = await h.request('POST', `${A}/virtual-accounts`, { key: b.sandbox, body: { currency: 'USD' } });
+    const d = await h.request('POST', `${A}/sandbox/deposits`, { key: b.sandbox, body: { virtual_account_id: va.body.id, amount: '12.34', currency: 'USD', reference: 'old-row' } });
+    expect(d.status, d.text).toBe(201);
+    const wire = await waitFor(async () => {
+      const r = await h.request('GET', `${A}/deposits/${d.body.id}`, { key: b.sandbox });
+      return r.body.status === 'credited' ? r.body : undefined;
+    }, 'deposit credited');
+    const row = await h.db.selectFrom('deposits').selectAll().where('id', '=', d.body.id).executeTakeFirstOrThrow();
+    const emit = (data: Record<string, unknown>, dataFormat: 'surface_a' | 'domain', tag: string) =>
+      h.db.transaction().execute((tx) =>
+        emitEvent(tx, { businessId: b.id, environment: 'sandbox', type: 'deposit.credited', objectType: 'deposit', objectId: row.id, data, dataFormat, dedupeKey: `test:${row.id}:${tag}` }),
+      );
+    // The old code stored Surface A's rendering of the deposit, as GET /deposits/{id} answers it.
+    const legacy = await emit(wire, 'surface_a', 'legacy');
+    const domain = await emit(eventObjectData({ object: 'deposit', value: toDeposit(row) }), 'domain', 'domain');
+    expect(legacy && domain).toBeTruthy();
+    for (const [s, base] of [['A', A], ['B', B]] as const) {
+      const [x, y] = await Promise.all([legacy, domain].map((id) => h.request('GET', `${base}/events/${id}`, { key: b.sandbox })));
+      expect([x.status, y.status]).toEqual([200, 200]);
+      // The same bytes but for the event's own id and time.
+      const same = (text: string, id: string) => text.replace(id, 'ID').replace(/"(created_at|createdAt)":"[^"]+","data"/, '"$1":"T","data"');
+      expect(same(x.text, legacy as string)).toBe(same(y.text, domain as string));
+      const [dx, dy] = await Promise.all([legacy, domain].map((id) => waitFor(() => rx[s].received.find((r) => r.body.id === id), `surface ${s} delivery`)));
+      expect(dx.raw).toBe(x.text);
+      expect(dy.raw).toBe(y.text);
+    }
   });
 });
