@@ -60,6 +60,13 @@ module.exports = {
       to: { path: '(^|/)node_modules/@temporalio/client/' },
     },
     {
+      name: 'wire-is-pure',
+      comment: 'src/wire/ (per-surface renderers of domain objects, shared by src/core event delivery and src/api) imports only src/domain/ and src/wire/ (docs/architecture.md "Layers").',
+      severity: 'error',
+      from: { path: '^src/wire/' },
+      to: { path: '^(src/(?!domain/|wire/)|workflows/|activities/|tools/|test/)|(^|/)node_modules/' },
+    },
+    {
       name: 'rails-below-core',
       severity: 'error',
       comment: 'Rail adapters (src/rails) talk to rails, not to our database, Temporal or surfaces: core passes them what they need (docs/rails.md "The seam").',

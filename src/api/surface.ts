@@ -56,7 +56,7 @@ import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Environment } from '../db/schema';
-import type { ApiError, ErrorCode } from '../domain/errors';
+import type { ApiError, ErrorCode, FieldKey } from '../domain/errors';
 import { fromZodError, toApiError } from './errors';
 import { authenticate } from './middleware/auth';
 import { keyRateLimit } from './middleware/key-rate-limit';
@@ -105,6 +105,8 @@ export interface ErrorMapping {
 export function defineErrorVocabulary<Body>(spec: {
   schema: z.ZodType<Body>;
   codes?: Partial<Record<ErrorCode, ErrorMapping | ((err: ApiError) => ErrorMapping | undefined)>>;
+  /** The surface's name of each core field it spells differently (src/domain/errors.ts FIELD_KEYS). */
+  fields?: Partial<Record<FieldKey, string>>;
   body: (e: ErrorFacts) => Body;
 }): ErrorVocabulary<Body> {
   return {
@@ -112,9 +114,11 @@ export function defineErrorVocabulary<Body>(spec: {
     render(err, requestId) {
       const entry = spec.codes?.[err.code];
       const mapped = typeof entry === 'function' ? entry(err) : entry;
+      const name = err.field && spec.fields?.[err.field.key];
+      const { param, message } = err.field && name ? { param: name, message: err.field.message(name) } : { param: err.param, message: err.message };
       return {
         status: mapped?.status ?? (err.status as ContentfulStatusCode),
-        body: spec.body({ code: mapped?.code ?? err.code, message: err.message, param: err.param, details: err.details, requestId }),
+        body: spec.body({ code: mapped?.code ?? err.code, message, param, details: err.details, requestId }),
       };
     },
   };

@@ -5,25 +5,19 @@
  */
 import { ApiError, validationError } from '../domain/errors';
 import { randomToken } from '../domain/ids';
-import { parseAmountParam, formatAmount, parseAmount, USDC } from '../domain/money';
+import type { Balance } from '../domain/balance';
+import { parseAmountParam, parseAmount, USDC } from '../domain/money';
 import type { Caller, Core } from './context';
 import { getBalance, post } from './ledger';
 
-/** `GET /balance` wire shape: USDC Amounts (decimal strings). `held` is reserved by payouts in flight. */
-export interface WireBalance {
-  object: 'balance';
-  currency: 'USDC';
-  available: string;
-  held: string;
-}
 
 /** Largest single sandbox funding, in USDC (keeps balances far from the bigint column's range). */
 export const MAX_SANDBOX_FUNDING_USDC = '10000000';
 
-/** The caller's balance in its environment. */
-export async function getBalanceView(core: Core, caller: Caller): Promise<WireBalance> {
+/** The caller's balance in its environment (micro-USDC). */
+export async function getBalanceView(core: Core, caller: Caller): Promise<Balance> {
   const b = await getBalance(core.db, caller.businessId, caller.environment);
-  return { object: 'balance', currency: USDC, available: formatAmount(b.available, USDC), held: formatAmount(b.held, USDC) };
+  return { available: { minor: b.available, currency: USDC }, held: { minor: b.held, currency: USDC } };
 }
 
 /**
@@ -38,7 +32,7 @@ export async function fundSandbox(
   caller: Caller,
   amount: unknown,
   opts: { idempotencyKey?: string; param?: string } = {},
-): Promise<WireBalance> {
+): Promise<Balance> {
   if (caller.environment !== 'sandbox') throw new ApiError(404, 'not_found', 'Sandbox funding exists only in the sandbox', null);
   const param = opts.param ?? 'amount';
   const minor = parseAmountParam(amount, USDC, param);

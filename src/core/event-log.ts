@@ -1,8 +1,9 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
-import { notFound, validationError } from '../domain/errors';
+import { fieldValidationError, notFound, validationError } from '../domain/errors';
 import { isSurfaceCEventPattern, SURFACE_C_EVENT_WILDCARDS, surfaceCCoreTypes, surfaceCEnvelope, type SurfaceCEnvelope } from '../domain/surface-c';
 import { isValidEventPattern, matchesEventPattern, SURFACE_A_EVENT_WILDCARDS, surfaceACoreTypes, surfaceAEventType } from '../domain/webhook-events';
 import type { Database } from '../db/schema';
+import { surfaceASnapshot } from '../wire/events';
 import type { Caller, Core } from './context';
 import { paginate, type ListEnvelope } from './paging';
 import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARDS, surfaceBEnvelope, type SurfaceBEnvelope } from './webhooks-surface-b';
@@ -10,11 +11,11 @@ import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARD
 /**
  * The events API of Surfaces A, B and C (docs/webhooks.md "Events API"): the outbox read back, each
  * event in the very envelope its deliveries to an endpoint of that surface were signed over. The
- * envelope is not stored: it is rebuilt from the `events` row by the surface's envelope function
- * ({@link surfaceAEnvelope}, `surfaceBEnvelope`, `surfaceCEnvelope`), the same function the delivery
- * attempt serializes (src/core/webhooks.ts), from the same stored jsonb, so the object is identical
- * field for field and `JSON.stringify` of it gives the delivered body byte for byte. Each surface
- * lists only the events its endpoints receive, under its own names.
+ * envelope is not stored: it is rendered from the `events` row (src/wire/events.ts, either stored
+ * form) by the surface's envelope function ({@link surfaceAEnvelope}, `surfaceBEnvelope`,
+ * `surfaceCEnvelope`), the same functions the delivery attempt serializes (src/core/webhooks.ts),
+ * so `JSON.stringify` of it gives the delivered body byte for byte. Each surface lists only the
+ * events its endpoints receive, under its own names.
  */
 
 /** Days an event stays listed (docs/webhooks.md "Retention"); the retention job deletes older rows. */
@@ -46,7 +47,7 @@ export interface SurfaceEnvelopes {
   C: SurfaceCEnvelope;
 }
 
-type EventRow = { id: string; type: string; created_at: unknown; data: Record<string, unknown> };
+type EventRow = { id: string; type: string; created_at: unknown; data: Record<string, unknown>; data_format: string };
 type EventsWhere = (eb: ExpressionBuilder<Database, 'events'>, pattern?: string) => Expression<SqlBool>;
 
 /**
@@ -72,19 +73,19 @@ const SURFACES: { [S in EventSurface]: { valid: (p: string) => boolean; wildcard
     valid: isValidEventPattern,
     wildcards: SURFACE_A_EVENT_WILDCARDS,
     where: (eb, pattern) => eb('type', 'in', surfaceACoreTypes(pattern)),
-    envelope: (row) => surfaceAEnvelope({ id: row.id, type: surfaceAEventType(row.type) ?? row.type, created_at: asDate(row.created_at), data: row.data }),
+    envelope: (row) => surfaceAEnvelope({ id: row.id, type: surfaceAEventType(row.type) ?? row.type, created_at: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) }),
   },
   B: {
     valid: isSurfaceBEventPattern,
     wildcards: SURFACE_B_EVENT_WILDCARDS,
     where: surfaceBWhere,
-    envelope: (row) => surfaceBEnvelope({ id: row.id, type: row.type, created_at: asDate(row.created_at), data: row.data }),
+    envelope: (row) => surfaceBEnvelope({ id: row.id, type: row.type, created_at: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) }),
   },
   C: {
     valid: isSurfaceCEventPattern,
     wildcards: SURFACE_C_EVENT_WILDCARDS,
     where: (eb, pattern) => eb('type', 'in', surfaceCCoreTypes(pattern)),
-    envelope: (row) => surfaceCEnvelope({ id: row.id, type: row.type, created_at: asDate(row.created_at), data: row.data }),
+    envelope: (row) => surfaceCEnvelope({ id: row.id, type: row.type, created_at: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) }),
   },
 };
 
@@ -98,19 +99,19 @@ export interface EventFilter {
   created_before?: string;
 }
 
-function parseTime(value: string | undefined, param: string): Date | undefined {
+function parseTime(value: string | undefined, key: 'createdAfter' | 'createdBefore'): Date | undefined {
   if (value === undefined) return undefined;
   const d = new Date(value);
   if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(d.getTime())) {
-    throw validationError(param, `${param} must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z`);
+    throw fieldValidationError(key, (name) => `${name} must be an ISO 8601 date-time such as 2026-01-31T12:00:00Z`);
   }
   return d;
 }
 
 /** The `[after, before)` window of a filter, clipped to the retention window; 400 on a bad value (param named). */
 export function eventWindow(core: Core, f: { created_after?: string; created_before?: string }): { after: Date; before?: Date } {
-  const after = parseTime(f.created_after, 'created_after');
-  const before = parseTime(f.created_before, 'created_before');
+  const after = parseTime(f.created_after, 'createdAfter');
+  const before = parseTime(f.created_before, 'createdBefore');
   const retained = new Date(core.now().getTime() - EVENT_RETENTION_DAYS * 86_400_000);
   return { after: after && after > retained ? after : retained, before };
 }
@@ -135,7 +136,7 @@ export async function listEvents<S extends EventSurface = 'A'>(
   const { after, before } = eventWindow(core, f);
   let q = core.db
     .selectFrom('events')
-    .select(['id', 'type', 'created_at', 'data'])
+    .select(['id', 'type', 'created_at', 'data', 'data_format'])
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', caller.environment)
     .where((eb) => s.where(eb, f.type))
@@ -156,7 +157,7 @@ export async function getEvent<S extends EventSurface = 'A'>(core: Core, caller:
   const s = SURFACES[surface];
   const row = await core.db
     .selectFrom('events')
-    .select(['id', 'type', 'created_at', 'data'])
+    .select(['id', 'type', 'created_at', 'data', 'data_format'])
     .where('id', '=', id)
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', caller.environment)

@@ -5,6 +5,7 @@
  * rows in one statement ({@link insertEventRowsJson}, {@link insertNewEventRowsJson}).
  */
 import { type RawBuilder, sql } from 'kysely';
+import type { EventDataFormat } from '../domain/event-objects';
 import { newId } from '../domain/ids';
 import { recordPayoutEvent } from './metrics/registry';
 import type { DbOrTx, Environment } from '../db/schema';
@@ -20,10 +21,13 @@ export interface EventInput {
   objectType: string;
   objectId: string;
   /**
-   * Snapshot of the object in the core's wire shape (snake_case, amounts as decimal strings), as
-   * Surface A renders it; other surfaces map from it.
+   * The object when the event happened: with `dataFormat: 'domain'`, the domain object's JSON form
+   * (src/domain/event-objects.ts `eventObjectData`); otherwise Surface A's rendering of it.
+   * Each surface renders its payload from it when the event is delivered or listed.
    */
   data: Record<string, unknown>;
+  /** How `data` is stored; default `surface_a`. */
+  dataFormat?: EventDataFormat;
   /** Unique per emission (e.g. `payout:po_…:succeeded`): a retried activity emits once. */
   dedupeKey: string;
 }
@@ -108,6 +112,7 @@ export function eventValues(e: EventInput) {
     object_type: e.objectType,
     object_id: e.objectId,
     data: JSON.stringify(e.data) as any,
+    data_format: e.dataFormat ?? 'surface_a',
     dedupe_key: e.dedupeKey,
     dispatched_at: null,
   };

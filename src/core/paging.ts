@@ -1,5 +1,5 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
-import { validationError } from '../domain/errors';
+import { FIELD_KEYS, fieldValidationError, validationError } from '../domain/errors';
 
 /**
  * Cursor paging of list endpoints (spec "Endpoints", common rules: `limit` 1..200, an opaque
@@ -17,14 +17,15 @@ export interface ListEnvelope<T> {
 export const encodeCursor = (id: string) => Buffer.from(JSON.stringify({ a: id })).toString('base64url');
 
 /** Decodes a cursor; 400 validation_error (param `cursor`) when it was not issued by us. */
-export function decodeCursor(cursor: string, param = 'cursor'): string {
+export function decodeCursor(cursor: string, param: string = FIELD_KEYS.cursor): string {
   try {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (typeof v?.a === 'string') return v.a;
   } catch {
     // fall through
   }
-  throw validationError(param, 'cursor is not valid; pass next_cursor from a previous page');
+  const message = 'cursor is not valid; pass next_cursor from a previous page';
+  throw param === FIELD_KEYS.cursor ? fieldValidationError('cursor', message) : validationError(param, message);
 }
 
 /**

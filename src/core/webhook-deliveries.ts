@@ -1,4 +1,4 @@
-import { notFound, validationError } from '../domain/errors';
+import { fieldError, fieldValidationError, notFound } from '../domain/errors';
 import { surfaceAEventType } from '../domain/webhook-events';
 import { surfaceCEventType } from '../domain/surface-c';
 import type { Environment } from '../db/schema';
@@ -157,7 +157,7 @@ export async function listWebhookDeliveries(
 export async function getWebhookDelivery(core: Core, caller: Caller, endpointId: string, deliveryId: string, surface: WebhookSurface = 'A'): Promise<WebhookDelivery> {
   await liveEndpoint(core, caller, endpointId, surface);
   const row = await deliveryQuery(core, endpointId).where('d.id', '=', deliveryId).executeTakeFirst();
-  if (!row) throw notFound('webhook delivery', deliveryId, 'delivery_id');
+  if (!row) throw fieldError(404, 'not_found', 'deliveryId', `No webhook delivery with id '${deliveryId}'`);
   return (await render(core, surface, [row as DeliveryRow]))[0];
 }
 
@@ -234,7 +234,7 @@ export async function resendWebhookEvents(
   range: { created_after?: string; created_before?: string },
   surface: WebhookSurface = 'A',
 ): Promise<ResendResult> {
-  if (range.created_after === undefined) throw validationError('created_after', 'created_after is required: the start of the range to re-send');
+  if (range.created_after === undefined) throw fieldValidationError('createdAfter', (name) => `${name} is required: the start of the range to re-send`);
   await liveEndpoint(core, caller, endpointId, surface);
   const { after, before } = eventWindow(core, range);
   let q = core.db

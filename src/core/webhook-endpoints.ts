@@ -17,7 +17,7 @@
 import { sql } from 'kysely';
 import { paginate } from './paging';
 import { parseDuration } from '../domain/durations';
-import { notFound, validationError } from '../domain/errors';
+import { fieldValidationError, notFound, validationError } from '../domain/errors';
 import { newId, randomToken } from '../domain/ids';
 import { isValidEventPattern, SURFACE_A_EVENT_TYPES } from '../domain/webhook-events';
 import type { Db, Environment } from '../db/schema';
@@ -248,10 +248,10 @@ export async function rotateWebhookSecret(
   try {
     overlapMs = parseDuration(input.expire_previous_in ?? DEFAULT_SECRET_OVERLAP);
   } catch {
-    throw validationError('expire_previous_in', 'expire_previous_in must be an ISO 8601 duration such as PT24H');
+    throw fieldValidationError('expirePreviousIn', (name) => `${name} must be an ISO 8601 duration such as PT24H`);
   }
   if (!/^P/i.test((input.expire_previous_in ?? DEFAULT_SECRET_OVERLAP).trim()) || overlapMs > MAX_SECRET_OVERLAP_MS) {
-    throw validationError('expire_previous_in', 'expire_previous_in must be an ISO 8601 duration from PT0S to P7D');
+    throw fieldValidationError('expirePreviousIn', (name) => `${name} must be an ISO 8601 duration from PT0S to P7D`);
   }
   const secret = surface === 'B' ? checkSurfaceBSecret(input.secret) : `whsec_${randomToken(24)}`;
   const until = new Date(core.now().getTime() + overlapMs);

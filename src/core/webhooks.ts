@@ -24,6 +24,7 @@ import type { Core } from './context';
 import { guardedPost, RefusedDestinationError } from './net-guard';
 import { recordWebhookAttempt, webhookDeliveriesFailed } from './metrics/registry';
 import { surfaceAEnvelope } from './event-log';
+import { surfaceASnapshot } from '../wire/events';
 import { SURFACE_A_SIGNATURE_HEADER, signSurfaceA, surfaceBSignatureHeaders } from './webhook-signature';
 import { surfaceBEnvelope, surfaceBEventType, surfaceBRetrySchedule } from './webhooks-surface-b';
 import { enqueueWorkflowStart, flushWorkflowStart } from './workflow-starts';
@@ -97,7 +98,7 @@ export async function dispatchWebhookEvents(core: Core): Promise<number> {
   const handled = await core.db.transaction().execute(async (tx) => {
     const events = await tx
       .selectFrom('events')
-      .select(['id', 'business_id', 'environment', 'type', 'data'])
+      .select(['id', 'business_id', 'environment', 'type', 'data', 'data_format'])
       .where('dispatched_at', 'is', null)
       .orderBy('created_at')
       .orderBy('id')
@@ -121,7 +122,7 @@ export async function dispatchWebhookEvents(core: Core): Promise<number> {
     for (const e of events) {
       for (const ep of endpoints) {
         if (ep.business_id !== e.business_id || ep.environment !== e.environment) continue;
-        const name = surfaceEventName(ep.surface, e.type, e.data);
+        const name = surfaceEventName(ep.surface, e.type, surfaceASnapshot(e.data_format, e.data));
         if (name === null || !endpointWantsEvent(ep.events, name)) continue;
         const id = newId('whd');
         if (ep.surface === 'B') surfaceBDeliveries.add(id);
@@ -213,6 +214,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
       'e.type',
       'e.created_at as event_created_at',
       'e.data',
+      'e.data_format',
       'w.url',
       'w.surface',
       'w.id as endpoint_id',
@@ -232,7 +234,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
     return { result: 'endpoint_deleted' };
   }
 
-  const event = { id: row.event_id, type: row.type, created_at: asDate(row.event_created_at), data: row.data };
+  const event = { id: row.event_id, type: row.type, created_at: asDate(row.event_created_at), data: surfaceASnapshot(row.data_format, row.data) };
   // Surface C: its own envelope and names, signed like Surface A (docs/surface-c.md "Webhooks").
   const rawBody = JSON.stringify(
     row.surface === 'C'

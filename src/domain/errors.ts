@@ -41,6 +41,28 @@ export type ErrorCode =
   | 'external_id_taken'
   | 'virtual_account_not_found';
 
+/**
+ * Fields the core names in an error by a domain key, with the core's own spelling (the one Surface
+ * A uses). Each surface maps a key to its param name (src/api/surface-b/errors.ts `fields`), and an
+ * error raised with {@link fieldError} is rendered naming the field in the surface's spelling.
+ */
+export const FIELD_KEYS = {
+  createdAfter: 'created_after',
+  createdBefore: 'created_before',
+  expirePreviousIn: 'expire_previous_in',
+  deliveryId: 'delivery_id',
+  cursor: 'cursor',
+  idempotencyKey: 'Idempotency-Key',
+} as const;
+/** A domain key of {@link FIELD_KEYS}. */
+export type FieldKey = keyof typeof FIELD_KEYS;
+
+/** The field an error is about: its domain key and its message given the field's name on a surface. */
+export interface ErrorField {
+  key: FieldKey;
+  message: (name: string) => string;
+}
+
 /** An error with an HTTP status, a code, a human message and the offending parameter (or null). */
 export class ApiError extends Error {
   constructor(
@@ -49,11 +71,25 @@ export class ApiError extends Error {
     message: string,
     readonly param: string | null = null,
     readonly details?: Record<string, unknown>,
+    /** Set by {@link fieldError}: `param` and `message` are the core's spelling of this field. */
+    readonly field?: ErrorField,
   ) {
     super(message);
     this.name = 'ApiError';
   }
 }
+
+/**
+ * An error about the field `key`: `param` and `message` in the core's spelling; a surface renders
+ * both with its own name of the field (`message` is given that name; a string message names none).
+ */
+export function fieldError(status: number, code: ErrorCode, key: FieldKey, message: string | ((name: string) => string), details?: Record<string, unknown>): ApiError {
+  const render = typeof message === 'string' ? () => message : message;
+  return new ApiError(status, code, render(FIELD_KEYS[key]), FIELD_KEYS[key], details, { key, message: render });
+}
+
+/** 400 validation_error about the field `key` (see {@link fieldError}). */
+export const fieldValidationError = (key: FieldKey, message: string | ((name: string) => string)) => fieldError(400, 'validation_error', key, message);
 
 /** 400 validation_error naming `param` (dotted path, e.g. `recipient.number`). */
 export const validationError = (param: string | null, message: string) =>

@@ -170,3 +170,9 @@ export function parseAmountParam(value: unknown, currency: string, param: string
     throw e;
   }
 }
+
+/** An amount in minor units of its currency (micro-USDC for USDC; docs/architecture.md "Money rules"). */
+export interface Money {
+  minor: bigint;
+  currency: string;
+}

@@ -3,6 +3,7 @@ import type { Caller } from '../../src/core/context';
 import { creditDeposit, receiveDeposit } from '../../src/core/funding/deposits';
 import { convertDeposit } from '../../src/domain/funding';
 import { surfaceAEventType } from '../../src/domain/webhook-events';
+import { renderDeposit } from '../../src/wire/surface-a/deposits';
 import { createHarness, type Harness } from '../helpers/harness';
 
 let h: Harness;
@@ -112,10 +113,10 @@ describe('POST /sandbox/deposits and GET /deposits (happy)', () => {
     const b = await h.business();
     const crypto = await receiveDeposit(h.core, caller(b), { source: 'crypto', amount: '50.123456', currency: 'USDC', externalId: 'solana-sig-1' });
     expect(crypto.created).toBe(true);
-    expect(crypto.deposit).toMatchObject({ source: 'crypto', virtual_account_id: null, credited_amount: '50.123456', rate: '1' });
+    expect(renderDeposit(crypto.deposit)).toMatchObject({ source: 'crypto', virtual_account_id: null, credited_amount: '50.123456', rate: '1' });
     const card = await receiveDeposit(h.core, caller(b), { source: 'card', amount: '100.00', currency: 'USD', externalId: 'ch_1' });
     // 2.9 % + 0.30 USDC
-    expect(card.deposit).toMatchObject({ fees: { processing: '3.20', total: '3.20' }, credited_amount: '96.80' });
+    expect(renderDeposit(card.deposit)).toMatchObject({ fees: { processing: '3.20', total: '3.20' }, credited_amount: '96.80' });
     expect((await waitCredited(b, crypto.deposit.id)).match).toBe('no_match');
     await waitCredited(b, card.deposit.id);
     expect((await balance(b)).available).toBe('146.923456');

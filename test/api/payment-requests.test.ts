@@ -90,7 +90,8 @@ describe('matching (spec Surface A rule 2)', () => {
     expect(paid.paid_at).toEqual(expect.any(String));
     const ev = await events('payment_request.paid', r.id);
     expect(ev).toHaveLength(1);
-    expect(ev[0].data).toMatchObject({ id: r.id, status: 'paid', deposit_id: dep.id });
+    const listed = await h.request('GET', `${A}/events/${ev[0].id}`, { key: b.sandbox });
+    expect(listed.body.data.object).toMatchObject({ id: r.id, status: 'paid', deposit_id: dep.id });
     expect(await balance(b)).toBe('250.00');
     // The request's workflow ended on the deposit's `paid` signal, before its timer.
     expect(await h.core.temporal.workflow.getHandle(r.id).result()).toEqual({ requestId: r.id, status: 'paid' });

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createPayoutActivities } from '../../activities/payouts';
 import { loadConfig } from '../../src/config';
 import { fundSandbox, getBalanceView } from '../../src/core/balance';
+import { renderBalance } from '../../src/wire/surface-a/balance';
 import { createBusiness } from '../../src/core/businesses';
 import type { Caller, Core } from '../../src/core/context';
 import { insertPayout, payoutStart, preparePayout } from '../../src/core/payouts';
@@ -66,7 +67,7 @@ describe('claim link expiry after 30 days (time-skipping server)', () => {
     const { row } = await core.db
       .transaction()
       .execute((tx) => insertPayout(tx, core, caller, prepared, { funding: 'balance', startWorkflow: false }));
-    expect((await getBalanceView(core, caller)).available).toBe('59.35');
+    expect(renderBalance(await getBalanceView(core, caller)).available).toBe('59.35');
 
     const worker = await Worker.create({
       connection: env.nativeConnection,
@@ -99,7 +100,7 @@ describe('claim link expiry after 30 days (time-skipping server)', () => {
 
     const failed = await core.db.selectFrom('payouts').selectAll().where('id', '=', row.id).executeTakeFirstOrThrow();
     expect(failed).toMatchObject({ status: 'failed', failure_code: 'claim_expired' });
-    expect(await getBalanceView(core, caller)).toMatchObject({ available: '100.00', held: '0.00' });
+    expect(renderBalance(await getBalanceView(core, caller))).toMatchObject({ available: '100.00', held: '0.00' });
     const events = await core.db.selectFrom('events').select('type').where('object_id', '=', row.id).orderBy('created_at').orderBy('id').execute();
     expect(events.map((e) => e.type)).toEqual(['payout.submitted', 'payout.awaiting_claim', 'payout.failed']);
     const postings = await core.db.selectFrom('ledger_postings').select('key').where('key', 'like', `payout:${row.id}:%`).orderBy('id').execute();

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createActivities } from '../../activities';
 import { loadConfig } from '../../src/config';
 import { fundSandbox, getBalanceView } from '../../src/core/balance';
+import { renderBalance } from '../../src/wire/surface-a/balance';
 import { createBusiness } from '../../src/core/businesses';
 import { claimDisbursementView, createClaimDisbursement, getClaimDisbursementRow } from '../../src/core/claim-flow';
 import type { Caller, Core } from '../../src/core/context';
@@ -92,7 +93,7 @@ describe('an unclaimed Surface B disbursement (time-skipping)', () => {
     await worker.runUntil(async () => {
       const row = await createClaimDisbursement(core, caller, { recipientPhone: '+525512345678', amountUsd: '40.00', reference: 'never-claimed' });
       id = row.id;
-      expect((await getBalanceView(core, caller)).available).toBe('59.35');
+      expect(renderBalance(await getBalanceView(core, caller)).available).toBe('59.35');
       await env.sleep('29 days');
       expect(claimDisbursementView(await getClaimDisbursementRow(core, caller, id), '').status).toBe('pending');
       // Awaiting the payout workflow lets the server skip to day 30.
@@ -105,7 +106,7 @@ describe('an unclaimed Surface B disbursement (time-skipping)', () => {
 
     const view = claimDisbursementView(await getClaimDisbursementRow(core, caller, id), '');
     expect(view).toMatchObject({ status: 'expired', failureCode: 'claim_expired' });
-    expect(await getBalanceView(core, caller)).toMatchObject({ available: '100.00', held: '0.00' });
+    expect(renderBalance(await getBalanceView(core, caller))).toMatchObject({ available: '100.00', held: '0.00' });
 
     const events = received.map((r) => ({ ...r, body: JSON.parse(r.raw) as { type: string; data: Record<string, unknown> } }));
     // One delivery workflow per event: they may arrive in either order.

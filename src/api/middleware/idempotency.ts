@@ -8,7 +8,7 @@ import {
   releaseIdempotencyRecord,
   takeOverIdempotencyRecord,
 } from '../../core/idempotency-records';
-import { ApiError, validationError } from '../../domain/errors';
+import { fieldError, fieldValidationError } from '../../domain/errors';
 import { coreIdempotencyKey } from '../../domain/idempotency-keys';
 import type { AppEnv, Surface } from '../types';
 
@@ -59,7 +59,7 @@ export function idempotency(
       return next();
     }
     if (key.length === 0 || key.length > MAX_KEY_LENGTH) {
-      throw validationError('Idempotency-Key', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`);
+      throw fieldValidationError('idempotencyKey', `Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters`);
     }
     const core = c.get('core');
     const caller = c.get('caller');
@@ -76,21 +76,16 @@ export function idempotency(
       if (!row || row.expires_at < now) {
         await deleteExpiredIdempotencyRecord(core.db, scope, now);
         owned = await claim();
-        if (!owned) throw new ApiError(409, 'idempotency_in_flight', 'A request with this Idempotency-Key is in progress; retry shortly', 'Idempotency-Key');
+        if (!owned) throw fieldError(409, 'idempotency_in_flight', 'idempotencyKey', 'A request with this Idempotency-Key is in progress; retry shortly');
       } else if (row.fingerprint !== fingerprint) {
-        throw new ApiError(
-          409,
-          'idempotency_conflict',
-          'This Idempotency-Key was already used with a different request body or path',
-          'Idempotency-Key',
-        );
+        throw fieldError(409, 'idempotency_conflict', 'idempotencyKey', 'This Idempotency-Key was already used with a different request body or path');
       } else if (row.state === 'done') {
         const headers: Record<string, string> = { ...(row.response_headers ?? {}), 'Idempotent-Replayed': 'true' };
         return new Response(row.response_body, { status: row.response_status ?? 200, headers: { ...headers, 'X-Request-ID': c.get('requestId') } });
       } else {
         const stale = new Date(now.getTime() - IN_FLIGHT_TAKEOVER_MS);
         if (!(await takeOverIdempotencyRecord(core.db, scope, now, stale))) {
-          throw new ApiError(409, 'idempotency_in_flight', 'A request with this Idempotency-Key is in progress; retry shortly', 'Idempotency-Key');
+          throw fieldError(409, 'idempotency_in_flight', 'idempotencyKey', 'A request with this Idempotency-Key is in progress; retry shortly');
         }
         owned = true;
       }

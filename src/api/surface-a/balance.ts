@@ -4,6 +4,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { getBalanceView } from '../../core/balance';
+import { renderBalance } from '../../wire/surface-a/balance';
 import type { SurfaceRouter } from '../surface';
 import { AUTH_ERRORS, AmountSchema, errorResponses, jsonContent } from './schemas';
 
@@ -36,5 +37,5 @@ const getBalanceRoute = createRoute({
 
 /** Registers `GET /balance` on a Surface A router. */
 export function registerBalanceRoutes(app: SurfaceRouter): void {
-  app.openapi(getBalanceRoute, async (c) => c.json(await getBalanceView(c.get('core'), c.get('caller')), 200));
+  app.openapi(getBalanceRoute, async (c) => c.json(renderBalance(await getBalanceView(c.get('core'), c.get('caller'))), 200));
 }

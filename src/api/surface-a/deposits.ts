@@ -10,6 +10,7 @@ import type { SurfaceRouter } from '../surface';
 import { getDeposit, listDeposits, receiveDeposit } from '../../core/funding/deposits';
 import { DEPOSIT_CURRENCIES, DEPOSIT_MATCH_RESULTS, DEPOSIT_SOURCES, DEPOSIT_STATUSES } from '../../domain/funding';
 import { randomToken } from '../../domain/ids';
+import { renderDeposit } from '../../wire/surface-a/deposits';
 import { amountTypeError } from '../errors';
 import { idempotency } from '../middleware/idempotency';
 import { pageQuery } from '../pagination';
@@ -135,9 +136,9 @@ export function registerDepositRoutes(app: SurfaceRouter): void {
       source: q.source,
       virtualAccountId: q.virtual_account_id,
     });
-    return c.json(page, 200);
+    return c.json({ data: page.data.map(renderDeposit), next_cursor: page.next_cursor }, 200);
   });
-  app.openapi(getRouteDef, async (c) => c.json(await getDeposit(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
+  app.openapi(getRouteDef, async (c) => c.json(renderDeposit(await getDeposit(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
   app.openapi(sandboxRouteDef, async (c) => {
     const b = c.req.valid('json');
     const idem = c.get('idempotencyKey');
@@ -150,6 +151,6 @@ export function registerDepositRoutes(app: SurfaceRouter): void {
       senderName: b.sender_name,
       externalId: b.external_id ?? (idem ? `idem:${idem}` : `sbx_${randomToken(12)}`),
     });
-    return c.json(r.deposit, r.created ? 201 : 200);
+    return c.json(renderDeposit(r.deposit), r.created ? 201 : 200);
   });
 }

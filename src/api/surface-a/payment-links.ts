@@ -6,6 +6,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { SurfaceRouter } from '../surface';
 import { createPaymentLink, getPaymentLink, listPaymentLinks, updatePaymentLink } from '../../core/payment-links/payment-links';
 import { PAYMENT_METHOD_TYPES } from '../../domain/funding';
+import { renderPaymentLink } from '../../wire/surface-a/payment-links';
 import { pageQuery } from '../pagination';
 import { ErrorSchema, jsonContent } from './schemas';
 
@@ -124,10 +125,13 @@ const patchDef = createRoute({
 
 /** Registers POST/GET /payment-links and GET/PATCH /payment-links/{id}. */
 export function registerPaymentLinkRoutes(app: SurfaceRouter): void {
-  app.openapi(createDef, async (c) => c.json(await createPaymentLink(c.get('core'), c.get('caller'), c.req.valid('json')), 201));
-  app.openapi(listDef, async (c) => c.json(await listPaymentLinks(c.get('core'), c.get('caller'), c.req.valid('query')), 200));
-  app.openapi(getDef, async (c) => c.json(await getPaymentLink(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
+  app.openapi(createDef, async (c) => c.json(renderPaymentLink(await createPaymentLink(c.get('core'), c.get('caller'), c.req.valid('json'))), 201));
+  app.openapi(listDef, async (c) => {
+    const page = await listPaymentLinks(c.get('core'), c.get('caller'), c.req.valid('query'));
+    return c.json({ data: page.data.map(renderPaymentLink), next_cursor: page.next_cursor }, 200);
+  });
+  app.openapi(getDef, async (c) => c.json(renderPaymentLink(await getPaymentLink(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
   app.openapi(patchDef, async (c) =>
-    c.json(await updatePaymentLink(c.get('core'), c.get('caller'), c.req.valid('param').id, c.req.valid('json')), 200),
+    c.json(renderPaymentLink(await updatePaymentLink(c.get('core'), c.get('caller'), c.req.valid('param').id, c.req.valid('json'))), 200),
   );
 }

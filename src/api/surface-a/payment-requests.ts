@@ -7,6 +7,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { SurfaceRouter } from '../surface';
 import { createPaymentRequest, getPaymentRequest, listPaymentRequests } from '../../core/payment-links/payment-requests';
 import { PAYMENT_REQUEST_STATUSES, VIRTUAL_ACCOUNT_CURRENCIES } from '../../domain/funding';
+import { renderPaymentRequest } from '../../wire/surface-a/payment-links';
 import { pageQuery } from '../pagination';
 import { AmountInputSchema, ErrorSchema, jsonContent } from './schemas';
 
@@ -99,13 +100,11 @@ const listDef = createRoute({
 
 /** Registers POST/GET /payment-requests and GET /payment-requests/{id}. */
 export function registerPaymentRequestRoutes(app: SurfaceRouter): void {
-  app.openapi(createDef, async (c) => c.json(await createPaymentRequest(c.get('core'), c.get('caller'), c.req.valid('json')), 201));
-  app.openapi(getDef, async (c) => c.json(await getPaymentRequest(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
+  app.openapi(createDef, async (c) => c.json(renderPaymentRequest(await createPaymentRequest(c.get('core'), c.get('caller'), c.req.valid('json'))), 201));
+  app.openapi(getDef, async (c) => c.json(renderPaymentRequest(await getPaymentRequest(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
   app.openapi(listDef, async (c) => {
     const q = c.req.valid('query');
-    return c.json(
-      await listPaymentRequests(c.get('core'), c.get('caller'), { limit: q.limit, cursor: q.cursor, status: q.status, paymentLinkId: q.payment_link_id }),
-      200,
-    );
+    const page = await listPaymentRequests(c.get('core'), c.get('caller'), { limit: q.limit, cursor: q.cursor, status: q.status, paymentLinkId: q.payment_link_id });
+    return c.json({ data: page.data.map(renderPaymentRequest), next_cursor: page.next_cursor }, 200);
   });
 }

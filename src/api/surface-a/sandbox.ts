@@ -8,6 +8,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { fundSandbox } from '../../core/balance';
+import { renderBalance } from '../../wire/surface-a/balance';
 import { CLAIM_METHODS, claimPayout } from '../../core/payouts';
 import { ApiError } from '../../domain/errors';
 import { idempotency } from '../middleware/idempotency';
@@ -77,7 +78,7 @@ export function registerSandboxRoutes(app: SurfaceRouter): void {
   app.openapi(fundRoute, async (c) => {
     const body = c.req.valid('json');
     const balance = await fundSandbox(c.get('core'), c.get('caller'), body.amount, { idempotencyKey: c.get('idempotencyKey') });
-    return c.json(balance, 200);
+    return c.json(renderBalance(balance), 200);
   });
 
   app.openapi(claimRoute, async (c) => {

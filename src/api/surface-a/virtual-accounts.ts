@@ -5,6 +5,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { SurfaceRouter } from '../surface';
 import { createVirtualAccount, getVirtualAccount, listVirtualAccounts } from '../../core/funding/virtual-accounts';
+import { renderVirtualAccount } from '../../wire/surface-a/virtual-accounts';
 import { VIRTUAL_ACCOUNT_CURRENCIES } from '../../domain/funding';
 import { pageQuery } from '../pagination';
 import { ErrorSchema, jsonContent } from './schemas';
@@ -97,11 +98,12 @@ const getRouteDef = createRoute({
 export function registerVirtualAccountRoutes(app: SurfaceRouter): void {
   app.openapi(createRouteDef, async (c) => {
     const b = c.req.valid('json');
-    return c.json(await createVirtualAccount(c.get('core'), c.get('caller'), { currency: b.currency, label: b.label }), 201);
+    return c.json(renderVirtualAccount(await createVirtualAccount(c.get('core'), c.get('caller'), { currency: b.currency, label: b.label })), 201);
   });
   app.openapi(listRouteDef, async (c) => {
     const q = c.req.valid('query');
-    return c.json(await listVirtualAccounts(c.get('core'), c.get('caller'), { limit: q.limit, cursor: q.cursor, currency: q.currency }), 200);
+    const page = await listVirtualAccounts(c.get('core'), c.get('caller'), { limit: q.limit, cursor: q.cursor, currency: q.currency });
+    return c.json({ data: page.data.map(renderVirtualAccount), next_cursor: page.next_cursor }, 200);
   });
-  app.openapi(getRouteDef, async (c) => c.json(await getVirtualAccount(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
+  app.openapi(getRouteDef, async (c) => c.json(renderVirtualAccount(await getVirtualAccount(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
 }

@@ -36,35 +36,23 @@ export const ClaimErrorSchema = z
 /** A Surface B error body. */
 export type ClaimErrorBody = z.infer<typeof ClaimErrorSchema>;
 
-/** Core params that Surface B spells differently. */
-const PARAMS: Record<string, string> = { 'Idempotency-Key': 'idempotencyKey', cursor: 'after' };
-
 /**
- * Core snake_case fields Surface B spells in camelCase: the param is renamed, and so is the field's
- * name in the message (the core's messages name the field they are about).
+ * Surface B's rendering of the core's errors (see the module table). The core's fields Surface B
+ * spells differently are named by their domain key (src/domain/errors.ts FIELD_KEYS): the param is
+ * Surface B's name, and so is the field's name in the message.
  */
-const CAMEL_PARAMS: Record<string, string> = {
-  created_after: 'createdAfter',
-  created_before: 'createdBefore',
-  expire_previous_in: 'expirePreviousIn',
-  delivery_id: 'deliveryId',
-};
-
-function spell(param: string | null, message: string): { param: string | null; message: string } {
-  if (param === null) return { param, message };
-  const camel = CAMEL_PARAMS[param];
-  if (camel) return { param: camel, message: message.replace(new RegExp(`\\b${param}\\b`, 'g'), camel) };
-  return { param: PARAMS[param] ?? param, message };
-}
-
-/** Surface B's rendering of the core's errors (see the module table). */
 export const surfaceBErrors = defineErrorVocabulary<ClaimErrorBody>({
   schema: ClaimErrorSchema,
   codes: { rate_limited: { code: 'rate_limit_exceeded' } },
-  body: (e) => {
-    const { param, message } = spell(e.param, e.message);
-    return { error: e.code, message, details: { ...(e.details ?? {}), param, requestId: e.requestId } };
+  fields: {
+    createdAfter: 'createdAfter',
+    createdBefore: 'createdBefore',
+    expirePreviousIn: 'expirePreviousIn',
+    deliveryId: 'deliveryId',
+    cursor: 'after',
+    idempotencyKey: 'idempotencyKey',
   },
+  body: (e) => ({ error: e.code, message: e.message, details: { ...(e.details ?? {}), param: e.param, requestId: e.requestId } }),
 });
 
 /** OpenAPI error responses in Surface B's body, `{status: description}`. */

@@ -6,8 +6,10 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { getCryptoDepositAddress } from '../../core/funding/crypto-addresses';
-import { listDeposits, type WireDeposit } from '../../core/funding/deposits';
-import { createVirtualAccount, getVirtualAccount, listVirtualAccounts, type WireVirtualAccount } from '../../core/funding/virtual-accounts';
+import { listDeposits } from '../../core/funding/deposits';
+import type { Deposit } from '../../domain/deposits';
+import { createVirtualAccount, getVirtualAccount, listVirtualAccounts } from '../../core/funding/virtual-accounts';
+import type { VirtualAccount } from '../../domain/virtual-accounts';
 import { cardTopupView, createCardTopup } from '../../core/claim-flow';
 import { ApiError } from '../../domain/errors';
 import { formatAmount, USDC } from '../../domain/money';
@@ -75,31 +77,31 @@ export type DepositResponse = z.infer<typeof DepositSchema>;
 /** Response body of `GET /funding/crypto`. */
 export type CryptoFundingResponse = z.infer<typeof CryptoSchema>;
 
-function renderAccount(a: WireVirtualAccount): FundingAccountResponse {
+function renderAccount(a: VirtualAccount): FundingAccountResponse {
   return {
     id: a.id,
     currency: a.currency,
     rail: a.rail,
     status: a.status,
     details: camelKeys(a.details as unknown as Record<string, unknown>),
-    referenceRequired: a.reference_required,
+    referenceRequired: a.referenceRequired,
     label: a.label,
-    createdAt: a.created_at,
+    createdAt: a.createdAt.toISOString(),
   };
 }
 
-function renderDeposit(d: WireDeposit): DepositResponse {
+function renderDeposit(d: Deposit): DepositResponse {
   return {
     id: d.id,
     source: d.source,
     status: d.status,
-    virtualAccountId: d.virtual_account_id,
-    amount: d.amount,
-    currency: d.currency,
-    creditedAmountUsd: d.credited_amount,
+    virtualAccountId: d.virtualAccountId,
+    amount: formatAmount(d.amount.minor, d.amount.currency),
+    currency: d.amount.currency,
+    creditedAmountUsd: formatAmount(d.credited.minor, d.credited.currency),
     reference: d.reference,
-    receivedAt: d.received_at,
-    creditedAt: d.credited_at,
+    receivedAt: d.receivedAt.toISOString(),
+    creditedAt: d.creditedAt ? d.creditedAt.toISOString() : null,
   };
 }
 

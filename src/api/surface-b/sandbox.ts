@@ -17,7 +17,11 @@ const BalanceUsdSchema = z.string().openapi({ pattern: '^[0-9]+\\.[0-9]{2}$', ex
  * the cent (docs/surface-b.md "Amounts": a balance never shows more than can be spent).
  */
 export function usdCentsDown(usdc: string): string {
-  const micro = parseAmount(usdc, USDC, { allowZero: true });
+  return microUsdcAsUsd(parseAmount(usdc, USDC, { allowZero: true }));
+}
+
+/** Micro-USDC as USD with two decimals, rounded down to the cent (as {@link usdCentsDown}). */
+export function microUsdcAsUsd(micro: bigint): string {
   return formatAmount(micro / 10_000n, 'USD');
 }
 
@@ -56,6 +60,6 @@ export function registerSandboxRoutes(app: SurfaceRouter): void {
       param: 'amountUsd',
       ...(key ? { idempotencyKey: key } : {}),
     });
-    return c.json({ availableUsd: usdCentsDown(balance.available), heldUsd: usdCentsDown(balance.held), currency: 'USD' as const }, 200);
+    return c.json({ availableUsd: microUsdcAsUsd(balance.available.minor), heldUsd: microUsdcAsUsd(balance.held.minor), currency: 'USD' as const }, 200);
   });
 }

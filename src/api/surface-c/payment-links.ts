@@ -8,6 +8,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createPaymentLink, getPaymentLink } from '../../core/payment-links/payment-links';
 import { PAYMENT_METHOD_TYPES } from '../../domain/funding';
+import type { PaymentLink } from '../../domain/payment-links';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import { AUTH_ERRORS, DateTimeSchema, errorResponses, IDEMPOTENCY_DESCRIPTION, idempotencyHeaders, idParam, jsonContent } from './schemas';
@@ -29,6 +30,20 @@ export const PaymentLinkSchema = z
   .openapi('PaymentLink');
 /** A Surface C payment link on the wire. */
 export type WirePaymentLinkC = z.infer<typeof PaymentLinkSchema>;
+
+/** Surface C's payment link (the same record as Surface A's). */
+export function renderPaymentLinkC(l: PaymentLink): WirePaymentLinkC {
+  return {
+    id: l.id,
+    object: 'payment_link',
+    name: l.name,
+    url: l.url,
+    methods: l.methods.map((m) => ({ type: m.type, ready: m.ready })),
+    published: l.published,
+    created_at: l.createdAt.toISOString(),
+    updated_at: l.updatedAt.toISOString(),
+  };
+}
 
 const CreatePaymentLinkBody = z
   .object({
@@ -70,10 +85,10 @@ const getRouteDef = createRoute({
 /** Registers POST /payment-links and GET /payment-links/{id}. */
 export function registerPaymentLinkRoutes(app: SurfaceRouter): void {
   app.openapi(createRouteDef, async (c) => {
-    return c.json(await createPaymentLink(c.get('core'), c.get('caller'), c.req.valid('json')), 201);
+    return c.json(renderPaymentLinkC(await createPaymentLink(c.get('core'), c.get('caller'), c.req.valid('json'))), 201);
   });
 
   app.openapi(getRouteDef, async (c) => {
-    return c.json(await getPaymentLink(c.get('core'), c.get('caller'), c.req.valid('param').id), 200);
+    return c.json(renderPaymentLinkC(await getPaymentLink(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200);
   });
 }

@@ -8,6 +8,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { fundSandbox } from '../../core/balance';
+import { renderBalance } from '../../wire/surface-a/balance';
 import { listSandboxNotifications, NOTIFICATION_CHANNELS } from '../../core/notifications';
 import { ApiError } from '../../domain/errors';
 import { AMOUNT_INPUT_PATTERN } from '../../domain/money';
@@ -83,6 +84,6 @@ export function registerSandboxRoutes(app: SurfaceRouter): void {
 
   app.openapi(fundRoute, async (c) => {
     const balance = await fundSandbox(c.get('core'), c.get('caller'), c.req.valid('json').amount, { idempotencyKey: c.get('idempotencyKey') });
-    return c.json(balance, 200);
+    return c.json(renderBalance(balance), 200);
   });
 }

@@ -10,7 +10,7 @@ import {
   itemStatus,
   LAUNCHED_STATUSES,
 } from '../../domain/disbursement-state';
-import { notFound, validationError } from '../../domain/errors';
+import { fieldValidationError, notFound, validationError } from '../../domain/errors';
 import { formatAmount, USDC } from '../../domain/money';
 import { RETRYABLE_FAILURE_CODES } from '../../domain/payout-state';
 import { maskRecipientDetails } from '../../domain/recipients';
@@ -398,7 +398,7 @@ export async function listItems(core: Core, caller: Caller, id: string, q: ListI
   let query = itemsWithPayouts(core.db).where('i.disbursement_id', '=', row.id);
   if (q.cursor) {
     const after = Number(decodeCursor(q.cursor));
-    if (!Number.isInteger(after)) throw validationError('cursor', 'cursor is not valid; pass next_cursor from a previous page');
+    if (!Number.isInteger(after)) throw fieldValidationError('cursor', 'cursor is not valid; pass next_cursor from a previous page');
     query = query.where('i.seq', '>', after);
   }
   if (q.status) query = query.where(statusCondition(q.status));

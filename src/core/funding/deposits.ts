@@ -29,11 +29,10 @@ import {
   type DepositMatchResult,
   type DepositSource,
   type DepositStatus,
-  formatDepositFees,
-  type WireDepositFees,
 } from '../../domain/funding';
+import type { Deposit } from '../../domain/deposits';
+import { eventObjectData } from '../../domain/event-objects';
 import { newId } from '../../domain/ids';
-import { formatRateDetails, type WireRateDetails } from '../../domain/pricing';
 import { formatAmount, parseAmount, parseAmountParam, USDC } from '../../domain/money';
 import { depositRate } from '../rates/pricing-rate';
 import { DEPOSIT_WORKFLOW_TYPE, type DepositCreditResult, type DepositWorkflowInput } from '../../../workflows/deposit.contract';
@@ -53,68 +52,35 @@ export const MAX_DEPOSIT_UNITS = '10000000';
 export const MAX_DEPOSIT_TEXT = 140;
 export const MAX_EXTERNAL_ID = 255;
 
-/** A deposit on the wire (extension resource; Surface A snake_case). Amounts are decimal strings. */
-export interface WireDeposit {
-  id: string;
-  object: 'deposit';
-  source: DepositSource;
-  status: DepositStatus;
-  virtual_account_id: string | null;
-  /** What arrived, in `currency`. */
-  amount: string;
-  currency: string;
-  /** Mid-market rate used: 1 USDC buys `rate` units of `currency`. */
-  rate: string;
-  /** `amount` converted at `rate`, USDC, before fees. */
-  converted_amount: string;
-  fees: WireDepositFees;
-  /** converted_amount - fees.total: what the USDC balance is (or will be) credited. */
-  credited_amount: string;
-  credited_currency: 'USDC';
-  /** Extension, live only (docs/rates.md "Deposits"): the rate's source, as-of time, market rate (ask side) and spread. */
-  rate_details?: WireRateDetails;
-  reference: string | null;
-  sender_name: string | null;
-  external_id: string;
-  /** The payment request this deposit paid (null: a plain deposit). */
-  payment_request_id: string | null;
-  /** matched, ambiguous, no_match, not_applicable (crypto, card); null until credited. */
-  match: DepositMatchResult | null;
-  received_at: string;
-  credited_at: string | null;
-  created_at: string;
-}
-
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
-
-/** The wire shape of a deposit row. */
-export function renderDeposit(row: DepositRow): WireDeposit {
+/** The deposit of a row. */
+export function toDeposit(row: DepositRow): Deposit {
+  const live = row.rate_source !== null && row.rate_as_of !== null && row.reference_rate !== null && row.fx_spread_bps !== null;
   return {
     id: row.id,
-    object: 'deposit',
     source: row.source as DepositSource,
     status: row.status as DepositStatus,
-    virtual_account_id: row.virtual_account_id,
-    amount: formatAmount(row.amount, row.currency),
-    currency: row.currency,
+    virtualAccountId: row.virtual_account_id,
+    amount: { minor: BigInt(row.amount), currency: row.currency },
     rate: row.rate,
-    converted_amount: formatAmount(row.gross_amount, USDC),
-    fees: formatDepositFees({ fxSpread: row.fee_fx_spread, processing: row.fee_processing, total: row.fee_total }),
-    credited_amount: formatAmount(row.net_amount, USDC),
-    credited_currency: 'USDC',
-    ...(row.rate_source !== null && row.rate_as_of !== null && row.reference_rate !== null && row.fx_spread_bps !== null
-      ? { rate_details: formatRateDetails({ referenceRate: row.reference_rate, source: row.rate_source, asOf: row.rate_as_of, spreadBps: row.fx_spread_bps }) }
-      : {}),
+    converted: { minor: BigInt(row.gross_amount), currency: USDC },
+    fees: { fxSpread: BigInt(row.fee_fx_spread), processing: BigInt(row.fee_processing), total: BigInt(row.fee_total) },
+    credited: { minor: BigInt(row.net_amount), currency: USDC },
+    rateDetails: live
+      ? { referenceRate: row.reference_rate as string, source: row.rate_source as string, asOf: new Date(row.rate_as_of as Date), spreadBps: row.fx_spread_bps as number }
+      : null,
     reference: row.reference,
-    sender_name: row.sender_name,
-    external_id: row.external_id,
-    payment_request_id: row.payment_request_id,
+    senderName: row.sender_name,
+    externalId: row.external_id,
+    paymentRequestId: row.payment_request_id,
     match: row.match_result as DepositMatchResult | null,
-    received_at: new Date(row.received_at).toISOString(),
-    credited_at: iso(row.credited_at),
-    created_at: new Date(row.created_at).toISOString(),
+    receivedAt: new Date(row.received_at),
+    creditedAt: row.credited_at ? new Date(row.credited_at) : null,
+    createdAt: new Date(row.created_at),
   };
 }
+
+/** The JSON form of a deposit row recorded with its events (src/domain/event-objects.ts). */
+const depositEventData = (row: DepositRow) => eventObjectData({ object: 'deposit', value: toDeposit(row) });
 
 /**
  * Input of {@link receiveDeposit} (core form; amounts as decimal strings).
@@ -143,7 +109,7 @@ export interface ReceiveDepositInput {
 
 /** What {@link receiveDeposit} returns: the deposit, and whether this call created it. */
 export interface ReceivedDeposit {
-  deposit: WireDeposit;
+  deposit: Deposit;
   created: boolean;
 }
 
@@ -254,7 +220,8 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
       type: DEPOSIT_EVENT_ON_ENTER.received,
       objectType: 'deposit',
       objectId: row.id,
-      data: renderDeposit(row) as unknown as Record<string, unknown>,
+      data: depositEventData(row),
+      dataFormat: 'domain',
       dedupeKey: `deposit:${row.id}:received`,
     });
     if (input.creditOnReceipt !== false) await enqueueDepositCredit(tx, row);
@@ -280,7 +247,7 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
     );
   }
   if (input.creditOnReceipt !== false) await flushDepositCredit(core, row.id);
-  return { deposit: renderDeposit(row), created: !!inserted };
+  return { deposit: toDeposit(row), created: !!inserted };
 }
 
 async function enqueueDepositCredit(tx: DbOrTx, row: Pick<DepositRow, 'id' | 'business_id' | 'environment'>): Promise<void> {
@@ -338,7 +305,8 @@ export async function dropDeposit(db: DbOrTx, depositId: string): Promise<boolea
     type: DEPOSIT_EVENT_ON_ENTER.dropped,
     objectType: 'deposit',
     objectId: row.id,
-    data: renderDeposit(row) as unknown as Record<string, unknown>,
+    data: depositEventData(row),
+      dataFormat: 'domain',
     dedupeKey: `deposit:${row.id}:dropped`,
   });
   return true;
@@ -384,7 +352,8 @@ export async function creditDeposit(core: Core, depositId: string): Promise<Depo
       type: DEPOSIT_EVENT_ON_ENTER.credited,
       objectType: 'deposit',
       objectId: updated.id,
-      data: renderDeposit(updated) as unknown as Record<string, unknown>,
+      data: depositEventData(updated),
+      dataFormat: 'domain',
       dedupeKey: `deposit:${updated.id}:credited`,
     });
     return { depositId, status: 'credited', paymentRequestId: match.paymentRequestId, match: match.result };
@@ -405,8 +374,8 @@ export async function getDepositRow(db: DbOrTx, caller: Caller, id: string): Pro
 }
 
 /** GET /deposits/{id} (extension). 404 not_found for another tenant's or an unknown id. */
-export async function getDeposit(core: Core, caller: Caller, id: string): Promise<WireDeposit> {
-  return renderDeposit(await getDepositRow(core.db, caller, id));
+export async function getDeposit(core: Core, caller: Caller, id: string): Promise<Deposit> {
+  return toDeposit(await getDepositRow(core.db, caller, id));
 }
 
 /** Filters of GET /deposits (extension; Surface B GET /funding/deposits: currency). */
@@ -419,7 +388,7 @@ export interface ListDepositsQuery {
 }
 
 /** GET /deposits: newest first, cursor paging. 400 validation_error (`currency`, `source`, `cursor`). */
-export async function listDeposits(core: Core, caller: Caller, q: ListDepositsQuery): Promise<ListEnvelope<WireDeposit>> {
+export async function listDeposits(core: Core, caller: Caller, q: ListDepositsQuery): Promise<ListEnvelope<Deposit>> {
   let query = core.db
     .selectFrom('deposits')
     .selectAll()
@@ -439,5 +408,5 @@ export async function listDeposits(core: Core, caller: Caller, q: ListDepositsQu
   }
   if (q.virtualAccountId !== undefined) query = query.where('virtual_account_id', '=', q.virtualAccountId);
   const page = await paginate(query, 'id', { limit: q.limit, cursor: q.cursor });
-  return { data: page.rows.map(renderDeposit), next_cursor: page.next_cursor };
+  return { data: page.rows.map(toDeposit), next_cursor: page.next_cursor };
 }

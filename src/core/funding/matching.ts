@@ -22,8 +22,8 @@ import type { DepositsTable } from '../../db/tables/funding';
 import { type DepositMatchResult, normaliseReference, PAYMENT_REQUEST_EVENT_ON_ENTER } from '../../domain/funding';
 import type { Core } from '../context';
 import { emitEvent } from '../events';
-import { markPaymentRequestPaid } from '../payment-links/payment-requests';
-import { renderPaymentRequest } from '../payment-links/wire';
+import { markPaymentRequestPaid, toPaymentRequest } from '../payment-links/payment-requests';
+import { eventObjectData } from '../../domain/event-objects';
 
 /** A stored deposit row (as deposits.ts DepositRow; declared here so matching does not import deposits.ts back). */
 type DepositRow = Selectable<DepositsTable>;
@@ -83,7 +83,8 @@ async function payRequest(tx: Transaction<Database>, core: Core, dep: DepositRow
     type: PAYMENT_REQUEST_EVENT_ON_ENTER.paid,
     objectType: 'payment_request',
     objectId: paid.id,
-    data: renderPaymentRequest(paid, link.token, core.config.publicUrl) as unknown as Record<string, unknown>,
+    data: eventObjectData({ object: 'payment_request', value: toPaymentRequest(paid, link.token, core.config.publicUrl) }),
+    dataFormat: 'domain',
     dedupeKey: `payment_request:${paid.id}:paid`,
   });
   return { result: 'matched', paymentRequestId: paid.id };

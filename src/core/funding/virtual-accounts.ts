@@ -22,9 +22,9 @@ import {
   VIRTUAL_ACCOUNT_CURRENCIES,
   VIRTUAL_ACCOUNT_RAIL,
   type VirtualAccountCurrency,
-  type VirtualAccountDetails,
 } from '../../domain/funding';
 import { newId, randomDigits } from '../../domain/ids';
+import type { VirtualAccount } from '../../domain/virtual-accounts';
 import type { Caller, Core } from '../context';
 import { requireVerifiedBusiness } from './verification';
 import { isUniqueViolation } from '../../db/errors';
@@ -32,32 +32,18 @@ import { isUniqueViolation } from '../../db/errors';
 /** A stored virtual account row (details whole). */
 export type VirtualAccountRow = Selectable<VirtualAccountsTable>;
 
-/** Spec "VirtualAccount" on the wire (snake_case; details masked), plus `object`, `label`, `created_at`. */
-export interface WireVirtualAccount {
-  id: string;
-  object: 'virtual_account';
-  currency: VirtualAccountCurrency;
-  rail: string;
-  status: 'active';
-  details: VirtualAccountDetails;
-  reference_required: boolean;
-  label: string | null;
-  created_at: string;
-}
-
-/** The wire shape of a row, details masked (spec: "returned masked"). */
-export function renderVirtualAccount(row: VirtualAccountRow): WireVirtualAccount {
+/** The virtual account of a row, details masked (spec "VirtualAccount": "returned masked"). */
+export function toVirtualAccount(row: VirtualAccountRow): VirtualAccount {
   const currency = row.currency as VirtualAccountCurrency;
   return {
     id: row.id,
-    object: 'virtual_account',
     currency,
     rail: row.rail,
     status: row.status as 'active',
     details: maskAccountDetails(currency, row.details),
-    reference_required: row.reference_required,
+    referenceRequired: row.reference_required,
     label: row.label,
-    created_at: new Date(row.created_at).toISOString(),
+    createdAt: new Date(row.created_at),
   };
 }
 
@@ -85,7 +71,7 @@ export async function createVirtualAccount(
   core: Core,
   caller: Caller,
   input: { currency: unknown; label?: unknown },
-): Promise<WireVirtualAccount> {
+): Promise<VirtualAccount> {
   const currency = parseVirtualAccountCurrency(input.currency);
   let label: string | null = null;
   if (input.label !== undefined && input.label !== null) {
@@ -125,7 +111,7 @@ export async function createVirtualAccount(
         })
         .returningAll()
         .executeTakeFirstOrThrow();
-      return renderVirtualAccount(row);
+      return toVirtualAccount(row);
     } catch (err) {
       if (isUniqueViolation(err) && attempt < 5) continue; // an account identifier collision: draw again
       throw err;
@@ -138,7 +124,7 @@ export async function listVirtualAccounts(
   core: Core,
   caller: Caller,
   q: { limit: number; cursor?: string; currency?: string },
-): Promise<ListEnvelope<WireVirtualAccount>> {
+): Promise<ListEnvelope<VirtualAccount>> {
   let query = core.db
     .selectFrom('virtual_accounts')
     .selectAll()
@@ -146,7 +132,7 @@ export async function listVirtualAccounts(
     .where('environment', '=', caller.environment);
   if (q.currency !== undefined) query = query.where('currency', '=', parseVirtualAccountCurrency(q.currency));
   const page = await paginate(query, 'id', { limit: q.limit, cursor: q.cursor });
-  return { data: page.rows.map(renderVirtualAccount), next_cursor: page.next_cursor };
+  return { data: page.rows.map(toVirtualAccount), next_cursor: page.next_cursor };
 }
 
 /** The row of a virtual account of the caller; 404 not_found naming `param` otherwise. */
@@ -163,8 +149,8 @@ export async function getVirtualAccountRow(db: DbOrTx, caller: Caller, id: strin
 }
 
 /** GET /virtual-accounts/{id} (extension; Surface B GET /funding/accounts/:id). 404 not_found. */
-export async function getVirtualAccount(core: Core, caller: Caller, id: string): Promise<WireVirtualAccount> {
-  return renderVirtualAccount(await getVirtualAccountRow(core.db, caller, id));
+export async function getVirtualAccount(core: Core, caller: Caller, id: string): Promise<VirtualAccount> {
+  return toVirtualAccount(await getVirtualAccountRow(core.db, caller, id));
 }
 
 /** Every active virtual account of a business and environment, details whole (the public payment page), oldest first. */

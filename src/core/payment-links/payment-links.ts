@@ -18,7 +18,25 @@ import { PAYMENT_METHOD_TYPES, type PaymentMethodType } from '../../domain/fundi
 import { newId, randomToken } from '../../domain/ids';
 import type { Caller, Core } from '../context';
 import { cryptoDepositsWatched } from '../funding/crypto-addresses';
-import { type PaymentLinkRow, renderPaymentLink, type WirePaymentLink } from './wire';
+import { type PaymentLink, paymentLinkUrl } from '../../domain/payment-links';
+import type { Selectable } from 'kysely';
+import type { PaymentLinksTable } from '../../db/tables/funding';
+
+/** A stored payment link row. */
+export type PaymentLinkRow = Selectable<PaymentLinksTable>;
+
+/** The payment link of a row, with its methods' readiness ({@link methodReadiness}). */
+export function toPaymentLink(row: PaymentLinkRow, ready: Record<PaymentMethodType, boolean>, publicUrl: string): PaymentLink {
+  return {
+    id: row.id,
+    name: row.name,
+    url: paymentLinkUrl(publicUrl, row.token),
+    methods: (row.methods as PaymentMethodType[]).map((type) => ({ type, ready: ready[type] })),
+    published: row.published,
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
 
 /** Largest link name. */
 export const MAX_LINK_NAME = 200;
@@ -68,7 +86,7 @@ export async function createPaymentLink(
   core: Core,
   caller: Caller,
   input: { name: unknown; methods: unknown; published?: unknown },
-): Promise<WirePaymentLink> {
+): Promise<PaymentLink> {
   const name = parseName(input.name);
   const methods = parseMethods(input.methods);
   const published = input.published === undefined ? true : parsePublished(input.published);
@@ -88,7 +106,7 @@ export async function createPaymentLink(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  return renderPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment, core.config), core.config.publicUrl);
+  return toPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment, core.config), core.config.publicUrl);
 }
 
 /** The caller's link row; 404 not_found naming `param` otherwise. */
@@ -105,13 +123,13 @@ export async function getPaymentLinkRow(db: DbOrTx, caller: Caller, id: string, 
 }
 
 /** GET /payment-links/{id}. 404 not_found. */
-export async function getPaymentLink(core: Core, caller: Caller, id: string): Promise<WirePaymentLink> {
+export async function getPaymentLink(core: Core, caller: Caller, id: string): Promise<PaymentLink> {
   const row = await getPaymentLinkRow(core.db, caller, id);
-  return renderPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment, core.config), core.config.publicUrl);
+  return toPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment, core.config), core.config.publicUrl);
 }
 
 /** GET /payment-links: newest first, cursor paging (limit 1..200). */
-export async function listPaymentLinks(core: Core, caller: Caller, q: { limit: number; cursor?: string }): Promise<ListEnvelope<WirePaymentLink>> {
+export async function listPaymentLinks(core: Core, caller: Caller, q: { limit: number; cursor?: string }): Promise<ListEnvelope<PaymentLink>> {
   const query = core.db
     .selectFrom('payment_links')
     .selectAll()
@@ -119,7 +137,7 @@ export async function listPaymentLinks(core: Core, caller: Caller, q: { limit: n
     .where('environment', '=', caller.environment);
   const page = await paginate(query, 'id', q);
   const ready = await methodReadiness(core.db, caller.businessId, caller.environment, core.config);
-  return { data: page.rows.map((r) => renderPaymentLink(r, ready, core.config.publicUrl)), next_cursor: page.next_cursor };
+  return { data: page.rows.map((r) => toPaymentLink(r, ready, core.config.publicUrl)), next_cursor: page.next_cursor };
 }
 
 /**
@@ -133,7 +151,7 @@ export async function updatePaymentLink(
   caller: Caller,
   id: string,
   input: { name?: unknown; methods?: unknown; published?: unknown },
-): Promise<WirePaymentLink> {
+): Promise<PaymentLink> {
   const set: { name?: string; methods?: string; published?: boolean; updated_at: Date } = { updated_at: core.now() };
   if (input.name !== undefined) set.name = parseName(input.name);
   if (input.methods !== undefined) set.methods = JSON.stringify(parseMethods(input.methods));
@@ -148,7 +166,7 @@ export async function updatePaymentLink(
     .where('environment', '=', caller.environment)
     .returningAll()
     .executeTakeFirstOrThrow();
-  return renderPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment, core.config), core.config.publicUrl);
+  return toPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment, core.config), core.config.publicUrl);
 }
 
 /** The published link behind a public page token (any business or environment), or undefined (unknown or unpublished). */

@@ -21,7 +21,29 @@ import type { Caller, Core } from '../context';
 import { parseVirtualAccountCurrency } from '../funding/virtual-accounts';
 import { enqueueWorkflowStart, flushWorkflowStart } from '../workflow-starts';
 import { getPaymentLinkRow } from './payment-links';
-import { type PaymentRequestRow, renderPaymentRequest, type WirePaymentRequest } from './wire';
+import { type PaymentRequest, paymentRequestUrl } from '../../domain/payment-links';
+import { eventObjectData } from '../../domain/event-objects';
+import type { Selectable } from 'kysely';
+import type { PaymentRequestsTable } from '../../db/tables/funding';
+
+/** A stored payment request row (amount in minor units of currency). */
+export type PaymentRequestRow = Selectable<PaymentRequestsTable>;
+
+/** The payment request of a row (`linkToken`: its link's page token). */
+export function toPaymentRequest(row: PaymentRequestRow, linkToken: string, publicUrl: string): PaymentRequest {
+  return {
+    id: row.id,
+    paymentLinkId: row.payment_link_id,
+    url: paymentRequestUrl(publicUrl, linkToken, row.token),
+    amount: { minor: BigInt(row.amount), currency: row.currency },
+    reference: row.reference,
+    status: row.status as PaymentRequestStatus,
+    expiresAt: new Date(row.expires_at),
+    paidAt: row.paid_at ? new Date(row.paid_at) : null,
+    depositId: row.deposit_id,
+    createdAt: new Date(row.created_at),
+  };
+}
 
 /** Largest reference (as payouts: spec "Limits", reference length). */
 export const MAX_REQUEST_REFERENCE = 140;
@@ -51,7 +73,7 @@ async function linkToken(db: DbOrTx, linkId: string): Promise<string> {
  * `expires_at` not an ISO 8601 date-time with offset, not in the future, or more than a year
  * ahead); 404 not_found (`payment_link_id`) for another tenant's or an unknown link.
  */
-export async function createPaymentRequest(core: Core, caller: Caller, input: PaymentRequestCreate): Promise<WirePaymentRequest> {
+export async function createPaymentRequest(core: Core, caller: Caller, input: PaymentRequestCreate): Promise<PaymentRequest> {
   if (typeof input.payment_link_id !== 'string' || !input.payment_link_id) throw validationError('payment_link_id', 'payment_link_id is required');
   const currency = parseVirtualAccountCurrency(input.currency);
   const amount = parseAmountParam(input.amount, currency, 'amount');
@@ -112,7 +134,7 @@ export async function createPaymentRequest(core: Core, caller: Caller, input: Pa
   } catch (err) {
     core.log.warn({ err, requestId: row.id }, 'payment request workflow start deferred to the relay');
   }
-  return renderPaymentRequest(row, link.token, core.config.publicUrl);
+  return toPaymentRequest(row, link.token, core.config.publicUrl);
 }
 
 /** The caller's request row; 404 not_found otherwise. */
@@ -129,9 +151,9 @@ export async function getPaymentRequestRow(db: DbOrTx, caller: Caller, id: strin
 }
 
 /** GET /payment-requests/{id} (extension). 404 not_found. */
-export async function getPaymentRequest(core: Core, caller: Caller, id: string): Promise<WirePaymentRequest> {
+export async function getPaymentRequest(core: Core, caller: Caller, id: string): Promise<PaymentRequest> {
   const row = await getPaymentRequestRow(core.db, caller, id);
-  return renderPaymentRequest(row, await linkToken(core.db, row.payment_link_id), core.config.publicUrl);
+  return toPaymentRequest(row, await linkToken(core.db, row.payment_link_id), core.config.publicUrl);
 }
 
 /** GET /payment-requests (extension): newest first; filters `status`, `payment_link_id`. 400 validation_error (`status`, `cursor`). */
@@ -139,7 +161,7 @@ export async function listPaymentRequests(
   core: Core,
   caller: Caller,
   q: { limit: number; cursor?: string; status?: string; paymentLinkId?: string },
-): Promise<ListEnvelope<WirePaymentRequest>> {
+): Promise<ListEnvelope<PaymentRequest>> {
   let query = core.db
     .selectFrom('payment_requests as r')
     .innerJoin('payment_links as l', 'l.id', 'r.payment_link_id')
@@ -155,7 +177,7 @@ export async function listPaymentRequests(
   }
   if (q.paymentLinkId !== undefined) query = query.where('r.payment_link_id', '=', q.paymentLinkId);
   const page = await paginate(query, 'r.id', { limit: q.limit, cursor: q.cursor });
-  return { data: page.rows.map((r) => renderPaymentRequest(r, r.link_token, core.config.publicUrl)), next_cursor: page.next_cursor };
+  return { data: page.rows.map((r) => toPaymentRequest(r, r.link_token, core.config.publicUrl)), next_cursor: page.next_cursor };
 }
 
 /**
@@ -202,7 +224,8 @@ export async function expirePaymentRequest(core: Core, requestId: string, opts: 
       type: PAYMENT_REQUEST_EVENT_ON_ENTER.expired,
       objectType: 'payment_request',
       objectId: row.id,
-      data: renderPaymentRequest(row, await linkToken(tx, row.payment_link_id), core.config.publicUrl) as unknown as Record<string, unknown>,
+      data: eventObjectData({ object: 'payment_request', value: toPaymentRequest(row, await linkToken(tx, row.payment_link_id), core.config.publicUrl) }),
+      dataFormat: 'domain',
       dedupeKey: `payment_request:${row.id}:expired`,
     });
     return row;

@@ -25,6 +25,7 @@ import * as m0060np from './0060_notification_providers';
 import * as m0068pcd from './0068_payout_claim_destinations';
 import * as m0061sol from './0061_solana_usdc';
 import * as m0065 from './0065_defense_in_depth';
+import * as m0066 from './0066_event_data_format';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -53,6 +54,7 @@ export const migrations: Record<string, Migration> = {
   '0060_notification_providers': m0060np,
   '0061_solana_usdc': m0061sol,
   '0065_defense_in_depth': m0065,
+  '0066_event_data_format': m0066,
   '0068_payout_claim_destinations': m0068pcd,
 };
 

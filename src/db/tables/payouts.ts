@@ -1,3 +1,4 @@
+import type { EventDataFormat } from '../../domain/event-objects';
 import type { Generated, JSONColumnType } from 'kysely';
 import type { Environment } from './platform';
 import type { LiveRateColumns } from './rates';
@@ -108,8 +109,10 @@ export interface EventsTable {
   type: string;
   object_type: string;
   object_id: string;
-  /** Core (surface-neutral) snapshot of the object; each surface renders its own envelope. */
+  /** The object when the event happened, in `data_format`; each surface renders its own envelope. */
   data: JSONColumnType<Record<string, unknown>>;
+  /** `surface_a` (Surface A's rendering, rows before migration 0066) or `domain` (src/domain/event-objects.ts). */
+  data_format: Generated<EventDataFormat>;
   /** Unique: one event per transition even when the activity is retried. */
   dedupe_key: string;
   created_at: Generated<Date>;

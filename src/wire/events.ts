@@ -1,0 +1,41 @@
+/**
+ * An event's object as Surface A renders it, from either stored form (src/domain/event-objects.ts):
+ * the payload every surface's envelope is built from (src/core/event-log.ts, src/core/webhooks.ts).
+ * A `domain` row is rendered with the keys in the order PostgreSQL's jsonb keeps them (shorter
+ * keys first, then bytewise), the order a `surface_a` row is read back in, so an event's wire
+ * bytes do not depend on how it was stored.
+ */
+import { type EventDataFormat, parseEventObject } from '../domain/event-objects';
+import { renderDeposit } from './surface-a/deposits';
+import { renderPaymentRequest } from './surface-a/payment-links';
+
+const utf8 = new TextEncoder();
+
+function compareJsonbKeys(a: string, b: string): number {
+  const x = utf8.encode(a);
+  const y = utf8.encode(b);
+  if (x.length !== y.length) return x.length - y.length;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return 0;
+}
+
+/** `v` with every object's keys in jsonb order (arrays keep their order). */
+export function jsonbOrder(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(jsonbOrder);
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.keys(o)
+        .sort(compareJsonbKeys)
+        .map((k) => [k, jsonbOrder(o[k])]),
+    );
+  }
+  return v;
+}
+
+/** The Surface A snapshot of an event's stored `data` (Surface A's object, as its events carry it). */
+export function surfaceASnapshot(format: EventDataFormat | string, data: Record<string, unknown>): Record<string, unknown> {
+  if (format !== 'domain') return data;
+  const o = parseEventObject(data);
+  return jsonbOrder(o.object === 'deposit' ? renderDeposit(o.value) : renderPaymentRequest(o.value)) as Record<string, unknown>;
+}
