@@ -7,6 +7,11 @@ import { loadSchema, PINNED_SCHEMAS } from './schemas';
 import { sepaPain001RuleErrors } from './sepa-rules';
 import type { Iso20022Message } from './xml';
 
+/** Files longer than this (characters) are validated with libxml2's streaming reader (`xmllint --stream`), not a document tree. */
+const STREAM_VALIDATION_CHARS = 1024 * 1024;
+/** WebAssembly memory ceiling of a large file's validation: 4096 pages of 64 KiB (256 MiB; the library's default is 32 MiB). */
+const MAX_MEMORY_PAGES = 4096;
+
 /** The outcome of {@link validateIso20022}: `errors` holds libxml2's messages (with line numbers) when invalid. */
 export interface Iso20022Validation {
   valid: boolean;
@@ -16,16 +21,18 @@ export interface Iso20022Validation {
 /**
  * Validates `xml` against the official XSD of `message`. A well-formedness error or any schema
  * violation (a 36-character `EndToEndId`, a missing or misplaced element) answers `valid: false`
- * with libxml2's messages. A `pain.001.001.09` that passes the XSD is then held to the EPC's SEPA
+ * with libxml2's messages. A file over 1 MiB is validated as a stream (docs/rails.md "Bank files at scale"). A `pain.001.001.09` that passes the XSD is then held to the EPC's SEPA
  * rules the ISO XSD cannot express (sepa-rules.ts: at most 2 decimals, the amount range, `CtrlSum`
  * and `NbOfTxs` right); their violations start with `SEPA rule:`. Throws an `Error` when the schema cannot be had (see
  * `loadSchema`: offline and not cached, or `pain.002.001.10`, which no pinned package ships, absent).
  */
 export async function validateIso20022(xml: string, message: Iso20022Message): Promise<Iso20022Validation> {
   const schema = await loadSchema(message);
+  const large = xml.length > STREAM_VALIDATION_CHARS;
   const result = await validateXML({
     xml: [{ fileName: `${message}.xml`, contents: xml }],
     schema: [{ fileName: PINNED_SCHEMAS[message].file, contents: schema }],
+    ...(large ? { stream: true, maxMemoryPages: MAX_MEMORY_PAGES } : {}),
   });
   const errors = result.errors.map((e) => (e.loc ? `line ${e.loc.lineNumber}: ${e.message}` : e.message));
   if (result.valid && message === 'pain.001.001.09') errors.push(...sepaPain001RuleErrors(xml));

@@ -10,7 +10,8 @@
 import { composeIBAN, countrySpecs } from 'ibantools';
 import { randomDigits } from '../../domain/ids';
 import type { ComposedRailFile, ConfiguredRail, NewRailEvent, RailFileRecord, RailHost, RailInstructionRecord, RailModule, RailStore } from '../adapter';
-import { type Camt054Entry, parseCamt054 } from '../iso20022/camt054';
+import type { Camt054Entry } from '../iso20022/camt054';
+import { streamCamt054 } from '../iso20022/camt054-stream';
 import { parsePain002 } from '../iso20022/pain002';
 import { writePain001 } from '../iso20022/pain001';
 import { validateIso20022 } from '../iso20022/validate';
@@ -129,34 +130,45 @@ async function pain002Events(store: RailStore, file: RailFileRecord, xml: string
   return { kind: 'pain.002', messageId: report.messageId, events };
 }
 
-/** The events of a camt.054 notification: booked debits (settled), returns, incoming credits. */
+/**
+ * The events of a camt.054 notification: booked debits (settled), returns, incoming credits. The
+ * file is read as a stream (src/rails/iso20022/camt054-stream.ts) and each batch of entries is
+ * matched to its instructions in one query (by EndToEndId, else UETR, as {@link findInstruction}).
+ */
 async function camt054Events(store: RailStore, file: RailFileRecord, xml: string) {
-  const n = parseCamt054(xml);
   const events: NewRailEvent[] = [];
-  for (const e of n.entries) {
-    if (e.status !== 'BOOK' || e.reversal) continue;
-    const instruction = e.endToEndId || e.uetr ? await findInstruction(store, { endToEndId: e.endToEndId, uetr: e.uetr, originalMessageId: null }) : undefined;
-    let type: NewRailEvent['type'];
-    if (e.creditDebit === 'DBIT') type = 'settled';
-    else if (instruction || e.returnReasonCode) type = 'returned';
-    else type = 'credit';
-    const booked = e.bookingDate ? new Date(e.bookingDate) : null;
-    events.push({
-      id: `${file.id}:${events.length}`,
-      rail: file.rail,
-      rail_file_id: file.id,
-      type,
-      payout_id: instruction?.payout_id ?? null,
-      attempt: instruction?.attempt ?? null,
-      deposit_id: null,
-      end_to_end_id: e.endToEndId,
-      uetr: e.uetr,
-      reason_code: e.returnReasonCode,
-      occurred_at: booked && !Number.isNaN(booked.getTime()) ? booked : null,
-      details: { source: 'camt.054', accountIban: n.accountIban, ...entryDetails(e) },
-    });
-  }
-  return { kind: 'camt.054', messageId: n.messageId, events };
+  const read = await streamCamt054(xml, async (header, entries) => {
+    const booked = entries.filter((e) => e.status === 'BOOK' && !e.reversal);
+    const endToEndIds = [...new Set(booked.map((e) => e.endToEndId).filter((v): v is string => !!v))];
+    const uetrs = [...new Set(booked.filter((e) => !e.endToEndId && e.uetr).map((e) => e.uetr!.toLowerCase()))];
+    const rows = await store.instructionsByReferences({ endToEndIds, uetrs });
+    const byEndToEnd = new Map(rows.map((r) => [r.end_to_end_id, r]));
+    const byUetr = new Map(rows.filter((r) => r.uetr).map((r) => [r.uetr!, r]));
+    for (const e of booked) {
+      const found = e.endToEndId ? byEndToEnd.get(e.endToEndId) : e.uetr ? byUetr.get(e.uetr.toLowerCase()) : undefined;
+      const instruction = found && (!e.uetr || found.uetr === e.uetr.toLowerCase()) ? found : undefined;
+      let type: NewRailEvent['type'];
+      if (e.creditDebit === 'DBIT') type = 'settled';
+      else if (instruction || e.returnReasonCode) type = 'returned';
+      else type = 'credit';
+      const bookedAt = e.bookingDate ? new Date(e.bookingDate) : null;
+      events.push({
+        id: `${file.id}:${events.length}`,
+        rail: file.rail,
+        rail_file_id: file.id,
+        type,
+        payout_id: instruction?.payout_id ?? null,
+        attempt: instruction?.attempt ?? null,
+        deposit_id: null,
+        end_to_end_id: e.endToEndId,
+        uetr: e.uetr,
+        reason_code: e.returnReasonCode,
+        occurred_at: bookedAt && !Number.isNaN(bookedAt.getTime()) ? bookedAt : null,
+        details: { source: 'camt.054', accountIban: header.accountIban, ...entryDetails(e) },
+      });
+    }
+  });
+  return { kind: 'camt.054', messageId: read.messageId, events };
 }
 
 /** What an entry's event keeps (all strings; amounts in minor units). */
@@ -196,23 +208,32 @@ export async function readSepaInboundFile(host: RailHost, file: RailFileRecord):
     const locked = await store.lockInboundFile(file.id);
     if (locked !== 'received') return null;
     const ids = await store.recordEvents(events, now);
+    // In file order, a run of one status at a time (a later answer in the file never moves one back).
+    let run: { to: RailInstructionRecord['status']; keys: Array<{ payoutId: string; attempt: number }> } | null = null;
     for (const e of events) {
       if (!e.payout_id || e.attempt === null) continue;
       const to = e.type === 'accepted' ? 'accepted' : e.type === 'rejected' ? 'rejected' : e.type === 'settled' ? 'settled' : e.type === 'returned' ? 'returned' : null;
-      if (to) await store.advanceInstruction({ payoutId: e.payout_id, attempt: e.attempt }, to, now);
+      if (!to) continue;
+      if (run && run.to !== to) {
+        await store.advanceInstructions(run.keys, run.to, now);
+        run = null;
+      }
+      run ??= { to, keys: [] };
+      run.keys.push({ payoutId: e.payout_id, attempt: e.attempt });
     }
+    if (run) await store.advanceInstructions(run.keys, run.to, now);
     await store.markInboundProcessed(file.id, { kind: parsed.kind, messageId: parsed.messageId, transactions: events.length }, now);
-    return ids;
+    return new Set(ids);
   });
   if (!recorded) return { events: 0, quarantined: false };
-  for (const e of events) if (e.type === 'returned' && recorded.includes(e.id)) host.metrics.railReturns.inc({ rail: file.rail, code: e.reason_code ?? 'none', late: 'false' });
-  const unmatched = events.filter((e) => recorded.includes(e.id) && !e.payout_id && e.type !== 'credit').length;
+  for (const e of events) if (e.type === 'returned' && recorded.has(e.id)) host.metrics.railReturns.inc({ rail: file.rail, code: e.reason_code ?? 'none', late: 'false' });
+  const unmatched = events.filter((e) => recorded.has(e.id) && !e.payout_id && e.type !== 'credit').length;
   if (unmatched > 0) {
     host.metrics.railUnmatchedItems.inc({ rail: file.rail }, unmatched);
     host.log.warn({ rail: file.rail, fileId: file.id, unmatched }, 'bank statuses matched no payout; kept as unmatched items');
   }
   host.metrics.railFiles.inc({ rail: file.rail, direction: 'inbound', outcome: 'received' });
-  return { events: recorded.length, quarantined: false };
+  return { events: recorded.size, quarantined: false };
 }
 
 /** The rail with a configuration: see the file header. */
