@@ -363,6 +363,8 @@ export interface ComposedRailFile {
 export interface RailFileParts {
   /** Composes (and validates) the file of `rows`; throws when it cannot be written correctly (nothing is recorded). */
   compose(rows: RailInstructionRecord[], now: Date, fileId: string, log: RailHost['log']): Promise<ComposedRailFile>;
+  /** Most transactions in one file (the bank's limit, RAIL_<RAIL>_MAX_FILE_TRANSACTIONS): a window with more becomes several files. */
+  maxTransactions: number;
   /** Where outbound files go. */
   upload: { sftp: import('./sftp/transport').SftpConnectionConfig; dir: string };
   /** When the entries of a file uploaded at `uploadedAt` settle unless answered (ACH); null when the bank says so itself. */

@@ -95,7 +95,7 @@ function bankEnv(server: Pick<TestSftpServer, 'host' | 'port' | 'username' | 'pr
 const NOW = new Date('2026-11-25T09:00:00Z');
 
 function row(i: number, rail: string): RailInstructionRecord {
-  const payoutId = `po_bench${String(i).padStart(10, '0')}`;
+  const payoutId = `po_${rail === SEPA_RAIL ? 'sepa' : 'ach'}bench${String(i).padStart(8, '0')}`;
   return {
     payout_id: payoutId,
     attempt: 1,

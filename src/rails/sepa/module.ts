@@ -273,6 +273,7 @@ function configured(sepa: SepaRailConfig): ConfiguredRail {
     readInboundFile: (host, file) => readSepaInboundFile(host, file),
     files: {
       compose: (rows, now, fileId, log) => composeSepaFile(sepa, rows, now, fileId, log),
+      maxTransactions: sepa.maxFileTransactions,
       upload: { sftp: sepa.sftp, dir: sepa.uploadDir },
       settlesAt: () => null,
     },
