@@ -148,12 +148,11 @@ export async function advanceInstructions(tx: DbOrTx, keys: Array<{ payoutId: st
   const earlier = (Object.keys(ORDER) as InstructionStatus[]).filter((s) => ORDER[s] < ORDER[status]);
   for (let i = 0; i < keys.length; i += 1000) {
     const chunk = keys.slice(i, i + 1000);
-    await tx
-      .updateTable('rail_instructions')
-      .set({ status, updated_at: now })
-      .where((eb) => eb(eb.refTuple('payout_id', 'attempt'), 'in', chunk.map((k) => eb.tuple(k.payoutId, k.attempt))))
-      .where('status', 'in', earlier)
-      .execute();
+    // A join on the primary key with the unnested keys (a list of row comparisons is planned as a scan).
+    await sql`
+      update rail_instructions r set status = ${status}, updated_at = ${now}
+      from unnest(${chunk.map((k) => k.payoutId)}::text[], ${chunk.map((k) => k.attempt)}::int[]) as k(payout_id, attempt)
+      where r.payout_id = k.payout_id and r.attempt = k.attempt and r.status = any(${earlier}::text[])`.execute(tx);
   }
 }
 

@@ -5,7 +5,7 @@
  * {@link parseEntry} reads one from the tree (same fields, same errors); the group header and the
  * account come first in the schema and are known before the first batch.
  */
-import { type SaxesAttributeNS, type SaxesTagNS, SaxesParser } from 'saxes';
+import { type SaxesTag, SaxesParser } from 'saxes';
 import { decimalToMinor } from './amounts';
 import type { Camt054Entry } from './camt054';
 import { Iso20022ParseError, namespaceOf } from './xml';
@@ -98,8 +98,11 @@ export async function streamCamt054(
   onEntries: (header: Camt054Header, entries: Camt054Entry[]) => Promise<void>,
   batchSize = CAMT054_STREAM_BATCH,
 ): Promise<Camt054StreamResult> {
-  const parser = new SaxesParser<{ xmlns: true; position: false }>({ xmlns: true, position: false });
+  const parser = new SaxesParser({ position: false });
   const stack: string[] = [];
+  /** The path of each open element inside the current entry, relative to its `Ntry` (`''` outside). */
+  const rels: string[] = [];
+  let prefix = '';
   let text = '';
   let rootSeen = false;
   let header: Camt054Header | null = null;
@@ -119,41 +122,51 @@ export async function streamCamt054(
 
   parser.on('doctype', () => fail('DOCTYPE and ENTITY declarations are refused'));
   parser.on('error', (err) => fail(`not well-formed XML (${err.message.split('\n')[0]})`));
-  parser.on('opentag', (tag: SaxesTagNS) => {
+  parser.on('opentag', (tag: SaxesTag) => {
+    const colon = tag.name.indexOf(':');
+    const tagPrefix = colon < 0 ? '' : tag.name.slice(0, colon);
+    const name = colon < 0 ? tag.name : tag.name.slice(colon + 1);
     if (!rootSeen) {
       rootSeen = true;
-      if (tag.local !== 'Document') fail('the root element is not Document');
-      else if (tag.uri !== NS) fail(`wrong namespace ${JSON.stringify(tag.uri || null)}, expected ${NS}`);
-    } else if (tag.uri !== NS) {
-      // An element of another namespace is never one of the message's own: skip its subtree.
-      if (skipDepth < 0) skipDepth = stack.length;
+      prefix = tagPrefix;
+      const ns = (tag.attributes as Record<string, string>)[prefix ? `xmlns:${prefix}` : 'xmlns'];
+      if (name !== 'Document') fail('the root element is not Document');
+      else if (ns !== NS) fail(`wrong namespace ${JSON.stringify(ns ?? null)}, expected ${NS}`);
+    } else if (tagPrefix !== prefix && skipDepth < 0) {
+      // An element in another prefix (another namespace) is never one of the message's own: skip its subtree.
+      skipDepth = stack.length;
     }
-    stack.push(tag.local);
+    stack.push(name);
+    const parentRel = rels[rels.length - 1] ?? '';
     text = '';
-    if (skipDepth >= 0) return;
+    if (skipDepth >= 0) {
+      rels.push('');
+      return;
+    }
     const depth = stack.length;
-    if (depth === 3 && stack[1] === 'BkToCstmrDbtCdtNtfctn' && tag.local === 'Ntfctn') notifications++;
-    if (depth === 4 && stack[1] === 'BkToCstmrDbtCdtNtfctn' && stack[2] === 'Ntfctn' && tag.local === 'Ntry') {
+    if (depth === 3 && stack[1] === 'BkToCstmrDbtCdtNtfctn' && name === 'Ntfctn') notifications++;
+    if (depth === 4 && stack[1] === 'BkToCstmrDbtCdtNtfctn' && stack[2] === 'Ntfctn' && name === 'Ntry') {
       entryDepth = depth;
       entry = { texts: new Map(), currency: null, ustrd: [] };
       seenDetails.clear();
+      rels.push('');
       return;
     }
-    if (entry && depth > entryDepth) {
-      const rel = stack.slice(entryDepth).join('/');
-      // Only the first NtryDtls and its first TxDtls are read.
-      if (tag.local === 'NtryDtls' || tag.local === 'TxDtls') {
-        if (seenDetails.has(rel)) {
-          skipDepth = depth - 1;
-          return;
-        }
-        seenDetails.add(rel);
-      }
-      if (rel === 'Amt') {
-        const ccy = (tag.attributes as Record<string, SaxesAttributeNS>).Ccy;
-        entry.currency = ccy ? ccy.value : null;
-      }
+    if (!entry || depth <= entryDepth) {
+      rels.push('');
+      return;
     }
+    const rel = parentRel ? `${parentRel}/${name}` : name;
+    rels.push(rel);
+    // Only the first NtryDtls and its first TxDtls are read.
+    if (name === 'NtryDtls' || name === 'TxDtls') {
+      if (seenDetails.has(rel)) {
+        skipDepth = depth - 1;
+        return;
+      }
+      seenDetails.add(rel);
+    }
+    if (rel === 'Amt') entry.currency = (tag.attributes as Record<string, string>).Ccy ?? null;
   });
   parser.on('text', (t) => {
     text += t;
@@ -163,6 +176,7 @@ export async function streamCamt054(
   });
   parser.on('closetag', () => {
     const depth = stack.length;
+    const rel = rels.pop() ?? '';
     const value = text.trim();
     text = '';
     if (skipDepth >= 0) {
@@ -171,7 +185,6 @@ export async function streamCamt054(
       return;
     }
     if (entry && depth > entryDepth) {
-      const rel = stack.slice(entryDepth).join('/');
       if (rel === 'NtryDtls/TxDtls/RmtInf/Ustrd') entry.ustrd.push(value);
       else if (!entry.texts.has(rel)) entry.texts.set(rel, value);
     } else if (entry && depth === entryDepth) {
@@ -183,7 +196,7 @@ export async function streamCamt054(
       entryIndex++;
       entry = null;
       entryDepth = -1;
-    } else {
+    } else if (depth <= 6 && stack[1] === 'BkToCstmrDbtCdtNtfctn') {
       const path = stack.slice(1).join('/');
       if (path === 'BkToCstmrDbtCdtNtfctn/GrpHdr/MsgId') hdr.messageId = value;
       else if (path === 'BkToCstmrDbtCdtNtfctn/GrpHdr/CreDtTm') hdr.createdAt = value;
