@@ -233,6 +233,12 @@ const schema = z.object({
     .string()
     .regex(/^[0-9]{9}:[0-9]{1,10}$/, '<routing number>:<leading account digits>, e.g. 091000019:99988')
     .optional(),
+  // --- Bank files at scale (issue #39; docs/rails.md "Bank files at scale", docs/configuration.md "Bank files at scale") ---
+  /** Most transactions in one pain.001 (1-100,000); a window with more is split into several files, each valid and uploaded. */
+  RAIL_SEPA_MAX_FILE_TRANSACTIONS: z.coerce.number().int().min(1).max(100_000).default(10_000),
+  /** Most entries in one NACHA file (1-100,000); a window with more is split into several files, each valid and uploaded. */
+  RAIL_ACH_MAX_FILE_TRANSACTIONS: z.coerce.number().int().min(1).max(100_000).default(10_000),
+  // --- end of Bank files at scale ---
   // --- Treasury: the daily reconciliation of the settlement accounts (issue #33, docs/treasury.md) ---
   /**
    * How long after our books expect a movement on a settlement account the bank may still leave it

@@ -274,6 +274,10 @@ export interface RailStore {
   advanceInstruction(key: { payoutId: string; attempt: number }, status: RailInstructionRecord['status'], now: Date): Promise<void>;
   /** The instruction with EndToEndId `endToEndId`, else UETR `uetr`. */
   instructionByReference(refs: { endToEndId: string | null; uetr: string | null }): Promise<RailInstructionRecord | undefined>;
+  /** The instructions whose EndToEndId is in `endToEndIds` or whose UETR is in `uetrs` (one query; a bank file's batch of answers). */
+  instructionsByReferences(refs: { endToEndIds: string[]; uetrs: string[] }): Promise<RailInstructionRecord[]>;
+  /** Moves each of `keys` forward to `status` in one statement (never back; idempotent): {@link advanceInstruction} for a batch. */
+  advanceInstructions(keys: Array<{ payoutId: string; attempt: number }>, status: RailInstructionRecord['status'], now: Date): Promise<void>;
   /** The instruction of `rail` with trace number `traceNumber` (locked for update when `lock`). */
   instructionByTrace(rail: string, traceNumber: string, lock: boolean): Promise<RailInstructionRecord | undefined>;
   /** The instruction of `rail` whose `details[key]` is `value` (a partner's transfer id), locked for update when `lock`. */
@@ -359,6 +363,8 @@ export interface ComposedRailFile {
 export interface RailFileParts {
   /** Composes (and validates) the file of `rows`; throws when it cannot be written correctly (nothing is recorded). */
   compose(rows: RailInstructionRecord[], now: Date, fileId: string, log: RailHost['log']): Promise<ComposedRailFile>;
+  /** Most transactions in one file (the bank's limit, RAIL_<RAIL>_MAX_FILE_TRANSACTIONS): a window with more becomes several files. */
+  maxTransactions: number;
   /** Where outbound files go. */
   upload: { sftp: import('./sftp/transport').SftpConnectionConfig; dir: string };
   /** When the entries of a file uploaded at `uploadedAt` settle unless answered (ACH); null when the bank says so itself. */

@@ -177,6 +177,14 @@ describe.skipIf(SKIP)('SftpTransport against OpenSSH', () => {
     expect(err.retryable).toBe(false);
   });
 
+  it('downloads a file over 1 MiB whole with parallel reads (a bank file of 10,000 entries), still within maxBytes', async () => {
+    const body = Buffer.from(Array.from({ length: 120_000 }, (_, i) => `<Ntry>${i}</Ntry>\n`).join(''));
+    expect(body.length).toBeGreaterThan(1024 * 1024);
+    writeFileSync(join(outbox(), 'camt054-big.xml'), body);
+    expect((await sftp.download('outbox', 'camt054-big.xml', body.length)).equals(body)).toBe(true);
+    expect((await failure(sftp.download('outbox', 'camt054-big.xml', body.length - 1))).code).toBe('too_large');
+  });
+
   it('downloads a missing file as not_found (final)', async () => {
     const err = await failure(sftp.download('outbox', 'missing.xml', 1000));
     expect(err.code).toBe('not_found');

@@ -18,6 +18,7 @@ export function testAchConfig(overrides: Partial<AchRailConfig> = {}): AchRailCo
     sameDayCutOff: '14:45',
     timeZone: 'America/New_York',
     batchWindowMs: 900_000,
+    maxFileTransactions: 10_000,
     pollIntervalMs: 60_000,
     returnWindowMs: 60 * 86_400_000,
     settleAfterMs: null,

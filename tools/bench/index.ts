@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--json] [--cluster]` (docs/benchmarks.md: one benchmark, every
+ * `npm run bench [-- --quick] [--json] [--cluster] [--rails]` (docs/benchmarks.md: one benchmark, every
  * figure with its baseline, in the same run). Starts its own stack (tools/stack: a throwaway
  * PostgreSQL with pg_stat_statements, a Temporal dev server on SQLite or, with `--cluster`, a
  * two-node Temporal cluster on the same PostgreSQL, one `npm run api` and one `npm run worker`
@@ -34,6 +34,7 @@ import { parseDuration } from '../../src/domain/durations';
 import { freePort } from '../../src/temporal/dev-server';
 import { cpuMs, treeCpuMs } from '../stack/proc-stats';
 import { ROOT, startStack, type Stack } from '../stack/index';
+import { runRailsBench } from './rails';
 
 const { values: args } = parseArgs({
   options: {
@@ -50,6 +51,8 @@ const { values: args } = parseArgs({
     statements: { type: 'boolean', default: false },
     // --latencies FILE: every measured request's latency, for a look at the tail (tab-separated)
     latencies: { type: 'string' },
+    // --rails: only the bank files at scale (tools/bench/rails.ts; --entries sets payments per file)
+    rails: { type: 'boolean', default: false },
   },
 });
 const SECTIONS = new Set((args.only ?? 'disbursement,post,get,batch').split(','));
@@ -178,6 +181,7 @@ async function load(concurrency: number, fn: (i: number) => Promise<boolean>, op
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
+  if (args.rails) return void (await runRailsBench({ entries: args.entries ? Number(args.entries) : args.quick ? 1000 : 10_000, json: args.json }));
   Runtime.install({ logger: new DefaultLogger('WARN') });
   // package.json "engines": the service runs on Node ^22.12 or 24; CI and the Dockerfile use 24.
   if (Number(process.versions.node.split('.')[0]) < 22) {

@@ -13,9 +13,6 @@ import type { Core } from '../context';
 /** A rail_files row. */
 export type RailFileRow = Selectable<RailFilesTable>;
 
-/** Most transactions in one outbound file (a larger window is split into several files). */
-export const MAX_FILE_TRANSACTIONS = 5000;
-
 /** Lowercase hex sha256 of `content`. */
 export function sha256Hex(content: Buffer | string): string {
   return createHash('sha256').update(content).digest('hex');

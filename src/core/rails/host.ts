@@ -13,7 +13,9 @@ import { recordRailEvents } from './rail-events';
 import { dueSettlementFiles, finishedInboundNames, markFileSettled, markInboundProcessed, markInboundQuarantined, recordInboundFile } from './files';
 import {
   advanceInstruction,
+  advanceInstructions,
   findInstruction,
+  findInstructions,
   findInstructionByDetail,
   findInstructionByTrace,
   instructionOf,
@@ -36,6 +38,8 @@ function storeOver(core: Core, db: DbOrTx): RailStore {
     recordEvents: (events, now) => recordRailEvents(db, events, now),
     advanceInstruction: (key, status, now) => advanceInstruction(db, key, status, now),
     instructionByReference: (refs) => findInstruction(db, refs),
+    instructionsByReferences: (refs) => findInstructions(db, refs),
+    advanceInstructions: (keys, status, now) => advanceInstructions(db, keys, status, now),
     instructionByTrace: (rail, trace, lock) => findInstructionByTrace(db, rail, trace, lock),
     instructionByDetail: (rail, key, value, lock) => findInstructionByDetail(db, rail, key, value, lock),
     instruction: (payoutId, attempt) => instructionOf(db, payoutId, attempt),

@@ -125,8 +125,36 @@ export async function findInstruction(db: DbOrTx, refs: { endToEndId: string | n
   return q.executeTakeFirst();
 }
 
+/** The instructions with an EndToEndId in `endToEndIds` or a UETR in `uetrs`, in one query. */
+export async function findInstructions(db: DbOrTx, refs: { endToEndIds: string[]; uetrs: string[] }) {
+  if (refs.endToEndIds.length === 0 && refs.uetrs.length === 0) return [];
+  return db
+    .selectFrom('rail_instructions')
+    .selectAll()
+    .where((eb) => {
+      const or = [];
+      if (refs.endToEndIds.length) or.push(eb('end_to_end_id', 'in', refs.endToEndIds));
+      if (refs.uetrs.length) or.push(eb('uetr', 'in', refs.uetrs));
+      return eb.or(or);
+    })
+    .execute();
+}
+
 /** Order of instruction statuses: a later answer never moves one back. */
 const ORDER: Record<InstructionStatus, number> = { queued: 0, in_file: 1, accepted: 2, rejected: 3, settled: 3, returned: 4 };
+
+/** Moves each of `keys` forward to `status` in one statement (never back; idempotent). */
+export async function advanceInstructions(tx: DbOrTx, keys: Array<{ payoutId: string; attempt: number }>, status: InstructionStatus, now: Date): Promise<void> {
+  const earlier = (Object.keys(ORDER) as InstructionStatus[]).filter((s) => ORDER[s] < ORDER[status]);
+  for (let i = 0; i < keys.length; i += 1000) {
+    const chunk = keys.slice(i, i + 1000);
+    // A join on the primary key with the unnested keys (a list of row comparisons is planned as a scan).
+    await sql`
+      update rail_instructions r set status = ${status}, updated_at = ${now}
+      from unnest(${chunk.map((k) => k.payoutId)}::text[], ${chunk.map((k) => k.attempt)}::int[]) as k(payout_id, attempt)
+      where r.payout_id = k.payout_id and r.attempt = k.attempt and r.status = any(${earlier}::text[])`.execute(tx);
+  }
+}
 
 /** Moves an instruction forward to `status` (never back; idempotent). */
 export async function advanceInstruction(tx: DbOrTx, key: { payoutId: string; attempt: number }, status: InstructionStatus, now: Date): Promise<void> {

@@ -10,11 +10,10 @@ import type { RailFileParts } from '../../rails/adapter';
 import { SftpTransport } from '../../rails/sftp/transport';
 import type { Core } from '../context';
 import { railFiles } from '../metrics/registry';
-import { insertOutboundFile, MAX_FILE_TRANSACTIONS, markFileUploaded, sha256Hex } from './files';
+import { insertOutboundFile, markFileUploaded, sha256Hex } from './files';
 import { lockQueuedInstructions, markInstructionsInFile } from './instructions';
 import { liveRailConnection } from './rail-adapters';
 
-/** The file parts of `rail`'s configured connection; throws when it is not configured or has no files. */
 /** The file parts of `rail`'s configured connection, or an Error naming what is missing. */
 function fileParts(core: Core, rail: string): RailFileParts {
   const c = liveRailConnection(core, rail);
@@ -24,8 +23,10 @@ function fileParts(core: Core, rail: string): RailFileParts {
 }
 
 /**
- * Collects up to {@link MAX_FILE_TRANSACTIONS} queued instructions of `rail` into a new outbound
- * file for window `windowKey`, in one transaction: the rail's module composes (and checks) the
+ * Collects up to the rail's most transactions per file (`RailFileParts.maxTransactions`, the bank's
+ * limit) of the queued instructions of `rail` into a new outbound file for window `windowKey`, in
+ * one transaction (the window's workflow collects again while more are queued, so a window over the
+ * limit becomes several files, each instruction in exactly one): the rail's module composes (and checks) the
  * file, this records it `written` and moves the instructions `in_file`. Idempotent per
  * `windowKey`: a retry finds the file already recorded. Returns null fileId when nothing is
  * queued. Throws the module's error when the file is not valid (nothing is recorded; SEPA:
@@ -36,7 +37,7 @@ export async function collectOutboundFile(core: Core, rail: string, windowKey: s
   if (done) return { fileId: done.id, transactions: done.transactions };
   const parts = fileParts(core, rail);
   return core.db.transaction().execute(async (tx) => {
-    const rows = await lockQueuedInstructions(tx, rail, MAX_FILE_TRANSACTIONS);
+    const rows = await lockQueuedInstructions(tx, rail, parts.maxTransactions);
     if (rows.length === 0) return { fileId: null, transactions: 0 };
     const now = core.now();
     const fileId = newId('rf', now.getTime());

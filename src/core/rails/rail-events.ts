@@ -17,17 +17,20 @@ export type RailEventRow = Selectable<RailEventsTable>;
 /** A rail event about to be recorded (id `<rail file id>:<index>`; src/rails/adapter.ts NewRailEvent). */
 export type NewRailEvent = RailModuleEvent;
 
+/** Events inserted per statement (a bank file's thousands of answers in a few statements). */
+const RECORD_CHUNK = 500;
+
 /** Records `events` (a file read twice yields the same ids: recorded once). Returns the ids newly recorded. */
 export async function recordRailEvents(tx: DbOrTx, events: NewRailEvent[], now: Date): Promise<string[]> {
   const ids: string[] = [];
-  for (const e of events) {
-    const r = await tx
+  for (let i = 0; i < events.length; i += RECORD_CHUNK) {
+    const rows = await tx
       .insertInto('rail_events')
-      .values({ ...e, details: JSON.stringify(e.details), dispatched_at: null, created_at: now })
+      .values(events.slice(i, i + RECORD_CHUNK).map((e) => ({ ...e, details: JSON.stringify(e.details), dispatched_at: null, created_at: now })))
       .onConflict((oc) => oc.column('id').doNothing())
       .returning('id')
-      .executeTakeFirst();
-    if (r) ids.push(r.id);
+      .execute();
+    for (const r of rows) ids.push(r.id);
   }
   return ids;
 }

@@ -26,6 +26,8 @@ export interface AchRailConfig {
   timeZone: string;
   /** Collection window of one file, in ms. */
   batchWindowMs: number;
+  /** Most entries in one NACHA file (RAIL_ACH_MAX_FILE_TRANSACTIONS). */
+  maxFileTransactions: number;
   /** Interval between listings of the ODFI's outbox, in ms. */
   pollIntervalMs: number;
   /** How long after settlement a return is still applied, in ms. */
@@ -74,6 +76,7 @@ export function achRailConfig(config: Config): { config: AchRailConfig; missing:
       sameDayCutOff: config.RAIL_ACH_SAME_DAY_CUTOFF || null,
       timeZone: config.RAIL_ACH_TIME_ZONE,
       batchWindowMs: parseDuration(config.RAIL_ACH_BATCH_WINDOW),
+      maxFileTransactions: config.RAIL_ACH_MAX_FILE_TRANSACTIONS,
       pollIntervalMs: parseDuration(config.RAIL_ACH_POLL_INTERVAL),
       returnWindowMs: parseDuration(config.RAIL_ACH_RETURN_WINDOW),
       settleAfterMs: config.RAIL_ACH_SETTLE_AFTER ? parseDuration(config.RAIL_ACH_SETTLE_AFTER) : null,

@@ -63,6 +63,7 @@ function configured(ach: AchRailConfig): ConfiguredRail {
     readInboundFile: (host, file, bankTime) => processAchInboundFile(host, ach, file, bankTime),
     files: {
       compose: async (rows, now, fileId) => composeAchFile(ach, rows, now, fileId),
+      maxTransactions: ach.maxFileTransactions,
       upload: { sftp: ach.sftp, dir: ach.uploadDir },
       settlesAt: (effectiveDate, uploadedAt) => achSettlesAt(ach, effectiveDate, uploadedAt),
     },

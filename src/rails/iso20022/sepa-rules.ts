@@ -9,25 +9,74 @@
  * - `CtrlSum` (group and payment information) has at most 2 decimals and equals the sum of the
  *   amounts it covers; `NbOfTxs` equals the number of transactions it covers.
  */
+import { SaxesParser, type SaxesTag } from 'saxes';
 import { decimalToMinor, sumMinor } from './amounts';
-import { parsePain001 } from './pain001';
-import { Iso20022ParseError } from './xml';
 
 const MAX_SEPA_AMOUNT_MINOR = 99999999999n;
 
+const local = (name: string) => name.slice(name.indexOf(':') + 1);
+
 /**
  * The SEPA rule violations of a `pain.001.001.09` (empty when none), each naming the element.
- * Never throws: a file that cannot be read answers its parse error as the one violation.
+ * Reads the file as a stream (`saxes`; no document tree, no size limit: it is called on a file
+ * that already validates against the official XSD). Never throws: a file that is not well-formed
+ * answers that as the one violation.
  */
 export function sepaPain001RuleErrors(xml: string): string[] {
   const errors: string[] = [];
-  let file;
-  try {
-    file = parsePain001(xml);
-  } catch (err) {
-    if (err instanceof Iso20022ParseError) return [`SEPA rule: ${err.message}`];
-    throw err;
-  }
+  const stack: string[] = [];
+  let text = '';
+  let currency: string | null = null;
+  const group = { nb: null as string | null, ctrlSum: null as string | null };
+  const payments: Array<{ nb: string | null; ctrlSum: string | null; amounts: string[] }> = [];
+  let transfer = -1;
+  let broken: string | null = null;
+  const parser = new SaxesParser({ position: false });
+  parser.on('error', (err) => {
+    broken ??= err.message.split('\n')[0]!;
+  });
+  parser.on('opentag', (tag: SaxesTag) => {
+    const name = local(tag.name);
+    stack.push(name);
+    text = '';
+    const depth = stack.length;
+    if (depth === 3 && name === 'PmtInf') {
+      payments.push({ nb: null, ctrlSum: null, amounts: [] });
+      transfer = -1;
+    } else if (depth === 4 && name === 'CdtTrfTxInf' && stack[2] === 'PmtInf') transfer++;
+    else if (depth === 6 && name === 'InstdAmt') currency = (tag.attributes as Record<string, string>).Ccy ?? '';
+  });
+  parser.on('text', (t) => {
+    text += t;
+  });
+  parser.on('closetag', () => {
+    const depth = stack.length;
+    const name = stack[depth - 1];
+    const value = text.trim();
+    text = '';
+    if (depth === 4 && stack[2] === 'GrpHdr') {
+      if (name === 'NbOfTxs') group.nb = value;
+      if (name === 'CtrlSum') group.ctrlSum = value;
+    } else if (depth === 4 && stack[2] === 'PmtInf') {
+      const p = payments[payments.length - 1]!;
+      if (name === 'NbOfTxs') p.nb = value;
+      if (name === 'CtrlSum') p.ctrlSum = value;
+    } else if (depth === 6 && name === 'InstdAmt' && stack[3] === 'CdtTrfTxInf' && stack[4] === 'Amt') {
+      const i = payments.length - 1;
+      const where = `PmtInf[${i}]/CdtTrfTxInf[${transfer}]/Amt/InstdAmt`;
+      const minor = decimalToMinor(value, 2);
+      if (currency !== 'EUR') errors.push(`SEPA rule: ${where} is in ${currency}, not EUR`);
+      if (minor === null) errors.push(`SEPA rule: ${where} ${JSON.stringify(value)} is not an amount with at most 2 decimals`);
+      else {
+        if (BigInt(minor) < 1n || BigInt(minor) > MAX_SEPA_AMOUNT_MINOR) errors.push(`SEPA rule: ${where} is outside 0.01 to 999999999.99`);
+        payments[i]!.amounts.push(minor);
+      }
+    }
+    stack.pop();
+  });
+  parser.write(xml);
+  parser.close();
+  if (broken) return [`SEPA rule: pain.001.001.09: not well-formed XML (${broken})`];
   const checkSum = (where: string, nb: string | null, ctrlSum: string | null, amounts: string[]) => {
     if (nb !== null && nb !== String(amounts.length)) errors.push(`SEPA rule: ${where}/NbOfTxs is ${nb}, the file has ${amounts.length} transactions`);
     if (ctrlSum === null) return;
@@ -35,18 +84,7 @@ export function sepaPain001RuleErrors(xml: string): string[] {
     if (minor === null) errors.push(`SEPA rule: ${where}/CtrlSum ${ctrlSum} has more than 2 decimals`);
     else if (minor !== sumMinor(amounts)) errors.push(`SEPA rule: ${where}/CtrlSum ${ctrlSum} is not the sum of the amounts`);
   };
-  const all: string[] = [];
-  file.payments.forEach((p, i) => {
-    const where = `PmtInf[${i}]`;
-    p.transfers.forEach((t, j) => {
-      if (t.currency !== 'EUR') errors.push(`SEPA rule: ${where}/CdtTrfTxInf[${j}]/Amt/InstdAmt is in ${t.currency}, not EUR`);
-      const minor = BigInt(t.amountMinor);
-      if (minor < 1n || minor > MAX_SEPA_AMOUNT_MINOR) errors.push(`SEPA rule: ${where}/CdtTrfTxInf[${j}]/Amt/InstdAmt is outside 0.01 to 999999999.99`);
-    });
-    const amounts = p.transfers.map((t) => t.amountMinor);
-    all.push(...amounts);
-    checkSum(where, p.numberOfTransactions, p.controlSum, amounts);
-  });
-  checkSum('GrpHdr', file.numberOfTransactions, file.controlSum, all);
+  payments.forEach((p, i) => checkSum(`PmtInf[${i}]`, p.nb, p.ctrlSum, p.amounts));
+  checkSum('GrpHdr', group.nb, group.ctrlSum, payments.flatMap((p) => p.amounts));
   return errors;
 }

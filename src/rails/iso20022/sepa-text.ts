@@ -8,6 +8,8 @@ import transliterate from '@sindresorhus/transliterate';
 
 /** One character of the EPC SEPA basic character set. */
 const SEPA_CHAR = /[A-Za-z0-9/\-?:().,'+ ]/;
+/** Text that needs no conversion: SEPA characters, words separated by single spaces, no space at either end. */
+const SEPA_TEXT = /^[A-Za-z0-9/\-?:().,'+]+(?: [A-Za-z0-9/\-?:().,'+]+)*$/;
 
 /** Typographic punctuation the transliteration keeps, mapped to its SEPA counterpart. */
 const PUNCTUATION: Array<[string, string]> = [
@@ -26,6 +28,10 @@ export type SepaTextResult = { ok: true; value: string } | { ok: false; reason: 
  * characters. Pure; never throws.
  */
 export function toSepaText(text: string, maxLength: number): SepaTextResult {
+  // Already SEPA text, single-spaced and trimmed (most names and references): nothing to convert.
+  if (SEPA_TEXT.test(text)) {
+    return text.length <= maxLength ? { ok: true, value: text } : { ok: false, reason: `is ${text.length} characters in the SEPA character set, more than ${maxLength}` };
+  }
   const converted = transliterate(text.normalize('NFC'), { customReplacements: PUNCTUATION })
     .replace(/\s+/gu, ' ')
     .trim();

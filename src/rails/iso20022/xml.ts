@@ -1,11 +1,12 @@
 /**
  * Shared XML plumbing of the ISO 20022 writers and parsers (docs/rails.md "ISO 20022 schemas").
- * Writers build a plain object tree and serialise it with `xmlbuilder2` (no string concatenation);
+ * Writers build a plain object tree and serialise it with `fast-xml-parser`'s `XMLBuilder` (no
+ * string concatenation; about 15 times faster than `xmlbuilder2` on a 10,000-transaction pain.001,
+ * docs/rails.md "Bank files at scale");
  * parsers read with `fast-xml-parser` after refusing any DOCTYPE or ENTITY declaration (so no entity
  * is ever defined or expanded, and nothing external is read), within a size limit.
  */
-import { XMLParser } from 'fast-xml-parser';
-import { create } from 'xmlbuilder2';
+import { XMLBuilder, XMLParser } from 'fast-xml-parser';
 
 /** Largest ISO 20022 file the parsers accept, in bytes (UTF-8). Larger input throws {@link Iso20022ParseError}. */
 export const MAX_ISO20022_BYTES = 10 * 1024 * 1024;
@@ -27,7 +28,7 @@ export class Iso20022ParseError extends Error {
   override readonly name = 'Iso20022ParseError';
 }
 
-/** An object tree for `xmlbuilder2`: keys are element names (`@name` attributes, `#` text), arrays repeat. */
+/** An object tree for the writer: keys are element names (`@name` attributes, `#` text), arrays repeat. */
 export type XmlTree = { [key: string]: XmlValue };
 type XmlValue = string | XmlTree | XmlTree[] | string[] | undefined;
 
@@ -42,10 +43,20 @@ function prune(tree: XmlTree): XmlTree {
   return out;
 }
 
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  textNodeName: '#',
+  format: true,
+  indentBy: '  ',
+  suppressEmptyNode: true,
+  processEntities: true,
+});
+
 /** Serialises `Document` (in the message's namespace) holding `body`, as pretty UTF-8 XML text with a declaration. */
 export function writeDocument(message: Iso20022Message, body: XmlTree): string {
-  const doc = create({ version: '1.0', encoding: 'UTF-8' }, { Document: { '@xmlns': namespaceOf(message), ...prune(body) } });
-  return doc.end({ prettyPrint: true }) + '\n';
+  const xml = builder.build({ Document: { '@xmlns': namespaceOf(message), ...prune(body) } }) as string;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n${xml.trimEnd()}\n`;
 }
 
 /** ISO 8601 date-time without milliseconds, in UTC (`2026-11-25T06:00:00Z`). */

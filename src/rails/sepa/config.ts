@@ -22,6 +22,8 @@ export interface SepaRailConfig {
   timeZone: string;
   /** Collection window of one file, in ms. */
   batchWindowMs: number;
+  /** Most transactions in one pain.001 (RAIL_SEPA_MAX_FILE_TRANSACTIONS). */
+  maxFileTransactions: number;
   /** Interval between listings of the bank's outbox, in ms. */
   pollIntervalMs: number;
   /** How long after settlement a return is still applied, in ms. */
@@ -66,6 +68,7 @@ export function sepaRailConfig(config: Config): { config: SepaRailConfig; missin
       cutOff: config.RAIL_SEPA_CUTOFF,
       timeZone: config.RAIL_SEPA_TIME_ZONE,
       batchWindowMs: parseDuration(config.RAIL_SEPA_BATCH_WINDOW),
+      maxFileTransactions: config.RAIL_SEPA_MAX_FILE_TRANSACTIONS,
       pollIntervalMs: parseDuration(config.RAIL_SEPA_POLL_INTERVAL),
       returnWindowMs: parseDuration(config.RAIL_SEPA_RETURN_WINDOW),
       virtualIbanRange: range ? { country: range[0]!, bbanPrefix: range[1]! } : null,

@@ -10,7 +10,9 @@
 import { composeIBAN, countrySpecs } from 'ibantools';
 import { randomDigits } from '../../domain/ids';
 import type { ComposedRailFile, ConfiguredRail, NewRailEvent, RailFileRecord, RailHost, RailInstructionRecord, RailModule, RailStore } from '../adapter';
-import { type Camt054Entry, parseCamt054 } from '../iso20022/camt054';
+import type { Camt054Entry } from '../iso20022/camt054';
+import { type Camt054Header, streamCamt054 } from '../iso20022/camt054-stream';
+import { Iso20022ParseError } from '../iso20022/xml';
 import { parsePain002 } from '../iso20022/pain002';
 import { writePain001 } from '../iso20022/pain001';
 import { validateIso20022 } from '../iso20022/validate';
@@ -129,20 +131,25 @@ async function pain002Events(store: RailStore, file: RailFileRecord, xml: string
   return { kind: 'pain.002', messageId: report.messageId, events };
 }
 
-/** The events of a camt.054 notification: booked debits (settled), returns, incoming credits. */
-async function camt054Events(store: RailStore, file: RailFileRecord, xml: string) {
-  const n = parseCamt054(xml);
-  const events: NewRailEvent[] = [];
-  for (const e of n.entries) {
-    if (e.status !== 'BOOK' || e.reversal) continue;
-    const instruction = e.endToEndId || e.uetr ? await findInstruction(store, { endToEndId: e.endToEndId, uetr: e.uetr, originalMessageId: null }) : undefined;
-    let type: NewRailEvent['type'];
-    if (e.creditDebit === 'DBIT') type = 'settled';
-    else if (instruction || e.returnReasonCode) type = 'returned';
-    else type = 'credit';
-    const booked = e.bookingDate ? new Date(e.bookingDate) : null;
-    events.push({
-      id: `${file.id}:${events.length}`,
+/**
+ * The events of one batch of camt.054 entries (booked debits: settled; returns; incoming credits),
+ * numbered from `first`: the batch is matched to its instructions in one query (by EndToEndId,
+ * else UETR, as {@link findInstruction}).
+ */
+async function camt054BatchEvents(store: RailStore, file: RailFileRecord, header: Camt054Header, entries: Camt054Entry[], first: number): Promise<NewRailEvent[]> {
+  const booked = entries.filter((e) => e.status === 'BOOK' && !e.reversal);
+  const endToEndIds = [...new Set(booked.map((e) => e.endToEndId).filter((v): v is string => !!v))];
+  const uetrs = [...new Set(booked.filter((e) => !e.endToEndId && e.uetr).map((e) => e.uetr!.toLowerCase()))];
+  const rows = await store.instructionsByReferences({ endToEndIds, uetrs });
+  const byEndToEnd = new Map(rows.map((r) => [r.end_to_end_id, r]));
+  const byUetr = new Map(rows.filter((r) => r.uetr).map((r) => [r.uetr!, r]));
+  return booked.map((e, i) => {
+    const found = e.endToEndId ? byEndToEnd.get(e.endToEndId) : e.uetr ? byUetr.get(e.uetr.toLowerCase()) : undefined;
+    const instruction = found && (!e.uetr || found.uetr === e.uetr.toLowerCase()) ? found : undefined;
+    const type: NewRailEvent['type'] = e.creditDebit === 'DBIT' ? 'settled' : instruction || e.returnReasonCode ? 'returned' : 'credit';
+    const bookedAt = e.bookingDate ? new Date(e.bookingDate) : null;
+    return {
+      id: `${file.id}:${first + i}`,
       rail: file.rail,
       rail_file_id: file.id,
       type,
@@ -152,11 +159,57 @@ async function camt054Events(store: RailStore, file: RailFileRecord, xml: string
       end_to_end_id: e.endToEndId,
       uetr: e.uetr,
       reason_code: e.returnReasonCode,
-      occurred_at: booked && !Number.isNaN(booked.getTime()) ? booked : null,
-      details: { source: 'camt.054', accountIban: n.accountIban, ...entryDetails(e) },
-    });
+      occurred_at: bookedAt && !Number.isNaN(bookedAt.getTime()) ? bookedAt : null,
+      details: { source: 'camt.054', accountIban: header.accountIban, ...entryDetails(e) },
+    };
+  });
+}
+
+/** Moves the instructions of `events` forward, in file order, one run of one status at a time (a later answer never moves one back). */
+async function advanceInstructionsOf(store: RailStore, events: NewRailEvent[], now: Date): Promise<void> {
+  let run: { to: RailInstructionRecord['status']; keys: Array<{ payoutId: string; attempt: number }> } | null = null;
+  for (const e of events) {
+    if (!e.payout_id || e.attempt === null) continue;
+    const to = e.type === 'accepted' ? 'accepted' : e.type === 'rejected' ? 'rejected' : e.type === 'settled' ? 'settled' : e.type === 'returned' ? 'returned' : null;
+    if (!to) continue;
+    if (run && run.to !== to) {
+      await store.advanceInstructions(run.keys, run.to, now);
+      run = null;
+    }
+    run ??= { to, keys: [] };
+    run.keys.push({ payoutId: e.payout_id, attempt: e.attempt });
   }
-  return { kind: 'camt.054', messageId: n.messageId, events };
+  if (run) await store.advanceInstructions(run.keys, run.to, now);
+}
+
+/**
+ * Reads a camt.054 as a stream within one transaction that holds the file's row: each batch of
+ * entries is matched, then recorded and its instructions advanced while the next batch is parsed
+ * (docs/rails.md "Bank files at scale"). A parse error rolls back what the file recorded and is
+ * rethrown (the caller quarantines it). Null when another worker holds or has processed the file.
+ */
+async function recordCamt054(host: RailHost, file: RailFileRecord, xml: string, now: Date): Promise<{ events: NewRailEvent[]; recorded: Set<string> } | null> {
+  const events: NewRailEvent[] = [];
+  const recorded = await host.transaction(async (store) => {
+    if ((await store.lockInboundFile(file.id)) !== 'received') return null;
+    const ids = new Set<string>();
+    let writing: Promise<void> = Promise.resolve();
+    const write = async (batch: NewRailEvent[]) => {
+      for (const id of await store.recordEvents(batch, now)) ids.add(id);
+      await advanceInstructionsOf(store, batch, now);
+    };
+    const read = await streamCamt054(xml, async (header, entries) => {
+      const batch = await camt054BatchEvents(store, file, header, entries, events.length);
+      events.push(...batch);
+      await writing;
+      writing = write(batch);
+      writing.catch(() => undefined);
+    });
+    await writing;
+    await store.markInboundProcessed(file.id, { kind: 'camt.054', messageId: read.messageId, transactions: events.length }, now);
+    return ids;
+  });
+  return recorded ? { events, recorded } : null;
 }
 
 /** What an entry's event keeps (all strings; amounts in minor units). */
@@ -181,38 +234,38 @@ function entryDetails(e: Camt054Entry): Record<string, unknown> {
 export async function readSepaInboundFile(host: RailHost, file: RailFileRecord): Promise<{ events: number; quarantined: boolean }> {
   const now = host.now();
   const xml = file.content ?? '';
-  let parsed: { kind: string; messageId: string; events: NewRailEvent[] } | null = null;
-  let error: string | null = null;
+  const kind = kindOf(xml);
+  if (!kind) return quarantineInboundFile(host, file, 'not a pain.002 or camt.054 document', 'it does not parse');
+  let read: { events: NewRailEvent[]; recorded: Set<string> } | null;
   try {
-    const kind = kindOf(xml);
-    if (!kind) throw new Error('not a pain.002 or camt.054 document');
-    parsed = kind === 'pain.002' ? await pain002Events(host.store, file, xml) : await camt054Events(host.store, file, xml);
+    read = kind === 'camt.054' ? await recordCamt054(host, file, xml, now) : await recordPain002(host, file, xml, now);
   } catch (err) {
-    error = err instanceof Error ? err.message : String(err);
+    if (err instanceof Iso20022ParseError) return quarantineInboundFile(host, file, err.message, 'it does not parse');
+    throw err;
   }
-  if (!parsed) return quarantineInboundFile(host, file, error ?? 'unreadable', 'it does not parse');
-  const events = parsed.events;
-  const recorded = await host.transaction(async (store) => {
-    const locked = await store.lockInboundFile(file.id);
-    if (locked !== 'received') return null;
-    const ids = await store.recordEvents(events, now);
-    for (const e of events) {
-      if (!e.payout_id || e.attempt === null) continue;
-      const to = e.type === 'accepted' ? 'accepted' : e.type === 'rejected' ? 'rejected' : e.type === 'settled' ? 'settled' : e.type === 'returned' ? 'returned' : null;
-      if (to) await store.advanceInstruction({ payoutId: e.payout_id, attempt: e.attempt }, to, now);
-    }
-    await store.markInboundProcessed(file.id, { kind: parsed.kind, messageId: parsed.messageId, transactions: events.length }, now);
-    return ids;
-  });
-  if (!recorded) return { events: 0, quarantined: false };
-  for (const e of events) if (e.type === 'returned' && recorded.includes(e.id)) host.metrics.railReturns.inc({ rail: file.rail, code: e.reason_code ?? 'none', late: 'false' });
-  const unmatched = events.filter((e) => recorded.includes(e.id) && !e.payout_id && e.type !== 'credit').length;
+  if (!read) return { events: 0, quarantined: false };
+  const { events, recorded } = read;
+  for (const e of events) if (e.type === 'returned' && recorded.has(e.id)) host.metrics.railReturns.inc({ rail: file.rail, code: e.reason_code ?? 'none', late: 'false' });
+  const unmatched = events.filter((e) => recorded.has(e.id) && !e.payout_id && e.type !== 'credit').length;
   if (unmatched > 0) {
     host.metrics.railUnmatchedItems.inc({ rail: file.rail }, unmatched);
     host.log.warn({ rail: file.rail, fileId: file.id, unmatched }, 'bank statuses matched no payout; kept as unmatched items');
   }
   host.metrics.railFiles.inc({ rail: file.rail, direction: 'inbound', outcome: 'received' });
-  return { events: recorded.length, quarantined: false };
+  return { events: recorded.size, quarantined: false };
+}
+
+/** Reads a pain.002 (a tree: status reports are small), then records its events in one transaction that holds the file's row; null when another worker holds it. */
+async function recordPain002(host: RailHost, file: RailFileRecord, xml: string, now: Date): Promise<{ events: NewRailEvent[]; recorded: Set<string> } | null> {
+  const parsed = await pain002Events(host.store, file, xml);
+  const recorded = await host.transaction(async (store) => {
+    if ((await store.lockInboundFile(file.id)) !== 'received') return null;
+    const ids = await store.recordEvents(parsed.events, now);
+    await advanceInstructionsOf(store, parsed.events, now);
+    await store.markInboundProcessed(file.id, { kind: parsed.kind, messageId: parsed.messageId, transactions: parsed.events.length }, now);
+    return new Set(ids);
+  });
+  return recorded ? { events: parsed.events, recorded } : null;
 }
 
 /** The rail with a configuration: see the file header. */
@@ -252,6 +305,7 @@ function configured(sepa: SepaRailConfig): ConfiguredRail {
     readInboundFile: (host, file) => readSepaInboundFile(host, file),
     files: {
       compose: (rows, now, fileId, log) => composeSepaFile(sepa, rows, now, fileId, log),
+      maxTransactions: sepa.maxFileTransactions,
       upload: { sftp: sepa.sftp, dir: sepa.uploadDir },
       settlesAt: () => null,
     },

@@ -6,7 +6,7 @@
  * after a complete listing (`afterListing`: ACH settlement by silence).
  */
 import type { InboxPollResult, RailFileRecord, RailHost } from '../adapter';
-import { MAX_ISO20022_BYTES } from '../iso20022/xml';
+import { MAX_STREAMED_ISO20022_BYTES } from '../iso20022/camt054-stream';
 import { type SftpConnectionConfig, SftpTransport } from './transport';
 
 /**
@@ -40,7 +40,7 @@ export async function pollSftpInbox(
         result.more = true;
         break;
       }
-      const content = await sftp.download(connection.downloadDir, f.name, MAX_ISO20022_BYTES);
+      const content = await sftp.download(connection.downloadDir, f.name, MAX_STREAMED_ISO20022_BYTES);
       const file = await host.store.recordInboundFile(host.rail, f.name, content);
       if (file.status !== 'received') {
         if (file.status === 'quarantined' && file.name !== f.name) result.quarantined++;
