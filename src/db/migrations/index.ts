@@ -24,6 +24,7 @@ import * as m0064pti from './0064_partner_transfer_index';
 import * as m0060np from './0060_notification_providers';
 import * as m0061sol from './0061_solana_usdc';
 import * as m0065 from './0065_defense_in_depth';
+import * as m0069wsc from './0069_workflow_start_claims';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -52,6 +53,7 @@ export const migrations: Record<string, Migration> = {
   '0060_notification_providers': m0060np,
   '0061_solana_usdc': m0061sol,
   '0065_defense_in_depth': m0065,
+  '0069_workflow_start_claims': m0069wsc,
 };
 
 /** Static provider (no filesystem scan), so bundlers and tsx see every migration. */
