@@ -112,16 +112,56 @@ const starters = new WeakMap<Core, Starter>();
 export const STARTER_CONCURRENCY = 64;
 export const STARTER_QUEUE_MAX = 20_000;
 /**
- * Lease of a claimed start: {@link START_LEASE_BASE_MS} plus {@link START_LEASE_PER_START_MS} per
- * start claimed together, so a claimer that is alive finishes well inside it and one that died
- * leaves its starts to the relay when it ends.
+ * Lease of a claimed start. The claimer renews the lease of the starts it still holds every third
+ * of it ({@link holdLeases}), so a long queue keeps its claim while the process lives, and the
+ * starts of a process that died are swept at most this long after.
  */
-export const START_LEASE_BASE_MS = 30_000;
-export const START_LEASE_PER_START_MS = 5;
+export const START_LEASE_MS = 30_000;
 
-/** When the claim on `count` starts claimed together at `now` runs out (`workflow_starts.claimed_until`). */
-export function startLeaseUntil(now: Date, count: number): Date {
-  return new Date(now.getTime() + START_LEASE_BASE_MS + START_LEASE_PER_START_MS * count);
+/** When a claim taken at `now` runs out (`workflow_starts.claimed_until`). */
+export function startLeaseUntil(now: Date): Date {
+  return new Date(now.getTime() + START_LEASE_MS);
+}
+
+/** Claimed starts this process holds, per Core, and the timer renewing their lease. */
+const held = new WeakMap<Core, { ids: Set<string>; timer: ReturnType<typeof setInterval> | null }>();
+
+/**
+ * Holds the claims on `ids` until {@link releaseLease}: every START_LEASE_MS / 3, one
+ * `UPDATE … SET claimed_until = now + START_LEASE_MS WHERE workflow_id = ANY(…) AND started_at IS
+ * NULL` renews all of them. A failed renewal is logged (the claims may then run out: another
+ * process makes those starts, and Temporal answers the second one "already started").
+ */
+function holdLeases(core: Core, ids: string[]): void {
+  let h = held.get(core);
+  if (!h) {
+    h = { ids: new Set(), timer: null };
+    held.set(core, h);
+  }
+  for (const id of ids) h.ids.add(id);
+  if (!h.timer && h.ids.size > 0) {
+    const state = h;
+    state.timer = setInterval(() => {
+      const renew = [...state.ids];
+      if (renew.length === 0) return;
+      void sql`update workflow_starts set claimed_until = ${startLeaseUntil(core.now())}
+        where workflow_id = any(${renew}::text[]) and started_at is null`
+        .execute(core.db)
+        .catch((err: unknown) => core.log.warn({ err, count: renew.length }, 'workflow start claims not renewed'));
+    }, START_LEASE_MS / 3);
+    state.timer.unref?.();
+  }
+}
+
+/** Stops renewing the claim on `id` (made, or given back). */
+function releaseLease(core: Core, id: string): void {
+  const h = held.get(core);
+  if (!h) return;
+  h.ids.delete(id);
+  if (h.ids.size === 0 && h.timer) {
+    clearInterval(h.timer);
+    h.timer = null;
+  }
 }
 
 function starterOf(core: Core): Starter {
@@ -154,15 +194,18 @@ export function handOffWorkflowStart(core: Core, start: PendingStart): void {
 
 /**
  * Hands many starts to this process's starter, after the transaction that recorded them committed
- * them claimed (`claimed_until` = {@link startLeaseUntil}(now, starts.length)), so no other
- * process's sweep makes them while this one does. Returns at once. A start that fails, or does
- * not fit in the lane, has its claim released (`claimed_until` null) so the relay makes it on its
- * next sweep; if the process dies, the relay makes them when the lease runs out. Never throws.
+ * them claimed (`claimed_until` = {@link startLeaseUntil}(now)), so no other process's sweep makes
+ * them while this one holds the claim (renewed until each is made). Returns at once. A start that
+ * fails, or does not fit in the lane, has its claim released (`claimed_until` null) so the relay
+ * makes it on its next sweep; if the process dies, the relay makes them when the lease runs out.
+ * Never throws.
  */
 export function handOffWorkflowStarts(core: Core, starts: PendingStart[]): void {
   const s = starterOf(core);
   const room = Math.max(0, STARTER_QUEUE_MAX - s.bulk.length);
-  for (const start of starts.slice(0, room)) s.bulk.push(start);
+  const taken = starts.slice(0, room);
+  holdLeases(core, taken.map((x) => x.workflowId));
+  for (const start of taken) s.bulk.push(start);
   const overflow = starts.slice(room);
   if (overflow.length > 0) {
     core.log.warn({ count: overflow.length }, 'workflow start queue full; the relay makes these starts');
@@ -185,6 +228,7 @@ function pumpStarts(core: Core, s: Starter): void {
         if (claimed) releaseClaim(core, workflowId);
       })
       .finally(() => {
+        if (claimed) releaseLease(core, workflowId);
         s.inFlight--;
         if (s.inFlight === 0 && s.single.length === 0 && s.bulk.length === 0) for (const resolve of s.drained.splice(0)) resolve();
         pumpStarts(core, s);
@@ -288,7 +332,7 @@ function releaseClaim(core: Core, workflowId: string): void {
  * after the others are made (their claims released), so the relay waits for its next tick.
  */
 export async function sweepWorkflowStarts(core: Core, olderThanMs = 2000, limit = 500): Promise<number> {
-  const until = startLeaseUntil(core.now(), limit);
+  const until = startLeaseUntil(core.now());
   const claimed = await sql<{ workflow_id: string; workflow_type: string; args: unknown[]; search_attributes: KeywordAttributes }>`
     update workflow_starts set claimed_until = ${until}
     where workflow_id in (
@@ -301,6 +345,7 @@ export async function sweepWorkflowStarts(core: Core, olderThanMs = 2000, limit 
       for update skip locked)
     returning workflow_id, workflow_type, args, search_attributes`.execute(core.db);
   const starts: PendingStart[] = claimed.rows.map((r) => ({ workflowId: r.workflow_id, workflowType: r.workflow_type, args: r.args, searchAttributes: r.search_attributes }));
+  holdLeases(core, starts.map((x) => x.workflowId));
   let next = 0;
   let failure: unknown;
   const lane = async () => {
@@ -311,6 +356,8 @@ export async function sweepWorkflowStarts(core: Core, olderThanMs = 2000, limit 
       } catch (err) {
         failure ??= err;
         releaseClaim(core, start.workflowId);
+      } finally {
+        releaseLease(core, start.workflowId);
       }
     }
   };

@@ -81,7 +81,7 @@ describe('workflow-start claims', () => {
 
   it('a start under a live lease is left alone; once the lease runs out (its claimer died) the sweep makes it', async () => {
     const starts = makeStarts(5);
-    await record(starts, 5000, startLeaseUntil(new Date(), starts.length));
+    await record(starts, 5000, startLeaseUntil(new Date()));
     const calls: string[] = [];
     expect(await sweepWorkflowStarts(counting(calls), 2000, 500)).toBe(0);
     expect(calls).toHaveLength(0);
@@ -95,7 +95,7 @@ describe('workflow-start claims', () => {
     // Temporal refuses a workflow id over its length limit (INVALID_ARGUMENT).
     const refused: PendingStart = { ...makeStarts(1)[0]!, workflowId: `claim-test-${run}-${'x'.repeat(1200)}` };
     const all = [...good, refused];
-    await record(all, 0, startLeaseUntil(new Date(), all.length));
+    await record(all, 0, startLeaseUntil(new Date()));
     handOffWorkflowStarts(h.core, all);
     await drainWorkflowStarts(h.core, 20_000);
     await waitFor(async () => {
@@ -108,7 +108,7 @@ describe('workflow-start claims', () => {
   it('a single start handed off behind a bulk hand-off is made before the rest of the bulk', async () => {
     const bulk = makeStarts(4 * STARTER_CONCURRENCY);
     const [single] = makeStarts(1);
-    await record(bulk, 0, startLeaseUntil(new Date(), bulk.length));
+    await record(bulk, 0, startLeaseUntil(new Date()));
     await record([single!], 0, null);
     const calls: string[] = [];
     const core = counting(calls);

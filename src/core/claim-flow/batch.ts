@@ -196,7 +196,7 @@ export async function createClaimBatch(
       }));
       await sql`insert into events select * from jsonb_populate_recordset(null::events, ${json(events)}::jsonb)`.execute(tx);
       // Recorded claimed by this process (src/core/workflow-starts.ts handOffWorkflowStarts).
-      const claimedUntil = startLeaseUntil(new Date(), out.length);
+      const claimedUntil = startLeaseUntil(new Date());
       const starts = out.map((r) => {
         const s = payoutStart(r);
         return { workflow_id: s.workflowId, workflow_type: s.workflowType, args: s.args, search_attributes: s.searchAttributes, created_at: now, started_at: null, claimed_until: claimedUntil };
