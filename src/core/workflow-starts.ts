@@ -106,8 +106,8 @@ const starters = new WeakMap<Core, Starter>();
 /**
  * How many starts one process makes at once (each one gRPC call to the Temporal frontend,
  * multiplexed over the client's one connection), and the most each lane queues; past that a start
- * is left to the relay's sweep (docs/architecture.md "Outboxes", docs/benchmarks.md "Workflow
- * starts at scale").
+ * is left to the relay's sweep (docs/architecture.md "Outboxes"; docs/benchmarks.md "2026-11-27
+ * (issue #39)").
  */
 export const STARTER_CONCURRENCY = 64;
 export const STARTER_QUEUE_MAX = 20_000;
