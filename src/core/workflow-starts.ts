@@ -87,57 +87,170 @@ export async function flushWorkflowStart(core: Core, workflowId: string, recorde
   return true;
 }
 
+/** A FIFO of starts (index-based: a shift of 10,000 queued starts costs nothing). */
+class StartQueue {
+  private items: PendingStart[] = [];
+  private head = 0;
+  get length(): number {
+    return this.items.length - this.head;
+  }
+  push(start: PendingStart): void {
+    this.items.push(start);
+  }
+  shift(): PendingStart | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const start = this.items[this.head]!;
+    this.items[this.head++] = undefined as never;
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return start;
+  }
+}
+
 /**
- * The starts handed off by {@link handOffWorkflowStart}, per Core (one per process, several in
- * tests): a FIFO queue and the number being made now.
+ * The starts handed off in one process (one per Core; several in tests). Two lanes: `single`
+ * (one start per request, {@link handOffWorkflowStart}) is always served before `bulk` (claimed
+ * starts of a batch, {@link handOffWorkflowStarts}), so a payout accepted during a 10,000-entry
+ * batch does not wait behind it.
  */
 interface Starter {
-  queue: PendingStart[];
+  single: StartQueue;
+  bulk: StartQueue;
   inFlight: number;
-  /** Resolvers of {@link drainWorkflowStarts} waiting for the queue to empty. */
+  /** Resolvers of {@link drainWorkflowStarts} waiting for both lanes to empty. */
   drained: Array<() => void>;
 }
 const starters = new WeakMap<Core, Starter>();
 /**
- * How many handed-off starts one process makes at once (each is one gRPC call to the Temporal
- * frontend), and the most it queues; past that a start is left to the relay's sweep, which makes
- * it within seconds (docs/benchmarks.md "2026-11-26 (evening)").
+ * How many starts one process makes at once (each one gRPC call to the Temporal frontend,
+ * multiplexed over the client's one connection), and the most each lane queues; past that a start
+ * is left to the relay's sweep (docs/architecture.md "Outboxes"; docs/benchmarks.md "2026-11-27
+ * (issue #39)").
  */
-export const STARTER_CONCURRENCY = 32;
+export const STARTER_CONCURRENCY = 64;
 export const STARTER_QUEUE_MAX = 20_000;
+/**
+ * Lease of a claimed start. The claimer renews the lease of the starts it still holds every third
+ * of it ({@link holdLeases}), so a long queue keeps its claim while the process lives, and the
+ * starts of a process that died are swept at most this long after.
+ */
+export const START_LEASE_MS = 30_000;
+
+/** When a claim taken at `now` runs out (`workflow_starts.claimed_until`). */
+export function startLeaseUntil(now: Date): Date {
+  return new Date(now.getTime() + START_LEASE_MS);
+}
+
+/** Claimed starts this process holds, per Core, and the timer renewing their lease. */
+const held = new WeakMap<Core, { ids: Set<string>; timer: ReturnType<typeof setInterval> | null }>();
 
 /**
- * Hands a start already recorded in the outbox (committed) to this process's starter and returns
- * at once: the caller answers its request without waiting for Temporal. The starter makes it
- * within milliseconds ({@link flushWorkflowStart}, at most {@link STARTER_CONCURRENCY} at once, in
- * the order handed off); if the start fails (Temporal unreachable), or the process dies first, or
- * the queue is full, the relay's sweep ({@link sweepWorkflowStarts}) makes it, so a committed
- * start is never lost. An Update or Signal sent before the start is made finds no workflow: the
- * caller makes the start first ({@link ensureWorkflowStarted}). Never throws.
+ * Holds the claims on `ids` until {@link releaseLease}: every START_LEASE_MS / 3, one
+ * `UPDATE … SET claimed_until = now + START_LEASE_MS WHERE workflow_id = ANY(…) AND started_at IS
+ * NULL` renews all of them. A failed renewal is logged (the claims may then run out: another
+ * process makes those starts, and Temporal answers the second one "already started").
  */
-export function handOffWorkflowStart(core: Core, start: PendingStart): void {
+function holdLeases(core: Core, ids: string[]): void {
+  let h = held.get(core);
+  if (!h) {
+    h = { ids: new Set(), timer: null };
+    held.set(core, h);
+  }
+  for (const id of ids) h.ids.add(id);
+  if (!h.timer && h.ids.size > 0) {
+    const state = h;
+    state.timer = setInterval(() => {
+      const renew = [...state.ids];
+      if (renew.length === 0) return;
+      void sql`update workflow_starts set claimed_until = ${startLeaseUntil(core.now())}
+        where workflow_id = any(${renew}::text[]) and started_at is null`
+        .execute(core.db)
+        .catch((err: unknown) => core.log.warn({ err, count: renew.length }, 'workflow start claims not renewed'));
+    }, START_LEASE_MS / 3);
+    state.timer.unref?.();
+  }
+}
+
+/** Stops renewing the claim on `id` (made, or given back). */
+function releaseLease(core: Core, id: string): void {
+  const h = held.get(core);
+  if (!h) return;
+  h.ids.delete(id);
+  if (h.ids.size === 0 && h.timer) {
+    clearInterval(h.timer);
+    h.timer = null;
+  }
+}
+
+function starterOf(core: Core): Starter {
   let s = starters.get(core);
   if (!s) {
-    s = { queue: [], inFlight: 0, drained: [] };
+    s = { single: new StartQueue(), bulk: new StartQueue(), inFlight: 0, drained: [] };
     starters.set(core, s);
   }
-  if (s.queue.length >= STARTER_QUEUE_MAX) {
+  return s;
+}
+
+/**
+ * Hands a start already recorded in the outbox (committed, not claimed) to this process's starter
+ * and returns at once: the caller answers its request without waiting for Temporal. The starter
+ * makes it within milliseconds (at most {@link STARTER_CONCURRENCY} starts at once, in the order
+ * handed off, before any bulk start); if the start fails (Temporal unreachable), or the process
+ * dies first, or the lane is full, the relay's sweep ({@link sweepWorkflowStarts}) makes it, so a
+ * committed start is never lost. An Update or Signal sent before the start is made finds no
+ * workflow: the caller makes the start first ({@link ensureWorkflowStarted}). Never throws.
+ */
+export function handOffWorkflowStart(core: Core, start: PendingStart): void {
+  const s = starterOf(core);
+  if (s.single.length >= STARTER_QUEUE_MAX) {
     core.log.warn({ workflowId: start.workflowId }, 'workflow start queue full; the relay makes this start');
     return;
   }
-  s.queue.push(start);
+  s.single.push(start);
+  pumpStarts(core, s);
+}
+
+/**
+ * Hands many starts to this process's starter, after the transaction that recorded them committed
+ * them claimed (`claimed_until` = {@link startLeaseUntil}(now)), so no other process's sweep makes
+ * them while this one holds the claim (renewed until each is made). Returns at once. A start that
+ * fails, or does not fit in the lane, has its claim released (`claimed_until` null) so the relay
+ * makes it on its next sweep; if the process dies, the relay makes them when the lease runs out.
+ * Never throws.
+ */
+export function handOffWorkflowStarts(core: Core, starts: PendingStart[]): void {
+  const s = starterOf(core);
+  const room = Math.max(0, STARTER_QUEUE_MAX - s.bulk.length);
+  const taken = starts.slice(0, room);
+  holdLeases(core, taken.map((x) => x.workflowId));
+  for (const start of taken) s.bulk.push(start);
+  const overflow = starts.slice(room);
+  if (overflow.length > 0) {
+    core.log.warn({ count: overflow.length }, 'workflow start queue full; the relay makes these starts');
+    for (const start of overflow) releaseClaim(core, start.workflowId);
+  }
   pumpStarts(core, s);
 }
 
 function pumpStarts(core: Core, s: Starter): void {
-  while (s.inFlight < STARTER_CONCURRENCY && s.queue.length > 0) {
-    const start = s.queue.shift()!;
+  while (s.inFlight < STARTER_CONCURRENCY) {
+    let start = s.single.shift();
+    const claimed = !start;
+    start ??= s.bulk.shift();
+    if (!start) break;
+    const { workflowId } = start;
     s.inFlight++;
-    flushWorkflowStart(core, start.workflowId, start)
-      .catch((err: unknown) => core.log.warn({ err, workflowId: start.workflowId }, 'workflow start deferred to the relay'))
+    flushWorkflowStart(core, workflowId, start)
+      .catch((err: unknown) => {
+        core.log.warn({ err, workflowId }, 'workflow start deferred to the relay');
+        if (claimed) releaseClaim(core, workflowId);
+      })
       .finally(() => {
+        if (claimed) releaseLease(core, workflowId);
         s.inFlight--;
-        if (s.inFlight === 0 && s.queue.length === 0) for (const resolve of s.drained.splice(0)) resolve();
+        if (s.inFlight === 0 && s.single.length === 0 && s.bulk.length === 0) for (const resolve of s.drained.splice(0)) resolve();
         pumpStarts(core, s);
       });
   }
@@ -149,7 +262,7 @@ function pumpStarts(core: Core, s: Starter): void {
  */
 export async function drainWorkflowStarts(core: Core, timeoutMs = 5000): Promise<void> {
   const s = starters.get(core);
-  if (!s || (s.inFlight === 0 && s.queue.length === 0)) return;
+  if (!s || (s.inFlight === 0 && s.single.length === 0 && s.bulk.length === 0)) return;
   let timer: ReturnType<typeof setTimeout> | undefined;
   await Promise.race([
     new Promise<void>((resolve) => s.drained.push(resolve)),
@@ -171,35 +284,33 @@ export async function ensureWorkflowStarted(core: Core, workflowId: string): Pro
   return flushWorkflowStart(core, workflowId);
 }
 
-/** Starts waiting to be marked, per Core (one per process, several in tests). */
-const pendingMarks = new WeakMap<Core, { ids: Set<string>; timer: ReturnType<typeof setTimeout> | null }>();
-/** How long a mark waits for others to join its UPDATE, and the most one UPDATE carries. */
+/** Outbox writes waiting to join one UPDATE, per Core: ids to mark started, ids whose claim is released. */
+interface PendingWrites {
+  ids: Set<string>;
+  timer: ReturnType<typeof setTimeout> | null;
+}
+const pendingMarks = new WeakMap<Core, PendingWrites>();
+const pendingReleases = new WeakMap<Core, PendingWrites>();
+/** How long a write waits for others to join its UPDATE, and the most one UPDATE carries. */
 const MARK_DELAY_MS = 20;
 const MARK_BATCH = 500;
 
 /**
- * Queues `workflowId` to be marked started; the queue is written by one
- * `UPDATE workflow_starts SET started_at … WHERE workflow_id IN (…)` after {@link MARK_DELAY_MS}
- * or at {@link MARK_BATCH} ids. A failed write is logged and left to the relay.
+ * Queues `workflowId` in `map`'s batch for `core`; `write` runs one UPDATE for the batch after
+ * {@link MARK_DELAY_MS} or at {@link MARK_BATCH} ids. A failed write is logged and left to the relay.
  */
-function markStarted(core: Core, workflowId: string): void {
-  let q = pendingMarks.get(core);
+function batchWrite(core: Core, map: WeakMap<Core, PendingWrites>, workflowId: string, write: (ids: string[]) => Promise<unknown>, what: string): void {
+  let q = map.get(core);
   if (!q) {
     q = { ids: new Set(), timer: null };
-    pendingMarks.set(core, q);
+    map.set(core, q);
   }
   q.ids.add(workflowId);
   const flush = () => {
     q.timer = null;
     const ids = [...q.ids];
     q.ids.clear();
-    void core.db
-      .updateTable('workflow_starts')
-      .set({ started_at: core.now() })
-      .where('workflow_id', 'in', ids)
-      .where('started_at', 'is', null)
-      .execute()
-      .catch((err: unknown) => core.log.warn({ err, count: ids.length }, 'workflow starts not marked; the relay marks them'));
+    void write(ids).catch((err: unknown) => core.log.warn({ err, count: ids.length }, `${what}; the relay handles them`));
   };
   if (q.ids.size >= MARK_BATCH) {
     if (q.timer) clearTimeout(q.timer);
@@ -210,21 +321,69 @@ function markStarted(core: Core, workflowId: string): void {
   }
 }
 
+/** Marks `workflowId` started (`UPDATE … SET started_at … WHERE workflow_id IN (…)`, batched). */
+function markStarted(core: Core, workflowId: string): void {
+  batchWrite(
+    core,
+    pendingMarks,
+    workflowId,
+    (ids) => core.db.updateTable('workflow_starts').set({ started_at: core.now() }).where('workflow_id', 'in', ids).where('started_at', 'is', null).execute(),
+    'workflow starts not marked',
+  );
+}
+
+/** Releases this process's claim on an unstarted `workflowId` (batched), so the relay's next sweep makes it. */
+function releaseClaim(core: Core, workflowId: string): void {
+  batchWrite(
+    core,
+    pendingReleases,
+    workflowId,
+    (ids) => core.db.updateTable('workflow_starts').set({ claimed_until: null }).where('workflow_id', 'in', ids).where('started_at', 'is', null).execute(),
+    'workflow start claims not released',
+  );
+}
+
 /**
- * Starts every recorded workflow older than `olderThanMs` that was never marked started (the
- * process that wrote it died before starting it). Returns how many were started.
+ * The relay's sweep: claims up to `limit` recorded starts older than `olderThanMs` that are not
+ * marked started and not claimed by a live lease (the process that wrote or claimed them died, or
+ * gave them up), in one `UPDATE … WHERE workflow_id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING`,
+ * so two sweeping processes never take the same rows; then makes them, {@link STARTER_CONCURRENCY}
+ * at once, and marks them started. Returns how many were claimed. Throws the first start error
+ * after the others are made (their claims released), so the relay waits for its next tick.
  */
 export async function sweepWorkflowStarts(core: Core, olderThanMs = 2000, limit = 500): Promise<number> {
-  const rows = await core.db
-    .selectFrom('workflow_starts')
-    .select('workflow_id')
-    .where('started_at', 'is', null)
-    .where(sql<boolean>`created_at < now() - ${`${olderThanMs} milliseconds`}::interval`)
-    .orderBy('created_at')
-    .limit(limit)
-    .execute();
-  for (const r of rows) await flushWorkflowStart(core, r.workflow_id);
-  return rows.length;
+  const until = startLeaseUntil(core.now());
+  const claimed = await sql<{ workflow_id: string; workflow_type: string; args: unknown[]; search_attributes: KeywordAttributes }>`
+    update workflow_starts set claimed_until = ${until}
+    where workflow_id in (
+      select workflow_id from workflow_starts
+      where started_at is null
+        and (claimed_until is null or claimed_until < now())
+        and created_at < now() - ${`${olderThanMs} milliseconds`}::interval
+      order by created_at
+      limit ${limit}
+      for update skip locked)
+    returning workflow_id, workflow_type, args, search_attributes`.execute(core.db);
+  const starts: PendingStart[] = claimed.rows.map((r) => ({ workflowId: r.workflow_id, workflowType: r.workflow_type, args: r.args, searchAttributes: r.search_attributes }));
+  holdLeases(core, starts.map((x) => x.workflowId));
+  let next = 0;
+  let failure: unknown;
+  const lane = async () => {
+    while (next < starts.length) {
+      const start = starts[next++]!;
+      try {
+        await flushWorkflowStart(core, start.workflowId, start);
+      } catch (err) {
+        failure ??= err;
+        releaseClaim(core, start.workflowId);
+      } finally {
+        releaseLease(core, start.workflowId);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(STARTER_CONCURRENCY, starts.length) }, lane));
+  if (failure !== undefined) throw failure;
+  return starts.length;
 }
 
 /**

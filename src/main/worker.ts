@@ -48,7 +48,7 @@ const workflowBundle = await prepareWorkflowBundle({
   outFile: join(tmpdir(), `payouts-workflows-${process.pid}.js`),
 });
 const { worker, connection } = await createWorker(core, { workflowBundle });
-const stopRelay = startRelay(core, relayTasks);
+const stopRelay = startRelay(core, relayTasks, undefined, { databaseUrl: config.DATABASE_URL });
 // Live bank rails (docs/rails.md): their inbox pollers, and connection checks for channel status.
 const stopRailChecks = await startRailHealthChecks(core);
 const pollers = await startRailPollers(core);

@@ -14,7 +14,11 @@
  * 3. GET /payouts?limit=50 at 20 concurrent clients against a bare Hono + pg process running the
  *    same query and JSON (tools/bench/bare-list.ts);
  * 4. a 10,000-entry Surface B batch accepted (POST /sandbox/claim/v1/disbursements/batch), or
- *    "not built" when the route is absent.
+ *    "not built" when the route is absent, and the time until every entry's workflow has started,
+ *    against a bare client starting as many no-op workflows as fast as it can (the best of 64 and
+ *    128 starts in flight over one connection);
+ * 5. (first, section `idle`) the footprint of the API and the worker at idle: RSS after the stack
+ *    has been quiet a while, and CPU ms per second over a quiet window.
  *
  * Also CPU milliseconds per payout of each process (API, worker, Temporal server, PostgreSQL with
  * its backends; /proc/<pid>/stat before and after) and SQL statements per payout
@@ -32,7 +36,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { type RawBuilder, sql } from 'kysely';
 import { parseDuration } from '../../src/domain/durations';
 import { freePort } from '../../src/temporal/dev-server';
-import { cpuMs, treeCpuMs } from '../stack/proc-stats';
+import { cpuMs, treeCpuMs, treeRssBytes } from '../stack/proc-stats';
 import { ROOT, startStack, type Stack } from '../stack/index';
 import { runRailsBench } from './rails';
 
@@ -45,7 +49,7 @@ const { values: args } = parseArgs({
     'get-seconds': { type: 'string' },
     entries: { type: 'string' },
     cluster: { type: 'boolean', default: false },
-    // --only get,post: just those sections (disbursement, post, get, batch), for profiling one path
+    // --only get,post: just those sections (idle, disbursement, post, get, batch), for profiling one path
     only: { type: 'string' },
     // --statements: also print each section's SQL statements by calls per unit (pg_stat_statements)
     statements: { type: 'boolean', default: false },
@@ -55,10 +59,10 @@ const { values: args } = parseArgs({
     rails: { type: 'boolean', default: false },
   },
 });
-const SECTIONS = new Set((args.only ?? 'disbursement,post,get,batch').split(','));
+const SECTIONS = new Set((args.only ?? 'idle,disbursement,post,get,batch').split(','));
 const SIZES = args.quick
-  ? { items: 100, posts: 100, getSeconds: 3, surfaceB: 1000, concurrency: 20 }
-  : { items: 5000, posts: 2000, getSeconds: 20, surfaceB: 10000, concurrency: 20 };
+  ? { items: 100, posts: 100, getSeconds: 3, surfaceB: 1000, concurrency: 20, idleSettleSeconds: 2, idleSeconds: 3 }
+  : { items: 5000, posts: 2000, getSeconds: 20, surfaceB: 10000, concurrency: 20, idleSettleSeconds: 15, idleSeconds: 30 };
 // Sizes by hand (a slow machine): --items (at most 5,000), --posts, --get-seconds, --entries.
 if (args.items) SIZES.items = Math.min(5000, Number(args.items));
 if (args.posts) SIZES.posts = Number(args.posts);
@@ -248,6 +252,27 @@ async function main() {
     const arrivalMs = parseDuration(process.env.SANDBOX_ARRIVAL ?? 'PT0.2S');
     let a: Snapshot;
     let b: Snapshot;
+
+    // 0. Idle footprint ----------------------------------------------------------------------------
+    // RSS and CPU of the API and the worker (with their children) with no traffic: after the stack
+    // has been quiet for idleSettleSeconds, CPU over idleSeconds, RSS at the end of that window.
+    if (SECTIONS.has('idle')) {
+      say(`idle: API and worker quiet for ${SIZES.idleSettleSeconds} s, then CPU over ${SIZES.idleSeconds} s`);
+      const pids = { api: stack.apis[0]!.pid!, worker: stack.workers[0]!.pid! };
+      await sleep(SIZES.idleSettleSeconds * 1000);
+      const cpu0 = { api: treeCpuMs(pids.api), worker: treeCpuMs(pids.worker) };
+      const w0 = performance.now();
+      await sleep(SIZES.idleSeconds * 1000);
+      const window = (performance.now() - w0) / 1000;
+      const mb = (bytes: number) => bytes / 1024 / 1024;
+      const idle = {
+        api: { rss_mb: mb(treeRssBytes(pids.api)), cpu_ms_per_second: (treeCpuMs(pids.api) - cpu0.api) / window },
+        worker: { rss_mb: mb(treeRssBytes(pids.worker)), cpu_ms_per_second: (treeCpuMs(pids.worker) - cpu0.worker) / window },
+      };
+      const total = idle.api.rss_mb + idle.worker.rss_mb;
+      say(`  API ${idle.api.rss_mb.toFixed(0)} MB RSS, ${idle.api.cpu_ms_per_second.toFixed(1)} ms CPU/s; worker ${idle.worker.rss_mb.toFixed(0)} MB RSS, ${idle.worker.cpu_ms_per_second.toFixed(1)} ms CPU/s; together ${total.toFixed(0)} MB`);
+      results.idle = { ...idle, total_rss_mb: total, window_seconds: window };
+    }
 
     // 1. Disbursement vs no-op children -------------------------------------------------------
     if (SECTIONS.has('disbursement')) {
@@ -480,6 +505,25 @@ async function main() {
 
     // 4. Surface B batch ---------------------------------------------------------------------------
     if (SECTIONS.has('batch')) {
+      // The floor: a bare client (this process, one connection) starting as many no-op workflows
+      // (tools/bench/workflows.ts minimalStart, run by the baseline worker) as fast as it can.
+      const startFloor = async (inFlight: number) => {
+        say(`bare client: ${SIZES.surfaceB} no-op workflow starts, ${inFlight} in flight`);
+        const r = await load(inFlight, async (i) => {
+          await client.workflow.start('minimalStart', { taskQueue: BASELINE_QUEUE, workflowId: `bench-start-${run}-${inFlight}-${i}` });
+          return true;
+        }, { total: SIZES.surfaceB });
+        say(`  ${r.seconds.toFixed(2)} s (${r.rps.toFixed(0)} starts/s, ${r.errors} errors)`);
+        // Let the baseline worker finish them before the next measurement.
+        for (let i = 0; i < 120; i++) {
+          const open = await client.workflow.count(`WorkflowType = 'minimalStart' AND ExecutionStatus = 'Running'`).catch(() => undefined);
+          if (!open || open.count === 0) break;
+          await sleep(500);
+        }
+        return { in_flight: inFlight, seconds: r.seconds, starts_per_second: r.rps, errors: r.errors };
+      };
+      const floors = [await startFloor(64), await startFloor(128)];
+      const startFloorBest = floors.reduce((x, y) => (y.errors === 0 && y.seconds < x.seconds ? y : x));
       const batchUrl = `${api}/sandbox/claim/v1/disbursements/batch`;
       const entries = Array.from({ length: SIZES.surfaceB }, (_, i) => ({ recipientPhone: `+5255${String(10000000 + i).slice(-8)}`, amountUsd: '1.00', reference: `bench-b-${run}-${i}` }));
       const tb = performance.now();
@@ -495,13 +539,13 @@ async function main() {
       // whatever it left behind).
       let allStartedSeconds: number | undefined;
       if (bres.ok) {
-        const ids = (JSON.parse(btext) as { disbursements: { id: string }[] }).disbursements.map((d) => d.id);
+        const batchId = (JSON.parse(btext) as { id: string }).id;
         const deadline = performance.now() + 600_000;
         for (;;) {
           const { n } = await stack.db
             .selectFrom('workflow_starts')
             .select((eb) => eb.fn.countAll<string>().as('n'))
-            .where('workflow_id', 'in', ids)
+            .where('workflow_id', 'in', (eb) => eb.selectFrom('payouts').select('id').where('claim_batch_id', '=', batchId))
             .where('started_at', 'is', null)
             .executeTakeFirstOrThrow();
           if (Number(n) === 0) {
@@ -509,14 +553,18 @@ async function main() {
             break;
           }
           if (performance.now() > deadline) break;
-          await new Promise((r) => setTimeout(r, 100));
+          await new Promise((r) => setTimeout(r, 250));
         }
       }
       const surfaceB =
         bres.status === 404
           ? { built: false, status: 404 }
-          : { built: true, status: bres.status, seconds: bSeconds, all_started_seconds: allStartedSeconds, body: bres.ok ? undefined : btext.slice(0, 200) };
-      say(`Surface B batch of ${SIZES.surfaceB}: ${surfaceB.built ? `HTTP ${bres.status} in ${bSeconds.toFixed(2)} s${bres.ok ? `; every entry's workflow started after ${allStartedSeconds?.toFixed(2) ?? '(not within 600 s)'} s` : `: ${btext.slice(0, 300)}`}` : 'not built (404)'}`);
+          : {
+              built: true, status: bres.status, seconds: bSeconds, all_started_seconds: allStartedSeconds, body: bres.ok ? undefined : btext.slice(0, 200),
+              start_floor: startFloorBest, start_floors: floors,
+              start_ratio: allStartedSeconds !== undefined ? allStartedSeconds / startFloorBest.seconds : undefined,
+            };
+      say(`Surface B batch of ${SIZES.surfaceB}: ${surfaceB.built ? `HTTP ${bres.status} in ${bSeconds.toFixed(2)} s${bres.ok ? `; every entry's workflow started after ${allStartedSeconds?.toFixed(2) ?? '(not within 600 s)'} s (floor ${startFloorBest.seconds.toFixed(2)} s at ${startFloorBest.in_flight} in flight)` : `: ${btext.slice(0, 300)}`}` : 'not built (404)'}`);
       results.surface_b_batch = { entries: SIZES.surfaceB, ...surfaceB };
     }
 
@@ -553,8 +601,19 @@ function printReport(r: any) {
     [`  the same, against the bare start`, `${f1(p.rps)}/s`, `${f1(p.bare_start.rps)} one-local-activity starts/s (${p.bare_start.p50} ms, ${p.bare_start.p99} ms)`, pct(p.ratio), '(kept for comparison)'],
     [`GET /payouts?limit=50 at ${SIZES.concurrency} concurrent, requests/s (p99)`, `${f1(g.rps)}/s (${g.p99} ms)`, `${f1(g.bare.rps)}/s bare Hono + pg (${g.bare.p99} ms)`, pct(g.ratio), '>= 70 %'],
     [`${n(b.entries)}-entry Surface B batch accepted`, b.built ? (b.status < 300 ? `${b.seconds.toFixed(2)} s` : `HTTP ${b.status} after ${b.seconds.toFixed(2)} s`) : 'not built', '(none)', '-', '< 5 s'],
-    [`  ... until every entry's workflow has started`, b.built && b.status < 300 ? (b.all_started_seconds !== undefined ? `${b.all_started_seconds.toFixed(2)} s` : 'not within 600 s') : '-', '(none)', '-', '(durable, after the 201)'],
+    [
+      `  ... until every entry's workflow has started`,
+      b.built && b.status < 300 ? (b.all_started_seconds !== undefined ? `${b.all_started_seconds.toFixed(2)} s` : 'not within 600 s') : '-',
+      b.start_floor ? `bare client: ${n(b.entries)} no-op workflow starts in ${b.start_floor.seconds.toFixed(2)} s (${b.start_floor.in_flight} in flight)` : '(none)',
+      b.start_ratio !== undefined ? `${b.start_ratio.toFixed(2)}x` : '-',
+      '<= 1.5x',
+    ],
   ];
+  const idle = r.idle;
+  if (idle) {
+    const i = (x: { rss_mb: number; cpu_ms_per_second: number }) => `${x.rss_mb.toFixed(0)} MB RSS, ${x.cpu_ms_per_second.toFixed(1)} ms CPU/s`;
+    rows.push([`API + worker at idle (RSS; CPU ms per second over ${idle.window_seconds.toFixed(0)} s)`, `${idle.total_rss_mb.toFixed(0)} MB (API ${i(idle.api)}; worker ${i(idle.worker)})`, '(none)', '-', '< 250 MB together']);
+  }
   console.log(
     `\nBenchmark (${new Date().toISOString().slice(0, 16)}Z, Node ${process.versions.node}, Temporal ${args.cluster ? 'cluster of 2 nodes on PostgreSQL' : 'dev server on SQLite'}): one run, each figure right after its baseline\n`,
   );

@@ -36,3 +36,6 @@ export async function minimalPayout(id: string, arrivalMs: number): Promise<void
   await sleep(arrivalMs);
   await settle(id);
 }
+
+/** Does nothing: what the bare client starts in the workflow-start floor of the Surface B batch. */
+export async function minimalStart(): Promise<void> {}

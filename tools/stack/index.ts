@@ -9,20 +9,23 @@
  * `stop()` ends everything and removes the temporary directory; it also runs on exit, SIGINT and
  * SIGTERM, so nothing is left behind when the caller fails.
  *
- * Children are started as `node --import tsx src/main/<api|worker>.ts` (what `npm run api` runs,
- * without npm's extra process, so the pid is the service's own); their output goes to
+ * Children run the compiled JavaScript production runs (`node <build>/main/<api|worker>.js`, built
+ * by tools/build.ts into `dist/.stack-*` at start, about 2 s), or with `runtime: 'tsx'` (or
+ * STACK_RUNTIME=tsx) `node --import tsx src/main/<api|worker>.ts` (what `npm run api` runs);
+ * without npm's extra process either way, so the pid is the service's own. Their output goes to
  * `<dir>/<name>.log`. With `testBank`, the test bank (tools/test-bank) runs too and every process's
  * live sepa_eur and ach_usd rails are connected to it.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createBusiness } from '../../src/core/businesses';
 import { migrate, openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
 import { writeWorkflowBundle } from '../../src/temporal/bundle';
+import { buildServices } from '../build';
 import { type DevServer, freePort, startDevServer } from '../../src/temporal/dev-server';
 import { startTemporalCluster, type TemporalCluster } from '../temporal-cluster/cluster';
 import { startTestBank, type TestBank } from '../test-bank/bank';
@@ -64,6 +67,8 @@ export interface StackOptions {
    * ends), not SIGKILL. Default: the environment variable STACK_CPU_PROF_DIR, else no profiler.
    */
   cpuProfileDir?: string;
+  /** `compiled` (default; STACK_RUNTIME overrides): tools/build.ts's bundles; `tsx`: the sources through tsx. */
+  runtime?: 'compiled' | 'tsx';
 }
 
 /** One API or worker process under the stack's control. */
@@ -83,6 +88,8 @@ export class ServiceProcess {
     private readonly onCrash: (p: ServiceProcess, code: number | null, signal: string | null) => void,
     /** Extra node options before the entry point (e.g. the CPU profiler's). */
     private readonly nodeArgs: string[] = [],
+    /** Directory of the compiled entry points (`<dir>/<role>.js`); null: run the sources through tsx. */
+    private readonly compiledDir: string | null = null,
   ) {
     this.out = createWriteStream(logFile, { flags: 'a' });
   }
@@ -99,8 +106,8 @@ export class ServiceProcess {
   /** Spawns the process and resolves once it logs that it is ready ('api listening' / 'worker running'). */
   start(timeoutMs = 180_000): Promise<void> {
     this.stopping = false;
-    const entry = this.role === 'api' ? 'src/main/api.ts' : 'src/main/worker.ts';
-    const child = spawn(process.execPath, [...this.nodeArgs, '--import', 'tsx', entry], {
+    const entry = this.compiledDir ? [join(this.compiledDir, `${this.role}.js`)] : ['--import', 'tsx', `src/main/${this.role}.ts`];
+    const child = spawn(process.execPath, [...this.nodeArgs, ...entry], {
       cwd: ROOT,
       env: { ...this.env, ...(this.port ? { PORT: String(this.port) } : {}) },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -328,12 +335,21 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const extraNodeArgs = (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
     const workerNodeArgs = [...extraNodeArgs, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
     if (profileDir) log(`API and worker CPU profiles (on a normal exit) in ${profileDir}`);
+    let compiledDir: string | null = null;
+    if ((process.env.STACK_RUNTIME ?? opts.runtime ?? 'compiled') === 'compiled') {
+      const out = join(ROOT, 'dist', `.stack-${basename(dir)}`);
+      cleanups.push(() => rmSync(out, { recursive: true, force: true }));
+      const tb = performance.now();
+      await buildServices(out);
+      compiledDir = out;
+      log(`API and worker compiled into ${out} in ${((performance.now() - tb) / 1000).toFixed(1)} s (tools/build.ts)`);
+    } else log('API and worker run through tsx (STACK_RUNTIME=tsx)');
     for (let i = 0; i < (opts.apis ?? 1); i++) {
       const port = await freePort();
-      apis.push(new ServiceProcess(`api-${i + 1}`, 'api', port, { ...env, PUBLIC_URL: `http://127.0.0.1:${port}` }, join(dir, `api-${i + 1}.log`), onCrash, workerNodeArgs));
+      apis.push(new ServiceProcess(`api-${i + 1}`, 'api', port, { ...env, PUBLIC_URL: `http://127.0.0.1:${port}` }, join(dir, `api-${i + 1}.log`), onCrash, workerNodeArgs, compiledDir));
     }
     for (let i = 0; i < (opts.workers ?? 1); i++) {
-      workers.push(new ServiceProcess(`worker-${i + 1}`, 'worker', null, env, join(dir, `worker-${i + 1}.log`), onCrash, workerNodeArgs));
+      workers.push(new ServiceProcess(`worker-${i + 1}`, 'worker', null, env, join(dir, `worker-${i + 1}.log`), onCrash, workerNodeArgs, compiledDir));
     }
     cleanups.push(async () => {
       // A profiled worker writes its profiles only on a normal exit: SIGTERM drains and ends it.

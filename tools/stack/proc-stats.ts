@@ -45,3 +45,18 @@ export function childPids(ppid: number): number[] {
 export function treeCpuMs(pid: number): number {
   return cpuMs(pid, true) + childPids(pid).reduce((sum, c) => sum + cpuMs(c, true), 0);
 }
+
+/** Resident set size of `pid` in bytes (/proc/<pid>/status VmRSS); 0 when it is gone. */
+export function rssBytes(pid: number): number {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** RSS in bytes of a process and its live children (one level, as {@link treeCpuMs}). */
+export function treeRssBytes(pid: number): number {
+  return rssBytes(pid) + childPids(pid).reduce((sum, c) => sum + rssBytes(c), 0);
+}

@@ -23,7 +23,7 @@ import { formatAmount, USDC } from '../../domain/money';
 import type { Caller, Core } from '../context';
 import { getBalance, InsufficientFundsError, insufficientBalance, post } from '../ledger';
 import { payoutStart, payoutValues, type PayoutRow, type PreparedPayout, preparePayout, renderPayout } from '../payouts';
-import { flushWorkflowStart, insertWorkflowStartRowsJson } from '../workflow-starts';
+import { handOffWorkflowStarts, insertWorkflowStartRowsJson, startLeaseUntil } from '../workflow-starts';
 import { insertEventRowsJson } from '../events';
 import { insertPayoutRowsJson } from '../payouts/transitions';
 import { renameCoreParam, validateClaimEntry } from './entry';
@@ -196,9 +196,11 @@ export async function createClaimBatch(
         dispatched_at: null,
       }));
       await insertEventRowsJson(tx, json(events));
+      // Recorded claimed by this process (src/core/workflow-starts.ts handOffWorkflowStarts).
+      const claimedUntil = startLeaseUntil(new Date());
       const starts = out.map((r) => {
         const s = payoutStart(r);
-        return { workflow_id: s.workflowId, workflow_type: s.workflowType, args: s.args, search_attributes: s.searchAttributes, created_at: now, started_at: null };
+        return { workflow_id: s.workflowId, workflow_type: s.workflowType, args: s.args, search_attributes: s.searchAttributes, created_at: now, started_at: null, claimed_until: claimedUntil };
       });
       await insertWorkflowStartRowsJson(tx, json(starts));
       return out;
@@ -210,7 +212,7 @@ export async function createClaimBatch(
     }
     throw err;
   }
-  if (opts.startInBackground !== false) startInBackground(core, rows.map((r) => r.id));
+  if (opts.startInBackground !== false) handOffWorkflowStarts(core, rows.map((r) => payoutStart(r)));
   return {
     id,
     batchReference,
@@ -221,23 +223,6 @@ export async function createClaimBatch(
     createdAt: now,
     rows,
   };
-}
-
-/** Starts the recorded workflows a few at a time, not awaited; the relay's sweep covers any left over. */
-function startInBackground(core: Core, ids: string[], concurrency = 8): void {
-  let next = 0;
-  const worker = async () => {
-    while (next < ids.length) {
-      const id = ids[next++];
-      try {
-        await flushWorkflowStart(core, id);
-      } catch (err) {
-        core.log.warn({ err, payoutId: id }, 'batch payout workflow start deferred to the relay');
-        return;
-      }
-    }
-  };
-  for (let i = 0; i < concurrency; i++) void worker();
 }
 
 async function findBatch(core: Core, caller: Caller, key: string): Promise<ClaimBatch | undefined> {

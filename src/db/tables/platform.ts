@@ -63,6 +63,8 @@ export interface WorkflowStartsTable {
   search_attributes: JSONColumnType<Record<string, string[]>>;
   created_at: Generated<Date>;
   started_at: Date | null;
+  /** Lease of the process making this start (migration 0069); null: not claimed. */
+  claimed_until: Date | null;
 }
 
 export interface PlatformTables {

@@ -1,0 +1,64 @@
+/**
+ * An idle relay (src/core/relay.ts, docs/operations.md "Idle cost") LISTENs on the outbox channel:
+ * with nothing to do it backs off to one tick per RELAY_IDLE_MAX_MS instead of four a second, and
+ * a new event (an INSERT into `events`, trigger of migration 0069) wakes it at once. Needs
+ * DATABASE_URL (PostgreSQL's LISTEN/NOTIFY; on PGlite the relay ticks every 250 ms as before).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RELAY_IDLE_MAX_MS, startRelay } from '../../src/core/relay';
+import { createHarness, type Harness } from '../helpers/harness';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.skipIf(!process.env.DATABASE_URL)('relay at idle on PostgreSQL', () => {
+  let h: Harness;
+  let stop: () => Promise<void>;
+  const calls: number[] = [];
+  beforeAll(async () => {
+    h = await createHarness({ worker: false });
+    const probe = async () => {
+      calls.push(performance.now());
+      return 0;
+    };
+    stop = startRelay(h.core, [probe], 250, { databaseUrl: h.databaseUrl! });
+    await sleep(1000);
+  });
+  afterAll(async () => {
+    await stop?.();
+    await h?.close();
+  });
+
+  it('ticks at most once per RELAY_IDLE_MAX_MS once it has backed off (four a second without the back-off)', async () => {
+    await sleep(3000);
+    const from = calls.length;
+    await sleep(6000);
+    const ticks = calls.length - from;
+    expect(ticks).toBeLessThanOrEqual(Math.ceil(6000 / RELAY_IDLE_MAX_MS) + 1);
+    expect(ticks).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a new event wakes the backed-off relay within milliseconds, not at the end of its pause', async () => {
+    for (let i = 0; i < 3; i++) {
+      await sleep(RELAY_IDLE_MAX_MS + 500);
+      const before = calls.length;
+      const t = performance.now();
+      await h.db
+        .insertInto('events')
+        .values({
+          id: `evt_relay_${Date.now()}_${i}`,
+          business_id: 'biz_relay',
+          environment: 'sandbox',
+          type: 'payout.submitted',
+          object_type: 'payout',
+          object_id: `po_relay_${i}`,
+          data: JSON.stringify({}) as any,
+          dedupe_key: `relay-test:${Date.now()}:${i}`,
+          dispatched_at: null,
+        })
+        .execute();
+      for (let w = 0; w < 100 && calls.length === before; w++) await sleep(10);
+      expect(calls.length).toBeGreaterThan(before);
+      expect(calls[before]! - t).toBeLessThan(400);
+    }
+  });
+});

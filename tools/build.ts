@@ -1,0 +1,75 @@
+/**
+ * `npm run build`: the production build (docs/operations.md "Running compiled JavaScript").
+ * Writes, under `dist/`:
+ *
+ * - `dist/main/api.js`, `dist/main/worker.js`, `dist/main/admin.js` (and shared `chunk-*.js`): the
+ *   service's TypeScript bundled by esbuild into ES modules for Node (^22.12 or 24), npm packages
+ *   left as imports of node_modules, with linked source maps (`node --enable-source-maps` to use
+ *   them). `npm start` and the Dockerfile run these with plain `node`: no transpiler at run time.
+ * - `dist/workflow-bundle.js`: the Temporal workflow bundle (src/temporal/bundle.ts), which the
+ *   compiled worker loads (`WORKFLOW_BUNDLE`) instead of bundling at start.
+ *
+ * `import.meta.url` and `import.meta.dirname` in a source file are rewritten to that source
+ * file's own location, so code that finds files relative to itself (src/temporal/binaries.ts,
+ * src/rails/iso20022/schemas.ts, src/api/docs.ts) behaves as under tsx. Exits non-zero on any
+ * build error.
+ */
+import { rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+import { writeWorkflowBundle } from '../src/temporal/bundle';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const OUT = join(ROOT, 'dist');
+/** The processes a deployment runs (src/main). */
+export const ENTRY_POINTS = ['api', 'worker', 'admin'];
+
+/** Rewrites `import.meta.url` / `import.meta.dirname` of each project source file to its own location. */
+const sourceLocation: Plugin = {
+  name: 'source-location',
+  setup(b) {
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (args.path.includes(`${'/'}node_modules${'/'}`)) return undefined;
+      const text = await readFile(args.path, 'utf8');
+      if (!text.includes('import.meta.')) return { contents: text, loader: 'ts' };
+      const contents = text
+        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
+        .replaceAll('import.meta.dirname', JSON.stringify(join(args.path, '..')));
+      return { contents, loader: 'ts' };
+    });
+  },
+};
+
+/**
+ * Bundles the entry points of {@link ENTRY_POINTS} into `outDir` (it must sit inside the project,
+ * so the bundles' package imports resolve from its node_modules). Throws esbuild's error.
+ */
+export async function buildServices(outDir: string): Promise<void> {
+  await build({
+    entryPoints: ENTRY_POINTS.map((e) => join(ROOT, 'src', 'main', `${e}.ts`)),
+    outdir: outDir,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node22.12',
+    packages: 'external',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+    plugins: [sourceLocation],
+  });
+}
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  rmSync(OUT, { recursive: true, force: true });
+  await buildServices(join(OUT, 'main'));
+  const t1 = performance.now();
+  const bundle = await writeWorkflowBundle(join(OUT, 'workflow-bundle.js'));
+  const t2 = performance.now();
+  console.log(`built ${ENTRY_POINTS.map((e) => `dist/main/${e}.js`).join(', ')} in ${((t1 - t0) / 1000).toFixed(1)} s; ${relative(ROOT, bundle)} in ${((t2 - t1) / 1000).toFixed(1)} s`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
