@@ -36,6 +36,13 @@ export interface PayoutWorkflowInput {
    * canceled (hold released). Absent otherwise (and in runs started before approvals existed).
    */
   approval?: { timeoutMs: number };
+  /**
+   * `long-waits`: PayoutStatus is upserted only before a wait of a minute or more (a rail's answer,
+   * a claim, an approval) and at the end, so a payout settled after a short arrival timer costs one
+   * upsert (docs/operations.md "Finding workflows"). Set by disbursementWorkflow for its children;
+   * absent: before every wait (every run started before the option existed replays so).
+   */
+  statusUpserts?: 'long-waits';
 }
 
 /** Result of payoutWorkflow: the final status. */
