@@ -5,6 +5,7 @@ import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { PayoutStatus } from '../../src/domain/payout-state';
+import { SA } from '../../src/temporal/search-attributes';
 import type { ClaimResult, DisbursementActivities, FinalizeResult } from '../../workflows/disbursement.contract';
 import { pauseSignal, resumeSignal, retryFailedSignal } from '../../workflows/disbursement.contract';
 import {
@@ -30,7 +31,7 @@ import { testClockAdvanceSignal } from '../../workflows/test-clock.contract';
  * runs each path on today's workflow bundle with scripted activities (the activities' recorded
  * results are all a replay reads; their shapes are the contracts' `PayoutActivities`,
  * `DisbursementActivities`) and writes test/fixtures/histories/<workflow>-<date>-<path>.json.
- * Without it, only the replay runs.
+ * Without it, the replay and the disbursement children's status upserts (issue #39) run.
  */
 const RECORD = process.env.RECORD_WORKFLOW_HISTORIES;
 const HISTORIES = new URL('../fixtures/histories/', import.meta.url);
@@ -151,7 +152,6 @@ let worker: Worker;
 let workerRun: Promise<void>;
 
 beforeAll(async () => {
-  if (!RECORD) return;
   taskQueue = `histories-${Date.now()}`;
   const native = await NativeConnection.connect({ address: inject('temporalAddress') });
   worker = await Worker.create({
@@ -165,10 +165,9 @@ beforeAll(async () => {
   client = new Client({ connection });
 });
 afterAll(async () => {
-  if (!RECORD) return;
-  worker.shutdown();
+  worker?.shutdown();
   await workerRun;
-  await connection.close();
+  await connection?.close();
 });
 
 async function until(what: string, fn: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
@@ -377,6 +376,47 @@ describe.runIf(RECORD)('recording workflow histories', () => {
     expect(await client.workflow.getHandle(id).result()).toEqual({ disbursementId: id, status: 'completed_with_failures' });
     await record('disbursement', 'continued-first-run', handle, handle.firstExecutionRunId);
     await record('disbursement', 'continued-last-run', client.workflow.getHandle(id));
+  });
+});
+
+/** The PayoutStatus values a run upserted, in order. */
+async function payoutStatusUpserts(h: WorkflowHandle): Promise<string[]> {
+  const { events } = await h.fetchHistory();
+  return (events ?? [])
+    .filter((e) => e.upsertWorkflowSearchAttributesEventAttributes)
+    .map((e) => e.upsertWorkflowSearchAttributesEventAttributes!.searchAttributes?.indexedFields?.PayoutStatus?.data)
+    .filter((d): d is Uint8Array => d != null)
+    .map((d) => JSON.parse(Buffer.from(d).toString('utf8')) as string);
+}
+
+describe('disbursement children publish PayoutStatus at long waits only (issue #39)', () => {
+  it("a settled item upserts its status once, at the end; an item waiting for its rail's answer still shows delivering", async () => {
+    const id = `dsb_upserts_${Date.now()}`;
+    const items = Array.from({ length: 3 }, (_, i) => `${id}_po${i}`);
+    batches.set(id, { items, next: 0, inFlight: new Set(), failed: 0, paused: false, claims: new Map(), window: 3 });
+    scripts.set(items[1]!, { attempts: [rejected(true), settled(200)] });
+    scripts.set(items[2]!, { attempts: [accepted()] });
+    const handle = await client.workflow.start('disbursementWorkflow', {
+      taskQueue,
+      workflowId: id,
+      args: [{ disbursementId: id, businessId: 'biz_rec', environment: 'sandbox', window: 3, claimBatch: 3, itemsPerRun: 100 }],
+    });
+    const child = (i: number) => client.workflow.getHandle(items[i]!);
+    await until('the rail item delivering', statusIs(items[2]!, 'delivering'));
+    await until('its status published', async () => (await child(2).describe()).typedSearchAttributes.get(SA.PayoutStatus) === 'delivering');
+    await child(2).signal(railEventSignal, railEvent('settled', 0));
+    expect(await handle.result()).toEqual({ disbursementId: id, status: 'completed' });
+
+    // Settled after the 0.2 s arrival timer (and after a 0.3 s retry backoff): one upsert each.
+    expect(await payoutStatusUpserts(child(0))).toEqual(['succeeded']);
+    expect(await payoutStatusUpserts(child(1))).toEqual(['succeeded']);
+    expect(await payoutStatusUpserts(child(2))).toEqual(['delivering', 'succeeded']);
+    for (const i of [0, 1, 2]) expect((await child(i).describe()).typedSearchAttributes.get(SA.PayoutStatus)).toBe('succeeded');
+    // A payout started on its own keeps its status before every wait.
+    const direct = `po_direct_${Date.now()}`;
+    const h = await client.workflow.start('payoutWorkflow', { taskQueue, workflowId: direct, args: [{ payoutId: direct, channel: 'service_user_usdc' }] });
+    await h.result();
+    expect(await payoutStatusUpserts(h)).toEqual(['delivering', 'succeeded']);
   });
 });
 
