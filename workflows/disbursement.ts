@@ -1,15 +1,9 @@
 /**
- * disbursementWorkflow: runs a launched batch (spec "Disbursement (Surface A)"; docs/disbursements.md).
- * Workflow id = disbursement id. PostgreSQL holds every item's result; the run holds counters and
- * its children in flight. Phases of the loop: claim pending items and start each as a child
- * payoutWorkflow (ParentClosePolicy.ABANDON, a sliding window counted in PostgreSQL); wait for a
- * refill; hand over to a new run (continue-as-new) after `itemsPerRun` starts; finalize when
- * nothing is pending or in flight. Messages: workflows/disbursement.contract.ts.
- *
- * Determinism contract: the claim is idempotent per `claimSeq` (carried across continue-as-new
- * with `paused`); a signal that arrives after finalize committed keeps the loop going, since the
- * server refuses to complete a run with an unhandled signal. Running histories replay
- * (test/workflows/workflow-histories.test.ts, disbursement-replay.test.ts).
+ * disbursementWorkflow: runs a launched batch (docs/disbursements.md "Launch, the run, and money"),
+ * workflow id = disbursement id, in phases: claim and start children (a window counted in
+ * PostgreSQL), wait for a refill, hand over (continue-as-new), finalize. Determinism contract: a
+ * claim is idempotent per `claimSeq`; a signal after finalize committed keeps the loop going.
+ * Recorded histories replay (test/workflows/workflow-histories.test.ts).
  */
 import type { SearchAttributePair } from '@temporalio/common';
 import {
@@ -57,7 +51,6 @@ const acts = proxyActivities<DisbursementActivities>({
 
 type Status = DisbursementWorkflowStatus['status'];
 
-/** The batch's limits for this run, from its input (clamped) and the claim cadence. */
 interface Limits {
   window: number;
   claimBatch: number;
@@ -76,11 +69,7 @@ function limitsOf(input: DisbursementWorkflowInput, cadence: boolean, childStatu
   return { window, claimBatch, itemsPerRun, refillAt, cadence, childStatusAtLongWaits };
 }
 
-/**
- * The state of one batch run, shared by its phases and its Signal handlers (the Temporal samples'
- * safe-message-handlers shape). `wake` changes with every signal and every finished child: the
- * loop's waits watch it.
- */
+/** One run's state, shared by its phases and Signal handlers (the safe-message-handlers shape). */
 class DisbursementRun {
   paused: boolean;
   claimSeq: number;
@@ -92,7 +81,6 @@ class DisbursementRun {
   finishedThisRun = 0;
   wake = 0;
   signals = 0;
-  /** The last claim found nothing more to start. */
   exhausted = false;
   /** The last claim found the window full (PostgreSQL's count). */
   full = false;
@@ -105,7 +93,6 @@ class DisbursementRun {
     this.claimSeq = input.claimSeq ?? 0;
   }
 
-  /** Sets the status and upserts DisbursementStatus when it changed. */
   setStatus(s: Status): void {
     if (s === this.status) return;
     this.status = s;
@@ -181,14 +168,12 @@ class DisbursementRun {
   }
 }
 
-/** The child's input: a payout child publishes its status at long waits only, under {@link CHILD_STATUS_UPSERTS}. */
 function childArgs(item: ClaimedItem, statusAtLongWaits: boolean): unknown[] {
   if (!statusAtLongWaits || item.workflowType !== PAYOUT_WORKFLOW_TYPE) return item.args;
   const [first, ...rest] = item.args;
   return [{ ...(first as PayoutWorkflowInput), statusUpserts: 'long-waits' } satisfies PayoutWorkflowInput, ...rest];
 }
 
-/** The claim's search attributes that are ours (Keyword), plus DisbursementId. */
 function childSearchAttributes(item: ClaimedItem, disbursementId: string): SearchAttributePair[] {
   const attributes: SearchAttributePair[] = [];
   for (const [k, v] of Object.entries({ ...item.searchAttributes, DisbursementId: disbursementId })) {
@@ -262,7 +247,6 @@ async function finalize(run: DisbursementRun): Promise<DisbursementWorkflowResul
   return undefined;
 }
 
-/** The batch run (see the file header). */
 export async function disbursementWorkflow(input: DisbursementWorkflowInput): Promise<DisbursementWorkflowResult> {
   const run = new DisbursementRun(input, limitsOf(input, patched(CLAIM_CADENCE), patched(CHILD_STATUS_UPSERTS)));
   if (run.paused) {

@@ -1,13 +1,8 @@
 /**
- * payoutWorkflow: the lifecycle of one payout (spec "Payout status"; src/domain/payout-state.ts;
- * docs/architecture.md "Workflow ids and task queues"). Workflow id = payout id. Phases, in order:
- * approval (a payout above its key's approval_threshold), claim (claim_link), delivery (rail
- * attempts until succeeded, failed or refunded). Messages: workflows/payout.contract.ts.
- *
- * Determinism contract: every step of the run is a local activity and every wait a durable timer
- * or `condition`; the effect of an Update is a regular activity (see `updateActs`). PayoutStatus
- * is upserted only before a wait and at the end, with the status reached (`PayoutRun.publish`).
- * Running histories replay (test/workflows/workflow-histories.test.ts, payout-replay.test.ts).
+ * payoutWorkflow: one payout's lifecycle (spec "Payout status"; docs/payouts.md), workflow id = payout
+ * id, in phases: approval, claim (claim_link), delivery. Determinism contract: every step is a local
+ * activity, an Update's effect a regular one, every wait a durable timer or `condition`; PayoutStatus
+ * is upserted only before a wait and at the end. Recorded histories replay (test/workflows/workflow-histories.test.ts).
  */
 import type { RetryPolicy } from '@temporalio/common';
 import {
@@ -56,26 +51,18 @@ const retry: RetryPolicy = {
 /** The run's steps: short idempotent transactions and the rail call keyed by (payout, attempt). */
 const acts = proxyLocalActivities<PayoutActivities>({ startToCloseTimeout: '30 seconds', retry });
 
-/**
- * The effect of an Update runs as a regular activity: it is scheduled by the workflow task that
- * records the Update accepted, so it can only follow a durable acceptance (a local activity of a
- * speculative task may commit for an Update the server then drops).
- */
+/** An Update's effect: a regular activity, scheduled only by the task that durably accepted the Update. */
 const updateActs = proxyActivities<PayoutActivities>({ startToCloseTimeout: '10 seconds', retry });
 /** Versioning: runs that accepted an Update before this patch replay its effect as a local activity. */
 const updateEffects = () => (patched('update-effects-as-activities') ? updateActs : acts);
 
 /**
- * Versioning: `payoutTransition` to delivering with `deliverAttempt: 1` makes attempt 1 in the same
- * local activity. A result recorded without `attempt` (runs recorded before) makes the attempt
- * with `payoutRailAttempt`, so both replay their own commands; no patch marker.
+ * Versioning without a marker: the move to delivering makes attempt 1; a result recorded without
+ * `attempt` makes it with `payoutRailAttempt`, as that run did.
  */
 const DELIVER_ATTEMPT_WITH_MOVE = 1;
 
-/**
- * When an approval or claim wait begins, in ms (docs/test-clocks.md). Versioning: runs that began
- * such a wait before this patch keep the business clock they computed their deadline from.
- */
+/** When an approval or claim wait begins, in ms; unpatched runs keep the business clock (docs/test-clocks.md). */
 const waitBegins = (clock: TestClock): number => (patched('test-clock-deadline-from-real-time') ? Date.now() : clock.now());
 
 /** The notification step: a provider call, retried up to an hour; its id is the provider's idempotency key. */
@@ -95,14 +82,11 @@ type Phase = 'done' | 'next';
 const isFinal = (s: PayoutStatus) => s === 'failed' || s === 'canceled' || s === 'refunded';
 
 /**
- * The state of one payout run, shared by its phases and its message handlers (the Temporal
- * samples' safe-message-handlers shape): the handlers only call its methods. `decision` and
- * `approval` are taken synchronously by an Update so that validators see them at once; a handler
- * whose effect fails resets its own.
+ * One run's state, shared by its phases and message handlers (the safe-message-handlers shape).
+ * An Update takes `decision` or `approval` synchronously, for validators; it resets it if its effect fails.
  */
 class PayoutRun {
   status: PayoutStatus;
-  /** PayoutStatus as last upserted (the start set it). */
   private published: PayoutStatus;
   approval: 'approved' | 'rejected' | 'expired' | null = null;
   decision: 'claim' | 'cancel' | 'expire' | null = null;
@@ -122,7 +106,6 @@ class PayoutRun {
     return this.input.payoutId;
   }
 
-  /** Upserts PayoutStatus if it changed since the last upsert. */
   publish(): void {
     if (this.published === this.status) return;
     this.published = this.status;
@@ -135,7 +118,6 @@ class PayoutRun {
     return sleep(ms);
   }
 
-  /** Moves the payout (payoutTransition) and takes the status now stored. */
   async enter(to: PayoutStatus, extra: TransitionExtra = {}, via: PayoutActivities = acts): Promise<void> {
     this.status = (await via.payoutTransition({ payoutId: this.payoutId, to, ...extra })).status;
   }
@@ -221,7 +203,6 @@ class PayoutRun {
   }
 }
 
-/** Registers the query, the `railEvent` Signal and the `claim` and `cancel` Updates on `run`. */
 function installHandlers(run: PayoutRun): void {
   setHandler(statusQuery, () => run.status);
   setHandler(railEventSignal, (e) => run.queueRailEvent(e));
@@ -229,10 +210,7 @@ function installHandlers(run: PayoutRun): void {
   setHandler(cancelUpdate, () => run.cancel(), { validator: () => run.validateCancel() });
 }
 
-/**
- * Waits on `predicate` until `deadline` on the business clock; true if it held, false at the
- * deadline. A test-clock advance short of the deadline wakes it to wait for the rest.
- */
+/** Waits for `predicate` until `deadline` (business clock, ms); false when the deadline passed first. */
 async function waitUntil(run: PayoutRun, deadline: number, predicate: () => boolean): Promise<boolean> {
   for (;;) {
     const remaining = deadline - run.clock.now();
@@ -245,10 +223,7 @@ async function waitUntil(run: PayoutRun, deadline: number, predicate: () => bool
   }
 }
 
-/**
- * Approval (docs/getting-paid.md "Key policies"): pending with the funds held until another key
- * approves (-> submitted, `next`) or rejects, a cancel, or `timeoutMs` passes (canceled, `done`).
- */
+/** Approval (docs/getting-paid.md "Key policies"): `next` once approved; rejected, canceled or timed out: `done`. */
 async function approvalPhase(run: PayoutRun, timeoutMs: number): Promise<Phase> {
   setHandler(approveUpdate, ({ keyId }) => run.decide('approved', keyId), { validator: (_arg) => run.validateDecision() });
   setHandler(rejectUpdate, ({ keyId, reason }) => run.decide('rejected', keyId, reason), { validator: (_arg) => run.validateDecision() });
@@ -265,11 +240,7 @@ async function approvalPhase(run: PayoutRun, timeoutMs: number): Promise<Phase> 
   }
 }
 
-/**
- * Claim (claim_link): opens the link, notifies the recipient (with `notify`) and waits for the
- * `claim` or `cancel` Update until the window closes (failed with claim_expired, hold released).
- * `next` delivers a claimed payout.
- */
+/** Claim (claim_link): opens the link and waits for `claim` (`next`), `cancel` or the window's end (`done`). */
 async function claimPhase(run: PayoutRun): Promise<Phase> {
   const { claimWindowMs } = await acts.payoutOpenClaim({ payoutId: run.payoutId });
   run.status = 'awaiting_claim';
@@ -301,10 +272,7 @@ async function notifyRecipient(payoutId: string): Promise<void> {
   }
 }
 
-/**
- * Delivery: attempts through the rail (src/core/rails picks the adapter) until the payout
- * succeeds, fails for good (after {@link MAX_DELIVERY_ATTEMPTS} retryable failures) or is refunded.
- */
+/** Delivery: rail attempts until succeeded, failed for good (at most {@link MAX_DELIVERY_ATTEMPTS}) or refunded. */
 async function deliveryPhase(run: PayoutRun): Promise<void> {
   const moved = await acts.payoutTransition({ payoutId: run.payoutId, to: 'delivering', deliverAttempt: DELIVER_ATTEMPT_WITH_MOVE });
   run.status = moved.status;
@@ -333,10 +301,8 @@ async function settle(run: PayoutRun, attempt: number, r: Extract<RailAttemptRes
 }
 
 /**
- * A rail that `accepted` the attempt and answers later (docs/rails.md "How a payout waits for its
- * rail"): rail events arrive as the `railEvent` Signal; past `deadlineMs` without one the run asks
- * the rail (payoutRailStatus, which raises the operator alert) and keeps waiting. settled ->
- * succeeded; then, within `returnWindowMs`, returned -> refunded. rejected -> failed.
+ * A rail that `accepted` the attempt (docs/rails.md "How a payout waits for its rail"): applies its
+ * events; past `deadlineMs` without one asks it (payoutRailStatus) and keeps waiting.
  */
 async function awaitRailAnswer(run: PayoutRun, attempt: number, r: Extract<RailAttemptResult, { outcome: 'accepted' }>): Promise<void> {
   const attemptRecord = { number: attempt, providerReference: r.providerReference };
@@ -375,7 +341,6 @@ async function awaitRailAnswer(run: PayoutRun, attempt: number, r: Extract<RailA
   }
 }
 
-/** Publishes the final status once every Update handler has finished; the run's result. */
 async function finish(run: PayoutRun): Promise<PayoutWorkflowResult> {
   run.publish();
   await condition(allHandlersFinished);
