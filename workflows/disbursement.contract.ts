@@ -1,9 +1,4 @@
-/**
- * Contract of disbursementWorkflow (workflows/disbursement.ts): its type name, tuning defaults,
- * input, status and result, messages, the claimed-item shape and the activities it proxies.
- * Everything outside the workflow body imports this module, never the body (docs/architecture.md
- * "Workflow contracts").
- */
+/** Contract of disbursementWorkflow: imported instead of its body (docs/architecture.md "Workflow contracts"). */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { DisbursementStatus } from '../src/domain/disbursement-state';
 
@@ -17,10 +12,7 @@ export const DEFAULT_CLAIM_BATCH = 100;
 /** Default items started by one run before continue-as-new (keeps the history to a few thousand events). */
 export const DEFAULT_ITEMS_PER_RUN = 500;
 
-/**
- * Input of disbursementWorkflow (ids and tuning only; money and items stay in Postgres). The last
- * two fields are the state carried across continue-as-new.
- */
+/** Input of disbursementWorkflow: ids and tuning; `paused` and `claimSeq` are carried across continue-as-new. */
 export interface DisbursementWorkflowInput {
   disbursementId: string;
   businessId: string;
@@ -31,7 +23,6 @@ export interface DisbursementWorkflowInput {
   claimBatch?: number;
   /** Items started per run before continue-as-new (default {@link DEFAULT_ITEMS_PER_RUN}). */
   itemsPerRun?: number;
-  /** Carried: paused by the `pause` signal (or the projection). */
   paused?: boolean;
   /** Carried: number of the next claim (claims are idempotent per number). */
   claimSeq?: number;
@@ -40,14 +31,11 @@ export interface DisbursementWorkflowInput {
 /** Answer of the `status` query. */
 export interface DisbursementWorkflowStatus {
   disbursementId: string;
-  /** The statuses of src/domain/disbursement-state.ts a running batch can be in. */
   status: Extract<DisbursementStatus, 'processing' | 'paused' | 'completed' | 'completed_with_failures'>;
   paused: boolean;
   /** Children started by this run and not yet finished (the window counts the batch's in Postgres). */
   inFlight: number;
-  /** Items started by this run. */
   startedThisRun: number;
-  /** Children finished in this run. */
   finishedThisRun: number;
   claimSeq: number;
   window: number;
@@ -65,7 +53,6 @@ export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
 /** Signal `retryFailed`: retry-failed queued failed items as new attempts (they are pending in Postgres). */
 export const retryFailedSignal = defineSignal('retryFailed');
-/** Query `status`. */
 export const disbursementStatusQuery = defineQuery<DisbursementWorkflowStatus>('status');
 
 /** One claimed item as the claim activity returns it: the payout's child workflow start. */
@@ -84,28 +71,18 @@ export interface ClaimResult {
   paused: boolean;
   /** Pending items remain after this claim. */
   more: boolean;
-  /**
-   * `window` payouts are in flight: nothing was claimed, or this claim took the last free slots
-   * (claim again when some finish).
-   */
+  /** `window` payouts are in flight after this claim: claim again when some finish. */
   full?: boolean;
   items: ClaimedItem[];
 }
 
-/** Result of the finalize activity. */
 export type FinalizeResult =
   | { done: true; status: 'completed' | 'completed_with_failures' }
   | { done: false; paused: boolean; pending: number; processing: number };
 
-/**
- * The activities disbursementWorkflow proxies (activities/disbursements.ts implements them). Each
- * is one transaction and idempotent: a claim is keyed by its number.
- */
+/** The activities disbursementWorkflow proxies: one transaction each, idempotent (a claim is keyed by its number). */
 export interface DisbursementActivities {
-  /**
-   * Claim `claimSeq`: up to `limit` pending items become payouts of their current attempt,
-   * keeping at most `window` of the batch's payouts in flight; returns their child starts.
-   */
+  /** Claim `claimSeq`: up to `limit` pending items become payouts, at most `window` of the batch in flight. */
   disbursementClaimItems(input: { disbursementId: string; claimSeq: number; limit: number; window?: number }): Promise<ClaimResult>;
   /** Completes the disbursement when every item is final (event included); else reports what is left. */
   disbursementFinalize(input: { disbursementId: string }): Promise<FinalizeResult>;

@@ -1,36 +1,11 @@
 /**
- * disbursementWorkflow: runs a launched batch (spec "Disbursement (Surface A)"; docs/disbursements.md;
- * docs/architecture.md "Workflow ids and task queues"). Workflow id = disbursement id. Pure orchestration; Postgres holds every
- * per-item result (the payout projection), the workflow holds only counters and the handles of the
- * children in flight.
- *
- * Loop (a sliding window of children, kept full across continue-as-new):
- * 1. While not paused, claim up to `claimBatch` pending items (activity `disbursementClaimItems`:
- *    inserts each item's payout for its current attempt, idempotent per claim number, and never
- *    more than leaves `window` payouts of the batch in flight, counted in Postgres) and start each
- *    as a child `payoutWorkflow` (workflow id = payout id, ParentClosePolicy.ABANDON, search
- *    attribute DisbursementId): all the starts go out in one workflow task, without waiting.
- * 2. Wait for a child of this run to finish or a signal. When the claim found the window full (or
- *    filled it), claim again once a third of the window finished (CLAIM_CADENCE; a tenth in runs
- *    recorded before it), or after {@link FULL_WINDOW_RECHECK} at the latest while this run has
- *    fewer children in flight than that (the window is then full of payouts it cannot hear from:
- *    started by an earlier run, or claim links waiting for their recipient), else after
- *    {@link FULL_WINDOW_LONG_RECHECK}.
- * 3. After `itemsPerRun` starts (or when Temporal suggests it), wait only until every child of the
- *    run has *started*, then continue-as-new carrying `paused` and `claimSeq` (signals survive).
- *    The children keep running (ABANDON) and keep their window slots, counted in Postgres: the
- *    window does not drain at a run boundary.
- * 4. When nothing is pending or in flight, `disbursementFinalize` sets completed /
- *    completed_with_failures and emits the event of the same name, in one transaction that also
- *    checks Postgres: if retry-failed queued items meanwhile, the loop goes on. If a signal
- *    arrives after finalize committed (retry-failed on the batch it just completed), the loop goes
- *    on too instead of completing: the server refuses to complete a run with an unhandled signal,
- *    so the run that hears it is this one, never a lost one.
- *
- * Messages: signals `pause`, `resume`, `retryFailed` (the API changes the projection first, then
- * signals; the claim activity re-reads the projection, so a lost signal cannot start items while
- * paused); query `status`. The search attribute DisbursementStatus is upserted on every change.
+ * disbursementWorkflow: runs a launched batch (docs/disbursements.md "Launch, the run, and money"),
+ * workflow id = disbursement id, in phases: claim and start children (a window counted in
+ * PostgreSQL), wait for a refill, hand over (continue-as-new), finalize. Determinism contract: a
+ * claim is idempotent per `claimSeq`; a signal after finalize committed keeps the loop going.
+ * Recorded histories replay (test/workflows/workflow-histories.test.ts).
  */
+import type { SearchAttributePair } from '@temporalio/common';
 import {
   condition,
   continueAsNew,
@@ -43,7 +18,6 @@ import {
   WorkflowIdReusePolicy,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { SearchAttributePair } from '@temporalio/common';
 import {
   type ClaimedItem,
   DEFAULT_CLAIM_BATCH,
@@ -58,217 +32,239 @@ import {
   resumeSignal,
   retryFailedSignal,
 } from './disbursement.contract';
+import { PAYOUT_WORKFLOW_TYPE, type PayoutWorkflowInput } from './payout.contract';
 import { SA } from './search-attributes.contract';
 
 /** Longest wait before claiming again while the window is full of payouts this run does not hear from. */
 const FULL_WINDOW_RECHECK = '1 second';
-/**
- * Longest wait before claiming again while the window is full and this run has at least `refillAt`
- * children in flight (it hears them finish; the wait only bounds a stall on slow ones, such as
- * claim links waiting for their recipient). Used under {@link CLAIM_CADENCE}.
- */
+/** The same while this run has at least `refillAt` children in flight (it hears them finish). */
 const FULL_WINDOW_LONG_RECHECK = '5 seconds';
-/**
- * Patch id (2026-11-26, issue #23): claim again after a third of the window finished (was a tenth),
- * with the 1 s recheck only while this run has fewer than that many children in flight.
- */
+/** Versioning: refill after a third of the window (a tenth, and always the 1 s recheck, before it). */
 const CLAIM_CADENCE = 'disbursement-claim-cadence';
+/** Versioning: children started with `statusUpserts: 'long-waits'` (one PayoutStatus upsert per settled item). */
+const CHILD_STATUS_UPSERTS = '39-child-status-upserts';
 
 const acts = proxyActivities<DisbursementActivities>({
   startToCloseTimeout: '20 seconds',
   retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
 
-/** The batch run (see the file header). */
-export async function disbursementWorkflow(input: DisbursementWorkflowInput): Promise<DisbursementWorkflowResult> {
-  const { disbursementId } = input;
+type Status = DisbursementWorkflowStatus['status'];
+
+interface Limits {
+  window: number;
+  claimBatch: number;
+  itemsPerRun: number;
+  /** After a full window, claim again once this many children of the run finished. */
+  refillAt: number;
+  cadence: boolean;
+  childStatusAtLongWaits: boolean;
+}
+
+function limitsOf(input: DisbursementWorkflowInput, cadence: boolean, childStatusAtLongWaits: boolean): Limits {
   const window = Math.max(1, Math.min(1000, Math.floor(input.window ?? DEFAULT_WINDOW)));
   const claimBatch = Math.max(1, Math.min(window, Math.floor(input.claimBatch ?? DEFAULT_CLAIM_BATCH)));
   const itemsPerRun = Math.max(1, Math.floor(input.itemsPerRun ?? DEFAULT_ITEMS_PER_RUN));
-  // After a full window, claim again once this many children of the run finished (or a recheck).
-  // Patched (CLAIM_CADENCE): a third of the window, and the short recheck only while this run has
-  // too few children in flight to hear that many finish: one claim per ~100 items instead of one
-  // per second (runs recorded before the patch replay with a tenth and the 1 s recheck).
-  const cadence = patched(CLAIM_CADENCE);
   const refillAt = Math.max(1, Math.min(claimBatch, Math.ceil(window / (cadence ? 3 : 10))));
+  return { window, claimBatch, itemsPerRun, refillAt, cadence, childStatusAtLongWaits };
+}
 
-  let paused = input.paused ?? false;
-  let claimSeq = input.claimSeq ?? 0;
-  let status: DisbursementWorkflowStatus['status'] = 'processing';
-  let inFlight = 0;
-  /** Children whose start is not yet acknowledged (continue-as-new waits for these only). */
-  let starting = 0;
-  let startedThisRun = 0;
-  let finishedThisRun = 0;
-  /** Bumped by every signal and every finished child: what the loop waits on. */
-  let wake = 0;
-  /** Bumped by every signal. */
-  let signals = 0;
-  /** Whether the last claim found nothing more to start. */
-  let exhausted = false;
-  /** Whether the last claim found the window full (Postgres count). */
-  let full = false;
+/** One run's state, shared by its phases and Signal handlers (the safe-message-handlers shape). */
+class DisbursementRun {
+  paused: boolean;
+  claimSeq: number;
+  status: Status = 'processing';
+  inFlight = 0;
+  /** Children whose start is not yet acknowledged (the hand-over waits for these only). */
+  starting = 0;
+  startedThisRun = 0;
+  finishedThisRun = 0;
+  wake = 0;
+  signals = 0;
+  exhausted = false;
+  /** The last claim found the window full (PostgreSQL's count). */
+  full = false;
 
-  const setStatus = (s: DisbursementWorkflowStatus['status']) => {
-    if (s === status) return;
-    status = s;
-    upsertSearchAttributes([{ key: SA.DisbursementStatus, value: s }]);
-  };
-  // The start recorded 'processing'; a continued run may start paused.
-  if (paused) {
-    status = 'paused';
-    upsertSearchAttributes([{ key: SA.DisbursementStatus, value: 'paused' }]);
+  constructor(
+    readonly input: DisbursementWorkflowInput,
+    readonly limits: Limits,
+  ) {
+    this.paused = input.paused ?? false;
+    this.claimSeq = input.claimSeq ?? 0;
   }
 
-  setHandler(pauseSignal, () => {
-    paused = true;
-    signals++;
-    wake++;
-  });
-  setHandler(resumeSignal, () => {
-    paused = false;
-    exhausted = false;
-    full = false;
-    signals++;
-    wake++;
-  });
-  setHandler(retryFailedSignal, () => {
-    exhausted = false;
-    full = false;
-    signals++;
-    wake++;
-  });
-  /** Waits for a wake-up (a child of this run finished, a signal), at most `timeout` if given. */
-  const nextWake = async (timeout?: string): Promise<boolean> => {
-    const seen = wake;
-    if (timeout === undefined) {
-      await condition(() => wake !== seen);
-      return true;
-    }
-    return condition(() => wake !== seen, timeout);
-  };
-  setHandler(disbursementStatusQuery, () => ({
-    disbursementId,
-    status,
-    paused,
-    inFlight,
-    startedThisRun,
-    finishedThisRun,
-    claimSeq,
-    window,
-  }));
+  setStatus(s: Status): void {
+    if (s === this.status) return;
+    this.status = s;
+    upsertSearchAttributes([{ key: SA.DisbursementStatus, value: s }]);
+  }
 
-  /** Starts one child without waiting for it (all starts of a claim go out in one workflow task). */
-  const startItem = (item: ClaimedItem): void => {
-    inFlight++;
-    starting++;
-    const attributes: SearchAttributePair[] = [];
-    for (const [k, v] of Object.entries({ ...item.searchAttributes, DisbursementId: disbursementId })) {
-      if (typeof v === 'string' && k in SA) attributes.push({ key: SA[k as keyof typeof SA], value: v } as SearchAttributePair);
-    }
-    void (async () => {
+  pause(): void {
+    this.paused = true;
+    this.signal();
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.exhausted = false;
+    this.full = false;
+    this.signal();
+  }
+
+  retryFailed(): void {
+    this.exhausted = false;
+    this.full = false;
+    this.signal();
+  }
+
+  private signal(): void {
+    this.signals++;
+    this.wake++;
+  }
+
+  summary(): DisbursementWorkflowStatus {
+    const { inFlight, startedThisRun, finishedThisRun, claimSeq, paused, status } = this;
+    return { disbursementId: this.input.disbursementId, status, paused, inFlight, startedThisRun, finishedThisRun, claimSeq, window: this.limits.window };
+  }
+
+  /** Waits for a signal or a finished child of this run; with `timeout`, false when it passed first. */
+  nextWake(timeout?: string): Promise<boolean> {
+    const seen = this.wake;
+    if (timeout === undefined) return condition(() => this.wake !== seen).then(() => true);
+    return condition(() => this.wake !== seen, timeout);
+  }
+
+  /** Starts one child without waiting (all starts of a claim go out in one workflow task). */
+  startItem(item: ClaimedItem): void {
+    this.inFlight++;
+    this.starting++;
+    void this.runChild(item);
+  }
+
+  private async runChild(item: ClaimedItem): Promise<void> {
+    try {
+      let child;
       try {
-        let child;
-        try {
-          child = await startChild(item.workflowType, {
-            workflowId: item.payoutId,
-            taskQueue: item.taskQueue,
-            args: item.args,
-            parentClosePolicy: ParentClosePolicy.ABANDON,
-            // A payout's workflow runs once: never again after it closed.
-            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-            typedSearchAttributes: attributes,
-          });
-        } finally {
-          starting--;
-          wake++;
-        }
-        await child.result();
-      } catch {
-        // Already started (by an earlier run) or failed: the outcome is in Postgres; finalize checks there.
+        child = await startChild(item.workflowType, {
+          workflowId: item.payoutId,
+          taskQueue: item.taskQueue,
+          args: childArgs(item, this.limits.childStatusAtLongWaits),
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          typedSearchAttributes: childSearchAttributes(item, this.input.disbursementId),
+        });
       } finally {
-        inFlight--;
-        finishedThisRun++;
-        wake++;
+        this.starting--;
+        this.wake++;
       }
-    })();
-  };
+      await child.result();
+    } catch {
+      // Already started by an earlier run, or failed: the outcome is in PostgreSQL (finalize reads it).
+    } finally {
+      this.inFlight--;
+      this.finishedThisRun++;
+      this.wake++;
+    }
+  }
+}
 
+function childArgs(item: ClaimedItem, statusAtLongWaits: boolean): unknown[] {
+  if (!statusAtLongWaits || item.workflowType !== PAYOUT_WORKFLOW_TYPE) return item.args;
+  const [first, ...rest] = item.args;
+  return [{ ...(first as PayoutWorkflowInput), statusUpserts: 'long-waits' } satisfies PayoutWorkflowInput, ...rest];
+}
+
+function childSearchAttributes(item: ClaimedItem, disbursementId: string): SearchAttributePair[] {
+  const attributes: SearchAttributePair[] = [];
+  for (const [k, v] of Object.entries({ ...item.searchAttributes, DisbursementId: disbursementId })) {
+    if (typeof v === 'string' && k in SA) attributes.push({ key: SA[k as keyof typeof SA], value: v } as SearchAttributePair);
+  }
+  return attributes;
+}
+
+function installHandlers(run: DisbursementRun): void {
+  setHandler(pauseSignal, () => run.pause());
+  setHandler(resumeSignal, () => run.resume());
+  setHandler(retryFailedSignal, () => run.retryFailed());
+  setHandler(disbursementStatusQuery, () => run.summary());
+}
+
+/** Claims up to a batch of pending items (idempotent per claimSeq) and starts them. */
+async function claimAndStart(run: DisbursementRun): Promise<void> {
+  const limit = Math.min(run.limits.claimBatch, run.limits.itemsPerRun - run.startedThisRun);
+  const claimed = await acts.disbursementClaimItems({ disbursementId: run.input.disbursementId, claimSeq: run.claimSeq, limit, window: run.limits.window });
+  run.claimSeq++;
+  if (claimed.paused) {
+    run.paused = true;
+    return run.setStatus('paused');
+  }
+  if (!run.paused) run.setStatus('processing');
+  run.full = claimed.full === true;
+  if (!claimed.more) run.exhausted = true;
+  run.startedThisRun += claimed.items.length;
+  for (const item of claimed.items) run.startItem(item);
+}
+
+/** Continues as new once this run's starts are acknowledged; its children keep their window slots. */
+async function handOver(run: DisbursementRun): Promise<never> {
+  while (run.starting > 0) await run.nextWake();
+  return continueAsNew<typeof disbursementWorkflow>({ ...run.input, paused: run.paused, claimSeq: run.claimSeq });
+}
+
+/** The window is full: waits until `refillAt` children of this run finished, a signal, or the recheck. */
+async function waitForRefill(run: DisbursementRun): Promise<void> {
+  const finished = run.finishedThisRun;
+  const signalled = run.signals;
+  const recheck = run.limits.cadence && run.inFlight >= run.limits.refillAt ? FULL_WINDOW_LONG_RECHECK : FULL_WINDOW_RECHECK;
+  await condition(() => run.finishedThisRun - finished >= run.limits.refillAt || run.signals !== signalled, recheck);
+  run.full = false;
+}
+
+/** Paused with nothing in flight: waits for a signal, re-reading the projection every 30 s (a lost resume). */
+async function waitWhilePaused(run: DisbursementRun): Promise<void> {
+  run.setStatus('paused');
+  if (await run.nextWake('30 seconds')) return;
+  if ((await acts.disbursementProjectionStatus({ disbursementId: run.input.disbursementId })) === 'paused') return;
+  run.paused = false;
+  run.exhausted = false;
+}
+
+/** Completes the batch when every item is final (the result); else goes on (undefined). */
+async function finalize(run: DisbursementRun): Promise<DisbursementWorkflowResult | undefined> {
+  const signalled = run.signals;
+  const f = await acts.disbursementFinalize({ disbursementId: run.input.disbursementId });
+  if (f.done && run.signals === signalled) {
+    run.setStatus(f.status);
+    return { disbursementId: run.input.disbursementId, status: f.status };
+  }
+  if (!f.done && f.paused) {
+    run.paused = true;
+    return undefined;
+  }
+  run.exhausted = false;
+  // Payouts in flight that an earlier run started: wait for them in PostgreSQL.
+  if (!f.done && f.pending === 0) await run.nextWake(FULL_WINDOW_RECHECK);
+  return undefined;
+}
+
+export async function disbursementWorkflow(input: DisbursementWorkflowInput): Promise<DisbursementWorkflowResult> {
+  const run = new DisbursementRun(input, limitsOf(input, patched(CLAIM_CADENCE), patched(CHILD_STATUS_UPSERTS)));
+  if (run.paused) {
+    run.status = 'paused';
+    upsertSearchAttributes([{ key: SA.DisbursementStatus, value: 'paused' }]);
+  }
+  installHandlers(run);
   for (;;) {
-    if (paused) setStatus('paused');
-    const runDone = startedThisRun >= itemsPerRun || workflowInfo().continueAsNewSuggested;
-    if (!paused && !exhausted && !full && !runDone) {
-      const limit = Math.min(claimBatch, itemsPerRun - startedThisRun);
-      const claimed = await acts.disbursementClaimItems({ disbursementId, claimSeq, limit, window });
-      claimSeq++;
-      if (claimed.paused) {
-        paused = true;
-        setStatus('paused');
-        continue;
-      }
-      if (!paused) setStatus('processing');
-      full = claimed.full === true;
-      if (!claimed.more) exhausted = true;
-      startedThisRun += claimed.items.length;
-      for (const item of claimed.items) startItem(item);
-      continue;
-    }
-
-    if (runDone && !paused && !exhausted) {
-      // Hand over to a fresh run once this run's starts are acknowledged; its children keep
-      // running and keep their window slots (counted in Postgres).
-      while (starting > 0) await nextWake();
-      await continueAsNew<typeof disbursementWorkflow>({ ...input, paused, claimSeq });
-    }
-
-    if (full && !paused) {
-      // The window is full: claim again when a child of this run finishes, or after a short while
-      // for payouts this run does not hear from.
-      const finished = finishedThisRun;
-      const signalled = signals;
-      const recheck = cadence && inFlight >= refillAt ? FULL_WINDOW_LONG_RECHECK : FULL_WINDOW_RECHECK;
-      await condition(() => finishedThisRun - finished >= refillAt || signals !== signalled, recheck);
-      full = false;
-      continue;
-    }
-
-    if (inFlight > 0) {
-      await nextWake();
-      continue;
-    }
-
-    // Nothing of this run in flight.
-    if (paused) {
-      setStatus('paused');
-      // The projection is the truth: re-read it now and then in case a resume signal was lost.
-      if (!(await nextWake('30 seconds'))) {
-        const s = await acts.disbursementProjectionStatus({ disbursementId });
-        if (s !== 'paused') paused = false;
-        if (s !== 'paused') exhausted = false;
-      }
-      continue;
-    }
-
-    const signalled = signals;
-    const f = await acts.disbursementFinalize({ disbursementId });
-    if (f.done && signals !== signalled) {
-      // A signal came after finalize committed: retry-failed may have queued items again (the
-      // server refuses to complete a workflow with an unhandled signal, so this run hears it).
-      exhausted = false;
-      continue;
-    }
-    if (f.done) {
-      setStatus(f.status);
-      return { disbursementId, status: f.status };
-    }
-    if (f.paused) {
-      paused = true;
-      continue;
-    }
-    exhausted = false;
-    if (f.pending === 0) {
-      // Payouts in flight that this run did not start (an earlier run's): wait for them in Postgres.
-      await nextWake(FULL_WINDOW_RECHECK);
+    if (run.paused) run.setStatus('paused');
+    const runDone = run.startedThisRun >= run.limits.itemsPerRun || workflowInfo().continueAsNewSuggested;
+    if (!run.paused && !run.exhausted && !run.full && !runDone) await claimAndStart(run);
+    else if (runDone && !run.paused && !run.exhausted) await handOver(run);
+    else if (run.full && !run.paused) await waitForRefill(run);
+    else if (run.inFlight > 0) await run.nextWake();
+    else if (run.paused) await waitWhilePaused(run);
+    else {
+      const result = await finalize(run);
+      if (result) return result;
     }
   }
 }

@@ -1,9 +1,4 @@
-/**
- * Contract of payoutWorkflow (workflows/payout.ts): its type name, input and result, messages,
- * failure type names and the activities it proxies. Everything outside the workflow body (core,
- * activities, src/temporal, tests) imports this module, never the body (docs/architecture.md
- * "Workflow contracts").
- */
+/** Contract of payoutWorkflow: imported instead of its body (docs/architecture.md "Workflow contracts"). */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PayoutFailureCode, PayoutStatus } from '../src/domain/payout-state';
 
@@ -23,19 +18,18 @@ export interface PayoutWorkflowInput {
   payoutId: string;
   /** Channel id; 'claim_link' takes the claim path. */
   channel: string;
-  /**
-   * claim_link only: notify the recipient once the claim link is open (the notification step,
-   * {@link PayoutNotificationActivities}; its record is written with the payout). Absent in runs
-   * started before the step existed, so their replay takes the same path.
-   */
+  /** claim_link only: notify the recipient once the link is open ({@link PayoutNotificationActivities}). */
   notify?: boolean;
   /**
-   * Set when the payout is above its key's approval_threshold (docs/getting-paid.md "Key
-   * policies"): the payout starts `pending` with its funds held and waits up to `timeoutMs` for
-   * the `approve` or `reject` Update; approve -> submitted and the usual path; reject or timeout ->
-   * canceled (hold released). Absent otherwise (and in runs started before approvals existed).
+   * Above the key's approval_threshold (docs/getting-paid.md "Key policies"): `pending` with the
+   * funds held for up to `timeoutMs` (ms); approve -> submitted, reject or timeout -> canceled.
    */
   approval?: { timeoutMs: number };
+  /**
+   * `long-waits` (disbursement children): PayoutStatus is upserted only before a wait of a minute
+   * or more and at the end; absent: before every wait (docs/disbursements.md "Launch, the run, and money").
+   */
+  statusUpserts?: 'long-waits';
 }
 
 /** Result of payoutWorkflow: the final status. */
@@ -89,30 +83,21 @@ export interface PayoutTransitionInput {
   attempt?: AttemptResult & { number: number };
   /** Apply the move only from these states (else the row is returned unchanged). */
   onlyFrom?: PayoutStatus[];
-  /**
-   * With `to: 'delivering'` only: also make delivery attempt `deliverAttempt` (1-based) through the
-   * rail in the same activity, its answer returned as `attempt` ({@link PayoutTransitionResult}).
-   */
+  /** With `to: 'delivering'` only: also make this attempt (1-based), answered as `attempt`. */
   deliverAttempt?: number;
 }
 
 /**
- * What one rail attempt answered (the rail adapter seam, src/rails/adapter.ts; docs/rails.md
- * "The seam"), in three outcomes:
- * - settled at submission (`ok: true`, `outcome` absent or `settled`): the rail knows the outcome
- *   now (the sandbox simulator, instant rails); the money lands `arrivalMs` from now, and the
- *   funds come back `refundAfterMs` after landing when the rail already knows they will.
- * - `accepted` (`ok: true`): the rail took the instruction and reports later (a bank file rail);
- *   the workflow waits for {@link railEventSignal}s up to `deadlineMs` (the channel's arrival.max).
- * - rejected (`ok: false`): a failure code, `retryable`, and the rail's own reason code.
- * Histories recorded before the seam carry the first and last shapes without `outcome`.
+ * What one rail attempt answered (docs/rails.md "The seam"): settled at submission (lands in
+ * `arrivalMs`), `accepted` (answers later by {@link railEventSignal}), or rejected. Recorded
+ * histories may lack `outcome` on the settled and rejected shapes.
  */
 export type RailAttemptResult =
   | {
       ok: true;
       outcome?: 'settled';
       providerReference: string;
-      /** Milliseconds until the money lands (the workflow waits with a durable timer; 0: now). */
+      /** Until the money lands, in ms (0: now). */
       arrivalMs: number;
       /** Set when the provider will return the funds this many ms after delivery. */
       refundAfterMs?: number;
@@ -144,10 +129,7 @@ export type RailAttemptResult =
       railReasonCode?: string | null;
     };
 
-/**
- * A later answer of a rail about one attempt (Signal `railEvent`; src/core/rails/rail-events.ts sends
- * it when it reads a bank file, and `payoutRailStatus` returns the same records).
- */
+/** A rail's later answer about one attempt (Signal `railEvent`, or `payoutRailStatus`). */
 export interface PayoutRailEvent {
   /** Stable id (`<rail file id>:<index>`): the workflow applies each id once. */
   id: string;
@@ -164,12 +146,9 @@ export interface PayoutRailEvent {
 export const railEventSignal = defineSignal<[PayoutRailEvent]>('railEvent');
 
 /**
- * Result of payoutTransition: the status now stored. With `deliverAttempt` (the move to
- * delivering), also `attempt`: the rail's answer to that attempt, or null when the payout was
- * found failed, canceled or refunded (a replay after a lost workflow task: nothing to deliver, no
- * attempt made). A result recorded before `deliverAttempt` existed has no `attempt` key: the
- * workflow then makes the attempt with payoutRailAttempt, as those runs did (workflows/payout.ts
- * "The move to delivering and the first rail attempt").
+ * Result of payoutTransition: the status now stored and, with `deliverAttempt`, the rail's answer
+ * (null when the row was already final). Versioning: a result recorded without the `attempt` key
+ * makes the attempt with payoutRailAttempt on replay.
  */
 export interface PayoutTransitionResult {
   status: PayoutStatus;
@@ -181,38 +160,21 @@ export interface PayoutTransitionResult {
  * Each is idempotent; a forbidden move fails with {@link ILLEGAL_PAYOUT_TRANSITION}.
  */
 export interface PayoutActivities {
-  /**
-   * Moves the payout to `to` (one transaction: projection, money, event); returns the status now
-   * stored. With `deliverAttempt` (only with `to: 'delivering'`), also makes that rail attempt as
-   * payoutRailAttempt would, unless the row is failed, canceled or refunded, and returns its answer
-   * as `attempt` (src/core/payouts/delivery.ts deliverPayout: one statement for the move and the
-   * attempt's start).
-   */
+  /** Moves the payout to `to` (projection, money and event in one transaction); with `deliverAttempt`, also makes it. */
   payoutTransition(input: PayoutTransitionInput): Promise<PayoutTransitionResult>;
   /** submitted -> awaiting_claim (claim token, claim_expires_at); returns the claim window left, in ms. */
   payoutOpenClaim(input: { payoutId: string }): Promise<{ claimWindowMs: number }>;
   /** One delivery attempt through the rail (keyed by payout and attempt number). */
   payoutRailAttempt(input: { payoutId: string; attempt: number }): Promise<RailAttemptResult>;
-  /**
-   * Asks the rail about an attempt it accepted, past the deadline: the events it has recorded for
-   * the attempt (a Signal may have been lost), oldest first. With none, raises the operator alert
-   * (metric payouts_rail_overdue_total and a log line) and returns [].
-   */
+  /** Past the deadline: the rail's recorded events for the attempt, oldest first; none raises the operator alert. */
   payoutRailStatus(input: { payoutId: string; attempt: number; overdueMs: number }): Promise<PayoutRailEvent[]>;
   /** Records the result of an attempt that will be retried. */
   payoutAttemptResult(input: AttemptResult & { payoutId: string; number: number }): Promise<void>;
-  /**
-   * Records an approval decision (payout_approvals) and moves the payout pending -> submitted
-   * (approved; event payout.submitted) or pending -> canceled (rejected, expired; hold released,
-   * event payout.canceled). Idempotent; returns the status now stored.
-   */
+  /** Records an approval decision: pending -> submitted (approved) or canceled (hold released); the status now stored. */
   payoutApprovalDecide(input: PayoutApprovalDecision): Promise<{ status: PayoutStatus }>;
 }
 
-/**
- * Failure type (non-retryable) of a notification the provider refused or cannot send (live provider
- * not configured): retrying would not deliver it.
- */
+/** Failure type (non-retryable) of a notification the provider refused or cannot send. */
 export const NOTIFICATION_NOT_DELIVERABLE = 'NotificationNotDeliverable';
 
 /** What the notification step did (src/core/notifications: sendPayoutNotification). */
@@ -222,10 +184,8 @@ export interface PayoutNotifyResult {
 }
 
 /**
- * The notification step's activities (activities/notifications.ts). `payoutNotify` is a regular
- * activity with retries (it calls a provider); every call carries the notification id as the
- * provider's idempotency key, so a retry after a crash between sending and recording does not
- * deliver twice. Fails with {@link NOTIFICATION_NOT_DELIVERABLE} when retrying cannot help.
+ * The notification step's activities: every call carries the notification id as the provider's
+ * idempotency key; {@link NOTIFICATION_NOT_DELIVERABLE} when retrying cannot help.
  */
 export interface PayoutNotificationActivities {
   /** Sends the payout's notification and records it sent (+ payout.notification_sent). */

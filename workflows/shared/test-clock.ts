@@ -1,14 +1,6 @@
 /**
- * The sandbox test clock inside a workflow (docs/test-clocks.md). `installTestClock()` registers the
- * `testClockAdvance` Signal handler and returns the workflow's view of its business's clock:
- * `now()` is the workflow's time plus every advance received, and `version()` changes with each
- * advance, so a wait can end early:
- *
- *   const v = clock.version();
- *   await condition(() => decided || clock.version() !== v, deadline - clock.now());
- *
- * A run that never receives the Signal issues exactly the commands it issued before the clock
- * existed (the handler and the extra predicate add none), so running workflows keep replaying.
+ * The sandbox test clock inside a workflow (docs/test-clocks.md). Determinism contract: a run that
+ * never receives the `testClockAdvance` Signal issues the same commands as without the clock.
  */
 import { setHandler } from '@temporalio/workflow';
 import { testClockAdvanceSignal } from '../test-clock.contract';
