@@ -1,21 +1,7 @@
 /**
- * Data retention (docs/operations.md "Data retention"): rows past their documented retention are
- * deleted in bounded batches (at most RETENTION_BATCH rows per statement, each a short
- * transaction on its own, so a table of millions of rows is trimmed without long locks). Run by
- * the durable retentionWorkflow (workflows/retention.ts) every RETENTION_INTERVAL. Idempotent: a
- * sweep that dies half-way is simply run again.
- *
- * | rows | kept | why |
- * |---|---|---|
- * | `events` dispatched | 30 days | the events API serves 30 days (docs/webhooks.md) |
- * | `webhook_deliveries` completed, with their `webhook_attempts` | 30 days | the deliveries API serves what the events API serves |
- * | `workflow_starts` started | 7 days | the outbox only needs rows not yet started; 7 days leave room to investigate |
- * | `idempotency_keys` | until `expires_at` | 30 days on Surfaces A and C, 24 hours on B (spec "Limits") |
- *
- * The first three tables' own modules own their deletes (src/core/events.ts,
- * src/core/webhooks.ts, src/core/workflow-starts.ts); `idempotency_keys` is written by the API's
- * idempotency middleware, and its expired rows (which the middleware itself deletes when a key
- * comes back) are deleted here: the one place outside it that touches that table.
+ * Data retention (docs/operations.md "Data retention" lists what is kept how long): rows past
+ * retention are deleted in bounded batches, each a short transaction; idempotent. Each table's
+ * owner module deletes its own rows; expired `idempotency_keys` are deleted here.
  */
 import { sql } from 'kysely';
 import { parseDuration } from '../domain/durations';
@@ -25,22 +11,17 @@ import { purgeDispatchedEvents } from './events';
 import { purgeCompletedDeliveries } from './webhooks';
 import { purgeStartedWorkflowStarts } from './workflow-starts';
 
-/** Rows per delete statement. */
 export const RETENTION_BATCH = 1000;
-/** Statements per table per sweep call (the workflow calls again while a table had more). */
+/** The workflow calls again while a table had more. */
 export const RETENTION_BATCHES_PER_CALL = 20;
-/** How long dispatched events and completed deliveries are kept, in ms (30 days). */
 export const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
-/** How long started workflow-start rows are kept, in ms (7 days). */
 export const WORKFLOW_START_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
-/** What one sweep deleted, by table, and whether any table has more past retention. */
 export interface RetentionSweepResult {
   deleted: Record<'events' | 'webhook_deliveries' | 'webhook_attempts' | 'workflow_starts' | 'idempotency_keys', number>;
   more: boolean;
 }
 
-/** Deletes expired idempotency records (`expires_at` passed), at most `limit`. Returns how many. */
 async function purgeExpiredIdempotencyKeys(core: Core, now: Date, limit: number): Promise<number> {
   const r = await sql<{ n: string }>`
     with gone as (
@@ -50,7 +31,6 @@ async function purgeExpiredIdempotencyKeys(core: Core, now: Date, limit: number)
   return Number(r.rows[0]?.n ?? 0);
 }
 
-/** One sweep (see the file header): up to RETENTION_BATCHES_PER_CALL batches per table. */
 export async function sweepRetention(core: Core): Promise<RetentionSweepResult> {
   const now = core.now();
   const eventsCutoff = new Date(now.getTime() - EVENT_RETENTION_MS);
@@ -80,7 +60,7 @@ export async function sweepRetention(core: Core): Promise<RetentionSweepResult> 
   return { deleted, more };
 }
 
-/** Starts the data-retention loop (workflows/retention.ts) every RETENTION_INTERVAL (idempotent). Throws when Temporal cannot be reached. */
+/** Starts the retention loop (idempotent). Throws when Temporal cannot be reached. */
 export async function startRetention(core: Core): Promise<void> {
   await startRetentionWorkflow(core.temporal, core.config, { intervalMs: parseDuration(core.config.RETENTION_INTERVAL) });
 }
