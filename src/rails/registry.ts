@@ -1,10 +1,6 @@
 /**
- * The rail registry (docs/rails.md "Adding a rail"): every live rail module, one entry each. The
- * core finds a rail's module here by the catalog rail id (channel.rail) and never names a rail
- * itself. Adding a rail is one module under src/rails/<rail>/ (a {@link RailModule}) and one
- * line in {@link RAIL_MODULES}. The sandbox simulator is not a registry entry: it serves every
- * rail of the sandbox environment (src/rails/sandbox.ts). A module with a `statements` part adds
- * its settlement account to the treasury's reconciliation (docs/treasury.md).
+ * The rail registry (docs/rails.md "Adding a rail"): adding a rail is one module under
+ * src/rails/<rail>/ and one line in {@link RAIL_MODULES}. The sandbox simulator is not an entry.
  */
 import type { RailModule, RailStatementParts } from './adapter';
 import { achRailModule } from './ach/module';
@@ -14,7 +10,6 @@ import { wiseRailModule } from './wise/module';
 /** The live rail modules, in the order their connections are checked. */
 export const RAIL_MODULES: readonly RailModule[] = [sepaRailModule, achRailModule, wiseRailModule];
 
-/** Catalog rails a module serves: its own id and any `alsoServes`. */
 export function railsServedBy(m: RailModule): readonly string[] {
   return [m.rail, ...(m.alsoServes ?? [])];
 }
@@ -24,21 +19,16 @@ export function railModuleOf(rail: string): RailModule | undefined {
   return RAIL_MODULES.find((m) => m.rail === rail || m.alsoServes?.includes(rail));
 }
 
-/** A rail connection with a settlement account: its connection id (`module.rail`) and its statements part. */
 export interface StatementRail {
   rail: string;
   statements: RailStatementParts;
 }
 
-/**
- * The connections with a settlement account (modules with a `statements` part), in registry order,
- * configured or not (the treasury reports and counts each account whenever it has statements).
- */
+/** The connections with a settlement account, in registry order, configured or not. */
 export function statementRails(): StatementRail[] {
   return RAIL_MODULES.flatMap((m) => (m.statements ? [{ rail: m.rail, statements: m.statements }] : []));
 }
 
-/** The statements part of connection `rail` (a module's `rail`), or undefined when its connection receives no statements. */
 export function statementPartsOf(rail: string): RailStatementParts | undefined {
   return RAIL_MODULES.find((m) => m.rail === rail)?.statements;
 }
