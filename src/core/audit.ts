@@ -184,7 +184,8 @@ export function operatorActor(): Pick<AuditInput, 'actor' | 'source'> {
   let user = 'unknown';
   try {
     user = userInfo().username;
-  } catch {
+    } catch {
+      // no passwd entry (some containers): keep 'unknown'
   }
   return {
     actor: { type: 'operator', id: `${user}@${hostname()}` },
