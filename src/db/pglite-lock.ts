@@ -90,7 +90,8 @@ export function acquirePgliteLock(dataDir: string): () => void {
         if (readOwner(path)?.pid === process.pid) {
           try {
             unlinkSync(path);
-          } catch {
+      } catch {
+        // already gone
           }
         }
       };
@@ -117,6 +118,7 @@ export function acquirePgliteLock(dataDir: string): () => void {
       try {
         unlinkSync(path);
       } catch {
+        // removed by another process first: try again
       }
     }
   }
