@@ -1,16 +1,9 @@
-/**
- * The sandbox simulator as one rail adapter among others (docs/rails.md "The seam"; the magic
- * values are in src/sandbox/rails.ts and docs/getting-started.md). It knows every outcome at
- * submission, so it answers `settled` (with when the money lands and whether the provider returns
- * it) or `rejected`: a sandbox payout costs the payout workflow one durable timer, as before the
- * seam existed.
- */
+/** The sandbox simulator as a rail adapter (magic values in src/sandbox/rails.ts): it answers `settled` or `rejected` at submission. */
 import { simulateRailAttempt } from '../sandbox/rails';
 import type { PaymentInstruction, RailAdapter, RailCapabilities, RailSubmitResult } from './adapter';
 
-/** Options of {@link sandboxRailAdapter}. */
 export interface SandboxRailOptions {
-  /** The default simulated arrival (config SANDBOX_ARRIVAL: ISO 8601 duration or ms). */
+  /** ISO 8601 duration or ms. */
   sandboxArrival: string;
 }
 
@@ -24,7 +17,7 @@ const CAPABILITIES: RailCapabilities = {
   returnWindowMs: 0,
 };
 
-/** The sandbox rail: every channel's rail in the sandbox environment. Never throws. */
+/** Every rail of the sandbox environment. Never throws. */
 export function sandboxRailAdapter(options: SandboxRailOptions): RailAdapter {
   return {
     name: 'sandbox',
