@@ -9,20 +9,16 @@ import type { PayoutFailureCode } from '../domain/payout-state';
 
 export type RailEnvironment = 'sandbox' | 'live';
 
-/** A cut-off: instructions collected before it leave in that window's file. */
 export interface RailCutOff {
   /** Local time of day, `HH:MM` (24 h). */
   time: string;
   timeZone: string;
 }
 
-/** What a rail can do (spec "Channel" `arrival`, `status` derive from it). */
 export interface RailCapabilities {
   /** Catalog rail ids this adapter serves (channel.rail), e.g. `['sepa_credit_transfer']`; `['*']`: every rail (sandbox). */
   rails: readonly string[];
-  /** ISO 4217 currencies it pays out in. */
   currencies: readonly string[];
-  /** `instant`: one call per payment; `batched`: collected per cut-off window into files. */
   mode: 'instant' | 'batched';
   /** `at_submission`: submit answers settled/rejected; `later`: submit answers accepted, events follow. */
   answers: 'at_submission' | 'later';
@@ -43,21 +39,17 @@ export interface RailReferences {
   uetr?: string;
   /** ACH trace number, 15 digits. */
   traceNumber?: string;
-  /** The rail file that carried the payment (`rf_…`), once it is written. */
   railFileId?: string;
 }
 
-/** The creditor side of an instruction (what the recipient's saved details give). */
 export interface RailCreditor {
   /** As stored (our records keep the original; each rail converts to its character set). */
   name: string;
   kind: 'individual' | 'business';
   country: string | null;
-  /** Channel-specific account fields as saved on the recipient (iban, bic, account_number, routing_number, ...). */
   account: Record<string, string>;
 }
 
-/** One payment instruction: one attempt of one payout. */
 export interface PaymentInstruction {
   payoutId: string;
   /** 1-based attempt number; (payoutId, attempt) is the idempotency key of the submission. */
@@ -75,7 +67,6 @@ export interface PaymentInstruction {
   existing: RailReferences | null;
 }
 
-/** What `submit` answered. */
 export type RailSubmitResult =
   | {
       outcome: 'settled';
@@ -97,7 +88,6 @@ export type RailSubmitResult =
       references: RailReferences;
     };
 
-/** A later answer of a rail, addressed by the rail's references. */
 export interface RailEvent {
   /** Stable id of the event (for example `<rail file id>:<index>`): the payout ignores one it has seen. */
   id: string;
@@ -106,7 +96,6 @@ export interface RailEvent {
   /** When the rail says it happened (booking time for `settled`), ISO 8601. */
   at: string;
   railReasonCode?: string;
-  /** The spec failure code it maps to (rejected, returned), from the reason-code table. */
   failureCode?: PayoutFailureCode;
   message?: string;
 }
@@ -114,14 +103,11 @@ export interface RailEvent {
 export type RailHealth = 'working' | 'not_configured' | 'failing';
 
 export interface RailAdapter {
-  /** Stable name, stored with attempts: `sandbox`, `iso20022_sftp`, `ach_nacha`. */
   readonly name: string;
   readonly capabilities: RailCapabilities;
   /** Submits idempotently per (payoutId, attempt); throws {@link RailError} (transport failure: retryable). */
   submit(instruction: PaymentInstruction): Promise<RailSubmitResult>;
-  /** Asks the rail for the status of a payment it accepted; null when it has nothing to say yet. */
   status(references: RailReferences): Promise<RailEvent | null>;
-  /** Whether the configured connection is working (a channel on this rail is `live` only then). */
   health(): Promise<RailHealth>;
 }
 
@@ -141,7 +127,6 @@ export class RailError extends Error {
 /* The rail module (docs/rails.md "Adding a rail"): the core asks the registry for a rail's module and
  * never names a rail; a module is pure over its configuration and reaches I/O only via RailHost. */
 
-/** The spec failure a rail's reason code maps to (a rejection before settlement, or a return after it). */
 export interface RailFailure {
   failureCode: PayoutFailureCode;
   message: string;
@@ -173,7 +158,6 @@ export interface RailInstructionRecord {
   updated_at: Date;
 }
 
-/** A new instruction to queue (its status starts `queued`, or `accepted` for a rail that takes it in the call). */
 export type NewRailInstruction = Omit<RailInstructionRecord, 'status' | 'rail_file_id' | 'payment_information_id' | 'created_at' | 'updated_at'> & {
   status?: 'queued' | 'accepted';
 };
@@ -213,7 +197,6 @@ export interface RailEventRecord extends NewRailEvent {
   created_at: Date;
 }
 
-/** What a credit event becomes: a deposit to the live virtual account with `accountIdentifier`. Amounts in minor units. */
 export interface RailCredit {
   currency: string;
   amountMinor: string;
@@ -224,7 +207,6 @@ export interface RailCredit {
   reference: string | null;
 }
 
-/** The core's rail tables as a rail module sees them, bound to one connection or transaction. */
 export interface RailStore {
   /** Locks inbound file `fileId` (skipping it when another worker holds it); its status, or null when held. */
   lockInboundFile(fileId: string): Promise<RailFileRecord['status'] | null>;
@@ -232,7 +214,6 @@ export interface RailStore {
   recordEvents(events: NewRailEvent[], now: Date): Promise<string[]>;
   /** Moves an instruction forward to `status` (never back; idempotent). */
   advanceInstruction(key: { payoutId: string; attempt: number }, status: RailInstructionRecord['status'], now: Date): Promise<void>;
-  /** The instruction with EndToEndId `endToEndId`, else UETR `uetr`. */
   instructionByReference(refs: { endToEndId: string | null; uetr: string | null }): Promise<RailInstructionRecord | undefined>;
   /** The instruction of `rail` with trace number `traceNumber` (locked for update when `lock`). */
   instructionByTrace(rail: string, traceNumber: string, lock: boolean): Promise<RailInstructionRecord | undefined>;
@@ -242,22 +223,18 @@ export interface RailStore {
   /** Stores `instruction` once per (payout, attempt) and returns the stored row (a retry gets the first). */
   queueInstruction(instruction: NewRailInstruction, now: Date): Promise<RailInstructionRecord>;
   updateInstructionDetails(key: { payoutId: string; attempt: number }, details: Record<string, string>, now: Date): Promise<void>;
-  /** Instructions of `rail` in `statuses` last updated before `before` (oldest first, at most `limit`). */
   instructionsWaiting(rail: string, statuses: Array<RailInstructionRecord['status']>, before: Date, limit: number): Promise<RailInstructionRecord[]>;
   instructionsOfFile(fileId: string): Promise<RailInstructionRecord[]>;
   /** Locks the instructions of file `fileId` no answer has ended (`in_file`, `accepted`). */
   lockUnansweredInstructionsOfFile(fileId: string): Promise<RailInstructionRecord[]>;
   file(fileId: string): Promise<RailFileRecord | undefined>;
   outboundFileByMessageId(messageId: string): Promise<RailFileRecord | undefined>;
-  /** Records inbound file `name` once per rail and name (see src/core/rails/files.ts recordInboundFile). */
   recordInboundFile(rail: string, name: string, content: Buffer): Promise<RailFileRecord>;
   finishedInboundNames(rail: string, names: string[]): Promise<Set<string>>;
   markInboundProcessed(fileId: string, info: { kind: string; messageId: string; transactions: number }, now: Date): Promise<void>;
   markInboundQuarantined(fileId: string, error: string, now: Date): Promise<void>;
-  /** Uploaded outbound files of `rail` due to settle by `now` and not yet settled (oldest first). */
   dueSettlementFiles(rail: string, now: Date): Promise<Array<{ id: string; settles_at: Date | null }>>;
   markFileSettled(fileId: string, now: Date): Promise<void>;
-  /** The next value of database sequence `name` (a decimal string). */
   nextSequenceValue(name: string): Promise<string>;
 }
 
@@ -265,7 +242,6 @@ export interface RailCounter {
   inc(labels: Record<string, string>, value?: number): void;
 }
 
-/** What the core gives a rail module: its clock, log, tables, metrics and the few core actions a rail's answers call for. */
 export interface RailHost {
   readonly rail: string;
   now(): Date;
@@ -273,15 +249,12 @@ export interface RailHost {
   readonly store: RailStore;
   transaction<T>(fn: (store: RailStore) => Promise<T>): Promise<T>;
   readonly metrics: { railFiles: RailCounter; railReturns: RailCounter; railUnmatchedItems: RailCounter };
-  /** Makes sure the current collection window of this rail (windows of `windowMs`) has its workflow. */
   ensureWindow(windowMs: number): Promise<void>;
   /** Reconciles `file` if it is a settlement account statement (docs/treasury.md); null otherwise. */
   readStatement(file: RailFileRecord): Promise<{ events: number; quarantined: boolean } | null>;
-  /** Corrects the saved recipient of a payout from the bank's data (an ACH notification of change). */
   correctRecipient(payoutId: string, correction: { fields: Record<string, string> } | { needsField: string }, meta: { correctionId: string; changeCode: string }): Promise<{ recipientId: string; status: string | null } | null>;
 }
 
-/** What one poll of a rail's inbox did; `more`: work was left for the next poll. */
 export interface InboxPollResult {
   files: number;
   events: number;
@@ -294,15 +267,12 @@ export interface ComposedRailFile {
   messageId: string;
   kind: string;
   content: string;
-  /** Requested execution date (ISO 20022) or effective entry date (ACH), YYYY-MM-DD. */
   executionDate: string;
   /** ACH: `same_day` or `next_day`; null elsewhere. */
   settlementWindow: string | null;
-  /** The id each instruction's group carries in the file (pain.001 PmtInfId; ACH batch), by payout id. */
   groupOf: (payoutId: string) => string;
 }
 
-/** The file parts of a batched rail: how a window's instructions become a file, and where it goes. */
 export interface RailFileParts {
   /** Composes (and validates) the file of `rows`; throws when it cannot be written correctly (nothing is recorded). */
   compose(rows: RailInstructionRecord[], now: Date, fileId: string, log: RailHost['log']): Promise<ComposedRailFile>;
@@ -311,7 +281,6 @@ export interface RailFileParts {
   settlesAt(executionDate: string | null, uploadedAt: Date): Date | null;
 }
 
-/** A rail with its configuration read: what the core runs for it. */
 export interface ConfiguredRail {
   /** The inbox poll interval in ms: file rails list the bank's outbox; a partner rail polls transfers its webhooks left waiting. */
   pollIntervalMs: number;
@@ -319,20 +288,16 @@ export interface ConfiguredRail {
   /** One poll of the rail's answers (throws when the rail cannot be reached; the poller retries). */
   poll(host: RailHost): Promise<InboxPollResult>;
   files?: RailFileParts;
-  /** Reads one inbound file recorded `received` (file rails); `bankTime`: when the bank published it. */
   readInboundFile?(host: RailHost, file: RailFileRecord, bankTime: Date | null): Promise<{ events: number; quarantined: boolean }>;
-  /** The latest arrival of a payout accepted at `now`, when the rail's calendar sets it. */
   latestArrival?(now: Date): Date | undefined;
   virtualAccounts?: { currency: string; issue(beneficiaryName: string): Record<string, string> };
   creditOf?(details: Record<string, unknown>, eventId: string): RailCredit | null;
   applyNotice?(host: RailHost, event: RailEventRecord): Promise<void>;
   /** Checks a partner webhook's signature and freshness and records its events idempotently. */
   receiveWebhook?(host: RailHost, request: RailWebhookRequest): Promise<RailWebhookResult>;
-  /** Operator view of one instruction's partner data (its rate, fee and state), from `details`; absent on file rails. */
   partnerView?(details: Record<string, string>): Record<string, string | null>;
 }
 
-/** A webhook as received: lower-case header names, the body exactly as sent. */
 export interface RailWebhookRequest {
   headers: Record<string, string | undefined>;
   body: string;
@@ -353,17 +318,14 @@ export interface RailCarriageProblem {
 /* The statements part of a rail module (docs/treasury.md): the settlement account a connection gets
  * end-of-day statements for, and what our books expect on it. */
 
-/** The statement formats the treasury reads: ISO 20022 `camt.053` (src/rails/iso20022/camt053.ts) or BAI2 (src/rails/bai2). */
 export type StatementFormat = 'camt.053' | 'bai2';
 
-/** A movement our books expect on a settlement account (docs/treasury.md "What the books expect"). */
 export interface SettlementMovement {
   /** `<CRDT|DBIT>:<reference>`, unique per account. */
   key: string;
   creditDebit: 'CRDT' | 'DBIT';
   /** Positive integer minor units. */
   amountMinor: bigint;
-  /** When the bank should have booked it at the latest (our record of it). */
   at: Date;
   reference: string;
   description: string;
@@ -380,11 +342,9 @@ export interface SettlementEventRow {
   end_to_end_id: string | null;
   trace_number: string | null;
   amount_minor: bigint | null;
-  /** When it happened (the rail's time, else when recorded). */
   at: Date;
 }
 
-/** One instruction carried by an outbound file of the connection the bank took (`uploaded`), at the file's time. Minor units. */
 export interface SettlementFileEntryRow {
   payout_id: string;
   trace_number: string | null;
@@ -392,7 +352,6 @@ export interface SettlementFileEntryRow {
   at: Date;
 }
 
-/** The connection's records from the account's first statement on (events oldest first); read only. */
 export interface SettlementRecords {
   events: readonly SettlementEventRow[];
   uploadedFileEntries(): Promise<SettlementFileEntryRow[]>;
@@ -407,7 +366,6 @@ export interface RailStatementParts {
   expected(records: SettlementRecords): Promise<SettlementMovement[]>;
 }
 
-/** One rail: the registry's entry (src/rails/registry.ts). */
 export interface RailModule {
   /** Catalog rail id (channel.rail), e.g. `sepa_credit_transfer`, `ach`; a partner module may serve several (`rails`). */
   readonly rail: string;
@@ -416,6 +374,5 @@ export interface RailModule {
   failureOf(type: 'rejected' | 'returned', reasonCode: string | null): RailFailure;
   /** What a live payout to `details` cannot carry on this rail (checked at creation); null when it can. */
   carriageProblem?(details: Record<string, unknown>, reference: string | null, channel: string): RailCarriageProblem | null;
-  /** The settlement account whose end-of-day statements arrive on this connection (docs/treasury.md); absent when none do. */
   statements?: RailStatementParts;
 }
