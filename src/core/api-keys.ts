@@ -1,7 +1,4 @@
-/**
- * Scoped API keys (spec "Authentication" 3-5; docs/api-keys.md): the one writer of `api_keys`.
- * Policies are validated here and enforced by src/core/policies.
- */
+/** Scoped API keys (spec "Authentication"; docs/api-keys.md): the one writer of `api_keys`. */
 import { apiKeyCacheOf } from './api-key-cache';
 import { knownChannel } from './catalog';
 import type { Caller, Core } from './context';
@@ -32,27 +29,23 @@ export interface ApiKeyRecord {
   role: 'owner' | 'member';
   policy: ApiKeyPolicy | null;
   created_at: string;
-  /** Last authenticated request, to the minute (recorded at most once a minute per key). */
   last_used_at: string | null;
   expires_at: string | null;
   revoked_at: string | null;
 }
 
-/** Spec "ApiKey response": a new key with its secret `key`, which appears in this response only. */
 export interface CreatedApiKey extends ApiKeyRecord {
   key: string;
 }
 
-/** A freshly issued API key: the secret is returned once and stored only as its SHA-256. */
+/** The secret is returned once and stored only as its SHA-256. */
 export interface IssuedKey {
   id: string;
   key: string;
   prefix: string;
 }
 
-/** Longest grace period of a roll (docs/api-keys.md "Rolling a key"): 7 days, in milliseconds. */
 export const MAX_ROLL_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
-/** A key's `last_used_at` is written at most once per this many milliseconds (one minute). */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** Issues a `sk_test_…`/`sk_live_…` key; stores only its SHA-256, prefix and last four (docs/architecture.md "Money rules" 8). */
@@ -92,7 +85,6 @@ export async function issueKey(
   return { id, key, prefix };
 }
 
-/** A USDC Amount in canonical form; 400 validation_error naming `param` when malformed or zero. */
 function usdc(value: string, param: string): string {
   return formatAmount(parseAmountParam(value, USDC, param), USDC);
 }
@@ -264,10 +256,7 @@ async function revoke(
   });
 }
 
-/**
- * `DELETE /api-keys/{id}`: the next request with the key, on any API process, is 401 `api_key_revoked`.
- * 403 permission_denied unless owner; 404 not_found and 409 last_owner_key (param `id`). Idempotent.
- */
+/** `DELETE /api-keys/{id}`: revoked on every API process before it answers. 403, 404, 409 last_owner_key. Idempotent. */
 export async function revokeApiKey(core: Core, caller: Caller, id: string): Promise<ApiKeyRecord> {
   if (caller.role !== 'owner') throw ownerOnly('revoke API keys');
   // Counting evictions starts before the commit so none is missed (src/core/api-key-cache.ts).
@@ -311,9 +300,8 @@ export function parseRollGrace(expiresIn: string | null | undefined): number {
 }
 
 /**
- * `POST /api-keys/{id}/roll`: a replacement with the same name, role and policy; the old key works for
- * `expires_in` (at most P7D), then is 401 `api_key_expired`. 403 permission_denied; 404 not_found;
- * 400 validation_error; 409 `api_key_inactive` (param `id`) when revoked, expired or already rolled.
+ * `POST /api-keys/{id}/roll`: the old key works for `expires_in` (at most P7D), then is 401
+ * `api_key_expired`. 403; 404; 400; 409 `api_key_inactive` when revoked, expired or already rolled.
  */
 export async function rollApiKey(core: Core, caller: Caller, id: string, input: { expires_in?: string | null }): Promise<CreatedApiKey> {
   if (caller.role !== 'owner') throw ownerOnly('roll API keys');
@@ -362,11 +350,7 @@ export async function rollApiKey(core: Core, caller: Caller, id: string, input: 
   return { ...toRecord((await keyRow(core.db, issued.id))!), key: issued.key };
 }
 
-/**
- * Resolves a bearer key to its caller (spec "Authentication"), from the key cache or PostgreSQL; a
- * revocation holds on every process at once. 401 `invalid_api_key`, `api_key_revoked`,
- * `api_key_expired`. Records `last_used_at` at most once a minute per key.
- */
+/** Resolves a bearer key to its caller (spec "Authentication"). 401 `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
 export async function authenticateKey(core: Core, key: string): Promise<Caller> {
   const hash = hashKey(key);
   const cache = apiKeyCacheOf(core.db);

@@ -4,22 +4,18 @@ import { formatAmount, USDC } from '../domain/money';
 import type { DbOrTx, Environment } from '../db/schema';
 
 /**
- * Ledger accounts (docs/architecture.md "Money rules" 2): `available` (spendable), `held` (payouts in
- * flight), `sent` (left through a rail), `external` (the outside world). Movements: fund (external ->
- * available), hold (available -> held), settle (held -> sent), release (held -> available), refund
- * (sent -> available). The database moves balances from postings and refuses every other change.
+ * Ledger accounts (docs/architecture.md "Money rules" 2): `available`, `held` (payouts in flight),
+ * `sent` (left through a rail), `external`. The database moves balances from postings only.
  */
 export type Account = 'available' | 'held' | 'sent' | 'external';
 
-/** A posting request: move `amount` micro-USDC from `from` to `to` under the unique `key`. */
+/** Move `amount` micro-USDC (> 0) from `from` to `to` under `key`, unique per business and environment. */
 export interface Posting {
   businessId: string;
   environment: Environment;
-  /** Unique per business and environment, e.g. `payout:po_…:hold`. */
   key: string;
   from: Account;
   to: Account;
-  /** Micro-USDC, > 0. */
   amount: bigint;
 }
 
@@ -38,10 +34,7 @@ export class InsufficientFundsError extends Error {
 
 const movesBalance = (p: Posting) => BALANCE_COLUMN[p.from] !== undefined || BALANCE_COLUMN[p.to] !== undefined;
 
-/**
- * The guard CTE `balance`: for a debit of a balance column, the balance row locked `for no key update`
- * (a concurrent debit waits and is re-checked) only when it covers the amount; else one constant row.
- */
+/** The guard CTE `balance`: the debited balance row locked `for no key update` only when it covers the amount. */
 function balanceGuard(p: Posting): RawBuilder<unknown> {
   const from = BALANCE_COLUMN[p.from];
   if (!from) return sql`balance as (select 1 as covered)`;
@@ -56,11 +49,7 @@ const postingInsert = (p: Posting) =>
   sql`insert into ledger_postings (business_id, environment, key, currency, debit_account, credit_account, amount)
       select ${p.businessId}, ${p.environment}, ${p.key}, ${USDC}, ${p.from}, ${p.to}, ${p.amount} from balance`;
 
-/**
- * The idempotent posting as CTEs `balance` (the guard) and `posting` (inserted only when the guard
- * passed; none when its key exists), to put after `with`. Select the counts `posted` and `moved`
- * (see {@link post}) and pass them to {@link postingOutcome}.
- */
+/** The idempotent posting as CTEs `balance` and `posting` (none when its key exists), for {@link postingOutcome}. */
 export function postingCtes(p: Posting): RawBuilder<unknown> {
   if (p.amount <= 0n) throw new Error(`posting ${p.key}: amount must be positive`);
   return sql`${balanceGuard(p)}, posting as (
@@ -70,16 +59,12 @@ export function postingCtes(p: Posting): RawBuilder<unknown> {
     )`;
 }
 
-/**
- * What a {@link postingCtes} statement did: 'applied', 'exists' (key already posted) or 'unapplied'
- * (not covered; the key may exist: {@link resolvePostingOutcome}). Nothing is written in the last two.
- */
+/** 'applied', 'exists' or 'unapplied' (not covered; nothing written, the key may exist: {@link resolvePostingOutcome}). */
 export function postingOutcome(p: Posting, posted: number, moved: number): 'applied' | 'exists' | 'unapplied' {
   if (posted > 0) return 'applied';
   return !movesBalance(p) || BALANCE_COLUMN[p.from] === undefined || moved > 0 ? 'exists' : 'unapplied';
 }
 
-/** {@link postingOutcome}, telling an uncovered posting whose key exists ('exists') from 'unapplied'. */
 export async function resolvePostingOutcome(tx: DbOrTx, p: Posting, posted: number, moved: number): Promise<'applied' | 'exists' | 'unapplied'> {
   const outcome = postingOutcome(p, posted, moved);
   if (outcome !== 'unapplied') return outcome;
@@ -101,9 +86,8 @@ export async function post(tx: DbOrTx, p: Posting): Promise<boolean> {
 }
 
 /**
- * CTEs `balance` and `posting` that gate the caller's own inserts (`from balance`) so that all or
- * none are written (src/core/payouts/accept.ts). The key must be new: no ON CONFLICT, a used key
- * fails the statement. When `balance` is empty, call {@link explainUnappliedPosting}.
+ * CTEs that gate the caller's own inserts (`from balance`): all or none are written. The key must be
+ * new (no ON CONFLICT). When `balance` is empty, call {@link explainUnappliedPosting}.
  */
 export function gatedPostingCtes(p: Posting): RawBuilder<unknown> {
   if (p.amount <= 0n) throw new Error(`posting ${p.key}: amount must be positive`);
@@ -114,7 +98,6 @@ export function gatedPostingCtes(p: Posting): RawBuilder<unknown> {
     )`;
 }
 
-/** After a {@link gatedPostingCtes} statement wrote nothing; always throws {@link InsufficientFundsError}. */
 export async function explainUnappliedPosting(_tx: DbOrTx, p: Posting): Promise<never> {
   throw new InsufficientFundsError(p.from, p.amount);
 }
@@ -146,7 +129,6 @@ export async function getBalance(
   return { available: row?.available ?? 0n, held: row?.held ?? 0n };
 }
 
-/** The spec's 402 insufficient_balance error, with the amounts in the message. */
 export function insufficientBalance(needed: bigint, available: bigint, param: string | null = null): ApiError {
   return new ApiError(
     402,
