@@ -1,9 +1,6 @@
 import { validationError } from './errors';
 
-/**
- * Exact money arithmetic (docs/architecture.md "Money rules" 1): decimal strings on the wire, BigInt
- * minor units inside (USDC 6 decimals, fiat 2, zero-decimal fiat 0). No floating point.
- */
+/** Exact money arithmetic (docs/architecture.md "Money rules" 1): decimal strings on the wire, BigInt minor units inside. */
 
 export const USDC = 'USDC';
 
@@ -38,10 +35,7 @@ export function amountInputPattern(decimals: number): string {
 }
 export const AMOUNT_INPUT_PATTERN = amountInputPattern(6);
 
-/**
- * Parses a spec Amount into minor units of `currency`. Throws {@link AmountFormatError} when
- * malformed, over 12 integer digits, with more decimals than the currency allows, or zero (unless `allowZero`).
- */
+/** Parses a spec Amount into minor units; {@link AmountFormatError} when malformed, too long, too precise, or zero (unless `allowZero`). */
 export function parseAmount(value: string, currency: string, opts: { allowZero?: boolean } = {}): bigint {
   const m = AMOUNT_RE.exec(value);
   if (!m) throw new AmountFormatError(`"${value}" is not a decimal amount like "10.50"`, 'format');

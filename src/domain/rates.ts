@@ -1,7 +1,6 @@
 /**
- * Exchange-rate arithmetic of live pricing, exact (BigInt fractions); the rounding rules are in
- * docs/rates.md "Precision and rounding" and proved by test/unit/rates-properties.test.ts. A rate is
- * "1 base buys <rate> quote"; cross rates and spreads are exact, then truncated once (never raised).
+ * Exchange-rate arithmetic, exact (BigInt fractions); rounding rules in docs/rates.md "Precision and
+ * rounding". Cross rates and spreads are exact, then truncated once (never raised).
  */
 import { type Decimal, parseDecimal } from './money';
 
@@ -12,7 +11,6 @@ export const BPS = 10_000n;
 /** A typo guard for configuration (50 %). */
 export const MAX_SPREAD_BPS = 5_000;
 
-/** An exact non-negative rational `n / d` (d > 0). */
 export interface Fraction {
   n: bigint;
   d: bigint;
@@ -25,16 +23,12 @@ export function rateFraction(rate: string): Fraction {
   return { n: dec.digits, d: 10n ** BigInt(dec.scale) };
 }
 
-/** One leg of a cross rate: a decimal rate, used as is or inverted (1 / rate). */
 export interface RateLeg {
   rate: string;
   invert?: boolean;
 }
 
-/**
- * The exact cross rate of `legs` multiplied in order (an inverted leg divides), e.g. USDC -> EUR:
- * [{rate:'0.9998'}, {rate:'1.0865', invert:true}]. Throws Error for no legs or a non-positive leg.
- */
+/** The exact cross rate of `legs` in order (an inverted leg divides). Throws Error for no legs or a non-positive leg. */
 export function crossRate(legs: readonly RateLeg[]): Fraction {
   if (legs.length === 0) throw new Error('crossRate: no legs');
   let n = 1n;
