@@ -5,37 +5,21 @@ import type { Hono } from 'hono';
 import { surfaceMounts } from './surfaces';
 import type { AppEnv } from './types';
 
-/**
- * `/docs`: the interactive API reference (Swagger UI) for every OpenAPI document the service
- * serves, working offline: the page, its script, styles and icons all come from our own routes
- * (the `swagger-ui-dist` npm package), never a CDN (docs/operations.md).
- */
+/** `/docs`: Swagger UI for every served OpenAPI document, offline (assets from swagger-ui-dist, never a CDN). */
 
-/** One OpenAPI document the service serves, as listed on `/docs` and generated into the typed client. */
 export interface OpenApiDocumentRef {
-  /**
-   * Stable file-name-safe id, `surface-<letter>.<environment>` (e.g. `surface-a.sandbox`): the
-   * generated client's file is `clients/typescript/generated/<id>.d.ts`.
-   */
+  /** `surface-<letter>.<environment>`: the generated client is `clients/typescript/generated/<id>.d.ts`. */
   id: string;
-  /** Name shown in the Swagger UI document picker. */
   name: string;
-  /** Path of the document on this service (e.g. `/sandbox/v1/openapi.json`). */
   url: string;
 }
 
-/**
- * Every OpenAPI document the service serves: one per surface of the registry (src/api/surfaces.ts)
- * and environment, sandbox documents first (what an integrator starts with; the selector opens on
- * the first). `/docs` lists these and `npm run client:generate` fetches each of them from the app
- * built in process, so a surface added to the registry appears in both without further changes.
- */
+/** Every served OpenAPI document (one per surface and environment, sandbox first), for `/docs` and `npm run client:generate`. */
 export function servedOpenApiDocuments(): OpenApiDocumentRef[] {
   const mounts = [...surfaceMounts()].sort((a, b) => Number(b.environment === 'sandbox') - Number(a.environment === 'sandbox'));
   return mounts.map((m) => ({ id: `surface-${m.surface.toLowerCase()}.${m.environment}`, name: m.label, url: m.openapiPath }));
 }
 
-/** Files of swagger-ui-dist served under `/docs/assets/`, with their content types. */
 const ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
@@ -47,7 +31,6 @@ const ASSETS: Record<string, string> = {
 let assetDir: string | undefined;
 const assetCache = new Map<string, Buffer>();
 
-/** Reads one swagger-ui-dist file (cached after the first request). */
 function asset(name: string): Buffer {
   let body = assetCache.get(name);
   if (!body) {
@@ -62,11 +45,7 @@ function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-/**
- * Registers `/docs` (the page), `/docs/init.js` (its configuration: the document list, no inline
- * script) and `/docs/assets/<file>` (Swagger UI itself) on the app. Public: no API key. The
- * validator badge is off (it would call validator.swagger.io).
- */
+/** Registers `/docs`, `/docs/init.js` and `/docs/assets/<file>`; public (no API key), validator badge off. */
 export function registerDocs(app: Hono<AppEnv>, documents: OpenApiDocumentRef[] = servedOpenApiDocuments()): void {
   const title = 'Payouts API reference';
   const page = `<!DOCTYPE html>

@@ -1,18 +1,7 @@
 /**
- * Responses every operation can give, added to each served OpenAPI document so that it describes
- * what the service really sends (docs/security.md: Schemathesis's status-code conformance). The route
- * modules document their own errors; these come from the app-wide and surface-wide middleware:
- *
- * - 400 `validation_error` on every operation: NUL characters, unpaired surrogates, over-deep JSON
- *   or malformed bodies are refused before routing (src/api/middleware/hostile-input.ts), whatever
- *   the operation declares.
- * - 413 `payload_too_large` on every operation with a request body (`MAX_BODY_BYTES`).
- * - 409 `idempotency_conflict` / `idempotency_in_flight` on every operation that takes an idempotency
- *   key (an `Idempotency-Key` header, or Surface B's `idempotencyKey` body field).
- * - 429 `rate_limited` on every authenticated operation (src/api/middleware/key-rate-limit.ts; a
- *   surface with its own table documents its own), with `Retry-After` and the X-RateLimit-* headers.
- *
- * An operation that already documents the status keeps its own description.
+ * Responses the app-wide middleware can give on every operation (400 validation_error, 413, 409
+ * idempotency conflicts, 429 rate_limited), added to each served OpenAPI document so it describes
+ * what the service sends (docs/security.md). An operation's own description wins.
  */
 
 type Json = Record<string, unknown>;
@@ -26,10 +15,7 @@ const rateHeaders = {
   'X-RateLimit-Reset': { description: 'End of the window, Unix seconds', schema: { type: 'integer' } },
 };
 
-/**
- * Adds the common responses to every operation of `doc` (an OpenAPI 3.1 document as generated),
- * in place, and returns it. The error body is the document's `Error` component when it has one.
- */
+/** Adds the common responses to every operation of `doc` in place (error body: its `Error` component). */
 export function addCommonResponses<T extends object>(doc: T): T {
   const d = doc as Json;
   const schemas = ((d.components as Json | undefined)?.schemas ?? {}) as Json;
@@ -53,7 +39,6 @@ export function addCommonResponses<T extends object>(doc: T): T {
   return doc;
 }
 
-/** Whether an operation reads an idempotency key: the `Idempotency-Key` header or an `idempotencyKey` body field. */
 function takesIdempotencyKey(op: Json, schemas: Json): boolean {
   const params = (op.parameters ?? []) as Json[];
   if (params.some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key')) return true;

@@ -1,97 +1,51 @@
 /**
- * A per-process cache of verified API keys, invalidated through PostgreSQL LISTEN/NOTIFY
- * (docs/api-keys.md "Authentication cache"; issue #23). It saves the key lookup, one statement of
- * every authenticated request, while a revocation still holds on every API process at once:
- *
- * - Migration 0057 makes every change to how a key authenticates (revoked_at, expires_at, role,
- *   policy, hash, business, environment) and every deletion send `NOTIFY api_keys_changed, '<key
- *   id>'` when its transaction commits (`'*'` on TRUNCATE). Each process holds one dedicated
- *   connection that LISTENs on that channel and evicts the key (or everything) on a notification.
- * - The cache serves only while that connection listens. When it drops, the cache is emptied and
- *   every request reads PostgreSQL again until the LISTEN is back (a notification sent meanwhile
- *   would be lost); it reconnects after {@link RELISTEN_DELAY_MS}.
- * - A lookup that raced with a notification (read before it, stored after it) is not stored: a
- *   generation counter, bumped by every notification and every listen state change, must be the
- *   same before the read and after it.
- * - A listening connection cut without the process knowing (half-open TCP; keepalive is on) is
- *   not counted and not told: that process serves its entries for at most the TTL.
- * - Only active keys are stored (an unknown or revoked key is read every time); an entry lives at
- *   most {@link KEY_CACHE_TTL_MS} as a second line of defence, and a rolled key's `expires_at` is
- *   checked on every hit against the clock.
- * - Every listener acknowledges each notification once it has evicted the key: `NOTIFY
- *   api_keys_evicted, '<key id>'` on its own connection. A revocation or roll through this process
- *   counts the listening connections of the database (application_name `api_key_cache`) after its
- *   commit and answers once that many acknowledgements have come back (at most
- *   {@link INVALIDATION_WAIT_MS}; then it answers anyway and logs a warning): when the caller learns
- *   of the revocation, no process serves the key from its cache any more.
- *
- * Started by `npm run api` (src/main/api.ts) on PostgreSQL. Without it (PGlite, the in-process test
- * harness, the worker) authentication reads PostgreSQL on every request, as before.
+ * A per-process cache of verified API keys, invalidated through PostgreSQL LISTEN/NOTIFY; the
+ * protocol is in docs/api-keys.md "Authentication cache". Invariants: the cache serves only while
+ * its LISTEN connection is up; a lookup that raced a notification is not stored (generation
+ * counter); a revocation answers once every listener acknowledged the eviction. Started by
+ * `npm run api` on PostgreSQL only; elsewhere every request reads PostgreSQL.
  */
 import { sql } from 'kysely';
 import pg from 'pg';
 import type { Caller } from './context';
 import type { Db } from '../db/schema';
 
-/** The NOTIFY channel of API key changes (migration 0057_api_key_notify). */
 export const API_KEYS_CHANNEL = 'api_keys_changed';
-/** The NOTIFY channel on which each listener acknowledges an eviction (payload: the key id, or `*`). */
 export const API_KEYS_ACK_CHANNEL = 'api_keys_evicted';
-/** application_name of the LISTEN connections, by which a revocation counts them. */
 export const LISTENER_APPLICATION_NAME = 'api_key_cache';
 /** Longest an entry is served without reading PostgreSQL again: 60 s (ms). */
 export const KEY_CACHE_TTL_MS = 60_000;
-/** Most keys held per process; beyond it the oldest entry is dropped. */
 export const KEY_CACHE_MAX_ENTRIES = 10_000;
-/** Wait before listening again after the LISTEN connection dropped (ms). */
 export const RELISTEN_DELAY_MS = 1_000;
-/** Longest a revocation waits for its own notification to come back (ms). */
 export const INVALIDATION_WAIT_MS = 2_000;
 
-/** A verified, active key as cached: its caller, when it expires (a rolled key) and when it was last used (both epoch ms or null). */
+/** A verified, active key; `expiresAt`, `lastUsedAt`, `readAt` in epoch ms. */
 export interface CachedKey {
   caller: Caller;
   expiresAt: number | null;
   lastUsedAt: number | null;
-  /** When the entry was read from PostgreSQL (epoch ms, process clock). */
   readAt: number;
 }
 
-/** The cache of one process's database handle (see the module docstring). */
 export interface ApiKeyCache {
-  /** The entry of key hash `hash`, or undefined (not cached, too old, or not listening). */
   get(hash: string): CachedKey | undefined;
-  /** The generation to pass to {@link ApiKeyCache.set}; read it before the lookup. */
+  /** Read before the lookup and pass to {@link ApiKeyCache.set}. */
   generation(): number;
-  /** Stores an active key read at `generation`; ignored if anything was invalidated since or the cache is not listening. */
   set(hash: string, entry: CachedKey, generation: number): void;
-  /**
-   * Call before the transaction that changes key `keyId`; after its commit, `everywhere()` resolves
-   * once every listening process has acknowledged evicting the key (or after `timeoutMs`, default
-   * {@link INVALIDATION_WAIT_MS}, with a warning); `cancel()` when nothing was changed.
-   */
+  /** Call before the transaction changing `keyId`; `everywhere()` after commit waits for every listener's ack (or `timeoutMs`). */
   expectEviction(keyId: string, timeoutMs?: number): { everywhere(): Promise<void>; cancel(): void };
-  /** True while the LISTEN connection is up (the cache serves only then). */
   listening(): boolean;
-  /** Number of cached keys. */
   size(): number;
-  /** Stops listening and empties the cache. */
   stop(): Promise<void>;
 }
 
 const caches = new WeakMap<Db, ApiKeyCache>();
 
-/** The cache started for `db` by {@link startApiKeyCache}, or undefined (then every request reads PostgreSQL). */
 export function apiKeyCacheOf(db: Db): ApiKeyCache | undefined {
   return caches.get(db);
 }
 
-/**
- * Starts the cache for `db` (a PostgreSQL handle) with a dedicated LISTEN connection to
- * `databaseUrl` (the same database as `db`: NOTIFY does not cross databases). Resolves once the
- * first LISTEN is up; throws the connection error if it cannot be (then no cache is registered).
- * `log` receives the connection's errors. Returns the cache; call `stop()` at shutdown.
- */
+/** Starts the cache with a LISTEN connection to `databaseUrl` (the same database: NOTIFY does not cross databases); throws if the first LISTEN fails. */
 export async function startApiKeyCache(
   db: Db,
   databaseUrl: string,
@@ -100,7 +54,6 @@ export async function startApiKeyCache(
   if (caches.has(db)) throw new Error('startApiKeyCache: already started for this database handle');
   const byHash = new Map<string, CachedKey>();
   const hashesById = new Map<string, Set<string>>();
-  /** Waiters by key id: the acknowledgements counted since each was registered, and its check. */
   const waiters = new Map<string, Set<{ acks: number; check: () => void }>>();
   let gen = 0;
   let up = false;
@@ -121,7 +74,6 @@ export async function startApiKeyCache(
     set?.delete(hash);
     if (set && set.size === 0) hashesById.delete(e.caller.keyId);
   };
-  /** Counts an acknowledgement for `keyId` (every waiter for `*`). */
   const onAck = (keyId: string) => {
     const sets = keyId === '*' ? [...waiters.values()] : [waiters.get(keyId)];
     for (const set of sets) {
@@ -135,7 +87,6 @@ export async function startApiKeyCache(
     gen++;
     if (!payload || payload === '*') clear();
     else for (const hash of [...(hashesById.get(payload) ?? [])]) drop(hash);
-    // Evicted: say so to the process that made the change.
     c.query('select pg_notify($1, $2)', [API_KEYS_ACK_CHANNEL, payload || '*']).catch(() => {});
   };
 
@@ -151,7 +102,6 @@ export async function startApiKeyCache(
       if (!stopped) {
         retry = setTimeout(() => {
           retry = null;
-          // a failed re-listen schedules the next one itself
           listen().catch(() => {});
         }, RELISTEN_DELAY_MS);
         retry.unref?.();
@@ -169,7 +119,6 @@ export async function startApiKeyCache(
       await c.query(`LISTEN ${API_KEYS_CHANNEL}; LISTEN ${API_KEYS_ACK_CHANNEL}`);
     } catch (err) {
       if (client === c) {
-        // The first start throws to its caller; a re-listen tries again later.
         if (!caches.has(db)) {
           client = null;
           await c.end().catch(() => {});

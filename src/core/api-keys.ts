@@ -1,11 +1,4 @@
-/**
- * Scoped API keys (spec "Authentication" 3-5, Surface A `POST /api-keys`; docs/api-keys.md). The
- * one writer of `api_keys`: issues keys, lists them without their secret, revokes and rolls them,
- * and resolves a bearer key to its caller on every request (from PostgreSQL, or from the process's
- * key cache invalidated by LISTEN/NOTIFY: a revocation is seen by the next request on every API
- * process; src/core/api-key-cache.ts). Policies are validated, stored and returned here, and
- * enforced by src/core/policies (docs/getting-paid.md).
- */
+/** Scoped API keys (spec "Authentication"; docs/api-keys.md): the one writer of `api_keys`. */
 import { apiKeyCacheOf } from './api-key-cache';
 import { knownChannel } from './catalog';
 import type { Caller, Core } from './context';
@@ -26,49 +19,36 @@ export interface ApiKeyPolicy {
   approval_threshold?: string;
 }
 
-/**
- * An API key as listed (docs/api-keys.md "The key object"): never its secret, only `prefix` (its
- * first 12 characters) and `last4`. Timestamps are ISO 8601 UTC strings or null.
- */
+/** An API key as listed: never its secret, only `prefix` (first 12 characters) and `last4`; ISO 8601 UTC timestamps. */
 export interface ApiKeyRecord {
   id: string;
   object: 'api_key';
   name: string;
   prefix: string;
-  /** Last four characters; null for keys issued before they were recorded. */
   last4: string | null;
   role: 'owner' | 'member';
   policy: ApiKeyPolicy | null;
   created_at: string;
-  /** Last authenticated request, to the minute (recorded at most once a minute per key). */
   last_used_at: string | null;
-  /** When the key stops working (a rolled key's grace period), or null. */
   expires_at: string | null;
   revoked_at: string | null;
 }
 
-/** Spec "ApiKey response": a new key with its secret `key`, which appears in this response only. */
 export interface CreatedApiKey extends ApiKeyRecord {
   key: string;
 }
 
-/** A freshly issued API key: the secret is returned once and stored only as its SHA-256. */
+/** The secret is returned once and stored only as its SHA-256. */
 export interface IssuedKey {
   id: string;
   key: string;
   prefix: string;
 }
 
-/** Longest grace period of a roll (docs/api-keys.md "Rolling a key"): 7 days, in milliseconds. */
 export const MAX_ROLL_GRACE_MS = 7 * 24 * 60 * 60 * 1000;
-/** A key's `last_used_at` is written at most once per this many milliseconds (one minute). */
 export const LAST_USED_RESOLUTION_MS = 60_000;
 
-/**
- * Issues an API key of `environment` for a business (`sk_test_…` sandbox, `sk_live_…` live;
- * spec "Authentication"). Stores the hash, a display prefix and the last four characters
- * (docs/architecture.md "Money rules", rule 8).
- */
+/** Issues a `sk_test_…`/`sk_live_…` key; stores only its SHA-256, prefix and last four (docs/architecture.md "Money rules" 8). */
 export async function issueKey(
   db: DbOrTx,
   input: {
@@ -105,15 +85,11 @@ export async function issueKey(
   return { id, key, prefix };
 }
 
-/** A USDC Amount in canonical form; 400 validation_error naming `param` when malformed or zero. */
 function usdc(value: string, param: string): string {
   return formatAmount(parseAmountParam(value, USDC, param), USDC);
 }
 
-/**
- * Validates and normalises a key policy: amounts canonical ("100" -> "100.00"), channels known
- * (400 validation_error, param `policy.channels.<i>`), duplicates removed. Null/undefined -> null.
- */
+/** Normalises a key policy: amounts canonical, channels known (400 validation_error `policy.channels.<i>`), deduplicated. */
 export function normalisePolicy(policy: ApiKeyPolicy | null | undefined): ApiKeyPolicy | null {
   if (!policy) return null;
   const out: ApiKeyPolicy = {};
@@ -164,7 +140,6 @@ type KeyRow = {
   revoked_at: Date | null;
 };
 
-/** The wire record of a key row (no secret: the table holds none). */
 function toRecord(row: KeyRow): ApiKeyRecord {
   return {
     id: row.id,
@@ -183,14 +158,9 @@ function toRecord(row: KeyRow): ApiKeyRecord {
 
 const ownerOnly = (what: string) => new ApiError(403, 'permission_denied', `Only the owner key can ${what}`, null);
 
-/** Reads one key row by id, or undefined. */
 const keyRow = (db: DbOrTx, id: string) => db.selectFrom('api_keys').select(KEY_COLUMNS).where('id', '=', id).executeTakeFirst();
 
-/**
- * `POST /api-keys`: issues a `member` key of the caller's business and environment. Owner keys
- * only: any other caller gets 403 permission_denied. 400 validation_error for a blank name or a
- * bad policy. Returns the key once (only its SHA-256 is stored).
- */
+/** `POST /api-keys`: a `member` key, returned once. 403 permission_denied unless owner; 400 validation_error. */
 export async function createApiKey(
   core: Core,
   caller: Caller,
@@ -215,11 +185,7 @@ export async function createApiKey(
   });
 }
 
-/**
- * `GET /api-keys` (docs/api-keys.md): every key of the caller's business and environment, revoked
- * and expired ones included, newest first, in the list envelope. Any key of the business may list;
- * no secret is ever returned (the table holds only hashes). 400 validation_error (param `cursor`).
- */
+/** `GET /api-keys`: every key of the caller's business and environment, newest first. 400 validation_error (`cursor`). */
 export async function listApiKeys(core: Core, caller: Caller, page: { limit: number; cursor?: string }): Promise<ListEnvelope<ApiKeyRecord>> {
   const q = core.db
     .selectFrom('api_keys')
@@ -230,15 +196,10 @@ export async function listApiKeys(core: Core, caller: Caller, page: { limit: num
   return { data: rows.map(toRecord), next_cursor };
 }
 
-/** True when `row` authenticates at `now`: neither revoked nor past its expiry. */
 const isActive = (row: { revoked_at: Date | null; expires_at: Date | null }, now: Date) =>
   row.revoked_at === null && (row.expires_at === null || new Date(row.expires_at) > now);
 
-/**
- * Inside `tx`: locks the business's owner keys of `environment` and throws 409 `last_owner_key`
- * (param `id`) when taking `keyId` away would leave no owner key that stays (active and without an
- * expiry). Locking them serialises two concurrent revocations of the last two owner keys.
- */
+/** Locks the owner keys (serialising concurrent revocations); 409 `last_owner_key` (param `id`) if none would stay. */
 async function guardLastOwnerKey(tx: DbOrTx, businessId: string, environment: Environment, keyId: string, now: Date): Promise<void> {
   const owners = await tx
     .selectFrom('api_keys')
@@ -260,11 +221,7 @@ async function guardLastOwnerKey(tx: DbOrTx, businessId: string, environment: En
   }
 }
 
-/**
- * Revokes key `id` of `businessId`/`environment` now, in one transaction with the last-owner
- * guard. Idempotent: an already revoked key is returned unchanged. 404 not_found (param `id`) when
- * the key is not the business's in that environment; 409 last_owner_key unless `force`.
- */
+/** Revokes idempotently, with the last-owner guard unless `force`; 404 not_found (param `id`). */
 async function revoke(
   db: Db,
   scope: { businessId?: string; environment?: Environment },
@@ -299,17 +256,10 @@ async function revoke(
   });
 }
 
-/**
- * `DELETE /api-keys/{id}` (docs/api-keys.md "Revoking a key"): revokes a key of the caller's
- * business and environment at once; the next request with it, on any API process, is 401
- * `api_key_revoked`. Owner only (403 permission_denied); 404 not_found (param `id`) for another
- * business's or environment's key; 409 last_owner_key (param `id`) for the last owner key that
- * stays. Idempotent on an already revoked key. Returns the key record.
- */
+/** `DELETE /api-keys/{id}`: revoked on every API process before it answers. 403, 404, 409 last_owner_key. Idempotent. */
 export async function revokeApiKey(core: Core, caller: Caller, id: string): Promise<ApiKeyRecord> {
   if (caller.role !== 'owner') throw ownerOnly('revoke API keys');
-  // With the key cache: answer once every API process has acknowledged evicting the key
-  // (src/core/api-key-cache.ts). Counting starts before the commit so as not to miss one.
+  // Counting evictions starts before the commit so none is missed (src/core/api-key-cache.ts).
   const eviction = apiKeyCacheOf(core.db)?.expectEviction(id);
   const now = core.now();
   let row: Awaited<ReturnType<typeof revoke>>;
@@ -319,18 +269,13 @@ export async function revokeApiKey(core: Core, caller: Caller, id: string): Prom
     eviction?.cancel();
     throw err;
   }
-  // An already revoked key changes nothing and announces nothing.
   if (row.revoked_at && new Date(row.revoked_at).getTime() === now.getTime()) await eviction?.everywhere();
   else eviction?.cancel();
   core.log.info({ key_id: id, business_id: caller.businessId, environment: caller.environment, by_key_id: caller.keyId }, 'api key revoked');
   return toRecord(row);
 }
 
-/**
- * The operator's revocation (`npm run admin -- key revoke <id>`): revokes any key by id. Refuses
- * the last owner key of its business and environment (409 last_owner_key) unless `force`. Returns
- * the key record with its business and environment, for the audit log line.
- */
+/** `npm run admin -- key revoke <id>`: any key by id; 409 last_owner_key unless `force`. */
 export async function revokeApiKeyAsOperator(
   db: Db,
   id: string,
@@ -340,10 +285,7 @@ export async function revokeApiKeyAsOperator(
   return { ...toRecord(row), business_id: row.business_id, environment: row.environment };
 }
 
-/**
- * Parses a roll's `expires_in` (an ISO 8601 duration, PT0S to P7D) into milliseconds; undefined or
- * null is 0 (revoke now). 400 validation_error (param `expires_in`) otherwise.
- */
+/** A roll's `expires_in` (ISO 8601 duration, PT0S to P7D) in ms; absent is 0. 400 validation_error (`expires_in`). */
 export function parseRollGrace(expiresIn: string | null | undefined): number {
   if (expiresIn === undefined || expiresIn === null) return 0;
   let ms: number;
@@ -358,12 +300,8 @@ export function parseRollGrace(expiresIn: string | null | undefined): number {
 }
 
 /**
- * `POST /api-keys/{id}/roll` (docs/api-keys.md "Rolling a key"): issues a replacement with the same
- * name, role and policy (its secret shown once) and lets the old key work for `expires_in` (ISO 8601
- * duration, at most P7D; none = revoked now). After that the old key is 401 `api_key_expired`.
- * Owner only (403 permission_denied); 404 not_found (param `id`); 400 validation_error (param
- * `expires_in`); 409 `api_key_inactive` (param `id`) when the key is revoked, expired or already
- * rolled. Rolling an owner key keeps the business's owner: the replacement is an owner key.
+ * `POST /api-keys/{id}/roll`: the old key works for `expires_in` (at most P7D), then is 401
+ * `api_key_expired`. 403; 404; 400; 409 `api_key_inactive` when revoked, expired or already rolled.
  */
 export async function rollApiKey(core: Core, caller: Caller, id: string, input: { expires_in?: string | null }): Promise<CreatedApiKey> {
   if (caller.role !== 'owner') throw ownerOnly('roll API keys');
@@ -412,14 +350,7 @@ export async function rollApiKey(core: Core, caller: Caller, id: string, input: 
   return { ...toRecord((await keyRow(core.db, issued.id))!), key: issued.key };
 }
 
-/**
- * Resolves a bearer key to its caller (spec "Authentication"; docs/api-keys.md): looked up by its
- * hash in PostgreSQL, or, when the process started the key cache (src/core/api-key-cache.ts, `npm
- * run api` on PostgreSQL), served from it while its LISTEN connection is up; either way a
- * revocation holds on every process at once. Throws 401 `invalid_api_key` (unknown),
- * `api_key_revoked`, `api_key_expired` (a rolled key past its grace period). Records
- * `last_used_at` at most once a minute per key (one conditional UPDATE).
- */
+/** Resolves a bearer key to its caller (spec "Authentication"). 401 `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */
 export async function authenticateKey(core: Core, key: string): Promise<Caller> {
   const hash = hashKey(key);
   const cache = apiKeyCacheOf(core.db);
@@ -455,7 +386,6 @@ export async function authenticateKey(core: Core, key: string): Promise<Caller> 
 const keyExpired = () =>
   new ApiError(401, 'api_key_expired', 'The API key expired (it was rolled and its grace period is over); use its replacement', null);
 
-/** Sets `last_used_at = now` on key `id` unless another request did so less than a minute ago. */
 async function touchLastUsed(core: Core, id: string, now: Date): Promise<void> {
   const cutoff = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
   await core.db

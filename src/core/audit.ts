@@ -8,29 +8,18 @@ import type { Caller, Core, RequestSource } from './context';
 import { paginate } from './paging';
 
 /**
- * The audit trail of privileged acts (docs/security.md "Audit trail"): who (an API key id or an
- * operator), what (`action`), on which object, when, from where (IP, X-Forwarded-For, user agent,
- * request id) and the before and after of what changed, secrets never included. The one writer of
- * `audit_events` (append-only in the database, migration 0065).
- *
- * Hash chain: the records of one business (`platform` for acts on no business) are numbered
- * `seq` 1, 2, 3 … and each one's `hash` covers its content and the previous record's hash, so
- * {@link verifyAuditChain} finds a record changed, removed or inserted out of order. Writers of one
- * business are serialized by a transaction-scoped advisory lock on the business
- * (`pg_advisory_xact_lock(hashtextextended('audit:' || business_id, 0))`), taken in the
- * transaction that records the act and held to its COMMIT: the next writer reads the head only
- * after this record is committed. Audited acts are rare (keys, endpoints, approvals, operators), so
- * the lock never meets a payout (POST /payouts records nothing here).
+ * The audit trail of privileged acts (docs/security.md "Audit trail"), secrets never included; the
+ * one writer of `audit_events` (append-only). Each business's records form a hash chain (`seq`,
+ * `prev_hash`); writers of one business are serialized by a transaction-scoped advisory lock held
+ * to COMMIT, so the next writer reads the head only after this record is committed.
  */
 
-/** Who acted. */
 export interface AuditActor {
   type: 'api_key' | 'operator' | 'system';
   /** `key_…` for an API key; `user@host` for an operator. */
   id: string;
 }
 
-/** One act to record. */
 export interface AuditInput {
   /** The business whose trail this is; null for an act on no business (chain `platform`). */
   businessId: string | null;
@@ -41,12 +30,11 @@ export interface AuditInput {
   objectType: string;
   objectId: string;
   source?: RequestSource | null;
-  /** The object's state before and after (plain JSON; secrets are removed by {@link withoutSecrets}). */
+    /** Secrets are removed by {@link withoutSecrets}. */
   before?: Record<string, unknown> | null;
   after?: Record<string, unknown> | null;
 }
 
-/** A recorded act (domain shape; Surface A renders it as `audit_event`). */
 export interface AuditEvent {
   id: string;
   businessId: string;
@@ -63,7 +51,6 @@ export interface AuditEvent {
   hash: string;
 }
 
-/** The chain of acts on no business (operators' platform-wide commands, e.g. `secrets rotate`). */
 export const PLATFORM_CHAIN = 'platform';
 
 const SECRET_FIELDS = /^(secret|previous_secret|key|key_hash|password|token|claim_token|receipt_token|authorization)$/i;
@@ -79,7 +66,6 @@ export function withoutSecrets(value: unknown): unknown {
   return value;
 }
 
-/** JSON with object keys sorted at every level: the hashed form of a record. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
@@ -137,11 +123,7 @@ export function auditHash(r: HashedFields): string {
 
 const chainLock = (businessId: string) => sql`select pg_advisory_xact_lock(hashtextextended(${`audit:${businessId}`}, 0))`;
 
-/**
- * Records one act, in the caller's transaction when `db` is one (then the record commits or rolls
- * back with the act), else in a transaction of its own. Takes the business's chain lock, reads the
- * chain head and appends. Returns the record.
- */
+/** Records one act in the caller's transaction (or its own), under the business's chain lock. */
 export async function recordAuditEvent(db: DbOrTx, input: AuditInput, now: Date = new Date()): Promise<AuditEvent> {
   const write = async (tx: DbOrTx): Promise<AuditEvent> => {
     const businessId = input.businessId ?? PLATFORM_CHAIN;
@@ -193,19 +175,17 @@ export async function recordAuditEvent(db: DbOrTx, input: AuditInput, now: Date 
   return db.isTransaction ? write(db) : (db as Db).transaction().execute(write);
 }
 
-/** The actor and source of an API caller (the key that authenticated the request). */
 export const callerActor = (caller: Caller): Pick<AuditInput, 'actor' | 'source'> => ({
   actor: { type: 'api_key', id: caller.keyId },
   source: caller.source ?? null,
 });
 
-/** The operator running `npm run admin` on this machine: `user@host`, source `npm run admin`. */
 export function operatorActor(): Pick<AuditInput, 'actor' | 'source'> {
   let user = 'unknown';
   try {
     user = userInfo().username;
-  } catch {
-    // no passwd entry (some containers): keep 'unknown'
+    } catch {
+      // no passwd entry (some containers): keep 'unknown'
   }
   return {
     actor: { type: 'operator', id: `${user}@${hostname()}` },
@@ -235,22 +215,15 @@ function toAuditEvent(r: AuditRow): AuditEvent {
   };
 }
 
-/** Filters of {@link listAuditEvents} (all optional; times are ISO 8601, inclusive). */
 export interface AuditFilters {
-  /** An API key id (`key_…`) or an operator name. */
   actor?: string;
   action?: string;
-  /** An object id (`key_…`, `we_…`, `dsb_…`, a channel id, …). */
   object?: string;
   createdGte?: string;
   createdLte?: string;
 }
 
-/**
- * The caller's audit trail in its environment, newest first, cursor-paged (spec "List envelope":
- * `limit` 1..200, opaque `cursor`), filtered by actor, action, object and time. Errors: 400
- * validation_error (`created_gte`, `created_lte`: not ISO 8601 date-times; `cursor`).
- */
+/** The caller's audit trail, newest first, cursor-paged. 400 validation_error (`created_gte`, `created_lte`, `cursor`). */
 export async function listAuditEvents(
   core: Core,
   caller: Caller,
@@ -275,7 +248,6 @@ export async function listAuditEvents(
   return { data: rows.map((r) => toAuditEvent(r as unknown as AuditRow)), next_cursor };
 }
 
-/** One problem {@link verifyAuditChain} found. */
 export interface AuditChainProblem {
   businessId: string;
   seq: number;
@@ -284,7 +256,6 @@ export interface AuditChainProblem {
   detail: string;
 }
 
-/** What {@link verifyAuditChain} checked and found. */
 export interface AuditVerifyReport {
   chains: number;
   records: number;
@@ -294,10 +265,8 @@ export interface AuditVerifyReport {
 }
 
 /**
- * Recomputes every chain (or one business's): each record's hash from its stored content, each
- * link (`prev_hash` = the previous record's hash) and each step of `seq` (a gap is a removed
- * record). Reads 1,000 records at a time. A removed tail is not visible in the chain itself: compare
- * `heads` with a head recorded earlier (docs/operations.md "Audit trail").
+ * Recomputes every chain (or one business's): hashes, links and `seq` steps. A removed tail shows
+ * only against `heads` recorded earlier (docs/operations.md "Audit trail").
  */
 export async function verifyAuditChain(db: DbOrTx, opts: { businessId?: string } = {}): Promise<AuditVerifyReport> {
   let businesses = (await db.selectFrom('audit_events').select('business_id').distinct().orderBy('business_id').execute()).map((r) => r.business_id);

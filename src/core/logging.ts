@@ -1,13 +1,7 @@
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { maskPersonalData, maskPersonalText } from '../domain/masking';
 
-/**
- * The service's logger (docs/security.md "Personal data in logs"): pino, with every line's fields
- * passed through `maskPersonalData` (account numbers, IBANs, phone numbers and e-mail addresses
- * masked by field name and by shape, at any depth, errors included) and its message through
- * `maskPersonalText`. Every process builds its logger here (src/main/runtime.ts); a module that
- * logs uses `core.log`.
- */
+/** The service's logger (pino): every line's fields and message masked (docs/security.md "Personal data in logs"). */
 export function createLogger(opts: LoggerOptions = {}, destination?: DestinationStream): Logger {
   const options: LoggerOptions = {
     ...opts,

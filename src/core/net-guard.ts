@@ -6,38 +6,19 @@ import ipaddr from 'ipaddr.js';
 import type { Environment } from '../db/schema';
 
 /**
- * Outbound network guard for webhook deliveries (docs/security.md "Webhook destinations":
- * webhooks cannot be turned against the network they run in): the service POSTs only to public internet addresses.
- *
- * Rules:
- * - Only addresses that ipaddr.js classifies as global `unicast` are allowed. Refused: loopback
- *   (127.0.0.0/8, ::1), private (10/8, 172.16/12, 192.168/16), carrier-grade NAT (100.64/10, also
- *   Alibaba's 100.100.100.200 metadata address), link-local (169.254/16 with the
- *   169.254.169.254 metadata address, fe80::/10), unique-local fc00::/7 (AWS's fd00:ec2::254),
- *   unspecified (0.0.0.0/8, ::), broadcast, multicast, reserved and documentation ranges, and every
- *   IPv6 form that embeds an IPv4 address (IPv4-mapped ::ffff:a.b.c.d is judged as the IPv4 address
- *   it maps; NAT64, 6to4 and Teredo are refused outright).
- * - Cloud metadata and internal host names are refused by name before any lookup:
- *   `metadata.google.internal`, `metadata.goog`, `metadata`, `instance-data`, and any name under
- *   `.internal`, `.local`, `.localdomain`, `.home.arpa`, or a single-label name.
- * - The sandbox (only) allows loopback addresses and `localhost`, so integrators can test against a
- *   local receiver. Everything else refused on live is refused in the sandbox too.
- * - Every address a name resolves to must be allowed (one bad answer refuses the name), and the
- *   connection is made to exactly the addresses that were checked (a custom `lookup` on the socket),
- *   so a DNS answer that changes between the check and the connection cannot slip through.
- * - Redirects are never followed: a 3xx is returned as the attempt's status (a failed attempt).
+ * Outbound network guard for webhook deliveries: the rules and ranges are in docs/security.md
+ * "Webhook destinations". Every address a name resolves to must be allowed, and the socket connects
+ * to exactly the checked addresses (no DNS rebinding); redirects are never followed.
  */
 
-/** Host names refused by name (cloud metadata services). Compared lower-case, trailing dot removed. */
+/** Compared lower-case, trailing dot removed. */
 export const METADATA_HOSTNAMES: readonly string[] = ['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal'];
 const INTERNAL_SUFFIXES = ['.internal', '.local', '.localdomain', '.home.arpa'];
 
-/** Which destinations a request may reach: live allows public addresses only; sandbox adds loopback. */
 export interface NetPolicy {
   allowLoopback: boolean;
 }
 
-/** The policy of an environment (sandbox: loopback allowed; live: public only). */
 export const policyFor = (environment: Environment): NetPolicy => ({ allowLoopback: environment === 'sandbox' });
 
 /** A destination the guard refuses; `reason` is safe to show to the integrator (no secrets). */
@@ -49,10 +30,7 @@ export class RefusedDestinationError extends Error {
   }
 }
 
-/**
- * Why an IP address is refused under `policy` (e.g. `10.0.0.1 is a private address`), or null when
- * it is allowed. Unparseable input is refused.
- */
+/** Why `address` is refused under `policy` (safe to show), or null; unparseable input is refused. */
 export function addressRefusal(address: string, policy: NetPolicy): string | null {
   const text = address.replace(/^\[|\]$/g, '');
   if (!ipaddr.isValid(text)) return `${text} is not an IP address`;
@@ -72,7 +50,6 @@ export function addressRefusal(address: string, policy: NetPolicy): string | nul
   return `${text} is ${label[range] ?? `not a public address (${range})`}`;
 }
 
-/** Why a host name is refused by name under `policy`, or null (IP literals: {@link addressRefusal}). */
 export function hostnameRefusal(hostname: string, policy: NetPolicy): string | null {
   const h = hostname.toLowerCase().replace(/\.$/, '');
   if (ipaddr.isValid(h.replace(/^\[|\]$/g, ''))) return addressRefusal(h, policy);
@@ -83,18 +60,12 @@ export function hostnameRefusal(hostname: string, policy: NetPolicy): string | n
   return null;
 }
 
-/** Resolves a host name to all its addresses (node:dns, the system resolver). */
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 
-/** The default {@link Resolver}: `dns.lookup` with `all` and `verbatim`. */
 export const systemResolver: Resolver = (hostname) =>
   new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (err, addrs) => (err ? reject(err) : resolve(addrs))));
 
-/**
- * Checks a host and every address it resolves to; returns the checked addresses (empty for an IP
- * literal, which needs no lookup). Throws {@link RefusedDestinationError}; DNS failures propagate
- * as node:dns errors (`ENOTFOUND`, ...).
- */
+/** Checks a host and every address it resolves to (empty for an IP literal). Throws {@link RefusedDestinationError}; DNS errors propagate. */
 export async function checkHost(hostname: string, policy: NetPolicy, resolve: Resolver = systemResolver): Promise<LookupAddress[]> {
   const byName = hostnameRefusal(hostname, policy);
   if (byName) throw new RefusedDestinationError(byName);
@@ -110,10 +81,8 @@ export async function checkHost(hostname: string, policy: NetPolicy, resolve: Re
 }
 
 /**
- * Registration-time check of a webhook URL (scheme already validated): refuses a host or any of its
- * current addresses under the environment's policy. A name that does not resolve (yet) is accepted:
- * every delivery checks again, and an unresolvable or refused address is then a failed attempt.
- * Resolution is given `timeoutMs` (default 3 s), then treated as unresolved.
+ * Registration-time check of a webhook URL. A name that does not resolve within `timeoutMs` is
+ * accepted: every delivery checks again.
  */
 export async function checkWebhookDestination(
   url: string,
@@ -130,13 +99,11 @@ export async function checkWebhookDestination(
     await Promise.race([checkHost(hostname, policy, opts.resolve), timeout]);
   } catch (err) {
     if (err instanceof RefusedDestinationError) throw err;
-    // unresolvable now: checked again at every delivery
   } finally {
     clearTimeout(timer);
   }
 }
 
-/** A socket `lookup` that hands the connection only addresses {@link checkHost} allowed. */
 function guardedLookup(policy: NetPolicy, resolve: Resolver): LookupFunction {
   return ((hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     checkHost(hostname, policy, resolve).then(
@@ -147,11 +114,8 @@ function guardedLookup(policy: NetPolicy, resolve: Resolver): LookupFunction {
 }
 
 /**
- * POSTs `body` to `url` under the environment's policy and returns the HTTP status; redirects are
- * not followed (a 3xx is returned as is). The response body is discarded. Throws
- * {@link RefusedDestinationError} for a refused destination (checked before connecting, and on
- * the addresses the socket connects to), else the network error (`ECONNREFUSED`, timeout as
- * `TimeoutError` after `timeoutMs`).
+ * POSTs `body` to `url` under the policy; returns the HTTP status (3xx as is, body discarded). Throws
+ * {@link RefusedDestinationError}, else the network error (`TimeoutError` after `timeoutMs`).
  */
 export async function guardedPost(
   url: string,
@@ -160,7 +124,7 @@ export async function guardedPost(
   const target = new URL(url);
   const policy = policyFor(opts.environment);
   const resolve = opts.resolve ?? systemResolver;
-  // IP literals never reach `lookup`: judge them here. Names are judged by the lookup itself.
+  // IP literals never reach `lookup`: judge them here.
   const byName = hostnameRefusal(target.hostname, policy);
   if (byName) throw new RefusedDestinationError(byName);
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;

@@ -1,19 +1,13 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
 import { FIELD_KEYS, fieldValidationError, validationError } from '../domain/errors';
 
-/**
- * Cursor paging of list endpoints (spec "Endpoints", common rules: `limit` 1..200, an opaque
- * `cursor`; spec "List envelope"). Core pages its queries here; each surface only declares the
- * query parameters (src/api/pagination.ts `pageQuery`).
- */
+/** Cursor paging of list endpoints (spec "List envelope": `limit` 1..200, opaque `cursor`). */
 
-/** Spec "List envelope". */
 export interface ListEnvelope<T> {
   data: T[];
   next_cursor: string | null;
 }
 
-/** Encodes the last id of a page as an opaque cursor. */
 export const encodeCursor = (id: string) => Buffer.from(JSON.stringify({ a: id })).toString('base64url');
 
 /** Decodes a cursor; 400 validation_error (param `cursor`) when it was not issued by us. */
@@ -22,16 +16,13 @@ export function decodeCursor(cursor: string, param: string = FIELD_KEYS.cursor):
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (typeof v?.a === 'string') return v.a;
   } catch {
-    // fall through
+    // not ours: refused below
   }
   const message = 'cursor is not valid; pass next_cursor from a previous page';
   throw param === FIELD_KEYS.cursor ? fieldValidationError('cursor', message) : validationError(param, message);
 }
 
-/**
- * Pages a query newest first by its time-ordered `id` column: stable, without duplicates or gaps
- * while rows are added. Fetches one extra row to know whether another page exists.
- */
+/** Pages newest first by the time-ordered `id`: stable, no duplicates or gaps while rows are added. */
 export async function paginate<DB, TB extends keyof DB, O extends { id: string }>(
   query: SelectQueryBuilder<DB, TB, O>,
   idColumn: string,

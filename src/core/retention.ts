@@ -23,16 +23,12 @@ import { purgeExpiredIdempotencyRecords } from './idempotency-records';
 import { purgeCompletedDeliveries } from './webhooks';
 import { purgeStartedWorkflowStarts } from './workflow-starts';
 
-/** Rows per delete statement. */
 export const RETENTION_BATCH = 1000;
-/** Statements per table per sweep call (the workflow calls again while a table had more). */
+/** The workflow calls again while a table had more. */
 export const RETENTION_BATCHES_PER_CALL = 20;
-/** How long dispatched events and completed deliveries are kept, in ms (30 days). */
 export const EVENT_RETENTION_MS = 30 * 24 * 3600 * 1000;
-/** How long started workflow-start rows are kept, in ms (7 days). */
 export const WORKFLOW_START_RETENTION_MS = 7 * 24 * 3600 * 1000;
 
-/** What one sweep deleted, by table, and whether any table has more past retention. */
 export interface RetentionSweepResult {
   deleted: Record<'events' | 'webhook_deliveries' | 'webhook_attempts' | 'workflow_starts' | 'idempotency_keys', number>;
   more: boolean;
@@ -68,7 +64,7 @@ export async function sweepRetention(core: Core): Promise<RetentionSweepResult> 
   return { deleted, more };
 }
 
-/** Starts the data-retention loop (workflows/retention.ts) every RETENTION_INTERVAL (idempotent). Throws when Temporal cannot be reached. */
+/** Starts the retention loop (idempotent). Throws when Temporal cannot be reached. */
 export async function startRetention(core: Core): Promise<void> {
   await startRetentionWorkflow(core.temporal, core.config, { intervalMs: parseDuration(core.config.RETENTION_INTERVAL) });
 }

@@ -10,16 +10,13 @@ import { migrationProvider } from './migrations';
 import { acquirePgliteLock } from './pglite-lock';
 import type { Database, Db } from './schema';
 
-/** Where the database lives: a PostgreSQL URL, a PGlite data directory, or PGlite in memory. */
 export type DbTarget = { url: string } | { pgliteDir: string } | { memory: true };
 
 const INT8 = 20;
 
 /**
- * Opens Kysely on PostgreSQL (pg Pool) or PGlite. int8 columns come back as `bigint` on both, so
- * money never passes through a JS number. A PGlite data directory is opened by one process only
- * (src/db/pglite-lock.ts): throws `PgliteLockedError` while another live process holds it; the lock
- * is released by `destroy()` or when the process exits.
+ * Opens Kysely on PostgreSQL or PGlite; int8 comes back as `bigint` on both (money never passes a JS
+ * number). Throws `PgliteLockedError` while another process holds the PGlite directory.
  */
 export async function openDb(target: DbTarget, opts: { poolSize?: number; role?: string } = {}): Promise<Db> {
   if ('url' in target) {
@@ -33,10 +30,7 @@ export async function openDb(target: DbTarget, opts: { poolSize?: number; role?:
           oid === INT8 ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format as 'text')) as any,
       },
     });
-    // A connection that PostgreSQL closes (a restart, a failover, an idle timeout) emits 'error':
-    // on the pool while the client is idle (pg then drops it and the next query opens a new one),
-    // on the client itself while it is checked out (its query, if any, fails with the error and the
-    // pool discards it on release). Without listeners either event would end the process.
+    // Without these listeners a connection PostgreSQL closes (restart, failover) would end the process.
     pool.on('error', (err) => {
       console.error(`PostgreSQL: an idle pooled connection failed (${err.message}); it was discarded`);
     });
@@ -50,7 +44,6 @@ export async function openDb(target: DbTarget, opts: { poolSize?: number; role?:
   let client: PGlite;
   let release: (() => void) | undefined;
   if ('pgliteDir' in target) {
-    // One process per PGlite directory: throws PgliteLockedError while another process has it open.
     release = acquirePgliteLock(target.pgliteDir);
     const dataDir = join(target.pgliteDir, 'pglite');
     await initPgliteDir(dataDir);
@@ -70,12 +63,7 @@ export async function openDb(target: DbTarget, opts: { poolSize?: number; role?:
   return db;
 }
 
-/**
- * Creates a PGlite data directory (initdb) in a short-lived child process if `dataDir` has none.
- * initdb inside the service's process would leave it ~500 MiB larger for its whole life (measured:
- * 870 MiB RSS after opening a fresh directory, 354 MiB after opening an existing one;
- * docs/benchmarks.md). Throws with the child's stderr if it fails.
- */
+/** Creates a PGlite data directory in a child process: initdb in-process would keep it ~500 MiB larger (docs/benchmarks.md). */
 export async function initPgliteDir(dataDir: string): Promise<void> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return;
   mkdirSync(dataDir, { recursive: true });
@@ -84,10 +72,7 @@ export async function initPgliteDir(dataDir: string): Promise<void> {
   await promisify(execFile)(process.execPath, ['--input-type=module', '-e', code]);
 }
 
-/**
- * Brings the schema up to date. Safe to call from any number of processes at once: Kysely's
- * Postgres migrator takes an advisory lock, so exactly one runs each migration.
- */
+/** Brings the schema up to date; safe in concurrent processes (the migrator's advisory lock). */
 export async function migrate(db: Db): Promise<void> {
   const migrator = new Migrator({ db, provider: migrationProvider, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
@@ -112,11 +97,8 @@ export class DatabaseRoleError extends Error {
 }
 
 /**
- * After migrations (which run as the connecting owner), makes `db` act as the application `role`:
- * on PGlite (one connection) `SET ROLE` for the session; on PostgreSQL a new pool whose
- * connections start as the role (`-c role=…`), the owner's pool being closed. Returns the handle
- * to use from then on. Throws {@link DatabaseRoleError} when the role is missing or not granted to
- * the login user.
+ * Makes `db` act as the application `role` after migrations (PGlite: `SET ROLE`; PostgreSQL: a new
+ * pool starting as the role). Returns the handle to use. Throws {@link DatabaseRoleError}.
  */
 export async function actAsRole(db: Db, target: DbTarget, role: string, opts: { poolSize?: number } = {}): Promise<Db> {
   const { rows } = await sql<{ exists: boolean; member: boolean }>`

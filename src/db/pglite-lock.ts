@@ -2,34 +2,20 @@ import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } f
 import { join } from 'node:path';
 
 /**
- * One writer for an embedded PGlite data directory (docs/security.md "One writer for the embedded
- * database"). PGlite is PostgreSQL in one process's memory with no shared-memory locking across
- * processes; two processes opening the same directory corrupt it. So every process that opens the
- * PGlite data of a `DATA_DIR` first takes `DATA_DIR/pglite.lock`:
- *
- * - The lock file is created atomically (`O_CREAT|O_EXCL`) and holds the owner's pid, its start
- *   time (Linux: /proc/<pid>/stat, so a reused pid is not mistaken for the owner), its command and
- *   when it took the lock.
- * - A lock whose owner is gone (no such pid, or a pid now belonging to another process) is stale and
- *   taken over.
- * - A live owner means refusal: {@link PgliteLockedError}, whose message says who holds it and what
- *   to do. The second process never opens the directory.
- * - The lock is released when the owner exits (an `exit` hook) or calls the returned `release`.
- *   Taking it again in the owning process is a no-op.
+ * One writer per embedded PGlite data directory (docs/security.md "One writer for the embedded
+ * database"): two processes opening one directory corrupt it. `DATA_DIR/pglite.lock` is created
+ * atomically; a lock whose owner (pid and start time, so a reused pid is not mistaken) is gone is
+ * stale and taken over; a live owner means {@link PgliteLockedError}.
  */
 
-/** What the lock file records about its owner. */
 export interface LockOwner {
   pid: number;
-  /** Process start time in clock ticks since boot (Linux), or null where /proc is not available. */
+  /** Clock ticks since boot (Linux), or null without /proc. */
   start: string | null;
-  /** The owner's command line, for the refusal message. */
   command: string;
-  /** ISO 8601 UTC: when the lock was taken. */
   since: string;
 }
 
-/** The data directory is in use by another live process. */
 export class PgliteLockedError extends Error {
   constructor(
     readonly dataDir: string,
@@ -44,10 +30,8 @@ export class PgliteLockedError extends Error {
   }
 }
 
-/** Path of the lock file of a DATA_DIR. */
 export const lockPath = (dataDir: string) => join(dataDir, 'pglite.lock');
 
-/** Start time of a process (field 22 of /proc/<pid>/stat), or null when unknown. */
 function processStart(pid: number): string | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -58,7 +42,6 @@ function processStart(pid: number): string | null {
   }
 }
 
-/** Whether the process recorded as `owner` is still running (and is the same process). */
 export function ownerAlive(owner: LockOwner): boolean {
   try {
     process.kill(owner.pid, 0);
@@ -83,10 +66,7 @@ function readOwner(path: string): LockOwner | null {
 
 const held = new Map<string, () => void>();
 
-/**
- * Takes the lock of `dataDir` for this process (see the module comment). Returns `release`.
- * Throws {@link PgliteLockedError} when another live process holds it.
- */
+/** Takes the lock of `dataDir`; returns `release`. Throws {@link PgliteLockedError} when a live process holds it. */
 export function acquirePgliteLock(dataDir: string): () => void {
   const path = lockPath(dataDir);
   const existing = held.get(path);
@@ -110,8 +90,8 @@ export function acquirePgliteLock(dataDir: string): () => void {
         if (readOwner(path)?.pid === process.pid) {
           try {
             unlinkSync(path);
-          } catch {
-            // already gone
+      } catch {
+        // already gone
           }
         }
       };
@@ -132,14 +112,13 @@ export function acquirePgliteLock(dataDir: string): () => void {
       owner = readOwner(path);
       if (owner && ownerAlive(owner)) throw new PgliteLockedError(dataDir, owner);
     }
-    // Stale: remove it, but only if it is still the stale file we judged (another process taking
-    // it over at the same time may have replaced it already).
+    // Stale: remove it only if it is still the file we judged (a concurrent taker may have replaced it).
     const current = readOwner(path);
     if (current?.pid === owner?.pid && current?.since === owner?.since) {
       try {
         unlinkSync(path);
       } catch {
-        // someone else removed it first: try again
+        // removed by another process first: try again
       }
     }
   }

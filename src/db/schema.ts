@@ -17,12 +17,10 @@ import type { AuditTables } from './tables/audit';
 
 export type { Environment } from './tables/platform';
 
-/** Every table of the service, one interface per area under db/tables. */
 export interface Database extends PlatformTables, CatalogTables, PayoutTables, WebhookTables, DisbursementTables, FundingTables,
   NotificationTables, RateLimitTables, ClaimFlowTables, TestClockTables, RailTables, TreasuryTables,
   RateTables, SolanaTables, AuditTables {}
 
-/** The Kysely handle used everywhere (pg Pool or PGlite underneath). */
 export type Db = Kysely<Database>;
 /** A Kysely transaction or the root handle: functions that take `DbOrTx` join the caller's transaction. */
 export type DbOrTx = Kysely<Database> | Transaction<Database>;

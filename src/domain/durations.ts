@@ -1,12 +1,4 @@
-/**
- * Durations (spec conventions: "Durations are ISO 8601 durations"). Pure, no I/O, so workflows may
- * import it.
- *
- * Accepted by {@link parseDuration}:
- * - ISO 8601 durations with weeks, days, hours, minutes and (fractional) seconds: `PT0.05S`, `PT5M`,
- *   `P1D`, `P30D`, `P1DT12H`, `P2W`. Years and months are refused (their length varies).
- * - Plain milliseconds: `250`, `1500`.
- */
+/** Durations (spec: ISO 8601). Pure, so workflows may import it. */
 
 const ISO_RE = /^P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:[.,]\d+)?)S)?)?$/;
 
@@ -17,9 +9,8 @@ const DAY = 24 * HOUR;
 const WEEK = 7 * DAY;
 
 /**
- * Parses an ISO 8601 duration (`PT0.05S`, `P30D`) or a plain count of milliseconds (`250`) into
- * whole milliseconds (fractions of a millisecond are rounded). Throws Error for anything else,
- * including `P`, `PT`, years and months.
+ * Parses an ISO 8601 duration (weeks to fractional seconds: `PT0.05S`, `P30D`, `P2W`) or plain
+ * milliseconds (`250`) into whole ms. Throws Error otherwise; years and months vary, so are refused.
  */
 export function parseDuration(value: string): number {
   const v = value.trim();

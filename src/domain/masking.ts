@@ -1,9 +1,6 @@
 /**
- * Masking of personal data for log lines (docs/security.md "Personal data in logs"): account
- * numbers, IBANs, phone numbers and e-mail addresses never reach a log in full. Pure; the logger
- * (src/core/logging.ts) applies {@link maskPersonalData} to every line's fields and
- * {@link maskPersonalText} to its message. API responses mask recipients on their own rules
- * (src/domain/recipients.ts `maskRecipientDetails`).
+ * Masking of personal data for log lines (docs/security.md "Personal data in logs"); the logger
+ * applies it to every line. Pure.
  */
 
 const MASK = '••••';
@@ -44,17 +41,11 @@ export function maskPersonalText(text: string): string {
     .replace(DIGIT_RUN, (m) => maskAccount(m));
 }
 
-/** Field names whose value is masked whatever it looks like. */
 const ACCOUNT_KEYS = /^(account_?number|accountNumber|clabe|iban|pix_key|pixKey|cci|cbu|debtor_iban|creditor_iban|routing_and_account)$/i;
 const PHONE_KEYS = /^(phone|phone_?number|phoneNumber|msisdn|mobile|to_phone)$/i;
 const EMAIL_KEYS = /^(email|e_?mail_?address|emailAddress|to_email)$/i;
 
-/**
- * A copy of `value` for a log line: values of account, phone and e-mail fields are masked by name
- * (at any depth), and every other string is passed through {@link maskPersonalText}. Errors become
- * `{type, message, stack}` with both texts masked. Numbers, booleans and null are kept. Cycles are
- * cut (`[Circular]`).
- */
+/** A copy of `value` for a log line: account, phone and e-mail fields masked by name at any depth, other strings by content. */
 export function maskPersonalData(value: unknown, seen: WeakSet<object> = new WeakSet()): unknown {
   if (typeof value === 'string') return maskPersonalText(value);
   if (value === null || typeof value !== 'object') return value;

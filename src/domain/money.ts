@@ -1,18 +1,11 @@
 import { validationError } from './errors';
 
-/**
- * Exact money arithmetic (docs/architecture.md "Money rules", rule 1).
- *
- * Amounts travel as decimal strings (spec "Shared types": Amount) and are computed as BigInt
- * minor units of their currency: USDC has 6 decimals (micro-dollars), fiat has 2, and a few
- * zero-decimal currencies (JPY, KRW, ...) have 0. No floating point touches money.
- */
+/** Exact money arithmetic (docs/architecture.md "Money rules" 1): decimal strings on the wire, BigInt minor units inside. */
 
-/** USDC, the currency of every balance and every source amount. */
 export const USDC = 'USDC';
 
 const ZERO_DECIMAL = new Set(['JPY', 'KRW', 'CLP', 'VND', 'ISK', 'UGX', 'XOF', 'XAF', 'PYG', 'RWF']);
-/** ISO 4217 currencies with 3 minor digits (no catalog channel pays them yet; rates and conversions handle them). */
+/** ISO 4217 currencies with 3 minor digits. */
 const THREE_DECIMAL = new Set(['BHD', 'KWD', 'OMR', 'JOD', 'TND', 'IQD', 'LYD']);
 
 /** Number of decimals in one unit of `currency`: 6 for USDC, 0 for zero-decimal fiat, 3 for BHD/KWD/..., else 2. */
@@ -22,7 +15,6 @@ export function exponent(currency: string): number {
   return ZERO_DECIMAL.has(currency) ? 0 : 2;
 }
 
-/** Why a decimal string was refused by {@link parseAmount}. */
 export class AmountFormatError extends Error {
   constructor(
     message: string,
@@ -33,30 +25,17 @@ export class AmountFormatError extends Error {
   }
 }
 
-// Any count of decimals parses, so that too many are refused with the currency's limit named.
 const AMOUNT_RE = /^(\d+)(?:\.(\d+))?$/;
 
-/**
- * The most digits an Amount may have before its point: 12, so one amount is below 10^12 units of
- * its currency (a trillion), and in micro-USDC (10^18 at most) it fits a PostgreSQL bigint with
- * room for a balance of several. Request documents say the same in their pattern
- * (`^[0-9]{1,12}(\.[0-9]{1,6})?$`, {@link AMOUNT_INPUT_PATTERN}).
- */
+/** At most 12 integer digits: in micro-USDC an amount fits a PostgreSQL bigint with room for a balance of several. */
 export const MAX_AMOUNT_INTEGER_DIGITS = 12;
 
-/** The OpenAPI pattern of a request Amount with at most `decimals` decimals (the rule {@link parseAmount} enforces). */
 export function amountInputPattern(decimals: number): string {
   return `^[0-9]{1,${MAX_AMOUNT_INTEGER_DIGITS}}(\\.[0-9]{1,${decimals}})?$`;
 }
-/** The request Amount pattern of USDC and fiat alike (up to 6 decimals; the currency may allow fewer). */
 export const AMOUNT_INPUT_PATTERN = amountInputPattern(6);
 
-/**
- * Parses a spec Amount ("digits, optionally a point and 1 to 6 digits") into minor units of
- * `currency`. Throws {@link AmountFormatError} for a malformed string, for more than
- * {@link MAX_AMOUNT_INTEGER_DIGITS} digits before the point, for more decimals than the currency
- * allows (2 fiat, 6 USDC, 0 zero-decimal) and, unless `allowZero`, for zero.
- */
+/** Parses a spec Amount into minor units; {@link AmountFormatError} when malformed, too long, too precise, or zero (unless `allowZero`). */
 export function parseAmount(value: string, currency: string, opts: { allowZero?: boolean } = {}): bigint {
   const m = AMOUNT_RE.exec(value);
   if (!m) throw new AmountFormatError(`"${value}" is not a decimal amount like "10.50"`, 'format');
@@ -73,11 +52,7 @@ export function parseAmount(value: string, currency: string, opts: { allowZero?:
   return minor;
 }
 
-/**
- * Formats minor units of `currency` as a decimal string. Fiat shows exactly its decimals
- * ("10.50"); USDC shows at least 2 and at most 6 decimals, trailing zeros past the cents trimmed
- * ("10.50", "0.123456").
- */
+/** Minor units as a decimal string: fiat with exactly its decimals, USDC with 2 to 6 (trailing zeros trimmed). */
 export function formatAmount(minor: bigint, currency: string): string {
   const exp = exponent(currency);
   const neg = minor < 0n;
@@ -97,7 +72,6 @@ export interface Decimal {
 
 const DECIMAL_RE = /^(\d+)(?:\.(\d+))?$/;
 
-/** Parses a non-negative decimal string ("17.0512", "0.5") exactly. Throws on anything else. */
 export function parseDecimal(value: string): Decimal {
   const m = DECIMAL_RE.exec(value);
   if (!m) throw new Error(`"${value}" is not a decimal number`);
@@ -105,7 +79,6 @@ export function parseDecimal(value: string): Decimal {
   return { digits: BigInt(m[1] + frac), scale: frac.length };
 }
 
-/** Formats a {@link Decimal} back to a string, trimming trailing zeros (at least one integer digit). */
 export function formatDecimal(d: Decimal): string {
   if (d.scale === 0) return d.digits.toString();
   const s = d.digits.toString().padStart(d.scale + 1, '0');
@@ -117,7 +90,6 @@ export function formatDecimal(d: Decimal): string {
 /** Rounding of a division: floor (never pay out more), ceil (never charge less), half_up. */
 export type Rounding = 'floor' | 'ceil' | 'half_up';
 
-/** Divides non-negative `n` by positive `d` with the given rounding. */
 export function divRound(n: bigint, d: bigint, rounding: Rounding): bigint {
   const q = n / d;
   const r = n % d;
@@ -127,21 +99,14 @@ export function divRound(n: bigint, d: bigint, rounding: Rounding): bigint {
   return r * 2n >= d ? q + 1n : q;
 }
 
-/**
- * Multiplies an amount in minor units of `from` by a decimal factor and expresses the result in
- * minor units of `to` (same currency for percentages; destination currency for FX at `rate`).
- */
+/** `minor` of `from` times `factor`, in minor units of `to` (FX at a rate, or a percentage). */
 export function mulDecimal(minor: bigint, factor: Decimal, from: string, to: string, rounding: Rounding): bigint {
   const n = minor * factor.digits * 10n ** BigInt(exponent(to));
   const d = 10n ** BigInt(factor.scale + exponent(from));
   return divRound(n, d, rounding);
 }
 
-/**
- * Inverse of {@link mulDecimal}: the amount in `from` that, multiplied by `factor`, gives `minorTo`
- * in `to`. Used to price a payout from its destination amount (rounded up so the recipient gets at
- * least what was asked).
- */
+/** Inverse of {@link mulDecimal}: prices a payout from its destination amount (round up). */
 export function divDecimal(minorTo: bigint, factor: Decimal, from: string, to: string, rounding: Rounding): bigint {
   const n = minorTo * 10n ** BigInt(factor.scale + exponent(from));
   const d = factor.digits * 10n ** BigInt(exponent(to));
@@ -155,12 +120,7 @@ export function percentOf(minor: bigint, percent: string): bigint {
   return divRound(minor * p.digits, 100n * 10n ** BigInt(p.scale), 'ceil');
 }
 
-/**
- * Parses a request's Amount field (spec "Shared types": Amount) into minor units of `currency`.
- * Throws 400 validation_error naming `param` when it is not a string, is malformed, has too many
- * decimals for the currency, or is zero. The one place surfaces and the core turn wire amounts
- * into money.
- */
+/** The one place a wire Amount becomes money; 400 validation_error naming `param` when not a valid non-zero Amount. */
 export function parseAmountParam(value: unknown, currency: string, param: string): bigint {
   if (typeof value !== 'string') throw validationError(param, `${param} must be a decimal string such as "100.00"`);
   try {

@@ -1,15 +1,7 @@
 /**
- * Which live rate a currency uses now (docs/rates.md "Sources, fallbacks and age"). Pure: takes the
- * accepted source observations and the clock, returns the USDC -> currency rate or why there is none.
- *
- * A route lists, per currency, its sources in order of preference, each with a maximum age
- * (`EUR=ecb@P4D|kraken@PT5M`). The first source that can state the rate with every leg within its
- * maximum age wins; past its maximum age a source is not used. How a source states USDC -> C:
- * - directly, when it quotes the pair USDC/C (a crypto exchange's ticker, a rail partner's quote);
- * - through USD, when it quotes USD/C (Banxico's FIX: MXN per USD) or EUR/C and EUR/USD (the ECB's
- *   euro reference rates), times the USDC/USD rate the USD route gives (its legs' ages count too).
- * The bid side (what a buyer of USDC pays) prices selling USDC (payouts); the ask side prices buying
- * USDC (deposits). A source that gives a mid only has bid = ask.
+ * Which live rate a currency uses now (docs/rates.md "Sources, fallbacks and age"). Pure. The first
+ * route source that states USDC -> C with every leg within its maximum age wins (directly, or
+ * through USD times the USD route's USDC/USD). Bid prices selling USDC (payouts), ask buying (deposits).
  */
 import { parseDuration } from './durations';
 import { crossRate, type Fraction, formatRate, type RateLeg } from './rates';
@@ -24,28 +16,22 @@ export interface RateObservation {
   asOf: Date;
 }
 
-/** One source of a route and its maximum age (ms). */
 export interface RouteSource {
   source: string;
   maxAgeMs: number;
 }
 
-/** Currency (ISO 4217) -> its sources, most preferred first. */
 export type RateRoutes = Readonly<Record<string, readonly RouteSource[]>>;
 
-/** A usable USDC -> currency rate. */
 export interface ResolvedRate {
   currency: string;
   /** Exact bid-side rate (selling USDC), before truncation. */
   bidExact: Fraction;
-  /** Exact ask-side rate (buying USDC). */
   askExact: Fraction;
-  /** Truncated to the stated precision (src/domain/rates.ts RATE_SCALE). */
   bid: string;
   ask: string;
   /** The sources of the legs joined by '+', e.g. `ecb+kraken` (ECB cross, USDC/USD from Kraken). */
   source: string;
-  /** The oldest leg's as-of time. */
   asOf: Date;
   /** When the first leg passes its maximum age: the rate may not be used from then on. */
   usableUntil: Date;
@@ -58,10 +44,7 @@ export interface MissingRate {
   reasons: string[];
 }
 
-/**
- * Parses a route setting: comma-separated `CUR=source@maxAge|source@maxAge` entries, maxAge an ISO
- * 8601 duration. Throws Error naming the bad entry.
- */
+/** Parses `CUR=source@maxAge|source@maxAge,...` (ISO 8601 durations). Throws Error naming the bad entry. */
 export function parseRateRoutes(value: string): RateRoutes {
   const routes: Record<string, RouteSource[]> = {};
   for (const entry of value.split(',').map((s) => s.trim()).filter(Boolean)) {
@@ -131,10 +114,7 @@ function usdLegs(book: Book, source: string, currency: string): Array<{ obs: Rat
 
 const midOf = (o: RateObservation) => (o.bid === o.ask ? o.bid : undefined);
 
-/**
- * The USDC -> `currency` rate at `now` by `routes` over `observations`, or why there is none.
- * USDC itself is 1 (no source). A leg older than its source's maximum age is not used.
- */
+/** The USDC -> `currency` rate at `now`, or why there is none (USDC itself is 1). */
 export function resolveRate(currency: string, routes: RateRoutes, observations: Book | readonly RateObservation[], now: Date, depth = 0): ResolvedRate | MissingRate {
   const book: Book = observations instanceof Map ? observations : rateBook(observations as readonly RateObservation[]);
   if (currency === 'USDC') {

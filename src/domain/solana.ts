@@ -1,22 +1,17 @@
 /**
- * Reading USDC deposits from Solana transactions, the pure part (docs/getting-paid.md "Crypto
- * deposits"). The amount of a deposit is the balance change of OUR token account for the configured
- * mint, taken from the transaction's `preTokenBalances` / `postTokenBalances` (Solana's payment
- * guide), not from instruction parsing: a transfer through any program is seen, and an instruction
- * that moved nothing counts nothing. No I/O.
+ * Reading USDC deposits from Solana transactions (docs/getting-paid.md "Crypto deposits"): the
+ * amount is our token account's balance change (pre/post token balances), not instruction parsing.
  */
 
 /** The SPL Memo programs (v2 and v1): a top-level memo instruction carries the payer's reference. */
 export const MEMO_PROGRAMS = ['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo'] as const;
 
-/** A token balance entry of getTransaction's meta (the fields we read). */
 export interface RpcTokenBalance {
   accountIndex: number;
   mint: string;
   uiTokenAmount: { amount: string; decimals: number };
 }
 
-/** The fields of a getTransaction answer (encoding `json`) the watcher reads. */
 export interface RpcTransaction {
   slot: bigint | number;
   meta: {
@@ -33,17 +28,11 @@ export interface RpcTransaction {
   };
 }
 
-/** What a transaction did to one of our token accounts. */
 export type TransferReading =
   | { kind: 'incoming'; amount: bigint }
   | { kind: 'ignored'; reason: 'failed' | 'not_our_account' | 'other_mint' | 'no_increase' | 'decimals' };
 
-/**
- * The USDC that `tx` brought to `tokenAccount` (base units of `mint`, which must have `decimals`):
- * post minus pre balance of that account for that mint (a missing pre entry is 0: the account was
- * created by the transaction). A failed transaction, an account not in the transaction, another
- * mint, or no increase (an outgoing transfer, a sweep) is ignored.
- */
+/** Base units `tx` brought to `tokenAccount` for `mint` (a missing pre entry is 0); failed, other mint or no increase is ignored. */
 export function readIncomingTransfer(tx: RpcTransaction, tokenAccount: string, mint: string, decimals = 6): TransferReading {
   if (!tx.meta || tx.meta.err !== null) return { kind: 'ignored', reason: 'failed' };
   const keys = [...tx.transaction.message.accountKeys, ...(tx.meta.loadedAddresses?.writable ?? []), ...(tx.meta.loadedAddresses?.readonly ?? [])];
@@ -81,7 +70,7 @@ function base58Bytes(s: string): Uint8Array | null {
   return new Uint8Array(out);
 }
 
-/** The text of the first top-level SPL Memo instruction of `tx` (the payer's reference), or null. At most 140 characters kept. */
+/** The first top-level memo's text (at most 140 characters), or null. */
 export function readMemo(tx: RpcTransaction): string | null {
   const keys = tx.transaction.message.accountKeys;
   for (const ix of tx.transaction.message.instructions) {

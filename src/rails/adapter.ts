@@ -1,58 +1,34 @@
 /**
- * The rail adapter seam (docs/rails.md "The seam"): the one interface every rail implements, the
- * sandbox simulator and the live bank rails alike. Modelled on formancehq/payments' connector
- * interface (a payout answers with a final outcome or a reference to wait on) and on this
- * repository's notification provider (src/core/notifications/provider.ts: an interface, a lookup,
- * one error with `retryable`).
- *
- * A rail answers a payment instruction in one of three ways:
- * - `settled`: the outcome is known at submission (the sandbox simulator, instant rails); the
- *   answer says when the money lands (`landsInMs`) and whether the funds come back later.
- * - `accepted`: the rail took the instruction and will report later (a bank file rail): the
- *   payout waits for {@link RailEvent}s addressed by the rail's references.
- * - `rejected`: refused, with the spec's failure code, `retryable`, and the rail's own reason code.
- *
- * Units: amounts are integer minor units of `currency` as decimal-digit strings (JSON-safe, never
- * floating point); durations are milliseconds; instants are ISO 8601 strings.
- *
- * This module is pure types and one error class: no I/O, so workflow contracts may import it.
+ * The rail adapter seam (docs/rails.md "The seam"), implemented by every rail. A rail answers an
+ * instruction `settled` (outcome known at submission), `accepted` (it reports later, as
+ * {@link RailEvent}s addressed by its references) or `rejected` (spec failure code, `retryable`,
+ * the rail's reason code). Amounts: integer minor units as decimal-digit strings; durations: ms;
+ * instants: ISO 8601. Pure types, no I/O: workflow contracts may import it.
  */
 import type { PayoutFailureCode } from '../domain/payout-state';
 
-/** Environment a rail serves. */
 export type RailEnvironment = 'sandbox' | 'live';
 
-/** A cut-off: instructions collected before it leave in that window's file. */
 export interface RailCutOff {
   /** Local time of day, `HH:MM` (24 h). */
   time: string;
-  /** IANA time zone of `time`, e.g. `Europe/Berlin`. */
   timeZone: string;
 }
 
-/** What a rail can do (spec "Channel" `arrival`, `status` derive from it). */
 export interface RailCapabilities {
   /** Catalog rail ids this adapter serves (channel.rail), e.g. `['sepa_credit_transfer']`; `['*']`: every rail (sandbox). */
   rails: readonly string[];
-  /** ISO 4217 currencies it pays out in. */
   currencies: readonly string[];
-  /** `instant`: one call per payment; `batched`: collected per cut-off window into files. */
   mode: 'instant' | 'batched';
   /** `at_submission`: submit answers settled/rejected; `later`: submit answers accepted, events follow. */
   answers: 'at_submission' | 'later';
-  /** Cut-offs of a batched rail (empty for instant rails). */
   cutOffs: readonly RailCutOff[];
-  /** Whether a `returned` event can follow a settlement (SEPA returns, ACH returns). */
   returnsAfterSettlement: boolean;
   /** How long after settlement a return is still expected, in ms (0 when none can follow). */
   returnWindowMs: number;
 }
 
-/**
- * The rail's references of one payment: how later events find their payout. Every field is
- * optional; a rail fills those it has (ISO 20022: messageId, paymentInformationId, endToEndId,
- * uetr; ACH: traceNumber; sandbox: providerReference).
- */
+/** The rail's references of one payment, by which later events find their payout (each optional). */
 export interface RailReferences {
   providerReference?: string;
   messageId?: string;
@@ -63,21 +39,17 @@ export interface RailReferences {
   uetr?: string;
   /** ACH trace number, 15 digits. */
   traceNumber?: string;
-  /** The rail file that carried the payment (`rf_…`), once it is written. */
   railFileId?: string;
 }
 
-/** The creditor side of an instruction (what the recipient's saved details give). */
 export interface RailCreditor {
   /** As stored (our records keep the original; each rail converts to its character set). */
   name: string;
   kind: 'individual' | 'business';
   country: string | null;
-  /** Channel-specific account fields as saved on the recipient (iban, bic, account_number, routing_number, ...). */
   account: Record<string, string>;
 }
 
-/** One payment instruction: one attempt of one payout. */
 export interface PaymentInstruction {
   payoutId: string;
   /** 1-based attempt number; (payoutId, attempt) is the idempotency key of the submission. */
@@ -90,13 +62,11 @@ export interface PaymentInstruction {
   amountMinor: string;
   currency: string;
   creditor: RailCreditor;
-  /** The payout's reference (remittance information; sandbox magic values). */
   reference: string | null;
   /** References already given to this attempt (a retried submission reuses them). */
   existing: RailReferences | null;
 }
 
-/** What `submit` answered. */
 export type RailSubmitResult =
   | {
       outcome: 'settled';
@@ -114,12 +84,10 @@ export type RailSubmitResult =
       retryable: boolean;
       /** Backoff before another attempt, in ms (meaningful when `retryable`). */
       retryAfterMs: number;
-      /** The rail's own reason code (`AC01`, `R03`), when it gave one. */
       railReasonCode?: string;
       references: RailReferences;
     };
 
-/** A later answer of a rail, addressed by the rail's references. */
 export interface RailEvent {
   /** Stable id of the event (for example `<rail file id>:<index>`): the payout ignores one it has seen. */
   id: string;
@@ -127,29 +95,19 @@ export interface RailEvent {
   references: RailReferences;
   /** When the rail says it happened (booking time for `settled`), ISO 8601. */
   at: string;
-  /** The rail's reason code (rejected, returned). */
   railReasonCode?: string;
-  /** The spec failure code it maps to (rejected, returned), from the reason-code table. */
   failureCode?: PayoutFailureCode;
   message?: string;
 }
 
-/** Whether a rail's connection can be used now. */
 export type RailHealth = 'working' | 'not_configured' | 'failing';
 
-/** A rail (sandbox simulator, ISO 20022 over SFTP, ACH). */
 export interface RailAdapter {
-  /** Stable name, stored with attempts: `sandbox`, `iso20022_sftp`, `ach_nacha`. */
   readonly name: string;
   readonly capabilities: RailCapabilities;
-  /**
-   * Submits one instruction, idempotently per (payoutId, attempt). Throws {@link RailError} when
-   * the rail could not be asked (a transport failure: retryable) or refused outright.
-   */
+  /** Submits idempotently per (payoutId, attempt); throws {@link RailError} (transport failure: retryable). */
   submit(instruction: PaymentInstruction): Promise<RailSubmitResult>;
-  /** Asks the rail for the status of a payment it accepted; null when it has nothing to say yet. */
   status(references: RailReferences): Promise<RailEvent | null>;
-  /** Whether the configured connection is working (a channel on this rail is `live` only then). */
   health(): Promise<RailHealth>;
 }
 
@@ -158,9 +116,7 @@ export class RailError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
-    /** The spec failure code this maps to. */
     readonly failureCode: PayoutFailureCode,
-    /** The rail's own reason code, when it gave one. */
     readonly railReasonCode?: string,
   ) {
     super(message);
@@ -168,19 +124,13 @@ export class RailError extends Error {
   }
 }
 
-/* ------------------------------------------------------------------------------------------------
- * The rail module (docs/rails.md "Adding a rail"): everything one rail knows, behind one value.
- * The core's rail code (src/core/rails) asks the registry (src/rails/registry.ts) for the module of
- * a rail and never names a rail itself. A module is pure over its configuration; whatever it needs
- * from our database, Temporal or metrics it asks of the {@link RailHost} the core passes it.
- * ---------------------------------------------------------------------------------------------- */
+/* The rail module (docs/rails.md "Adding a rail"): the core asks the registry for a rail's module and
+ * never names a rail; a module is pure over its configuration and reaches I/O only via RailHost. */
 
-/** The spec failure a rail's reason code maps to (a rejection before settlement, or a return after it). */
 export interface RailFailure {
   failureCode: PayoutFailureCode;
   message: string;
   retryable: boolean;
-  /** The rail's own reason code (`AC01`, `R03`, `wise:bounced_back`), null when it gave none. */
   railReasonCode: string | null;
 }
 
@@ -208,12 +158,10 @@ export interface RailInstructionRecord {
   updated_at: Date;
 }
 
-/** A new instruction to queue (its status starts `queued`, or `accepted` for a rail that takes it in the call). */
 export type NewRailInstruction = Omit<RailInstructionRecord, 'status' | 'rail_file_id' | 'payment_information_id' | 'created_at' | 'updated_at'> & {
   status?: 'queued' | 'accepted';
 };
 
-/** A stored rail file (table rail_files, read through the host). */
 export interface RailFileRecord {
   id: string;
   rail: string;
@@ -227,11 +175,8 @@ export interface RailFileRecord {
   settles_at: Date | null;
 }
 
-/**
- * A rail event about to be recorded (table rail_events). `id` is stable (`<rail file id>:<index>`,
- * or for a partner `<rail>:<transfer id>:<state>`), so an answer read twice is recorded once.
- * `rail_file_id`: the file that carried it, or for a partner rail the message (`wise:<transfer id>`).
- */
+/** A rail event to record (rail_events); `id` is stable (`<rail file id>:<index>`, partner
+ * `<rail>:<transfer id>:<state>`), so an answer read twice is recorded once. */
 export interface NewRailEvent {
   id: string;
   rail: string;
@@ -247,13 +192,11 @@ export interface NewRailEvent {
   details: Record<string, unknown>;
 }
 
-/** A recorded rail event as a module reads it back (credits, notifications of change). */
 export interface RailEventRecord extends NewRailEvent {
   dispatched_at: Date | null;
   created_at: Date;
 }
 
-/** What a credit event becomes: a deposit to the live virtual account with `accountIdentifier`. Amounts in minor units. */
 export interface RailCredit {
   currency: string;
   amountMinor: string;
@@ -264,7 +207,6 @@ export interface RailCredit {
   reference: string | null;
 }
 
-/** The core's rail tables as a rail module sees them, bound to one connection or transaction. */
 export interface RailStore {
   /** Locks inbound file `fileId` (skipping it when another worker holds it); its status, or null when held. */
   lockInboundFile(fileId: string): Promise<RailFileRecord['status'] | null>;
@@ -272,7 +214,6 @@ export interface RailStore {
   recordEvents(events: NewRailEvent[], now: Date): Promise<string[]>;
   /** Moves an instruction forward to `status` (never back; idempotent). */
   advanceInstruction(key: { payoutId: string; attempt: number }, status: RailInstructionRecord['status'], now: Date): Promise<void>;
-  /** The instruction with EndToEndId `endToEndId`, else UETR `uetr`. */
   instructionByReference(refs: { endToEndId: string | null; uetr: string | null }): Promise<RailInstructionRecord | undefined>;
   /** The instructions whose EndToEndId is in `endToEndIds` or whose UETR is in `uetrs` (one query; a bank file's batch of answers). */
   instructionsByReferences(refs: { endToEndIds: string[]; uetrs: string[] }): Promise<RailInstructionRecord[]>;
@@ -282,62 +223,42 @@ export interface RailStore {
   instructionByTrace(rail: string, traceNumber: string, lock: boolean): Promise<RailInstructionRecord | undefined>;
   /** The instruction of `rail` whose `details[key]` is `value` (a partner's transfer id), locked for update when `lock`. */
   instructionByDetail(rail: string, key: string, value: string, lock: boolean): Promise<RailInstructionRecord | undefined>;
-  /** The instruction of one payout attempt. */
   instruction(payoutId: string, attempt: number): Promise<RailInstructionRecord | undefined>;
   /** Stores `instruction` once per (payout, attempt) and returns the stored row (a retry gets the first). */
   queueInstruction(instruction: NewRailInstruction, now: Date): Promise<RailInstructionRecord>;
-  /** Merges `details` into the instruction's details. */
   updateInstructionDetails(key: { payoutId: string; attempt: number }, details: Record<string, string>, now: Date): Promise<void>;
-  /** Instructions of `rail` in `statuses` last updated before `before` (oldest first, at most `limit`). */
   instructionsWaiting(rail: string, statuses: Array<RailInstructionRecord['status']>, before: Date, limit: number): Promise<RailInstructionRecord[]>;
-  /** The instructions of outbound file `fileId`, in file order. */
   instructionsOfFile(fileId: string): Promise<RailInstructionRecord[]>;
   /** Locks the instructions of file `fileId` no answer has ended (`in_file`, `accepted`). */
   lockUnansweredInstructionsOfFile(fileId: string): Promise<RailInstructionRecord[]>;
-  /** A rail file by id. */
   file(fileId: string): Promise<RailFileRecord | undefined>;
-  /** The outbound file with message id `messageId`. */
   outboundFileByMessageId(messageId: string): Promise<RailFileRecord | undefined>;
-  /** Records inbound file `name` once per rail and name (see src/core/rails/files.ts recordInboundFile). */
   recordInboundFile(rail: string, name: string, content: Buffer): Promise<RailFileRecord>;
-  /** Names among `names` of `rail`'s inbound files already processed or quarantined. */
   finishedInboundNames(rail: string, names: string[]): Promise<Set<string>>;
   markInboundProcessed(fileId: string, info: { kind: string; messageId: string; transactions: number }, now: Date): Promise<void>;
   markInboundQuarantined(fileId: string, error: string, now: Date): Promise<void>;
-  /** Uploaded outbound files of `rail` due to settle by `now` and not yet settled (oldest first). */
   dueSettlementFiles(rail: string, now: Date): Promise<Array<{ id: string; settles_at: Date | null }>>;
   markFileSettled(fileId: string, now: Date): Promise<void>;
-  /** The next value of database sequence `name` (a decimal string). */
   nextSequenceValue(name: string): Promise<string>;
 }
 
-/** A counter a module increments (the core's Prometheus metrics). */
 export interface RailCounter {
   inc(labels: Record<string, string>, value?: number): void;
 }
 
-/** What the core gives a rail module: its clock, log, tables, metrics and the few core actions a rail's answers call for. */
 export interface RailHost {
-  /** The rail this host serves. */
   readonly rail: string;
   now(): Date;
   readonly log: { info(o: object, msg: string): void; warn(o: object, msg: string): void; error(o: object, msg: string): void };
   readonly store: RailStore;
-  /** Runs `fn` in one database transaction with a store bound to it. */
   transaction<T>(fn: (store: RailStore) => Promise<T>): Promise<T>;
   readonly metrics: { railFiles: RailCounter; railReturns: RailCounter; railUnmatchedItems: RailCounter };
-  /** Makes sure the current collection window of this rail (windows of `windowMs`) has its workflow. */
   ensureWindow(windowMs: number): Promise<void>;
-  /**
-   * Reads `file` when it is an end-of-day statement of a settlement account (camt.053, BAI2) and
-   * reconciles it (docs/treasury.md); null when it is not a statement, and the rail reads it.
-   */
+  /** Reconciles `file` if it is a settlement account statement (docs/treasury.md); null otherwise. */
   readStatement(file: RailFileRecord): Promise<{ events: number; quarantined: boolean } | null>;
-  /** Corrects the saved recipient of a payout from the bank's data (an ACH notification of change). */
   correctRecipient(payoutId: string, correction: { fields: Record<string, string> } | { needsField: string }, meta: { correctionId: string; changeCode: string }): Promise<{ recipientId: string; status: string | null } | null>;
 }
 
-/** What one poll of a rail's inbox did; `more`: work was left for the next poll. */
 export interface InboxPollResult {
   files: number;
   events: number;
@@ -345,21 +266,17 @@ export interface InboxPollResult {
   more: boolean;
 }
 
-/** A file composed for recording (a file rail): its name, ids, text and dates. */
 export interface ComposedRailFile {
   name: string;
   messageId: string;
   kind: string;
   content: string;
-  /** Requested execution date (ISO 20022) or effective entry date (ACH), YYYY-MM-DD. */
   executionDate: string;
   /** ACH: `same_day` or `next_day`; null elsewhere. */
   settlementWindow: string | null;
-  /** The id each instruction's group carries in the file (pain.001 PmtInfId; ACH batch), by payout id. */
   groupOf: (payoutId: string) => string;
 }
 
-/** The file parts of a batched rail: how a window's instructions become a file, and where it goes. */
 export interface RailFileParts {
   /** Composes (and validates) the file of `rows`; throws when it cannot be written correctly (nothing is recorded). */
   compose(rows: RailInstructionRecord[], now: Date, fileId: string, log: RailHost['log']): Promise<ComposedRailFile>;
@@ -371,37 +288,23 @@ export interface RailFileParts {
   settlesAt(executionDate: string | null, uploadedAt: Date): Date | null;
 }
 
-/** A rail with its configuration read: what the core runs for it. */
 export interface ConfiguredRail {
   /** The inbox poll interval in ms: file rails list the bank's outbox; a partner rail polls transfers its webhooks left waiting. */
   pollIntervalMs: number;
-  /** The adapter payouts go through. */
   adapter(host: RailHost): RailAdapter;
   /** One poll of the rail's answers (throws when the rail cannot be reached; the poller retries). */
   poll(host: RailHost): Promise<InboxPollResult>;
-  /** A batched rail's files; absent on a rail of one call per payment. */
   files?: RailFileParts;
-  /** Reads one inbound file recorded `received` (file rails); `bankTime`: when the bank published it. */
   readInboundFile?(host: RailHost, file: RailFileRecord, bankTime: Date | null): Promise<{ events: number; quarantined: boolean }>;
-  /** The latest arrival of a payout accepted at `now`, when the rail's calendar sets it. */
   latestArrival?(now: Date): Date | undefined;
-  /** Live virtual account details this rail's bank issues (one currency), or absent. */
   virtualAccounts?: { currency: string; issue(beneficiaryName: string): Record<string, string> };
-  /** What a credit event's details give as a deposit; null when they name no account. */
   creditOf?(details: Record<string, unknown>, eventId: string): RailCredit | null;
-  /** Applies a recorded `notification_of_change` event (ACH NOCs). */
   applyNotice?(host: RailHost, event: RailEventRecord): Promise<void>;
-  /**
-   * Receives one webhook of a partner rail (route `POST /hooks/partner/<rail>`): checks its
-   * signature and freshness, records the events it carries (idempotently) and answers. The core
-   * dispatches the recorded events after it.
-   */
+  /** Checks a partner webhook's signature and freshness and records its events idempotently. */
   receiveWebhook?(host: RailHost, request: RailWebhookRequest): Promise<RailWebhookResult>;
-  /** Operator view of one instruction's partner data (its rate, fee and state), from `details`; absent on file rails. */
   partnerView?(details: Record<string, string>): Record<string, string | null>;
 }
 
-/** A webhook as received: lower-case header names, the body exactly as sent. */
 export interface RailWebhookRequest {
   headers: Record<string, string | undefined>;
   body: string;
@@ -419,35 +322,23 @@ export interface RailCarriageProblem {
   status?: 422;
 }
 
-/* ------------------------------------------------------------------------------------------------
- * The statements part of a rail module (docs/treasury.md, docs/rails.md "Adding a rail"): the
- * platform's settlement account a rail's connection receives end-of-day statements for, and what
- * the rail's own records say our books expect on it. The core's treasury (src/core/treasury) reads,
- * records and reconciles the statements of every module with this part and names no rail.
- * ---------------------------------------------------------------------------------------------- */
+/* The statements part of a rail module (docs/treasury.md): the settlement account a connection gets
+ * end-of-day statements for, and what our books expect on it. */
 
-/** The statement formats the treasury reads: ISO 20022 `camt.053` (src/rails/iso20022/camt053.ts) or BAI2 (src/rails/bai2). */
 export type StatementFormat = 'camt.053' | 'bai2';
 
-/** A movement our books expect on a settlement account (docs/treasury.md "What the books expect"). */
 export interface SettlementMovement {
   /** `<CRDT|DBIT>:<reference>`, unique per account. */
   key: string;
   creditDebit: 'CRDT' | 'DBIT';
   /** Positive integer minor units. */
   amountMinor: bigint;
-  /** When the bank should have booked it at the latest (our record of it). */
   at: Date;
   reference: string;
-  /** What it is, for operators (`payout po_… booked`, `ACH return R03 of payout po_…`, `incoming credit`). */
   description: string;
 }
 
-/**
- * One rail event of the connection that may move the settlement account (`settled`, `returned`,
- * `rejected`, `credit`), with the references and amount of the payout attempt it belongs to (null
- * when it belongs to none). Read by the core for the module; `amount_minor` in minor units.
- */
+/** A rail event that may move the settlement account, with its payout attempt's references (or null); minor units. */
 export interface SettlementEventRow {
   id: string;
   type: 'settled' | 'returned' | 'rejected' | 'credit';
@@ -455,66 +346,40 @@ export interface SettlementEventRow {
   deposit_id: string | null;
   reason_code: string | null;
   details: Record<string, unknown>;
-  /** The attempt's EndToEndId (rail_instructions), or null. */
   end_to_end_id: string | null;
-  /** The attempt's trace number (rail_instructions), or null. */
   trace_number: string | null;
-  /** The attempt's amount in minor units, or null. */
   amount_minor: bigint | null;
-  /** When it happened (the rail's time, else when recorded). */
   at: Date;
 }
 
-/** One instruction carried by an outbound file of the connection the bank took (`uploaded`), at the file's time. Minor units. */
 export interface SettlementFileEntryRow {
   payout_id: string;
   trace_number: string | null;
   amount_minor: bigint;
-  /** When the file was recorded. */
   at: Date;
 }
 
-/**
- * What the core reads of the connection's records for {@link RailStatementParts.expected}, from the
- * account's first statement on: its events (oldest recorded first), and on request the entries of
- * its uploaded outbound files (oldest file first). Read only.
- */
 export interface SettlementRecords {
   events: readonly SettlementEventRow[];
   uploadedFileEntries(): Promise<SettlementFileEntryRow[]>;
 }
 
-/** A rail's settlement account and how its records become the movements our books expect on it. */
 export interface RailStatementParts {
-  /** The format of the statements the bank sends on this connection. */
   format: StatementFormat;
-  /** The account's currency (ISO 4217). */
   currency: string;
-  /**
-   * The account's identifier from the configuration (an IBAN, compared without spaces and
-   * upper-cased: a statement of another account is quarantined), or null when the configuration
-   * names none (the statement's account is then not checked).
-   */
+  /** The configured account (an IBAN, compared without spaces, upper-cased; another account's statement is quarantined); null: not checked. */
   accountIdentifier(config: import('../config').Config): string | null;
   /** The movements our books expect from `records`, in the order they were recorded (the first of a key wins). */
   expected(records: SettlementRecords): Promise<SettlementMovement[]>;
 }
 
-/** One rail: the registry's entry (src/rails/registry.ts). */
 export interface RailModule {
   /** Catalog rail id (channel.rail), e.g. `sepa_credit_transfer`, `ach`; a partner module may serve several (`rails`). */
   readonly rail: string;
-  /** Further catalog rails the same connection serves (a payout partner), besides `rail`. */
   readonly alsoServes?: readonly string[];
-  /** Reads the rail's settings from the process configuration; `missing` names the unset variables. */
   connect(config: import('../config').Config): { rail: ConfiguredRail; missing: [] } | { rail: null; missing: string[] };
-  /** The failure a `rejected` or `returned` event with `reasonCode` maps to. */
   failureOf(type: 'rejected' | 'returned', reasonCode: string | null): RailFailure;
-  /**
-   * What a live payout to `details` with `reference` cannot carry on this rail (checked when the
-   * payout is created): the recipient field or `reference`, and why; null when it can be carried.
-   */
+  /** What a live payout to `details` cannot carry on this rail (checked at creation); null when it can. */
   carriageProblem?(details: Record<string, unknown>, reference: string | null, channel: string): RailCarriageProblem | null;
-  /** The settlement account whose end-of-day statements arrive on this connection (docs/treasury.md); absent when none do. */
   statements?: RailStatementParts;
 }

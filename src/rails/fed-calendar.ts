@@ -1,18 +1,10 @@
 /**
- * Business days of the `ach_usd` rail (docs/rails-ach.md "Federal Reserve holidays"): the
- * Federal Reserve (FedACH) settles on weekdays except the holidays it observes (source:
- * federalreserve.gov, "Holidays Observed by the Federal Reserve System", K.8): New Year's Day
- * (1 January), Martin Luther King Jr.'s Birthday (3rd Monday of January), Washington's Birthday
- * (3rd Monday of February), Memorial Day (last Monday of May), Juneteenth National Independence Day
- * (19 June), Independence Day (4 July), Labor Day (1st Monday of September), Columbus Day (2nd
- * Monday of October), Veterans Day (11 November), Thanksgiving Day (4th Thursday of November) and
- * Christmas Day (25 December). A holiday on a Sunday is observed the Monday after; one on a Saturday
- * is not moved (the Federal Reserve is open the Friday before). The rules are given to `date-holidays`
- * (a maintained holiday library) explicitly, as src/rails/target2.ts does. Pure: no I/O.
+ * Federal Reserve business days of the `ach_usd` rail (docs/rails-ach.md "Federal Reserve
+ * holidays", source federalreserve.gov K.8): a Sunday holiday is observed on Monday, a Saturday one
+ * is not moved. The rules are given to `date-holidays` explicitly. Pure.
  */
 import Holidays from 'date-holidays';
 
-/** The `date-holidays` rules of the Federal Reserve holidays (see the module comment). */
 export const FED_HOLIDAY_RULES: ReadonlyArray<{ rule: string; name: string }> = [
   { rule: '01-01 if sunday then next monday', name: "New Year's Day" },
   { rule: '3rd monday in January', name: "Birthday of Martin Luther King, Jr." },
@@ -42,7 +34,6 @@ export function fedHolidays(year: number): ReadonlyMap<string, string> {
   return days;
 }
 
-/** Checks `day` is a real `YYYY-MM-DD` calendar day; throws a RangeError otherwise. */
 function checkDay(day: string): Date {
   const noon = new Date(`${day}T12:00:00Z`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(noon.getTime()) || noon.toISOString().slice(0, 10) !== day) {
@@ -51,10 +42,7 @@ function checkDay(day: string): Date {
   return noon;
 }
 
-/**
- * Whether the Federal Reserve settles ACH on calendar day `day` (`YYYY-MM-DD`): a Monday to Friday
- * that is not a holiday it observes. Throws a RangeError when `day` is not a `YYYY-MM-DD` date.
- */
+/** Whether FedACH settles on `day` (`YYYY-MM-DD`): a weekday that is not a holiday. RangeError for a bad day. */
 export function isFedBusinessDay(day: string): boolean {
   const noon = checkDay(day);
   const weekday = noon.getUTCDay();
@@ -62,17 +50,13 @@ export function isFedBusinessDay(day: string): boolean {
   return !fedHolidays(noon.getUTCFullYear()).has(day);
 }
 
-/** The calendar day after `day` (`YYYY-MM-DD`). */
 function nextDay(day: string): string {
   const d = checkDay(day);
   d.setUTCDate(d.getUTCDate() + 1);
   return d.toISOString().slice(0, 10);
 }
 
-/**
- * The first Federal Reserve business day strictly after `day` (`YYYY-MM-DD`). Throws a RangeError
- * when `day` is not a `YYYY-MM-DD` date.
- */
+/** The first Fed business day strictly after `day`. RangeError for a bad day. */
 export function nextFedBusinessDay(day: string): string {
   let d = nextDay(day);
   while (!isFedBusinessDay(d)) d = nextDay(d);
@@ -90,12 +74,9 @@ function localParts(date: Date, timeZone: string): { day: string; minutes: numbe
 }
 
 /**
- * The effective entry date of an ACH file sent at `at`. `sameDayCutOff` is `HH:MM` in `timeZone`
- * (IANA), or null when same-day ACH is not used. When the local date of `at` in `timeZone` is a
- * Federal Reserve business day and `at` is before the cut-off: that day, window `same_day`;
- * otherwise (after the cut-off, on a closed day, or without same-day ACH) the first business day
- * strictly after the local date, window `next_day`. Throws a RangeError on an invalid `at`, an
- * unknown `timeZone` or a cut-off that is not `HH:MM`.
+ * The effective entry date of an ACH file sent at `at`: its local day in `timeZone` (`same_day`) when
+ * that is a business day and `at` is before `sameDayCutOff` (`HH:MM`, null: no same-day ACH), else
+ * the next business day (`next_day`). RangeError on a bad instant, zone or cut-off.
  */
 export function achEffectiveDate(at: Date, opts: { sameDayCutOff: string | null; timeZone: string }): { effectiveDate: string; window: 'same_day' | 'next_day' } {
   if (Number.isNaN(at.getTime())) throw new RangeError('at is not a valid Date');
@@ -108,7 +89,6 @@ export function achEffectiveDate(at: Date, opts: { sameDayCutOff: string | null;
   return { effectiveDate: nextFedBusinessDay(local.day), window: 'next_day' };
 }
 
-/** Offset (local minus UTC, in minutes) of `timeZone` at instant `ms`. */
 function offsetMinutes(ms: number, timeZone: string): number {
   const p = Object.fromEntries(
     new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' })
@@ -119,11 +99,7 @@ function offsetMinutes(ms: number, timeZone: string): number {
   return Math.round((asUtc - Math.floor(ms / 1000) * 1000) / 60_000);
 }
 
-/**
- * When the Federal Reserve settles ACH entries with effective date `day` (`YYYY-MM-DD`): 17:00
- * America/New_York that day (EST or EDT as the date has it), as a Date. Throws a RangeError when
- * `day` is not a `YYYY-MM-DD` date.
- */
+/** 17:00 America/New_York on effective date `day`: when FedACH settles it. RangeError for a bad day. */
 export function achSettlementTime(day: string): Date {
   checkDay(day);
   const wall = Date.parse(`${day}T17:00:00Z`);

@@ -1,20 +1,14 @@
 /**
- * The one table that maps each rail's own reason codes to the spec's payout failure codes (spec
- * "Payout" failure.code; docs/rails.md "Status and reason codes"). A payout's `failure` keeps the
- * rail's code next to the mapped one (`failure.rail_reason_code`), so nothing the bank said is lost.
- *
- * ISO 20022 codes are the External Status Reason codes (ExternalStatusReason1Code) used in
- * pain.002 `StsRsnInf/Rsn/Cd` and camt.054 `RtrInf/Rsn/Cd`. Pure data: no I/O.
+ * Each rail's reason codes -> the spec's payout failure codes (docs/rails.md "Status and reason
+ * codes"); the rail's code is kept as `failure.rail_reason_code`. Pure data.
  */
 import type { PayoutFailureCode } from '../domain/payout-state';
 import { isValidAbaRouting } from '../domain/recipients';
 
-/** How one rail reason code ends a payout. */
 export interface RailReasonMapping {
   failureCode: PayoutFailureCode;
   /** Whether a new attempt may succeed (a technical refusal) or not (the account is wrong). */
   retryable: boolean;
-  /** failure.message shown to the integrator. */
   message: string;
 }
 
@@ -36,10 +30,7 @@ export const ISO20022_REASON_CODES: Readonly<Record<string, RailReasonMapping>> 
   RR04: { failureCode: 'provider_declined', retryable: false, message: 'The bank refused the transfer for regulatory reasons (RR04)' },
 };
 
-/**
- * The mapping of ISO 20022 reason `code` (e.g. `AC01`); an unknown or missing code maps to
- * `provider_declined`, not retryable, with the code in the message.
- */
+/** An unknown or missing ISO 20022 code maps to `provider_declined`, not retryable. */
 export function mapIso20022Reason(code: string | null | undefined): RailReasonMapping & { railReasonCode: string | null } {
   const known = code ? ISO20022_REASON_CODES[code] : undefined;
   if (known) return { ...known, railReasonCode: code ?? null };
@@ -63,10 +54,7 @@ export function returnFailure(code: string | null | undefined): { failureCode: P
 
 // ---------------------------------------------------------------------------------------- ACH
 
-/**
- * Official titles of the NACHA return reason codes (Nacha Operating Rules, Appendix Four "Return
- * Entries", Table of Return Reason Codes). Codes not assigned by the Rules are absent.
- */
+/** NACHA return reason titles (Nacha Operating Rules, Appendix Four); unassigned codes absent. */
 export const ACH_RETURN_TITLES: Readonly<Record<string, string>> = {
   R01: 'Insufficient Funds',
   R02: 'Account Closed',
@@ -140,31 +128,21 @@ export const ACH_RETURN_TITLES: Readonly<Record<string, string>> = {
   R85: 'Incorrectly Coded Outbound International Payment',
 };
 
-/** Return codes meaning the account or routing number does not reach a usable account. */
 const ACH_INVALID_DESTINATION = new Set(['R02', 'R03', 'R04', 'R12', 'R13', 'R17', 'R20']);
-/** Return codes meaning the receiver (or its bank on its behalf) refuses or cannot take the entry. */
 const ACH_RECIPIENT_REJECTED = new Set(['R05', 'R06', 'R07', 'R10', 'R11', 'R14', 'R15', 'R16', 'R23', 'R29']);
-/** Return codes worth a new attempt later (funds, not the account). */
 const ACH_RETRYABLE = new Set(['R01', 'R09']);
 
-/** failure.message of return `code` with official title `title`. */
 function achReturnMessage(code: string, title: string): string {
   return `The receiving bank returned the entry: ${sentenceCase(title)} (${code})`;
 }
 
-/** The official title in lower case for a sentence, acronyms (`ODFI`, `RDFI`, `OFAC`, `SEC`) kept. */
 function sentenceCase(title: string): string {
   return title.replace(/\b([A-Z])(?=[a-z])/g, (c) => c.toLowerCase());
 }
 
 /**
- * NACHA return reason codes R01..R85 (the codes the Nacha Operating Rules assign; Appendix Four)
- * -> spec failure codes (docs/rails-ach.md "Return reason codes"): R02, R03, R04, R12, R13,
- * R17, R20 `invalid_destination`; R05, R06, R07, R10, R11, R14, R15, R16, R23, R29
- * `recipient_rejected_by_provider`; every other code `provider_declined` (R01, R08, R09, R24, ...).
- * Retryable only R01 and R09 (insufficient / uncollected funds). The message names the official
- * title and the code, e.g. "The receiving bank returned the entry: no account/unable to locate
- * account (R03)".
+ * NACHA return codes -> spec failure codes (docs/rails-ach.md "Return reason codes"); retryable only
+ * R01 and R09 (funds, not the account).
  */
 export const ACH_RETURN_CODES: Readonly<Record<string, RailReasonMapping>> = Object.fromEntries(
   Object.entries(ACH_RETURN_TITLES).map(([code, title]): [string, RailReasonMapping] => [
@@ -177,10 +155,7 @@ export const ACH_RETURN_CODES: Readonly<Record<string, RailReasonMapping>> = Obj
   ]),
 );
 
-/**
- * The mapping of NACHA return reason `code` (e.g. `R03`; see {@link ACH_RETURN_CODES}); an unknown
- * or missing code maps to `provider_declined`, not retryable, with the code in the message. Never throws.
- */
+/** An unknown or missing NACHA code maps to `provider_declined`, not retryable. Never throws. */
 export function mapAchReturn(code: string | null | undefined): RailReasonMapping & { railReasonCode: string | null } {
   const known = code ? ACH_RETURN_CODES[code] : undefined;
   if (known) return { ...known, railReasonCode: code ?? null };
@@ -192,10 +167,7 @@ export function mapAchReturn(code: string | null | undefined): RailReasonMapping
   };
 }
 
-/**
- * The failure of an ACH credit returned after it settled (the payout had succeeded): failure.code
- * `refunded_by_provider`, the message naming the mapped reason, the NACHA code kept. Never throws.
- */
+/** An ACH credit returned after settlement: `refunded_by_provider`, the NACHA code kept. */
 export function achReturnAfterSettlementFailure(code: string | null | undefined): { failureCode: PayoutFailureCode; message: string; railReasonCode: string | null } {
   const title = code ? ACH_RETURN_TITLES[code] : undefined;
   const reason = title ? `: ${sentenceCase(title)} (${code})` : code ? ` (reason ${code})` : '';
@@ -206,21 +178,15 @@ export function achReturnAfterSettlementFailure(code: string | null | undefined)
   };
 }
 
-/** A recipient field a notification of change can correct. */
 export type AchNocField = 'account_number' | 'routing_number' | 'account_type';
 
-/** What a NOC change code says is wrong, and which recipient fields its corrected data sets. */
 export interface AchNocMapping {
-  /** The official title (Nacha Operating Rules, Appendix Five "Notification of Change"). */
+  /** Official title (Appendix Five). */
   description: string;
-  /** The recipient fields the corrected data sets; empty when we cannot apply it automatically. */
   fields: AchNocField[];
 }
 
-/**
- * NACHA change codes C01..C14 (Appendix Five) -> the recipient fields their corrected data sets
- * (docs/rails-ach.md "Notification of change codes"). C04 and C08..C14 set none of ours.
- */
+/** NACHA change codes -> the recipient fields their corrected data sets (docs/rails-ach.md "Notification of change codes"). */
 export const ACH_NOC_CODES: Readonly<Record<string, AchNocMapping>> = {
   C01: { description: 'Incorrect DFI Account Number', fields: ['account_number'] },
   C02: { description: 'Incorrect Routing Number', fields: ['routing_number'] },
@@ -238,7 +204,6 @@ export const ACH_NOC_CODES: Readonly<Record<string, AchNocMapping>> = {
   C14: { description: 'Incorrect SEC Code for Outbound International Payment', fields: [] },
 };
 
-/** What a change code we do not apply names (the `ambiguous` answer of {@link achNocCorrection}). */
 const ACH_NOC_UNSUPPORTED: Readonly<Record<string, string>> = {
   C04: 'receiver_name',
   C08: 'receiving_dfi_identification',
@@ -250,7 +215,6 @@ const ACH_NOC_UNSUPPORTED: Readonly<Record<string, string>> = {
   C14: 'sec_code',
 };
 
-/** `22`/`23`/`24` -> checking, `32`/`33`/`34` -> savings, else null. */
 function accountTypeOf(transactionCode: string): 'checking' | 'savings' | null {
   if (/^2[234]$/.test(transactionCode)) return 'checking';
   if (/^3[234]$/.test(transactionCode)) return 'savings';
@@ -258,17 +222,9 @@ function accountTypeOf(transactionCode: string): 'checking' | 'savings' | null {
 }
 
 /**
- * Reads the corrected data of a notification of change (the 29-character field of addenda 98,
- * positions counted from 1 in it; trailing blanks may be trimmed) for `changeCode` into recipient
- * fields (Appendix Five, "Corrected Data"): C01 account number (1-17); C02 routing number (1-9, ABA
- * checked); C03 routing (1-9) and account (13-29); C05 transaction code (1-2) -> `account_type`
- * (22/23/24 checking, 32/33/34 savings); C06 account (1-17) and transaction code (21-22); C07
- * routing (1-9), account (10-26) and transaction code (27-28). An account number must be 1 to 17
- * digits or letters. Answers `{ ambiguous: field }` naming the field that cannot be applied: a
- * malformed corrected value (`account_number`, `routing_number`, `account_type`), a code we do not
- * apply (C04 `receiver_name`, C08 `receiving_dfi_identification`, C09
- * `individual_identification_number`, C10..C12 company fields, C13 `addenda_format`, C14
- * `sec_code`), or an unknown code (`change_code`). Never throws.
+ * Reads addenda 98's 29-character corrected data (positions from 1; Appendix Five) for `changeCode`
+ * into recipient fields, or `{ ambiguous: field }` for a malformed value, a code we do not apply or
+ * an unknown code (`change_code`). Never throws.
  */
 export function achNocCorrection(changeCode: string, correctedData: string): { fields: Partial<Record<AchNocField, string>> } | { ambiguous: string } {
   const data = correctedData.padEnd(29, ' ');

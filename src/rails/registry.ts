@@ -14,7 +14,6 @@ import { wiseRailModule } from './wise/module';
 /** The live rail modules, in the order their connections are checked. */
 export const RAIL_MODULES: readonly RailModule[] = [sepaRailModule, achRailModule, wiseRailModule];
 
-/** Catalog rails a module serves: its own id and any `alsoServes`. */
 export function railsServedBy(m: RailModule): readonly string[] {
   return [m.rail, ...(m.alsoServes ?? [])];
 }
@@ -24,21 +23,16 @@ export function railModuleOf(rail: string): RailModule | undefined {
   return RAIL_MODULES.find((m) => m.rail === rail || m.alsoServes?.includes(rail));
 }
 
-/** A rail connection with a settlement account: its connection id (`module.rail`) and its statements part. */
 export interface StatementRail {
   rail: string;
   statements: RailStatementParts;
 }
 
-/**
- * The connections with a settlement account (modules with a `statements` part), in registry order,
- * configured or not (the treasury reports and counts each account whenever it has statements).
- */
+/** The connections with a settlement account, in registry order, configured or not. */
 export function statementRails(): StatementRail[] {
   return RAIL_MODULES.flatMap((m) => (m.statements ? [{ rail: m.rail, statements: m.statements }] : []));
 }
 
-/** The statements part of connection `rail` (a module's `rail`), or undefined when its connection receives no statements. */
 export function statementPartsOf(rail: string): RailStatementParts | undefined {
   return RAIL_MODULES.find((m) => m.rail === rail)?.statements;
 }

@@ -1,15 +1,9 @@
-/**
- * Business days of euro payments (docs/rails.md "Cut-offs and closing days"): TARGET2 is closed on
- * Saturdays, Sundays, 1 January, Good Friday, Easter Monday, 1 May, 25 and 26 December. The
- * Easter-based days come from `date-holidays` (a maintained holiday library) with exactly these
- * rules. Pure: no I/O.
- */
+/** TARGET2 business days (docs/rails.md "Cut-offs and closing days"), Easter days from `date-holidays`. Pure. */
 import Holidays from 'date-holidays';
 
 const closing = new Holidays();
 for (const rule of ['01-01', 'easter -2', 'easter 1', '05-01', '12-25', '12-26']) closing.setHoliday(rule, { name: `TARGET2 closed (${rule})`, type: 'public' });
 
-/** `YYYY-MM-DD` of `date` in `timeZone` (IANA), with its weekday (0 = Sunday) and minutes since midnight. */
 function localParts(date: Date, timeZone: string): { day: string; weekday: number; minutes: number } {
   const parts = Object.fromEntries(
     new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', weekday: 'short' })
@@ -20,7 +14,6 @@ function localParts(date: Date, timeZone: string): { day: string; weekday: numbe
   return { day: `${parts.year}-${parts.month}-${parts.day}`, weekday, minutes: Number(parts.hour) * 60 + Number(parts.minute) };
 }
 
-/** Whether TARGET2 settles on calendar day `day` (`YYYY-MM-DD`). */
 export function isTarget2BusinessDay(day: string): boolean {
   const noon = new Date(`${day}T12:00:00Z`);
   const weekday = noon.getUTCDay();
@@ -28,24 +21,19 @@ export function isTarget2BusinessDay(day: string): boolean {
   return !closing.isHoliday(new Date(`${day}T00:00:00Z`));
 }
 
-/** The calendar day after `day` (`YYYY-MM-DD`). */
 function nextDay(day: string): string {
   const d = new Date(`${day}T12:00:00Z`);
   d.setUTCDate(d.getUTCDate() + 1);
   return d.toISOString().slice(0, 10);
 }
 
-/** The first TARGET2 business day on or after `day`. */
 export function target2BusinessDayFrom(day: string): string {
   let d = day;
   while (!isTarget2BusinessDay(d)) d = nextDay(d);
   return d;
 }
 
-/**
- * The requested execution date (`YYYY-MM-DD`) of a file sent at `at`: today in `timeZone` when
- * today is a business day and `at` is before the cut-off (`HH:MM`), else the next business day.
- */
+/** The requested execution date of a file sent at `at`: today if a business day before `cutOff`, else the next one. */
 export function executionDate(at: Date, cutOff: string, timeZone: string): string {
   const local = localParts(at, timeZone);
   const [h, m] = cutOff.split(':').map(Number) as [number, number];
@@ -53,10 +41,7 @@ export function executionDate(at: Date, cutOff: string, timeZone: string): strin
   return target2BusinessDayFrom(nextDay(local.day));
 }
 
-/**
- * When a SEPA credit transfer sent at `at` reaches the creditor's bank at the latest: the end
- * (23:59:59 UTC) of the business day after its execution date (the SEPA rulebook's D+1).
- */
+/** SEPA's D+1: 23:59:59 UTC of the business day after the execution date. */
 export function sepaLatestArrival(at: Date, cutOff: string, timeZone: string): Date {
   const execution = executionDate(at, cutOff, timeZone);
   return new Date(`${target2BusinessDayFrom(nextDay(execution))}T23:59:59Z`);

@@ -1,16 +1,12 @@
 /**
- * Banxico's SIE API, series SF43718 (the FIX: pesos per US dollar; docs/rates.md "Banxico"):
- * `GET .../series/SF43718/datos/oportuno` with header `Bmx-Token`, JSON
- * `{ bmx: { series: [ { idSerie, titulo, datos: [ { fecha: "dd/mm/yyyy", dato: "17.0512" } ] } ] } }`.
- * `dato` is `N/E` ("no existe") on days without a FIX. The FIX is set around 12:00 Mexico City time;
- * as-of is the date at 18:00 UTC.
+ * Banxico's SIE series SF43718, the FIX in MXN per USD (docs/rates.md "Banxico"); `dato` is `N/E` on
+ * days without a FIX; as-of is the date at 18:00 UTC.
  */
 import { decimalField, field, fetchText, RateSourceError, type RateSource, type RateSourceSettings, type SourceQuote } from './source';
 
-/** The series read: the FIX, MXN per USD. */
 export const BANXICO_FIX_SERIES = 'SF43718';
 
-/** Parses an SIE series answer: the latest datum that is a number. Throws RateSourceError('unparseable') otherwise (also when every datum is N/E). */
+/** The latest numeric datum; RateSourceError('unparseable') otherwise (also when all are N/E). */
 export function parseBanxicoSeries(text: string): SourceQuote[] {
   let body: unknown;
   try {
@@ -39,7 +35,6 @@ export function parseBanxicoSeries(text: string): SourceQuote[] {
   return [best];
 }
 
-/** The Banxico source over `settings.url` (default: the SIE `oportuno` endpoint of SF43718), token in `Bmx-Token`. */
 export function banxicoSource(settings: RateSourceSettings): RateSource {
   return {
     id: 'banxico',

@@ -1,16 +1,13 @@
 /**
- * The ECB's euro foreign exchange reference rates (`eurofxref-daily.xml`; docs/rates.md "ECB"): a
- * gesmes:Envelope holding `Cube > Cube[time] > Cube[currency][rate]`, EUR-based mids ("1 EUR buys
- * <rate> <currency>"), published once per TARGET working day around 16:00 CET. The rates are set at
- * the 14:10 CET concertation; as-of is the reference date at 12:15 UTC (14:15 CEST; an hour early,
- * so never younger than the truth, in winter).
+ * The ECB's euro reference rates (`eurofxref-daily.xml`; docs/rates.md "ECB"): EUR-based mids; as-of
+ * is the reference date at 12:15 UTC (never younger than the 14:10 CET concertation).
  */
 import { XMLParser } from 'fast-xml-parser';
 import { decimalField, field, fetchText, RateSourceError, type RateSource, type RateSourceSettings, type SourceQuote } from './source';
 
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', removeNSPrefix: true, processEntities: false });
 
-/** Parses an `eurofxref-daily.xml` document. Throws RateSourceError('unparseable') when it is not that shape. */
+/** Throws RateSourceError('unparseable') when it is not that shape. */
 export function parseEcbDaily(xml: string): SourceQuote[] {
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new RateSourceError('unparseable', 'ECB: DOCTYPE or ENTITY declarations are refused');
   let doc: unknown;
@@ -37,7 +34,6 @@ export function parseEcbDaily(xml: string): SourceQuote[] {
   });
 }
 
-/** The ECB source over `settings.url` (default in config: https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml). */
 export function ecbSource(settings: RateSourceSettings): RateSource {
   return {
     id: 'ecb',

@@ -1,7 +1,4 @@
-/**
- * The built-in rate sources, registered on import (docs/rates.md "The seam"). A rail partner's own
- * quote registers the same way: `registerRateSource('<partner>', settings => ({ id, fetch }))`.
- */
+/** The built-in rate sources, registered on import (docs/rates.md "The seam"). */
 import { banxicoSource } from './banxico';
 import { ecbSource } from './ecb';
 import { krakenSource } from './kraken';

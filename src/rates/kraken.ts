@@ -1,19 +1,15 @@
 /**
- * Kraken's public market data `GET /0/public/Ticker?pair=...` (docs/rates.md "Kraken"): JSON
- * `{ error: string[], result: { PAIR: { a: [ask, wholeLotVolume, lotVolume], b: [bid, ...], c: [last, lotVolume], ... } } }`,
- * prices as decimal strings. An HTTP 200 can carry a non-empty `error` array (e.g.
- * `EQuery:Unknown asset pair`, `EService:Unavailable`): that is a failure. The ticker has no time of
- * its own, so as-of is the time of receipt.
+ * Kraken's public Ticker (docs/rates.md "Kraken"): an HTTP 200 with a non-empty `error` array is a
+ * failure; no time of its own, so as-of is the time of receipt.
  */
 import { decimalField, field, fetchText, RateSourceError, type RateSource, type RateSourceSettings, type SourceQuote } from './source';
 
-/** The pairs asked for, as Kraken names them, and what they mean. */
 export const KRAKEN_PAIRS: Readonly<Record<string, { base: string; quote: string }>> = {
   USDCUSD: { base: 'USDC', quote: 'USD' },
   USDCEUR: { base: 'USDC', quote: 'EUR' },
 };
 
-/** Parses a Ticker answer received at `receivedAt`. Throws RateSourceError ('source_error' for a non-empty error array, else 'unparseable'). */
+/** Throws RateSourceError ('source_error' for a non-empty error array, else 'unparseable'). */
 export function parseKrakenTicker(text: string, receivedAt: Date): SourceQuote[] {
   let body: unknown;
   try {
@@ -37,7 +33,7 @@ export function parseKrakenTicker(text: string, receivedAt: Date): SourceQuote[]
     const ask = decimalField(a[0], `Kraken ${pair} ask`);
     const bid = decimalField(b[0], `Kraken ${pair} bid`);
     if (Array.isArray(c)) decimalField(c[0], `Kraken ${pair} last`);
-    // bid above ask is a crossed book: not a state a ticker documents, so not an answer to use.
+    // bid above ask (a crossed book) is not an answer to use.
     const [bi, ai] = [bid, ask].map((v) => v.split('.'));
     const scale = Math.max((bi[1] ?? '').length, (ai[1] ?? '').length);
     const big = (p: string[]) => BigInt(p[0] + (p[1] ?? '').padEnd(scale, '0'));
@@ -48,7 +44,6 @@ export function parseKrakenTicker(text: string, receivedAt: Date): SourceQuote[]
   return out;
 }
 
-/** The Kraken source over `settings.url` (default: https://api.kraken.com/0/public/Ticker). */
 export function krakenSource(settings: RateSourceSettings): RateSource {
   return {
     id: 'kraken',

@@ -8,9 +8,8 @@
 import { simulateRailAttempt } from './rails';
 import type { PaymentInstruction, RailAdapter, RailCapabilities, RailSubmitResult } from '../rails/adapter';
 
-/** Options of {@link sandboxRailAdapter}. */
 export interface SandboxRailOptions {
-  /** The default simulated arrival (config SANDBOX_ARRIVAL: ISO 8601 duration or ms). */
+  /** ISO 8601 duration or ms. */
   sandboxArrival: string;
 }
 
@@ -24,7 +23,7 @@ const CAPABILITIES: RailCapabilities = {
   returnWindowMs: 0,
 };
 
-/** The sandbox rail: every channel's rail in the sandbox environment. Never throws. */
+/** Every rail of the sandbox environment. Never throws. */
 export function sandboxRailAdapter(options: SandboxRailOptions): RailAdapter {
   return {
     name: 'sandbox',

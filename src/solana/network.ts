@@ -1,25 +1,20 @@
-/**
- * Which Solana network serves which environment (docs/configuration.md "USDC on Solana"). Pure over
- * the configuration: live is served when SOLANA_RPC_URL, SOLANA_USDC_MINT and SOLANA_DEPOSIT_SEED are
- * all set; the sandbox always has addresses (a sandbox seed) and is watched when
- * SOLANA_SANDBOX_RPC_URL is set.
- */
+/** Which Solana network serves which environment (docs/configuration.md "USDC on Solana"). Pure. */
 import type { Config } from '../config';
 import { parseAmount, USDC } from '../domain/money';
 import { SANDBOX_DEPOSIT_SEED } from './keys';
 
-/** Solana settings of one environment. Secrets (`seedHex`) are never logged. */
+/** Secrets (`seedHex`) are never logged. */
 export interface SolanaNetwork {
   environment: 'live' | 'sandbox';
-  /** Network name on the wire and in the database (`solana`; the sandbox `solana-devnet`). */
+  /** `solana`; the sandbox `solana-devnet`. */
   network: string;
-  /** JSON-RPC URL; null: addresses are shown but nothing watches them (sandbox only). */
+  /** Null: addresses shown, not watched (sandbox only). */
   rpcUrl: string | null;
   mint: string;
   seedHex: string;
-  /** Smallest credited deposit, micro-USDC. */
+  /** Micro-USDC. */
   minimumDeposit: bigint;
-  /** Sweeps: the treasury's token account and the fee payer's seed, or null (no sweeps). */
+  /** Null: no sweeps. */
   sweep: { treasuryTokenAccount: string; feePayerSeedHex: string; feePayerMinLamports: bigint } | null;
 }
 
@@ -37,7 +32,7 @@ type SolanaConfig = Pick<
   | 'SOLANA_SANDBOX_DEPOSIT_SEED'
 >;
 
-/** The Solana network of `environment`, or null when crypto funding is not available there (live without its settings). */
+/** Null when crypto funding is not available in `environment`. */
 export function solanaNetworkFor(config: SolanaConfig, environment: string): SolanaNetwork | null {
   const minimumDeposit = parseAmount(config.SOLANA_MINIMUM_DEPOSIT, USDC);
   const sweep =
@@ -56,14 +51,12 @@ export function solanaNetworkFor(config: SolanaConfig, environment: string): Sol
       mint: config.SOLANA_SANDBOX_USDC_MINT,
       seedHex: config.SOLANA_SANDBOX_DEPOSIT_SEED ?? SANDBOX_DEPOSIT_SEED,
       minimumDeposit,
-      // The sandbox's test network has no treasury: nothing is swept there.
       sweep: null,
     };
   }
   return null;
 }
 
-/** The networks a watcher runs for: those with an RPC URL. */
 export function watchedSolanaNetworks(config: SolanaConfig): SolanaNetwork[] {
   return (['live', 'sandbox'] as const).map((e) => solanaNetworkFor(config, e)).filter((n): n is SolanaNetwork => !!n && !!n.rpcUrl);
 }

@@ -1,12 +1,7 @@
-/**
- * The Solana JSON-RPC calls the watcher and the sweeper make, through @solana/kit's RPC client
- * (docs/getting-paid.md "Crypto deposits"). One client per URL. Every call has a deadline
- * (SOLANA_RPC_TIMEOUT_MS): a node that does not answer fails the activity, which Temporal retries.
- */
+/** The Solana JSON-RPC calls of the watcher and sweeper (@solana/kit); every call has a deadline. */
 import { address, createSolanaRpc, signature as toSignature, type Base64EncodedWireTransaction } from '@solana/kit';
 import type { RpcTransaction } from '../domain/solana';
 
-/** Deadline of one RPC call, ms. */
 export const SOLANA_RPC_TIMEOUT_MS = 8_000;
 
 type Rpc = ReturnType<typeof createSolanaRpc>;
@@ -23,7 +18,6 @@ function client(url: string): Rpc {
 
 const deadline = () => ({ abortSignal: AbortSignal.timeout(SOLANA_RPC_TIMEOUT_MS) });
 
-/** A signature of getSignaturesForAddress (newest first). */
 export interface SignatureInfo {
   signature: string;
   slot: bigint;
@@ -31,22 +25,20 @@ export interface SignatureInfo {
   confirmationStatus: 'processed' | 'confirmed' | 'finalized' | null;
 }
 
-/** The calls of one node. */
 export interface SolanaRpc {
   getSlot(commitment: 'confirmed' | 'finalized'): Promise<bigint>;
-  /** Every signature for `addr` newer than `until` at `confirmed`, newest first (pages of 1,000 with `before`). */
+  /** Newer than `until` at `confirmed`, newest first. */
   getSignaturesSince(addr: string, until: string | null): Promise<SignatureInfo[]>;
   getTransaction(sig: string, commitment: 'confirmed' | 'finalized'): Promise<RpcTransaction | null>;
   getBalance(addr: string): Promise<bigint>;
-  /** Base units of a token account; null when it does not exist (yet). */
+  /** Base units; null when the account does not exist (yet). */
   getTokenAccountAmount(addr: string): Promise<bigint | null>;
   getLatestBlockhash(): Promise<{ blockhash: string; lastValidBlockHeight: bigint }>;
   getBlockHeight(): Promise<bigint>;
-  /** Sends a signed transaction (base64 wire); preflight on. Returns its signature. */
+  /** Preflight on; returns the signature. */
   sendTransaction(wireBase64: string): Promise<string>;
 }
 
-/** The RPC of the node at `url`. */
 export function solanaRpc(url: string): SolanaRpc {
   const rpc = client(url);
   return {

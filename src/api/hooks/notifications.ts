@@ -1,19 +1,7 @@
 /**
- * Notification provider webhooks (docs/notifications.md "Delivery status"), outside the three
- * surfaces: thin adapters that check the provider's signature, refuse replays and hand the
- * normalized report to src/core/notifications/callbacks.ts.
- *
- * | route                       | provider | signature                                                       |
- * |-----------------------------|----------|-----------------------------------------------------------------|
- * | POST /hooks/twilio/status   | Twilio   | X-Twilio-Signature: base64 HMAC-SHA1 (auth token) of URL + sorted POST params, checked with `twilio.validateRequest` |
- * | POST /hooks/twilio/inbound  | Twilio   | same; inbound SMS, `OptOutType` STOP / START                    |
- * | GET  /hooks/whatsapp        | Meta     | subscription handshake: `hub.mode=subscribe`, `hub.verify_token` -> `hub.challenge` |
- * | POST /hooks/whatsapp        | Meta     | X-Hub-Signature-256: `sha256=` hex HMAC-SHA256 (app secret) of the raw body |
- *
- * A missing or wrong signature (or an unconfigured provider) answers 403 `{"error": …}` and changes
- * nothing. A replay (the same URL and raw body again) answers 200 `{"received": true, "replay": true}`
- * and changes nothing (acknowledged so the provider stops retrying). The URL Twilio signed is
- * NOTIFY_CALLBACK_BASE_URL (default PUBLIC_URL) + path + query, as configured, never the Host header.
+ * Notification provider webhooks (docs/notifications.md "Delivery status" lists the routes and
+ * signatures): a bad signature answers 403 and changes nothing; a replay answers 200 and changes
+ * nothing. The signed URL is NOTIFY_CALLBACK_BASE_URL + path + query, never the Host header.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono } from 'hono';
@@ -30,7 +18,7 @@ const forbidden = (c: Context<AppEnv>, provider: string, why: string) => {
   return c.json({ error: why }, 403);
 };
 
-/** The form parameters of a raw `application/x-www-form-urlencoded` body (last value wins, as Twilio sends each once). */
+/** Form parameters of a raw urlencoded body (last value wins). */
 function formParams(raw: string): Record<string, string> {
   return Object.fromEntries(new URLSearchParams(raw).entries());
 }
@@ -48,7 +36,6 @@ async function twilioVerified(c: Context<AppEnv>): Promise<{ params: Record<stri
   return twilio.validateRequest(token, signature, url, params) ? { params, url, raw } : null;
 }
 
-/** Mounts the provider webhook routes on `app` (src/api/app.ts). */
 export function registerNotificationHooks(app: Hono<AppEnv>): void {
   app.post('/hooks/twilio/status', async (c) => {
     const core = c.get('core');
@@ -143,7 +130,6 @@ function safeEqual(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** The part of a WhatsApp Cloud API webhook we read (`entry[].changes[].value.statuses[]`). */
 interface WhatsAppWebhook {
   object?: string;
   entry?: {

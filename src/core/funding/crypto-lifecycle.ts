@@ -1,14 +1,10 @@
-/**
- * Starting the Solana workflows with a worker process (docs/getting-paid.md "Crypto deposits"):
- * each environment with a watched network gets its watcher, and its sweeper when a treasury and a
- * fee payer are configured (one of each per environment, started idempotently by every worker).
- */
+/** Starts the Solana watcher (and sweeper) of each watched environment, idempotently, from every worker. */
 import { parseDuration } from '../../domain/durations';
 import { watchedSolanaNetworks } from '../../solana/network';
 import { startSolanaSweepWorkflow, startSolanaWatchWorkflow } from '../../temporal/solana-gateway';
 import type { Core } from '../context';
 
-/** Starts the watcher (and sweeper) of every watched environment (idempotent); returns their environments. Throws when Temporal cannot be reached. */
+/** Returns the environments started. Throws when Temporal cannot be reached. */
 export async function startSolanaWatchers(core: Core): Promise<string[]> {
   const nets = watchedSolanaNetworks(core.config);
   for (const n of nets) {

@@ -1,17 +1,8 @@
 /**
- * Sweeps (docs/getting-paid.md "Sweeps"; run by solanaSweepWorkflow, one per environment with a
- * treasury and a fee payer): the credited USDC of each deposit token account is moved to the
- * treasury's token account, signed by the business's deposit key (src/solana/keys.ts), fees paid by
- * the configured fee payer. The only writer of `crypto_sweeps`.
- *
- * Never more than credited: a token account's sweepable amount is what its credited transfers
- * brought minus what its sweeps moved or are moving (`sent` and `confirmed`), capped by its
- * on-chain balance (so an uncredited deposit, e.g. one under the minimum, is never swept). At most
- * one sweep is in flight per token account (a unique partial index), so two sweepers never send two.
- * Recorded before sent: the signed transaction is stored with its signature, then sent; a restart
- * sends the same transaction again while its blockhash is valid (same signature: it lands once) and
- * marks it `failed` once the chain is past its last valid block height without it, which frees the
- * amount for a new sweep. `confirmed` when finalized.
+ * Sweeps credited USDC from deposit token accounts to the treasury (docs/getting-paid.md "Sweeps");
+ * the only writer of `crypto_sweeps`. Never more than credited (capped by the on-chain balance); at
+ * most one sweep in flight per token account (unique partial index); recorded before sent, and a
+ * restart re-sends the same signed transaction (same signature: lands once) until it expires.
  */
 import {
   address,
@@ -35,19 +26,16 @@ import type { Core } from '../context';
 import { listDepositAddresses } from './crypto-addresses';
 import { recordFeePayerBalance } from './crypto-watch';
 
-/** What one sweep pass did (amounts micro-USDC as decimal strings). */
 export interface SolanaSweepResult {
   environment: string;
   sent: number;
   confirmed: number;
   failed: number;
-  /** Micro-USDC sent this pass. */
   amountSent: string;
   feePayerLamports: string;
   feePayerLow: boolean;
 }
 
-/** Fee payer lamports below which no sweep is attempted (it could not pay the fee). */
 const MIN_FEE_LAMPORTS = 10_000n;
 
 async function settleInFlight(core: Core, net: SolanaNetwork, rpc: SolanaRpc): Promise<{ confirmed: number; failed: number }> {
@@ -78,7 +66,6 @@ async function settleInFlight(core: Core, net: SolanaNetwork, rpc: SolanaRpc): P
   return { confirmed, failed };
 }
 
-/** Credited minus swept (sent or confirmed), per token account of `net`, micro-USDC. */
 async function sweepable(core: Core, net: SolanaNetwork): Promise<Map<string, bigint>> {
   const rows = await sql<{ token_account: string; credited: string; swept: string }>`
     select a.token_account,
@@ -89,10 +76,7 @@ async function sweepable(core: Core, net: SolanaNetwork): Promise<Map<string, bi
   return new Map(rows.rows.map((r) => [r.token_account, BigInt(r.credited) - BigInt(r.swept)]));
 }
 
-/**
- * One sweep pass of `environment` (see the file header). Null when the environment has no watched
- * network with a treasury and fee payer. Throws what the RPC throws (the activity is retried).
- */
+/** One sweep pass of `environment`; null without a treasury and fee payer. Throws what the RPC throws. */
 export async function sweepSolanaDeposits(core: Core, environment: string, opts: { rpc?: SolanaRpc } = {}): Promise<SolanaSweepResult | null> {
   const net = solanaNetworkFor(core.config, environment);
   if (!net?.rpcUrl || !net.sweep) return null;

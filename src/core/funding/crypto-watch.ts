@@ -1,26 +1,10 @@
 /**
- * The Solana deposit watcher's step (docs/getting-paid.md "Crypto deposits"; run by
- * solanaWatchWorkflow, one per environment): the only writer of `crypto_transfers`,
- * `crypto_watch_cursors` and `solana_watchers`.
- *
- * One poll:
- * 1. For every deposit token account: the signatures newer than its cursor at `confirmed`
- *    (getSignaturesForAddress `until`), oldest first. Each new (signature, token account) is read
- *    (getTransaction at `confirmed`) and recorded once: an incoming USDC transfer (the balance change
- *    of our token account for the configured mint; src/domain/solana.ts) becomes a deposit
- *    `received` (event deposit.received; receiveDeposit with `creditOnReceipt: false`, external id
- *    `<signature>:<token account>`), below the minimum it stays received and is never credited
- *    (`below_minimum`); failed transactions, other mints and outgoing transfers are `ignored`. The
- *    cursor moves to the newest finalized signature all of whose elders are recorded.
- * 2. Every `received` transfer: at `finalized` (getTransaction finds it, with the same amount) its
- *    row becomes `credited` and its deposit's credit starts (depositWorkflow: deposit.credited,
- *    matching), in one transaction guarded by `status = 'received'`; once the chain has finalized
- *    past its slot and the transaction is gone even at `confirmed` (a dropped fork), or it finalized
- *    failed, the row and its deposit become `dropped`, never credited.
- *
- * Exactly once, with any number of watchers and across restarts: the deposit is unique per
- * (source, external id), the transfer row per (signature, token account), the credit start is a
- * guarded UPDATE, the workflow id is the deposit id and the ledger posting is keyed by it.
+ * The Solana deposit watcher's step (docs/getting-paid.md "Crypto deposits"): the only writer of
+ * `crypto_transfers`, `crypto_watch_cursors` and `solana_watchers`. One poll records each new
+ * (signature, token account) once at `confirmed` (an incoming USDC transfer becomes a `received`
+ * deposit), then credits each at `finalized` or drops it (a dropped fork, a failed transaction).
+ * Exactly once with any number of watchers: the deposit is unique per external id, the transfer
+ * row per (signature, token account), the credit start a guarded UPDATE.
  */
 import { formatAmount, USDC } from '../../domain/money';
 import { readIncomingTransfer, readMemo, type RpcTransaction } from '../../domain/solana';
@@ -34,15 +18,12 @@ import { dropDeposit, receiveDeposit, recordDepositCreditStart, startDepositCred
 /** Transfers settled (credited or dropped) per poll at most; `more` says when some were left. */
 export const SETTLE_BATCH = 200;
 
-/** What one poll did. */
 export interface SolanaPollResult {
   environment: string;
   addresses: number;
-  /** New (signature, token account) pairs recorded this poll. */
   recorded: number;
   credited: number;
   dropped: number;
-  /** Deposits waiting for finality after the poll. */
   pending: number;
   /** Slots as decimal strings (workflow payloads carry no bigint). */
   reachedSlot: string;
@@ -52,7 +33,6 @@ export interface SolanaPollResult {
   more: boolean;
 }
 
-/** The deposit external id of (signature, token account). */
 export const cryptoExternalId = (signature: string, tokenAccount: string) => `${signature}:${tokenAccount}`;
 
 function watcherCaller(a: CryptoDepositAddressRow): Caller {
@@ -86,7 +66,7 @@ async function insertTransfer(
     .execute();
 }
 
-/** Records one signature of `a` (see the file header, step 1). False: its transaction is not readable yet (try again next poll). */
+/** Records one signature of `a`; false when its transaction is not readable yet. */
 async function recordSignature(core: Core, net: SolanaNetwork, rpc: SolanaRpc, a: CryptoDepositAddressRow, s: SignatureInfo): Promise<boolean> {
   const known = await core.db
     .selectFrom('crypto_transfers')
@@ -140,8 +120,7 @@ async function scanAddress(core: Core, net: SolanaNetwork, rpc: SolanaRpc, a: Cr
     else complete = false;
     heartbeat();
   }
-  // The cursor moves only when every signature of the answer is recorded, to its finalized one of
-  // the highest slot (whatever order the node answered in): everything older is recorded, and a
+  // The cursor moves only when every signature is recorded, to the highest-slot finalized one: a
   // finalized signature never disappears, so `until` stays valid.
   let newCursor: string | null = null;
   let best = -1n;
@@ -161,7 +140,6 @@ async function scanAddress(core: Core, net: SolanaNetwork, rpc: SolanaRpc, a: Cr
   return recorded;
 }
 
-/** Step 2: settles the waiting transfers of `net`. */
 async function settlePending(core: Core, net: SolanaNetwork, rpc: SolanaRpc, finalizedSlot: bigint, heartbeat: () => void): Promise<{ credited: number; dropped: number; more: boolean }> {
   const rows = await core.db
     .selectFrom('crypto_transfers')
@@ -208,9 +186,8 @@ async function settlePending(core: Core, net: SolanaNetwork, rpc: SolanaRpc, fin
 }
 
 /**
- * One poll of the watcher of `environment` (see the file header). Returns null when the
- * environment has no watched network. Throws what the RPC throws (the activity is retried; every
- * step is idempotent). `heartbeat` is called after every transfer and address.
+ * One poll of the watcher of `environment`; null when it has no watched network. Throws what the
+ * RPC throws (every step is idempotent).
  */
 export async function pollSolanaDeposits(core: Core, environment: string, opts: { rpc?: SolanaRpc; heartbeat?: () => void } = {}): Promise<SolanaPollResult | null> {
   const net = solanaNetworkFor(core.config, environment);
@@ -265,7 +242,6 @@ export async function recordFeePayerBalance(core: Core, net: SolanaNetwork, lamp
     .execute();
 }
 
-/** The crypto transfers of a deposit address (tests, operators), oldest first. */
 export async function listCryptoTransfers(core: Core, tokenAccount: string) {
   return core.db.selectFrom('crypto_transfers').selectAll().where('token_account', '=', tokenAccount).orderBy('slot').execute();
 }

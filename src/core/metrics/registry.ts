@@ -1,15 +1,8 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
- * The process's Prometheus metrics (prom-client), served by `GET /metrics` on the API and on the
- * worker's metrics port (docs/operations.md lists them with the alerts built on them).
- *
- * Label rule: every label has a small, fixed set of values (route templates, channel ids, statuses,
- * outcomes, environments). No label ever carries an id (payout, business, key, request, event) or
- * an amount: those belong in logs and the Temporal UI, not in a time series.
- *
- * One registry per process; every process counts what it did itself (the API counts the payouts it
- * accepted, the worker the ones it finished), so a dashboard sums over instances.
+ * The process's Prometheus metrics (docs/operations.md lists them). No label ever carries an id or
+ * an amount; each process counts what it did itself, so dashboards sum over instances.
  */
 export const metricsRegistry = new Registry();
 
@@ -21,7 +14,6 @@ export const metricsRegistry = new Registry();
 export const EVENT_LOOP_SAMPLE_MS = 100;
 collectDefaultMetrics({ register: metricsRegistry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
 
-/** Label names of each metric: what tests assert and docs/operations.md documents. */
 export const METRIC_LABELS = {
   http_request_duration_seconds: ['method', 'route', 'status'],
   payouts_created_total: ['channel', 'environment'],
@@ -39,10 +31,7 @@ export const METRIC_LABELS = {
   treasury_open_breaks: ['rail', 'kind'],
 } as const;
 
-/**
- * HTTP request duration in seconds, by method, route template (Hono's matched route such as
- * `/sandbox/v1/payouts/:id`, or `unmatched`; never the raw path) and status code.
- */
+/** HTTP request duration in seconds; `route` is the matched template or `unmatched`, never the raw path. */
 export const httpRequestDuration = new Histogram({
   name: 'http_request_duration_seconds',
   help: 'HTTP request duration in seconds, by method, route template (never the raw path) and status code.',
@@ -51,7 +40,6 @@ export const httpRequestDuration = new Histogram({
   registers: [metricsRegistry],
 });
 
-/** Payouts accepted (entered `submitted`, event payout.submitted), by channel and environment. */
 export const payoutsCreated = new Counter({
   name: 'payouts_created_total',
   help: 'Payouts accepted (entered submitted: payout.submitted written to the outbox), by channel and environment.',
@@ -59,11 +47,7 @@ export const payoutsCreated = new Counter({
   registers: [metricsRegistry],
 });
 
-/**
- * Payouts that reached a final status, by channel, status (`succeeded`, `failed`, `canceled`) and
- * environment. `refunded` is counted too when a succeeded payout is later refunded by the rail, so
- * such a payout appears twice (succeeded, then refunded).
- */
+/** Payouts that reached a final status; a refunded payout is counted again as `refunded`. */
 export const payoutsFinished = new Counter({
   name: 'payouts_finished_total',
   help: 'Payouts that reached a final status (succeeded, failed, canceled; refunded counts a later refund of a succeeded payout), by channel, status and environment.',
@@ -71,10 +55,8 @@ export const payoutsFinished = new Counter({
   registers: [metricsRegistry],
 });
 
-/** Outcome of one webhook delivery attempt (see {@link WebhookAttemptMetricOutcome}). */
 export type WebhookAttemptMetricOutcome = 'succeeded' | 'http_error' | 'unreachable' | 'endpoint_deleted';
 
-/** Webhook delivery attempts (one HTTP POST to an endpoint, or giving up on a deleted endpoint), by outcome. */
 export const webhookDeliveryAttempts = new Counter({
   name: 'webhook_delivery_attempts_total',
   help: 'Webhook delivery attempts by outcome: succeeded (2xx), http_error (any other status), unreachable (network error or no answer within 10 s), endpoint_deleted.',
@@ -82,11 +64,7 @@ export const webhookDeliveryAttempts = new Counter({
   registers: [metricsRegistry],
 });
 
-/**
- * Disbursement items launched and not final, by visible item status (`pending`: no payout yet;
- * `processing`: its payout is in flight) and environment. Set at scrape time from one SQL count
- * ({@link ./scrape}).
- */
+/** Disbursement items launched and not final (`pending`, `processing`); set at scrape time. */
 export const disbursementItemsInFlight = new Gauge({
   name: 'disbursement_items_in_flight',
   help: 'Disbursement items launched and not yet final, by item status (pending: no payout yet; processing: payout in flight) and environment; counted in the database at scrape time.',
@@ -101,27 +79,18 @@ const PAYOUT_FINAL_EVENTS: Record<string, string> = {
   'payout.refunded': 'refunded',
 };
 
-/**
- * Counts a payout event just written to the outbox (src/core/events.ts calls this once per event
- * actually inserted, so a retried activity counts once): `payout.submitted` -> created, a final
- * status -> finished. Other events are ignored. `channel` is the payout's channel id.
- */
+/** Counts a payout event inserted into the outbox (once per event, so retries count once). */
 export function recordPayoutEvent(type: string, channel: unknown, environment: string): void {
   const ch = typeof channel === 'string' && channel.length <= 64 ? channel : 'unknown';
   if (type === 'payout.submitted') payoutsCreated.inc({ channel: ch, environment });
   else if (PAYOUT_FINAL_EVENTS[type]) payoutsFinished.inc({ channel: ch, status: PAYOUT_FINAL_EVENTS[type], environment });
 }
 
-/** Counts one webhook delivery attempt by its outcome. */
 export function recordWebhookAttempt(outcome: WebhookAttemptMetricOutcome): void {
   webhookDeliveryAttempts.inc({ outcome });
 }
 
-/**
- * Files exchanged with a bank (docs/rails.md "For operators"), by rail, direction (`outbound`,
- * `inbound`) and outcome: `sent` (uploaded), `received` (taken from the bank's outbox and applied),
- * `quarantined` (did not parse; alert on any increase).
- */
+/** Files exchanged with a bank by rail, direction and outcome (`sent`, `received`, `quarantined`: alert on any). */
 export const railFiles = new Counter({
   name: 'rail_files_total',
   help: 'Files exchanged with a bank, by rail, direction (outbound, inbound) and outcome (sent, received, quarantined).',
@@ -129,7 +98,6 @@ export const railFiles = new Counter({
   registers: [metricsRegistry],
 });
 
-/** Statuses read from bank files that matched no payout or deposit (kept for operators; `npm run admin -- rail unmatched`). */
 export const railUnmatchedItems = new Counter({
   name: 'rail_unmatched_items_total',
   help: 'Statuses read from bank files that matched no payout or deposit (kept as unmatched items for operators).',
@@ -137,10 +105,7 @@ export const railUnmatchedItems = new Counter({
   registers: [metricsRegistry],
 });
 
-/**
- * Returns read from bank files, by rail, the rail's reason code (`R03`, `AC04`) and whether it came
- * after the usual return time (`late`: `true`/`false`; docs/rails.md "ACH").
- */
+/** Returns read from bank files, by rail, reason code and `late`. */
 export const railReturns = new Counter({
   name: 'rail_returns_total',
   help: "Returns read from bank files, by rail, the rail's reason code and whether it came after the usual return time (late).",
@@ -148,7 +113,6 @@ export const railReturns = new Counter({
   registers: [metricsRegistry],
 });
 
-/** Live payouts whose rail had not answered by the channel's arrival.max (the operator alert; the payout keeps waiting). */
 export const payoutsRailOverdue = new Counter({
   name: 'payouts_rail_overdue_total',
   help: "Times a live payout's rail had not answered by the channel's arrival.max (the payout keeps waiting; alert on any increase).",
@@ -156,7 +120,6 @@ export const payoutsRailOverdue = new Counter({
   registers: [metricsRegistry],
 });
 
-/** Age in seconds of the oldest live payout still waiting for its bank (set at scrape time; 0 when none). */
 export const railOldestWaitingPayout = new Gauge({
   name: 'rail_oldest_waiting_payout_seconds',
   help: 'Age in seconds of the oldest live payout handed to a bank rail and not yet answered (0 when none); counted at scrape time.',
@@ -164,11 +127,7 @@ export const railOldestWaitingPayout = new Gauge({
   registers: [metricsRegistry],
 });
 
-/**
- * The outboxes the money-safety argument rests on (docs/operations.md "Outbox backlog"), set at
- * scrape time: `workflow_starts` (recorded starts not yet started) and `events` (events not yet
- * dispatched to endpoints): how many rows wait, and the age of the oldest in seconds (0 when none).
- */
+/** Rows waiting in the `workflow_starts` and `events` outboxes and the oldest one's age in seconds (docs/operations.md "Outbox backlog"). */
 export const outboxBacklog = new Gauge({
   name: 'outbox_backlog',
   help: 'Rows waiting in an outbox, by outbox (workflow_starts: recorded starts not yet started; events: events not yet dispatched); counted at scrape time.',
@@ -182,7 +141,6 @@ export const outboxOldestSeconds = new Gauge({
   registers: [metricsRegistry],
 });
 
-/** Webhook deliveries given up (`failed`: retry window spent, or endpoint deleted), counted once each by the process that gave up. */
 export const webhookDeliveriesFailed = new Counter({
   name: 'webhook_deliveries_failed_total',
   help: 'Webhook deliveries that ended failed (their retry window spent, or their endpoint deleted).',

@@ -5,22 +5,13 @@ import { refreshSolanaGauges } from './solana';
 import { disbursementItemsInFlight, metricsRegistry, outboxBacklog, outboxOldestSeconds, railOldestWaitingPayout } from './registry';
 import { RAIL_MODULES } from '../../rails/registry';
 
-/** Content type of the Prometheus text exposition format served by `/metrics`. */
 export const METRICS_CONTENT_TYPE = metricsRegistry.contentType;
 
-/** Payout statuses of an item's payout that leave the item in flight (visible item status `processing`). */
 const PAYOUT_IN_FLIGHT = ['pending', 'submitted', 'delivering', 'awaiting_claim', 'claimed'];
 
-/**
- * Sets the scrape-time gauges from the database: {@link disbursementItemsInFlight} with one SQL
- * count over the items of processing or paused disbursements (stored `pending`, or `launched` with
- * a payout not yet final),
- * grouped by environment and visible status (both always present, 0 when none). A database error
- * is rethrown: the scrape answers 500, which Prometheus records as `up == 0`.
- */
+/** Sets the scrape-time gauges; a database error is rethrown (the scrape answers 500: `up == 0`). */
 export async function refreshScrapeTimeGauges(db: Db): Promise<void> {
-  // Only running or paused disbursements can have items in flight: this keeps the count on the
-  // (disbursement_id, status) index however many finished batches the table holds.
+  // Only running or paused disbursements: keeps the count on the (disbursement_id, status) index.
   const rows = await db
     .selectFrom('disbursements as d')
     .innerJoin('disbursement_items as di', 'di.disbursement_id', 'd.id')
@@ -43,14 +34,12 @@ export async function refreshScrapeTimeGauges(db: Db): Promise<void> {
   }
   for (const r of rows) disbursementItemsInFlight.set({ environment: r.environment, status: r.status }, Number(r.n));
 
-  // The oldest payout handed to a bank rail and not answered yet (queued, in a file, or accepted).
   const waiting = await db
     .selectFrom('rail_instructions')
     .select(['rail', sql<Date>`min(created_at)`.as('oldest')])
     .where('status', 'in', ['queued', 'in_file', 'accepted'])
     .groupBy('rail')
     .execute();
-  // The outboxes: recorded workflow starts not yet started, events not yet dispatched.
   const backlog = await sql<{ outbox: string; n: string; oldest: Date | null }>`
     select 'workflow_starts' as outbox, count(*)::text as n, min(created_at) as oldest from workflow_starts where started_at is null
     union all
@@ -63,14 +52,10 @@ export async function refreshScrapeTimeGauges(db: Db): Promise<void> {
   for (const m of RAIL_MODULES) railOldestWaitingPayout.set({ rail: m.rail }, 0);
   for (const w of waiting) railOldestWaitingPayout.set({ rail: w.rail }, Math.max(0, Math.floor((Date.now() - new Date(w.oldest).getTime()) / 1000)));
   await refreshTreasuryGauges(db);
-  // USDC on Solana: the watcher's head, lag and waiting deposits, the sweeps' fee payer (src/core/metrics/solana.ts).
   await refreshSolanaGauges(db);
 }
 
-/**
- * The whole `/metrics` body: refreshes the scrape-time gauges, then renders this process's
- * registry, followed by `extra` (e.g. the Temporal SDK's own metrics on the worker) when given.
- */
+/** The `/metrics` body: this process's registry, then `extra` (the Temporal SDK's metrics on the worker). */
 export async function renderMetrics(db: Db, extra?: () => Promise<string>): Promise<string> {
   await refreshScrapeTimeGauges(db);
   const own = await metricsRegistry.metrics();

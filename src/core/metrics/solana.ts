@@ -1,8 +1,4 @@
-/**
- * Metrics of the Solana deposit watcher and sweeps (docs/operations.md "Metrics", alerts "Solana
- * watcher behind" and "Solana fee payer low"), set at scrape time from `solana_watchers` and
- * `crypto_transfers` (the watcher writes them; any process can report them). Label: `environment`.
- */
+/** Solana watcher and sweep metrics (docs/operations.md "Metrics"), set at scrape time; label `environment`. */
 import { sql } from 'kysely';
 import { Gauge } from 'prom-client';
 import type { Db } from '../../db/schema';
@@ -10,20 +6,13 @@ import { metricsRegistry } from './registry';
 
 const gauge = (name: string, help: string) => new Gauge({ name, help, labelNames: ['environment'], registers: [metricsRegistry] });
 
-/** The chain's confirmed slot at the watcher's last poll. */
 export const solanaHeadSlot = gauge('solana_watcher_head_slot', "The chain's confirmed slot at the end of the watcher's last poll.");
-/** The slot up to which every transfer to a deposit address is recorded. */
 export const solanaReachedSlot = gauge('solana_watcher_reached_slot', 'The confirmed slot up to which the watcher has recorded every transfer.');
-/** head - reached, slots. */
 export const solanaLagSlots = gauge('solana_watcher_lag_slots', 'Slots between the chain head and what the watcher has reached, at its last poll.');
-/** Seconds since the watcher's last completed poll. */
 export const solanaLastPollAge = gauge('solana_watcher_last_poll_age_seconds', "Seconds since the watcher's last completed poll (scrape time).");
-/** Deposits received at confirmed, not yet finalized. */
 export const solanaAwaitingFinality = gauge('solana_deposits_awaiting_finality', 'On-chain deposits received (confirmed) and waiting for finality.');
-/** The sweeps' fee payer balance, lamports. */
 export const solanaFeePayerLamports = gauge('solana_fee_payer_lamports', "The sweeps' fee payer balance in lamports at its last check.");
 
-/** Sets the gauges above from the database (no series for an environment without a watcher). */
 export async function refreshSolanaGauges(db: Db): Promise<void> {
   const watchers = await db.selectFrom('solana_watchers').selectAll().execute();
   const pending = await sql<{ environment: string; n: string }>`select environment, count(*)::text as n from crypto_transfers where status = 'received' group by environment`.execute(db);

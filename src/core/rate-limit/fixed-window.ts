@@ -1,17 +1,7 @@
 /**
- * A PostgreSQL-backed fixed-window rate limiter, shared by every API process (spec "Limits",
- * Surface B rate limits; usable by any surface).
- *
- * Why our own counter and not rate-limiter-flexible: one statement (`INSERT ... VALUES (k1), (k2)
- * ON CONFLICT (key, window_start) DO UPDATE SET count = count + 1 RETURNING key, count`) counts a
- * request against all of its limits in one round trip and is atomic under any concurrency; it runs
- * on the service's own Kysely handle, so it works the same on PostgreSQL and on embedded PGlite
- * (rate-limiter-flexible's Postgres store wants its own `pg` client and a table of its own making,
- * and one call per limit). Windows are aligned to the epoch (`floor(now / window)`), so every process
- * agrees on them; the clock is the API process's clock.
- *
- * Every request is counted, refused ones included (a client that keeps hammering does not get
- * extra headroom); keys are written in sorted order so concurrent multi-row upserts never deadlock.
+ * A PostgreSQL-backed fixed-window rate limiter shared by every API process (spec "Limits"; why not
+ * a library: docs/surface-b.md). One atomic statement counts a request against all its limits;
+ * windows are epoch-aligned; refused requests count too; keys are written sorted (no deadlock).
  */
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
@@ -23,23 +13,17 @@ export interface RateLimitRule {
   windowSeconds: number;
 }
 
-/** A rule's state after counting one request. */
 export interface RateLimitState {
   rule: RateLimitRule;
-  /** Requests counted in the current window, this one included. */
+  /** This one included. */
   count: number;
-  /** `max(0, limit - count)`. */
   remaining: number;
-  /** End of the current window, Unix seconds (the X-RateLimit-Reset value). */
+  /** Unix seconds (X-RateLimit-Reset). */
   resetAt: number;
-  /** Whether this request is over the limit (count > limit). */
   exceeded: boolean;
 }
 
-/**
- * Counts one request against every rule for `scope` (e.g. `B:biz_…:sandbox`) and returns each
- * rule's state, in the order given. One SQL statement. Throws whatever the database throws.
- */
+/** Counts one request against every rule for `scope` (e.g. `B:biz_…:sandbox`); states in rule order. */
 export async function hitRateLimits(db: DbOrTx, scope: string, rules: readonly RateLimitRule[], now: Date): Promise<RateLimitState[]> {
   if (rules.length === 0) return [];
   const rows = rules.map((rule) => {
@@ -69,10 +53,7 @@ export async function hitRateLimits(db: DbOrTx, scope: string, rules: readonly R
   });
 }
 
-/**
- * The state the X-RateLimit-* headers report: the first exceeded rule if any, else the rule with
- * the fewest requests remaining (ties: the earlier rule, i.e. the more specific one). Null for none.
- */
+/** What X-RateLimit-* report: the first exceeded rule, else the fewest remaining (ties: the earlier). */
 export function bindingRateLimit(states: readonly RateLimitState[]): RateLimitState | null {
   const exceeded = states.find((s) => s.exceeded);
   if (exceeded) return exceeded;
@@ -81,7 +62,6 @@ export function bindingRateLimit(states: readonly RateLimitState[]): RateLimitSt
   return best;
 }
 
-/** Deletes counters of windows that ended before `now` (housekeeping; returns how many). */
 export async function pruneRateLimitCounters(db: DbOrTx, now: Date): Promise<number> {
   const res = await db.deleteFrom('rate_limit_counters').where('expires_at', '<', now).executeTakeFirst();
   return Number(res.numDeletedRows ?? 0);

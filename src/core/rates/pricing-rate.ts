@@ -1,9 +1,6 @@
 /**
- * The rate a price or a deposit uses, by environment (docs/rates.md): the sandbox's fixed table
- * (src/sandbox/fx.ts, reproducible), or in live the rate-source seam through the in-process cache
- * (./cache.ts). This module is the only one outside src/sandbox that imports the sandbox table, and
- * only its sandbox branch reads it (.dependency-cruiser.cjs "live-rates-not-sandbox";
- * test/unit/rates-imports.test.ts).
+ * The rate a price or deposit uses (docs/rates.md): the sandbox's fixed table or, in live, the rate
+ * cache. The only importer of the sandbox table outside src/sandbox (.dependency-cruiser.cjs).
  */
 import type { ChannelDefinition } from '../../domain/channels';
 import { ApiError } from '../../domain/errors';
@@ -13,7 +10,7 @@ import { midRate } from '../../sandbox/fx';
 import type { Caller, Core } from '../context';
 import { depositSpreadBps, liveRate, spreadBps } from './cache';
 
-/** The rate part of a {@link PriceInput} for `channel` and `caller`. Live: throws {@link rateUnavailable} when no usable rate exists. */
+/** Live: throws {@link rateUnavailable} when no usable rate exists. */
 export function pricingRate(core: Core, caller: Caller, channel: ChannelDefinition, param = 'channel'): Pick<PriceInput, 'midRate' | 'live'> {
   if (caller.environment !== 'live') return { midRate: midRate(channel.currency) };
   const r = liveRate(core, channel.currency);
@@ -34,23 +31,18 @@ export function rateUnavailable(channelId: string, r: MissingRate, param: string
   );
 }
 
-/** Why live `channel` has no rate now (a MissingRate), or undefined when it has one (sandbox: always undefined). */
 export function missingLiveRate(core: Core, caller: Caller, channel: ChannelDefinition): MissingRate | undefined {
   if (caller.environment !== 'live') return undefined;
   const r = liveRate(core, channel.currency);
   return 'missing' in r ? r : undefined;
 }
 
-/** A deposit's conversion rate (1 USDC costs `rate` units of `currency`) and, in live, its provenance and spread. */
 export interface DepositRate {
   rate: string;
   live?: { rate: ResolvedRate; spreadBps: number };
 }
 
-/**
- * The rate a deposit in `currency` converts at: sandbox table; live: the ask side (buying USDC) of
- * the live rate and the deposit spread. Live without a usable rate: undefined (the caller decides).
- */
+/** Sandbox table; live: the ask side plus the deposit spread, undefined without a usable rate. */
 export function depositRate(core: Core, environment: Caller['environment'], currency: string): DepositRate | undefined {
   if (environment !== 'live') return { rate: midRate(currency) };
   const r = liveRate(core, currency);

@@ -1,13 +1,7 @@
 /**
- * The live rate refresher (docs/rates.md "Refresher"): runs in every worker process (`npm run
- * worker`, `npm run dev`), asks each source named in RATE_ROUTES every RATE_REFRESH_INTERVAL, and
- * stores what it accepts in `fx_rate_observations` (src/core/rates/store.ts), from where every
- * process's cache (./cache.ts) reads it. Refused, counted (fx_rate_refusals_total) and logged, never
- * stored: an answer that does not parse or is the source's own error, an unreachable source, and a
- * pair whose rate moved more than RATE_MAX_MOVE_BPS from the last accepted one. Each source has at
- * most one fetch in flight per process; several workers fetching the same source store the same
- * rows (the upsert never moves a pair back in time). An as-of later than the time of receipt is
- * stored as the time of receipt.
+ * The live rate refresher (docs/rates.md "Refresher"), in every worker process. Refused answers are
+ * counted and logged, never stored; one fetch in flight per source and process; the upsert never
+ * moves a pair back in time, so several workers may fetch the same source.
  */
 import { parseDuration } from '../../domain/durations';
 import type { RateObservation } from '../../domain/rate-routes';
@@ -18,7 +12,6 @@ import { cachedBook, rateSettings, refreshRateCache } from './cache';
 import { rateRefusals, type RefusalReason, watchRates } from './metrics';
 import { readObservations, storeObservations } from './store';
 
-/** The endpoint and credential of each built-in source from the configuration. */
 function sourceSettings(core: Core, id: string): { url: string; token?: string } | undefined {
   const c = core.config;
   if (id === 'ecb') return { url: c.RATE_ECB_URL };
@@ -27,7 +20,7 @@ function sourceSettings(core: Core, id: string): { url: string; token?: string }
   return undefined;
 }
 
-/** The sources RATE_ROUTES names, built from the registry (an unknown id is logged once and skipped). */
+/** The sources RATE_ROUTES names (an unknown id is logged once and skipped). */
 export function routeSources(core: Core): RateSource[] {
   const ids = new Set(Object.values(rateSettings(core.config).routes).flatMap((r) => r.map((s) => s.source)));
   const timeoutMs = parseDuration(core.config.RATE_FETCH_TIMEOUT);
@@ -44,7 +37,6 @@ export function routeSources(core: Core): RateSource[] {
   return out;
 }
 
-/** Outcome of one source fetch: how many pairs were accepted, and each refusal. */
 export interface RefreshOutcome {
   source: string;
   accepted: number;
@@ -59,7 +51,6 @@ function refuse(core: Core, out: RefreshOutcome, reason: RefusalReason, detail: 
   core.log.warn({ source: out.source, reason, detail }, 'rate source answer refused');
 }
 
-/** Fetches `source` once (single flight per process and source), checks and stores what is accepted. */
 export function refreshSource(core: Core, source: RateSource): Promise<RefreshOutcome> {
   let flights = inFlight.get(core.db);
   if (!flights) inFlight.set(core.db, (flights = new Map()));
@@ -100,18 +91,13 @@ export function refreshSource(core: Core, source: RateSource): Promise<RefreshOu
   return p;
 }
 
-/** One round: every route source fetched (in parallel), then this process's cache re-read. */
 export async function refreshRates(core: Core): Promise<RefreshOutcome[]> {
   const outcomes = await Promise.all(routeSources(core).map((s) => refreshSource(core, s).catch((e: Error) => ({ source: s.id, accepted: 0, refused: [{ reason: 'unreachable' as const, detail: e.message }] }))));
   await refreshRateCache(core);
   return outcomes;
 }
 
-/**
- * Starts the refresher: a round now (awaited with `awaitFirst`; else in the background, so an
- * unreachable source never delays a process's start), then one every RATE_REFRESH_INTERVAL.
- * Returns a function that stops it (waiting for a round in progress).
- */
+/** Starts the refresher (first round in the background unless `awaitFirst`); returns its stop function. */
 export async function startRateRefresher(core: Core, opts: { awaitFirst?: boolean } = {}): Promise<() => Promise<void>> {
   const every = parseDuration(core.config.RATE_REFRESH_INTERVAL);
   watchRates({ routes: rateSettings(core.config).routes, book: () => cachedBook(core), now: core.now });

@@ -1,19 +1,13 @@
-/**
- * The one writer of `fx_rate_observations` (migration 0062_live_rates; docs/rates.md "Refresher"):
- * the latest accepted answer of each source per pair. A write never moves a pair back in time: an
- * answer older than the stored one is ignored.
- */
+/** The one writer of `fx_rate_observations`: a write never moves a pair back in time. */
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema';
 import type { RateObservation } from '../../domain/rate-routes';
 
-/** Every stored observation (at most sources x pairs rows). */
 export async function readObservations(db: Db): Promise<RateObservation[]> {
   const rows = await db.selectFrom('fx_rate_observations').select(['source', 'base', 'quote', 'bid', 'ask', 'as_of']).execute();
   return rows.map((r) => ({ source: r.source, base: r.base, quote: r.quote, bid: r.bid, ask: r.ask, asOf: r.as_of }));
 }
 
-/** Stores accepted observations (upsert per source and pair; an older as-of never replaces a newer one). */
 export async function storeObservations(db: Db, observations: readonly RateObservation[], fetchedAt: Date): Promise<void> {
   if (observations.length === 0) return;
   await db

@@ -1,21 +1,13 @@
 /**
- * What our books expect on a settlement account (docs/treasury.md "What the books expect"). The
- * ledger keeps each business's balance, not the platform's bank accounts, so the expected movements
- * of a settlement account are derived from what its rail recorded (read only; the rails own these
- * tables). This module reads the connection's records; the rail's module says what they mean (its
- * `statements` part, src/rails/adapter.ts `RailStatementParts.expected`: src/rails/<rail>/statements.ts).
- * Names no rail.
+ * What our books expect on a settlement account (docs/treasury.md "What the books expect"), derived
+ * from what its rail recorded (read only); the rail's `statements` part says what the records mean.
  */
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
 import type { RailStatementParts, SettlementEventRow, SettlementFileEntryRow } from '../../rails/adapter';
 import type { ExpectedMovement } from './reconcile';
 
-/**
- * The movements our books expect on the settlement account of connection `rail` (with statements
- * part `statements`) from `since` on, one per key (the first recorded wins: the same bank file read
- * twice, or one credit under two names, is one movement). Amounts are positive minor units.
- */
+/** Expected movements from `since` on, one per key (the first recorded wins); positive minor units. */
 export async function expectedMovements(db: DbOrTx, rail: string, statements: RailStatementParts, since: Date): Promise<ExpectedMovement[]> {
   const rows = await db
     .selectFrom('rail_events as e')
@@ -39,7 +31,6 @@ export async function expectedMovements(db: DbOrTx, rail: string, statements: Ra
     amount_minor: e.amount_minor === null ? null : BigInt(e.amount_minor),
     at: new Date(e.at),
   }));
-  // The instructions of the connection's outbound files the bank took, oldest file first.
   const uploadedFileEntries = async (): Promise<SettlementFileEntryRow[]> => {
     const entries = await db
       .selectFrom('rail_instructions as i')

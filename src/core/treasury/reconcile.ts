@@ -1,16 +1,12 @@
 /**
- * The reconciliation of one settlement account (docs/treasury.md "How an account is reconciled"):
- * a pure function from the account's statements (with their entries) and the movements our books
- * expect on it to the matches and the breaks. No I/O: src/core/treasury/statements.ts loads the
- * inputs and records the result. Amounts are signed `bigint` minor units, credits positive.
+ * The reconciliation of one settlement account (docs/treasury.md "How an account is reconciled"),
+ * pure. Amounts are signed `bigint` minor units, credits positive.
  */
 import type { SettlementMovement } from '../../rails/adapter';
 
-/** One booked entry of a statement. */
 export interface StatementEntryView {
   id: string;
   creditDebit: 'CRDT' | 'DBIT';
-  /** Positive integer minor units. */
   amountMinor: bigint;
   /** Keys it may match, best first (`DBIT:<EndToEndId>`, `CRDT:<trace number>`, `CRDT:<bank reference>`). */
   keys: string[];
@@ -18,7 +14,6 @@ export interface StatementEntryView {
   description: string | null;
 }
 
-/** One statement of the account. */
 export interface StatementView {
   id: string;
   /** The bank's running number, or null (then statements chain by period end). */
@@ -29,17 +24,14 @@ export interface StatementView {
   entries: StatementEntryView[];
 }
 
-/** A movement our books expect on the account (docs/treasury.md "What the books expect"); a rail module's `statements` part derives them. */
 export type ExpectedMovement = SettlementMovement;
 
-/** A break the reconciliation finds (see TreasuryBreaksTable). */
 export interface FoundBreak {
   kind: 'bank_only' | 'books_only' | 'amount_mismatch' | 'balance_drift';
   key: string;
   statementId: string | null;
   entryId: string | null;
   reference: string | null;
-  /** Signed minor units (credits positive). */
   bankAmountMinor: bigint | null;
   booksAmountMinor: bigint | null;
   /** Bank minus books. */
@@ -47,11 +39,9 @@ export interface FoundBreak {
   detail: string;
 }
 
-/** The position of the account at the newest statement's period end. */
 export interface AccountPosition {
   statementId: string;
   periodEnd: Date;
-  /** The bank's closing booked balance. */
   bankMinor: bigint;
   /** The first statement's opening balance plus every movement our books expect up to period end. */
   booksMinor: bigint;
@@ -59,7 +49,6 @@ export interface AccountPosition {
   inTransitMinor: bigint;
 }
 
-/** What {@link reconcileAccount} answers. */
 export interface Reconciliation {
   /** Entry id to the expected key it matched (absent: matched nothing). */
   matches: Map<string, string>;
@@ -84,21 +73,10 @@ export function chainOrder(statements: readonly StatementView[]): StatementView[
 }
 
 /**
- * Reconciles one account:
- *
- * 1. **Arithmetic.** Each statement's opening balance plus its entries must equal its closing
- *    balance; otherwise a `balance_drift` break `arithmetic:<statement>` for the difference.
- * 2. **Chain.** Each statement's opening balance must equal the previous statement's closing
- *    balance (`chain:<statement>`); with sequence numbers, a missing number is a `gap:<statement>`.
- * 3. **Matching.** Every entry, oldest statement first, matches the first of its keys that names
- *    an expected movement not matched yet. A different amount is an `amount_mismatch` (key: the
- *    expected key); no such movement is `bank_only` (key: the entry id).
- * 4. **Books only.** An expected movement no entry matched, expected at least `graceMs` before
- *    the newest statement's period end (and not before the first statement's period start,
- *    `anchor`), is `books_only`; a younger one is in transit.
- *
- * The same inputs give the same answer, so the caller can run it again whenever a statement or a
- * book entry arrives: a break that is no longer found is resolved.
+ * Reconciles one account (the steps and break kinds are in docs/treasury.md): arithmetic, chain,
+ * matching (each entry takes the first unmatched movement of its keys), then `books_only` for a
+ * movement unmatched `graceMs` before the newest period end. Deterministic, so it is re-run on
+ * every new statement or book entry and a break no longer found is resolved.
  */
 export function reconcileAccount(input: { statements: readonly StatementView[]; expected: readonly ExpectedMovement[]; graceMs: number; anchor: Date | null }): Reconciliation {
   const statements = chainOrder(input.statements);

@@ -1,20 +1,15 @@
 /**
- * What operators see of the settlement accounts (docs/treasury.md "For operators"): each account's
- * position at its newest statement (the bank's closing balance, our books' position, what is in
- * transit) and its open breaks (`npm run admin -- treasury`), and the scrape-time gauge
- * treasury_open_breaks{rail,kind} the alert "Reconciliation break" watches (docs/operations.md).
- * The accounts are those of the rail modules with a `statements` part, in registry order
- * (src/rails/registry.ts statementRails). Read only; names no rail.
+ * What operators see of the settlement accounts (docs/treasury.md "For operators"): positions, open
+ * breaks and the treasury_open_breaks gauge. Read only; names no rail.
  */
 import { sql } from 'kysely';
 import type { Db, DbOrTx } from '../../db/schema';
 import { statementRails } from '../../rails/registry';
 import { treasuryOpenBreaks } from './metrics';
 
-/** The break kinds, in the order reports list them. */
 export const BREAK_KINDS = ['bank_only', 'books_only', 'amount_mismatch', 'balance_drift'] as const;
 
-/** One open break as operators see it (amounts signed integer minor units as decimal strings, credits positive). */
+/** Amounts are signed minor units as decimal strings, credits positive. */
 export interface TreasuryBreakView {
   id: string;
   kind: (typeof BREAK_KINDS)[number];
@@ -27,7 +22,6 @@ export interface TreasuryBreakView {
   openedAt: string;
 }
 
-/** One settlement account's position and open breaks. */
 export interface TreasuryAccountView {
   rail: string;
   accountId: string;
@@ -40,9 +34,8 @@ export interface TreasuryAccountView {
     sequence: string | null;
     statementDate: string;
     periodEnd: string;
-    /** The bank's closing booked balance, signed minor units. */
     bankMinor: string;
-    /** Our books' position at the same time (null until reconciled). */
+    /** Null until reconciled. */
     booksMinor: string | null;
     inTransitMinor: string | null;
     entries: number;
@@ -51,7 +44,7 @@ export interface TreasuryAccountView {
   breaks: TreasuryBreakView[];
 }
 
-/** Every settlement account with statements (in registry order: EUR first), with its newest statement and open breaks, oldest break first. */
+/** Every settlement account with statements, in registry order, open breaks oldest first. */
 export async function treasuryReport(db: DbOrTx): Promise<TreasuryAccountView[]> {
   const out: TreasuryAccountView[] = [];
   for (const { rail } of statementRails()) {
@@ -94,7 +87,7 @@ export async function treasuryReport(db: DbOrTx): Promise<TreasuryAccountView[]>
   return out;
 }
 
-/** Sets treasury_open_breaks{rail,kind} from the database (every settlement account's rail and every kind present, 0 when none). Called at scrape time. */
+/** Sets treasury_open_breaks{rail,kind} (0 for kinds with none); called at scrape time. */
 export async function refreshTreasuryGauges(db: Db): Promise<void> {
   const rows = await db.selectFrom('treasury_breaks').select(['rail', 'kind', sql<string>`count(*)`.as('n')]).where('status', '=', 'open').groupBy(['rail', 'kind']).execute();
   treasuryOpenBreaks.reset();
@@ -102,14 +95,12 @@ export async function refreshTreasuryGauges(db: Db): Promise<void> {
   for (const r of rows) treasuryOpenBreaks.set({ rail: r.rail, kind: r.kind }, Number(r.n));
 }
 
-/** Signed minor units as a decimal with two places (`-1234` -> `-12.34`). */
 function decimal(minor: string): string {
   const neg = minor.startsWith('-');
   const abs = (neg ? minor.slice(1) : minor).padStart(3, '0');
   return `${neg ? '-' : ''}${abs.slice(0, -2)}.${abs.slice(-2)}`;
 }
 
-/** The text `npm run admin -- treasury` prints: per account its position, then one line per open break. */
 export function formatTreasuryReport(accounts: readonly TreasuryAccountView[]): string {
   if (accounts.length === 0) return 'no bank statement received yet';
   const lines: string[] = [];

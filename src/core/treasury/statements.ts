@@ -1,15 +1,7 @@
 /**
- * The settlement accounts' end-of-day statements (docs/treasury.md): this module owns the writes of
- * treasury_statements, treasury_statement_entries and treasury_breaks.
- *
- * The bank puts each statement in the outbox the inbox poll already reads (src/core/rails/inbox.ts
- * hands every file to {@link processStatementFile} first) of each connection whose rail module has a
- * `statements` part (src/rails/adapter.ts `RailStatementParts`: the settlement account, its statement
- * format, camt.053.001.08 or BAI2, and what our books expect on it). Names no rail. A statement is recorded with
- * its entries, once per file, and the account is reconciled against our books
- * (src/core/treasury/reconcile.ts): every break found is recorded by kind, every break no longer
- * found is resolved. A statement that does not parse, or is not of our settlement account, is
- * quarantined like any bank file (rail_files_total{outcome="quarantined"}, an error log).
+ * Settlement account statements (docs/treasury.md): the owner of treasury_statements,
+ * treasury_statement_entries and treasury_breaks. Names no rail: a connection's rail module
+ * declares its settlement account and statement format (src/rails/adapter.ts `RailStatementParts`).
  */
 import { sql } from 'kysely';
 import { newId } from '../../domain/ids';
@@ -24,10 +16,8 @@ import { markInboundProcessed, markInboundQuarantined, type RailFileRow } from '
 import { expectedMovements } from './expected';
 import { type FoundBreak, reconcileAccount, type Reconciliation } from './reconcile';
 
-/** The statement formats this module reads. */
 export type { StatementFormat } from '../../rails/adapter';
 
-/** A statement read from a file, before it is recorded. */
 interface ReadStatement {
   format: StatementFormat;
   accountId: string;
@@ -50,17 +40,12 @@ interface ReadStatement {
   }>;
 }
 
-/** How each format is recognised by its content: BAI2 by its first record `01,`, camt.053 by its namespace. */
 const RECOGNISED: Record<StatementFormat, RegExp> = {
   bai2: /^\s*01,/,
   'camt.053': /xmlns(?::[A-Za-z_][\w.-]*)?\s*=\s*["']urn:iso:std:iso:20022:tech:xsd:camt\.053\./,
 };
 
-/**
- * Whether `file` is a statement and in which format: the format the statements part of its
- * connection's module names, when the content is of it; null for any other bank file, and for every
- * file of a connection without a settlement account.
- */
+/** The statement format of `file` when its connection has a settlement account and the content is of it; else null. */
 export function statementFormatOf(file: Pick<RailFileRow, 'rail' | 'content'>): StatementFormat | null {
   const format = statementPartsOf(file.rail)?.format;
   return format && RECOGNISED[format].test(file.content ?? '') ? format : null;
@@ -141,11 +126,8 @@ function readBai2(text: string): ReadStatement {
 }
 
 /**
- * The statement hook of the inbox poll: when `file` is a statement (of the format its connection's
- * statements part names, {@link statementFormatOf}), reads, records and reconciles it and answers what it did
- * (the poll then skips its own handling); answers null for any other file. A statement that does
- * not parse or is not of our settlement account is quarantined (`quarantined: true`). Idempotent:
- * a file already recorded is not recorded again.
+ * The inbox poll's statement hook: reads, records (once per file) and reconciles a statement; a
+ * statement that does not parse or is of another account is quarantined. Null for other files.
  */
 export async function processStatementFile(core: Core, file: Pick<RailFileRow, 'id' | 'rail' | 'name' | 'content'>): Promise<{ events: number; quarantined: boolean } | null> {
   const statements = statementPartsOf(file.rail);
@@ -224,7 +206,6 @@ export async function processStatementFile(core: Core, file: Pick<RailFileRow, '
   return { events: 0, quarantined: false };
 }
 
-/** What {@link reconcileSettlementAccount} did. */
 export interface AccountReconciliation {
   rail: string;
   statements: number;
@@ -235,13 +216,9 @@ export interface AccountReconciliation {
 }
 
 /**
- * Reconciles the settlement account of `rail` (all its statements against the movements our books
- * expect: src/core/treasury/reconcile.ts) and records the outcome: each entry's match, each break
- * found (opened once, by kind and key; its amounts kept current) and each open break no longer
- * found (resolved), the newest statement's books position. A new break is logged as an error (the
- * alert is on the gauge treasury_open_breaks). Idempotent; safe to run from several workers at once
- * (a transaction-level advisory lock per rail serialises them). A connection whose module has no
- * `statements` part has no settlement account: nothing is reconciled (`statements` counts its rows).
+ * Reconciles the settlement account of `rail` and records the outcome (entry matches, breaks opened
+ * once per kind and key, breaks no longer found resolved). Idempotent; an advisory lock per rail
+ * serialises concurrent workers.
  */
 export async function reconcileSettlementAccount(core: Core, rail: string): Promise<AccountReconciliation> {
   const graceMs = parseDuration(core.config.TREASURY_BOOKS_ONLY_GRACE);
@@ -326,11 +303,7 @@ export async function reconcileSettlementAccount(core: Core, rail: string): Prom
   });
 }
 
-/**
- * Reconciles the settlement account of `rail` after an inbox poll that read files (their returns,
- * credits and bookings change what our books expect), when the account has statements at all. A
- * failure is logged, never thrown: the poll's own work is done, and the next poll tries again.
- */
+/** Reconciles after an inbox poll that read files; a failure is logged, never thrown (the next poll retries). */
 export async function reconcileAfterPoll(core: Core, rail: string): Promise<void> {
   try {
     const any = await core.db.selectFrom('treasury_statements').select('id').where('rail', '=', rail).limit(1).executeTakeFirst();

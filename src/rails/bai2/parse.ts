@@ -1,76 +1,53 @@
 /**
- * The BAI2 cash management balance reporting format (BAI, "Cash Management Balance Reporting
- * Specifications Version 2"), which US banks use for the end-of-day statement of an account
- * (docs/treasury.md "BAI2"). {@link parseBai2} reads a file the bank sends: records 01 (file
- * header), 02 (group header), 03 (account identifier and balances), 16 (transaction detail), 88
- * (continuation), 49 (account trailer), 98 (group trailer) and 99 (file trailer). Pure: no I/O.
- *
- * Amounts are integer minor units (BAI2 writes them without a decimal point: `12345` is 123.45 USD)
- * kept as decimal strings; balances may carry a sign, transaction amounts may not.
+ * A BAI2 (version 2) statement parser (docs/treasury.md "BAI2"). Pure. Amounts are integer minor
+ * units as decimal strings (BAI2 writes `12345` for 123.45); balances may be signed, transactions not.
  */
 
-/** A file that is not valid BAI2 version 2; `message` names the record (1-based line) and what is wrong. */
 export class Bai2ParseError extends Error {
   override readonly name = 'Bai2ParseError';
 }
 
-/** Largest BAI2 file {@link parseBai2} accepts, in bytes. */
 export const MAX_BAI2_BYTES = 10 * 1024 * 1024;
 
-/** One transaction (record 16, with its 88 continuations). */
 export interface Bai2Transaction {
-  /** The BAI2 type code, three digits (`466` ACH settlement debit, `142` ACH credit received, ...). */
+  /** Three digits (`466` ACH settlement debit, `142` ACH credit received, ...). */
   typeCode: string;
-  /** From the type code's range: 100-399 and 900-959 credits, 400-699 and 960-999 debits. */
+  /** From the type code's range. */
   creditDebit: 'CRDT' | 'DBIT';
-  /** Integer minor units as a decimal string, never negative. */
   amountMinor: string;
-  /** Funds type (`Z`, `0`, `1`, `2`, `S`, `V`, `D`) or null when empty. */
   fundsType: string | null;
-  /** The bank's reference for the transaction, or null. */
   bankReference: string | null;
-  /** The customer's reference (for an ACH entry, its trace number), or null. */
+  /** For an ACH entry, its trace number. */
   customerReference: string | null;
-  /** Free text (may contain commas), or null. */
   text: string | null;
-  /** 1-based line of the 16 record. */
   line: number;
 }
 
-/** One account (03 ... 49). */
 export interface Bai2Account {
   accountNumber: string;
-  /** ISO currency code (the group's when the record leaves it empty). */
   currency: string;
-  /** Status and summary amounts by type code (`010` opening ledger, `015` closing ledger), integer minor units (signed) as decimal strings. */
+  /** By type code (`010` opening ledger, `015` closing ledger), signed minor units. */
   amounts: Record<string, string>;
   transactions: Bai2Transaction[];
-  /** The 49 record's control total (minor units, signed) and record count, as written (already checked). */
   controlTotal: string;
   recordCount: number;
 }
 
-/** One group (02 ... 98): one originator's accounts as of one date. */
 export interface Bai2Group {
   ultimateReceiverId: string;
   originatorId: string;
-  /** `1` update, `2` deletion, `3` correction, `4` test only. */
   groupStatus: string;
-  /** As-of date `YYYY-MM-DD`. */
   asOfDate: string;
-  /** As-of time `HH:MM` (`24:00` for end of day: written `2400` or `9999`), or null. */
+  /** `HH:MM` (`24:00`: end of day). */
   asOfTime: string | null;
   currency: string;
-  /** `1` interim previous day, `2` final previous day, `3` interim same day, `4` final same day, or null. */
   asOfDateModifier: string | null;
   accounts: Bai2Account[];
 }
 
-/** A parsed BAI2 file. */
 export interface Bai2File {
   senderId: string;
   receiverId: string;
-  /** Creation date `YYYY-MM-DD` and time `HH:MM`. */
   createdDate: string;
   createdTime: string;
   fileId: string;
@@ -81,11 +58,9 @@ interface RawRecord {
   code: string;
   fields: string[];
   line: number;
-  /** Lines this logical record spans (1 + its 88 continuations). */
   physical: number;
 }
 
-/** Splits the text into logical records: 88 continuations are appended to the record they continue. */
 function records(text: string): RawRecord[] {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const out: RawRecord[] = [];
@@ -98,7 +73,6 @@ function records(text: string): RawRecord[] {
     if (code === '88') {
       const prev = out[out.length - 1];
       if (!prev) throw new Bai2ParseError(`line ${i + 1}: a continuation (88) with no record before it`);
-      // A continuation adds fields to the previous record; a text field simply goes on.
       const body = stripTerminator(rest, prev.code === '16');
       if (prev.code === '16') {
         const last = prev.fields.length - 1;
@@ -121,19 +95,16 @@ function records(text: string): RawRecord[] {
   return out;
 }
 
-/** The record body without its `/` terminator (a text field keeps a slash inside it). */
 function stripTerminator(body: string, text: boolean): string {
   if (text) return body.endsWith('/') ? body.slice(0, -1) : body;
   const slash = body.indexOf('/');
   return slash < 0 ? body : body.slice(0, slash);
 }
 
-/** Fields of a 16 record: type, amount, funds type, its availability fields, bank ref, customer ref, then the text (rest). */
 function splitDetail(body: string, line: number): string[] {
   const parts = body.split(',');
   const ended = parts.findIndex((f, k) => k < 3 && f.includes('/'));
   if (ended >= 0) {
-    // The record ends inside its first three fields: no references and no text.
     const head = parts.slice(0, ended + 1).map((f) => stripTerminator(f, false));
     while (head.length < 3) head.push('');
     return [...head, '', '', ''];
@@ -173,7 +144,6 @@ function time(value: string, line: number, what: string): string {
   return `${m[1]}:${m[2]}`;
 }
 
-/** A signed integer amount (balances and control totals). */
 function signed(value: string, line: number, what: string): bigint {
   if (!/^[+-]?[0-9]+$/.test(value)) throw new Bai2ParseError(`line ${line}: ${what} ${JSON.stringify(value)} is not an integer amount`);
   return BigInt(value);
@@ -184,7 +154,6 @@ function count(value: string, line: number, what: string): number {
   return Number(value);
 }
 
-/** Credit or debit by the BAI2 type code's range; null for a status or summary-only code. */
 export function bai2CreditDebit(typeCode: string): 'CRDT' | 'DBIT' | null {
   const n = Number(typeCode);
   if ((n >= 100 && n <= 399) || (n >= 900 && n <= 959)) return 'CRDT';
@@ -195,12 +164,8 @@ export function bai2CreditDebit(typeCode: string): 'CRDT' | 'DBIT' | null {
 const CURRENCY = /^[A-Z]{3}$/;
 
 /**
- * Parses a BAI2 (version 2) file. Checks the record order (01, then groups of 02, accounts of
- * 03/16.../49, 98, then 99), the version, every date, time, amount and type code, and every
- * trailer: the 49, 98 and 99 record counts and control totals (the algebraic sum of the amounts of
- * the account's 03 and 16 records, of the group's accounts, of the file's groups). Throws
- * {@link Bai2ParseError} naming the line and what is wrong, for a file over {@link MAX_BAI2_BYTES}
- * too.
+ * Parses a BAI2 file, checking record order, version, every field and every trailer's counts and
+ * control totals. Throws {@link Bai2ParseError} naming the line (also over {@link MAX_BAI2_BYTES}).
  */
 export function parseBai2(text: string): Bai2File {
   if (Buffer.byteLength(text, 'utf8') > MAX_BAI2_BYTES) throw new Bai2ParseError(`file is larger than ${MAX_BAI2_BYTES} bytes`);
@@ -253,7 +218,6 @@ export function parseBai2(text: string): Bai2File {
       const accountCurrency = field(a, 1) || currency;
       if (!CURRENCY.test(accountCurrency)) throw new Bai2ParseError(`line ${a.line}: currency ${JSON.stringify(accountCurrency)} is not an ISO code`);
       const amounts: Record<string, string> = {};
-      // Summary items: type code, amount, item count, funds type (and its availability fields).
       let k = 2;
       while (k < a.fields.length) {
         const code = field(a, k);

@@ -1,34 +1,28 @@
 /**
- * Writes BAI2 (version 2) files (docs/treasury.md "BAI2"): the test bank's end-of-day statement of
- * the USD settlement account. One group, one account per file: 01, 02, 03 (opening ledger `010`
- * and closing ledger `015`), one 16 per transaction, 49, 98, 99, each record ended by `/` (a 16
- * record's text ends the record). Control totals and record counts are computed, never given.
- * Amounts are integer minor units; no floating point.
+ * Writes BAI2 statements (docs/treasury.md "BAI2") for the test bank: one group, one account;
+ * control totals and counts computed. Amounts are integer minor units.
  */
 import { bai2CreditDebit } from './parse';
 
-/** One transaction for {@link writeBai2}. */
 export interface Bai2TransactionInput {
-  /** A detail type code whose range matches `creditDebit` (`466` ACH settlement debit, `142` ACH credit received, `257` ACH return item, `661` account analysis fee). */
+  /** A detail type code whose range matches `creditDebit` (`466`, `142`, `257`, `661`). */
   typeCode: string;
-  /** Integer minor units as a decimal string, positive. */
+  /** Positive minor units. */
   amountMinor: string;
   bankReference?: string | null;
   customerReference?: string | null;
   text?: string | null;
 }
 
-/** What {@link writeBai2} writes: one statement of one account. */
 export interface Bai2Input {
   senderId: string;
   receiverId: string;
   createdAt: Date;
   fileId: string;
-  /** As-of date `YYYY-MM-DD` of the statement. */
   asOfDate: string;
   currency: string;
   accountNumber: string;
-  /** Opening and closing ledger balances, integer minor units (signed) as decimal strings. */
+  /** Signed minor units. */
   openingMinor: string;
   closingMinor: string;
   transactions: Bai2TransactionInput[];
@@ -42,16 +36,11 @@ function hhmm(d: Date): string {
   return d.toISOString().slice(11, 16).replace(':', '');
 }
 
-/** A field without the characters that delimit BAI2 fields and records. */
 function clean(value: string | null | undefined): string {
   return (value ?? '').replace(/[,/\r\n]/g, ' ').trim();
 }
 
-/**
- * Writes the BAI2 text (lines ended by `\n`). Throws an `Error` when an amount is not integer minor
- * units or a type code is not a detail code of the right range. Does not check that the closing
- * balance is the opening plus the transactions (a test can write a statement that does not add up).
- */
+/** Throws an `Error` for a non-integer amount or a type code of the wrong range; does not check that the balances add up. */
 export function writeBai2(input: Bai2Input): string {
   const opening = BigInt(input.openingMinor);
   const closing = BigInt(input.closingMinor);

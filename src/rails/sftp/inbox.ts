@@ -1,27 +1,15 @@
 /**
- * The inbox poll of a file rail over SFTP (docs/rails.md "Inbound files"): lists the bank's outbox
- * and takes each new file exactly once (recorded by name and sha256 through the host; a file
- * already processed is never applied again, also when two workers poll at once), at most
- * {@link MAX_FILES_PER_POLL} per poll. The rail module reads each file (`read`) and may sweep
- * after a complete listing (`afterListing`: ACH settlement by silence).
+ * The inbox poll of a file rail over SFTP (docs/rails.md "Inbound files"): each new file is taken
+ * exactly once (by name and sha256), also when two workers poll at once.
  */
 import type { InboxPollResult, RailFileRecord, RailHost } from '../adapter';
 import { MAX_STREAMED_ISO20022_BYTES } from '../iso20022/camt054-stream';
 import { type SftpConnectionConfig, SftpTransport } from './transport';
 
-/**
- * New files one poll takes at most: each costs a download and a transaction, so a backlog (the
- * bank's answers to a long outage) is read in polls that each end well inside the activity's
- * timeout; the poller polls again at once while `more` is set (found by `npm run chaos`: 300 files
- * in one poll outlasted its 2-minute timeout on a loaded machine, attempt after attempt).
- */
+/** Each file costs a download and a transaction: a backlog is read in polls that end well inside the activity timeout. */
 export const MAX_FILES_PER_POLL = 50;
 
-/**
- * One poll of a file rail's inbox (see the file header). `listedAt` given to `afterListing` is
- * taken just before the listing: whatever the bank published before it is in the listing. Throws
- * SftpError when the bank cannot be reached (the poller's activity retries).
- */
+/** One poll; `listedAt` (given to `afterListing`) is taken just before the listing. Throws SftpError (the poller retries). */
 export async function pollSftpInbox(
   host: RailHost,
   connection: { sftp: SftpConnectionConfig; downloadDir: string },
@@ -46,7 +34,6 @@ export async function pollSftpInbox(
         if (file.status === 'quarantined' && file.name !== f.name) result.quarantined++;
         continue;
       }
-      // An end-of-day statement goes to the treasury (docs/treasury.md); any other file to the rail.
       const processed = (await host.readStatement(file)) ?? (await read(file, f.modifiedAt));
       result.files++;
       result.events += processed.events;
@@ -60,7 +47,6 @@ export async function pollSftpInbox(
   return result;
 }
 
-/** Records `file` quarantined (it does not parse): metric rail_files_total{outcome="quarantined"} and an error log. */
 export async function quarantineInboundFile(host: RailHost, file: RailFileRecord, error: string, what: string): Promise<{ events: 0; quarantined: true }> {
   await host.store.markInboundQuarantined(file.id, error, host.now());
   host.metrics.railFiles.inc({ rail: file.rail, direction: 'inbound', outcome: 'quarantined' });

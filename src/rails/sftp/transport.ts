@@ -1,23 +1,11 @@
 /**
- * The SFTP transport of a bank connection (host-to-host file exchange): upload a file into the
- * bank's inbox without the bank ever seeing half of it, list and download the bank's answers, and
- * check that the connection works. Built on ssh2-sftp-client (and so ssh2).
- *
- * - One SSH connection per call. Each call connects, does its few SFTP operations and
- *   disconnects: a bank exchange is a handful of calls per cut-off window or poll, so a handshake
- *   per call costs nothing that matters, and there is no long-lived connection to go stale: a call
- *   after the server restarted (or after a cut connection) simply connects again.
- * - The host key is pinned: the server's key must have the configured SHA-256 fingerprint (as
- *   `ssh-keygen -lf` prints it), checked in ssh2's `hostVerifier` before authentication. Any other
- *   key is refused (`host_key_mismatch`, final) and nothing is sent.
- * - The private key is read from its path at each connect and handed only to ssh2. It is never
- *   logged and never put in an error: every message from the library (errors and the optional
- *   debug lines) goes through a redaction that removes the key's text.
- * - Uploads write `<name>.part` and rename it to `<name>` (an SFTP rename never replaces an
- *   existing file), so the bank never reads half a file; a name that already exists is not uploaded
- *   again, which makes a retried upload (after a crash anywhere in it) send the file at most once.
- * - Every call has a deadline (`operationTimeoutMs`); past it the connection is destroyed and the
- *   call fails `io`, retryable. Keepalives (every 5 s, 3 missed) notice a server that went away.
+ * The SFTP transport of a bank connection (ssh2-sftp-client), one SSH connection per call.
+ * - The host key is pinned (SHA-256 fingerprint, checked before authentication); another key is
+ *   refused `host_key_mismatch` and nothing is sent.
+ * - The private key is read at each connect, never logged: library messages are redacted.
+ * - Uploads write `<name>.part` and rename it, so the bank never reads half a file; an existing
+ *   `<name>` is not uploaded again (a retried upload sends the file at most once).
+ * - Every call has a deadline (`operationTimeoutMs`): past it the call fails `io`, retryable.
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -28,32 +16,24 @@ import { connectError, operationError, SftpError } from './errors';
 
 export { SftpError, type SftpErrorCode } from './errors';
 
-/** Where and as whom to connect. */
 export interface SftpConnectionConfig {
   host: string;
   port: number;
   username: string;
-  /** Path of the client's private key (OpenSSH or PEM, without passphrase); read at each connect, never logged. */
+  /** OpenSSH or PEM, without passphrase. */
   privateKeyPath: string;
-  /**
-   * The pinned host key, as `ssh-keygen -lf <key>.pub` prints it: `SHA256:<base64 without padding>`.
-   * Several fingerprints separated by commas are accepted (to rotate the bank's key without a gap).
-   */
+  /** `SHA256:<base64 without padding>` as `ssh-keygen -lf` prints it; comma-separated to rotate. */
   hostKeySha256: string;
-  /** Milliseconds to open the session (TCP connect, key exchange, authentication); default 10000. */
+  /** Default 10000 (TCP connect, key exchange, authentication). */
   connectTimeoutMs?: number;
-  /** Milliseconds one call may take in all (connect included); default 60000. */
+  /** The whole call, connect included; default 60000. */
   operationTimeoutMs?: number;
-  /** Receives the SSH library's debug lines (redacted), for troubleshooting; off by default. */
   debug?: (line: string) => void;
 }
 
-/** A regular file in a remote directory. */
 export interface RemoteFile {
   name: string;
-  /** Bytes. */
   size: number;
-  /** The server's modification time (SFTP carries whole seconds). */
   modifiedAt: Date;
 }
 
@@ -62,21 +42,17 @@ const PART_SUFFIX = '.part';
 const PARALLEL_DOWNLOAD_BYTES = 1024 * 1024;
 const FINGERPRINT = /^SHA256:[A-Za-z0-9+/]{43}$/;
 
-/**
- * The SHA-256 fingerprint of a raw SSH public key blob (the key as sent in the key exchange), in
- * the format `ssh-keygen -lf` prints: `SHA256:` and the base64 of the digest without padding.
- */
+/** The fingerprint of a raw SSH public key blob, as `ssh-keygen -lf` prints it. */
 export function sshFingerprintSha256(rawKey: Buffer): string {
   return `SHA256:${createHash('sha256').update(rawKey).digest('base64').replace(/=+$/, '')}`;
 }
 
-/** The SFTP transport of one bank connection (see the module comment). */
 export class SftpTransport {
   private readonly pins: string[];
   private readonly open = new Set<SftpClient>();
   private readonly server: string;
 
-  /** Throws {@link SftpError} `config` when `hostKeySha256` is not one or more `SHA256:<43 base64 chars>`. */
+  /** Throws {@link SftpError} `config` for a malformed `hostKeySha256`. */
   constructor(private readonly config: SftpConnectionConfig) {
     this.pins = config.hostKeySha256.split(',').map((s) => s.trim()).filter(Boolean);
     if (this.pins.length === 0 || !this.pins.every((p) => FINGERPRINT.test(p))) {
@@ -86,11 +62,8 @@ export class SftpTransport {
   }
 
   /**
-   * Uploads `content` as `<dir>/<name>`: writes `<name>.part` (replacing a stale one left by a
-   * crashed upload), checks its size, then renames it to `<name>`. When `<name>` already exists nothing is uploaded
-   * and the answer is `'exists'` (the file's name is its identity: a retried upload after a crash,
-   * even one between the rename and the answer, leaves exactly one `<name>`). `name` is a plain
-   * file name (no `/`, not ending in `.part`). Throws {@link SftpError}; RangeError for a bad name.
+   * Uploads `content` as `<dir>/<name>` via `<name>.part` and a rename; `'exists'` when `<name>` is
+   * already there (a name is the file's identity). Throws {@link SftpError}; RangeError for a bad name.
    */
   async upload(dir: string, name: string, content: Buffer): Promise<'uploaded' | 'exists'> {
     checkName(name);
@@ -107,7 +80,6 @@ export class SftpTransport {
       try {
         await c.rename(part, target);
       } catch (err) {
-        // The rename fails when the target appeared meanwhile (another uploader of the same name).
         if (await regularFileExists(c, target)) {
           await c.delete(part, true).catch(() => undefined);
           return 'exists';
@@ -118,10 +90,7 @@ export class SftpTransport {
     });
   }
 
-  /**
-   * The regular files in `dir` (no directories, links or `*.part` files being uploaded), sorted
-   * by name (code unit order). Throws {@link SftpError} (`not_found` when `dir` does not exist).
-   */
+  /** The regular files in `dir` (no `*.part`), by name. Throws {@link SftpError} (`not_found`). */
   async list(dir: string): Promise<RemoteFile[]> {
     return this.call(`list ${dir}`, async (c) => {
       const entries = await c.list(dir);
@@ -132,12 +101,7 @@ export class SftpTransport {
     });
   }
 
-  /**
-   * The content of `<dir>/<name>`, at most `maxBytes` bytes: a larger file is refused with
-   * {@link SftpError} `too_large` (not retryable) without reading it (and a file that grows past
-   * the limit while it is read is refused too). Throws {@link SftpError} (`not_found` when the
-   * file does not exist or is not a regular file).
-   */
+  /** `<dir>/<name>`, refused `too_large` (final) past `maxBytes`, even when it grows while read. Throws {@link SftpError}. */
   async download(dir: string, name: string, maxBytes: number): Promise<Buffer> {
     checkName(name);
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new RangeError('maxBytes must be a non-negative integer');
@@ -179,22 +143,17 @@ export class SftpTransport {
     });
   }
 
-  /** Connects (host key, authentication, sftp subsystem) and stats `.`; resolves when the connection works. Throws {@link SftpError}. */
   async ping(): Promise<void> {
     await this.call('ping', async (c) => {
       await c.stat('.');
     });
   }
 
-  /**
-   * Ends the connections of calls still running (they fail `io`, retryable). The transport stays
-   * usable: a later call opens a new connection, as every call does.
-   */
+  /** Ends the connections of running calls (they fail `io`); later calls connect again. */
   async close(): Promise<void> {
     await Promise.all([...this.open].map((c) => shutdown(c)));
   }
 
-  /** Opens a connection, runs `body` on it within the call's deadline, and always disconnects. */
   private async call<T>(what: string, body: (c: SftpClient) => Promise<T>): Promise<T> {
     const where = `${what} on ${this.server}`;
     let key: Buffer;
@@ -261,7 +220,6 @@ function checkName(name: string): void {
   }
 }
 
-/** True when `path` is a regular file; false when nothing is there; an error for anything else at that path. */
 async function regularFileExists(c: SftpClient, path: string): Promise<boolean> {
   const type = await c.exists(path);
   if (type === false) return false;
@@ -269,7 +227,6 @@ async function regularFileExists(c: SftpClient, path: string): Promise<boolean> 
   throw new SftpError(`${path} exists and is not a regular file (type ${type})`, 'io', false);
 }
 
-/** Ends the connection politely (waiting at most 2 s for the server), then destroys the socket. */
 async function shutdown(c: SftpClient): Promise<void> {
   const ssh = (c as unknown as { client?: { destroy(): void } }).client;
   let timer: NodeJS.Timeout | undefined;
@@ -279,10 +236,7 @@ async function shutdown(c: SftpClient): Promise<void> {
   ssh?.destroy();
 }
 
-/**
- * Removes the private key's text from a message: the whole file, and each of its lines long
- * enough to be key material (a PEM or OpenSSH body line), wherever they appear.
- */
+/** Removes the private key's text (whole, and each key-material line) from a message. */
 function redactor(key: Buffer): (s: string) => string {
   const text = key.toString('utf8');
   const parts = [text.trim(), ...text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length >= 16 && !l.startsWith('-----'))];
@@ -293,10 +247,7 @@ function redactor(key: Buffer): (s: string) => string {
   };
 }
 
-/**
- * Whether the bank connection `config` works now (connect, authenticate, stat `.`): `working` or
- * `failing`; never throws. The health check of every SFTP file rail (src/rails/adapter.ts `health`).
- */
+/** `working` or `failing` (connect, authenticate, stat `.`); never throws. */
 export async function sftpHealth(config: SftpConnectionConfig): Promise<'working' | 'failing'> {
   const sftp = new SftpTransport(config);
   try {

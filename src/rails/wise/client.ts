@@ -1,12 +1,10 @@
 /**
- * A small client of the Wise Platform API (docs/rails.md "Payout partner"): Bearer token, JSON
- * bodies, a deadline per call. Amounts and every other JSON number travel as their decimal text:
- * requests splice decimal strings in as JSON numbers, and responses are read with the source text of
- * each number (JSON.parse's reviver `context.source`), so no amount ever becomes a float.
+ * A small client of the Wise Platform API (docs/rails.md "Payout partner"). JSON numbers travel as
+ * their decimal text both ways (JSON.parse's `context.source`), so no amount ever becomes a float.
  */
 import { RailError } from '../adapter';
 
-/** A call whose outcome is unknown (timed out, connection lost, 5xx): the same request may be sent again. Not a RailError, so the attempt is retried as it is. */
+/** Outcome unknown (timeout, connection lost, 5xx): the same request may be sent again. Not a RailError. */
 export class PartnerUnavailableError extends Error {
   constructor(message: string) {
     super(message);
@@ -14,14 +12,12 @@ export class PartnerUnavailableError extends Error {
   }
 }
 
-/** A JSON number written from a decimal string (e.g. `"123.45"`): see {@link toJson}. */
 export class JsonNumber {
   constructor(readonly text: string) {
     if (!/^-?[0-9]+(\.[0-9]+)?$/.test(text)) throw new Error(`not a decimal number: ${text}`);
   }
 }
 
-/** JSON text of `value`, with each {@link JsonNumber} written as a bare number. */
 export function toJson(value: unknown): string {
   const numbers: string[] = [];
   const text = JSON.stringify(value, (_k, v: unknown) => {
@@ -34,24 +30,20 @@ export function toJson(value: unknown): string {
   return text.replace(/"\\u0000num(\d+)\\u0000"/g, (_m, i: string) => numbers[Number(i)]!);
 }
 
-/** Parses JSON text with every number as its source text (a decimal string). */
 export function parseJsonExact(text: string): unknown {
   return JSON.parse(text, function (this: unknown, _key: string, value: unknown, context?: { source?: string }) {
     return typeof value === 'number' && context?.source !== undefined ? context.source : value;
   } as (key: string, value: unknown) => unknown);
 }
 
-/** A JSON object read back (numbers as strings). */
 export type PartnerJson = Record<string, unknown>;
 
-/** The partner's error body: `{ errors: [{ code, message, path }] }` (or a single `error`). */
 function errorOf(status: number, body: unknown): { code: string; message: string } {
   const b = (body ?? {}) as { errors?: Array<{ code?: string; message?: string; path?: string }>; error?: string; message?: string };
   const first = b.errors?.[0];
   return { code: first?.code ?? b.error ?? `http_${status}`, message: first?.message ?? b.message ?? `HTTP ${status}` };
 }
 
-/** One client over `apiUrl` with `token`; each call ends within `timeoutMs`. */
 export function wiseClient(options: { apiUrl: string; token: string; timeoutMs: number }) {
   async function call(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<PartnerJson> {
     let res: Response;
@@ -92,5 +84,4 @@ export function wiseClient(options: { apiUrl: string; token: string; timeoutMs: 
   };
 }
 
-/** A client as made by {@link wiseClient}. */
 export type WiseClient = ReturnType<typeof wiseClient>;

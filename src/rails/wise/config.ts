@@ -1,24 +1,17 @@
-/**
- * The configuration of the payout partner rail (the Wise Platform API; docs/rails.md "Payout
- * partner"), read from the process configuration (src/config.ts, RAIL_WISE_*). Credentials come
- * from configuration only. Reads the webhook public key file when a path is given.
- */
+/** The payout partner rail's configuration (RAIL_WISE_*; docs/rails.md "Payout partner"); credentials from configuration only. */
 import { readFileSync } from 'node:fs';
 import type { Config } from '../../config';
 import { parseDuration } from '../../domain/durations';
 
-/** The connection id of the partner rail (rail_instructions.rail, rail_events.rail, its poller and health). */
+/** The connection id (rail_instructions.rail, rail_events.rail). */
 export const WISE_RAIL = 'wise';
 
-/** A working partner configuration. Durations in ms. */
+/** Durations in ms. */
 export interface WiseRailConfig {
-  /** API base URL without a trailing slash. */
   apiUrl: string;
   apiToken: string;
   profileId: string;
-  /** The partner's webhook public key, PEM. */
   webhookPublicKey: string;
-  /** The balance currency transfers are funded from (the quote's source currency). */
   balanceCurrency: string;
   timeoutMs: number;
   pollIntervalMs: number;
@@ -27,7 +20,7 @@ export interface WiseRailConfig {
   returnWindowMs: number;
 }
 
-/** The partner configuration, or null with the unset variables (its channels then stay `paused` in live). */
+/** Null with the unset variables (the channels stay `paused` in live). */
 export function wiseRailConfig(config: Config): { config: WiseRailConfig; missing: [] } | { config: null; missing: string[] } {
   const required = {
     RAIL_WISE_API_URL: config.RAIL_WISE_API_URL,

@@ -1,29 +1,10 @@
 /**
- * The payout partner rail (docs/rails.md "Payout partner"): live payouts on the channels of
- * src/rails/wise/routes.ts through the Wise Platform API. A different shape of rail from a bank
- * file: one HTTPS call sequence per payment, an answer that comes later by signed webhook (or by
- * polling), the partner's own quote and fee, and its own reasons.
- *
- * A payout's attempt:
- * 1. is stored first (rail_instructions, `queued`, EndToEndId = its customerTransactionId: a UUID
- *    derived from payout and attempt), so nothing is sent that is not recorded;
- * 2. gets a recipient account (POST /v1/accounts, from the saved recipient's fields mapped to the
- *    partner's account requirements), a quote (POST /v3/profiles/{profileId}/quotes: the target
- *    amount is ours, the source is the partner balance; the partner's rate and fee are recorded
- *    beside ours), a transfer (POST /v1/transfers with the customerTransactionId: the partner
- *    answers a second create with the same id with the first transfer, so an attempt asked again
- *    after an unknown outcome never makes a second), and is funded from the balance
- *    (POST /v3/profiles/{profileId}/transfers/{id}/payments `BALANCE`); each id is recorded as soon
- *    as it is known, so a retry continues where the last one stopped;
- * 3. answers `accepted` with the transfer id; the payout waits on rail events as for a bank rail.
- *
- * The partner's `transfers#state-change` webhooks (signed: X-Signature-SHA256, RSA-SHA256 over the
- * body with the configured public key; refused when `sent_at` is further than the tolerance from
- * now) and, for a transfer whose state has not moved for RAIL_WISE_WEBHOOK_LATE_AFTER, a poll of
- * GET /v1/transfers/{id} become rail events `wise:<transfer id>:<state>`: recorded once however
- * often and in whatever order they arrive. `outgoing_payment_sent` settles; `bounced_back`,
- * `funds_refunded`, `charged_back` and `cancelled` reject before it and return after it (a refund,
- * as a SEPA return); the state is the rail reason code.
+ * The payout partner rail over the Wise Platform API (docs/rails.md "Payout partner"). An attempt
+ * is recorded before anything is sent (EndToEndId = its customerTransactionId), then gets a
+ * recipient account, a quote, a transfer and its funding, each id recorded as soon as known so a
+ * retry continues where the last stopped; the partner answers a repeated customerTransactionId
+ * with the first transfer. Webhooks and polls become rail events `wise:<transfer id>:<state>`,
+ * recorded once in any order; the state is the rail reason code.
  */
 import { createHash, verify } from 'node:crypto';
 import { formatAmount } from '../../domain/money';
@@ -33,7 +14,7 @@ import { type PartnerJson, JsonNumber, parseJsonExact, wiseClient, type WiseClie
 import { WISE_RAIL, type WiseRailConfig, wiseRailConfig } from './config';
 import { WISE_ROUTES, wiseAccountOf, wiseRouteFor, wiseRouteOf } from './routes';
 
-/** The partner's transfer states, in the order a transfer moves through them (a lower state after a higher one is stale). */
+/** Transfer states in order (a lower state after a higher one is stale). */
 export const WISE_STATE_RANK: Readonly<Record<string, number>> = {
   incoming_payment_waiting: 1,
   incoming_payment_initiated: 2,
@@ -49,20 +30,15 @@ export const WISE_STATE_RANK: Readonly<Record<string, number>> = {
 /** States after which the partner will not move the money again (the audit's final states). */
 export const WISE_FINAL_STATES: ReadonlySet<string> = new Set(['outgoing_payment_sent', 'cancelled', 'bounced_back', 'funds_refunded', 'charged_back']);
 
-/** States that mean the money did not reach the recipient (or came back). */
 const UNDELIVERED = new Set(['cancelled', 'bounced_back', 'funds_refunded', 'charged_back']);
 
-/**
- * The attempt's customerTransactionId: a UUID (version 5 layout) from SHA-1 over the payout id
- * and attempt, so the same attempt always asks for the same transfer.
- */
+/** A UUID (version 5 layout) from SHA-1 over payout id and attempt: the same attempt asks for the same transfer. */
 export function wiseCustomerTransactionId(payoutId: string, attempt: number): string {
   const h = createHash('sha1').update(`payouts:wise:${payoutId}:${attempt}`).digest('hex');
   const variant = ((parseInt(h[16]!, 16) & 0x3) | 0x8).toString(16);
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
-/** The failure a `rejected`/`returned` event with partner state `code` maps to. */
 export function wiseFailure(type: 'rejected' | 'returned', code: string | null): RailFailure {
   const state = code ?? 'unknown';
   if (type === 'returned') {
@@ -75,7 +51,6 @@ export function wiseFailure(type: 'rejected' | 'returned', code: string | null):
 
 const s = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
 
-/** The fee of the quote's BALANCE pay-in option (decimal string in the source currency), or the quote's own fee. */
 function quoteFee(q: PartnerJson): string | null {
   const options = Array.isArray(q.paymentOptions) ? (q.paymentOptions as PartnerJson[]) : [];
   const balance = options.find((o) => o.payIn === 'BALANCE' && !o.disabled) ?? options[0];
@@ -83,12 +58,7 @@ function quoteFee(q: PartnerJson): string | null {
   return typeof fee === 'object' && fee ? s(fee.total) : s(fee);
 }
 
-/**
- * Records what partner state `state` of transfer `transferId` means, once (event id
- * `wise:<transfer id>:<state>`): matched to its instruction (locked), the event's type from the
- * state and whether the transfer had been sent; the instruction moves forward only. Returns whether
- * it was new.
- */
+/** Records partner state `state` of a transfer once (`wise:<transfer id>:<state>`); the instruction moves forward only. Whether it was new. */
 async function recordState(host: RailHost, transferId: string, state: string, occurredAt: Date | null, details: Record<string, unknown>): Promise<boolean> {
   const now = host.now();
   return host.transaction(async (tx) => {
@@ -121,7 +91,6 @@ async function recordState(host: RailHost, transferId: string, state: string, oc
   });
 }
 
-/** The partner adapter over one configuration. */
 function wiseAdapter(config: WiseRailConfig, host: RailHost, api: WiseClient): RailAdapter {
   const profile = config.profileId;
   return {
@@ -178,7 +147,7 @@ function wiseAdapter(config: WiseRailConfig, host: RailHost, api: WiseClient): R
         await note({ account_id: s(account.id)! });
       }
       if (!d.quote_id) {
-        // Our amount is the target: the recipient gets exactly what the payout promised. The partner's rate and fee are its own.
+        // Our amount is the target: the recipient gets exactly what the payout promised.
         const q = await api.post(`/v3/profiles/${profile}/quotes`, {
           sourceCurrency: config.balanceCurrency,
           targetCurrency: instruction.currency,
@@ -197,8 +166,7 @@ function wiseAdapter(config: WiseRailConfig, host: RailHost, api: WiseClient): R
         });
       }
       if (!d.transfer_id) {
-        // An unknown outcome (timeout, cut connection) throws PartnerUnavailableError: the same
-        // attempt is asked again with the same customerTransactionId and gets this transfer.
+        // An unknown outcome throws PartnerUnavailableError; asked again, the same customerTransactionId gets this transfer.
         const t = await api.post('/v1/transfers', {
           targetAccount: new JsonNumber(d.account_id!),
           quoteUuid: d.quote_id,
@@ -241,12 +209,7 @@ function wiseAdapter(config: WiseRailConfig, host: RailHost, api: WiseClient): R
   };
 }
 
-/**
- * Checks and records one `transfers#state-change` webhook (see the file header): 401 without a
- * valid X-Signature-SHA256, 401 when `sent_at` is outside the tolerance (a replay), 400 when the
- * body is not a transfer state change; a duplicate (same transfer and state) is accepted and
- * changes nothing.
- */
+/** One `transfers#state-change` webhook: 401 bad signature or `sent_at` outside the tolerance, 400 not a state change; a duplicate changes nothing. */
 async function receiveWebhook(config: WiseRailConfig, host: RailHost, request: { headers: Record<string, string | undefined>; body: string }): Promise<RailWebhookResult> {
   const signature = request.headers['x-signature-sha256'];
   let valid = false;
@@ -283,7 +246,6 @@ async function receiveWebhook(config: WiseRailConfig, host: RailHost, request: {
   return { outcome: 'accepted', recorded: recorded ? 1 : 0, duplicate: !recorded };
 }
 
-/** One poll: asks for each transfer whose state has not moved for the late-webhook time (oldest first, 100 at most). */
 async function pollTransfers(config: WiseRailConfig, host: RailHost, api: WiseClient) {
   const before = new Date(host.now().getTime() - config.webhookLateAfterMs);
   const waiting: RailInstructionRecord[] = await host.store.instructionsWaiting(WISE_RAIL, ['accepted'], before, 100);
@@ -300,7 +262,6 @@ async function pollTransfers(config: WiseRailConfig, host: RailHost, api: WiseCl
   return { files: 0, events, quarantined: 0, more: waiting.length === 100 };
 }
 
-/** The partner rail with a configuration. */
 function configured(config: WiseRailConfig): ConfiguredRail {
   const api = wiseClient({ apiUrl: config.apiUrl, token: config.apiToken, timeoutMs: config.timeoutMs });
   return {
@@ -320,7 +281,6 @@ function configured(config: WiseRailConfig): ConfiguredRail {
   };
 }
 
-/** The payout partner rail (registry entry): connection `wise`, serving the routes' catalog rails. */
 export const wiseRailModule: RailModule = {
   rail: WISE_RAIL,
   alsoServes: WISE_ROUTES.map((r) => r.rail),

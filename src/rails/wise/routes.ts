@@ -1,26 +1,20 @@
 /**
- * The partner's routes (docs/rails.md "Payout partner", channel table): for each catalog channel
- * the partner pays out to, the currency, the partner's account requirement `type` and how our
- * channel's recipient fields become the partner's account `details` (its per-currency account
- * requirements, as GET /v1/account-requirements describes them). A channel without a route stays
- * `paused` in live. Pure: no I/O.
+ * The partner's routes (docs/rails.md "Payout partner"): per catalog channel, the partner's account
+ * requirement `type` and how our recipient fields map to its account `details`. A channel without a
+ * route stays `paused` in live. Pure.
  */
 
-/** One partner route of a catalog channel. */
 export interface WiseRoute {
   channel: string;
-  /** Catalog rail of the channel (what the registry serves). */
   rail: string;
   currency: string;
-  /** The partner's account requirement type, e.g. `mexican`. */
+  /** E.g. `mexican`. */
   type: string;
-  /** Partner detail key <- our recipient field, with the pattern the partner validates. */
+  /** Partner detail key <- our recipient field, with the partner's pattern. */
   fields: ReadonlyArray<{ key: string; from: string; pattern: RegExp; description: string }>;
-  /** What the docs' table says of arrival (the partner's usual delivery time). */
   arrival: string;
 }
 
-/** Every route (the docs' channel table is this list). */
 export const WISE_ROUTES: readonly WiseRoute[] = [
   { channel: 'spei_mxn', rail: 'spei', currency: 'MXN', type: 'mexican', fields: [{ key: 'clabe', from: 'clabe', pattern: /^[0-9]{18}$/, description: '18-digit CLABE' }], arrival: 'minutes (SPEI)' },
   {
@@ -69,24 +63,17 @@ export const WISE_ROUTES: readonly WiseRoute[] = [
   },
 ];
 
-/** The route of `channel`, or undefined. */
 export function wiseRouteOf(channel: string): WiseRoute | undefined {
   return WISE_ROUTES.find((r) => r.channel === channel);
 }
 
-/** The route of a payout on catalog rail `rail` in `currency`, or undefined. */
 export function wiseRouteFor(rail: string, currency: string): WiseRoute | undefined {
   return WISE_ROUTES.find((r) => r.rail === rail && r.currency === currency);
 }
 
-/** Longest account holder name the partner takes. */
 export const WISE_MAX_HOLDER_NAME = 140;
 
-/**
- * The partner's account for a recipient on `route`: `accountHolderName`, `legalType` and the
- * route's `details`; or the first of our recipient fields that cannot meet the partner's
- * requirements (an individual's name needs a first and a last name; each mapped field its pattern).
- */
+/** The partner account for a recipient, or the first recipient field that cannot meet the partner's requirements. */
 export function wiseAccountOf(route: WiseRoute, recipient: Record<string, unknown>): { account: { accountHolderName: string; legalType: 'PRIVATE' | 'BUSINESS'; type: string; currency: string; details: Record<string, string> } } | { field: string; message: string } {
   const str = (v: unknown) => (typeof v === 'string' ? v.trim() : '');
   const name = str(recipient.holder_name ?? recipient.name).replace(/\s+/g, ' ');
