@@ -78,7 +78,10 @@ export function eventInsertSelect(values: ReturnType<typeof eventValues>, gate: 
  * A duplicate dedupe key fails the statement.
  */
 export async function insertEventRowsJson(tx: DbOrTx, json: string): Promise<void> {
-  await sql`insert into events select * from jsonb_populate_recordset(null::events, ${json}::jsonb)`.execute(tx);
+  // A row without `data_format` is a Surface A snapshot (the column's default, which
+  // jsonb_populate_record would otherwise leave null).
+  await sql`insert into events select (r).* from (
+    select jsonb_populate_record(null::events, '{"data_format":"surface_a"}'::jsonb || e) as r from jsonb_array_elements(${json}::jsonb) e) s`.execute(tx);
 }
 
 /**

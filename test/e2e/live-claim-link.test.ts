@@ -186,7 +186,7 @@ describe.skipIf(SKIP)('a live claim-link payout by e-mail, claimed to a US bank 
     const done = await waitFor(async () => {
       const r = await h.request('GET', `/v1/payouts/${id}`, { key: biz.live });
       return ['succeeded', 'failed'].includes(r.body.status) ? r.body : null;
-    }, 'the payout to settle');
+    }, 'the payout to settle', 150_000);
     expect(done).toMatchObject({ status: 'succeeded', channel: 'claim_link', claim: { method: 'bank_transfer' } });
     const instruction = await h.db.selectFrom('rail_instructions').selectAll().where('payout_id', '=', id).executeTakeFirstOrThrow();
     expect(instruction).toMatchObject({ rail: 'ach', currency: 'USD', creditor_name: 'Jordan Lee', amount_minor: 2500n });
@@ -202,5 +202,5 @@ describe.skipIf(SKIP)('a live claim-link payout by e-mail, claimed to a US bank 
     const events = (await h.db.selectFrom('events').select('type').where('object_id', '=', id).orderBy('id').execute()).map((r) => r.type);
     expect(events).toEqual(expect.arrayContaining(['payout.submitted', 'payout.awaiting_claim', 'payout.notification_sent', 'payout.claimed', 'payout.succeeded']));
     expect(events.indexOf('payout.claimed')).toBeLessThan(events.indexOf('payout.succeeded'));
-  }, 120_000);
+  }, 300_000);
 });
