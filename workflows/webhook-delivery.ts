@@ -13,7 +13,6 @@ import {
  * the business's test clock between them (docs/webhooks.md "Retries"). Replay: histories started
  * before numbering replay unchanged (test/workflows/webhook-replay.test.ts).
  */
-
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryStatus> {
   const { deliveryId, schedule } = input;
   const state: WebhookDeliveryStatus = { deliveryId, status: 'delivering' };
