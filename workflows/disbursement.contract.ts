@@ -41,6 +41,7 @@ export interface DisbursementWorkflowResult {
   status: Extract<DisbursementStatus, 'completed' | 'completed_with_failures'>;
 }
 
+/** No new item starts; children in flight finish. */
 export const pauseSignal = defineSignal('pause');
 export const resumeSignal = defineSignal('resume');
 export const retryFailedSignal = defineSignal('retryFailed');

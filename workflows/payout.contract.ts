@@ -31,7 +31,9 @@ export const claimUpdate = defineUpdate<PayoutStatus, [{ method: ClaimMethod }]>
 /** Cancels a pending or unclaimed payout. */
 export const cancelUpdate = defineUpdate<PayoutStatus, []>('cancel');
 
+/** Another key with approval rights: pending -> submitted. */
 export const approveUpdate = defineUpdate<PayoutStatus, [{ keyId: string }]>('approve');
+/** Another key with approval rights: pending -> canceled, hold released. */
 export const rejectUpdate = defineUpdate<PayoutStatus, [{ keyId: string; reason?: string | null }]>('reject');
 
 /** `expired`: the approval timeout passed. */
@@ -137,6 +139,7 @@ export interface PayoutActivities {
 export const NOTIFICATION_NOT_DELIVERABLE = 'NotificationNotDeliverable';
 
 export interface PayoutNotifyResult {
+  /** `canceled`: the payout ended first; `failed`: recorded failed before; `none`: no notification. */
   result: 'sent' | 'already_sent' | 'canceled' | 'failed' | 'none';
 }
 

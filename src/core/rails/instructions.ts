@@ -50,6 +50,7 @@ export async function updateInstructionDetails(db: DbOrTx, key: { payoutId: stri
     .execute();
 }
 
+/** Last updated before `before`; oldest first, at most `limit`. */
 export async function instructionsWaiting(db: DbOrTx, rail: string, statuses: InstructionStatus[], before: Date, limit: number) {
   return db.selectFrom('rail_instructions').selectAll().where('rail', '=', rail).where('status', 'in', statuses).where('updated_at', '<', before).orderBy('updated_at').limit(limit).execute();
 }
@@ -94,6 +95,7 @@ export async function markInstructionsInFile(tx: DbOrTx, keys: Array<{ payoutId:
   }
 }
 
+/** In file order. */
 export async function instructionsOfFile(db: DbOrTx, fileId: string) {
   return db.selectFrom('rail_instructions').selectAll().where('rail_file_id', '=', fileId).orderBy('created_at').orderBy('payout_id').execute();
 }

@@ -58,6 +58,7 @@ export async function listRailFiles(db: Db, limit = 50): Promise<RailFileSummary
   return rows.map(summary);
 }
 
+/** With content, payments (outbound) and statuses read (inbound); null when unknown. */
 export async function getRailFile(db: Db, id: string) {
   const row = await db.selectFrom('rail_files').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) return null;
@@ -81,6 +82,7 @@ export async function getRailFile(db: Db, id: string) {
   };
 }
 
+/** Newest first. */
 export async function listUnmatchedRailItems(db: Db, limit = 100) {
   const rows = await unmatchedRailEvents(db, limit);
   return rows.map((r) => ({

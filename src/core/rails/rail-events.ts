@@ -28,6 +28,7 @@ export async function recordRailEvents(tx: DbOrTx, events: NewRailEvent[], now: 
   return ids;
 }
 
+/** Oldest first, at most `limit`. */
 export async function undispatchedRailEvents(db: DbOrTx, rail: string, limit: number): Promise<RailEventRow[]> {
   return db.selectFrom('rail_events').selectAll().where('rail', '=', rail).where('dispatched_at', 'is', null).orderBy('created_at').orderBy('id').limit(limit).execute();
 }
@@ -40,10 +41,12 @@ export async function markRailEventDispatched(db: DbOrTx, id: string, now: Date,
     .execute();
 }
 
+/** Oldest first. */
 export async function railEventsOfAttempt(db: DbOrTx, payoutId: string, attempt: number): Promise<RailEventRow[]> {
   return db.selectFrom('rail_events').selectAll().where('payout_id', '=', payoutId).where('attempt', '=', attempt).orderBy('id').execute();
 }
 
+/** No payout, no deposit; newest first. */
 export async function unmatchedRailEvents(db: DbOrTx, limit = 100): Promise<RailEventRow[]> {
   return db.selectFrom('rail_events').selectAll().where('payout_id', 'is', null).where('deposit_id', 'is', null).where('type', 'not in', ['credit', 'notification_of_change']).orderBy('created_at', 'desc').limit(limit).execute();
 }
