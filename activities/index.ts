@@ -17,7 +17,6 @@ import { createRetentionActivities } from './retention';
 import { createSolanaActivities } from './solana';
 import { createWebhookActivities } from './webhooks';
 
-/** Every activity the worker registers: the union of the activity interfaces of the workflow contracts. */
 export type Activities = WebhookDeliveryActivities &
   PayoutActivities &
   PayoutNotificationActivities &
@@ -29,14 +28,7 @@ export type Activities = WebhookDeliveryActivities &
   SolanaWatchActivities &
   SolanaSweepActivities;
 
-/**
- * Every activity of the service, built over the one core (docs/architecture.md "Activities").
- * Grouped by workflow; each group is idempotent (postings, projections and events are keyed).
- * Activities are thin adapters over src/core (no queries here). Naming rule: `<resource><Action>`
- * in camelCase, the resource being the one the workflow drives (payoutTransition,
- * disbursementClaimItems); deliverWebhook and markWebhookDeliveryFailed predate the rule and keep
- * their names, which workflow histories record.
- */
+/** Every activity of the service over the one core (docs/architecture.md "Activities"); each group is idempotent. */
 export function createActivities(core: Core): Activities {
   return {
     ...createWebhookActivities(core),

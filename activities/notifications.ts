@@ -1,9 +1,4 @@
-/**
- * The notification step of payoutWorkflow (contract: workflows/payout.contract.ts,
- * PayoutNotificationActivities): a thin adapter over src/core/notifications. Provider errors that
- * retrying cannot fix (a refusal, no live provider configured) fail the activity with
- * NOTIFICATION_NOT_DELIVERABLE (not retried); transient ones are retried by the workflow's policy.
- */
+/** The notification step of payoutWorkflow; errors retrying cannot fix fail with NOTIFICATION_NOT_DELIVERABLE. */
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Core } from '../src/core/context';
 import {
@@ -20,7 +15,6 @@ export interface NotificationActivityOptions {
   afterProviderCall?: () => void | Promise<void>;
 }
 
-/** The notification activities over one core (merged into createActivities). */
 export function createNotificationActivities(core: Core, opts: NotificationActivityOptions = {}) {
   return {
     async payoutNotify(input: { payoutId: string }): Promise<PayoutNotifyResult> {

@@ -1,8 +1,4 @@
-/**
- * Activities of the Solana workflows (workflows/solana-watch.contract.ts,
- * workflows/solana-sweep.contract.ts): thin adapters over src/core/funding/crypto-watch.ts and
- * crypto-sweeps.ts. Idempotent (keyed records; see those modules).
- */
+/** Activities of the Solana workflows over src/core/funding (keyed records). */
 import { Context } from '@temporalio/activity';
 import type { Core } from '../src/core/context';
 import { sweepSolanaDeposits } from '../src/core/funding/crypto-sweeps';
@@ -14,11 +10,9 @@ function heartbeat() {
   try {
     Context.current().heartbeat();
   } catch {
-    // not inside an activity (a direct call)
   }
 }
 
-/** Builds the Solana activities over the core. */
 export function createSolanaActivities(core: Core) {
   return {
     async solanaWatchPoll(input: { environment: string }) {

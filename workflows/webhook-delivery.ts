@@ -9,31 +9,17 @@ import {
 } from './webhook-delivery.contract';
 
 /**
- * One webhook delivery (one event to one endpoint), workflow id = delivery id (`whd_…`), so an
- * operator finds every delivery in the Temporal UI (search attributes BusinessId, Environment).
- *
- * The workflow numbers the attempts and waits out the delay between two of them on a durable
- * timer (docs/webhooks.md "Retries"): Surface A retries with exponential backoff for 24 hours
- * (spec "Limits"), Surface B five times on its fixed delays. The wait follows the business's
- * sandbox test clock (docs/test-clocks.md): an advance past the next attempt's time makes it at
- * once. When the window or the attempts are spent the delivery is marked failed.
- *
- * Replay: the first command is the same `deliverWebhook` activity as when the schedule was the
- * activity's RetryPolicy, and only a `failed` result (which that activity never returned) leads to
- * a timer, so deliveries started before this loop replay unchanged; an activity of theirs still
- * retried by the server and finally failing gives the delivery up as before
- * (test/workflows/webhook-replay.test.ts).
+ * One webhook delivery, workflow id = delivery id (`whd_…`). It numbers the attempts and waits on
+ * the business's test clock between them (docs/webhooks.md "Retries"). Replay: histories started
+ * before numbering replay unchanged (test/workflows/webhook-replay.test.ts).
  */
-
-/** Delivers one event to one endpoint under the input's retry schedule; returns the final status. */
 export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Promise<WebhookDeliveryStatus> {
   const { deliveryId, schedule } = input;
   const state: WebhookDeliveryStatus = { deliveryId, status: 'delivering' };
   setHandler(webhookDeliveryStatusQuery, () => state);
   const clock = installTestClock();
 
-  // One attempt per call; the retry policy covers only a lost worker or a database error, which
-  // the same attempt number makes idempotent (webhook_attempts is keyed by delivery, run, number).
+  // The retry policy covers a lost worker or database error; the attempt number makes it idempotent.
   const { deliverWebhook } = proxyActivities<WebhookDeliveryActivities>({
     scheduleToCloseTimeout: schedule.windowMs,
     startToCloseTimeout: schedule.attemptTimeoutMs,
@@ -65,17 +51,13 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
         await markWebhookDeliveryFailed(deliveryId);
         return state;
       }
-      // The next attempt's time on the business's clock: an advance of the sandbox test clock
-      // ends the wait early (or shortens it); without one this is one timer.
       while (clock.now() < due) {
         const version = clock.version();
         await condition(() => clock.version() !== version, due - clock.now());
       }
     }
   } catch (err) {
-    // A delivery whose activity was scheduled before the workflow numbered its attempts: its
-    // spent RetryPolicy (or a non-retryable attempt) gives it up. Anything else is a bug that must
-    // fail the workflow task visibly, not silently drop the delivery.
+    // Older histories: a spent RetryPolicy gives the delivery up; anything else must fail the task.
     if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
     state.status = 'failed';
     state.reason = rootCause(err as Error) ?? 'retries exhausted';

@@ -1,13 +1,9 @@
-/**
- * The sandbox test clock inside a workflow (docs/test-clocks.md). Determinism contract: a run that
- * never receives the `testClockAdvance` Signal issues the same commands as without the clock.
- */
+/** The sandbox test clock inside a workflow (docs/test-clocks.md); without an advance Signal a run issues the same commands. */
 import { setHandler } from '@temporalio/workflow';
 import { testClockAdvanceSignal } from '../test-clock.contract';
 
-/** A workflow's view of its business's test clock. */
 export interface TestClock {
-  /** Workflow time plus the advances received, in ms since the epoch. */
+  /** Workflow time plus the advances received, ms since the epoch. */
   now(): number;
   /** Increments with every new advance. */
   version(): number;

@@ -1,8 +1,4 @@
-/**
- * Bank files (docs/rails.md "Files", "Inbound files"): this module owns the writes of rail_files.
- * Outbound files are composed and sent by src/core/rails/outbound.ts; inbound files are recorded
- * here once per rail and name. Names no rail.
- */
+/** Bank files (docs/rails.md "Files", "Inbound files"): owns the writes of rail_files. Names no rail. */
 import { createHash } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
@@ -10,23 +6,19 @@ import type { RailFilesTable } from '../../db/tables/rails';
 import { newId } from '../../domain/ids';
 import type { Core } from '../context';
 
-/** A rail_files row. */
 export type RailFileRow = Selectable<RailFilesTable>;
 
-/** Lowercase hex sha256 of `content`. */
 export function sha256Hex(content: Buffer | string): string {
   return createHash('sha256').update(content).digest('hex');
 }
 
-/** A new outbound file's row, as the collection writes it (status `written`). */
 export type NewOutboundFile = Omit<RailFileRow, 'direction' | 'status' | 'settles_at' | 'settled_at' | 'error' | 'updated_at'>;
 
-/** Records outbound file `file` `written` within `tx`. */
 export async function insertOutboundFile(tx: DbOrTx, file: NewOutboundFile): Promise<void> {
   await tx.insertInto('rail_files').values({ ...file, direction: 'outbound', status: 'written', settles_at: null, settled_at: null, error: null, updated_at: file.created_at }).execute();
 }
 
-/** Records outbound file `fileId` `uploaded` (with when its entries settle unless answered, or null); false when it was already. */
+/** `settlesAt`: when its entries settle unless answered, or null; false when already uploaded. */
 export async function markFileUploaded(db: DbOrTx, fileId: string, settlesAt: Date | null, now: Date): Promise<boolean> {
   const updated = await db
     .updateTable('rail_files')
@@ -37,12 +29,7 @@ export async function markFileUploaded(db: DbOrTx, fileId: string, settlesAt: Da
   return Number(updated.numUpdatedRows) > 0;
 }
 
-/**
- * Records inbound file `name` (downloaded bytes `content`) as `received`, once per rail and name.
- * Returns the row: the new one, or the one recorded before (its status says whether it was
- * processed). A second file under a known name with other bytes is recorded as its own
- * quarantined file (`<name>#<sha256 prefix>`), never applied.
- */
+/** Once per rail and name; other bytes under a known name are quarantined as `<name>#<sha256 prefix>`, never applied. */
 export async function recordInboundFile(core: Core, rail: string, name: string, content: Buffer): Promise<RailFileRow> {
   const sha256 = sha256Hex(content);
   const now = core.now();
@@ -80,7 +67,6 @@ export async function recordInboundFile(core: Core, rail: string, name: string, 
   return core.db.selectFrom('rail_files').selectAll().where('rail', '=', rail).where('direction', '=', 'inbound').where('name', '=', other).executeTakeFirstOrThrow();
 }
 
-/** Names of the inbound files of `rail` already processed or quarantined, among `names`. */
 export async function finishedInboundNames(db: DbOrTx, rail: string, names: string[]): Promise<Set<string>> {
   if (names.length === 0) return new Set();
   const rows = await db
@@ -94,7 +80,6 @@ export async function finishedInboundNames(db: DbOrTx, rail: string, names: stri
   return new Set(rows.map((r) => r.name));
 }
 
-/** Marks inbound file `fileId` processed (with its kind, message id and count) within `tx`. */
 export async function markInboundProcessed(tx: DbOrTx, fileId: string, info: { kind: string; messageId: string; transactions: number }, now: Date): Promise<void> {
   await tx
     .updateTable('rail_files')
@@ -103,12 +88,11 @@ export async function markInboundProcessed(tx: DbOrTx, fileId: string, info: { k
     .execute();
 }
 
-/** Marks inbound file `fileId` quarantined with `error` (it did not parse; an operator looks at it). */
 export async function markInboundQuarantined(db: DbOrTx, fileId: string, error: string, now: Date): Promise<void> {
   await db.updateTable('rail_files').set({ status: 'quarantined', error: error.slice(0, 2000), updated_at: now }).where('id', '=', fileId).where('status', '=', 'received').execute();
 }
 
-/** Uploaded files of `rail` (ACH) whose settlement time has passed and whose entries are not yet recorded settled (oldest first, at most `limit`). */
+/** ACH files past their settlement time not yet recorded settled (oldest first). */
 export async function dueSettlementFiles(db: DbOrTx, rail: string, now: Date, limit = 20) {
   return db
     .selectFrom('rail_files')
@@ -123,7 +107,6 @@ export async function dueSettlementFiles(db: DbOrTx, rail: string, now: Date, li
     .execute();
 }
 
-/** Records outbound file `fileId` (ACH) settled (its unreturned entries were recorded settled) within `tx`. */
 export async function markFileSettled(tx: DbOrTx, fileId: string, now: Date): Promise<void> {
   await tx.updateTable('rail_files').set({ settled_at: now, updated_at: now }).where('id', '=', fileId).where('settled_at', 'is', null).execute();
 }

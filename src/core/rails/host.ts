@@ -1,8 +1,4 @@
-/**
- * The core's side of the rail seam (docs/rails.md "The seam"): the {@link RailHost} a rail module
- * is given, over this core's database, Temporal and metrics. The store's writes go through the
- * modules that own the rail tables (instructions.ts, events.ts, files.ts).
- */
+/** The core's side of the rail seam (docs/rails.md "The seam"); writes go through the owners of the rail tables. */
 import { processStatementFile } from '../treasury/statements';
 import type { RailHost, RailStore } from '../../rails/adapter';
 import type { DbOrTx } from '../../db/schema';
@@ -28,7 +24,6 @@ import {
 } from './instructions';
 import { ensureRailWindow } from './windows';
 
-/** The rail tables over `db` (a connection or a transaction). */
 function storeOver(core: Core, db: DbOrTx): RailStore {
   return {
     async lockInboundFile(fileId) {
@@ -60,7 +55,6 @@ function storeOver(core: Core, db: DbOrTx): RailStore {
   };
 }
 
-/** The host of rail connection `rail` (a rail module's id) over `core`. */
 export function railHost(core: Core, rail: string): RailHost {
   return {
     rail,

@@ -1,11 +1,4 @@
-/**
- * The rails' answers (docs/rails.md "Inbound files", "The seam"): one poll of a live connection is
- * its module's `poll` (a file rail lists the bank's outbox over SFTP and takes each new file once;
- * ACH then settles by silence; a partner rail asks for the transfers its webhooks left waiting),
- * which records rail events; then every event not yet dispatched is dispatched: signaled to its
- * payout's workflow, credited as a deposit (the module says to which account), or applied (a
- * notification of change). Names no rail.
- */
+/** The rails' answers (docs/rails.md "Inbound files", "The seam"): poll, record rail events, dispatch them. Names no rail. */
 import { formatAmount } from '../../domain/money';
 import type { InboxPollResult, RailFileRecord } from '../../rails/adapter';
 import { signalPayoutRailEvent } from '../../temporal/rail-gateway';
@@ -21,35 +14,23 @@ import { liveRailConnection } from './rail-adapters';
 export type { InboxPollResult } from '../../rails/adapter';
 export { MAX_FILES_PER_POLL } from '../../rails/sftp/inbox';
 
-/** The configured connection `rail`, or an Error. */
 function connection(core: Core, rail: string) {
   const c = liveRailConnection(core, rail);
   if (!c) throw new Error(`The ${rail} rail is not configured`);
   return c;
 }
 
-/**
- * One poll of `rail`'s answers (see the file header): the module's poll, then every event not yet
- * dispatched (signals and deposits left by a process that died after recording). Throws when the
- * rail cannot be reached (SftpError, a partner's transport error: the poller's activity retries).
- */
+/** Throws when the rail cannot be reached (the poller's activity retries). */
 export async function pollRailInbox(core: Core, rail: string): Promise<InboxPollResult> {
   const c = connection(core, rail);
   const result = await c.configured.poll(railHost(core, c.id));
   await dispatchRailEvents(core, c.id);
-  // The settlement account again, now that the poll's answers are in our books (docs/treasury.md).
   if (result.files > 0) await reconcileAfterPoll(core, c.id);
   return result;
 }
 
-/**
- * Reads inbound file `file` (recorded `received`) with its rail's module and records its events,
- * in one transaction that holds the file's row (a second worker skips it). `bankTime`: when the
- * bank put the file on its server (ACH decides by it whether a return came before or after
- * settlement). A file that does not parse is quarantined. Returns what it recorded.
- */
+/** One transaction holding the file's row; `bankTime`: when the bank put the file up. A file that does not parse is quarantined. */
 export async function processInboundFile(core: Core, file: RailFileRecord, bankTime: Date | null = null): Promise<{ events: number; quarantined: boolean }> {
-  // End-of-day statements of the settlement accounts (docs/treasury.md): read and reconciled there.
   const statement = await processStatementFile(core, file);
   if (statement) return statement;
   const c = connection(core, file.rail);
@@ -57,13 +38,7 @@ export async function processInboundFile(core: Core, file: RailFileRecord, bankT
   return c.configured.readInboundFile(railHost(core, c.id), file, bankTime);
 }
 
-/**
- * Dispatches the rail's recorded events not dispatched yet: a payout's event is signaled to its
- * workflow; a credit becomes a deposit on the live virtual account its IBAN names (receiveDeposit:
- * idempotent on the bank's entry reference, so it is credited once) or stays unmatched. An event
- * whose dispatch fails (Temporal unreachable, a call past its deadline) is logged and left for the
- * next poll; the others go on. Returns how many were dispatched and how many were left.
- */
+/** Signals payouts, credits deposits (once per bank reference); a failed dispatch is logged and left for the next poll. */
 export async function dispatchRailEvents(core: Core, rail: string): Promise<{ dispatched: number; left: number }> {
   const failed = new Set<string>();
   let dispatched = 0;
@@ -82,16 +57,13 @@ export async function dispatchRailEvents(core: Core, rail: string): Promise<{ di
   }
 }
 
-/** Dispatches one recorded event (see {@link dispatchRailEvents}); throws when it could not. */
 async function dispatchOne(core: Core, rail: string, e: RailEventRow): Promise<void> {
   const now = core.now();
   const signal = toPayoutRailEvent(e);
   if (signal && e.payout_id) {
     const delivered = await signalPayoutRailEvent(core.temporal, e.payout_id, signal);
     if (!delivered && e.type === 'returned') {
-      // The payout's workflow had closed: its return window (RAIL_*_RETURN_WINDOW) was over. The
-      // bank returned the funds to the settlement account, but the payout stays `succeeded`: an
-      // operator refunds or re-credits it by hand (docs/rails.md "ACH", "Bank status unmatched").
+      // Workflow closed (return window over): the payout stays `succeeded`; an operator refunds it (docs/rails.md "ACH").
       railUnmatchedItems.inc({ rail });
       core.log.error({ rail, payoutId: e.payout_id, railEventId: e.id, reasonCode: e.reason_code }, 'a return arrived after its payout closed (past the return window): not applied; refund by hand');
     }
@@ -113,13 +85,7 @@ async function dispatchOne(core: Core, rail: string, e: RailEventRow): Promise<v
   await markRailEventDispatched(core.db, e.id, now);
 }
 
-/**
- * A credit to a live virtual account received as a deposit: the rail's module reads the account
- * identifier, the rail's id of the credit (its external id: credited once), the sender and the
- * reference from the event (a camt.054 credit to a live EUR virtual IBAN, an ACH credit entry to a
- * live USD virtual account number). Null when no active account has that identifier (the credit
- * stays an unmatched item).
- */
+/** Null when no active account has the identifier (the credit stays an unmatched item). */
 async function creditLiveDeposit(core: Core, rail: string, eventId: string, d: Record<string, unknown>, receivedAt: Date): Promise<string | null> {
   const credit = liveRailConnection(core, rail)?.configured.creditOf?.(d, eventId);
   if (!credit) return null;
@@ -145,11 +111,7 @@ async function creditLiveDeposit(core: Core, rail: string, eventId: string, d: R
   return deposit.id;
 }
 
-/**
- * The rail's recorded answers about one payout attempt (payoutRailStatus, past the deadline). With
- * none, raises the operator alert: metric payouts_rail_overdue_total and an error log naming the
- * payout, how long it has waited, and its file. Returns the events, oldest first.
- */
+/** Past the deadline; with none, raises the operator alert (payouts_rail_overdue_total). Oldest first. */
 export async function payoutRailStatus(core: Core, payoutId: string, attempt: number, overdueMs: number): Promise<PayoutRailEvent[]> {
   const rows = await railEventsOfAttempt(core.db, payoutId, attempt);
   const events = rows.map(toPayoutRailEvent).filter((e): e is PayoutRailEvent => e !== null);

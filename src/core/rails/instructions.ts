@@ -1,23 +1,12 @@
-/**
- * The payment instructions handed to a live rail (docs/rails.md "Files", "The seam"): this module
- * owns the writes of rail_instructions. One row per payout attempt: on a file rail queued until the
- * rail's window workflow collects it into a file, on a partner rail accepted with the partner's
- * transfer in `details`; then moved by the rail's answers. Names no rail: the rail modules choose
- * the references (src/rails/<rail>/module.ts).
- */
+/** Payment instructions of live rails (docs/rails.md "Files", "The seam"): owns the writes of rail_instructions. Names no rail. */
 import { sql } from 'kysely';
 import type { NewRailInstruction, RailInstructionRecord } from '../../rails/adapter';
 import type { DbOrTx } from '../../db/schema';
 import type { RailInstructionsTable } from '../../db/tables/rails';
 
-/** A stored instruction's status (see RailInstructionsTable). */
 export type InstructionStatus = RailInstructionsTable['status'];
 
-/**
- * Stores `instruction` (status `queued` unless given), once per payout and attempt: a retried
- * submission finds the row already there and gets it back. Returns the stored row. The rail module
- * chose its references (EndToEndId, UETR, trace number, details).
- */
+/** Once per payout and attempt: a retried submission gets the stored row back. */
 export async function queueInstruction(db: DbOrTx, instruction: NewRailInstruction, now: Date): Promise<RailInstructionRecord> {
   await db
     .insertInto('rail_instructions')
@@ -35,25 +24,23 @@ export async function queueInstruction(db: DbOrTx, instruction: NewRailInstructi
   return db.selectFrom('rail_instructions').selectAll().where('payout_id', '=', instruction.payout_id).where('attempt', '=', instruction.attempt).executeTakeFirstOrThrow();
 }
 
-/** The instruction of one payout attempt. */
 export async function instructionOf(db: DbOrTx, payoutId: string, attempt: number) {
   return db.selectFrom('rail_instructions').selectAll().where('payout_id', '=', payoutId).where('attempt', '=', attempt).executeTakeFirst();
 }
 
-/** The next value of database sequence `name`, as a decimal string (ACH trace numbers: `ach_trace_seq`). */
+/** As a decimal string. */
 export async function nextSequenceValue(db: DbOrTx, name: string): Promise<string> {
   const seq = await sql<{ n: string }>`select nextval(${name})::text as n`.execute(db);
   return seq.rows[0]!.n;
 }
 
-/** The instruction of `rail` whose `details[key]` is `value` (a partner's transfer id), locked for update when `lock`. */
+/** Locked for update when `lock`. */
 export async function findInstructionByDetail(db: DbOrTx, rail: string, key: string, value: string, lock = false) {
   let q = db.selectFrom('rail_instructions').selectAll().where('rail', '=', rail).where(sql<string>`details->>${key}`, '=', value);
   if (lock) q = q.forUpdate();
   return q.executeTakeFirst();
 }
 
-/** Merges `details` into the details of one attempt's instruction. */
 export async function updateInstructionDetails(db: DbOrTx, key: { payoutId: string; attempt: number }, details: Record<string, string>, now: Date): Promise<void> {
   await db
     .updateTable('rail_instructions')
@@ -63,27 +50,24 @@ export async function updateInstructionDetails(db: DbOrTx, key: { payoutId: stri
     .execute();
 }
 
-/** Instructions of `rail` in `statuses` last updated before `before` (oldest first, at most `limit`). */
+/** Last updated before `before`; oldest first, at most `limit`. */
 export async function instructionsWaiting(db: DbOrTx, rail: string, statuses: InstructionStatus[], before: Date, limit: number) {
   return db.selectFrom('rail_instructions').selectAll().where('rail', '=', rail).where('status', 'in', statuses).where('updated_at', '<', before).orderBy('updated_at').limit(limit).execute();
 }
 
-/** The ACH instruction with trace number `traceNumber` on `rail`, locked for update when `lock` (within a transaction). */
+/** Locked for update when `lock`. */
 export async function findInstructionByTrace(db: DbOrTx, rail: string, traceNumber: string, lock = false) {
   let q = db.selectFrom('rail_instructions').selectAll().where('rail', '=', rail).where('trace_number', '=', traceNumber);
   if (lock) q = q.forUpdate();
   return q.executeTakeFirst();
 }
 
-/**
- * Locks the instructions of outbound file `fileId` that no answer has ended yet (`in_file` or
- * `accepted`), for the ACH settlement by silence; rows another worker holds wait.
- */
+/** Locks the `in_file` or `accepted` instructions of `fileId` (ACH settlement by silence); held rows wait. */
 export async function lockUnansweredInstructionsOfFile(tx: DbOrTx, fileId: string) {
   return tx.selectFrom('rail_instructions').selectAll().where('rail_file_id', '=', fileId).where('status', 'in', ['in_file', 'accepted']).orderBy('created_at').orderBy('payout_id').forUpdate().execute();
 }
 
-/** Locks and returns the queued instructions of `rail` (oldest first, at most `limit`), skipping rows another worker holds. */
+/** Skips rows another worker holds. */
 export async function lockQueuedInstructions(tx: DbOrTx, rail: string, limit: number) {
   return tx
     .selectFrom('rail_instructions')
@@ -98,7 +82,7 @@ export async function lockQueuedInstructions(tx: DbOrTx, rail: string, limit: nu
     .execute();
 }
 
-/** Moves the given instructions into file `fileId` (queued -> in_file), each with its group in the file (pain.001 PmtInfId, ACH batch). */
+/** queued -> in_file, each with its group in the file (pain.001 PmtInfId, ACH batch). */
 export async function markInstructionsInFile(tx: DbOrTx, keys: Array<{ payoutId: string; attempt: number; group: string }>, fileId: string, now: Date): Promise<void> {
   for (const k of keys) {
     await tx
@@ -111,12 +95,12 @@ export async function markInstructionsInFile(tx: DbOrTx, keys: Array<{ payoutId:
   }
 }
 
-/** The instructions of file `fileId`, in file order. */
+/** In file order. */
 export async function instructionsOfFile(db: DbOrTx, fileId: string) {
   return db.selectFrom('rail_instructions').selectAll().where('rail_file_id', '=', fileId).orderBy('created_at').orderBy('payout_id').execute();
 }
 
-/** The instruction with EndToEndId `endToEndId`, else (none given) UETR `uetr` (lowercase). */
+/** By EndToEndId, else UETR (lowercase). */
 export async function findInstruction(db: DbOrTx, refs: { endToEndId: string | null; uetr: string | null }) {
   let q = db.selectFrom('rail_instructions').selectAll();
   if (refs.endToEndId) q = q.where('end_to_end_id', '=', refs.endToEndId);
@@ -125,7 +109,6 @@ export async function findInstruction(db: DbOrTx, refs: { endToEndId: string | n
   return q.executeTakeFirst();
 }
 
-/** The instructions with an EndToEndId in `endToEndIds` or a UETR in `uetrs`, in one query. */
 export async function findInstructions(db: DbOrTx, refs: { endToEndIds: string[]; uetrs: string[] }) {
   if (refs.endToEndIds.length === 0 && refs.uetrs.length === 0) return [];
   return db
@@ -140,15 +123,15 @@ export async function findInstructions(db: DbOrTx, refs: { endToEndIds: string[]
     .execute();
 }
 
-/** Order of instruction statuses: a later answer never moves one back. */
+/** A later answer never moves an instruction back. */
 const ORDER: Record<InstructionStatus, number> = { queued: 0, in_file: 1, accepted: 2, rejected: 3, settled: 3, returned: 4 };
 
-/** Moves each of `keys` forward to `status` in one statement (never back; idempotent). */
+/** One statement; never back; idempotent. */
 export async function advanceInstructions(tx: DbOrTx, keys: Array<{ payoutId: string; attempt: number }>, status: InstructionStatus, now: Date): Promise<void> {
   const earlier = (Object.keys(ORDER) as InstructionStatus[]).filter((s) => ORDER[s] < ORDER[status]);
   for (let i = 0; i < keys.length; i += 1000) {
     const chunk = keys.slice(i, i + 1000);
-    // A join on the primary key with the unnested keys (a list of row comparisons is planned as a scan).
+    // Joined on the primary key with unnested keys (a list of row comparisons is planned as a scan).
     await sql`
       update rail_instructions r set status = ${status}, updated_at = ${now}
       from unnest(${chunk.map((k) => k.payoutId)}::text[], ${chunk.map((k) => k.attempt)}::int[]) as k(payout_id, attempt)
@@ -156,7 +139,6 @@ export async function advanceInstructions(tx: DbOrTx, keys: Array<{ payoutId: st
   }
 }
 
-/** Moves an instruction forward to `status` (never back; idempotent). */
 export async function advanceInstruction(tx: DbOrTx, key: { payoutId: string; attempt: number }, status: InstructionStatus, now: Date): Promise<void> {
   const row = await tx.selectFrom('rail_instructions').select('status').where('payout_id', '=', key.payoutId).where('attempt', '=', key.attempt).forUpdate().executeTakeFirst();
   if (!row || ORDER[row.status] >= ORDER[status]) return;

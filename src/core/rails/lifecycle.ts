@@ -1,17 +1,9 @@
-/**
- * Starting the live rails with a process (docs/rails.md "Connecting a bank"): each configured
- * file rail gets its inbox poller workflow (one per rail, started idempotently by every worker),
- * and the process checks its rails' connections every RAIL_HEALTH_TTL_MS so channel status
- * follows them.
- */
+/** Starting the live rails with a process (docs/rails.md "Connecting a bank"). */
 import { startRailInboxWorkflow } from '../../temporal/rail-gateway';
 import type { Core } from '../context';
 import { configuredLiveRails, RAIL_HEALTH_TTL_MS, refreshRailHealth } from './rail-adapters';
 
-/**
- * Checks the configured live rails' connections now and then every RAIL_HEALTH_TTL_MS (the timer
- * does not keep the process alive). Returns a function that stops the checks.
- */
+/** Every RAIL_HEALTH_TTL_MS (the timer does not keep the process alive); returns the stop function. */
 export async function startRailHealthChecks(core: Core): Promise<() => void> {
   if (configuredLiveRails(core).length === 0) return () => undefined;
   const health = await refreshRailHealth(core);
@@ -21,7 +13,7 @@ export async function startRailHealthChecks(core: Core): Promise<() => void> {
   return () => clearInterval(timer);
 }
 
-/** Starts the inbox poller of every configured live rail (idempotent). Throws when Temporal cannot be reached. */
+/** Idempotent; throws when Temporal cannot be reached. */
 export async function startRailPollers(core: Core): Promise<string[]> {
   const rails = configuredLiveRails(core);
   for (const { rail, pollIntervalMs } of rails) await startRailInboxWorkflow(core.temporal, core.config, { rail, pollIntervalMs });

@@ -1,12 +1,8 @@
-/**
- * What operators read about the bank files (docs/rails.md "For operators"; `npm run admin -- rail
- * files | rail file <id> | rail unmatched`). Read-only.
- */
+/** Operator reads of bank files (docs/rails.md "For operators"). Read-only. */
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema';
 import { unmatchedRailEvents } from './rail-events';
 
-/** One file as listed: no content. */
 export interface RailFileSummary {
   id: string;
   rail: string;
@@ -15,13 +11,13 @@ export interface RailFileSummary {
   kind: string;
   status: string;
   transactions: number;
-  /** Outbound: sum of the transactions in minor units (decimal string). */
+  /** Minor units (decimal string). */
   control_sum_minor: string | null;
-  /** Outbound: requested execution date (SEPA) or effective entry date (ACH), YYYY-MM-DD. */
+  /** YYYY-MM-DD. */
   execution_date: string | null;
-  /** Outbound ACH: the settlement window, `same_day` or `next_day`. */
+  /** `same_day` or `next_day`. */
   settlement_window: string | null;
-  /** Outbound ACH: when its entries settle unless returned (ISO 8601), and when they were recorded settled. */
+  /** ISO 8601. */
   settles_at: string | null;
   settled_at: string | null;
   sha256: string | null;
@@ -51,7 +47,6 @@ const summary = (r: {
   created_at: r.created_at.toISOString(),
 });
 
-/** The newest `limit` files, both directions. */
 export async function listRailFiles(db: Db, limit = 50): Promise<RailFileSummary[]> {
   const rows = await db
     .selectFrom('rail_files')
@@ -63,7 +58,7 @@ export async function listRailFiles(db: Db, limit = 50): Promise<RailFileSummary
   return rows.map(summary);
 }
 
-/** One file with its content, its payments (outbound) and the statuses read from it (inbound); null when unknown. */
+/** With content, payments (outbound) and statuses read (inbound); null when unknown. */
 export async function getRailFile(db: Db, id: string) {
   const row = await db.selectFrom('rail_files').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) return null;
@@ -87,7 +82,7 @@ export async function getRailFile(db: Db, id: string) {
   };
 }
 
-/** Statuses that matched no payout or deposit, newest first. */
+/** Newest first. */
 export async function listUnmatchedRailItems(db: Db, limit = 100) {
   const rows = await unmatchedRailEvents(db, limit);
   return rows.map((r) => ({
@@ -103,13 +98,7 @@ export async function listUnmatchedRailItems(db: Db, limit = 100) {
   }));
 }
 
-/**
- * The transfers made at payout partners, newest first (docs/rails.md "The partner's rate and fee
- * beside ours"; `npm run admin -- rail partner-transfers`): per payout attempt our side (the
- * payout's `rate`, `fee` and `source_amount` in its source currency, `destination_amount`: decimal
- * strings of minor units) beside the partner's (its rate, fee and source amount as it quoted them,
- * decimal strings in the partner balance currency, and its transfer's last state).
- */
+/** Newest first (docs/rails.md "The partner's rate and fee beside ours"); amounts are decimal strings of minor units. */
 export async function listPartnerTransfers(db: Db, limit = 100) {
   const rows = await db
     .selectFrom('rail_instructions as i')

@@ -1,19 +1,11 @@
-/**
- * Webhooks of partner rails (docs/rails.md "Payout partner"): `POST /hooks/partner/<rail>`, outside
- * the three surfaces. The rail's module checks the signature and freshness and records the events
- * the webhook carries; then they are dispatched to their payouts at once (a dispatch that fails is
- * left for the rail's next poll). Names no rail.
- */
+/** Webhooks of partner rails (docs/rails.md "Payout partner"): `POST /hooks/partner/<rail>`. Names no rail. */
 import type { RailWebhookResult } from '../../rails/adapter';
 import type { Core } from '../context';
 import { railHost } from './host';
 import { dispatchRailEvents } from './inbox';
 import { liveRailConnection } from './rail-adapters';
 
-/**
- * Receives one webhook for connection `rail` (headers with lower-case names, the raw body).
- * Returns the module's answer, or null when no configured connection `rail` takes webhooks (404).
- */
+/** Headers lower-case, the raw body; null when no configured connection `rail` takes webhooks (404). */
 export async function receiveRailWebhook(core: Core, rail: string, headers: Record<string, string | undefined>, body: string): Promise<RailWebhookResult | null> {
   const c = liveRailConnection(core, rail);
   if (!c || c.id !== rail || !c.configured.receiveWebhook) return null;

@@ -1,9 +1,4 @@
-/**
- * Rail events: the statuses read from a bank's files (docs/rails.md "Status and reason codes").
- * This module owns the writes of rail_events. Each is matched to a payout attempt or a deposit,
- * or kept unmatched for operators (never dropped), and dispatched once: signaled to its payout's
- * workflow, or credited as a deposit.
- */
+/** Rail events (docs/rails.md "Status and reason codes"): owns the writes of rail_events; unmatched ones are kept, never dropped. */
 import type { Selectable } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
 import type { RailEventsTable } from '../../db/tables/rails';
@@ -11,16 +6,14 @@ import type { NewRailEvent as RailModuleEvent } from '../../rails/adapter';
 import { railModuleOf } from '../../rails/registry';
 import type { PayoutRailEvent } from '../../../workflows/payout.contract';
 
-/** A rail_events row. */
 export type RailEventRow = Selectable<RailEventsTable>;
 
-/** A rail event about to be recorded (id `<rail file id>:<index>`; src/rails/adapter.ts NewRailEvent). */
+/** Id `<rail file id>:<index>`. */
 export type NewRailEvent = RailModuleEvent;
 
-/** Events inserted per statement (a bank file's thousands of answers in a few statements). */
 const RECORD_CHUNK = 500;
 
-/** Records `events` (a file read twice yields the same ids: recorded once). Returns the ids newly recorded. */
+/** A file read twice yields the same ids: recorded once. Returns the ids newly recorded. */
 export async function recordRailEvents(tx: DbOrTx, events: NewRailEvent[], now: Date): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < events.length; i += RECORD_CHUNK) {
@@ -35,12 +28,11 @@ export async function recordRailEvents(tx: DbOrTx, events: NewRailEvent[], now: 
   return ids;
 }
 
-/** Events not yet dispatched (oldest first, at most `limit`). */
+/** Oldest first, at most `limit`. */
 export async function undispatchedRailEvents(db: DbOrTx, rail: string, limit: number): Promise<RailEventRow[]> {
   return db.selectFrom('rail_events').selectAll().where('rail', '=', rail).where('dispatched_at', 'is', null).orderBy('created_at').orderBy('id').limit(limit).execute();
 }
 
-/** Marks event `id` dispatched (and, for a credit, the deposit it became). */
 export async function markRailEventDispatched(db: DbOrTx, id: string, now: Date, depositId?: string): Promise<void> {
   await db
     .updateTable('rail_events')
@@ -49,22 +41,17 @@ export async function markRailEventDispatched(db: DbOrTx, id: string, now: Date,
     .execute();
 }
 
-/** The recorded events of one payout attempt, oldest first. */
+/** Oldest first. */
 export async function railEventsOfAttempt(db: DbOrTx, payoutId: string, attempt: number): Promise<RailEventRow[]> {
   return db.selectFrom('rail_events').selectAll().where('payout_id', '=', payoutId).where('attempt', '=', attempt).orderBy('id').execute();
 }
 
-/** Unmatched events (no payout, no deposit), newest first. */
+/** No payout, no deposit; newest first. */
 export async function unmatchedRailEvents(db: DbOrTx, limit = 100): Promise<RailEventRow[]> {
   return db.selectFrom('rail_events').selectAll().where('payout_id', 'is', null).where('deposit_id', 'is', null).where('type', 'not in', ['credit', 'notification_of_change']).orderBy('created_at', 'desc').limit(limit).execute();
 }
 
-/**
- * The payout workflow's view of a recorded event (Signal `railEvent`): rejected and returned carry
- * the failure the rail's module maps the rail's reason code to (src/rails/<rail>/module.ts
- * `failureOf`; e.g. ISO 20022 codes, or ACH return codes, where an ACH return before settlement is
- * `rejected`). Credits and notifications of change are not payout signals (null).
- */
+/** Rejected and returned carry the module's `failureOf` mapping; credits and NOCs are not payout signals (null). */
 export function toPayoutRailEvent(row: RailEventRow): PayoutRailEvent | null {
   if (!row.payout_id || row.attempt === null || row.type === 'credit' || row.type === 'notification_of_change') return null;
   const at = (row.occurred_at ?? row.created_at).toISOString();

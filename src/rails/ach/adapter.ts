@@ -1,56 +1,39 @@
-/**
- * The live ach_usd rail: ACH credits in NACHA files over SFTP (docs/rails.md "ACH"). A payout's
- * attempt becomes one credit entry: `submit` checks what the file must carry and queues the entry
- * (through `deps.enqueue`, which core backs with rail_instructions and the trace-number sequence);
- * the rail's window workflow collects the queue into one NACHA file per window, and the ODFI
- * answers later, only when something went wrong: returns (`R01`..`R85`) and notifications of
- * change (`C01`..`C13`) in files read by the inbox poller. An entry nobody returns settles on its
- * effective entry date. So `submit` answers `accepted` with the entry's trace number, or
- * `rejected` when the entry cannot be carried.
- */
+/** The live ach_usd rail (docs/rails.md "ACH"): `submit` queues one credit entry and answers `accepted` or `rejected`. */
 import { isValidAbaRouting } from '../../domain/recipients';
 import type { PaymentInstruction, RailAdapter, RailCapabilities, RailHealth, RailReferences, RailSubmitResult } from '../adapter';
 import { toNachaText } from '../nacha/text';
 import { sftpHealth } from '../sftp/transport';
 import { ACH_RAIL, type AchRailConfig } from './config';
 
-/** Standard Entry Class code of a credit: PPD to an individual, CCD to a business. */
+/** PPD to an individual, CCD to a business. */
 export type AchSecCode = 'PPD' | 'CCD';
 
-/** One ACH credit entry as queued for the next file (amount in integer cents). */
+/** Amount in integer cents. */
 export interface QueuedAchEntry {
   payoutId: string;
   attempt: number;
   businessId: string;
-  /** Our reference of the attempt (`<payout id>-<attempt>`), also the entry's individual identification number source. */
+  /** `<payout id>-<attempt>`. */
   endToEndId: string;
   amountMinor: string;
   currency: 'USD';
-  /** As stored on the recipient; the file carries its NACHA conversion. */
   creditorName: string;
   routingNumber: string;
   accountNumber: string;
   accountType: 'checking' | 'savings';
   secCode: AchSecCode;
-  /** Addenda text (the payout's reference), or null. */
   remittance: string | null;
 }
 
-/** What the adapter needs from core. */
 export interface AchRailDeps {
-  /** Queues `entry` for the next file, once per (payoutId, attempt), with a new trace number; returns what is stored. */
+  /** Once per (payoutId, attempt), with a new trace number; returns what is stored. */
   enqueue(entry: QueuedAchEntry): Promise<{ traceNumber: string; endToEndId: string }>;
 }
 
-/** Widths of the NACHA fields our records feed: receiver name (entry detail) and addenda 05 text. */
 export const NACHA_NAME_WIDTH = 22;
 export const NACHA_ADDENDA_WIDTH = 80;
 
-/**
- * Whether a creditor can be carried in a NACHA credit entry: an ABA-valid routing number, an
- * account number of 1 to 17 digits or letters, an account type, and a name that is not empty once
- * converted to the NACHA character set. Returns the offending recipient field and why, or null.
- */
+/** The offending recipient field and why, or null when it can be carried. */
 export function achCarriageProblem(input: { name: string; routingNumber: string | null | undefined; accountNumber: string | null | undefined; accountType: string | null | undefined }): { field: 'holder_name' | 'routing_number' | 'account_number' | 'account_type'; message: string } | null {
   if (!input.routingNumber || !isValidAbaRouting(input.routingNumber)) return { field: 'routing_number', message: 'routing_number is not a valid ABA routing number (check digit)' };
   if (!input.accountNumber || !/^[0-9A-Za-z]{1,17}$/.test(input.accountNumber)) return { field: 'account_number', message: 'account_number must be 1 to 17 digits or letters' };
@@ -59,7 +42,6 @@ export function achCarriageProblem(input: { name: string; routingNumber: string 
   return null;
 }
 
-/** The ACH rail over one configuration. */
 export function achRailAdapter(config: AchRailConfig, deps: AchRailDeps): RailAdapter {
   const capabilities: RailCapabilities = {
     rails: [ACH_RAIL],
@@ -100,7 +82,6 @@ export function achRailAdapter(config: AchRailConfig, deps: AchRailDeps): RailAd
       return { outcome: 'accepted', references };
     },
     async status() {
-      // ACH has no status call: returns and NOCs arrive as files (the inbox poller).
       return null;
     },
     async health(): Promise<RailHealth> {

@@ -1,47 +1,35 @@
-/**
- * The configuration of the live ach_usd rail (docs/rails.md "ACH"), read from the process
- * configuration (src/config.ts, RAIL_ACH_*). Pure: no I/O.
- */
+/** The live ach_usd rail configuration (docs/rails.md "ACH"; RAIL_ACH_*). Pure. */
 import type { Config } from '../../config';
 import { parseDuration } from '../../domain/durations';
 import type { SftpConnectionConfig } from '../sftp/transport';
 
-/** Catalog rail of the ach_usd channel: ACH credits in NACHA files. */
 export const ACH_RAIL = 'ach';
 
-/** A working ACH rail configuration: every field needed to connect and to write files. */
 export interface AchRailConfig {
   sftp: SftpConnectionConfig;
   uploadDir: string;
   downloadDir: string;
-  /** The ODFI's ABA routing number (9 digits): immediate destination; its first 8 digits prefix every trace number. */
+  /** 9 digits; its first 8 prefix every trace number. */
   odfiRouting: string;
   odfiName: string;
-  /** Company identification of every batch (10 characters). */
+  /** 10 characters. */
   companyId: string;
   companyName: string;
   entryDescription: string;
-  /** Same-day cut-off `HH:MM` in `timeZone`, or null: next-day only. */
+  /** `HH:MM` in `timeZone`, or null: next-day only. */
   sameDayCutOff: string | null;
   timeZone: string;
-  /** Collection window of one file, in ms. */
   batchWindowMs: number;
-  /** Most entries in one NACHA file (RAIL_ACH_MAX_FILE_TRANSACTIONS). */
   maxFileTransactions: number;
-  /** Interval between listings of the ODFI's outbox, in ms. */
   pollIntervalMs: number;
   /** How long after settlement a return is still applied, in ms. */
   returnWindowMs: number;
-  /** Testing only: settle this many ms after upload instead of on the effective date; null in production. */
+  /** Testing only; null in production. */
   settleAfterMs: number | null;
-  /** Live USD virtual account numbers: routing number and leading account digits; null when unset. */
   virtualAccountRange: { routingNumber: string; accountPrefix: string } | null;
 }
 
-/**
- * The ACH rail's configuration, or null with the unset variable names when any connection variable
- * is missing (the channel then stays `paused` in the live environment).
- */
+/** Null with the unset variable names when any connection variable is missing (the channel stays `paused`). */
 export function achRailConfig(config: Config): { config: AchRailConfig; missing: [] } | { config: null; missing: string[] } {
   const required = {
     RAIL_ACH_SFTP_HOST: config.RAIL_ACH_SFTP_HOST,

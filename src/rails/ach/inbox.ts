@@ -1,24 +1,7 @@
 /**
- * The ACH rail's answers (docs/rails.md "ACH"). ACH answers only when something is wrong, so:
- *
- * - an inbound NACHA file from the ODFI carries returns (addenda 99), notifications of change
- *   (addenda 98, batches with SEC code COR) and incoming credits (entries to our live virtual
- *   account numbers). Each return is matched to its payout attempt by the original trace number:
- *   before the entry settled it becomes a `rejected` event (the payout ends `failed`, hold
- *   released), after it a `returned` event (the payout ends `refunded`); a return after the usual
- *   return time is flagged `late` for operators. A NOC becomes a `notification_of_change` event
- *   that corrects the payout's saved recipient. A credit becomes a deposit.
- * - an uploaded file whose settlement time has passed settles every entry of it that nothing
- *   answered (`settled` events, one per entry, at the settlement time).
- *
- * Each file is taken once (its row is held while its events are recorded) and each settlement is
- * recorded once (the instruction rows are held); a return and a settlement of one entry never
- * both win: whichever holds the instruction row first decides, and the other sees its status.
- * Whether a return came before or after settlement is decided by when the ODFI put its file on the
- * server (the listing's time), not by when a poll read it: a return the bank sent before the
- * settlement time fails the payout even when a stalled poller reads it later (the sweep runs only
- * after every listed file is read), and one it sent after that time refunds it even when the sweep
- * has not recorded the settlement yet (then the settlement is recorded first, then the return).
+ * The ACH rail's answers (docs/rails.md "ACH"): returns, NOCs and credits from the ODFI, and
+ * settlement by silence. Each file and settlement is recorded once; before/after settlement is
+ * decided by the listing's time, not by when a poll read it.
  */
 import type { NewRailEvent, RailEventRecord, RailFileRecord, RailHost } from '../adapter';
 import { nextFedBusinessDay } from '../fed-calendar';
@@ -28,17 +11,12 @@ import { quarantineInboundFile } from '../sftp/inbox';
 import type { AchRailConfig } from './config';
 import { achUsualReturnDeadline } from './file';
 
-/** Transaction codes of a credit to a checking (22) or savings (32) account: an incoming ACH credit. */
 const CREDIT_CODES = new Set(['22', '32']);
 
-/**
- * Parses inbound NACHA file `file` and records its events in one transaction that holds the
- * file's row (a second worker skips it); see the file header. A file that does not parse is
- * quarantined (metric rail_files_total{outcome="quarantined"} and an error log).
- */
+/** One transaction holding the file's row; a file that does not parse is quarantined. */
 export async function processAchInboundFile(host: RailHost, ach: AchRailConfig, file: RailFileRecord, bankTime: Date | null = null): Promise<{ events: number; quarantined: boolean }> {
   const now = host.now();
-  // When the ODFI answered: the file's time on its server (never later than now), else now.
+  // The file's time on the ODFI's server (never later than now), else now.
   const answeredAt = bankTime && bankTime.getTime() <= now.getTime() ? bankTime : now;
   let parsed: ParsedNachaFile;
   try {
@@ -65,8 +43,7 @@ export async function processAchInboundFile(host: RailHost, ach: AchRailConfig, 
               : undefined;
             let settled = instruction?.status === 'settled' || instruction?.status === 'returned';
             if (!settled && instruction && (instruction.status === 'in_file' || instruction.status === 'accepted') && sent?.settles_at && sent.settles_at.getTime() <= answeredAt.getTime()) {
-              // Answered after the entry's settlement time, read before the sweep recorded it (a late
-              // poll): the money settled first, so record that settlement now, ordered before the return.
+              // A late poll: the settlement came first, so record it now, ordered before the return.
               await tx.recordEvents([settledEvent(file.rail, sent.id, sent.settles_at, instruction)], new Date(now.getTime() - 1));
               await tx.advanceInstruction({ payoutId: instruction.payout_id, attempt: instruction.attempt }, 'settled', now);
               settled = true;
@@ -126,10 +103,7 @@ export async function processAchInboundFile(host: RailHost, ach: AchRailConfig, 
   return { events: recorded.ids.length, quarantined: false };
 }
 
-/**
- * The `settled` event of entry `r` of outbound file `fileId` at its settlement time `settlesAt`
- * (one id per file and attempt: recorded once, by the sweep or by a return read after that time).
- */
+/** One id per file and attempt: recorded once, by the sweep or by a later return. */
 function settledEvent(rail: string, fileId: string, settlesAt: Date, r: { payout_id: string; attempt: number; end_to_end_id: string; trace_number: string | null }): NewRailEvent {
   return {
     id: `${fileId}:settled:${r.payout_id}:${r.attempt}`,
@@ -147,19 +121,7 @@ function settledEvent(rail: string, fileId: string, settlesAt: Date, r: { payout
   };
 }
 
-/**
- * Settles by silence the entries of every uploaded ACH file of `rail` whose settlement time is not
- * after `listedAt`: each entry nothing answered gets a `settled` event at the settlement time
- * (dispatched later with the others); the file is recorded settled. Returns how many entries
- * settled.
- *
- * `listedAt` is when the poll listed the bank's outbox (taken just before the listing; default
- * now). An answer the bank published before an entry's settlement time was then in that listing,
- * and the poll read it before this sweep; an entry settling after `listedAt` waits for the next
- * poll, since an early return may appear on the server after the listing (found by `npm run
- * chaos`: a sweep that used its own time settled an entry whose `R01`, published 3 s before the
- * settlement time, came after the listing, and the payout was refunded instead of failed).
- */
+/** Settles unanswered entries of files settling by `listedAt` (when the poll listed the outbox); returns how many. */
 export async function settleDueAchFiles(host: RailHost, rail: string, listedAt: Date = host.now()): Promise<number> {
   let settled = 0;
   for (const due of await host.store.dueSettlementFiles(rail, listedAt)) {
@@ -176,11 +138,7 @@ export async function settleDueAchFiles(host: RailHost, rail: string, listedAt: 
   return settled;
 }
 
-/**
- * Applies a recorded notification of change: corrects the saved recipient of its payout (when the
- * payout was made to one) with the corrected data, or asks for the field again when the
- * correction is ambiguous (src/rails/reason-codes.ts achNocCorrection). Idempotent per event.
- */
+/** Corrects the payout's saved recipient, or asks for the field again when ambiguous. Idempotent per event. */
 export async function applyNotificationOfChange(host: RailHost, e: RailEventRecord): Promise<void> {
   if (!e.payout_id || !e.reason_code) return;
   const correctedData = String((e.details as Record<string, unknown>).correctedData ?? '');

@@ -1,11 +1,4 @@
-/**
- * The ach_usd rail module (docs/rails.md "ACH", "The seam"): ACH credits in NACHA files over SFTP.
- * Everything the core runs for this rail: the adapter (src/rails/ach/adapter.ts; trace numbers
- * from the database sequence `ach_trace_seq`), the NACHA file of a window (src/rails/ach/file.ts),
- * the ODFI's returns, notifications of change and incoming credits, the settlement by silence
- * (src/rails/ach/inbox.ts), the return-code table, the Federal Reserve calendar, the live
- * virtual account number range and the USD settlement account's statements (src/rails/ach/statements.ts).
- */
+/** The ach_usd rail module (docs/rails.md "ACH", "The seam"): ACH credits in NACHA files over SFTP. */
 import { randomDigits } from '../../domain/ids';
 import type { ConfiguredRail, RailModule } from '../adapter';
 import { achEffectiveDate } from '../fed-calendar';
@@ -17,19 +10,16 @@ import { achStatements } from './statements';
 import { achSettlesAt, composeAchFile } from './file';
 import { applyNotificationOfChange, processAchInboundFile, settleDueAchFiles } from './inbox';
 
-/** The database sequence of the 7-digit part of ACH trace numbers (migration 0056). */
+/** 7-digit part of ACH trace numbers (migration 0056). */
 export const ACH_TRACE_SEQUENCE = 'ach_trace_seq';
 
-/** The rail with a configuration: see the file header. */
 function configured(ach: AchRailConfig): ConfiguredRail {
   const range = ach.virtualAccountRange;
   return {
     pollIntervalMs: ach.pollIntervalMs,
     adapter: (host) =>
       achRailAdapter(ach, {
-        // A new trace number: the ODFI routing number's first 8 digits and the next value of the
-        // sequence (never reused, also across workers and restarts). A retried submission gets the
-        // stored one back (a value drawn by a racing retry is burned, leaving a gap, never a repeat).
+        // Never reused across workers and restarts; a retry gets the stored one (a racing draw leaves a gap, never a repeat).
         enqueue: async (entry) => {
           const stored = await host.store.instruction(entry.payoutId, entry.attempt);
           if (stored?.trace_number) return { traceNumber: stored.trace_number, endToEndId: stored.end_to_end_id };
@@ -57,8 +47,7 @@ function configured(ach: AchRailConfig): ConfiguredRail {
           return { traceNumber: row.trace_number!, endToEndId: row.end_to_end_id };
         },
       }),
-    // ACH settles by silence: after a complete listing, the entries of files past their settlement
-    // time (by the time of the listing) that nothing returned.
+    // ACH settles by silence: after a complete listing, entries past their settlement time that nothing returned.
     poll: (host) => pollSftpInbox(host, ach, (file, bankTime) => processAchInboundFile(host, ach, file, bankTime), (listedAt) => settleDueAchFiles(host, ACH_RAIL, listedAt)),
     readInboundFile: (host, file, bankTime) => processAchInboundFile(host, ach, file, bankTime),
     files: {
@@ -67,7 +56,6 @@ function configured(ach: AchRailConfig): ConfiguredRail {
       upload: { sftp: ach.sftp, dir: ach.uploadDir },
       settlesAt: (effectiveDate, uploadedAt) => achSettlesAt(ach, effectiveDate, uploadedAt),
     },
-    // The next window's effective date (a payout queued now leaves in the current window's file).
     latestArrival: (now) => {
       const at = new Date(now.getTime() + ach.batchWindowMs);
       return achSettlesAt(ach, achEffectiveDate(at, { sameDayCutOff: ach.sameDayCutOff, timeZone: ach.timeZone }).effectiveDate, at);
@@ -103,7 +91,6 @@ function configured(ach: AchRailConfig): ConfiguredRail {
   };
 }
 
-/** The ach_usd rail (registry entry). */
 export const achRailModule: RailModule = {
   rail: ACH_RAIL,
   connect(config) {
@@ -111,7 +98,7 @@ export const achRailModule: RailModule = {
     return r.config ? { rail: configured(r.config), missing: [] } : { rail: null, missing: r.missing };
   },
   statements: achStatements,
-  // An ACH return before settlement is `rejected` (the payout fails), after it `returned` (refunded).
+  // A return before settlement is `rejected` (payout fails), after it `returned` (refunded).
   failureOf(type, code) {
     if (type === 'rejected') {
       const m = mapAchReturn(code);

@@ -1,23 +1,9 @@
-/**
- * The ach_usd rail's settlement account (docs/treasury.md "What the books expect"): the USD account
- * the ODFI debits for our NACHA files, whose end-of-day statements arrive as BAI2 on the ACH
- * connection (the configuration names no account number: the statement's account is not checked).
- * Pure over the records the core reads for it:
- *
- * - a debit per entry of every NACHA file we uploaded (the ODFI takes the funds of a file when it
- *   accepts it), `DBIT:<trace number>`, at the file's time;
- * - a credit per return (`rejected` or `returned` from a NACHA return), `CRDT:<original trace
- *   number>`, of the payout's amount;
- * - a credit per incoming ACH credit, `CRDT:<trace number>`.
- */
+/** The ach_usd settlement account (docs/treasury.md "What the books expect"): BAI2 of the account the ODFI debits. Pure. */
 import type { RailStatementParts, SettlementFileEntryRow, SettlementMovement, SettlementRecords } from '../adapter';
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
-/**
- * The movements our books expect on the USD settlement account (see the file header): the entries
- * of the uploaded files first, then the events, in the order recorded. Amounts in minor units.
- */
+/** `DBIT:<trace>` per uploaded entry, `CRDT:<original trace>` per return, `CRDT:<trace>` per credit; minor units. */
 export function achExpectedMovements(records: { events: SettlementRecords['events']; uploadedFileEntries: readonly SettlementFileEntryRow[] }): SettlementMovement[] {
   const out: SettlementMovement[] = [];
   for (const e of records.uploadedFileEntries) {
@@ -43,7 +29,6 @@ export function achExpectedMovements(records: { events: SettlementRecords['event
   return out;
 }
 
-/** The statements part of the ach_usd module: BAI2 of the USD account the ODFI debits. */
 export const achStatements: RailStatementParts = {
   format: 'bai2',
   currency: 'USD',

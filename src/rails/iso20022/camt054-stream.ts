@@ -1,40 +1,29 @@
-/**
- * A streamed reader of the bank's `camt.054.001.08` (docs/rails.md "Bank files at scale"): the
- * file is fed to a SAX parser (`saxes`) in chunks and its entries are handed over in batches, so a
- * 10,000-entry notification is read without a document tree of it. Each entry is read as
- * {@link parseEntry} reads one from the tree (same fields, same errors); the group header and the
- * account come first in the schema and are known before the first batch.
- */
+/** Streamed camt.054 reader (docs/rails.md "Bank files at scale"): entries in batches, read as {@link parseEntry} does. */
 import { type SaxesTag, SaxesParser } from 'saxes';
 import { decimalToMinor } from './amounts';
 import type { Camt054Entry } from './camt054';
 import { Iso20022ParseError, namespaceOf } from './xml';
 
-/** Largest camt.054 the streamed reader (and the SFTP download of any ISO 20022 answer) accepts, in bytes. */
+/** Bytes; also the SFTP download limit of any ISO 20022 answer. */
 export const MAX_STREAMED_ISO20022_BYTES = 64 * 1024 * 1024;
 
-/** Entries handed to the consumer at a time. */
 export const CAMT054_STREAM_BATCH = 1000;
 
 const MESSAGE = 'camt.054.001.08';
 const NS = namespaceOf(MESSAGE);
 const CHUNK_CHARS = 64 * 1024;
 
-/** The group header and account of a notification, known before its first entry. */
 export interface Camt054Header {
   messageId: string;
-  /** `GrpHdr/CreDtTm` as written. */
   createdAt: string;
-  /** The IBAN of the first notification's account. */
   accountIban: string | null;
 }
 
-/** What {@link streamCamt054} read: the header and the number of entries handed over. */
 export interface Camt054StreamResult extends Camt054Header {
   entries: number;
 }
 
-/** The text fields of one `Ntry` by path relative to it (first occurrence), its `Amt@Ccy` and `Ustrd` lines. */
+/** The text fields of one `Ntry` by relative path (first occurrence), its `Amt@Ccy` and `Ustrd` lines. */
 interface EntryFields {
   texts: Map<string, string>;
   currency: string | null;
@@ -84,14 +73,8 @@ function entryOf(f: EntryFields, path: string): Camt054Entry {
 }
 
 /**
- * Reads camt.054 `xml` (text, or UTF-8 chunks) as a stream and calls `onEntries` with the header
- * and each batch of at most `batchSize` entries, in file order (entries of every `Ntfctn`; of an
- * entry's `NtryDtls/TxDtls` only the first is read, as {@link parseEntry} does). Awaits
- * `onEntries` before reading on. Throws `Iso20022ParseError` for input over
- * {@link MAX_STREAMED_ISO20022_BYTES}, a DOCTYPE (so no entity is ever declared or expanded),
- * malformed XML, a root other than `Document` in the camt.054.001.08 namespace, a missing
- * `GrpHdr/MsgId` or `CreDtTm`, no `Ntfctn`, and an entry that {@link parseEntry} would refuse;
- * batches handed over before the error stay handed over (the caller records nothing until the end).
+ * Calls `onEntries` (awaited) with each batch, in file order. Throws `Iso20022ParseError` as
+ * {@link parseCamt054} does; batches handed over before the error stay handed over.
  */
 export async function streamCamt054(
   xml: string | AsyncIterable<string | Buffer>,
@@ -100,7 +83,7 @@ export async function streamCamt054(
 ): Promise<Camt054StreamResult> {
   const parser = new SaxesParser({ position: false });
   const stack: string[] = [];
-  /** The path of each open element inside the current entry, relative to its `Ntry` (`''` outside). */
+  /** Path of each open element relative to its `Ntry` (`''` outside). */
   const rels: string[] = [];
   let prefix = '';
   let text = '';
@@ -133,7 +116,7 @@ export async function streamCamt054(
       if (name !== 'Document') fail('the root element is not Document');
       else if (ns !== NS) fail(`wrong namespace ${JSON.stringify(ns ?? null)}, expected ${NS}`);
     } else if (tagPrefix !== prefix && skipDepth < 0) {
-      // An element in another prefix (another namespace) is never one of the message's own: skip its subtree.
+      // Another namespace's element is never one of the message's own: skip its subtree.
       skipDepth = stack.length;
     }
     stack.push(name);
@@ -158,7 +141,6 @@ export async function streamCamt054(
     }
     const rel = parentRel ? `${parentRel}/${name}` : name;
     rels.push(rel);
-    // Only the first NtryDtls and its first TxDtls are read.
     if (name === 'NtryDtls' || name === 'TxDtls') {
       if (seenDetails.has(rel)) {
         skipDepth = depth - 1;

@@ -1,51 +1,37 @@
-/**
- * The bank's `camt.054.001.08` debit/credit notification (docs/rails.md "ISO 20022 schemas"):
- * booked debits confirm a payout's settlement, credit entries with return information (`RtrInf`)
- * return it, and other credit entries are incoming transfers (live deposits). {@link parseCamt054}
- * reads it (the service's inbound side); {@link writeCamt054} writes it (the test bank). Amounts are
- * converted between the file's decimal text and integer minor units by string operations.
- */
+/** The bank's `camt.054.001.08` (docs/rails.md "ISO 20022 schemas"): booked debits settle, `RtrInf` credits return, other credits are deposits. */
 import { decimalToMinor, minorToDecimal } from './amounts';
 import { isoDateTime, parseDocument, Reader, writeDocument, type XmlTree } from './xml';
 
-/** One entry (`Ntry`) of a notification, with the details of its first transaction (`NtryDtls/TxDtls`). */
+/** With the details of its first `NtryDtls/TxDtls`. */
 export interface Camt054Entry {
   entryReference: string | null;
   accountServicerReference: string | null;
   creditDebit: 'CRDT' | 'DBIT';
-  /** `Sts/Cd`: `BOOK`, `PDNG`, ... */
   status: string;
-  /** `BookgDt/Dt` (ISO date) or `BookgDt/DtTm` (ISO date-time), as written. */
+  /** `Dt` or `DtTm`, as written. */
   bookingDate: string | null;
-  /** Integer minor units as a decimal string (`"12345"` for `123.45`). */
+  /** Integer minor units as a decimal string. */
   amountMinor: string;
   currency: string;
-  /** `RvslInd` is `true`. */
   reversal: boolean;
   endToEndId: string | null;
   uetr: string | null;
-  /** `Refs/MsgId`: the message id of the file the transaction came in (our `pain.001`), if present. */
+  /** The message id of our `pain.001` it came in, if present. */
   originalMessageId: string | null;
-  /** `RtrInf/Rsn/Cd`, e.g. `AC04`. */
   returnReasonCode: string | null;
   debtorName: string | null;
   debtorIban: string | null;
   creditorName: string | null;
   creditorIban: string | null;
-  /** The `RmtInf/Ustrd` texts joined by a space. */
   remittanceInformation: string | null;
-  /** `BkTxCd/Domn` as `<domain>/<family>/<sub-family>` (`PMNT/ICDT/ESCT`, `ACMT/MDOP/CHRG`), or null. */
+  /** `<domain>/<family>/<sub-family>` (`PMNT/ICDT/ESCT`), or null. */
   bankTransactionCode: string | null;
-  /** `AddtlNtryInf`, or null. */
   additionalEntryInfo: string | null;
 }
 
-/** A parsed `camt.054.001.08` (entries of every `Ntfctn`, in file order). */
 export interface Camt054Notification {
   messageId: string;
-  /** `GrpHdr/CreDtTm` as written. */
   createdAt: string;
-  /** The IBAN of the first notification's account. */
   accountIban: string | null;
   entries: Camt054Entry[];
 }
@@ -54,7 +40,7 @@ function partyName(tx: Reader, role: 'Dbtr' | 'Cdtr'): string | null {
   return tx.text(`RltdPties/${role}/Pty/Nm`) ?? tx.text(`RltdPties/${role}/Nm`);
 }
 
-/** Reads one `Ntry` (ReportEntry10, shared by camt.053.001.08 and camt.054.001.08); throws `Iso20022ParseError` like {@link parseCamt054}. */
+/** One `Ntry` (ReportEntry10, shared with camt.053); throws like {@link parseCamt054}. */
 export function parseEntry(ntry: Reader): Camt054Entry {
   const cdi = ntry.needText('CdtDbtInd');
   if (cdi !== 'CRDT' && cdi !== 'DBIT') throw ntry.error(`${ntry.path}/CdtDbtInd is ${JSON.stringify(cdi)}, not CRDT or DBIT`);
@@ -91,12 +77,7 @@ export function parseEntry(ntry: Reader): Camt054Entry {
   };
 }
 
-/**
- * Parses a `camt.054.001.08` file. Throws `Iso20022ParseError` for input over
- * `MAX_ISO20022_BYTES`, a DOCTYPE or ENTITY declaration, malformed XML, another namespace, a missing
- * `GrpHdr/MsgId` or `GrpHdr/CreDtTm`, no `Ntfctn`, and an entry without a valid `CdtDbtInd`, `Sts`,
- * `Amt` with `Ccy`, or with an amount of more than 2 decimals. Does not validate against the XSD.
- */
+/** Throws `Iso20022ParseError` (size, DOCTYPE, malformed, namespace, missing header, bad entry, > 2 decimals); no XSD check. */
 export function parseCamt054(xml: string): Camt054Notification {
   const root = new Reader(parseDocument(xml, 'camt.054.001.08', 'BkToCstmrDbtCdtNtfctn'), 'BkToCstmrDbtCdtNtfctn', 'camt.054.001.08');
   const hdr = root.need('GrpHdr');
@@ -110,19 +91,18 @@ export function parseCamt054(xml: string): Camt054Notification {
   };
 }
 
-/** One entry for {@link writeCamt054}; unset optional fields are left out of the file. */
 export interface Camt054EntryInput {
   entryReference?: string | null;
   accountServicerReference?: string | null;
   creditDebit: 'CRDT' | 'DBIT';
   status: 'BOOK' | 'PDNG';
-  /** `YYYY-MM-DD` (written as `Dt`) or an ISO date-time (written as `DtTm`). */
+  /** `YYYY-MM-DD` (written `Dt`) or a date-time (`DtTm`). */
   bookingDate?: string | null;
   /** Integer minor units as a decimal string. */
   amountMinor: string;
   currency: string;
   reversal?: boolean;
-  /** Bank transaction code; default: `PMNT/ICDT/ESCT` for a debit, `PMNT/ICDT/RRTN` for a credit with a return reason, else `PMNT/RCDT/ESCT`. */
+  /** Default `PMNT/ICDT/ESCT` (debit), `PMNT/ICDT/RRTN` (return), else `PMNT/RCDT/ESCT`. */
   bankTransactionCode?: { domain: string; family: string; subFamily: string };
   originalMessageId?: string | null;
   paymentInformationId?: string | null;
@@ -134,11 +114,10 @@ export interface Camt054EntryInput {
   creditorName?: string | null;
   creditorIban?: string | null;
   remittanceInformation?: string | null;
-  /** `AddtlNtryInf`: the bank's free text about the entry (at most 500 characters), e.g. what a fee is for. */
+  /** At most 500 characters. */
   additionalEntryInfo?: string | null;
 }
 
-/** What {@link writeCamt054} writes: one notification for one account. */
 export interface Camt054Input {
   messageId: string;
   createdAt: Date;
@@ -155,7 +134,6 @@ function iban(value: string | null | undefined): XmlTree | undefined {
   return value ? { Id: { IBAN: value } } : undefined;
 }
 
-/** The `Ntry` tree (ReportEntry10, shared by camt.053.001.08 and camt.054.001.08) of one entry. */
 export function entryTree(e: Camt054EntryInput): XmlTree {
   const code =
     e.bankTransactionCode ??
@@ -198,12 +176,7 @@ export function entryTree(e: Camt054EntryInput): XmlTree {
   };
 }
 
-/**
- * Writes a `camt.054.001.08` notification (UTF-8 XML text, namespace
- * `urn:iso:std:iso:20022:tech:xsd:camt.054.001.08`) with one `Ntfctn` for `accountIban` and one
- * `Ntry` (with one `TxDtls`) per entry. Throws an `Error` when an amount is not integer minor units.
- * Does not validate against the XSD.
- */
+/** Throws an `Error` when an amount is not integer minor units; no XSD check. */
 export function writeCamt054(input: Camt054Input): string {
   return writeDocument('camt.054.001.08', {
     BkToCstmrDbtCdtNtfctn: {

@@ -1,9 +1,4 @@
-/**
- * ISO 20022 file formats of the `sepa_eur` bank rail (docs/rails.md "ISO 20022 schemas"): the
- * `pain.001.001.09` writer, the `pain.002.001.10` and `camt.054.001.08` parsers (and the writers
- * the test bank uses), SEPA text conversion, and validation against the official XSDs. No I/O
- * except `validateIso20022`, which loads (and on first use fetches) the XSD files.
- */
+/** ISO 20022 formats of the `sepa_eur` rail (docs/rails.md "ISO 20022 schemas"); no I/O but `validateIso20022`. */
 export { decimalToMinor, minorToDecimal, sumMinor } from './amounts';
 export { parseCamt053, writeCamt053, type Camt053Balance, type Camt053Input, type Camt053Statement } from './camt053';
 export { parseCamt054, writeCamt054, type Camt054Entry, type Camt054EntryInput, type Camt054Input, type Camt054Notification } from './camt054';

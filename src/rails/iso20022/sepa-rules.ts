@@ -1,14 +1,4 @@
-/**
- * The EPC's SEPA usage rules for a `pain.001.001.09` that the official ISO 20022 XSD cannot express
- * (docs/rails.md "ISO 20022 schemas", Validation). The ISO XSD allows amounts
- * with up to 5 decimals and any control sum; the EPC's SCT implementation guidelines restrict them.
- * No pinned package ships the EPC's own restricted XSD, so these few rules are checked here, on a
- * file that already validates against the official XSD:
- *
- * - every `InstdAmt` is in `EUR`, has at most 2 decimals, and is between 0.01 and 999999999.99;
- * - `CtrlSum` (group and payment information) has at most 2 decimals and equals the sum of the
- *   amounts it covers; `NbOfTxs` equals the number of transactions it covers.
- */
+/** EPC SEPA rules the ISO XSD cannot express (docs/rails.md "ISO 20022 schemas", Validation): EUR, 2 decimals, ranges, sums. */
 import { SaxesParser, type SaxesTag } from 'saxes';
 import { decimalToMinor, sumMinor } from './amounts';
 
@@ -16,12 +6,7 @@ const MAX_SEPA_AMOUNT_MINOR = 99999999999n;
 
 const local = (name: string) => name.slice(name.indexOf(':') + 1);
 
-/**
- * The SEPA rule violations of a `pain.001.001.09` (empty when none), each naming the element.
- * Reads the file as a stream (`saxes`; no document tree, no size limit: it is called on a file
- * that already validates against the official XSD). Never throws: a file that is not well-formed
- * answers that as the one violation.
- */
+/** Violations naming the element (empty when none); streamed. Never throws: malformed XML is the one violation. */
 export function sepaPain001RuleErrors(xml: string): string[] {
   const errors: string[] = [];
   const stack: string[] = [];

@@ -1,10 +1,4 @@
-/**
- * Validation of ISO 20022 files against the official XSDs (docs/rails.md "ISO 20022 schemas") with
- * libxml2: `xmllint-wasm` (libxml2 compiled to WebAssembly: no system package needed), or for a
- * file over 1 MiB the system's `xmllint` when it is installed (Debian `libxml2-utils`; about ten
- * times faster on a 10,000-transaction pain.001, docs/rails.md "Bank files at scale"), run beside
- * the SEPA rules' own read of the file.
- */
+/** XSD validation with libxml2 (`xmllint-wasm`, or system `xmllint` over 1 MiB: docs/rails.md "Bank files at scale"). */
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { validateXML } from 'xmllint-wasm';
@@ -12,24 +6,20 @@ import { loadSchema, PINNED_SCHEMAS, schemaDir } from './schemas';
 import { sepaPain001RuleErrors } from './sepa-rules';
 import type { Iso20022Message } from './xml';
 
-/** Files longer than this (characters) are validated with libxml2's streaming reader (`xmllint --stream`), not a document tree. */
+/** Characters; above, `xmllint --stream`. */
 const STREAM_VALIDATION_CHARS = 1024 * 1024;
-/** WebAssembly memory ceiling of a large file's validation: 4096 pages of 64 KiB (256 MiB; the library's default is 32 MiB). */
+/** 4096 pages of 64 KiB (256 MiB; the library's default is 32 MiB). */
 const MAX_MEMORY_PAGES = 4096;
 
-/** The outcome of {@link validateIso20022}: `errors` holds libxml2's messages (with line numbers) when invalid. */
+/** `errors`: libxml2's messages (with line numbers) when invalid. */
 export interface Iso20022Validation {
   valid: boolean;
   errors: string[];
 }
 
 /**
- * Validates `xml` against the official XSD of `message`. A well-formedness error or any schema
- * violation (a 36-character `EndToEndId`, a missing or misplaced element) answers `valid: false`
- * with libxml2's messages. A file over 1 MiB is validated as a stream (docs/rails.md "Bank files at scale"). A `pain.001.001.09` that passes the XSD is then held to the EPC's SEPA
- * rules the ISO XSD cannot express (sepa-rules.ts: at most 2 decimals, the amount range, `CtrlSum`
- * and `NbOfTxs` right); their violations start with `SEPA rule:`. Throws an `Error` when the schema cannot be had (see
- * `loadSchema`: offline and not cached, or `pain.002.001.10`, which no pinned package ships, absent).
+ * Validates `xml` against the official XSD, then a pain.001 against the SEPA rules (errors start
+ * `SEPA rule:`). Throws an `Error` when the schema cannot be had (offline and not cached).
  */
 export async function validateIso20022(xml: string, message: Iso20022Message): Promise<Iso20022Validation> {
   const schema = await loadSchema(message);
@@ -54,7 +44,7 @@ export async function validateIso20022(xml: string, message: Iso20022Message): P
 
 let xmllintPath: string | null | undefined;
 
-/** The system's `xmllint` (`XMLLINT_PATH`, else `xmllint` on PATH) when it runs, else null (checked once per process). */
+/** `XMLLINT_PATH`, else `xmllint` on PATH, when it runs (checked once per process). */
 function systemXmllint(): string | null {
   if (xmllintPath === undefined) {
     const candidate = process.env.XMLLINT_PATH || 'xmllint';
@@ -63,7 +53,7 @@ function systemXmllint(): string | null {
   return xmllintPath;
 }
 
-/** `xmllint --noout --schema <xsd> -` on `xml` (standard input); libxml2's messages as `line <n>: <message>`. Rejects when it cannot run. */
+/** Messages as `line <n>: <message>`; rejects when it cannot run. */
 function runXmllint(binary: string, xsd: string, xml: string): Promise<Iso20022Validation> {
   return new Promise((resolve, reject) => {
     const p = spawn(binary, ['--noout', '--schema', xsd, '-'], { stdio: ['pipe', 'ignore', 'pipe'] });

@@ -1,38 +1,24 @@
-/**
- * Shared XML plumbing of the ISO 20022 writers and parsers (docs/rails.md "ISO 20022 schemas").
- * Writers build a plain object tree and serialise it with `fast-xml-parser`'s `XMLBuilder` (no
- * string concatenation; about 15 times faster than `xmlbuilder2` on a 10,000-transaction pain.001,
- * docs/rails.md "Bank files at scale");
- * parsers read with `fast-xml-parser` after refusing any DOCTYPE or ENTITY declaration (so no entity
- * is ever defined or expanded, and nothing external is read), within a size limit.
- */
+/** XML for the ISO 20022 writers (`XMLBuilder`) and parsers (DOCTYPE and ENTITY refused, size-limited). */
 import { XMLBuilder, XMLParser } from 'fast-xml-parser';
 
-/** Largest ISO 20022 file the parsers accept, in bytes (UTF-8). Larger input throws {@link Iso20022ParseError}. */
+/** Bytes (UTF-8); larger input throws {@link Iso20022ParseError}. */
 export const MAX_ISO20022_BYTES = 10 * 1024 * 1024;
 
-/** An ISO 20022 message this code reads or writes, by its message name. */
 export type Iso20022Message = 'pain.001.001.09' | 'pain.002.001.10' | 'camt.054.001.08' | 'camt.053.001.08';
 
-/** The XML namespace of a message: `urn:iso:std:iso:20022:tech:xsd:<message>`. */
 export function namespaceOf(message: Iso20022Message): string {
   return `urn:iso:std:iso:20022:tech:xsd:${message}`;
 }
 
-/**
- * A file that cannot be read as the message it claims to be: too large, a DOCTYPE or entity
- * declaration, not well-formed, the wrong root or namespace, a required element missing or an
- * amount that is not a decimal with at most 2 decimals. `message` says which and where.
- */
+/** `message` says what is wrong and where. */
 export class Iso20022ParseError extends Error {
   override readonly name = 'Iso20022ParseError';
 }
 
-/** An object tree for the writer: keys are element names (`@name` attributes, `#` text), arrays repeat. */
+/** Keys are element names (`@name` attributes, `#` text); arrays repeat. */
 export type XmlTree = { [key: string]: XmlValue };
 type XmlValue = string | XmlTree | XmlTree[] | string[] | undefined;
 
-/** Drops `undefined` members so optional elements are simply absent. */
 function prune(tree: XmlTree): XmlTree {
   const out: XmlTree = {};
   for (const [k, v] of Object.entries(tree)) {
@@ -53,18 +39,17 @@ const builder = new XMLBuilder({
   processEntities: true,
 });
 
-/** Serialises `Document` (in the message's namespace) holding `body`, as pretty UTF-8 XML text with a declaration. */
 export function writeDocument(message: Iso20022Message, body: XmlTree): string {
   const xml = builder.build({ Document: { '@xmlns': namespaceOf(message), ...prune(body) } }) as string;
   return `<?xml version="1.0" encoding="UTF-8"?>\n${xml.trimEnd()}\n`;
 }
 
-/** ISO 8601 date-time without milliseconds, in UTC (`2026-11-25T06:00:00Z`). */
+/** UTC, no milliseconds (`2026-11-25T06:00:00Z`). */
 export function isoDateTime(d: Date): string {
   return d.toISOString().replace(/\.[0-9]{3}Z$/, 'Z');
 }
 
-/** A parsed element: text is `#text`, attributes are `@_name`. */
+/** Text is `#text`, attributes `@_name`. */
 export type XmlNode = { [key: string]: unknown };
 
 const parser = new XMLParser({
@@ -73,9 +58,7 @@ const parser = new XMLParser({
   removeNSPrefix: false,
   parseTagValue: false,
   parseAttributeValue: false,
-  // Character references (`&amp;`, `&#233;`) are decoded. No DTD can define an entity: a file with a
-  // DOCTYPE or ENTITY declaration is refused before parsing (parseDocument), so nothing is expanded
-  // from outside the text and no external resource is ever read.
+  // No DTD can define an entity: a DOCTYPE or ENTITY is refused before parsing (parseDocument).
   processEntities: true,
   htmlEntities: true,
   ignoreDeclaration: true,
@@ -85,7 +68,7 @@ const parser = new XMLParser({
   isArray: (_name, jpath) => REPEATED.has(String(jpath).split('.').slice(-2).map(local).join('.')),
 });
 
-/** Elements that repeat (parent.child), read as arrays whatever their count. */
+/** Read as arrays whatever their count. */
 const REPEATED = new Set([
   'CstmrCdtTrfInitn.PmtInf',
   'PmtInf.CdtTrfTxInf',
@@ -105,11 +88,7 @@ const REPEATED = new Set([
   'RmtInf.Ustrd',
 ]);
 
-/**
- * Parses `xml` as the given message and returns the element under `Document` named `rootName`.
- * Refuses (throws {@link Iso20022ParseError}) input over {@link MAX_ISO20022_BYTES}, any DOCTYPE or
- * ENTITY declaration, malformed XML, and a root that is not `Document` in the message's namespace.
- */
+/** Throws {@link Iso20022ParseError} over {@link MAX_ISO20022_BYTES}, on a DOCTYPE/ENTITY, malformed XML or a wrong root. */
 export function parseDocument(xml: string, message: Iso20022Message, rootName: string): XmlNode {
   if (Buffer.byteLength(xml, 'utf8') > MAX_ISO20022_BYTES) {
     throw new Iso20022ParseError(`${message}: file is larger than ${MAX_ISO20022_BYTES} bytes`);
@@ -138,17 +117,12 @@ export function parseDocument(xml: string, message: Iso20022Message, rootName: s
   return root;
 }
 
-/** The local name of a qualified element name (`ns2:Document` -> `Document`). */
 function local(name: string): string {
   const i = name.indexOf(':');
   return i < 0 || name.startsWith('@_') ? name : name.slice(i + 1);
 }
 
-/**
- * Copies a parsed element with the document's prefix removed from element names. An element in
- * another prefix (another namespace) keeps its prefixed name, so it is never mistaken for one of
- * the message's own elements.
- */
+/** An element in another namespace keeps its prefix, so it is never taken for the message's own. */
 function stripPrefixes(node: XmlNode, prefix: string | null): XmlNode {
   const out: XmlNode = {};
   for (const [key, value] of Object.entries(node)) {
@@ -163,7 +137,7 @@ function isNode(v: unknown): v is XmlNode {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** A reader over one parsed element that names the path of what is missing. */
+/** Errors name the path of what is missing. */
 export class Reader {
   constructor(
     readonly node: XmlNode,
@@ -171,21 +145,18 @@ export class Reader {
     private readonly message: Iso20022Message,
   ) {}
 
-  /** The child element `name`, or `null`. */
   child(name: string): Reader | null {
     const v = this.node[name];
     const first = Array.isArray(v) ? v[0] : v;
     return isNode(first) ? new Reader(first, `${this.path}/${name}`, this.message) : null;
   }
 
-  /** The child element `name`; throws {@link Iso20022ParseError} when it is missing. */
   need(name: string): Reader {
     const c = this.child(name);
     if (!c) throw this.error(`${this.path}/${name} is missing`);
     return c;
   }
 
-  /** Every child element `name` (none: empty). */
   all(name: string): Reader[] {
     const v = this.node[name];
     const list = v === undefined ? [] : Array.isArray(v) ? v : [v];
@@ -195,7 +166,7 @@ export class Reader {
     });
   }
 
-  /** The text of the element at the relative `path` (`A/B/C`), or `null` when any step is absent. */
+  /** `path` is relative (`A/B/C`); `null` when any step is absent. */
   text(path: string): string | null {
     const steps = path.split('/');
     let node: XmlNode | null = this.node;
@@ -212,14 +183,12 @@ export class Reader {
     return null;
   }
 
-  /** Like {@link text}, but throws {@link Iso20022ParseError} when absent or empty. */
   needText(path: string): string {
     const t = this.text(path);
     if (t === null || t === '') throw this.error(`${this.path}/${path} is missing`);
     return t;
   }
 
-  /** The attribute `attr` of the element at `path`, or `null`. */
   attr(path: string, attr: string): string | null {
     const steps = path.split('/');
     let v: unknown = this.node;
@@ -231,7 +200,6 @@ export class Reader {
     return typeof a === 'string' ? a : null;
   }
 
-  /** A parse error naming this message. */
   error(what: string): Iso20022ParseError {
     return new Iso20022ParseError(`${this.message}: ${what}`);
   }

@@ -1,78 +1,62 @@
-/**
- * The NACHA file writer of the `ach_usd` bank rail (docs/rails-ach.md "File layout"; Nacha
- * Operating Rules, Appendix One "ACH File Exchange Specifications" and Appendix Three "ACH Record
- * Format Specifications"): credit-only PPD/CCD batches with optional addenda 05
- * ({@link writeNachaFile}), and the return (addenda 99) and notification-of-change (COR, addenda 98)
- * files a receiving bank sends back ({@link writeNachaReturnFile}, used by the test bank). Records are
- * exactly 94 characters; amounts are integer cents as decimal-digit strings, summed with BigInt.
- * Pure: no I/O.
- */
+/** The NACHA file writer (docs/rails-ach.md "File layout"): 94-character records; amounts integer cents summed with BigInt. Pure. */
 import { isValidAbaRouting } from '../../domain/recipients';
 import { isNachaText, toNachaText } from './text';
 
-/** Standard Entry Class codes of the entries we originate. */
 export type SecCode = 'PPD' | 'CCD';
 
-/** One credit entry (record 6) of a batch we originate, with its optional addenda 05 (record 7). */
 export interface NachaCreditEntryInput {
   /** `checking` writes transaction code 22, `savings` 32. */
   accountType: 'checking' | 'savings';
-  /** The receiver's bank: 9 digits with a valid ABA check digit. */
+  /** 9 digits, ABA check digit valid. */
   routingNumber: string;
-  /** 1 to 17 digits or letters (letters are written upper-case), left-justified in the 17-character field. */
+  /** 1 to 17 digits or letters (written upper-case). */
   accountNumber: string;
-  /** Cents as decimal digits: 1 to 10 digits, greater than zero. */
+  /** Cents as 1 to 10 decimal digits, > 0. */
   amountMinor: string;
-  /** Up to 15 characters after {@link toNachaText} (our payout reference); may be empty. */
+  /** Up to 15 characters after {@link toNachaText}; may be empty. */
   identificationNumber: string;
-  /** The receiver's name as we keep it; written with {@link toNachaText} cut to 22; must not convert to ''. */
+  /** Cut to 22 after {@link toNachaText}; must not convert to ''. */
   receiverName: string;
-  /** Exactly 15 digits; its first 8 are the batch's `odfiIdentification`; unique in the file. */
+  /** 15 digits, the first 8 the batch's `odfiIdentification`; unique in the file. */
   traceNumber: string;
-  /** Addenda 05 text, written with {@link toNachaText} cut to 80; `null` (or text that converts to ''): no addenda. */
+  /** Addenda 05 text, cut to 80; `null` or '' after conversion: no addenda. */
   paymentRelatedInformation: string | null;
 }
 
-/** One batch (records 5 ... 8) of credit entries: service class 220, originator status 1. */
+/** Service class 220, originator status 1. */
 export interface NachaBatchInput {
   secCode: SecCode;
-  /** Our company name; written with {@link toNachaText} cut to 16; must not convert to ''. */
+  /** Cut to 16 after {@link toNachaText}; must not convert to ''. */
   companyName: string;
-  /** Our company identification as the ODFI knows it: 1 to 10 characters of the NACHA set (e.g. `1234567890`). */
+  /** 1 to 10 characters of the NACHA set. */
   companyIdentification: string;
-  /** Shown on the receiver's statement, e.g. `PAYOUT`; {@link toNachaText} cut to 10; must not convert to ''. */
+  /** Cut to 10 after {@link toNachaText}; must not convert to ''. */
   companyEntryDescription: string;
   /** `YYYY-MM-DD`, written `YYMMDD`. */
   effectiveEntryDate: string;
-  /** Our bank's routing number without check digit: 8 digits. */
+  /** 8 digits (routing number without check digit). */
   odfiIdentification: string;
   /** 1 to 9999999, unique in the file. */
   batchNumber: number;
-  /** At least one. */
   entries: NachaCreditEntryInput[];
 }
 
-/** A NACHA file to upload to our bank. */
 export interface NachaFileInput {
-  /** Our bank's routing number (9 digits, ABA valid), written `' ' + routing`. */
+  /** 9 digits, ABA valid, written `' ' + routing`. */
   immediateDestination: string;
-  /** {@link toNachaText} cut to 23 (may be empty). */
   immediateDestinationName: string;
-  /** 9 digits (written `' ' + digits`) or exactly 10 characters of the NACHA set (written as is). */
+  /** 9 digits (written `' ' + digits`) or exactly 10 characters of the NACHA set. */
   immediateOrigin: string;
-  /** {@link toNachaText} cut to 23 (may be empty). */
   immediateOriginName: string;
-  /** The file creation date (`YYMMDD`) and time (`HHMM`), written in America/New_York. */
+  /** Written `YYMMDD` and `HHMM` in America/New_York. */
   createdAt: Date;
-  /** One of `A-Z`, `0-9`. */
+  /** `A-Z` or `0-9`. */
   fileIdModifier: string;
-  /** {@link toNachaText} cut to 8; blank when absent. */
   referenceCode?: string;
-  /** At least one. */
   batches: NachaBatchInput[];
 }
 
-/** Invalid input to a NACHA writer: `field` names it (e.g. `batches[0].entries[2].routingNumber`). */
+/** `field` names the invalid input, e.g. `batches[0].entries[2].routingNumber`. */
 export class NachaInputError extends Error {
   readonly field: string;
   constructor(field: string, message: string) {
@@ -82,82 +66,66 @@ export class NachaInputError extends Error {
   }
 }
 
-/** A returned credit (addenda 99) or a notification of change (addenda 98) on a return entry. */
 export type NachaReturnAddendaInput =
   | {
       kind: 'return';
-      /** `R01` ... `R85`. */
       reasonCode: string;
-      /** The original entry's trace number (15 digits). */
       originalTraceNumber: string;
       /** `YYYY-MM-DD` (R14/R15) or null. */
       dateOfDeath: string | null;
-      /** The original entry's receiving DFI identification (8 digits). */
       originalReceivingDfi: string;
-      /** {@link toNachaText} cut to 44. */
       addendaInformation: string;
     }
   | {
       kind: 'noc';
-      /** `C01` ... `C14`. */
       changeCode: string;
       originalTraceNumber: string;
       originalReceivingDfi: string;
-      /** Up to 29 characters of the NACHA set, positions as the change code defines (written as is). */
+      /** Up to 29 characters of the NACHA set, written as is. */
       correctedData: string;
     };
 
-/** One return or NOC entry a receiving bank sends back (record 6 plus one addenda 99 or 98). */
 export interface NachaReturnEntryInput {
-  /** `21` (return/NOC of a checking credit), `31` (savings), `26`/`36` (of a debit). */
+  /** `21`/`31`: return or NOC of a checking/savings credit; `26`/`36`: of a debit. */
   transactionCode: '21' | '31' | '26' | '36';
-  /** The routing number the entry goes to: the original ODFI's 8 digits plus check digit (ABA valid). */
   routingNumber: string;
-  /** As in {@link NachaCreditEntryInput.accountNumber}. */
   accountNumber: string;
-  /** Cents as 1 to 10 digits: the original amount for a return, `0` for a NOC. */
+  /** Cents: the original amount for a return, `0` for a NOC. */
   amountMinor: string;
   identificationNumber: string;
   receiverName: string;
-  /** The returning bank's trace: 15 digits, first 8 = the batch's `odfiIdentification`; unique in the file. */
   traceNumber: string;
   addenda: NachaReturnAddendaInput;
 }
 
-/** A batch of returns (SEC code of the original batch) or of NOCs (SEC code `COR`). */
+/** SEC code of the original batch, or `COR` for NOCs. */
 export interface NachaReturnBatchInput extends Omit<NachaBatchInput, 'secCode' | 'entries'> {
   secCode: 'PPD' | 'CCD' | 'COR';
   entries: NachaReturnEntryInput[];
 }
 
-/** A return/NOC file, with the header fields of {@link NachaFileInput}. */
 export interface NachaReturnFileInput extends Omit<NachaFileInput, 'batches'> {
   batches: NachaReturnBatchInput[];
 }
 
-/** Length of every NACHA record. */
 export const NACHA_RECORD_LENGTH = 94;
-/** Records per block; a file is padded with all-`9` records to a whole number of blocks. */
+/** Records per block; a file is padded with all-`9` records to whole blocks. */
 export const NACHA_BLOCKING_FACTOR = 10;
 
 const NY = 'America/New_York';
 const TEN_POW_10 = 10n ** 10n;
 
-// ---------------------------------------------------------------- field helpers
-
-/** `value` left-justified, blank-filled to `width` (already checked to fit). */
 function alpha(value: string, width: number): string {
   return value.padEnd(width, ' ').slice(0, width);
 }
 
-/** Non-negative `value` right-justified, zero-filled to `width`; throws when it does not fit. */
+/** Throws when `value` does not fit `width`. */
 function num(value: bigint | number, width: number, field: string): string {
   const s = BigInt(value).toString();
   if (s.startsWith('-') || s.length > width) throw new NachaInputError(field, `${s} does not fit ${width} digits`);
   return s.padStart(width, '0');
 }
 
-/** `YYYY-MM-DD` -> `YYMMDD`, checking it is a real calendar day. */
 function yymmdd(day: string, field: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
   const d = m ? new Date(`${day}T12:00:00Z`) : null;
@@ -167,7 +135,6 @@ function yymmdd(day: string, field: string): string {
   return `${m[1]!.slice(2)}${m[2]}${m[3]}`;
 }
 
-/** `YYMMDD` and `HHMM` of `at` in America/New_York. */
 function nyDateTime(at: Date, field: string): { date: string; time: string } {
   if (!(at instanceof Date) || Number.isNaN(at.getTime())) throw new NachaInputError(field, 'is not a valid Date');
   const p = Object.fromEntries(
@@ -195,7 +162,7 @@ function amount(value: string, field: string, allowZero: boolean): bigint {
   return cents;
 }
 
-/** `value` converted with {@link toNachaText} to `width`; throws when nothing is left. */
+/** Throws when nothing is left after conversion. */
 function requiredText(value: string, width: number, field: string): string {
   const t = toNachaText(value, width);
   if (t === '') throw new NachaInputError(field, 'is empty in the NACHA character set');
@@ -209,9 +176,6 @@ function identifier(value: string, width: number, field: string): string {
   return value;
 }
 
-// ---------------------------------------------------------------- serialization core
-
-/** One entry ready to serialize: validated, converted values and its addenda records. */
 interface EntryRecord {
   transactionCode: string;
   routingNumber: string;
@@ -245,7 +209,7 @@ interface HeaderRecord {
   referenceCode: string;
 }
 
-/** Whether transaction code `code` is a credit (second digit 0-4) rather than a debit (5-9). */
+/** Credit: second digit 0-4; debit: 5-9. */
 export function isCreditTransactionCode(code: string): boolean {
   return /^[0-9][0-4]$/.test(code);
 }
@@ -305,7 +269,6 @@ function identification(value: string, field: string): string {
   return t;
 }
 
-/** Writes the records: header, batches with controls, file control, padding. */
 function serialize(h: HeaderRecord, batches: BatchRecord[]): string {
   const lines: string[] = [];
   lines.push(
@@ -378,22 +341,9 @@ function checkBatchNumbers(batches: Array<{ batchNumber: number }>): void {
   });
 }
 
-// ---------------------------------------------------------------- public writers
-
 /**
- * Writes a NACHA file of credits (Nacha Operating Rules, Appendices One and Three): records of
- * exactly 94 characters separated by `'\n'` (with a final `'\n'`); the file header (1); per batch a
- * batch header (5: service class 220, originator status 1), its entries (6: transaction code 22/32,
- * discretionary data blank), each followed by its addenda 05 when given (7: addenda sequence 0001,
- * entry detail sequence = the last 7 digits of the trace number), and a batch control (8:
- * entry/addenda count, entry hash = sum of the 8-digit RDFI identifications mod 10^10, total debit
- * 0, total credit, company identification, ODFI, batch number); then the file control (9: batch
- * count, block count, entry/addenda count, entry hash, totals), padded with all-`9` records to a
- * multiple of 10 records. Amounts are summed with BigInt. Throws {@link NachaInputError} (naming the
- * field) on any invalid input: routing number with a bad check digit, trace number not 15 digits, not
- * starting with the ODFI identification or used twice in the file, amount not 1..10 digits or zero,
- * empty file or batch, a name or description empty after conversion, identification longer than 15,
- * bad dates, batch number out of range or used twice, totals that do not fit their fields.
+ * Writes a NACHA file of credits (docs/rails-ach.md "File layout"): `'\n'`-separated 94-character
+ * records, padded to blocks of 10. Throws {@link NachaInputError} naming the field on any invalid input.
  */
 export function writeNachaFile(input: NachaFileInput): string {
   const header = validateHeader(input);
@@ -427,15 +377,8 @@ export function writeNachaFile(input: NachaFileInput): string {
 }
 
 /**
- * Writes a file of returns (entries with one addenda 99) and notifications of change (batches with
- * SEC code `COR`, entries of amount 0 with one addenda 98), as a receiving bank sends them back
- * (Nacha Operating Rules, Appendix Three, "Addenda Record for Automated Returns" and "Addenda Record
- * for Notification of Change"); same layout rules as {@link writeNachaFile}, and it parses with
- * parseNachaFile. Addenda 99: reason code, original trace, date of death (`YYMMDD` or blank),
- * original receiving DFI, addenda information (44), the entry's trace. Addenda 98: change code,
- * original trace, 6 blanks, original receiving DFI, corrected data (29), 15 blanks, the entry's
- * trace. Throws {@link NachaInputError} on invalid input (as {@link writeNachaFile}; a COR entry must
- * carry a `noc` addenda and amount 0, a return entry a `return` addenda and an amount > 0).
+ * Writes returns (addenda 99) and notifications of change (SEC `COR`, amount 0, addenda 98) as a
+ * receiving bank sends them; layout as {@link writeNachaFile}. Throws {@link NachaInputError}.
  */
 export function writeNachaReturnFile(input: NachaReturnFileInput): string {
   const header = validateHeader(input);

@@ -1,8 +1,4 @@
-/**
- * NACHA file format of the `ach_usd` bank rail (docs/rails-ach.md): text conversion to the
- * NACHA character set, the writer of our credit files (and of the return/NOC files a bank sends
- * back), and the parser of every file the bank sends. Pure: no I/O.
- */
+/** NACHA file format of the `ach_usd` rail (docs/rails-ach.md): text, writer and parser. Pure. */
 export {
   isCreditTransactionCode,
   NACHA_BLOCKING_FACTOR,

@@ -1,91 +1,65 @@
-/**
- * The NACHA file parser of the `ach_usd` bank rail (docs/rails-ach.md "File layout"; Nacha
- * Operating Rules, Appendix Three "ACH Record Format Specifications"): reads the files our bank
- * sends (returns with addenda 99, notifications of change with addenda 98, incoming credits) and our
- * own uploads, and checks every batch and file control against what it controls and that a batch's
- * entries are in ascending trace number order (Nacha Operating Rules). Amounts are integer
- * cents as decimal-digit strings, summed with BigInt. Pure: no I/O.
- */
+/** The NACHA file parser (docs/rails-ach.md "File layout"): checks every control record; amounts integer cents as strings. Pure. */
 import { isCreditTransactionCode, NACHA_RECORD_LENGTH } from './file';
 
-/** Addenda 05 (payment related information), trimmed. */
 export interface NachaAddenda05 {
   paymentRelatedInformation: string;
 }
 
-/** Addenda 99 of a returned entry. */
 export interface NachaReturn {
-  /** `R01` ... `R85`. */
   reasonCode: string;
-  /** The trace number of the entry we sent (15 digits). */
+  /** 15 digits. */
   originalTraceNumber: string;
   /** `YYYY-MM-DD`, or null when blank or not a date. */
   dateOfDeath: string | null;
-  /** The original entry's receiving DFI identification (8 digits). */
   originalReceivingDfi: string;
-  /** Trimmed. */
   addendaInformation: string;
 }
 
-/** Addenda 98 of a notification of change. */
 export interface NachaNotificationOfChange {
-  /** `C01` ... `C14`. */
   changeCode: string;
   originalTraceNumber: string;
   originalReceivingDfi: string;
-  /** The 29-character corrected data, trimmed (inner spaces kept: positions still count from 1). */
+  /** Trimmed; inner spaces kept (positions count from 1). */
   correctedData: string;
 }
 
-/** One entry detail record (6) with what its addenda record (7) says. */
 export interface ParsedNachaEntry {
   /** `22`, `32` (credits), `21`, `31` (returns/NOCs of credits), `27` (debit), ... */
   transactionCode: string;
-  /** 9 digits: the receiving DFI's 8 and the check digit. */
   routingNumber: string;
-  /** Trimmed. */
   accountNumber: string;
-  /** Cents, decimal digits without leading zeros (`'0'` for zero). */
+  /** Cents, no leading zeros (`'0'` for zero). */
   amountMinor: string;
-  /** Trimmed. */
   identificationNumber: string;
-  /** Trimmed. */
   name: string;
-  /** 15 digits. */
   traceNumber: string;
   addenda05: NachaAddenda05 | null;
-  /** From addenda 99. */
   return: NachaReturn | null;
-  /** From addenda 98. */
   notificationOfChange: NachaNotificationOfChange | null;
 }
 
-/** One batch (batch header 5 ... batch control 8). Text fields are trimmed. */
+/** Text fields are trimmed. */
 export interface ParsedNachaBatch {
   /** `200` mixed, `220` credits, `225` debits. */
   serviceClassCode: string;
   companyName: string;
   companyIdentification: string;
-  /** `PPD`, `CCD`, `COR`, ... */
   secCode: string;
   companyEntryDescription: string;
-  /** `YYYY-MM-DD`, or null when blank or not a date. */
+  /** `YYYY-MM-DD`, or null. */
   effectiveEntryDate: string | null;
-  /** 8 digits. */
   odfiIdentification: string;
   batchNumber: number;
   entries: ParsedNachaEntry[];
 }
 
-/** A parsed NACHA file; the totals and count are the file control's, checked against the batches. */
+/** Totals and counts are the file control's, checked against the batches. */
 export interface ParsedNachaFile {
-  /** Trimmed (a routing number: 9 digits). */
   immediateDestination: string;
-  /** Trimmed (9 digits, or a 10-character identifier). */
   immediateOrigin: string;
   immediateDestinationName: string;
   immediateOriginName: string;
-  /** File creation date `YYYY-MM-DD` (`YYMMDD` read as 20YY). */
+  /** `YYYY-MM-DD` (`YYMMDD` read as 20YY). */
   createdAt: string;
   fileIdModifier: string;
   batches: ParsedNachaBatch[];
@@ -95,7 +69,7 @@ export interface ParsedNachaFile {
   entryAddendaCount: number;
 }
 
-/** A NACHA file that cannot be read; `line` is the 1-based line of the offending record. */
+/** `line`: 1-based line of the offending record. */
 export class NachaParseError extends Error {
   readonly line: number;
   constructor(message: string, line: number) {
@@ -108,7 +82,7 @@ export class NachaParseError extends Error {
 const TEN_POW_10 = 10n ** 10n;
 const PADDING = '9'.repeat(NACHA_RECORD_LENGTH);
 
-/** 1-based inclusive columns `from`..`to` of `rec`. */
+/** 1-based inclusive columns. */
 function col(rec: string, from: number, to: number): string {
   return rec.slice(from - 1, to);
 }
@@ -123,7 +97,7 @@ function cents(v: string): string {
   return BigInt(v).toString();
 }
 
-/** `YYMMDD` -> `YYYY-MM-DD` (20YY), or null when it is not a calendar date. */
+/** `YYMMDD` -> `YYYY-MM-DD` (20YY), or null when not a calendar date. */
 function date6(v: string): string | null {
   if (!/^[0-9]{6}$/.test(v)) return null;
   const day = `20${v.slice(0, 2)}-${v.slice(2, 4)}-${v.slice(4, 6)}`;
@@ -141,16 +115,8 @@ interface OpenBatch {
 }
 
 /**
- * Parses a NACHA file: lines of 94 characters separated by `'\n'` (`'\r\n'` tolerated, the final
- * newline optional); all-`9` padding records are ignored. Records must come in the order file header
- * (1), then per batch a batch header (5), entries (6) each followed by exactly the addenda (7: type
- * 05, 98 or 99) its addenda indicator announces (at most one), a batch control (8), and finally one
- * file control (9) with nothing after it but padding. Throws {@link NachaParseError} (message, 1-based
- * line) when a record is not 94 characters, a record type (or addenda type) is unknown or out of
- * order, a numeric field is not numeric, or a batch control (service class, entry/addenda count,
- * entry hash, total debit and credit, company identification, ODFI, batch number) or the file control
- * (batch count, entry/addenda count, entry hash, totals) disagrees with what it controls. The block
- * count is read but not checked.
+ * Parses a NACHA file (`'\r\n'` tolerated, padding ignored). Throws {@link NachaParseError} when a
+ * record is not 94 characters, out of order or malformed, or a control disagrees with what it controls.
  */
 export function parseNachaFile(text: string): ParsedNachaFile {
   const lines = text.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
@@ -234,7 +200,7 @@ export function parseNachaFile(text: string): ParsedNachaFile {
           return: null,
           notificationOfChange: null,
         };
-        // NACHA rules: the entries of a batch are in ascending trace number order.
+        // NACHA rules: a batch's entries are in ascending trace number order.
         const previous = open.batch.entries[open.batch.entries.length - 1];
         if (previous && previous.traceNumber >= entry.traceNumber) {
           throw new NachaParseError(`trace number ${entry.traceNumber} is not above the batch's previous entry's ${previous.traceNumber} (a batch's entries must be in ascending trace number order)`, line);

@@ -1,41 +1,29 @@
-/**
- * The configuration of the live sepa_eur bank rail (docs/rails.md "Connecting a bank"), read from
- * the process configuration (src/config.ts, RAIL_SEPA_*). Pure: no I/O.
- */
+/** The live sepa_eur rail configuration (docs/rails.md "Connecting a bank"; RAIL_SEPA_*). Pure. */
 import type { Config } from '../../config';
 import { parseDuration } from '../../domain/durations';
 
-/** Catalog rail of the sepa_eur channel: SEPA Credit Transfers in ISO 20022 files. */
 export const SEPA_RAIL = 'sepa_credit_transfer';
 
-/** A working SEPA rail configuration: every field needed to connect and to write files. */
 export interface SepaRailConfig {
   sftp: { host: string; port: number; username: string; privateKeyPath: string; hostKeySha256: string };
   uploadDir: string;
   downloadDir: string;
   /** The platform's settlement account (pain.001 debtor). */
   debtor: { name: string; iban: string; bic: string };
-  /** The bank's name (live EUR virtual account details). */
   bankName: string;
-  /** Daily cut-off `HH:MM` in `timeZone` (IANA). */
+  /** `HH:MM` in `timeZone` (IANA). */
   cutOff: string;
   timeZone: string;
-  /** Collection window of one file, in ms. */
   batchWindowMs: number;
-  /** Most transactions in one pain.001 (RAIL_SEPA_MAX_FILE_TRANSACTIONS). */
   maxFileTransactions: number;
-  /** Interval between listings of the bank's outbox, in ms. */
   pollIntervalMs: number;
   /** How long after settlement a return is still applied, in ms. */
   returnWindowMs: number;
-  /** Live EUR virtual IBAN range: country and leading BBAN characters; null when unset. */
+  /** Country and leading BBAN characters; null when unset. */
   virtualIbanRange: { country: string; bbanPrefix: string } | null;
 }
 
-/**
- * The SEPA rail's configuration, or null when any connection variable is missing (the channel
- * then stays `paused` in the live environment). Returns `missing` with the unset variable names.
- */
+/** Null with the unset variable names when any connection variable is missing (the channel stays `paused`). */
 export function sepaRailConfig(config: Config): { config: SepaRailConfig; missing: [] } | { config: null; missing: string[] } {
   const required = {
     RAIL_SEPA_SFTP_HOST: config.RAIL_SEPA_SFTP_HOST,

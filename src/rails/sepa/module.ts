@@ -1,12 +1,4 @@
-/**
- * The sepa_eur rail module (docs/rails.md "The seam", "Files", "Inbound files"): SEPA Credit
- * Transfers in ISO 20022 files over SFTP. Everything the core runs for this rail: the adapter
- * (src/rails/sepa/adapter.ts), the pain.001 of a window (validated against the official XSD before
- * it is recorded), the bank's pain.002 and camt.054 answers (matched to their payout attempt by
- * OrgnlMsgId, EndToEndId and UETR; a camt.054 credit to a live virtual IBAN becomes a deposit),
- * the reason-code table, the TARGET2 calendar, the live virtual IBAN range and the EUR settlement
- * account's statements (src/rails/sepa/statements.ts).
- */
+/** The sepa_eur rail module (docs/rails.md "The seam", "Files", "Inbound files"): SEPA Credit Transfers in ISO 20022 files over SFTP. */
 import { composeIBAN, countrySpecs } from 'ibantools';
 import { randomDigits } from '../../domain/ids';
 import type { ComposedRailFile, ConfiguredRail, NewRailEvent, RailFileRecord, RailHost, RailInstructionRecord, RailModule, RailStore } from '../adapter';
@@ -31,7 +23,7 @@ export class InvalidRailFileError extends Error {
   }
 }
 
-/** Composes the pain.001 of `rows` as file `fileId` and validates it against the official XSD. Throws {@link InvalidRailFileError}. */
+/** Validates against the official XSD; throws {@link InvalidRailFileError}. */
 export async function composeSepaFile(sepa: SepaRailConfig, rows: RailInstructionRecord[], now: Date, fileId: string, log: RailHost['log']): Promise<ComposedRailFile> {
   const messageId = sepaMessageId(fileId);
   const paymentInformationId = `${messageId}-1`;
@@ -61,21 +53,16 @@ export async function composeSepaFile(sepa: SepaRailConfig, rows: RailInstructio
   return { name: `${messageId}.xml`, messageId, kind: 'pain.001', content: xml, executionDate: requestedExecutionDate, settlementWindow: null, groupOf: () => paymentInformationId };
 }
 
-/** pain.002 transaction statuses that mean "accepted, not yet booked". */
+/** pain.002 statuses that mean "accepted, not yet booked". */
 const ACCEPTED = new Set(['ACCP', 'ACSP', 'ACTC', 'ACWC', 'ACFC', 'PART', 'ACCC']);
 
-/** The kind of an ISO 20022 document, from its namespace. */
 function kindOf(xml: string): 'pain.002' | 'camt.054' | null {
   if (xml.includes('urn:iso:std:iso:20022:tech:xsd:pain.002.')) return 'pain.002';
   if (xml.includes('urn:iso:std:iso:20022:tech:xsd:camt.054.')) return 'camt.054';
   return null;
 }
 
-/**
- * The instruction a bank status refers to, found by its references: EndToEndId, else UETR. The
- * original message id, when the bank gave one, must be the instruction's file (a status of another
- * file with a reused EndToEndId matches nothing).
- */
+/** By EndToEndId, else UETR; a given original message id must be the instruction's file. */
 async function findInstruction(store: RailStore, refs: { endToEndId: string | null; uetr: string | null; originalMessageId: string | null }) {
   if (!refs.endToEndId && !refs.uetr) return undefined;
   const row = await store.instructionByReference({ endToEndId: refs.endToEndId, uetr: refs.uetr ? refs.uetr.toLowerCase() : null });
@@ -85,7 +72,6 @@ async function findInstruction(store: RailStore, refs: { endToEndId: string | nu
   return row;
 }
 
-/** The events of a pain.002 status report (transaction, payment-information and group levels). */
 async function pain002Events(store: RailStore, file: RailFileRecord, xml: string) {
   const report = parsePain002(xml);
   const events: NewRailEvent[] = [];
@@ -117,8 +103,7 @@ async function pain002Events(store: RailStore, file: RailFileRecord, xml: string
       await push(t.status, t.reasonCode ?? p.reasonCode, { endToEndId: t.originalEndToEndId, uetr: t.uetr }, { originalPaymentInformationId: p.originalPaymentInformationId, additionalInfo: t.additionalInfo });
     }
   }
-  // A rejection of a whole payment information block or file, without transaction details: every
-  // transaction of the original file is rejected.
+  // A rejection without transaction details rejects every transaction of the original file.
   const wholeStatus = report.payments.find((p) => p.transactions.length === 0 && p.status)?.status ?? (transactions === 0 ? report.groupStatus : null);
   if (wholeStatus === 'RJCT') {
     const original = await store.outboundFileByMessageId(report.originalMessageId);
@@ -131,11 +116,6 @@ async function pain002Events(store: RailStore, file: RailFileRecord, xml: string
   return { kind: 'pain.002', messageId: report.messageId, events };
 }
 
-/**
- * The events of one batch of camt.054 entries (booked debits: settled; returns; incoming credits),
- * numbered from `first`: the batch is matched to its instructions in one query (by EndToEndId,
- * else UETR, as {@link findInstruction}).
- */
 async function camt054BatchEvents(store: RailStore, file: RailFileRecord, header: Camt054Header, entries: Camt054Entry[], first: number): Promise<NewRailEvent[]> {
   const booked = entries.filter((e) => e.status === 'BOOK' && !e.reversal);
   const endToEndIds = [...new Set(booked.map((e) => e.endToEndId).filter((v): v is string => !!v))];
@@ -165,7 +145,7 @@ async function camt054BatchEvents(store: RailStore, file: RailFileRecord, header
   });
 }
 
-/** Moves the instructions of `events` forward, in file order, one run of one status at a time (a later answer never moves one back). */
+/** In file order; a later answer never moves an instruction back. */
 async function advanceInstructionsOf(store: RailStore, events: NewRailEvent[], now: Date): Promise<void> {
   let run: { to: RailInstructionRecord['status']; keys: Array<{ payoutId: string; attempt: number }> } | null = null;
   for (const e of events) {
@@ -182,12 +162,7 @@ async function advanceInstructionsOf(store: RailStore, events: NewRailEvent[], n
   if (run) await store.advanceInstructions(run.keys, run.to, now);
 }
 
-/**
- * Reads a camt.054 as a stream within one transaction that holds the file's row: each batch of
- * entries is matched, then recorded and its instructions advanced while the next batch is parsed
- * (docs/rails.md "Bank files at scale"). A parse error rolls back what the file recorded and is
- * rethrown (the caller quarantines it). Null when another worker holds or has processed the file.
- */
+/** Streams a camt.054 in one transaction (docs/rails.md "Bank files at scale"); null when another worker holds the file. */
 async function recordCamt054(host: RailHost, file: RailFileRecord, xml: string, now: Date): Promise<{ events: NewRailEvent[]; recorded: Set<string> } | null> {
   const events: NewRailEvent[] = [];
   const recorded = await host.transaction(async (store) => {
@@ -212,7 +187,7 @@ async function recordCamt054(host: RailHost, file: RailFileRecord, xml: string, 
   return recorded ? { events, recorded } : null;
 }
 
-/** What an entry's event keeps (all strings; amounts in minor units). */
+/** All strings; amounts in minor units. */
 function entryDetails(e: Camt054Entry): Record<string, unknown> {
   return {
     creditDebit: e.creditDebit,
@@ -227,10 +202,7 @@ function entryDetails(e: Camt054Entry): Record<string, unknown> {
   };
 }
 
-/**
- * Parses inbound file `file` (a pain.002 or camt.054) and records its events, in one transaction
- * that holds the file's row (a second worker skips it). A file that does not parse is quarantined.
- */
+/** One transaction holding the file's row; a file that does not parse is quarantined. */
 export async function readSepaInboundFile(host: RailHost, file: RailFileRecord): Promise<{ events: number; quarantined: boolean }> {
   const now = host.now();
   const xml = file.content ?? '';
@@ -255,7 +227,7 @@ export async function readSepaInboundFile(host: RailHost, file: RailFileRecord):
   return { events: recorded.size, quarantined: false };
 }
 
-/** Reads a pain.002 (a tree: status reports are small), then records its events in one transaction that holds the file's row; null when another worker holds it. */
+/** Null when another worker holds the file. */
 async function recordPain002(host: RailHost, file: RailFileRecord, xml: string, now: Date): Promise<{ events: NewRailEvent[]; recorded: Set<string> } | null> {
   const parsed = await pain002Events(host.store, file, xml);
   const recorded = await host.transaction(async (store) => {
@@ -268,7 +240,6 @@ async function recordPain002(host: RailHost, file: RailFileRecord, xml: string, 
   return recorded ? { events: parsed.events, recorded } : null;
 }
 
-/** The rail with a configuration: see the file header. */
 function configured(sepa: SepaRailConfig): ConfiguredRail {
   const range = sepa.virtualIbanRange;
   const length = range ? countrySpecs[range.country]?.chars : undefined;
@@ -314,7 +285,6 @@ function configured(sepa: SepaRailConfig): ConfiguredRail {
       ? {
           virtualAccounts: {
             currency: 'EUR',
-            // A new IBAN in the range: the BBAN's fixed leading characters, then random digits; check digits by ibantools.
             issue: (beneficiaryName: string) => {
               const bbanLength = length - 4;
               const bban = `${range.bbanPrefix}${randomDigits(Math.max(0, bbanLength - range.bbanPrefix.length))}`.slice(0, bbanLength);
@@ -341,7 +311,6 @@ function configured(sepa: SepaRailConfig): ConfiguredRail {
   };
 }
 
-/** The sepa_eur rail (registry entry). */
 export const sepaRailModule: RailModule = {
   rail: SEPA_RAIL,
   connect(config) {

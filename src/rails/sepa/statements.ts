@@ -1,20 +1,10 @@
-/**
- * The sepa_eur rail's settlement account (docs/treasury.md "What the books expect"): the EUR
- * account the pain.001 files debit (`RAIL_SEPA_DEBTOR_IBAN`), whose end-of-day statements arrive as
- * camt.053 on the SEPA connection. Pure over the records the core reads for it:
- *
- * - a debit per payout attempt the bank confirmed booked (a `settled` rail event: camt.054 `DBIT`),
- *   key `DBIT:<EndToEndId>`, at the booking time;
- * - a credit per return (`returned`), `CRDT:<EndToEndId>`, of the payout's amount;
- * - a credit per incoming transfer (`credit`: a live deposit, or one that matched no virtual
- *   account), `CRDT:<AcctSvcrRef>` (else the entry reference).
- */
+/** The sepa_eur settlement account (docs/treasury.md "What the books expect"): camt.053 of `RAIL_SEPA_DEBTOR_IBAN`. Pure. */
 import type { RailStatementParts, SettlementMovement, SettlementRecords } from '../adapter';
 import { sepaRailConfig } from './config';
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
-/** The movements our books expect on the EUR settlement account from the SEPA connection's events (see the file header). Amounts in minor units. */
+/** `DBIT:<EndToEndId>` per settled attempt, `CRDT:<EndToEndId>` per return, `CRDT:<AcctSvcrRef>` per credit; minor units. */
 export function sepaExpectedMovements(records: Pick<SettlementRecords, 'events'>): SettlementMovement[] {
   const out: SettlementMovement[] = [];
   for (const e of records.events) {
@@ -36,7 +26,6 @@ export function sepaExpectedMovements(records: Pick<SettlementRecords, 'events'>
   return out;
 }
 
-/** The statements part of the sepa_eur module: camt.053 of the EUR account `RAIL_SEPA_DEBTOR_IBAN`. */
 export const sepaStatements: RailStatementParts = {
   format: 'camt.053',
   currency: 'EUR',
