@@ -2,11 +2,9 @@
 import { composeIBAN, friendlyFormatIBAN } from 'ibantools';
 import { divDecimal, formatAmount, parseAmount, parseDecimal, percentOf, USDC, divRound } from './money';
 
-/** Spec "VirtualAccount" currencies. */
 export const VIRTUAL_ACCOUNT_CURRENCIES = ['USD', 'EUR', 'MXN'] as const;
 export type VirtualAccountCurrency = (typeof VIRTUAL_ACCOUNT_CURRENCIES)[number];
 
-/** The rail (payout channel id) that funds a virtual account of each currency. */
 export const VIRTUAL_ACCOUNT_RAIL: Readonly<Record<VirtualAccountCurrency, 'ach_usd' | 'sepa_eur' | 'spei_mxn'>> = {
   USD: 'ach_usd',
   EUR: 'sepa_eur',

@@ -44,7 +44,6 @@ export function surfaceACoreTypes(pattern?: string): string[] {
 
 export type SurfaceAEventType = (typeof SURFACE_A_EVENT_TYPES)[number];
 
-/** Wildcards (spec "Registration and delivery"): one per resource family, or `*`. */
 export const SURFACE_A_EVENT_WILDCARDS = ['*', 'payout.*', 'disbursement.*', 'deposit.*', 'payment_request.*', 'recipient.*'] as const;
 
 const KNOWN = new Set<string>(SURFACE_A_EVENT_TYPES);

@@ -51,10 +51,7 @@ export async function ensureMessage(
   return db.selectFrom('notification_messages').selectAll().where('notification_id', '=', m.notificationId).where('channel', '=', m.channel).executeTakeFirstOrThrow();
 }
 
-/**
- * Claims the next provider call of message `id`, committed before the call. Only one caller wins: no
- * other attempt in flight, or one older than `leaseMs` (0 always claims). Returns whether it holds the claim.
- */
+/** Claims the next call of `id` (committed before it) when no attempt is in flight or it began over `leaseMs` ago; one caller wins. */
 export async function claimMessageAttempt(db: DbOrTx, id: string, now: Date, leaseMs: number): Promise<boolean> {
   const claimed = await db
     .updateTable('notification_messages')

@@ -42,9 +42,8 @@ async function existingFor(core: Core, caller: Caller, keys: string[]): Promise<
 
 
 /**
- * Creates payouts that notify their recipients, in request order (status submitted). Errors: those
- * of preparePayout, 400 channel_unavailable (`<prefix>delivery_channel`) without a live provider, 402
- * insufficient_balance for the whole request. Requests must have passed validateNotificationRequest.
+ * Creates notifying payouts in request order (requests validated by validateNotificationRequest).
+ * Errors: those of preparePayout, 400 channel_unavailable without a live provider, 402 insufficient_balance.
  */
 export async function createNotifiedPayouts(
   core: Core,
@@ -107,7 +106,6 @@ export async function createNotifiedPayouts(
     }
     throw err;
   }
-  // Committed with their starts; the relay starts any this process does not.
   for (const start of starts) handOffWorkflowStart(core, start);
   return created;
 }

@@ -36,7 +36,6 @@ export interface NotificationContent {
   /** Decimal string in `currency`. */
   amount: string;
   currency: string;
-  /** The paying business's name. */
   senderName: string;
   claimUrl: string;
   /** Shown as YYYY-MM-DD, UTC. */
