@@ -1,4 +1,4 @@
-/** Surface C's view of core payouts and events (docs/surface-c.md, spec "Events, Surface C"). Pure. */
+/** Surface C's view of core payouts and events (docs/states.md "Surface C payout", spec "Events, Surface C"). Pure. */
 import type { PayoutStatus } from './payout-state';
 import { matchesEventPattern } from './webhook-events';
 
