@@ -1,6 +1,6 @@
 /**
- * Recipients: validation, readiness, masking and receivability (spec "Recipient", "InlineRecipient",
- * "Receivability"). Pure, no I/O. Invalid present value: 400 validation_error naming the field.
+ * Recipients: validation, readiness, masking, receivability (spec "Recipient", "InlineRecipient",
+ * "Receivability"; checks in docs/catalog.md). Pure. Invalid value: 400 validation_error naming it.
  */
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
