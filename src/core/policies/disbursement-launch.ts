@@ -4,7 +4,7 @@ import type { Caller, Core } from '../context';
 import { reserveDailyBudget } from './daily-budget';
 import { checkStaticPolicy, keyPolicy } from './policy';
 
-/** Applies the caller's policy to the `ready` items of disbursement `id`. 403 policy_exceeded (param `items.<id>.<field>`). */
+/** Applies the caller's policy to the `ready` items of `id`: 403 policy_exceeded (param `items.<item id>.<field>`, or `items`). */
 export async function applyLaunchPolicy(tx: DbOrTx, core: Core, caller: Caller, id: string): Promise<void> {
   const policy = keyPolicy(caller);
   if (!policy) return;
