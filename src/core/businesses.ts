@@ -3,13 +3,9 @@ import { newId } from '../domain/ids';
 import type { DbOrTx } from '../db/schema';
 import { issueKey } from './api-keys';
 
-/** Keys are issued by src/core/api-keys.ts, the one writer of `api_keys`; re-exported for existing imports. */
 export { issueKey, type IssuedKey } from './api-keys';
 
-/**
- * Creates a business with an owner key in each environment (the operator's `admin business
- * create`). Returns `{business_id, keys: {sandbox, live}}`.
- */
+/** Creates a business with an owner key per environment; returns `{business_id, keys: {sandbox, live}}`. */
 export async function createBusiness(
   db: DbOrTx,
   input: { name: string; verified?: boolean; approvalsRequired?: number },
@@ -25,10 +21,7 @@ export async function createBusiness(
   return { business_id: id, keys: { sandbox: sandbox.key, live: live.key } };
 }
 
-/**
- * Marks a business verified (the operator's `npm run admin -- business verify <id>`; spec: withdrawals
- * and virtual accounts need verification). Idempotent. Throws ApiError 404 not_found for an unknown id.
- */
+/** Marks a business verified; idempotent. Throws 404 not_found for an unknown id. */
 export async function verifyBusiness(db: DbOrTx, businessId: string): Promise<{ business_id: string; verified: true }> {
   const res = await db.updateTable('businesses').set({ verified: true }).where('id', '=', businessId).executeTakeFirst();
   if (!res.numUpdatedRows) throw new ApiError(404, 'not_found', `No business with id '${businessId}'`, 'business_id');

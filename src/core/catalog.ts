@@ -1,11 +1,4 @@
-/**
- * The channel catalog as the caller sees it (spec "Channel", "ChannelRequirements"; Surface A
- * `GET /channels`, `GET /channels/{channel}/requirements`). Wraps the pure catalog of
- * src/domain/channels.ts with the caller's environment and the operator's paused channels
- * (config PAUSED_CHANNELS). No I/O: the catalog is code, not rows.
- *
- * Amounts (limits, flat fee) are canonical USDC Amounts ("1.00", "50000.00", "0.25").
- */
+/** The channel catalog as the caller sees it (spec "Channel", "ChannelRequirements"), with paused channels applied. No I/O. */
 import { pausedChannels } from './channel-pauses';
 import { CLAIM_LINK, claimLinkLiveProblem } from './claim-routes';
 import { liveRailWorking } from './rails/rail-adapters';
@@ -27,12 +20,7 @@ import { ApiError, notFound, validationError } from '../domain/errors';
 import { formatAmount, parseAmount, USDC } from '../domain/money';
 import type { Caller, Core } from './context';
 
-/**
- * Spec "Channel" plus the documented extension `countries` (the ISO 3166-1 alpha-2 countries the
- * channel pays to: one for single-country channels, every euro-area country for sepa_eur, none
- * for borderless channels such as claim_link). Durations ISO 8601; limits and fee.flat USDC Amounts;
- * fee.percent a decimal string ("1.15" = 1.15 %).
- */
+/** Spec "Channel" plus extension `countries` (ISO 3166-1 alpha-2); limits and fee.flat USDC decimal strings. */
 export interface ChannelListing {
   id: string;
   status: 'live' | 'paused';
@@ -46,58 +34,41 @@ export interface ChannelListing {
   fee: { percent: string; flat: string; currency: string };
 }
 
-/**
- * Optional filters of `GET /channels` (documented extension). `country`: channels whose
- * {@link ChannelListing.countries} include it ("EU" matches sepa_eur); borderless channels never
- * match a country. `currency`: the payout currency. `recipient_type`: channels that can pay that
- * type (claim_link matches phone and email). Codes are case-insensitive.
- */
+/** Filters of `GET /channels` (extension), case-insensitive; borderless channels never match a country. */
 export interface ChannelFilters {
   country?: string;
   currency?: string;
   recipient_type?: RecipientType;
 }
 
-/** A USDC catalog amount ("1", "0.5") in canonical wire form ("1.00", "0.50"). */
 function usdcAmount(value: string): string {
   return formatAmount(parseAmount(value, USDC, { allowZero: true }), USDC);
 }
 
-/** Channel limits as wire Amounts (spec "Channel".limits, currency USDC). */
 function wireLimits(channel: ChannelDefinition): ChannelListing['limits'] {
   return { min: usdcAmount(channel.limits.min), max: usdcAmount(channel.limits.max), currency: channel.limits.currency };
 }
 
-/**
- * The status of `channel` for `caller` (spec "Channel".status; docs/rails.md "Channel status"):
- * paused when the operator paused it (PAUSED_CHANNELS, or at runtime: src/core/channel-pauses.ts),
- * and in live unless its rail's connection works and a usable live rate exists for its currency
- * (docs/rates.md "Stale or failing sources").
- */
+/** Spec "Channel".status: paused by the operator, or in live without a working rail or usable live rate (docs/rates.md). */
 export function statusFor(core: Core, caller: Caller, channel: ChannelDefinition): 'live' | 'paused' {
   const status = railStatusFor(core, caller, channel);
   if (status === 'live' && missingLiveRate(core, caller, channel)) return 'paused';
   return status;
 }
 
-/**
- * {@link statusFor} without the live rate: paused by the operator or for want of a working rail
- * connection. Live `claim_link` has no rail of its own: it is live while a claim can be notified
- * and paid out (src/core/claim-routes.ts claimLinkLiveProblem).
- */
+/** {@link statusFor} without the live rate check. */
 export function railStatusFor(core: Core, caller: Caller, channel: ChannelDefinition): 'live' | 'paused' {
   const working = (rail: string) => (channel.id === CLAIM_LINK ? claimLinkLiveProblem(core, channel.currency) === null : liveRailWorking(core, rail));
   return channelStatus(channel, caller.environment, pausedChannels(core), working);
 }
 
-/** Why `channel` is paused for a live caller (a sentence), for channel_unavailable messages. */
+/** A sentence for channel_unavailable messages. */
 export function livePauseReason(core: Core, channel: ChannelDefinition): string {
   if (pausedChannels(core).has(channel.id)) return 'the operator paused it';
   if (channel.id === CLAIM_LINK) return claimLinkLiveProblem(core, channel.currency) ?? 'it is paused';
   return 'its rail has no working live connection';
 }
 
-/** One catalog entry as the spec's Channel seen by `caller` (internal fields such as requirement checks left out). */
 export function channelListing(core: Core, caller: Caller, channel: ChannelDefinition): ChannelListing {
   return {
     id: channel.id,
@@ -113,7 +84,6 @@ export function channelListing(core: Core, caller: Caller, channel: ChannelDefin
   };
 }
 
-/** `GET /channels`: every catalog channel matching `filters`, in catalog order (spec "Channel"). */
 export function listChannels(core: Core, caller: Caller, filters: ChannelFilters = {}): ChannelListing[] {
   const currency = filters.currency?.toUpperCase();
   return CHANNELS.filter(
@@ -124,24 +94,21 @@ export function listChannels(core: Core, caller: Caller, filters: ChannelFilters
   ).map((c) => channelListing(core, caller, c));
 }
 
-/**
- * `GET /channels/{channel}/requirements` (spec "ChannelRequirements"): recipient fields and
- * limits of the channel. Throws ApiError 404 not_found (param `channel`) for an unknown id.
- */
+/** `GET /channels/{channel}/requirements`; 404 not_found (param `channel`) for an unknown id. */
 export function getChannelRequirements(_core: Core, _caller: Caller, channelId: string): ChannelRequirements {
   const channel = findChannel(channelId);
   if (!channel) throw notFound('channel', channelId, 'channel');
   return { ...requirementsFor(channel), limits: wireLimits(channel) };
 }
 
-/** The catalog channel `channelId`, paused or not. Throws ApiError 400 validation_error (param `param`) for an unknown id. */
+/** Throws 400 validation_error (param `param`) for an unknown id. */
 export function knownChannel(channelId: string, param = 'channel'): ChannelDefinition {
   const channel = typeof channelId === 'string' ? findChannel(channelId) : undefined;
   if (!channel) throw validationError(param, `Unknown channel '${channelId}'; GET /channels lists them`);
   return channel;
 }
 
-/** Throws ApiError 400 channel_unavailable (param `param`) when `channel` is paused for `caller` (spec "Errors"). */
+/** Throws 400 channel_unavailable (param `param`) when paused for `caller`. */
 export function assertChannelAvailable(core: Core, caller: Caller, channel: ChannelDefinition, param = 'channel'): void {
   if (statusFor(core, caller, channel) === 'paused') {
     const noRate = missingLiveRate(core, caller, channel);
@@ -153,11 +120,7 @@ export function assertChannelAvailable(core: Core, caller: Caller, channel: Chan
   }
 }
 
-/**
- * The catalog channel `channelId` if `caller` can send on it now: {@link knownChannel} then
- * {@link assertChannelAvailable} (400 validation_error / 400 channel_unavailable, param `param`).
- * For payouts and disbursement items.
- */
+/** {@link knownChannel} then {@link assertChannelAvailable}; for payouts and disbursement items. */
 export function usableChannel(core: Core, caller: Caller, channelId: string, param = 'channel'): ChannelDefinition {
   const channel = knownChannel(channelId, param);
   assertChannelAvailable(core, caller, channel, param);

@@ -1,10 +1,4 @@
-/**
- * What makes the `claim_link` channel usable in live (docs/notifications.md "When claim_link is
- * live"): a live notification provider for the destination's kind, and a live rail the recipient
- * can claim to. A claim link has no rail of its own: the recipient chooses a route on the claim
- * page, and the payout is delivered on that route's rail exactly as a live direct payout on it.
- * Reads configuration only (no I/O).
- */
+/** When `claim_link` is usable in live (docs/notifications.md "When claim_link is live"). Configuration only. */
 import type { Config } from '../config';
 import { CHANNELS, type ChannelDefinition } from '../domain/channels';
 import { railModuleOf } from '../rails/registry';
@@ -12,18 +6,13 @@ import { pausedChannels } from './channel-pauses';
 import type { Core } from './context';
 import { liveRailConnection } from './rails/rail-adapters';
 
-/** The claim-link channel id. */
 export const CLAIM_LINK = 'claim_link';
 
-/** The destination kinds a claim link is sent to. */
 export type ClaimDestinationKind = 'email' | 'phone';
 
 const unset = (vars: Record<string, unknown>) => Object.entries(vars).filter(([, v]) => !v).map(([k]) => k);
 
-/**
- * The unset variables that keep each live notification provider from being configured (empty:
- * configured), as src/core/notifications/live-providers.ts builds them: SMTP, Twilio, WhatsApp.
- */
+/** Unset variables per live notification provider (empty: configured). */
 export function liveNotifierGaps(config: Config): { smtp: string[]; twilio: string[]; whatsapp: string[] } {
   return {
     smtp: unset({ NOTIFY_SMTP_URL: config.NOTIFY_SMTP_URL, NOTIFY_EMAIL_FROM: config.NOTIFY_EMAIL_FROM }),
@@ -32,10 +21,7 @@ export function liveNotifierGaps(config: Config): { smtp: string[]; twilio: stri
   };
 }
 
-/**
- * Why no live provider can tell a `kind` destination about its claim link (naming the unset
- * variables), or null when one can: e-mail needs SMTP; a phone needs Twilio (SMS) or WhatsApp.
- */
+/** Why no live provider can notify a `kind` destination, or null. */
 export function liveNotifierProblem(config: Config, kind: ClaimDestinationKind): string | null {
   const g = liveNotifierGaps(config);
   if (kind === 'email') return g.smtp.length === 0 ? null : `no live e-mail provider is configured (set ${g.smtp.join(', ')})`;
@@ -43,19 +29,13 @@ export function liveNotifierProblem(config: Config, kind: ClaimDestinationKind):
   return `no live SMS or WhatsApp provider is configured (set ${g.twilio.join(', ')} for Twilio, or ${g.whatsapp.join(', ')} for WhatsApp)`;
 }
 
-/** Why live notification channel `channel` has no provider (naming the unset variables), or null when it has one. */
 export function liveNotificationChannelProblem(config: Config, channel: 'email' | 'sms' | 'whatsapp'): string | null {
   const g = liveNotifierGaps(config);
   const [gaps, what] = channel === 'email' ? [g.smtp, 'e-mail (SMTP)'] : channel === 'sms' ? [g.twilio, 'SMS (Twilio)'] : [g.whatsapp, 'WhatsApp (Cloud API)'];
   return gaps.length === 0 ? null : `no live ${what} provider is configured (set ${gaps.join(', ')})`;
 }
 
-/**
- * The catalog channels a live claim in `currency` can be paid out on: bank channels in that
- * currency whose rail has a configured live connection (src/rails/registry.ts) and that the
- * operator has not paused. In catalog order. Whether each works right now is the caller's
- * question (src/core/catalog.ts statusFor).
- */
+/** Bank channels in `currency` with a configured live rail, not paused, in catalog order. */
 export function liveClaimRoutes(core: Core, currency: string): ChannelDefinition[] {
   const paused = pausedChannels(core);
   return CHANNELS.filter(
@@ -63,7 +43,6 @@ export function liveClaimRoutes(core: Core, currency: string): ChannelDefinition
   );
 }
 
-/** Why no live rail can pay out a claim in `currency` (naming what to configure), or null when one can. */
 export function liveClaimRouteProblem(core: Core, currency: string): string | null {
   if (liveClaimRoutes(core, currency).length > 0) return null;
   const candidates = CHANNELS.filter((c) => c.id !== CLAIM_LINK && c.currency === currency && c.recipient_type === 'bank_account' && railModuleOf(c.rail));
@@ -76,11 +55,7 @@ export function liveClaimRouteProblem(core: Core, currency: string): string | nu
   return `no live rail is configured to pay a claim out in ${currency}${how ? ` (${how})` : ''}`;
 }
 
-/**
- * Why a live claim-link payout to a `kind` destination in `currency` cannot be accepted now, or
- * null when it can. Without `kind`: null when a destination of some kind can be served (the
- * channel listing's question).
- */
+/** Why a live claim-link payout cannot be accepted now, or null; without `kind`, for any kind. */
 export function claimLinkLiveProblem(core: Core, currency: string, kind?: ClaimDestinationKind): string | null {
   const route = liveClaimRouteProblem(core, currency);
   if (route) return route;

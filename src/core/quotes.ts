@@ -1,10 +1,6 @@
 /**
- * Quotes (spec "Quote", "Limits": quote validity 60 seconds; Surface A `POST /quotes`). A quote
- * prices one payout on one channel with src/domain/pricing.ts at the sandbox mid-market rate
- * (src/sandbox/fx.ts) or, in live, the live rate less the spread (docs/rates.md), and is stored in `quotes` so a payout can use it by `quote_id`.
- *
- * Row units (src/db/tables/catalog.ts): source_amount and fee_* in micro-USDC, destination_amount
- * in minor units of destination_currency, fixed_side the amount the caller gave.
+ * Quotes (spec "Quote"; Surface A `POST /quotes`), valid 60 s. Rows: source and fees in micro-USDC,
+ * destination_amount in minor units of destination_currency.
  */
 import { findChannel } from '../domain/channels';
 import { ApiError, validationError } from '../domain/errors';
@@ -18,44 +14,35 @@ import { assertChannelAvailable, knownChannel } from './catalog';
 import type { Caller, Core } from './context';
 import { pricingRate } from './rates/pricing-rate';
 
-/** Quote validity (spec "Limits"): expires_at is created_at + 60 s. */
 export const QUOTE_TTL_MS = 60_000;
 
-/** What a caller asks to price: a channel id and exactly one of the two Amounts (decimal strings). */
+/** A channel id and exactly one amount (decimal strings). */
 export interface PriceRequest {
   channel: string;
-  /** USDC Amount, up to 6 decimals. */
   source_amount?: string;
-  /** Amount in the channel's currency, up to its decimals (2 fiat, 0 JPY/KRW/...). */
   destination_amount?: string;
 }
 
-/** A validated, priced request: the channel, the {@link Price} and which side the caller fixed. */
 export interface PricedRequest {
   channel: ReturnType<typeof knownChannel>;
   price: Price;
   fixedSide: 'source' | 'destination';
 }
 
-/** A stored quote. Amounts in {@link Price} units (micro-USDC; destination minor units). */
+/** Amounts in {@link Price} units. */
 export interface QuoteRecord {
   id: string;
   channel: string;
   price: Price;
   fixedSide: 'source' | 'destination';
-  /** ISO 8601 durations of the channel. */
   arrival: { min: string; max: string };
   createdAt: Date;
   expiresAt: Date;
 }
 
 /**
- * Validates and prices a request without storing it (quotes, and payouts priced at execution).
- * Checks, in order: channel known (400 validation_error, param `channel`); exactly one amount
- * (400 validation_error: both -> param `destination_amount`, none -> param `source_amount`);
- * amount format and precision (400 validation_error, that param); channel live for the caller
- * (400 channel_unavailable, param `channel`); source within the channel limits (400
- * amount_out_of_range, param of the amount given).
+ * Validates and prices without storing. 400 validation_error (param `channel` or the amount), 400
+ * channel_unavailable, 400 amount_out_of_range.
  */
 export function priceRequest(core: Core, caller: Caller, input: PriceRequest): PricedRequest {
   const channel = knownChannel(input.channel, 'channel');
@@ -76,10 +63,7 @@ export function priceRequest(core: Core, caller: Caller, input: PriceRequest): P
   return { channel, price: p, fixedSide: hasSource ? 'source' : 'destination' };
 }
 
-/**
- * `POST /quotes` (spec "Quote"): prices the request ({@link priceRequest}, same errors) and stores
- * the quote for `caller`'s business and environment, valid 60 seconds from now.
- */
+/** `POST /quotes`: {@link priceRequest} (same errors), stored for the caller, valid 60 s. */
 export async function createQuote(core: Core, caller: Caller, input: PriceRequest): Promise<QuoteRecord> {
   const priced = priceRequest(core, caller, input);
   const createdAt = core.now();
@@ -118,7 +102,6 @@ export async function createQuote(core: Core, caller: Caller, input: PriceReques
   };
 }
 
-/** A `quotes` row as a {@link QuoteRecord} (debitTotal = source + total fees). */
 export function quoteFromRow(row: Selectable<QuotesTable>): QuoteRecord {
   const fees = { provider: row.fee_provider, service: row.fee_service, fxSpread: row.fee_fx_spread, total: row.fee_total };
   const channel = findChannel(row.channel);
@@ -143,10 +126,7 @@ export function quoteFromRow(row: Selectable<QuotesTable>): QuoteRecord {
   };
 }
 
-/**
- * The quote `id` of `caller`'s business and environment, or undefined (another tenant's quote is
- * invisible). Expiry is not checked: compare `expiresAt` with `core.now()` (410 quote_expired).
- */
+/** The caller's quote, or undefined; expiry is not checked. */
 export async function findQuote(core: Core, caller: Caller, id: string): Promise<QuoteRecord | undefined> {
   const row = await core.db
     .selectFrom('quotes')
@@ -158,14 +138,14 @@ export async function findQuote(core: Core, caller: Caller, id: string): Promise
   return row ? quoteFromRow(row) : undefined;
 }
 
-/** Throws ApiError 410 quote_expired (param `param`) when `quote` is past its expires_at at `now` (spec "Errors"). */
+/** Throws 410 quote_expired (param `param`). */
 export function assertQuoteFresh(quote: QuoteRecord, now: Date, param = 'quote_id'): void {
   if (now.getTime() >= quote.expiresAt.getTime()) {
     throw new ApiError(410, 'quote_expired', `Quote ${quote.id} expired at ${quote.expiresAt.toISOString()}; create a new one`, param);
   }
 }
 
-/** The live-rate columns (migration 0062_live_rates) of a {@link Price}: all null for a sandbox price. */
+/** Live-rate columns of a {@link Price}; all null for a sandbox price. */
 export function liveRateColumns(p: Price): LiveRateColumns {
   const l = p.live;
   return {
@@ -177,7 +157,6 @@ export function liveRateColumns(p: Price): LiveRateColumns {
   };
 }
 
-/** `{ live }` of a row with live-rate columns (a live quote or payout), else `{}`. */
 export function livePricingOf(row: LiveRateColumns): Pick<Price, 'live'> {
   if (row.rate_source === null || row.rate_as_of === null || row.reference_rate === null || row.fx_spread_bps === null) return {};
   return {

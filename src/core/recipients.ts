@@ -1,9 +1,6 @@
 /**
- * Saved recipients (spec "Recipient", "Recipient status", "Receivability"; Surface A
- * `/recipients`). Validation, readiness, masking and receivability are the pure functions of
- * src/domain/recipients.ts; this module scopes every read and write to the caller's business and
- * environment (docs/architecture.md "Money rules", rule 7: another tenant's id is a 404) and stores the normalised, unmasked
- * type object in `recipients.details`. Deletion is soft (`deleted_at`); a deleted recipient is a 404.
+ * Saved recipients (spec "Recipient", Surface A `/recipients`), scoped to the caller's business and
+ * environment (another tenant's id is a 404). Details stored normalised and unmasked; deletion is soft.
  */
 import type { Insertable, Selectable } from 'kysely';
 import type { RecipientType } from '../domain/channels';
@@ -17,16 +14,13 @@ import type { Caller, Core } from './context';
 import type { DbOrTx } from '../db/schema';
 import { isUniqueViolation } from '../db/errors';
 
-/** Spec "Recipient".kind. */
 export type RecipientKind = 'individual' | 'business';
 
-/** A saved recipient. `details` is its type object, normalised and UNMASKED (mask it on output). */
+/** A saved recipient; `details` normalised and UNMASKED (mask it on output). */
 export interface RecipientRecord {
   id: string;
   type: RecipientType;
-  /** ISO 3166-1 alpha-2, upper case. */
   country: string | null;
-  /** ISO 4217 (or USDC), upper case. */
   currency: string | null;
   name: string | null;
   kind: RecipientKind | null;
@@ -34,13 +28,13 @@ export interface RecipientRecord {
   details: Record<string, unknown>;
   status: 'ready' | 'needs_fields';
   missingFields: string[];
-  /** Channel ids the recipient can be paid on (catalog only; a paused channel stays listed). */
+  /** Catalog only: a paused channel stays listed. */
   channels: string[];
   createdAt: Date;
   updatedAt: Date;
 }
 
-/** The optional descriptive fields of a recipient (spec "Recipient"). On update, null clears a field. */
+/** Optional descriptive fields; on update, null clears one. */
 export interface RecipientFields {
   country?: string | null;
   currency?: string | null;
@@ -49,22 +43,17 @@ export interface RecipientFields {
   externalId?: string | null;
 }
 
-/** Create input: the type and its type object (spec "Recipient": exactly one type object, the one named by `type`). */
 export interface CreateRecipientInput extends RecipientFields {
   type: RecipientType;
   details: Record<string, unknown>;
 }
 
-/**
- * Update input (spec: `type` required on update). `details`, when given, replaces the stored type
- * object; left out, the stored one is kept (and re-validated). Changing `type` needs `details`.
- */
+/** `details`, when given, replaces the stored type object; changing `type` needs `details`. */
 export interface UpdateRecipientInput extends RecipientFields {
   type: RecipientType;
   details?: Record<string, unknown>;
 }
 
-/** List filters and page (spec `GET /recipients`: type, country, limit, cursor; external_id is an extension). */
 export interface ListRecipientsQuery {
   type?: RecipientType;
   country?: string;
@@ -78,7 +67,6 @@ const MASK = '••••';
 const upper = (v: string | null | undefined) => (typeof v === 'string' ? v.trim().toUpperCase() || null : (v ?? null));
 const trimmed = (v: string | null | undefined) => (typeof v === 'string' ? v.trim() || null : (v ?? null));
 
-/** A `recipients` row as a {@link RecipientRecord}. */
 export function recipientFromRow(row: Selectable<RecipientsTable>): RecipientRecord {
   return {
     id: row.id,
@@ -97,12 +85,7 @@ export function recipientFromRow(row: Selectable<RecipientsTable>): RecipientRec
   };
 }
 
-/**
- * Validates a recipient as it will be stored: refuses masked values sent back (400, param
- * `<type>.<field>`), runs validateRecipientDetails (400 validation_error / 422
- * recipient_not_ready), and reconciles `kind` with a bank channel's `recipient_kind` (a missing
- * kind is taken from it; a conflicting one is 400, param `<type>.recipient_kind`).
- */
+/** Refuses masked values sent back, validates, and reconciles `kind` with a bank channel's `recipient_kind` (400 on conflict). */
 function evaluate(
   type: RecipientType,
   details: Record<string, unknown>,
@@ -129,20 +112,12 @@ function evaluate(
   return { ...v, kind };
 }
 
-/**
- * Inserts one recipient row as given (the one insert of `recipients`: this module owns the table;
- * src/core/contacts/create-contact.ts stores contact recipients through it). Returns the stored
- * row; a unique violation (a contact's `external_id`) propagates to the caller.
- */
+/** The one insert of `recipients` (this module owns the table); a unique violation propagates. */
 export async function insertRecipientRow(db: DbOrTx, row: Insertable<RecipientsTable>): Promise<Selectable<RecipientsTable>> {
   return db.insertInto('recipients').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-/**
- * `POST /recipients`: validates (see {@link evaluate}) and stores a recipient for `caller`.
- * Returns it with status ready (channels listed) or needs_fields (missing_fields listed).
- * Throws ApiError 400 validation_error (param e.g. `bank_account.clabe`) or 422 recipient_not_ready.
- */
+/** `POST /recipients`. Throws 400 validation_error (param e.g. `bank_account.clabe`) or 422 recipient_not_ready. */
 export async function createRecipient(core: Core, caller: Caller, input: CreateRecipientInput): Promise<RecipientRecord> {
   const country = upper(input.country);
   const currency = upper(input.currency);
@@ -169,7 +144,7 @@ export async function createRecipient(core: Core, caller: Caller, input: CreateR
   return recipientFromRow(row);
 }
 
-/** `GET /recipients/{id}`: the caller's recipient; ApiError 404 not_found (param `id`) if absent, deleted or another tenant's. */
+/** `GET /recipients/{id}`; 404 not_found if absent, deleted or another tenant's. */
 export async function getRecipient(core: Core, caller: Caller, id: string): Promise<RecipientRecord> {
   const row = await core.db
     .selectFrom('recipients')
@@ -183,11 +158,7 @@ export async function getRecipient(core: Core, caller: Caller, id: string): Prom
   return recipientFromRow(row);
 }
 
-/**
- * `GET /recipients`: the caller's live (not deleted) recipients, newest first, filtered by type,
- * country (case-insensitive) and external_id; paged by cursor (400 validation_error, param
- * `cursor`, for a cursor we did not issue).
- */
+/** `GET /recipients`: live recipients, newest first; 400 validation_error (param `cursor`) for a foreign cursor. */
 export async function listRecipients(
   core: Core,
   caller: Caller,
@@ -207,14 +178,8 @@ export async function listRecipients(
 }
 
 /**
- * `PATCH /recipients/{id}`: applies the given fields (null clears one), replaces the type object
- * when `details` is given, re-validates and recomputes status, missing_fields and channels.
- * Changing `type` needs the new type's object (400 validation_error, param `<type>`). When `kind`
- * changes and the stored bank object is kept, its `recipient_kind` follows the new kind.
- * Throws 404 not_found like {@link getRecipient}, the errors of {@link createRecipient}, and 409
- * external_id_taken (param `external_id`) when the recipient is a contact recipient (made on
- * Surface B or C, whose external ids are unique among the caller's contacts) and another contact
- * already has that external_id.
+ * `PATCH /recipients/{id}`: applies fields, re-validates and recomputes readiness. Throws 404, the
+ * errors of {@link createRecipient}, and 409 external_id_taken for a contact recipient's duplicate id.
  */
 export async function updateRecipient(
   core: Core,
@@ -272,7 +237,6 @@ export async function updateRecipient(
       .returningAll()
       .executeTakeFirstOrThrow()
       .catch((err: unknown) => {
-        // recipients_contact_external_id (migration 0020): unique among the caller's live contact recipients
         if (isUniqueViolation(err)) {
           throw new ApiError(409, 'external_id_taken', `Another recipient already has external_id '${externalId}'`, 'external_id');
         }
@@ -282,7 +246,7 @@ export async function updateRecipient(
   });
 }
 
-/** `DELETE /recipients/{id}`: soft-deletes the caller's recipient; 404 not_found like {@link getRecipient}. */
+/** `DELETE /recipients/{id}` (soft); 404 like {@link getRecipient}. */
 export async function deleteRecipient(core: Core, caller: Caller, id: string): Promise<void> {
   const now = core.now();
   const res = await core.db
@@ -296,10 +260,7 @@ export async function deleteRecipient(core: Core, caller: Caller, id: string): P
   if (!res.numUpdatedRows) throw notFound('recipient', id);
 }
 
-/**
- * `GET /recipients/check` (spec "Receivability"): whether and how a phone number or e-mail can
- * receive a claim-link payout. 400 validation_error, param `number` / `address` / `type`.
- */
+/** `GET /recipients/check` (spec "Receivability"); 400 validation_error, param `number` / `address` / `type`. */
 export function checkRecipient(
   _core: Core,
   _caller: Caller,
@@ -308,10 +269,7 @@ export function checkRecipient(
   return receivability(input);
 }
 
-/**
- * The recipient as event data (`recipient.updated`): the Surface A wire shape (spec "Recipient"),
- * the type object masked, plus `updated_at`.
- */
+/** `recipient.updated` event data: the Surface A shape, type object masked, plus `updated_at`. */
 export function recipientEventData(r: RecipientRecord): Record<string, unknown> {
   return {
     id: r.id,
@@ -332,12 +290,9 @@ export function recipientEventData(r: RecipientRecord): Record<string, unknown> 
 }
 
 /**
- * A correction of a saved recipient's bank details by the bank (an ACH notification of change,
- * docs/rails.md "ACH"): `fields` replaces those fields of the type object (unambiguous
- * corrections), or `needsField` names the field the recipient must be asked for again (status
- * `needs_fields` with that field in missing_fields). Writes the recipient and its
- * `recipient.updated` event in one transaction, once per `correctionId` (the rail event's id).
- * Returns the recipient, or null when it is deleted or not a bank account (nothing to correct).
+ * Applies a bank's correction (ACH notification of change, docs/rails.md "ACH"): `fields` replace, or
+ * `needsField` asks again. Writes recipient and `recipient.updated` once per `correctionId`. Returns
+ * null when deleted or not a bank account.
  */
 export async function correctRecipientFromBank(
   core: Core,

@@ -1,7 +1,4 @@
-/**
- * The sandbox channel catalog (spec "Channel"): one entry per channel, built from the requirement
- * fields of src/domain/channel-fields.ts. Pure data, no I/O. Units as in src/domain/channels.ts.
- */
+/** The sandbox channel catalog (spec "Channel"). Pure data; units as in src/domain/channels.ts. */
 import {
   type ChannelDefinition,
   deepFreeze,
@@ -18,7 +15,7 @@ import {
   WALLET_FIELDS,
 } from './channel-fields';
 
-/** Euro-area countries reached by sepa_eur (Bulgaria joined the euro on 2026-01-01). */
+/** Euro-area countries reached by sepa_eur. */
 const EURO_AREA = [
   'AT', 'BE', 'BG', 'CY', 'DE', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'PT',
   'SI', 'SK',
@@ -61,13 +58,11 @@ function bank(spec: BankSpec): ChannelDefinition {
   };
 }
 
-/** A bank channel whose only account identifier is an IBAN (plus the holder's name). */
 function ibanBank(id: string, country: string, currency: string, rail: string, extra: Partial<BankSpec> = {}) {
   return bank({ id, country, currency, rail, requirements: [HOLDER_NAME, IBAN], ...extra });
 }
 
 const BANK_CHANNELS: ChannelDefinition[] = [
-  // --- Americas
   bank({
     id: 'ach_usd',
     country: 'US',
@@ -183,7 +178,6 @@ const BANK_CHANNELS: ChannelDefinition[] = [
     fx_spread_percent: '0.7',
     requirements: [HOLDER_NAME, field('bank_code', '^[0-9]{3}$'), field('account_number', '^[0-9]{6,14}$')],
   }),
-  // --- Europe
   ibanBank('sepa_eur', 'EU', 'EUR', 'sepa_credit_transfer', {
     coverage: EURO_AREA,
     arrival: { min: 'PT10S', max: 'P1D' },
@@ -200,8 +194,7 @@ const BANK_CHANNELS: ChannelDefinition[] = [
   bank({
     id: 'faster_gbp',
     country: 'GB',
-    // Faster Payments also reaches banks in the Crown Dependencies, whose numbers
-    // libphonenumber-js reports as GG/JE/IM.
+    // Faster Payments also reaches the Crown Dependencies (libphonenumber-js: GG/JE/IM).
     coverage: ['GB', 'GG', 'JE', 'IM'],
     currency: 'GBP',
     rail: 'faster_payments',
@@ -224,7 +217,6 @@ const BANK_CHANNELS: ChannelDefinition[] = [
   ibanBank('bank_huf', 'HU', 'HUF', 'giro', { fx_spread_percent: '0.35' }),
   ibanBank('bank_ron', 'RO', 'RON', 'sent', { fx_spread_percent: '0.4' }),
   ibanBank('bank_try', 'TR', 'TRY', 'fast_tr', { fx_spread_percent: '0.8', arrival: { min: 'PT1M', max: 'P1D' } }),
-  // --- Middle East and Africa
   ibanBank('bank_ils', 'IL', 'ILS', 'masav', { fx_spread_percent: '0.4' }),
   ibanBank('bank_aed', 'AE', 'AED', 'uaefts', { fx_spread_percent: '0.3', arrival: { min: 'PT1H', max: 'P1D' } }),
   ibanBank('bank_sar', 'SA', 'SAR', 'sarie', { fx_spread_percent: '0.3', arrival: { min: 'PT1H', max: 'P1D' } }),
@@ -278,7 +270,6 @@ const BANK_CHANNELS: ChannelDefinition[] = [
     fx_spread_percent: '0.5',
     requirements: [HOLDER_NAME, field('branch_code', '^[0-9]{6}$'), field('account_number', '^[0-9]{7,11}$')],
   }),
-  // --- Asia-Pacific
   bank({
     id: 'chats_hkd',
     country: 'HK',
@@ -450,16 +441,15 @@ const BANK_CHANNELS: ChannelDefinition[] = [
   }),
 ];
 
-/** The sandbox catalog (spec "Channel"). Ids are unique; order is the listing order. */
+/** Ids are unique; order is the listing order. */
 export const CHANNELS: readonly ChannelDefinition[] = deepFreeze<ChannelDefinition[]>([
   {
     id: 'claim_link',
     country: null,
     currency: 'USD',
     rail: 'claim_link',
-    // A claim link goes to a phone number or an e-mail; see channelAcceptsRecipientType.
     recipient_type: 'phone',
-    // The recipient has 30 days to claim (spec "Limits": claim-link arrival maximum).
+    // Spec "Limits": claim-link arrival maximum.
     arrival: { min: 'PT1M', max: 'P30D' },
     // Surface B's minimum disbursement is 1.00 USD.
     limits: { min: '1', max: '50000', currency: 'USDC' },

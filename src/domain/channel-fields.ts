@@ -1,13 +1,7 @@
-/**
- * Channel types and the requirement-field building blocks the catalog is made of (spec
- * "ChannelRequirements"). Pure data, no I/O. The catalog is src/domain/channel-catalog.ts; the
- * functions over it are src/domain/channels.ts.
- */
+/** Channel types and requirement-field building blocks (spec "ChannelRequirements"). Pure data. */
 
-/** Spec "Shared types": RecipientType. */
 export type RecipientType = 'bank_account' | 'pagomovil' | 'wallet' | 'phone' | 'email' | 'service_user';
 
-/** Every {@link RecipientType}, in spec order. */
 export const RECIPIENT_TYPES: readonly RecipientType[] = Object.freeze([
   'bank_account',
   'pagomovil',
@@ -17,18 +11,10 @@ export const RECIPIENT_TYPES: readonly RecipientType[] = Object.freeze([
   'service_user',
 ]);
 
-/**
- * A semantic check applied by src/domain/recipients.ts beyond `pattern`: CLABE check digit, IBAN
- * checksum (and that the IBAN's country is one the channel reaches), BIC structure, ABA routing
- * checksum. Internal: {@link requirementsFor} does not put it on the wire.
- */
+/** Semantic check beyond `pattern` (src/domain/recipients.ts); internal, not on the wire. */
 export type FieldCheck = 'clabe' | 'iban' | 'bic' | 'aba_routing';
 
-/**
- * One requirement of a channel (spec "ChannelRequirements" fields element). `type` 'date' is
- * YYYY-MM-DD, 'phone' is E.164, 'email' an e-mail address, 'enum' one of `values`. `pattern` is a
- * regular expression (source text, anchored) the trimmed value must match.
- */
+/** Spec "ChannelRequirements" field: 'date' YYYY-MM-DD, 'phone' E.164; `pattern` anchored, on the trimmed value. */
 export interface RequirementField {
   name: string;
   type: 'string' | 'enum' | 'date' | 'email' | 'phone';
@@ -36,16 +22,10 @@ export interface RequirementField {
   pattern?: string;
   values?: string[];
   description?: string;
-  /** Internal semantic check (see {@link FieldCheck}); stripped from the wire shape. */
   check?: FieldCheck;
 }
 
-/**
- * A catalog entry. `method` is the receivability method name (spec "Receivability": methods,
- * e.g. 'spei_bank', 'service_wallet'). `coverage` lists the countries a multi-country channel
- * reaches (sepa_eur); single-country channels leave it out. Fees and limits are USDC decimal
- * strings; `fx_spread_percent` is "0" when no conversion happens (USD, USDC).
- */
+/** A catalog entry: fees and limits USDC decimal strings; `coverage` only for multi-country channels. */
 export interface ChannelDefinition {
   id: string;
   country: string | null;
@@ -62,9 +42,6 @@ export interface ChannelDefinition {
   method: string;
   kyc_required: boolean;
 }
-
-// ---------------------------------------------------------------------------------------------
-// Requirement field building blocks
 
 export const HOLDER_NAME: RequirementField = {
   name: 'holder_name',
@@ -96,21 +73,16 @@ export const SWIFT_CODE: RequirementField = {
   check: 'bic',
 };
 
-/** A required string field with a pattern. */
 export function field(name: string, pattern: string, description?: string): RequirementField {
   return { name, type: 'string', required: true, pattern, ...(description ? { description } : {}) };
 }
 
-/** E.164: a plus, a non-zero digit, at most 15 digits in all. */
 export const E164_PATTERN = '^\\+[1-9][0-9]{1,14}$';
 
-/** Recipient `phone` fields (spec "Recipient": phone.number, E.164). */
 export const PHONE_FIELDS: RequirementField[] = [
   { name: 'number', type: 'phone', required: true, pattern: E164_PATTERN, description: 'Phone number in E.164' },
 ];
-/** Recipient `email` fields (spec "Recipient": email.address). */
 export const EMAIL_FIELDS: RequirementField[] = [{ name: 'address', type: 'email', required: true }];
-/** Recipient `pagomovil` fields (spec "Recipient": pagomovil object). */
 export const PAGOMOVIL_FIELDS: RequirementField[] = [
   {
     name: 'phone_number',
@@ -124,20 +96,15 @@ export const PAGOMOVIL_FIELDS: RequirementField[] = [
   HOLDER_NAME,
   { name: 'date_of_birth', type: 'date', required: true, description: 'YYYY-MM-DD' },
 ];
-/** Recipient `wallet` fields (spec "Recipient": wallet.network enum stellar, wallet.address). */
 export const WALLET_FIELDS: RequirementField[] = [
   { name: 'network', type: 'enum', required: true, values: ['stellar'] },
   field('address', '^G[A-Z2-7]{55}$', 'Stellar account id (G...)'),
 ];
-/** Recipient `service_user` fields (spec "Recipient": service_user.handle). */
 export const SERVICE_USER_FIELDS: RequirementField[] = [
   field('handle', '^@?[A-Za-z0-9_.]{3,32}$', 'Handle of a user of the service, e.g. @maria'),
 ];
 
-/**
- * The fixed fields of every recipient type except bank_account (whose fields come from the
- * channel requirements of its corridor). Spec "Recipient" table.
- */
+/** Spec "Recipient" fixed fields per type; bank_account's come from its corridor's channel. */
 export const RECIPIENT_TYPE_FIELDS: Readonly<Record<Exclude<RecipientType, 'bank_account'>, readonly RequirementField[]>> =
   deepFreeze({
     pagomovil: PAGOMOVIL_FIELDS,
@@ -147,7 +114,6 @@ export const RECIPIENT_TYPE_FIELDS: Readonly<Record<Exclude<RecipientType, 'bank
     service_user: SERVICE_USER_FIELDS,
   });
 
-/** Freezes `value` and everything reachable from it (the catalog is immutable). */
 export function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);

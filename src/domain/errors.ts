@@ -1,9 +1,6 @@
-/**
- * The core's error vocabulary. The core throws {@link ApiError}; each surface renders it in its own
- * error shape (Surface A: `{error: {code, message, param, request_id}}`, spec "Errors").
- */
+/** The core throws {@link ApiError}; each surface renders it in its own error shape (spec "Errors"). */
 
-/** Machine-readable error codes (spec "Errors", Surface A, plus the documented extensions). */
+/** Spec "Errors" codes plus the documented extensions. */
 export type ErrorCode =
   | 'validation_error'
   | 'channel_unavailable'
@@ -33,7 +30,6 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'rate_limited'
   | 'internal_error'
-  // Surface B (spec "Errors", Surface B) and contact recipients (docs/surface-b.md).
   | 'invalid_phone'
   | 'recipient_country_unsupported'
   | 'amount_below_minimum'
@@ -41,11 +37,7 @@ export type ErrorCode =
   | 'external_id_taken'
   | 'virtual_account_not_found';
 
-/**
- * Fields the core names in an error by a domain key, with the core's own spelling (the one Surface
- * A uses). Each surface maps a key to its param name (src/api/surface-b/errors.ts `fields`), and an
- * error raised with {@link fieldError} is rendered naming the field in the surface's spelling.
- */
+/** Fields the core names by a domain key (Surface A spelling); each surface maps a key to its param name. */
 export const FIELD_KEYS = {
   createdAfter: 'created_after',
   createdBefore: 'created_before',
@@ -54,16 +46,13 @@ export const FIELD_KEYS = {
   cursor: 'cursor',
   idempotencyKey: 'Idempotency-Key',
 } as const;
-/** A domain key of {@link FIELD_KEYS}. */
 export type FieldKey = keyof typeof FIELD_KEYS;
 
-/** The field an error is about: its domain key and its message given the field's name on a surface. */
 export interface ErrorField {
   key: FieldKey;
   message: (name: string) => string;
 }
 
-/** An error with an HTTP status, a code, a human message and the offending parameter (or null). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -71,7 +60,6 @@ export class ApiError extends Error {
     message: string,
     readonly param: string | null = null,
     readonly details?: Record<string, unknown>,
-    /** Set by {@link fieldError}: `param` and `message` are the core's spelling of this field. */
     readonly field?: ErrorField,
   ) {
     super(message);
@@ -79,22 +67,18 @@ export class ApiError extends Error {
   }
 }
 
-/**
- * An error about the field `key`: `param` and `message` in the core's spelling; a surface renders
- * both with its own name of the field (`message` is given that name; a string message names none).
- */
+/** An error about field `key`; a surface renders `param` and a function `message` with its own name of the field. */
 export function fieldError(status: number, code: ErrorCode, key: FieldKey, message: string | ((name: string) => string), details?: Record<string, unknown>): ApiError {
   const render = typeof message === 'string' ? () => message : message;
   return new ApiError(status, code, render(FIELD_KEYS[key]), FIELD_KEYS[key], details, { key, message: render });
 }
 
-/** 400 validation_error about the field `key` (see {@link fieldError}). */
 export const fieldValidationError = (key: FieldKey, message: string | ((name: string) => string)) => fieldError(400, 'validation_error', key, message);
 
-/** 400 validation_error naming `param` (dotted path, e.g. `recipient.number`). */
+/** 400 validation_error naming `param` (dotted path). */
 export const validationError = (param: string | null, message: string) =>
   new ApiError(400, 'validation_error', message, param);
 
-/** 404 not_found for a resource that does not exist in the caller's business and environment. */
+/** 404 not_found (absent from the caller's business and environment). */
 export const notFound = (what: string, id: string, param: string | null = 'id') =>
   new ApiError(404, 'not_found', `No ${what} with id '${id}'`, param);

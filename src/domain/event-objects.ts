@@ -1,17 +1,9 @@
-/**
- * The object recorded with an event (docs/webhooks.md "Event data"). The core records the domain
- * object in a JSON form (`events.data_format = 'domain'`): its fields as they are, `object` naming
- * its kind, a bigint (minor units) as `{"$bigint": "<digits>"}` and a Date as `{"$date": "<ISO
- * 8601>"}`; each surface renders its payload from it when the event is delivered or listed. Rows
- * written before migration 0066 hold Surface A's rendering (`data_format = 'surface_a'`).
- */
+/** The domain object recorded with an event (`events.data_format = 'domain'`; docs/webhooks.md "Event data"). */
 import type { Deposit } from './deposits';
 import type { PaymentRequest } from './payment-links';
 
-/** How `events.data` is stored. */
 export type EventDataFormat = 'surface_a' | 'domain';
 
-/** A domain object an event is about, by kind. */
 export type EventObject = { object: 'payment_request'; value: PaymentRequest } | { object: 'deposit'; value: Deposit };
 
 function encode(v: unknown): unknown {
@@ -34,12 +26,12 @@ function decode(v: unknown): unknown {
   return v;
 }
 
-/** The JSON form of `o` stored in `events.data`: `{object, ...fields}`. */
+/** The JSON form stored in `events.data`: `{object, ...fields}`, bigints and Dates tagged. */
 export function eventObjectData(o: EventObject): Record<string, unknown> {
   return { object: o.object, ...(encode(o.value) as Record<string, unknown>) };
 }
 
-/** The domain object of a stored `domain` event; throws Error on an unknown `object`. */
+/** Throws Error on an unknown `object`. */
 export function parseEventObject(data: Record<string, unknown>): EventObject {
   const { object, ...fields } = data;
   const value = decode(fields);

@@ -1,14 +1,6 @@
 /**
- * The payout state machine (spec "States and transitions", Payout status). Pure: the workflow and
- * the activities consult it; an illegal move is a bug, refused loudly.
- *
- * The tables below ARE the lifecycle: {@link PAYOUT_TRANSITIONS} (allowed moves),
- * {@link EVENT_ON_ENTER} (the event written on entering a state) and {@link PAYOUT_MONEY_ON_ENTER}
- * (the ledger movement of entering a state). docs/states.md "Payout" is generated from them
- * (`npm run docs:states`; test/unit/docs-states.test.ts fails when they disagree), with what
- * triggers each move. A payout is created `submitted` (POST /payouts, and every disbursement item
- * when the disbursement's run starts it) or `pending` (above its key's approval_threshold: it waits
- * for approval with its funds held). Terminal: failed, refunded, canceled.
+ * The payout state machine (spec "States and transitions"); docs/states.md "Payout" is generated from
+ * these tables. An illegal move is a bug, refused loudly. Pure.
  */
 export const PAYOUT_STATUSES = [
   'pending',
@@ -22,10 +14,8 @@ export const PAYOUT_STATUSES = [
   'canceled',
 ] as const;
 
-/** Spec PayoutStatus. */
 export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
-/** Allowed next states of each state. */
 export const PAYOUT_TRANSITIONS: Readonly<Record<PayoutStatus, readonly PayoutStatus[]>> = {
   pending: ['submitted', 'canceled'],
   submitted: ['delivering', 'awaiting_claim', 'failed'],
@@ -38,20 +28,13 @@ export const PAYOUT_TRANSITIONS: Readonly<Record<PayoutStatus, readonly PayoutSt
   canceled: [],
 };
 
-/** States no transition leaves. */
 export const TERMINAL_PAYOUT_STATUSES: readonly PayoutStatus[] = ['failed', 'refunded', 'canceled'];
 
-/** Whether `from -> to` is a legal payout transition. */
 export function canTransition(from: PayoutStatus, to: PayoutStatus): boolean {
   return PAYOUT_TRANSITIONS[from].includes(to);
 }
 
-/**
- * Whether a payout in `current` has already passed through `target`: `current` is reachable from
- * `target` by one or more moves of {@link PAYOUT_TRANSITIONS} (a DAG, so a legal move from
- * `current` to `target` and this never both hold). Used to recognise a replayed transition: a
- * workflow task that was lost after its local activities committed runs them again.
- */
+/** Whether `current` is reachable from `target` (recognises a replayed transition). */
 export function hasPassed(current: PayoutStatus, target: PayoutStatus): boolean {
   const seen = new Set<PayoutStatus>();
   const queue: PayoutStatus[] = [...PAYOUT_TRANSITIONS[target]];
@@ -65,7 +48,6 @@ export function hasPassed(current: PayoutStatus, target: PayoutStatus): boolean 
   return false;
 }
 
-/** Spec payout failure codes (field failure.code). */
 export const PAYOUT_FAILURE_CODES = [
   'invalid_destination',
   'recipient_rejected_by_provider',
@@ -77,10 +59,9 @@ export const PAYOUT_FAILURE_CODES = [
 ] as const;
 export type PayoutFailureCode = (typeof PAYOUT_FAILURE_CODES)[number];
 
-/** Failure codes worth another attempt (the rail may succeed later); the rest are final. */
+/** Failure codes worth another attempt; the rest are final. */
 export const RETRYABLE_FAILURE_CODES: readonly PayoutFailureCode[] = ['provider_timeout'];
 
-/** Event emitted on entering a state, if any (spec "Events, Surface A"). */
 export const EVENT_ON_ENTER: Partial<Record<PayoutStatus, string>> = {
   submitted: 'payout.submitted',
   awaiting_claim: 'payout.awaiting_claim',
@@ -91,14 +72,11 @@ export const EVENT_ON_ENTER: Partial<Record<PayoutStatus, string>> = {
   canceled: 'payout.canceled',
 };
 
-/** A ledger account a payout's money moves between (src/core/ledger.ts `Account`). */
 export type PayoutMoneyAccount = 'available' | 'held' | 'sent';
 
 /**
- * Ledger movement of the payout's debit_total on entering a state (posting key
- * `payout:{id}:<name>`; src/core/payouts/transitions.ts applies it in the transition's statement).
- * The hold itself is taken at acceptance (`payout:{id}:hold`, available -> held, src/core/payouts/accept.ts),
- * except for disbursement items, whose disbursement holds the batch total at launch.
+ * Ledger movement of debit_total on entering a state (posting key `payout:{id}:<name>`). The hold is
+ * taken at acceptance, or by the disbursement at launch for its items.
  */
 export const PAYOUT_MONEY_ON_ENTER: Readonly<Partial<Record<PayoutStatus, { name: string; from: PayoutMoneyAccount; to: PayoutMoneyAccount }>>> = {
   succeeded: { name: 'settle', from: 'held', to: 'sent' },

@@ -1,51 +1,29 @@
 /**
- * Pricing of one payout on one channel (spec "Quote", "Channel".fee, "Limits"). Pure and exact:
- * BigInt minor units through src/domain/money.ts, no floating point.
- *
- * Rules:
- * 1. `rate` is the mid-market rate USDC -> destination currency, as given (e.g. "17.05").
- * 2. Fees are charged ON TOP of the source amount, in micro-USDC:
- *    provider = percentOf(source, provider %) + provider flat;
- *    service  = percentOf(source, service %)  + service flat;
- *    fxSpread = percentOf(source, FX spread %);
- *    total    = provider + service + fxSpread;
- *    debitTotal = source + total (what the balance is debited / held).
- *    percentOf rounds up (never charge less than the listed fee), per component.
- * 3. From a source amount: destination = floor(source * rate), in minor units of the destination
- *    currency (never pay out more than the source buys).
- * 4. From a destination amount: source = ceil(destination / rate) in micro-USDC (the recipient gets
- *    at least what was asked; the destination amount stays exactly as asked), then fees on it.
- * 5. The source amount must lie within channel.limits (inclusive, USDC), else 400
- *    amount_out_of_range naming the amount the caller gave (source_amount / destination_amount).
- * 6. Live pricing (`live` given; docs/rates.md "Spreads"): the rate is the live reference rate (bid
- *    side, exact) less the corridor's spread in basis points, truncated to RATE_SCALE decimals
- *    (src/domain/rates.ts); the spread is taken in the rate, so fees.fxSpread shows its cost
- *    (source * bps / 10 000, half up) and is NOT part of fees.total (charged on top) nor debitTotal.
+ * Pricing of one payout on one channel (spec "Quote", "Channel".fee, "Limits"); BigInt minor units.
+ * - Fees are on top of the source amount, micro-USDC, each percentage rounded up; debitTotal = source + total.
+ * - From source: destination = floor(source * rate). From destination: source = ceil(destination / rate).
+ * - The source must lie within channel.limits, else 400 amount_out_of_range (param: the amount given).
+ * - Live (docs/rates.md "Spreads"): rate = bid reference less the spread in bps; fxSpread shows its
+ *   cost but is not in fees.total nor debitTotal.
  */
 import type { ChannelDefinition } from './channels';
 import { ApiError } from './errors';
 import { divDecimal, formatAmount, mulDecimal, parseAmount, parseDecimal, percentOf, USDC } from './money';
 import { type Fraction, formatRate, lessSpread, spreadCost } from './rates';
 
-/** Input of {@link price}: exactly one of sourceAmount (micro-USDC) / destinationAmount (minor units of channel.currency). */
+/** Exactly one of sourceAmount (micro-USDC) / destinationAmount (minor units of channel.currency). */
 export interface PriceInput {
   channel: ChannelDefinition;
-  /** Mid-market rate USDC -> channel.currency, decimal string (src/sandbox/fx.ts midRate). */
+  /** Decimal string, USDC -> channel.currency. */
   midRate: string;
-  /** Micro-USDC (6 decimals). */
   sourceAmount?: bigint;
-  /** Minor units of channel.currency (2 decimals fiat, 0 for JPY/KRW/..., 6 for USDC). */
   destinationAmount?: bigint;
-  /** Apply only the channel's minimum (Surface B: "Maximum single disbursement: no limit"). */
+  /** Apply only the channel's minimum (Surface B has no maximum). */
   noMaximum?: boolean;
-  /**
-   * Live pricing (rule 6): the exact bid-side reference rate USDC -> channel.currency and the
-   * spread in basis points; `midRate` is then ignored.
-   */
+  /** Live pricing: bid-side reference rate and spread in bps; `midRate` is then ignored. */
   live?: { referenceRate: Fraction; spreadBps: number; source: string; asOf: Date; usableUntil: Date };
 }
 
-/** Live pricing facts of a {@link Price}: reference rate (truncated), spread (bps), the rate's source, as-of and end of use. */
 export interface LivePricing {
   referenceRate: string;
   spreadBps: number;
@@ -54,10 +32,7 @@ export interface LivePricing {
   usableUntil: Date;
 }
 
-/**
- * A priced payout. Every bigint is micro-USDC except destinationAmount (minor units of
- * destinationCurrency). `rate` is the mid-market rate string.
- */
+/** A priced payout: bigints in micro-USDC except destinationAmount (minor units of destinationCurrency). */
 export interface Price {
   sourceAmount: bigint;
   sourceCurrency: 'USDC';
@@ -66,16 +41,12 @@ export interface Price {
   rate: string;
   fees: { provider: bigint; service: bigint; fxSpread: bigint; total: bigint };
   debitTotal: bigint;
-  /** Live pricing only: the reference rate before the spread (truncated) and the spread in bps. */
   live?: LivePricing;
 }
 
 /**
- * Prices a payout on `channel` (rules in the file header). Throws Error when not exactly one of
- * sourceAmount / destinationAmount is given, or for a non-positive amount or rate (programming
- * errors: the API validates first); throws ApiError(400, 'amount_out_of_range', ..., param) when
- * the source amount is outside channel.limits (only below the minimum with `noMaximum`), param
- * 'source_amount' or 'destination_amount'.
+ * Prices a payout on `channel` (rules above). Throws Error for a programming error (not exactly one
+ * amount, non-positive amount or rate); ApiError 400 amount_out_of_range outside channel.limits.
  */
 export function price(input: PriceInput): Price {
   const { channel, sourceAmount, destinationAmount, live } = input;
@@ -131,7 +102,7 @@ export function price(input: PriceInput): Price {
   };
 }
 
-/** Spec "Shared types" Fees on the wire: USDC Amounts as decimal strings ("1.40"), currency 'USDC'. */
+/** Spec "Shared types" Fees: USDC decimal strings. */
 export interface WireFees {
   provider: string;
   service: string;
@@ -140,7 +111,6 @@ export interface WireFees {
   currency: 'USDC';
 }
 
-/** The wire Fees object of a {@link Price} (decimal strings via formatAmount, USDC). */
 export function formatFees(p: Price): WireFees {
   return {
     provider: formatAmount(p.fees.provider, USDC),
@@ -151,12 +121,7 @@ export function formatFees(p: Price): WireFees {
   };
 }
 
-/**
- * Live rate provenance on the wire (extension; docs/rates.md "On the wire"), present on live quotes,
- * payouts and deposits only: the reference rate before the spread (what the sources gave, Stripe's
- * `reference_rate`), its source (`ecb+kraken`: the ECB cross with USDC/USD from Kraken) and as-of
- * time (ISO 8601 UTC), and the spread taken in `rate`, in basis points.
- */
+/** Live rate provenance on the wire (docs/rates.md "On the wire"). */
 export interface WireRateDetails {
   reference_rate: string;
   source: string;
@@ -164,7 +129,6 @@ export interface WireRateDetails {
   spread_bps: number;
 }
 
-/** The wire {@link WireRateDetails} of live pricing facts. */
 export function formatRateDetails(l: Pick<LivePricing, 'referenceRate' | 'source' | 'asOf' | 'spreadBps'>): WireRateDetails {
   return { reference_rate: l.referenceRate, source: l.source, as_of: l.asOf.toISOString(), spread_bps: l.spreadBps };
 }

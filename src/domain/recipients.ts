@@ -1,16 +1,6 @@
 /**
- * Recipients: validation, readiness, masking and receivability (spec "Recipient",
- * "InlineRecipient", "Receivability", "Recipient status"). Pure, no I/O; workflows may import it.
- *
- * A present but invalid value is a 400 validation_error naming the field (`<type>.<field>` for a
- * saved recipient, `recipient.<field>` for an inline one). A missing required value is not an
- * error for a saved recipient (status needs_fields + missing_fields) but is a 422
- * recipient_not_ready for an inline recipient, which must be payable right away.
- *
- * Beyond the requirement `pattern`/`values`: CLABE check digit, IBAN checksum (ibantools, the IBAN's
- * country must be one the channel reaches), BIC structure (ibantools), ABA routing checksum,
- * E.164 validity (libphonenumber-js, full metadata), e-mail format (zod), calendar dates.
- * Stellar addresses are checked by pattern only (no StrKey CRC), so sandbox fixtures stay easy.
+ * Recipients: validation, readiness, masking, receivability (spec "Recipient", "InlineRecipient",
+ * "Receivability"; checks in docs/catalog.md). Pure. Invalid value: 400 validation_error naming it.
  */
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
@@ -28,9 +18,6 @@ import {
 } from './channels';
 import { ApiError, validationError } from './errors';
 
-// ---------------------------------------------------------------------------------------------
-// Field checks
-
 const regexCache = new Map<string, RegExp>();
 function regex(pattern: string): RegExp {
   let re = regexCache.get(pattern);
@@ -43,7 +30,6 @@ function regex(pattern: string): RegExp {
 
 const emailSchema = z.email();
 
-/** YYYY-MM-DD naming a real calendar day. */
 function isIsoDate(v: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
   if (!m) return false;
@@ -86,7 +72,6 @@ export function phoneCountry(number: string): string | null {
 
 type Checked = { ok: true; value: string } | { ok: false; message: string };
 
-/** Normalises (trim; IBAN electronic format; BIC upper case) and validates one present value. */
 function checkValue(f: RequirementField, raw: unknown, channel: ChannelDefinition | undefined): Checked {
   if (typeof raw !== 'string') return { ok: false, message: `${f.name} must be a string` };
   let v = raw.trim();
@@ -143,13 +128,11 @@ function checkValue(f: RequirementField, raw: unknown, channel: ChannelDefinitio
 const isBlank = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 
 interface Evaluation {
-  /** `input` with declared fields normalised and blank declared fields removed. */
   details: Record<string, unknown>;
   missing: string[];
   error?: { field: string; message: string };
 }
 
-/** Checks `input` against `fields`; `defaults` fill declared fields the input leaves blank. */
 function evaluate(
   fields: readonly RequirementField[],
   input: Record<string, unknown>,
@@ -172,28 +155,18 @@ function evaluate(
   return { details, missing };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Saved recipients
-
-/** What a saved recipient's type object is checked against (spec "Recipient": country, currency, kind). */
+/** Spec "Recipient" country, currency and kind (kind fills a bank channel's `recipient_kind`). */
 export interface RecipientContext {
   country?: string;
   currency?: string;
-  /** Recipient.kind; fills a bank channel's `recipient_kind` field when the details leave it out. */
   kind?: 'individual' | 'business';
 }
 
-/** Result of {@link validateRecipientDetails} (spec "Recipient" response-only fields + normalised details). */
+/** Readiness and normalised details (store `details` unmasked). */
 export interface RecipientValidation {
   status: 'ready' | 'needs_fields';
   missing_fields: string[];
-  /** Channel ids the recipient can be paid on now (empty while fields are missing). */
   channels: string[];
-  /**
-   * The details normalised (trimmed; IBAN in electronic format; BIC upper case; blank declared
-   * fields dropped; Recipient.kind copied into recipient_kind where the channel asks for it).
-   * Unknown keys of the free-form bank_account object are kept. Store this, unmasked.
-   */
   details: Record<string, unknown>;
 }
 
@@ -202,20 +175,9 @@ function isRecipientType(t: unknown): t is RecipientType {
 }
 
 /**
- * Validates the type object of a saved recipient (spec "Recipient": e.g. `bank_account`, `phone`)
- * and computes its readiness.
- *
- * - bank_account: candidate channels are the bank_account channels matching ctx.country and/or
- *   ctx.currency (without either, the country of an `iban` field); `missing_fields` are those of
- *   the best candidate (fewest missing), `channels` the candidates with nothing missing. A candidate
- *   that rejects a present value is dropped; if every candidate rejects one, that is the error.
- * - pagomovil, wallet, phone, email, service_user: the fixed fields of the spec table; channels
- *   are the catalog channels accepting the type (phone/email -> ['claim_link']).
- *
- * Throws ApiError 400 validation_error (param `<type>.<field>`, e.g. `bank_account.clabe`,
- * `phone.number`) for a present but invalid value, or `type` for an unknown type / non-object
- * details; ApiError 422 recipient_not_ready (param 'country') for a bank_account without a
- * corridor (no country/currency/IBAN, or no channel for it).
+ * Validates a saved recipient's type object and computes readiness; bank_account picks the
+ * candidate channel with the fewest missing fields. Throws 400 validation_error (param
+ * `<type>.<field>` or `type`), 422 recipient_not_ready (param 'country') when no corridor fits.
  */
 export function validateRecipientDetails(
   type: RecipientType,
@@ -282,26 +244,16 @@ export function validateRecipientDetails(
   };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Inline recipients
-
-/**
- * Spec "InlineRecipient" (inside a payout or disbursement item). Extensions, documented: `handle`
- * for service_user (falls back to `address`), and for bank_account the channel's requirement
- * fields either flat on this object (e.g. `clabe`) or inside a `bank_account` object.
- */
+/** Spec "InlineRecipient"; bank fields may be flat or inside `bank_account`. */
 export interface InlineRecipient {
   type: RecipientType;
-  /** Phone in E.164 (type phone). */
   number?: string;
-  /** E-mail (type email) or wallet address (type wallet). */
   address?: string;
   network?: string;
   phone_number?: string;
   bank_code?: string;
   national_id?: string;
   holder_name?: string;
-  /** YYYY-MM-DD. */
   date_of_birth?: string;
   handle?: string;
   bank_account?: Record<string, unknown>;
@@ -309,14 +261,8 @@ export interface InlineRecipient {
 }
 
 /**
- * Validates an inline recipient for `channel` and returns its normalised `{ type, details }`
- * (details hold exactly the declared fields that were given: for phone `{ number }`, email
- * `{ address }`, wallet `{ network, address }`, pagomovil its five fields, service_user
- * `{ handle }`, bank_account the channel's requirement fields).
- *
- * Throws ApiError 400 validation_error with param `recipient.type` (unknown type or a type the
- * channel does not pay) or `recipient.<field>` (invalid value); ApiError 422 recipient_not_ready
- * (param 'recipient', details.missing_fields) when required fields are missing.
+ * Validates an inline recipient for `channel`; returns its normalised `{ type, details }`. Throws 400
+ * validation_error (param `recipient.<field>`), 422 recipient_not_ready when fields are missing.
  */
 export function validateInlineRecipient(
   r: InlineRecipient,
@@ -354,27 +300,16 @@ export function validateInlineRecipient(
   return { type, details: ev.details };
 }
 
-// ---------------------------------------------------------------------------------------------
-// Masking
-
-/** Fields identifying an account: only the last four characters stay visible. */
 const ACCOUNT_FIELDS = new Set(['account_number', 'clabe', 'iban', 'pix_key', 'cci', 'cbu']);
-/** Identity fields: only the last two characters stay visible. */
 const IDENTITY_FIELDS = new Set(['national_id', 'tax_id', 'id_document_number', 'date_of_birth']);
 
-/** `••••` followed by the last `keep` characters (all hidden when the value is that short). */
 function maskKeep(v: string, keep: number): string {
   return v.length <= keep ? '••••' : `••••${v.slice(-keep)}`;
 }
 
 /**
- * A masked copy of a recipient's type object, for every response (spec "Recipient": bank and
- * identity fields are returned masked). Account fields (account_number, clabe, iban, pix_key, cci,
- * cbu, and pagomovil.phone_number) become `••••1234`; identity fields (national_id, tax_id,
- * id_document_number, date_of_birth) `••••78`. Kept as is: holder_name, bank/branch/routing codes,
- * enums; phone.number and email.address (the recipient's contact, which the caller needs to
- * recognise and which a claim link is sent to); wallet.address (public on-chain). Idempotent;
- * non-string values are kept.
+ * A masked copy of a recipient's type object (spec "Recipient"): account fields `••••1234`, identity
+ * fields `••••78`; contact phone/e-mail and wallet addresses stay whole. Idempotent.
  */
 export function maskRecipientDetails(type: RecipientType, details: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -387,10 +322,6 @@ export function maskRecipientDetails(type: RecipientType, details: Record<string
   return out;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Receivability
-
-/** Spec "Receivability" (country is null for an e-mail). */
 export interface Receivability {
   receivable: boolean;
   country: string | null;
@@ -401,18 +332,9 @@ export interface Receivability {
 const SERVICE_WALLET = 'service_wallet';
 
 /**
- * GET /recipients/check (spec "Receivability"): how a phone number or e-mail can receive a claim
- * link payout. `methods` are the cash-out methods the recipient can choose when claiming:
- * - phone: country from the number (libphonenumber-js); methods = the `method` of every local
- *   channel (bank_account / pagomovil channels reaching that country, e.g. 'spei_bank' for MX),
- *   then 'service_wallet' (always: the funds can stay with the service). receivable = at least one
- *   local method exists (Surface B calls the opposite recipient_country_unsupported).
- * - email: no country (null); methods ['service_wallet']; receivable true (the claimer chooses a
- *   country at claim time).
- * kyc_required_for = the methods whose channel has kyc_required (service_wallet does not).
- * Catalog only: channel pause status is not considered here.
- * Throws ApiError 400 validation_error, param 'number' / 'address', for a missing or invalid
- * phone (strict E.164) / e-mail, or param 'type' for another type.
+ * GET /recipients/check (spec "Receivability"): the claim cash-out methods for a phone (local
+ * channels, then service_wallet) or e-mail (service_wallet only). Throws 400 validation_error
+ * (param 'number' / 'address' / 'type').
  */
 export function receivability(input: { type: 'phone' | 'email'; number?: string; address?: string }): Receivability {
   if (input.type === 'email') {

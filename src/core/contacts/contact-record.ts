@@ -1,22 +1,11 @@
 /**
- * Contact recipients: a person the business pays by claim link, reached by a phone number and/or an
- * e-mail address (Surface B `/recipients`, Surface C `POST /recipients {phone_number, email,
- * country}`). One core object for both surfaces, stored in the core's `recipients` table with type
- * `phone` (when a phone is given) or `email`, so Surface A sees the same recipient. Lookup columns
- * `contact_phone` (E.164) and `contact_email` (as given, trimmed) are set only for contact recipients
- * (migration 0020_contact_recipients).
+ * Contact recipients (Surfaces B and C): a person reached by phone and/or e-mail, stored in
+ * `recipients` as type `phone` or `email` so Surface A sees the same recipient.
  */
 import type { Selectable } from 'kysely';
 import type { RecipientsTable } from '../../db/tables/catalog';
 
-/**
- * A contact recipient as every surface sees it (casing is the surface's job).
- * - `phone`: E.164 (`+` and digits), or null.
- * - `email`: as given (trimmed), or null. At least one of phone/email is set.
- * - `country`: ISO 3166-1 alpha-2 upper case; the phone's country when not given; null for an
- *   e-mail-only recipient without a country.
- * - `externalId`: the caller's own identifier, unique per business and environment.
- */
+/** Phone E.164, email trimmed (at least one set), country ISO alpha-2; externalId unique per business and environment. */
 export interface ContactRecipient {
   id: string;
   type: 'phone' | 'email';
@@ -29,12 +18,10 @@ export interface ContactRecipient {
   updatedAt: Date;
 }
 
-/** Whether a `recipients` row is a contact recipient (created through this module). */
 export function isContactRow(row: Selectable<RecipientsTable>): boolean {
   return row.contact_phone !== null || row.contact_email !== null;
 }
 
-/** A contact `recipients` row as a {@link ContactRecipient}. */
 export function contactFromRow(row: Selectable<RecipientsTable>): ContactRecipient {
   return {
     id: row.id,

@@ -1,7 +1,4 @@
-/**
- * Creates a contact recipient (see contact-record.ts). Spec: Surface B `POST /recipients` (fields
- * not shown by the spec; chosen in docs/surface-b.md) and Surface C `POST /recipients`.
- */
+/** Creates a contact recipient (docs/surface-b.md; Surface C `POST /recipients`). */
 import { z } from 'zod';
 import type { DbOrTx } from '../../db/schema';
 import { ApiError, validationError } from '../../domain/errors';
@@ -12,24 +9,19 @@ import { insertRecipientRow } from '../recipients';
 import { type ContactRecipient, contactFromRow } from './contact-record';
 import { isUniqueViolation } from '../../db/errors';
 
-/**
- * Create input. Error `param`s name these core fields (`phone`, `email`, `country`, `name`,
- * `externalId`); each surface renames them to its wire names.
- */
+/** Error `param`s name these core fields; each surface renames them. */
 export interface CreateContactInput {
-  /** E.164, e.g. `+5215512345678`. */
   phone?: string | null;
   email?: string | null;
   name?: string | null;
   externalId?: string | null;
-  /** ISO 3166-1 alpha-2; must match the phone's country when both are given. */
+  /** Must match the phone's country when both are given. */
   country?: string | null;
 }
 
 const emailSchema = z.email();
 const blank = (v: string | null | undefined) => v === undefined || v === null || v.trim() === '';
 
-/** A validated, normalised create input (no I/O). */
 export interface NormalisedContact {
   phone: string | null;
   email: string | null;
@@ -38,13 +30,7 @@ export interface NormalisedContact {
   country: string | null;
 }
 
-/**
- * Validates and normalises a contact (pure). Throws ApiError:
- * - 400 `invalid_phone` (param `phone`): not a valid phone number in strict E.164;
- * - 400 `validation_error`: neither phone nor email (param `phone`), bad e-mail (`email`), country
- *   not ISO alpha-2 or not the phone's country (`country`), name over 200 or externalId over 255
- *   characters.
- */
+/** Validates and normalises (pure). Throws 400 `invalid_phone` (param `phone`) or `validation_error` (the field). */
 export function normaliseContact(input: CreateContactInput): NormalisedContact {
   const phone = blank(input.phone) ? null : (input.phone as string).trim();
   const email = blank(input.email) ? null : (input.email as string).trim();
@@ -70,11 +56,8 @@ export function normaliseContact(input: CreateContactInput): NormalisedContact {
 }
 
 /**
- * Stores a contact recipient for `caller` (business and environment). Type `phone` with details
- * `{number}` when a phone is given, else type `email` with `{address}`, so the recipient is also a
- * valid Surface A recipient of that type. Throws the errors of {@link normaliseContact} and 409
- * `external_id_taken` (param `externalId`) when a live contact recipient of the caller already has
- * that externalId. `db` may be a transaction.
+ * Stores a contact recipient (type `phone`, else `email`). Throws the errors of {@link normaliseContact}
+ * and 409 `external_id_taken` (param `externalId`). `db` may be a transaction.
  */
 export async function createContactRecipient(
   core: Core,

@@ -1,9 +1,4 @@
-/**
- * Reads contact recipients, always scoped to the caller's business and environment (docs/architecture.md "Money rules", rule 7:
- * another tenant's recipient is a 404). Spec: Surface B `GET /recipients/:id`,
- * `/recipients/by-phone/:phone`, `/recipients/by-external-id/:externalId`; Surface C
- * `GET /recipients/{id}`.
- */
+/** Reads contact recipients, scoped to the caller's business and environment (another tenant's is a 404). */
 import { ApiError, notFound } from '../../domain/errors';
 import { isE164 } from '../../domain/recipients';
 import type { Caller, Core } from '../context';
@@ -19,18 +14,14 @@ function scoped(core: Core, caller: Caller) {
     .where((eb) => eb.or([eb('contact_phone', 'is not', null), eb('contact_email', 'is not', null)]));
 }
 
-/** The caller's contact recipient `id`; 404 `not_found` (param `id`) if absent, deleted, not a contact recipient or another tenant's. */
+/** 404 `not_found` (param `id`) if absent, deleted, not a contact or another tenant's. */
 export async function getContactRecipient(core: Core, caller: Caller, id: string): Promise<ContactRecipient> {
   const row = await scoped(core, caller).where('id', '=', id).executeTakeFirst();
   if (!row) throw notFound('recipient', id);
   return contactFromRow(row);
 }
 
-/**
- * The caller's newest live contact recipient with this E.164 phone (phones are not unique: a
- * business may keep two people behind one number; the newest wins, as documented). Throws 400
- * `invalid_phone` (param `phone`) for a value not in E.164, 404 `not_found` (param `phone`) when none.
- */
+/** The newest live contact with this phone (phones are not unique). 400 `invalid_phone`, 404 `not_found` (param `phone`). */
 export async function getContactRecipientByPhone(core: Core, caller: Caller, phone: string): Promise<ContactRecipient> {
   const p = phone.trim();
   if (!isE164(p)) throw new ApiError(400, 'invalid_phone', 'phone must be a valid phone number in E.164 format, e.g. +14155552671', 'phone');
@@ -39,18 +30,14 @@ export async function getContactRecipientByPhone(core: Core, caller: Caller, pho
   return contactFromRow(row);
 }
 
-/** The caller's live contact recipient with this externalId (unique); 404 `not_found` (param `externalId`) when none. */
+/** 404 `not_found` (param `externalId`) when none. */
 export async function getContactRecipientByExternalId(core: Core, caller: Caller, externalId: string): Promise<ContactRecipient> {
   const row = await scoped(core, caller).where('external_id', '=', externalId).executeTakeFirst();
   if (!row) throw new ApiError(404, 'not_found', `No recipient with externalId '${externalId}'`, 'externalId');
   return contactFromRow(row);
 }
 
-/**
- * The caller's live contact recipients, newest first, `limit` per page (1..200), after the opaque
- * cursor `after` (a `nextCursor` of a previous page). 400 `validation_error` (param `after`) for a
- * cursor we did not issue.
- */
+/** Newest first, `limit` 1..200 after cursor `after`; 400 `validation_error` (param `after`) for a foreign cursor. */
 export async function listContactRecipients(
   core: Core,
   caller: Caller,
@@ -64,7 +51,6 @@ export async function listContactRecipients(
   return { data, nextCursor: more ? encodeContactCursor(data[data.length - 1].id) : null };
 }
 
-/** Opaque cursor: base64url JSON of the last id of a page. */
 export const encodeContactCursor = (id: string) => Buffer.from(JSON.stringify({ a: id })).toString('base64url');
 
 function decodeContactCursor(cursor: string): string {
@@ -72,7 +58,6 @@ function decodeContactCursor(cursor: string): string {
     const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (typeof v?.a === 'string') return v.a;
   } catch {
-    // fall through
   }
   throw new ApiError(400, 'validation_error', 'after is not a valid cursor; pass nextCursor from a previous page', 'after');
 }

@@ -1,14 +1,6 @@
 /**
- * Provider delivery callbacks (docs/notifications.md "Delivery status"): Twilio status callbacks,
- * WhatsApp status webhooks and Twilio inbound opt-outs, after the route checked the signature.
- * Writes `notification_callbacks` (the only module that does): one row per callback applied, keyed
- * by a digest of provider, URL and raw body, so a replayed callback is refused and changes nothing.
- *
- * A status moves the provider message forward only (messages.ts) and, through it, the
- * notification: delivered -> `payout.notification_delivered`; failed -> the SMS fallback
- * (WhatsApp cannot reach the number) or `payout.notification_failed`. A callback for a message we
- * do not know is acknowledged, counted (`notification_callbacks_total{outcome="unknown_message"}`)
- * and changes nothing.
+ * Provider delivery callbacks (docs/notifications.md "Delivery status"), after the route checked the
+ * signature. Owns `notification_callbacks`: one row per callback digest, so a replay changes nothing.
  */
 import { createHash } from 'node:crypto';
 import type { Core } from '../context';
@@ -18,36 +10,31 @@ import { onMessageFailed, recordNotificationDelivered, recordNotificationSent } 
 import { recordOptOut, removeOptOut } from './opt-outs';
 import { maskDestination } from './templates';
 
-/** What one status report did. */
 export type CallbackOutcome = 'applied' | 'stale' | 'unknown_message' | 'ignored';
 
-/** One status report of a provider, normalized. */
 export interface ProviderStatusReport {
-  /** 'twilio' | 'whatsapp-cloud'. */
   provider: string;
   providerMessageId: string | null;
-  /** Our reference (`nmsg_…`) when the provider carries it back (StatusCallback query, biz_opaque_callback_data). */
+  /** Our reference (`nmsg_…`) when the provider carries it back. */
   reference: string | null;
-  /** The provider's own status word (queued, sent, delivered, read, undelivered, failed). */
   providerStatus: string;
-  /** Our status it means; null: an intermediate status that moves nothing (queued, accepted, sending). */
+  /** Null: an intermediate status that moves nothing. */
   status: 'sent' | 'delivered' | 'failed' | null;
   failureCode: string | null;
   error: string | null;
 }
 
-/** Digest of a callback (sha256 hex over provider, URL and raw body). */
+/** sha256 hex over provider, URL and raw body. */
 export function callbackDigest(provider: string, url: string, rawBody: string): string {
   return createHash('sha256').update(provider).update('\n').update(url).update('\n').update(rawBody).digest('hex');
 }
 
-/** Records callback `digest`; false when it was seen before (a replay: refuse it). */
+/** False when seen before (a replay: refuse it). */
 export async function claimCallback(core: Core, provider: string, digest: string): Promise<boolean> {
   const row = await core.db.insertInto('notification_callbacks').values({ digest, provider, outcome: 'received' }).onConflict((oc) => oc.column('digest').doNothing()).returning('digest').executeTakeFirst();
   return row !== undefined;
 }
 
-/** Twilio MessageStatus -> our status (null: intermediate). */
 export function twilioStatus(s: string): ProviderStatusReport['status'] {
   if (s === 'sent') return 'sent';
   if (s === 'delivered' || s === 'read') return 'delivered';
@@ -55,7 +42,6 @@ export function twilioStatus(s: string): ProviderStatusReport['status'] {
   return null;
 }
 
-/** WhatsApp statuses[].status -> our status (null: unknown word). */
 export function whatsappStatus(s: string): ProviderStatusReport['status'] {
   if (s === 'sent') return 'sent';
   if (s === 'delivered' || s === 'read') return 'delivered';
@@ -63,7 +49,7 @@ export function whatsappStatus(s: string): ProviderStatusReport['status'] {
   return null;
 }
 
-/** Applies one status report (see the file header). Never throws for an unknown message. */
+/** Moves the message (and notification) forward only; never throws for an unknown message. */
 export async function applyProviderStatus(core: Core, r: ProviderStatusReport): Promise<CallbackOutcome> {
   const outcome = await apply(core, r);
   notificationCallbacks.inc({ provider: r.provider, outcome });
@@ -92,15 +78,10 @@ async function apply(core: Core, r: ProviderStatusReport): Promise<CallbackOutco
   return 'applied';
 }
 
-/** Twilio's opt-out keywords (Advanced Opt-Out defaults) and opt-in keywords. */
 const STOP_WORDS = new Set(['STOP', 'STOPALL', 'STOP ALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'OPTOUT', 'OPT-OUT', 'REVOKE']);
 const START_WORDS = new Set(['START', 'UNSTOP', 'YES']);
 
-/**
- * Applies a Twilio inbound message: `OptOutType=STOP` (or a body that is a STOP keyword) records
- * that `from` opted out of SMS; `OptOutType=START` (or START / UNSTOP / YES) removes it. Anything
- * else changes nothing. Returns what it did.
- */
+/** Twilio inbound STOP records an SMS opt-out, START removes it; anything else changes nothing. */
 export async function applyTwilioInbound(core: Core, p: { from: string; body: string; optOutType: string | null }): Promise<'opt_out' | 'opt_in' | 'ignored'> {
   const word = p.body.trim().toUpperCase();
   const type = (p.optOutType ?? '').toUpperCase();

@@ -1,7 +1,4 @@
-/**
- * Recipient notifications (docs/surface-c.md): provider interface, sandbox and live providers, templates
- * (en, es, pt), the payout notification use cases and the sandbox message log.
- */
+/** Recipient notifications (docs/notifications.md). */
 export * from './provider';
 export * from './templates';
 export * from './sandbox-provider';

@@ -1,30 +1,14 @@
 /**
- * The generic webhook adapter (docs/notifications.md "Providers"; docs/surface-c.md): an HTTP
- * messaging gateway configured by environment variables, used for a live channel whose own provider
- * (SMTP, Twilio, WhatsApp Cloud API: live-providers.ts) is not configured. Without a complete configuration every send fails with a clear, non-retryable
- * `not_configured` error: a live notification never pretends to be sent.
- *
- * | variable                    | meaning                                                                  |
- * |-----------------------------|--------------------------------------------------------------------------|
- * | `NOTIFICATIONS_LIVE_URL`    | https URL of the gateway (http only to a loopback host, for local tests) |
- * | `NOTIFICATIONS_LIVE_TOKEN`  | bearer token sent as `Authorization: Bearer <token>`                     |
- *
- * Request: `POST <url>` with JSON `{id, channel, to, language, subject, body}` (id = notification
- * id) and the header `Idempotency-Key: <notification id>`, so a gateway that honours it delivers a
- * retried call once. A 2xx answer is delivered (`{"id": …}` in the body, if any, is kept as the
- * provider's message id); 408, 429, 5xx, a timeout (10 s) or a network error is retryable; any
- * other status is a refusal (not retried).
+ * The generic HTTP gateway provider (docs/surface-c.md "Notifications"), for a live channel without
+ * its own provider. Incomplete configuration: every send fails `not_configured`, never pretends to send.
  */
 import { z } from 'zod';
 import { isLoopbackHost } from '../webhooks';
 import { type NotificationProvider, NotificationProviderError, type OutgoingNotification, type SentNotification } from './provider';
 
-/** Provider name stored on live notifications. */
 export const LIVE_HTTP_PROVIDER = 'live-http';
-/** Time a gateway has to answer, in milliseconds. */
 export const LIVE_PROVIDER_TIMEOUT_MS = 10_000;
 
-/** The live provider's configuration, read from the environment. */
 export interface LiveNotificationConfig {
   url: string;
   token: string;
@@ -35,11 +19,7 @@ const envSchema = z.object({
   NOTIFICATIONS_LIVE_TOKEN: z.string().optional(),
 });
 
-/**
- * Reads {@link LiveNotificationConfig} from `env`. Returns `{error}` naming what is missing or
- * wrong (no URL, no token, a URL that is not https) instead of throwing, so the error surfaces on
- * the notification that needed it.
- */
+/** Reads the configuration; returns `{error}` naming what is missing instead of throwing. */
 export function readLiveNotificationConfig(env: NodeJS.ProcessEnv = process.env): LiveNotificationConfig | { error: string } {
   const e = envSchema.parse(env);
   const url = e.NOTIFICATIONS_LIVE_URL?.trim();
@@ -62,10 +42,7 @@ export function readLiveNotificationConfig(env: NodeJS.ProcessEnv = process.env)
   return { url: parsed.toString(), token: token as string };
 }
 
-/**
- * The live provider for `env`. Always returns a provider; when the configuration is incomplete its
- * `send` throws NotificationProviderError `not_configured` (not retryable) with the reason.
- */
+/** Always returns a provider; incomplete configuration makes `send` throw `not_configured` (not retryable). */
 export function liveNotificationProvider(env: NodeJS.ProcessEnv = process.env): NotificationProvider {
   const config = readLiveNotificationConfig(env);
   return {

@@ -1,13 +1,6 @@
 /**
- * The live providers, one per channel kind (docs/notifications.md "Providers"), built from the
- * configuration (src/config.ts, block "Notifications: live providers") once per core:
- * | channel  | provider (when configured)                                   | else                         |
- * |----------|---------------------------------------------------------------|------------------------------|
- * | email    | SMTP (NOTIFY_SMTP_URL, NOTIFY_EMAIL_FROM)                     | the generic HTTP gateway     |
- * | sms      | Twilio (TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN, TWILIO_FROM)    | the generic HTTP gateway     |
- * | whatsapp | WhatsApp Cloud API (WHATSAPP_PHONE_NUMBER_ID, WHATSAPP_ACCESS_TOKEN) | the generic HTTP gateway |
- * The generic gateway (live-provider.ts, NOTIFICATIONS_LIVE_URL) is kept as a documented webhook
- * adapter; without it an unconfigured channel fails with `not_configured`.
+ * The live providers, one per channel kind (docs/notifications.md "Providers"): SMTP, Twilio, WhatsApp
+ * Cloud API when configured, else the generic HTTP gateway.
  */
 import type { Config } from '../../config';
 import { parseDuration } from '../../domain/durations';
@@ -19,22 +12,20 @@ import { twilioSmsProvider } from './providers/twilio';
 import { parseWhatsAppTemplates, whatsappChatProvider } from './providers/whatsapp';
 import type { NotificationChannel } from './templates';
 
-/** The live provider of each channel. `close()` ends pooled connections. */
+/** `close()` ends pooled connections. */
 export interface LiveProviders {
   email: NotificationProvider;
   sms: NotificationProvider;
   whatsapp: NotificationProvider;
-  /** Whether SMS has a configured provider (a WhatsApp fallback needs one). */
+  /** A WhatsApp fallback needs SMS configured. */
   smsConfigured: boolean;
   close(): void;
 }
 
 const cache = new WeakMap<Config, LiveProviders>();
 
-/** Base URL providers call our /hooks routes at. */
 export const callbackBaseUrl = (config: Config) => (config.NOTIFY_CALLBACK_BASE_URL ?? config.publicUrl).replace(/\/$/, '');
 
-/** Builds the live providers of `config` (`env` for the generic gateway's variables). */
 export function buildLiveProviders(config: Config, env: NodeJS.ProcessEnv = process.env): LiveProviders {
   const timeoutMs = parseDuration(config.NOTIFY_PROVIDER_TIMEOUT);
   const gateway = liveNotificationProvider(env);
@@ -79,7 +70,7 @@ export function buildLiveProviders(config: Config, env: NodeJS.ProcessEnv = proc
   return { email, sms, whatsapp, smsConfigured: twilioOk || gatewayConfigured, close: () => closers.forEach((c) => c()) };
 }
 
-/** The live providers of this core's configuration (built once per configuration). */
+/** Built once per configuration. */
 export function liveProvidersOf(core: Core): LiveProviders {
   let p = cache.get(core.config);
   if (!p) {
@@ -89,13 +80,11 @@ export function liveProvidersOf(core: Core): LiveProviders {
   return p;
 }
 
-/** Ends the pooled connections of this core's live providers, if any were built. */
 export function closeLiveProviders(core: Core): void {
   cache.get(core.config)?.close();
   cache.delete(core.config);
 }
 
-/** The live provider of `channel`. */
 export function liveProviderFor(core: Core, channel: NotificationChannel): NotificationProvider {
   return liveProvidersOf(core)[channel];
 }

@@ -1,36 +1,22 @@
 /**
- * Provider messages of a notification (`notification_messages`; the only module that writes it;
- * docs/notifications.md "Exactly once"). A row is recorded BEFORE its provider is called; its id
- * (`nmsg_…`) is our own reference carried to the provider. Unique per (notification, channel): a
- * channel is messaged at most once per payout.
- *
- * | status    | meaning                                                                                |
- * |-----------|----------------------------------------------------------------------------------------|
- * | sending   | recorded; `in_flight` true while a call may have happened whose outcome is not recorded |
- * | sent      | the provider accepted it (provider_message_id)                                          |
- * | delivered | the provider reported it delivered (or read)                                            |
- * | failed    | refused, or the provider reported it undelivered / failed (failure_code)                |
- * Statuses only move forward (sending < sent < delivered | failed); delivered and failed are final.
+ * Provider messages (`notification_messages`, owned here; docs/notifications.md "Exactly once"). A row
+ * is recorded BEFORE its provider is called; unique per (notification, channel). Statuses only move
+ * forward: sending < sent < delivered | failed.
  */
 import type { Selectable } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
 import type { NotificationMessagesTable, NotificationMessageStatus } from '../../db/tables/notifications';
 import { newId } from '../../domain/ids';
 
-/** A stored provider message. */
 export type NotificationMessageRow = Selectable<NotificationMessagesTable>;
 
 const RANK: Record<NotificationMessageStatus, number> = { sending: 0, sent: 1, delivered: 2, failed: 2 };
 
-/** Whether a message may move from `from` to `to` (forward only; delivered and failed are final). */
 export function isForwardMove(from: NotificationMessageStatus, to: NotificationMessageStatus): boolean {
   return RANK[to] > RANK[from];
 }
 
-/**
- * The message of `notificationId` on `channel`, recorded now (status sending) if there is none.
- * Idempotent: a second call returns the first row unchanged.
- */
+/** The message of `notificationId` on `channel`, recorded (status sending) if none. Idempotent. */
 export async function ensureMessage(
   db: DbOrTx,
   m: { notificationId: string; payoutId: string; businessId: string; environment: 'live' | 'sandbox'; channel: string; destination: string; purpose: 'primary' | 'fallback'; provider: string },
@@ -65,14 +51,7 @@ export async function ensureMessage(
   return db.selectFrom('notification_messages').selectAll().where('notification_id', '=', m.notificationId).where('channel', '=', m.channel).executeTakeFirstOrThrow();
 }
 
-/**
- * Claims the next provider call of message `id` (status `sending`), committed before the call:
- * in_flight, attempts + 1, last_attempt_at = `now`. Only one caller wins: the claim needs no other
- * attempt in flight, or one that began more than `leaseMs` ago (its process died mid-call; the
- * caller looked its outcome up first); a `leaseMs` of 0 always claims. So the notification step and the relay's fallback sweep,
- * in any number of processes, never both call the provider for one message. Returns whether this
- * caller holds the claim.
- */
+/** Claims the next call of `id` (committed before it) when no attempt is in flight or it began over `leaseMs` ago; one caller wins. */
 export async function claimMessageAttempt(db: DbOrTx, id: string, now: Date, leaseMs: number): Promise<boolean> {
   const claimed = await db
     .updateTable('notification_messages')
@@ -85,12 +64,12 @@ export async function claimMessageAttempt(db: DbOrTx, id: string, now: Date, lea
   return claimed !== undefined;
 }
 
-/** Records that the last call certainly sent nothing (a refusal before acceptance, connection refused): sending again is safe. */
+/** The last call certainly sent nothing: sending again is safe. */
 export async function endMessageAttemptUnsent(db: DbOrTx, id: string, error: string, now: Date): Promise<void> {
   await db.updateTable('notification_messages').set({ in_flight: false, error: error.slice(0, 500), updated_at: now }).where('id', '=', id).where('status', '=', 'sending').execute();
 }
 
-/** sending -> sent with the provider's id (kept if already known). Returns the row when it moved. */
+/** sending -> sent; returns the row when it moved. */
 export async function markMessageSent(db: DbOrTx, id: string, providerMessageId: string | null, now: Date, note: string | null = null): Promise<NotificationMessageRow | undefined> {
   return db
     .updateTable('notification_messages')
@@ -108,11 +87,7 @@ export async function markMessageSent(db: DbOrTx, id: string, providerMessageId:
     .executeTakeFirst();
 }
 
-/**
- * Applies a status a provider reported (or a refusal at send time) to message `row`, forward only.
- * Sets provider_message_id when it was not known yet (a callback that arrived before we recorded
- * the send). Returns the updated row, or undefined when the move is not forward (nothing changed).
- */
+/** Applies a provider-reported status, forward only; returns undefined when nothing changed. */
 export async function applyMessageStatus(
   db: DbOrTx,
   row: NotificationMessageRow,
@@ -144,7 +119,7 @@ export async function applyMessageStatus(
     .executeTakeFirst();
 }
 
-/** The message a provider knows by `providerMessageId`, else the one our `reference` names (a callback before we recorded the send). */
+/** By `providerMessageId`, else by our `reference` (a callback before we recorded the send). */
 export async function findMessage(db: DbOrTx, provider: string, providerMessageId: string | null, reference: string | null): Promise<NotificationMessageRow | undefined> {
   if (providerMessageId) {
     const byId = await db.selectFrom('notification_messages').selectAll().where('provider', '=', provider).where('provider_message_id', '=', providerMessageId).executeTakeFirst();
@@ -154,12 +129,10 @@ export async function findMessage(db: DbOrTx, provider: string, providerMessageI
   return undefined;
 }
 
-/** Fallback messages still to send (status sending), oldest first. */
 export async function pendingFallbackMessages(db: DbOrTx, limit = 20): Promise<NotificationMessageRow[]> {
   return db.selectFrom('notification_messages').selectAll().where('status', '=', 'sending').where('purpose', '=', 'fallback').orderBy('created_at').limit(limit).execute();
 }
 
-/** The messages of a notification, oldest first. */
 export async function messagesOfNotification(db: DbOrTx, notificationId: string): Promise<NotificationMessageRow[]> {
   return db.selectFrom('notification_messages').selectAll().where('notification_id', '=', notificationId).orderBy('created_at').execute();
 }

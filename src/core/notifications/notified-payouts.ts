@@ -1,15 +1,7 @@
 /**
- * Payouts that notify their recipient (docs/architecture.md "Surfaces": a Surface C payout with a delivery
- * channel is a claim-link payout that notifies the recipient; docs/surface-c.md). One use case for a single
- * payout and a batch: every request is validated and priced first, then all payouts are accepted
- * in ONE transaction (rows, holds, payout.submitted events, notification records, workflow starts
- * with `notify`), so a batch is all or nothing: one bad entry, or a balance that does not cover the
- * whole batch, refuses it and changes nothing.
- *
- * Crash safety (docs/architecture.md "Money rules", rule 5): each payout carries an idempotency key under the payouts unique
- * index (`<key>` for one payout, `<key>#<i>` for entry i of a batch). A request retried with the
- * same key after its process died mid-way returns the payouts the first run committed, and never
- * creates a second set; workflow starts go through the start outbox (the relay starts any left).
+ * Payouts that notify their recipient (docs/surface-c.md). All payouts of a request are accepted in
+ * ONE transaction: all or nothing. Idempotency keys `<key>` / `<key>#<i>` make a retry return the
+ * first run's payouts.
  */
 import type { Caller, Core } from '../context';
 import { insertPayout, type PayoutRequest, type PayoutRow, payoutStart, preparePayout, type PreparedPayout } from '../payouts';
@@ -21,13 +13,11 @@ import { isUniqueViolation } from '../../db/errors';
 import { ApiError } from '../../domain/errors';
 import { liveNotificationChannelProblem } from '../claim-routes';
 
-/** One payout to create, with the notification of its recipient (null: do not notify). */
 export interface NotifiedPayoutRequest {
   payout: PayoutRequest;
   notification: NotificationRequest | null;
 }
 
-/** A created payout and its notification record (null when not notified). */
 export interface NotifiedPayout {
   row: PayoutRow;
   notification: NotificationRow | null;
@@ -52,14 +42,8 @@ async function existingFor(core: Core, caller: Caller, keys: string[]): Promise<
 
 
 /**
- * Creates payouts that notify their recipients (see the file header). `opts.batch` makes the
- * idempotency keys per entry and prefixes error params with `opts.paramPrefix(i)` (e.g.
- * `payouts.3.`). Returns the payouts in request order (status submitted, attempts 1).
- * Errors: those of preparePayout (400 validation_error, channel_unavailable, amount_out_of_range;
- * 404 recipient; 422 recipient_not_ready), 400 channel_unavailable (`<prefix>delivery_channel`) in
- * live when the notification's channel has no live provider, and 402 insufficient_balance for the
- * whole request.
- * The notification requests must have passed validateNotificationRequest.
+ * Creates notifying payouts in request order (requests validated by validateNotificationRequest).
+ * Errors: those of preparePayout, 400 channel_unavailable without a live provider, 402 insufficient_balance.
  */
 export async function createNotifiedPayouts(
   core: Core,
@@ -86,14 +70,12 @@ export async function createNotifiedPayouts(
   }
 
   let created: NotifiedPayout[];
-  /** The workflow starts recorded by the transaction, handed off after it commits. */
   let starts: PendingStart[] = [];
   try {
     created = await core.db.transaction().execute(async (tx) => {
       const out: NotifiedPayout[] = [];
       starts = [];
       for (const [i, p] of prepared.entries()) {
-        // Key policy (src/core/policies): may refuse (403 policy_exceeded) or make the payout wait for approval.
         const pre = opts.paramPrefix?.(i) ?? '';
         const gate = await applyPayoutPolicy(tx, core, caller, p.channel.id, p.price.sourceAmount, { channel: `${pre}delivery_channel`, amount: `${pre}amount` });
         const { row } = await insertPayout(tx, core, caller, p, {
@@ -124,13 +106,11 @@ export async function createNotifiedPayouts(
     }
     throw err;
   }
-  // Committed with their starts: answered now, started by this process's starter or the relay
-  // (src/core/workflow-starts.ts handOffWorkflowStart), as POST /payouts.
   for (const start of starts) handOffWorkflowStart(core, start);
   return created;
 }
 
-/** Makes the recorded start of a payout found by its idempotency key if it was never made; if Temporal is unreachable the relay makes it later. */
+/** Makes a found payout's recorded start if it was never made (else the relay does). */
 async function flushSoon(core: Core, payoutId: string): Promise<void> {
   try {
     await flushWorkflowStart(core, payoutId);

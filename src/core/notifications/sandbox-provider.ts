@@ -1,17 +1,10 @@
-/**
- * The sandbox notification provider (docs/surface-c.md): sends nothing, records every message in
- * `sandbox_notification_messages` so a tester can read it (`GET {sandbox_base}/sandbox/notifications`).
- * Deduplicates by the notification id (a unique column): a retried call records nothing new and
- * answers the first message's id with `deduplicated: true`.
- */
+/** The sandbox provider: sends nothing, records each message once per notification id for testers to read. */
 import { newId } from '../../domain/ids';
 import type { Db } from '../../db/schema';
 import type { NotificationProvider, OutgoingNotification, SentNotification } from './provider';
 
-/** Provider name stored on sandbox notifications. */
 export const SANDBOX_PROVIDER = 'sandbox';
 
-/** A sandbox provider over `db`. */
 export function sandboxNotificationProvider(db: Db): NotificationProvider {
   return {
     name: SANDBOX_PROVIDER,

@@ -1,38 +1,18 @@
-/**
- * Recipient notification templates (docs/surface-c.md): the message a claim-link
- * recipient gets, in English, Spanish or Portuguese, carrying the amount, the sender's (business)
- * name and the claim link. Pure: no I/O.
- *
- * Language fallback (documented in docs/surface-c.md), first match wins:
- * 1. `notification.language` as given, reduced to its primary subtag and lower-cased
- *    (`es-MX`, `ES`, `pt_BR` -> `es`, `es`, `pt`), if it is one of {@link NOTIFICATION_LANGUAGES};
- * 2. the language of the recipient's country (phone number's country, else the recipient's
- *    `country`): Spanish-speaking countries -> `es`, Portuguese-speaking -> `pt`;
- * 3. English (`en`).
- * A language we do not have is therefore never an error: the message goes out in the best one.
- */
+/** Claim-link recipient message templates in en/es/pt; language fallback in docs/surface-c.md. Pure. */
 
-/** Template languages (ISO 639-1). */
 export const NOTIFICATION_LANGUAGES = ['en', 'es', 'pt'] as const;
-/** One of {@link NOTIFICATION_LANGUAGES}. */
 export type NotificationLanguage = (typeof NOTIFICATION_LANGUAGES)[number];
 
-/** Delivery channels of a notification (Surface C `delivery_channel`). */
+/** Surface C `delivery_channel`. */
 export const NOTIFICATION_CHANNELS = ['whatsapp', 'sms', 'email'] as const;
-/** One of {@link NOTIFICATION_CHANNELS}. */
 export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
 
-/** ISO 3166-1 alpha-2 countries whose usual language is Spanish. */
 const SPANISH_COUNTRIES = new Set([
   'AR', 'BO', 'CL', 'CO', 'CR', 'CU', 'DO', 'EC', 'ES', 'GQ', 'GT', 'HN', 'MX', 'NI', 'PA', 'PE', 'PR', 'PY', 'SV', 'UY', 'VE',
 ]);
-/** ISO 3166-1 alpha-2 countries whose usual language is Portuguese. */
 const PORTUGUESE_COUNTRIES = new Set(['AO', 'BR', 'CV', 'GW', 'MZ', 'PT', 'ST', 'TL']);
 
-/**
- * The template language for a requested language tag and the recipient's country (ISO 3166-1
- * alpha-2, optional), following the fallback in the file header. Never throws.
- */
+/** The template language for a requested tag and the recipient's country; never throws. */
 export function resolveLanguage(requested: string | null | undefined, country?: string | null): NotificationLanguage {
   if (typeof requested === 'string') {
     const primary = requested.trim().split(/[-_]/)[0]?.toLowerCase();
@@ -44,11 +24,7 @@ export function resolveLanguage(requested: string | null | undefined, country?: 
   return 'en';
 }
 
-/**
- * Formats a decimal amount string (`"1250.5"`, `"25.00"`) for a language without floating point:
- * thousands grouped and the decimal mark of the language (en `1,250.50`; es and pt `1.250,50`).
- * The fraction is kept as given, padded to 2 digits.
- */
+/** A decimal amount string formatted for a language without floating point (en `1,250.50`, es/pt `1.250,50`). */
 export function formatAmountFor(amount: string, language: NotificationLanguage): string {
   const [int, frac = ''] = amount.split('.');
   const [group, decimal] = language === 'en' ? [',', '.'] : ['.', ','];
@@ -56,21 +32,16 @@ export function formatAmountFor(amount: string, language: NotificationLanguage):
   return `${grouped}${decimal}${frac.padEnd(2, '0')}`;
 }
 
-/** What a message is about. */
 export interface NotificationContent {
-  /** Decimal string in `currency`, e.g. "25.00". */
+  /** Decimal string in `currency`. */
   amount: string;
-  /** ISO 4217 (or USDC). */
   currency: string;
-  /** The sender: the paying business's name. */
   senderName: string;
-  /** The claim link (`{PUBLIC_URL}/c/<token>`). */
   claimUrl: string;
-  /** When the claim link expires (the date is shown as YYYY-MM-DD, UTC), if known. */
+  /** Shown as YYYY-MM-DD, UTC. */
   expiresAt?: Date | null;
 }
 
-/** A rendered message: `subject` only for e-mail. */
 export interface RenderedNotification {
   language: NotificationLanguage;
   subject: string | null;
@@ -106,11 +77,7 @@ const TEMPLATES: Record<NotificationLanguage, Template> = {
   },
 };
 
-/**
- * Renders the notification in `language` for `channel`: e-mail gets a subject, WhatsApp and SMS a
- * body only. The amount is formatted for the language and followed by the currency code
- * (`25,00 USD`).
- */
+/** Renders the message for `channel` (subject only for e-mail); amount as `25,00 USD`. */
 export function renderNotification(language: NotificationLanguage, channel: NotificationChannel, content: NotificationContent): RenderedNotification {
   const t = TEMPLATES[language];
   const texts: Texts = {
@@ -122,11 +89,7 @@ export function renderNotification(language: NotificationLanguage, channel: Noti
   return { language, subject: channel === 'email' ? t.subject(texts) : null, body: `${t.body(texts)}${expires}` };
 }
 
-/**
- * A destination as shown in responses (docs/surface-c.md: `destination (masked)`): a phone number keeps
- * its first 3 and last 4 characters (`+52•••••5678`); an e-mail its first character and the
- * domain (`a•••@example.com`).
- */
+/** A masked phone (`+52•••••5678`) or e-mail (`a•••@example.com`) for responses. */
 export function maskDestination(destination: string): string {
   const at = destination.lastIndexOf('@');
   if (at > 0) return `${destination[0]}•••${destination.slice(at)}`;
@@ -134,12 +97,7 @@ export function maskDestination(destination: string): string {
   return `${destination.slice(0, 3)}${'•'.repeat(destination.length - 7)}${destination.slice(-4)}`;
 }
 
-/**
- * `text` with every phone number (7 to 15 digits, optionally after `+`) and e-mail address in it
- * masked like {@link maskDestination}: for provider error texts, which may quote the destination
- * (Twilio's 21211 "The 'To' number +52… is not a valid phone number", an SMTP reply naming the
- * rejected address), before they reach a log line or a stored error.
- */
+/** `text` with every phone number and e-mail masked, for provider error texts before they are logged or stored. */
 export function maskDestinationsIn(text: string): string {
   return text
     .replace(/[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g, (m) => maskDestination(m))

@@ -1,7 +1,4 @@
-/**
- * What the public payment page shows (src/api/pages/payment-link.ts; docs/getting-paid.md "Public
- * page"). No API key: the page token is the capability. Only published links have a page.
- */
+/** What the public payment page shows (docs/getting-paid.md "Public page"); the page token is the capability. */
 import type { DbOrTx, Environment } from '../../db/schema';
 import type { PaymentMethodType, PaymentRequestStatus, VirtualAccountDetails } from '../../domain/funding';
 import type { Config } from '../../config';
@@ -12,7 +9,6 @@ import { activeVirtualAccounts } from '../funding/virtual-accounts';
 import { findPublishedLinkByToken, methodReadiness } from './payment-links';
 import { findPaymentRequestByToken } from './payment-requests';
 
-/** A virtual account as the payer sees it: details whole. */
 export interface PageAccount {
   currency: string;
   rail: string;
@@ -20,29 +16,20 @@ export interface PageAccount {
   details: VirtualAccountDetails;
 }
 
-/** Everything the page renders. */
 export interface PaymentPage {
   environment: Environment;
   businessName: string;
   linkName: string;
-  /** The link's methods that are ready now, in the link's order. */
+  /** Ready now, in the link's order. */
   readyMethods: PaymentMethodType[];
-  /** Active virtual accounts (for a request: those in its currency), details whole. */
+  /** For a request: those in its currency. */
   accounts: PageAccount[];
   request: { amount: string; currency: string; reference: string; status: PaymentRequestStatus; expiresAt: Date } | null;
-  /**
-   * Where to send USDC when the crypto method is ready: the business's deposit address; `amount`
-   * in USDC for a USD request (1:1), null without a request. Null when crypto is not offered here
-   * (not ready, or a request in another currency).
-   */
+  /** The deposit address when crypto is offered; `amount` in USDC for a USD request, else null. */
   crypto: { address: string; network: string; amount: string | null; minimumDeposit: string } | null;
 }
 
-/**
- * Loads the page of link `token` (and of its request `requestToken`, when given). Undefined when the
- * link is unknown or unpublished, or the request is unknown or belongs to another link (the page
- * answers 404 then).
- */
+/** Undefined when the link is unknown or unpublished, or the request is not the link's (the page answers 404). */
 export async function loadPaymentPage(db: DbOrTx, token: string, requestToken?: string, config?: Config): Promise<PaymentPage | undefined> {
   const link = await findPublishedLinkByToken(db, token);
   if (!link) return undefined;

@@ -1,16 +1,4 @@
-/**
- * Payment links (spec "PaymentLink"; Surface A `POST/GET /payment-links`, `GET/PATCH
- * /payment-links/{id}`). A link names the ways a business takes money; its `url` is a public page
- * (src/api/pages/payment-link.ts) that shows how to pay by each ready method.
- *
- * `ready` rules (docs/getting-paid.md "Payment links"), evaluated on every read:
- * - bank_transfer: the business has at least one active virtual account in the link's environment;
- * - card: never, for now — no card acquirer is configured for payment links (Surface B's card
- *   top-ups fund the business's own balance, they do not take payments from third parties);
- * - crypto: a watcher runs for the link's environment (a Solana network with an RPC URL is
- *   configured; docs/getting-paid.md "Crypto deposits"): payers send USDC to the business's deposit address.
- * A method that is not ready is kept on the link and left off its page until it becomes ready.
- */
+/** Payment links (spec "PaymentLink"; docs/getting-paid.md "Payment links", including the `ready` rules). */
 import { type ListEnvelope, paginate } from '../paging';
 import type { DbOrTx, Environment } from '../../db/schema';
 import { notFound, validationError } from '../../domain/errors';
@@ -22,10 +10,8 @@ import { type PaymentLink, paymentLinkUrl } from '../../domain/payment-links';
 import type { Selectable } from 'kysely';
 import type { PaymentLinksTable } from '../../db/tables/funding';
 
-/** A stored payment link row. */
 export type PaymentLinkRow = Selectable<PaymentLinksTable>;
 
-/** The payment link of a row, with its methods' readiness ({@link methodReadiness}). */
 export function toPaymentLink(row: PaymentLinkRow, ready: Record<PaymentMethodType, boolean>, publicUrl: string): PaymentLink {
   return {
     id: row.id,
@@ -38,10 +24,9 @@ export function toPaymentLink(row: PaymentLinkRow, ready: Record<PaymentMethodTy
   };
 }
 
-/** Largest link name. */
 export const MAX_LINK_NAME = 200;
 
-/** Whether each method can take money now for this business and environment (rules in the file header; without `config`, crypto is not ready). */
+/** Whether each method can take money now (docs/getting-paid.md); without `config`, crypto is not ready. */
 export async function methodReadiness(db: DbOrTx, businessId: string, environment: Environment, config?: Core['config']): Promise<Record<PaymentMethodType, boolean>> {
   const va = await db
     .selectFrom('virtual_accounts')
@@ -77,11 +62,7 @@ function parsePublished(v: unknown): boolean {
   return v;
 }
 
-/**
- * POST /payment-links `{name, methods, published}`: methods deduplicated in the given order;
- * `published` defaults to true (a new link is live, like Stripe's). Errors: 400 validation_error
- * (`name`, `methods`, `methods.<i>`, `published`).
- */
+/** POST /payment-links; `published` defaults to true. Errors: 400 validation_error (`name`, `methods.<i>`, `published`). */
 export async function createPaymentLink(
   core: Core,
   caller: Caller,
@@ -109,7 +90,7 @@ export async function createPaymentLink(
   return toPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment, core.config), core.config.publicUrl);
 }
 
-/** The caller's link row; 404 not_found naming `param` otherwise. */
+/** 404 not_found naming `param`. */
 export async function getPaymentLinkRow(db: DbOrTx, caller: Caller, id: string, param = 'id'): Promise<PaymentLinkRow> {
   const row = await db
     .selectFrom('payment_links')
@@ -122,13 +103,11 @@ export async function getPaymentLinkRow(db: DbOrTx, caller: Caller, id: string, 
   return row;
 }
 
-/** GET /payment-links/{id}. 404 not_found. */
 export async function getPaymentLink(core: Core, caller: Caller, id: string): Promise<PaymentLink> {
   const row = await getPaymentLinkRow(core.db, caller, id);
   return toPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment, core.config), core.config.publicUrl);
 }
 
-/** GET /payment-links: newest first, cursor paging (limit 1..200). */
 export async function listPaymentLinks(core: Core, caller: Caller, q: { limit: number; cursor?: string }): Promise<ListEnvelope<PaymentLink>> {
   const query = core.db
     .selectFrom('payment_links')
@@ -140,12 +119,7 @@ export async function listPaymentLinks(core: Core, caller: Caller, q: { limit: n
   return { data: page.rows.map((r) => toPaymentLink(r, ready, core.config.publicUrl)), next_cursor: page.next_cursor };
 }
 
-/**
- * PATCH /payment-links/{id} `{name?, methods?, published?}` (spec: methods and/or publication; name
- * too, as on create). At least one field. Unpublishing makes the page (and its requests' pages) a
- * 404 at once; publishing again restores them. Errors: 400 validation_error (as create; `null`
- * param with an empty body), 404 not_found.
- */
+/** PATCH /payment-links/{id}: at least one field; unpublishing 404s its pages at once. Errors: 400, 404. */
 export async function updatePaymentLink(
   core: Core,
   caller: Caller,
@@ -169,7 +143,7 @@ export async function updatePaymentLink(
   return toPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment, core.config), core.config.publicUrl);
 }
 
-/** The published link behind a public page token (any business or environment), or undefined (unknown or unpublished). */
+/** The published link behind a page token (any business), or undefined. */
 export async function findPublishedLinkByToken(db: DbOrTx, token: string): Promise<PaymentLinkRow | undefined> {
   return db.selectFrom('payment_links').selectAll().where('token', '=', token).where('published', '=', true).executeTakeFirst();
 }

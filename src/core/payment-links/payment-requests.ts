@@ -1,10 +1,4 @@
-/**
- * Payment requests (spec "PaymentRequest"; Surface A `POST /payment-requests`, extensions
- * `GET /payment-requests/{id}` and `GET /payment-requests`). A fixed amount to be paid by bank
- * transfer into one of the business's virtual accounts, quoting `reference`, before `expires_at`.
- * States (src/domain/funding.ts): open -> paid (a deposit matched it, src/core/funding/matching.ts)
- * or open -> expired (paymentRequestWorkflow's durable timer; {@link expirePaymentRequest}).
- */
+/** Payment requests (spec "PaymentRequest"; docs/getting-paid.md): open -> paid (a matched deposit) or expired. */
 import { emitEvent } from '../events';
 import { type ListEnvelope, paginate } from '../paging';
 import type { DbOrTx } from '../../db/schema';
@@ -26,10 +20,9 @@ import { eventObjectData } from '../../domain/event-objects';
 import type { Selectable } from 'kysely';
 import type { PaymentRequestsTable } from '../../db/tables/funding';
 
-/** A stored payment request row (amount in minor units of currency). */
+/** Amount in minor units of currency. */
 export type PaymentRequestRow = Selectable<PaymentRequestsTable>;
 
-/** The payment request of a row (`linkToken`: its link's page token). */
 export function toPaymentRequest(row: PaymentRequestRow, linkToken: string, publicUrl: string): PaymentRequest {
   return {
     id: row.id,
@@ -45,14 +38,12 @@ export function toPaymentRequest(row: PaymentRequestRow, linkToken: string, publ
   };
 }
 
-/** Largest reference (as payouts: spec "Limits", reference length). */
+/** Spec "Limits", reference length. */
 export const MAX_REQUEST_REFERENCE = 140;
-/** Largest request amount, in units of its currency. */
+/** In units of its currency. */
 export const MAX_REQUEST_UNITS = '10000000';
-/** Latest expires_at: one year ahead. */
 export const MAX_REQUEST_LIFETIME_MS = 365 * 24 * 3600 * 1000;
 
-/** Spec "PaymentRequest create" in core form (wire values as given). */
 export interface PaymentRequestCreate {
   payment_link_id: unknown;
   amount: unknown;
@@ -66,12 +57,8 @@ async function linkToken(db: DbOrTx, linkId: string): Promise<string> {
 }
 
 /**
- * POST /payment-requests: validates, then in one transaction inserts the request `open` and records
- * its paymentRequestWorkflow start (the expiry timer); starts it after commit. Errors: 400
- * validation_error (`payment_link_id`, `currency` not USD/EUR/MXN, `amount` malformed / too many
- * decimals / above {@link MAX_REQUEST_UNITS}, `reference` missing or over 140 characters,
- * `expires_at` not an ISO 8601 date-time with offset, not in the future, or more than a year
- * ahead); 404 not_found (`payment_link_id`) for another tenant's or an unknown link.
+ * POST /payment-requests: inserts the request `open` with its expiry workflow start in one
+ * transaction. Errors: 400 validation_error (param the field), 404 not_found (`payment_link_id`).
  */
 export async function createPaymentRequest(core: Core, caller: Caller, input: PaymentRequestCreate): Promise<PaymentRequest> {
   if (typeof input.payment_link_id !== 'string' || !input.payment_link_id) throw validationError('payment_link_id', 'payment_link_id is required');
@@ -137,7 +124,6 @@ export async function createPaymentRequest(core: Core, caller: Caller, input: Pa
   return toPaymentRequest(row, link.token, core.config.publicUrl);
 }
 
-/** The caller's request row; 404 not_found otherwise. */
 export async function getPaymentRequestRow(db: DbOrTx, caller: Caller, id: string): Promise<PaymentRequestRow> {
   const row = await db
     .selectFrom('payment_requests')
@@ -150,13 +136,12 @@ export async function getPaymentRequestRow(db: DbOrTx, caller: Caller, id: strin
   return row;
 }
 
-/** GET /payment-requests/{id} (extension). 404 not_found. */
 export async function getPaymentRequest(core: Core, caller: Caller, id: string): Promise<PaymentRequest> {
   const row = await getPaymentRequestRow(core.db, caller, id);
   return toPaymentRequest(row, await linkToken(core.db, row.payment_link_id), core.config.publicUrl);
 }
 
-/** GET /payment-requests (extension): newest first; filters `status`, `payment_link_id`. 400 validation_error (`status`, `cursor`). */
+/** GET /payment-requests (extension), newest first. 400 validation_error (`status`, `cursor`). */
 export async function listPaymentRequests(
   core: Core,
   caller: Caller,
@@ -180,11 +165,7 @@ export async function listPaymentRequests(
   return { data: page.rows.map((r) => toPaymentRequest(r, r.link_token, core.config.publicUrl)), next_cursor: page.next_cursor };
 }
 
-/**
- * Marks request `requestId` paid by deposit `depositId` at `now`, guarded on `open` (in the
- * caller's transaction; src/core/funding/matching.ts). Returns the paid row, or undefined when the
- * request is no longer open.
- */
+/** Marks the request paid by `depositId`, guarded on `open`, in the caller's transaction; undefined when no longer open. */
 export async function markPaymentRequestPaid(db: DbOrTx, requestId: string, depositId: string, now: Date): Promise<PaymentRequestRow | undefined> {
   return db
     .updateTable('payment_requests')
@@ -196,18 +177,13 @@ export async function markPaymentRequestPaid(db: DbOrTx, requestId: string, depo
 }
 
 /**
- * The expiry step of paymentRequestWorkflow: open -> expired (expired_at = now) when expires_at <=
- * now, in one guarded UPDATE (a concurrent match wins or loses atomically) committed with its event
- * `payment_request.expired` (dedupe `payment_request:{id}:expired`; docs/states.md "Payment
- * request"). Returns the status now stored; for an open request not yet due by this clock,
- * `retryInMs` until it is.
- * `clockOffsetMs` (sandbox test clock, docs/test-clocks.md) is added to the clock for the
- * comparison only; `expired_at` records the real time. Throws Error for an unknown id.
+ * The expiry step: open -> expired with its event in one guarded transaction; returns the status
+ * stored, or `retryInMs` when not yet due. `clockOffsetMs` (test clock) affects the comparison only.
+ * Throws Error for an unknown id.
  */
 export async function expirePaymentRequest(core: Core, requestId: string, opts: { clockOffsetMs?: number } = {}): Promise<PaymentRequestExpireResult> {
   const now = core.now();
   const due = new Date(now.getTime() + Math.max(0, opts.clockOffsetMs ?? 0));
-  // The guarded UPDATE and its event commit together: an expired request always has its event.
   const updated = await core.db.transaction().execute(async (tx) => {
     const row = await tx
       .updateTable('payment_requests')
@@ -237,7 +213,6 @@ export async function expirePaymentRequest(core: Core, requestId: string, opts: 
   return status === 'open' ? { status, retryInMs: Math.max(100, new Date(row.expires_at).getTime() - due.getTime()) } : { status };
 }
 
-/** The request behind a public page token whose link is `linkId`, or undefined. */
 export async function findPaymentRequestByToken(db: DbOrTx, linkId: string, token: string): Promise<PaymentRequestRow | undefined> {
   return db.selectFrom('payment_requests').selectAll().where('token', '=', token).where('payment_link_id', '=', linkId).executeTakeFirst();
 }

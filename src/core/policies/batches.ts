@@ -1,16 +1,10 @@
-/**
- * Key policies on a batch accepted at once (Surface B `POST /disbursements/batch`, whose entries are
- * payouts written together; docs/getting-paid.md "Key policies"): `channels` and `per_payout_max`
- * per entry, the entries' total against `daily_budget`, in the batch's transaction. An entry above
- * `approval_threshold` is refused (403 policy_exceeded): batch entries are accepted `submitted`
- * together and cannot wait for approval one by one — send such a payment on its own.
- */
+/** Key policies on a batch accepted at once (docs/getting-paid.md "Key policies"); above `approval_threshold` is refused. */
 import type { DbOrTx } from '../../db/schema';
 import type { Caller, Core } from '../context';
 import { reserveDailyBudget } from './daily-budget';
 import { checkStaticPolicy, keyPolicy, policyExceeded, usdc } from './policy';
 
-/** One entry of a batch: its channel, source amount (micro-USDC) and the wire names of its fields. */
+/** Source amount in micro-USDC; params are the entry's wire names. */
 export interface BatchPolicyEntry {
   channel: string;
   sourceAmount: bigint;

@@ -1,20 +1,14 @@
 /**
- * Key policies (spec "Authentication" 4, Surface A rule 3; docs/getting-paid.md "Key policies"): a
- * key's `daily_budget`, `per_payout_max`, `channels`, `approval_threshold` (USDC Amounts, channel
- * ids), checked on every request that moves money: payouts (POST /payouts, Surface C payouts),
- * withdrawals, and a disbursement's items at launch.
- *
- * `policy_exceeded` is one HTTP status everywhere: **403** (the key is not allowed to do this; the
- * spec leaves the status open), with `param` naming the field that broke the policy.
+ * Key policies (spec "Authentication" 4; docs/getting-paid.md "Key policies"), checked on every
+ * request that moves money. `policy_exceeded` is always 403 with `param` naming the field.
  */
 import { ApiError } from '../../domain/errors';
 import { formatAmount, parseAmount, USDC } from '../../domain/money';
 import type { Caller } from '../context';
 
-/** The HTTP status of policy_exceeded (chosen: 403; the spec leaves it open). */
 export const POLICY_EXCEEDED_STATUS = 403;
 
-/** A key policy with amounts in micro-USDC. */
+/** Amounts in micro-USDC. */
 export interface KeyPolicy {
   dailyBudget?: bigint;
   perPayoutMax?: bigint;
@@ -22,7 +16,7 @@ export interface KeyPolicy {
   approvalThreshold?: bigint;
 }
 
-/** The caller's policy, parsed (stored normalised by POST /api-keys); null when the key has none. */
+/** Null when the key has none. */
 export function keyPolicy(caller: Caller): KeyPolicy | null {
   const p = caller.policy;
   if (!p) return null;
@@ -35,16 +29,11 @@ export function keyPolicy(caller: Caller): KeyPolicy | null {
   };
 }
 
-/** 403 policy_exceeded naming `param`. */
 export const policyExceeded = (param: string, message: string) => new ApiError(POLICY_EXCEEDED_STATUS, 'policy_exceeded', message, param);
 
-/** USDC for messages. */
 export const usdc = (minor: bigint) => `${formatAmount(minor, USDC)} USDC`;
 
-/**
- * The checks that need no database: `channels` (403, param `params.channel`) and `per_payout_max`
- * (403, param `params.amount`: the source amount, fees not included, must not exceed it).
- */
+/** `channels` and `per_payout_max` (source amount, fees excluded); 403 policy_exceeded. */
 export function checkStaticPolicy(policy: KeyPolicy | null, channel: string, sourceAmount: bigint, params: { channel: string; amount: string }): void {
   if (!policy) return;
   if (policy.channels && !policy.channels.includes(channel)) {

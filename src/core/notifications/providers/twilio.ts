@@ -1,42 +1,28 @@
 /**
- * SMS through Twilio's Programmable Messaging API with the official `twilio` package
- * (docs/notifications.md "SMS"). `Messages.create` with `To`, `From` (or `MessagingServiceSid`),
- * `Body` and `StatusCallback = <callback base>/hooks/twilio/status?ref=<our reference>`.
- *
- * Twilio documents no idempotency key for message creation. After an unknown outcome (a timeout, a
- * 5xx, a process that died mid-call) {@link SmsProvider.lookup} lists the Messages to the same
- * number (newest first, up to 100) and matches ours by its body, which carries the payout's claim
- * link (unique per payout) and was created no earlier than a minute before the attempt began.
- *
- * Errors: a RestException 4xx (other than 429) is a refusal with Twilio's error code kept
- * (`21610` unsubscribed recipient, `21211` invalid number); 429 and 5xx are retryable, a 5xx with
- * an unknown outcome; connection refused is retryable with nothing sent; a timeout or reset
- * connection is retryable with an unknown outcome.
+ * SMS through Twilio Programmable Messaging (docs/notifications.md "Providers", "Exactly once"). Twilio
+ * has no idempotency key: after an unknown outcome `lookup` matches our message among recent Messages
+ * to the number by its body (the claim link is unique per payout).
  */
 import twilio from 'twilio';
 import { NotificationProviderError, type OutgoingNotification, type SentNotification, type SmsProvider } from '../provider';
 
-/** Provider name stored on SMS sent through Twilio. */
 export const TWILIO_PROVIDER = 'twilio';
 
-/** Settings of {@link twilioSmsProvider}. */
 export interface TwilioSettings {
   accountSid: string;
   authToken: string;
   /** E.164 sender or Messaging Service SID (`MG…`). */
   from: string;
-  /** Base URL of our /hooks routes as Twilio reaches them. */
   callbackBaseUrl: string;
-  /** Testing only: the base URL to call instead of https://api.twilio.com. */
+  /** Testing only: called instead of https://api.twilio.com. */
   apiBaseUrl?: string;
   timeoutMs: number;
 }
 
-/** The StatusCallback URL of our message `reference`. */
 export const twilioStatusCallbackUrl = (callbackBaseUrl: string, reference: string) =>
   `${callbackBaseUrl.replace(/\/$/, '')}/hooks/twilio/status?ref=${encodeURIComponent(reference)}`;
 
-/** A twilio RequestClient; with `baseUrl`, every API call goes to it instead of Twilio's hosts (a Twilio-shaped double). */
+/** With `baseUrl`, every API call goes there (a Twilio-shaped double). */
 function requestClient(timeout: number, baseUrl?: string): twilio.RequestClient {
   const rc = new twilio.RequestClient({ timeout });
   if (baseUrl) {
@@ -47,7 +33,6 @@ function requestClient(timeout: number, baseUrl?: string): twilio.RequestClient 
   return rc;
 }
 
-/** An SMS provider over one twilio client. */
 export function twilioSmsProvider(s: TwilioSettings): SmsProvider {
   const httpClient = requestClient(s.timeoutMs, s.apiBaseUrl);
   const client = twilio(s.accountSid, s.authToken, { httpClient });

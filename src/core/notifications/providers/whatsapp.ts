@@ -1,35 +1,21 @@
 /**
- * WhatsApp through the WhatsApp Business Cloud API (docs/notifications.md "WhatsApp"). A
- * business-initiated message outside the 24 h customer-service window must be an approved template,
- * so the claim message is `POST /{version}/{phone number id}/messages` with
- * `{messaging_product: "whatsapp", to, type: "template", template: {name, language: {code},
- * components: [{type: "body", parameters: [amount, sender, claim link]}]}, biz_opaque_callback_data: <our reference>}`.
- * The answer's `messages[0].id` (a wamid) is the provider id; status webhooks carry the wamid and
- * our `biz_opaque_callback_data`.
- *
- * Errors (`{error: {code, message, error_data}}`): 131026 (undeliverable: not a WhatsApp user),
- * 132015 / 132016 (template paused / disabled) and other 4xx answers are refusals with the code
- * kept; 130429, 131000, 131016, 4, 80007, 429 and 5xx are retryable. The Cloud API has no message
- * lookup: after an unknown outcome {@link ChatProvider.lookup} waits `lookupGraceMs` for a status
- * webhook naming our reference (which records the message), then answers `not_found`.
+ * WhatsApp Business Cloud API template messages (docs/notifications.md "Providers"). No lookup API:
+ * after an unknown outcome `lookup` waits `lookupGraceMs` for a status webhook, then `not_found`.
  */
 import { type ChatProvider, NotificationProviderError, type OutgoingNotification, type SentNotification } from '../provider';
 import type { NotificationLanguage } from '../templates';
 
-/** Provider name stored on WhatsApp messages. */
 export const WHATSAPP_PROVIDER = 'whatsapp-cloud';
 
-/** WhatsApp error codes that mean the number cannot receive the template: the recipient gets one SMS instead. */
+/** Codes meaning the number cannot receive the template: one SMS instead. */
 export const WHATSAPP_CANNOT_RECEIVE = new Set(['131026', '132015', '132016']);
 const RETRYABLE = new Set(['130429', '131000', '131016', '4', '80007', '133004']);
 
-/** A claim template: its name and language code as approved. */
 export interface WhatsAppTemplate {
   name: string;
   code: string;
 }
 
-/** Settings of {@link whatsappChatProvider}. */
 export interface WhatsAppSettings {
   apiBaseUrl: string;
   apiVersion: string;
@@ -51,7 +37,6 @@ export function parseWhatsAppTemplates(spec: string): Partial<Record<Notificatio
   return out;
 }
 
-/** The Cloud API request body of one claim template message. */
 export function whatsappTemplateBody(m: OutgoingNotification, t: WhatsAppTemplate): Record<string, unknown> {
   const p = m.templateParams ?? { amount: '', senderName: '' };
   return {
@@ -77,7 +62,6 @@ export function whatsappTemplateBody(m: OutgoingNotification, t: WhatsAppTemplat
   };
 }
 
-/** A chat provider over the Cloud API. */
 export function whatsappChatProvider(s: WhatsAppSettings): ChatProvider {
   const url = `${s.apiBaseUrl.replace(/\/$/, '')}/${s.apiVersion}/${s.phoneNumberId}/messages`;
   const now = s.now ?? Date.now;
