@@ -12,15 +12,9 @@
  * A language we do not have is therefore never an error: the message goes out in the best one.
  */
 
-/** Template languages (ISO 639-1). */
-export const NOTIFICATION_LANGUAGES = ['en', 'es', 'pt'] as const;
-/** One of {@link NOTIFICATION_LANGUAGES}. */
-export type NotificationLanguage = (typeof NOTIFICATION_LANGUAGES)[number];
+import { NOTIFICATION_LANGUAGES, type NotificationChannel, type NotificationLanguage } from '../../domain/notifications';
 
-/** Delivery channels of a notification (Surface C `delivery_channel`). */
-export const NOTIFICATION_CHANNELS = ['whatsapp', 'sms', 'email'] as const;
-/** One of {@link NOTIFICATION_CHANNELS}. */
-export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
+export { NOTIFICATION_CHANNELS, NOTIFICATION_LANGUAGES, type NotificationChannel, type NotificationLanguage } from '../../domain/notifications';
 
 /** ISO 3166-1 alpha-2 countries whose usual language is Spanish. */
 const SPANISH_COUNTRIES = new Set([
