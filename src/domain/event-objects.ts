@@ -1,10 +1,19 @@
 /** The domain object recorded with an event (`events.data_format = 'domain'`; docs/webhooks.md "Event data"). */
 import type { Deposit } from './deposits';
+import type { PayoutNotification } from './notifications';
 import type { PaymentRequest } from './payment-links';
+import type { Payout } from './payouts';
 
 export type EventDataFormat = 'surface_a' | 'domain';
 
-export type EventObject = { object: 'payment_request'; value: PaymentRequest } | { object: 'deposit'; value: Deposit };
+/**
+ * A domain object an event is about, by kind. A payout's notification events
+ * (`payout.notification_*`) carry the notification beside the payout.
+ */
+export type EventObject =
+  | { object: 'payment_request'; value: PaymentRequest }
+  | { object: 'deposit'; value: Deposit }
+  | { object: 'payout'; value: Payout; notification?: PayoutNotification };
 
 function encode(v: unknown): unknown {
   if (typeof v === 'bigint') return { $bigint: v.toString() };
@@ -28,7 +37,8 @@ function decode(v: unknown): unknown {
 
 /** The JSON form stored in `events.data`: `{object, ...fields}`, bigints and Dates tagged. */
 export function eventObjectData(o: EventObject): Record<string, unknown> {
-  return { object: o.object, ...(encode(o.value) as Record<string, unknown>) };
+  const out = { object: o.object, ...(encode(o.value) as Record<string, unknown>) };
+  return o.object === 'payout' && o.notification ? { ...out, notification: encode(o.notification) } : out;
 }
 
 /** Throws Error on an unknown `object`. */
@@ -37,5 +47,9 @@ export function parseEventObject(data: Record<string, unknown>): EventObject {
   const value = decode(fields);
   if (object === 'payment_request') return { object, value: value as PaymentRequest };
   if (object === 'deposit') return { object, value: value as Deposit };
+  if (object === 'payout') {
+    const { notification, ...payout } = value as Payout & { notification?: PayoutNotification };
+    return notification ? { object, value: payout, notification } : { object, value: payout };
+  }
   throw new Error(`unknown event object '${String(object)}'`);
 }

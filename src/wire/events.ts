@@ -5,9 +5,11 @@
  * keys first, then bytewise), the order a `surface_a` row is read back in, so an event's wire
  * bytes do not depend on how it was stored.
  */
-import { type EventDataFormat, parseEventObject } from '../domain/event-objects';
+import { type EventDataFormat, type EventObject, parseEventObject } from '../domain/event-objects';
 import { renderDeposit } from './surface-a/deposits';
+import { renderPayoutNotification } from './surface-a/notifications';
 import { renderPaymentRequest } from './surface-a/payment-links';
+import { renderPayout } from './surface-a/payouts';
 
 const utf8 = new TextEncoder();
 
@@ -37,5 +39,16 @@ export function jsonbOrder(v: unknown): unknown {
 export function surfaceASnapshot(format: EventDataFormat | string, data: Record<string, unknown>): Record<string, unknown> {
   if (format !== 'domain') return data;
   const o = parseEventObject(data);
-  return jsonbOrder(o.object === 'deposit' ? renderDeposit(o.value) : renderPaymentRequest(o.value)) as Record<string, unknown>;
+  return jsonbOrder(render(o)) as Record<string, unknown>;
+}
+
+function render(o: EventObject): object {
+  switch (o.object) {
+    case 'deposit':
+      return renderDeposit(o.value);
+    case 'payment_request':
+      return renderPaymentRequest(o.value);
+    case 'payout':
+      return o.notification ? { ...renderPayout(o.value), notification: renderPayoutNotification(o.notification) } : renderPayout(o.value);
+  }
 }

@@ -7,7 +7,8 @@
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import pg from 'pg';
-import { renderPayout } from '../../src/core/payouts';
+import { payoutFromRow } from '../../src/core/payouts';
+import { renderPayout } from '../../src/wire/surface-a/payouts';
 
 const INT8 = 20;
 const pool = new pg.Pool({
@@ -24,7 +25,7 @@ app.get('/payouts', async (c) => {
     [businessId, limit + 1],
   );
   const data = rows.slice(0, limit);
-  return c.json({ object: 'list', data: data.map((r) => renderPayout(r)), next_cursor: rows.length > limit ? data[data.length - 1].id : null });
+  return c.json({ object: 'list', data: data.map((r) => renderPayout(payoutFromRow(r))), next_cursor: rows.length > limit ? data[data.length - 1].id : null });
 });
 process.on('SIGTERM', () => process.exit(0));
 serve({ fetch: app.fetch, port: Number(process.env.PORT), hostname: '127.0.0.1' }, () => console.log('bare listening'));

@@ -19,7 +19,8 @@
 import type { Hono } from 'hono';
 import { startClaim } from '../../core/claim-flow';
 import type { Caller, Core } from '../../core/context';
-import { CLAIM_METHODS, claimPayout, renderPayout } from '../../core/payouts';
+import { CLAIM_METHODS, claimPayout, payoutFromRow } from '../../core/payouts';
+import { renderPayout } from '../../wire/surface-a/payouts';
 import { chooseClaimRoute, offeredClaimRoutes } from '../../core/payouts/claim-destinations';
 import { type ChannelDefinition, requirementsFor } from '../../domain/channels';
 import { ApiError } from '../../domain/errors';
@@ -104,7 +105,7 @@ export function registerClaimPage(app: Hono<AppEnv>): void {
     const row = await load(core, c.req.param('token'));
     c.header('Cache-Control', 'no-store');
     if (!row) return c.html(NOT_FOUND, 404);
-    const p = renderPayout(row);
+    const p = renderPayout(payoutFromRow(row));
     const amount = `${esc(p.destination_amount)} ${esc(p.destination_currency)}`;
     const sandbox = row.environment === 'sandbox';
     if (row.status !== 'awaiting_claim') {
@@ -177,7 +178,7 @@ export function registerClaimPage(app: Hono<AppEnv>): void {
         await chooseClaimRoute(core, row, routes, String(form.route ?? ''), fields);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) throw err;
-        const p = renderPayout(row);
+        const p = renderPayout(payoutFromRow(row));
         const safeToken = esc(encodeURIComponent(token));
         const body = `<h1>You have money to claim</h1><p class="amount">${esc(p.destination_amount)} ${esc(p.destination_currency)}</p>
 <p class="error" id="error" role="alert">${esc(err.message)}${err.param ? ` (${esc(err.param.replace(/^recipient\./, ''))})` : ''}</p>${routeForms(safeToken, routes, fields)}`;

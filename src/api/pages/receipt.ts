@@ -4,7 +4,8 @@
  * an unknown token is a 404 page. The token is random (24 characters), unrelated to the payout id.
  */
 import type { Hono } from 'hono';
-import { findPayoutByReceiptToken, renderPayout, type WirePayout } from '../../core/payouts';
+import { findPayoutByReceiptToken, payoutFromRow } from '../../core/payouts';
+import { renderPayout, type WirePayout } from '../../wire/surface-a/payouts';
 import type { AppEnv } from '../types';
 
 const esc = (s: string) =>
@@ -68,6 +69,6 @@ export function registerReceiptPage(app: Hono<AppEnv>): void {
     if (!row) {
       return c.html(layout('Receipt not found', '<h1>Receipt not found</h1><p>This receipt link is not valid.</p>'), 404);
     }
-    return c.html(receiptHtml(renderPayout(row), row.environment), 200);
+    return c.html(receiptHtml(renderPayout(payoutFromRow(row)), row.environment), 200);
   });
 }

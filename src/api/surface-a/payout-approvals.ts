@@ -5,6 +5,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { approvePayout, rejectPayout } from '../../core/policies/payout-approvals';
+import { renderPayout } from '../../wire/surface-a/payouts';
 import type { SurfaceRouter } from '../surface';
 import { PayoutSchema } from './payouts';
 import { ErrorSchema, idParam, jsonContent } from './schemas';
@@ -50,9 +51,9 @@ const rejectDef = createRoute({
 
 /** Registers POST /payouts/{id}/approve and /reject. */
 export function registerPayoutApprovalRoutes(app: SurfaceRouter): void {
-  app.openapi(approveDef, async (c) => c.json(await approvePayout(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
+  app.openapi(approveDef, async (c) => c.json(renderPayout(await approvePayout(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
   app.openapi(rejectDef, async (c) => {
     const body = (c.req.header('Content-Type') ?? '').includes('json') ? c.req.valid('json') : {};
-    return c.json(await rejectPayout(c.get('core'), c.get('caller'), c.req.valid('param').id, body?.reason), 200);
+    return c.json(renderPayout(await rejectPayout(c.get('core'), c.get('caller'), c.req.valid('param').id, body?.reason)), 200);
   });
 }

@@ -1,13 +1,14 @@
 /**
  * Surface A payouts (spec "Payout", "Payout create body", "Receipt"; "Endpoints": POST /payouts,
  * GET /payouts, GET /payouts/{id}, GET /payouts/{id}/receipt). Parses the snake_case wire shapes
- * and renders them; src/core/payouts.ts validates, prices, holds and starts the workflow.
+ * and renders them (src/wire/surface-a/payouts.ts); src/core/payouts validates, prices, holds and starts the workflow.
  */
 import { RateDetailsSchema } from './rate-details';
 import { createRoute, z } from '@hono/zod-openapi';
 import { createPayout, getPayout, getPayoutReceipt, listPayouts } from '../../core/payouts';
 import { PAYOUT_FAILURE_CODES, PAYOUT_STATUSES } from '../../domain/payout-state';
 import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
+import { renderPayout, renderReceipt } from '../../wire/surface-a/payouts';
 import { SPEI_MXN_100 } from '../examples';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
@@ -233,7 +234,7 @@ export function registerPayoutRoutes(app: SurfaceRouter): void {
       },
       { idempotencyKey: c.get('idempotencyKey') },
     );
-    return c.json(payout, 201);
+    return c.json(renderPayout(payout), 201);
   });
 
   app.openapi(listPayoutsRoute, async (c) => {
@@ -245,16 +246,16 @@ export function registerPayoutRoutes(app: SurfaceRouter): void {
       limit: q.limit,
       cursor: q.cursor,
     });
-    return c.json(page, 200);
+    return c.json({ data: page.data.map(renderPayout), next_cursor: page.next_cursor }, 200);
   });
 
   app.openapi(getPayoutRoute, async (c) => {
     const payout = await getPayout(c.get('core'), c.get('caller'), c.req.valid('param').id);
-    return c.json(payout, 200);
+    return c.json(renderPayout(payout), 200);
   });
 
   app.openapi(receiptRoute, async (c) => {
     const receipt = await getPayoutReceipt(c.get('core'), c.get('caller'), c.req.valid('param').id);
-    return c.json(receipt, 200);
+    return c.json(renderReceipt(receipt), 200);
   });
 }

@@ -10,6 +10,7 @@ import type { MiddlewareHandler } from 'hono';
 import { fundSandbox } from '../../core/balance';
 import { renderBalance } from '../../wire/surface-a/balance';
 import { CLAIM_METHODS, claimPayout } from '../../core/payouts';
+import { renderPayout } from '../../wire/surface-a/payouts';
 import { ApiError } from '../../domain/errors';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
@@ -83,6 +84,6 @@ export function registerSandboxRoutes(app: SurfaceRouter): void {
 
   app.openapi(claimRoute, async (c) => {
     const payout = await claimPayout(c.get('core'), c.get('caller'), c.req.valid('param').id, c.req.valid('json').method);
-    return c.json(payout, 200);
+    return c.json(renderPayout(payout), 200);
   });
 }

@@ -4,6 +4,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { createWithdrawal } from '../../core/funding/withdrawals';
+import { renderPayout } from '../../wire/surface-a/payouts';
 import { VIRTUAL_ACCOUNT_CURRENCIES } from '../../domain/funding';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
@@ -55,6 +56,6 @@ const createDef = createRoute({
 export function registerWithdrawalRoutes(app: SurfaceRouter): void {
   app.openapi(createDef, async (c) => {
     const payout = await createWithdrawal(c.get('core'), c.get('caller'), c.req.valid('json'), { idempotencyKey: c.get('idempotencyKey') });
-    return c.json(payout, 201);
+    return c.json(renderPayout(payout), 201);
   });
 }

@@ -23,13 +23,15 @@ import { type ContactRecipient, getContactRecipient } from '../../core/contacts'
 import {
   createNotifiedPayouts,
   NOTIFICATION_CHANNELS,
-  type NotificationRow,
+  notificationFromRow,
   notificationsByPayout,
   type NotifiedPayoutRequest,
-  renderNotificationState,
   validateNotificationRequest,
 } from '../../core/notifications';
-import { getPayout, listPayouts, type PayoutRequest, renderPayout, type WirePayout } from '../../core/payouts';
+import { getPayout, listPayouts, payoutFromRow, type PayoutRequest } from '../../core/payouts';
+import { renderPayout, type WirePayout } from '../../wire/surface-a/payouts';
+import { renderPayoutNotification } from '../../wire/surface-a/notifications';
+import type { PayoutNotification } from '../../domain/notifications';
 import { ApiError, validationError } from '../../domain/errors';
 import { amountInputPattern } from '../../domain/money';
 import { amountTypeError } from '../errors';
@@ -143,7 +145,7 @@ export const PayoutSchema = z
 export type WireSurfaceCPayout = z.infer<typeof PayoutSchema>;
 
 /** The Surface C form of a core payout and its notification. */
-export function renderSurfaceCPayout(p: WirePayout, n: NotificationRow | null): WireSurfaceCPayout {
+export function renderSurfaceCPayout(p: WirePayout, n: PayoutNotification | null): WireSurfaceCPayout {
   const r = p.recipient;
   return {
     id: p.id,
@@ -158,8 +160,8 @@ export function renderSurfaceCPayout(p: WirePayout, n: NotificationRow | null): 
       phone_number: typeof r.number === 'string' ? r.number : null,
       email: r.type === 'email' && typeof r.address === 'string' ? r.address : null,
     },
-    delivery_channel: n ? renderNotificationState(n).channel : null,
-    notification: n ? renderNotificationState(n) : null,
+    delivery_channel: n ? n.channel : null,
+    notification: n ? renderPayoutNotification(n) : null,
     claim_url: p.claim?.url ?? null,
     claim_expires_at: p.claim?.expires_at ?? null,
     payout_method: p.claim?.method ?? null,
@@ -253,7 +255,7 @@ async function create(c: Context<AppEnv>, bodies: CreatePayoutBody[], batch: boo
     const requests: NotifiedPayoutRequest[] = [];
     for (const [i, b] of bodies.entries()) requests.push(await toCoreRequest(core, caller, b, pre(i)));
     const created = await createNotifiedPayouts(core, caller, requests, { idempotencyKey: c.get('idempotencyKey'), batch, paramPrefix: pre });
-    return created.map((p) => renderSurfaceCPayout(renderPayout(p.row, undefined, core.config.publicUrl), p.notification));
+    return created.map((p) => renderSurfaceCPayout(renderPayout(payoutFromRow(p.row, core.config.publicUrl)), p.notification && notificationFromRow(p.notification)));
   } catch (e) {
     if (e instanceof ApiError) throw toSurfaceC(e, (i) => bodies[i ?? 0]);
     throw e;
@@ -345,13 +347,13 @@ export function registerPayoutRoutes(app: SurfaceRouter): void {
     const statuses = q.status ? coreStatusesOf(q.status) : undefined;
     const page = await listPayouts(core, c.get('caller'), { statuses, limit: q.limit, cursor: q.cursor });
     const notes = await notificationsByPayout(core.db, page.data.map((p) => p.id));
-    return c.json({ data: page.data.map((p) => renderSurfaceCPayout(p, notes.get(p.id) ?? null)), next_cursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map((p) => renderSurfaceCPayout(renderPayout(p), notes.get(p.id) ?? null)), next_cursor: page.next_cursor }, 200);
   });
 
   app.openapi(getPayoutRoute, async (c) => {
     const core = c.get('core');
     const p = await getPayout(core, c.get('caller'), c.req.valid('param').id);
     const notes = await notificationsByPayout(core.db, [p.id]);
-    return c.json(renderSurfaceCPayout(p, notes.get(p.id) ?? null), 200);
+    return c.json(renderSurfaceCPayout(renderPayout(p), notes.get(p.id) ?? null), 200);
   });
 }

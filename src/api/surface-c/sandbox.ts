@@ -10,6 +10,7 @@ import type { MiddlewareHandler } from 'hono';
 import { fundSandbox } from '../../core/balance';
 import { renderBalance } from '../../wire/surface-a/balance';
 import { listSandboxNotifications, NOTIFICATION_CHANNELS } from '../../core/notifications';
+import { renderSandboxNotification } from '../../wire/surface-a/notifications';
 import { ApiError } from '../../domain/errors';
 import { AMOUNT_INPUT_PATTERN } from '../../domain/money';
 import { amountTypeError } from '../errors';
@@ -79,7 +80,8 @@ const fundRoute = createRoute({
 export function registerSandboxRoutes(app: SurfaceRouter): void {
   app.openapi(listNotificationsRoute, async (c) => {
     const q = c.req.valid('query');
-    return c.json(await listSandboxNotifications(c.get('core'), c.get('caller'), { payoutId: q.payout_id, limit: q.limit, cursor: q.cursor }), 200);
+    const page = await listSandboxNotifications(c.get('core'), c.get('caller'), { payoutId: q.payout_id, limit: q.limit, cursor: q.cursor });
+    return c.json({ data: page.data.map(renderSandboxNotification), next_cursor: page.next_cursor }, 200);
   });
 
   app.openapi(fundRoute, async (c) => {

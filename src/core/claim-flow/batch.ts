@@ -22,7 +22,7 @@ import { newId } from '../../domain/ids';
 import { formatAmount, USDC } from '../../domain/money';
 import type { Caller, Core } from '../context';
 import { getBalance, InsufficientFundsError, insufficientBalance, post } from '../ledger';
-import { payoutStart, payoutValues, type PayoutRow, type PreparedPayout, preparePayout, renderPayout } from '../payouts';
+import { payoutEventData, payoutStart, payoutValues, type PayoutRow, type PreparedPayout, preparePayout } from '../payouts';
 import { handOffWorkflowStarts, insertWorkflowStartRowsJson, startLeaseUntil } from '../workflow-starts';
 import { insertEventRowsJson } from '../events';
 import { insertPayoutRowsJson } from '../payouts/transitions';
@@ -190,7 +190,8 @@ export async function createClaimBatch(
         type: 'payout.submitted',
         object_type: 'payout',
         object_id: r.id,
-        data: renderPayout(r, undefined, core.config.publicUrl),
+        data: payoutEventData(r, core.config.publicUrl),
+        data_format: 'domain',
         dedupe_key: `payout:${r.id}:submitted`,
         created_at: now,
         dispatched_at: null,

@@ -11,7 +11,7 @@
 import { ApiError } from '../../domain/errors';
 import type { Caller, Core } from '../context';
 import { emitEvent } from '../events';
-import { cancelPayout, type PayoutRow, renderPayout } from '../payouts';
+import { cancelPayout, payoutEventData, type PayoutRow } from '../payouts';
 import { clearCancelRequested, markCancelRequested, markClaimStarted } from '../payouts/transitions';
 import { getClaimDisbursementRow } from './disbursements';
 import { claimStatusOf } from './status';
@@ -36,7 +36,8 @@ export async function startClaim(core: Core, token: string): Promise<PayoutRow |
         type: CLAIM_STARTED_EVENT,
         objectType: 'payout',
         objectId: updated.id,
-        data: renderPayout(updated, undefined, core.config.publicUrl) as unknown as Record<string, unknown>,
+        data: payoutEventData(updated, core.config.publicUrl),
+        dataFormat: 'domain',
         dedupeKey: `payout:${updated.id}:claim_started`,
       });
       return updated;

@@ -8,7 +8,8 @@
 import { ApiError, notFound, validationError } from '../../domain/errors';
 import { VIRTUAL_ACCOUNT_RAIL } from '../../domain/funding';
 import type { Caller, Core } from '../context';
-import { createPayout, type WirePayout } from '../payouts';
+import type { Payout } from '../../domain/payouts';
+import { createPayout } from '../payouts';
 import { requireVerifiedBusiness } from './verification';
 import { parseVirtualAccountCurrency } from './virtual-accounts';
 
@@ -39,7 +40,7 @@ export async function createWithdrawal(
   caller: Caller,
   input: WithdrawalCreate,
   opts: { idempotencyKey?: string } = {},
-): Promise<WirePayout> {
+): Promise<Payout> {
   const currency = parseVirtualAccountCurrency(input.currency);
   if (typeof input.payout_destination_id !== 'string' || !input.payout_destination_id) {
     throw validationError('payout_destination_id', 'payout_destination_id is required: a saved bank_account recipient of your business');

@@ -8,7 +8,7 @@ import { insertPayout, type PayoutRequest, type PayoutRow, payoutStart, prepareP
 import type { PayoutWorkflowInput } from '../../../workflows/payout.contract';
 import { enqueueWorkflowStart, flushWorkflowStart, handOffWorkflowStart, type PendingStart } from '../workflow-starts';
 import { applyPayoutPolicy } from '../policies/payouts';
-import { insertPayoutNotification, type NotificationRequest, type NotificationRow, notificationsByPayout } from './payout-notifications';
+import { insertPayoutNotification, type NotificationRequest, type NotificationRow } from './payout-notifications';
 import { isUniqueViolation } from '../../db/errors';
 import { ApiError } from '../../domain/errors';
 import { liveNotificationChannelProblem } from '../claim-routes';
@@ -36,8 +36,8 @@ async function existingFor(core: Core, caller: Caller, keys: string[]): Promise<
   if (rows.length === 0) return null;
   const byKey = new Map(rows.map((r) => [r.idempotency_key, r]));
   const ordered = keys.map((k) => byKey.get(k)).filter((r): r is PayoutRow => r !== undefined);
-  const notes = await notificationsByPayout(core.db, ordered.map((r) => r.id));
-  return ordered.map((row) => ({ row, notification: notes.get(row.id) ?? null }));
+  const notes = ordered.length ? await core.db.selectFrom('notifications').selectAll().where('payout_id', 'in', ordered.map((r) => r.id)).execute() : [];
+  return ordered.map((row) => ({ row, notification: notes.find((n) => n.payout_id === row.id) ?? null }));
 }
 
 

@@ -24,7 +24,7 @@
 import type { Selectable } from 'kysely';
 import { z } from 'zod';
 import type { DbOrTx, Environment } from '../../db/schema';
-import type { NotificationsTable, NotificationStatus } from '../../db/tables/notifications';
+import type { NotificationsTable } from '../../db/tables/notifications';
 import { validationError } from '../../domain/errors';
 import { parseDuration } from '../../domain/durations';
 import { newId } from '../../domain/ids';
@@ -32,7 +32,8 @@ import { formatAmount } from '../../domain/money';
 import { isE164, phoneCountry } from '../../domain/recipients';
 import type { Core } from '../context';
 import { emitEvent } from '../events';
-import { renderPayout } from '../payouts';
+import { payoutEventData } from '../payouts';
+import type { PayoutNotification } from '../../domain/notifications';
 import { liveProviderFor, liveProvidersOf } from './live-providers';
 import {
   applyMessageStatus,
@@ -140,43 +141,25 @@ export async function insertPayoutNotification(
   return tx.selectFrom('notifications').selectAll().where('payout_id', '=', payout.id).executeTakeFirstOrThrow();
 }
 
-/** A payout's notification on the wire (docs/surface-c.md: `{channel, destination (masked), status, sent_at}`). */
-export interface WireNotification {
-  channel: NotificationChannel;
-  /** Masked: `+52•••••5678`, `a•••@example.com`. */
-  destination: string;
-  /** Template language used (`en`, `es`, `pt`). */
-  language: NotificationLanguage;
-  status: NotificationStatus;
-  /** ISO 8601 UTC, when the provider accepted the message; null until then. */
-  sent_at: string | null;
-  /** ISO 8601 UTC, when a provider reported it delivered (status delivered); else null. */
-  delivered_at: string | null;
-  /** Why it failed (status failed), or that a fallback was used; else null. */
-  error: string | null;
-  /** Machine-readable failure reason: a provider code (`30003`, `21610`, `131026`, `smtp_550`), `opted_out`, `not_delivered`; else null. */
-  failure_code: string | null;
-}
-
-/** The wire form of a notification row. */
-export function renderNotificationState(row: NotificationRow): WireNotification {
+/** The domain form of a notification row (destination masked). */
+export function notificationFromRow(row: NotificationRow): PayoutNotification {
   return {
     channel: row.channel as NotificationChannel,
     destination: maskDestination(row.destination),
     language: row.language as NotificationLanguage,
     status: row.status,
-    sent_at: row.sent_at ? row.sent_at.toISOString() : null,
-    delivered_at: row.delivered_at ? row.delivered_at.toISOString() : null,
+    sentAt: row.sent_at,
+    deliveredAt: row.delivered_at,
     error: row.error,
-    failure_code: row.failure_code,
+    failureCode: row.failure_code,
   };
 }
 
 /** The notifications of these payouts, by payout id (one query). */
-export async function notificationsByPayout(db: DbOrTx, payoutIds: readonly string[]): Promise<Map<string, NotificationRow>> {
+export async function notificationsByPayout(db: DbOrTx, payoutIds: readonly string[]): Promise<Map<string, PayoutNotification>> {
   if (payoutIds.length === 0) return new Map();
   const rows = await db.selectFrom('notifications').selectAll().where('payout_id', 'in', [...payoutIds]).execute();
-  return new Map(rows.map((r) => [r.payout_id, r]));
+  return new Map(rows.map((r) => [r.payout_id, notificationFromRow(r)]));
 }
 
 /**
@@ -500,7 +483,8 @@ async function emitNotificationEvent(tx: DbOrTx, core: Core, n: NotificationRow,
     type,
     objectType: 'payout',
     objectId: n.payout_id,
-    data: { ...renderPayout(payout, undefined, core.config.publicUrl), notification: renderNotificationState(n) },
+    data: payoutEventData(payout, core.config.publicUrl, notificationFromRow(n)),
+    dataFormat: 'domain',
     dedupeKey: `payout:${n.payout_id}:${suffix}`,
   });
 }

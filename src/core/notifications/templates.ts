@@ -1,11 +1,8 @@
 /** Claim-link recipient message templates in en/es/pt; language fallback in docs/surface-c.md. Pure. */
 
-export const NOTIFICATION_LANGUAGES = ['en', 'es', 'pt'] as const;
-export type NotificationLanguage = (typeof NOTIFICATION_LANGUAGES)[number];
+import { NOTIFICATION_LANGUAGES, type NotificationChannel, type NotificationLanguage } from '../../domain/notifications';
 
-/** Surface C `delivery_channel`. */
-export const NOTIFICATION_CHANNELS = ['whatsapp', 'sms', 'email'] as const;
-export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
+export { NOTIFICATION_CHANNELS, NOTIFICATION_LANGUAGES, type NotificationChannel, type NotificationLanguage } from '../../domain/notifications';
 
 const SPANISH_COUNTRIES = new Set([
   'AR', 'BO', 'CL', 'CO', 'CR', 'CU', 'DO', 'EC', 'ES', 'GQ', 'GT', 'HN', 'MX', 'NI', 'PA', 'PE', 'PR', 'PY', 'SV', 'UY', 'VE',

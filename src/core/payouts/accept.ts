@@ -14,7 +14,8 @@ import { explainUnappliedPosting, gatedPostingCtes, getBalance, InsufficientFund
 import { flushWorkflowStart, handOffWorkflowStart, type PendingStart, workflowStartInsertSelect, workflowStartValues } from '../workflow-starts';
 import type { PayoutRow } from './rows';
 import { type PayoutRequest, type PreparedPayout, preparePayout } from './prepare';
-import { type WirePayout, renderPayout } from './read';
+import type { Payout } from '../../domain/payouts';
+import { payoutFromRow } from './read';
 import { findOrRetirePayoutIdempotencyKey, payoutEventInput, payoutInsertSelect } from './transitions';
 import { eventInsertSelect, eventValues, eventWritten } from '../events';
 import { applyPayoutPolicy, recordApprovalRequired } from '../policies/payouts';
@@ -251,9 +252,9 @@ export async function createPayout(
   caller: Caller,
   req: PayoutRequest,
   opts: { idempotencyKey?: string } = {},
-): Promise<WirePayout> {
+): Promise<Payout> {
   const key = opts.idempotencyKey;
-  const render = (row: PayoutRow) => renderPayout(row, undefined, core.config.publicUrl);
+  const render = (row: PayoutRow) => payoutFromRow(row, core.config.publicUrl);
   const existingAnswer = async (row: PayoutRow) => {
     await flushSoon(core, row.id);
     return render(row);

@@ -1,8 +1,8 @@
 /**
  * Payouts (spec "Payout", "Payout create body", "Payout status", "Events, Surface A"; issue
  * "Payouts end to end"). The contract the API surfaces and the disbursements engine call. One file
- * per use case: prepare.ts (validate and price), accept.ts (insert, hold, start), read.ts (wire
- * shape, GET), transitions.ts (the activities' steps), delivery.ts (rail attempt, claim window),
+ * per use case: prepare.ts (validate and price), accept.ts (insert, hold, start), read.ts (domain
+ * payout, GET), transitions.ts (the activities' steps), delivery.ts (rail attempt, claim window),
  * updates.ts (workflow Updates); rows.ts holds the row types and field limits.
  *
  * Flow: {@link preparePayout} validates and prices (read-only) -> {@link insertPayout} writes the
@@ -27,7 +27,7 @@
  * Wire decisions (documented extensions):
  * - `attempts` is the number of delivery attempts begun or scheduled: 1 from acceptance (the spec's
  *   creation response shows `attempts: 1`), one more per retry. GET /payouts/{id} also returns
- *   `attempt_history` ({@link WireAttempt}): one element per rail call made so far (empty while a
+ *   `attempt_history`: one element per rail call made so far (empty while a
  *   claim link awaits its claim).
  * - `recipient` echoes the destination, masked (maskRecipientDetails): `{type, ...fields}`.
  * - `confirmed_received_at` (Receipt) is set when the rail confirms delivery (= delivered_at of a
@@ -39,14 +39,12 @@ export { type PayoutRow, type PayoutAttemptRow, MAX_REFERENCE_LENGTH, MAX_MEMO_L
 export { type PayoutRequest, type PreparedPayout, preparePayout } from './prepare';
 export { type InsertPayoutOptions, insertPayout, payoutStart, payoutValues, createPayout } from './accept';
 export {
-  type WireAttempt,
-  type WirePayout,
-  renderPayout,
+  payoutFromRow,
+  payoutEventData,
   getPayoutRow,
   getPayout,
   type ListPayoutsQuery,
   listPayouts,
-  type WireReceipt,
   getPayoutReceipt,
   findPayoutByReceiptToken,
 } from './read';

@@ -22,7 +22,7 @@ import { columnList, columnsAndValues } from '../sql-rows';
 import { type EventInput, eventInsertQuery, eventWritten } from '../events';
 import { InsufficientFundsError, type Posting, postingCtes, resolvePostingOutcome } from '../ledger';
 import type { PayoutRow, PayoutAttemptRow } from './rows';
-import { renderPayout } from './read';
+import { payoutEventData } from './read';
 
 /** A move the transition table does not allow (a bug in the caller; activities do not retry it). */
 export class IllegalPayoutTransitionError extends Error {
@@ -75,7 +75,8 @@ export function payoutEventInput(core: Core, row: PayoutRow, status: PayoutStatu
     type,
     objectType: 'payout',
     objectId: row.id,
-    data: renderPayout(row, undefined, core.config.publicUrl) as unknown as Record<string, unknown>,
+    data: payoutEventData(row, core.config.publicUrl),
+    dataFormat: 'domain',
     dedupeKey: `payout:${row.id}:${status}`,
   };
 }

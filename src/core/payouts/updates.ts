@@ -4,7 +4,8 @@ import type { PayoutStatus } from '../../domain/payout-state';
 import type { ClaimMethod } from '../../../workflows/payout.contract';
 import { cancelPayoutWorkflow, claimPayoutWorkflow, type PayoutUpdateOutcome } from '../../temporal/payout-gateway';
 import type { Caller, Core } from '../context';
-import { type WirePayout, getPayoutRow, getPayout } from './read';
+import type { Payout } from '../../domain/payouts';
+import { getPayoutRow, getPayout } from './read';
 import { ensureWorkflowStarted } from '../workflow-starts';
 
 /**
@@ -24,7 +25,7 @@ async function updatePayoutWorkflow(
   id: string,
   allowed: readonly PayoutStatus[],
   run: () => Promise<PayoutUpdateOutcome>,
-): Promise<WirePayout> {
+): Promise<Payout> {
   const row = await getPayoutRow(core.db, caller, id);
   const refuse = (status: string) =>
     new ApiError(409, 'invalid_state', `Payout ${id} is ${status}; this needs it to be ${allowed.join(' or ')}`, null);
@@ -47,7 +48,7 @@ async function updatePayoutWorkflow(
  * awaiting_claim -> claimed -> delivering -> ... Returns the payout after the claim.
  * 404 not_found for an unknown id; 409 invalid_state unless the payout is awaiting its claim.
  */
-export async function claimPayout(core: Core, caller: Caller, id: string, method: string): Promise<WirePayout> {
+export async function claimPayout(core: Core, caller: Caller, id: string, method: string): Promise<Payout> {
   return updatePayoutWorkflow(core, caller, id, ['awaiting_claim'], () => claimPayoutWorkflow(core.temporal, id, method as ClaimMethod));
 }
 
@@ -56,6 +57,6 @@ export async function claimPayout(core: Core, caller: Caller, id: string, method
  * workflow's `cancel` Update: status canceled, hold released, event payout.canceled.
  * 404 not_found; 409 invalid_state in any other status.
  */
-export async function cancelPayout(core: Core, caller: Caller, id: string): Promise<WirePayout> {
+export async function cancelPayout(core: Core, caller: Caller, id: string): Promise<Payout> {
   return updatePayoutWorkflow(core, caller, id, ['pending', 'awaiting_claim'], () => cancelPayoutWorkflow(core.temporal, id));
 }

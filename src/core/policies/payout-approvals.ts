@@ -14,7 +14,8 @@ import type { PayoutStatus } from '../../domain/payout-state';
 import { approvePayoutWorkflow, rejectPayoutWorkflow } from '../../temporal/payout-gateway';
 import type { PayoutApprovalDecision } from '../../../workflows/payout.contract';
 import type { Caller, Core } from '../context';
-import { getPayout, getPayoutRow, runOnStartedWorkflow, transitionPayout, type WirePayout } from '../payouts';
+import type { Payout } from '../../domain/payouts';
+import { getPayout, getPayoutRow, runOnStartedWorkflow, transitionPayout } from '../payouts';
 import { markApprovalDecided } from './payouts';
 
 /** Largest rejection reason. */
@@ -50,7 +51,7 @@ async function checkDecider(core: Core, caller: Caller, id: string): Promise<voi
 }
 
 /** POST /payouts/{id}/approve: 404 not_found; 409 invalid_state; 403 self_approval_forbidden / permission_denied. Returns the payout (submitted or later). */
-export async function approvePayout(core: Core, caller: Caller, id: string): Promise<WirePayout> {
+export async function approvePayout(core: Core, caller: Caller, id: string): Promise<Payout> {
   await checkDecider(core, caller, id);
   const outcome = await runOnStartedWorkflow(core, id, () => approvePayoutWorkflow(core.temporal, id, { keyId: caller.keyId }));
   if (outcome === 'refused') {
@@ -61,7 +62,7 @@ export async function approvePayout(core: Core, caller: Caller, id: string): Pro
 }
 
 /** POST /payouts/{id}/reject {reason?}: as approve; the payout is canceled and its hold released. 400 validation_error (`reason`). */
-export async function rejectPayout(core: Core, caller: Caller, id: string, reason?: string | null): Promise<WirePayout> {
+export async function rejectPayout(core: Core, caller: Caller, id: string, reason?: string | null): Promise<Payout> {
   if (reason !== undefined && reason !== null && (typeof reason !== 'string' || reason.length > MAX_REJECT_REASON)) {
     throw new ApiError(400, 'validation_error', `reason must be a string of at most ${MAX_REJECT_REASON} characters`, 'reason');
   }

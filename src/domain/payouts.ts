@@ -1,0 +1,73 @@
+/**
+ * A payout as the core returns it (spec "Payout"; docs/payouts.md). Each surface renders its own
+ * wire shape (src/wire/surface-a/payouts.ts; Surfaces B and C in src/api/).
+ */
+import type { Money } from './money';
+import type { PayoutFailureCode, PayoutStatus } from './payout-state';
+
+/** One rail call of a payout (`payout_attempts`). */
+export interface PayoutAttempt {
+  number: number;
+  status: 'processing' | 'succeeded' | 'failed';
+  startedAt: Date;
+  completedAt: Date | null;
+  providerReference: string | null;
+  error: { code: string; message: string } | null;
+}
+
+/** Why a payout failed; a rail failure adds `retryable` and the rail's own code (docs/rails.md "Status and reason codes"). */
+export interface PayoutFailure {
+  code: PayoutFailureCode;
+  message: string;
+  retryable: boolean | null;
+  railReasonCode: string | null;
+}
+
+/** A claim_link payout's claim: its link (`{publicUrl}/c/<token>`, null when not known) and state. */
+export interface PayoutClaim {
+  url: string | null;
+  expiresAt: Date | null;
+  claimedAt: Date | null;
+  method: string | null;
+}
+
+/** A payout. Source amounts and fees are micro-USDC; `destination` is in its currency's minor units. */
+export interface Payout {
+  id: string;
+  status: PayoutStatus;
+  channel: string;
+  recipientId: string | null;
+  /** The destination, masked (src/domain/recipients.ts maskRecipientDetails). */
+  recipient: { type: string; details: Record<string, unknown> };
+  source: Money;
+  destination: Money;
+  /** Decimal string: 1 unit of `source.currency` buys `rate` units of `destination.currency`. */
+  rate: string;
+  /** Micro-USDC. */
+  fees: { provider: bigint; service: bigint; fxSpread: bigint; total: bigint };
+  /** Live only (docs/rates.md "On the wire"). */
+  rateDetails: { referenceRate: string; source: string; asOf: Date; spreadBps: number } | null;
+  reference: string | null;
+  memo: string | null;
+  message: string | null;
+  quoteId: string | null;
+  estimatedArrival: Date | null;
+  deliveredAt: Date | null;
+  providerReference: string | null;
+  failure: PayoutFailure | null;
+  /** Delivery attempts begun or scheduled (1 from acceptance). */
+  attempts: number;
+  /** The rail calls made so far, by number; only when read one payout at a time. */
+  attemptHistory?: PayoutAttempt[];
+  /** claim_link payouts only. */
+  claim: PayoutClaim | null;
+  disbursementId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A payout's receipt (spec "Receipt"). */
+export interface PayoutReceipt {
+  url: string;
+  confirmedReceivedAt: Date | null;
+}
