@@ -1,11 +1,8 @@
 /**
  * The router factory every API surface is built with (spec "Endpoints"; docs/architecture.md
- * "Surfaces", which also says how a new surface plugs in). Each surface is served live and sandbox
- * at its two base addresses. {@link buildSurfaceApp} builds one environment's app: `surface` and
- * `environment` on the context; bearer auth on every route but `openapi.json`; the surface's
- * {@link ErrorVocabulary} for everything thrown (zod failures: 400 `validation_error` naming the
- * `param`; unknown errors: 500 `internal_error`, logged); its routes, each with a unique camelCase
- * `operationId` (checked at start-up); its OpenAPI 3.1 document at `openapi.json`.
+ * "Adding a surface"). One app per surface and environment: bearer auth on every route but
+ * `openapi.json`; the surface's {@link ErrorVocabulary} for everything thrown (zod failures: 400
+ * `validation_error` naming the `param`; unknown errors: 500 `internal_error`, logged).
  */
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -32,14 +29,10 @@ export interface ErrorFacts {
   requestId: string;
 }
 
-/**
- * A surface's error vocabulary (spec "Errors"): its error body schema, and how a core
- * {@link ApiError} becomes its HTTP status and body.
- */
+/** A surface's error vocabulary (spec "Errors"): how a core {@link ApiError} becomes its status and body. */
 export interface ErrorVocabulary<Body = unknown> {
   /** The error body, registered as the `Error` component of the surface's OpenAPI documents. */
   readonly schema: z.ZodType<Body>;
-  /** The status and body of `err` on this surface. */
   render(err: ApiError, requestId: string): { status: ContentfulStatusCode; body: Body };
 }
 
@@ -49,12 +42,7 @@ export interface ErrorMapping {
   code?: string;
 }
 
-/**
- * An {@link ErrorVocabulary} from the surface's error schema, its body builder, and, per core
- * {@link ErrorCode}, the surface's own status and/or code where they differ from the core's, fixed
- * or decided per error (e.g. by its `param`); a surface that uses the core's vocabulary as it is,
- * like Surface A, gives none.
- */
+/** An {@link ErrorVocabulary}; `codes` gives, per core {@link ErrorCode}, the surface's own status and/or code where they differ. */
 export function defineErrorVocabulary<Body>(spec: {
   schema: z.ZodType<Body>;
   codes?: Partial<Record<ErrorCode, ErrorMapping | ((err: ApiError) => ErrorMapping | undefined)>>;
@@ -130,10 +118,7 @@ export function defineSurface(def: Omit<SurfaceDefinition, 'version'> & { versio
 export const baseOf = (def: SurfaceDefinition, environment: Environment): string =>
   environment === 'live' ? def.liveBase : def.sandboxBase;
 
-/**
- * A bare OpenAPIHono router whose request validation failures become 400 validation_error naming
- * the param (rendered by whichever surface app it is mounted in).
- */
+/** A bare OpenAPIHono router whose validation failures become 400 validation_error naming the param. */
 export function createSurfaceRouter(): SurfaceRouter {
   return new OpenAPIHono<AppEnv>({
     // `result.data` is the input that was validated (@hono/zod-validator passes it on failure too).
@@ -165,7 +150,7 @@ export function checkOperationIds(app: SurfaceRouter, documentName: string): voi
   }
 }
 
-/** The app of surface `def` in `environment`, to be mounted at its base address (see the module docstring). */
+/** The app of surface `def` in `environment`, to be mounted at its base address. */
 export function buildSurfaceApp(def: SurfaceDefinition, environment: Environment): SurfaceRouter {
   const app = createSurfaceRouter();
   app.use('*', async (c, next) => {
