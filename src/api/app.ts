@@ -22,11 +22,7 @@ export { surfaceOf };
 /** Responds with `err` in the error shape of the surface whose base address the path falls under. */
 const errorResponse = (c: Context<AppEnv>, err: ApiError) => respondWithError(c, surfaceOf(c.req.path).definition.errors, err);
 
-/**
- * The HTTP application: request ids, body limit, every surface of the registry (src/api/surfaces.ts)
- * at its live and sandbox base addresses, public pages (receipts, claim pages), `/docs`, `/health`,
- * `/metrics` (every request timed by route template), and 404s in the surface's error shape.
- */
+/** The HTTP application: every surface at both base addresses, public pages, `/docs`, `/health`, `/metrics`. */
 export function createApp(core: Core): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.use('*', httpMetrics);
@@ -45,10 +41,8 @@ export function createApp(core: Core): Hono<AppEnv> {
       throw new ApiError(413, 'payload_too_large', `Request body is larger than ${core.config.MAX_BODY_BYTES} bytes`);
     },
   });
-  // A GET or HEAD has no body (fetch's Request refuses one), and asking for it would make
-  // @hono/node-server build a whole Request per read (docs/benchmarks.md "2026-11-27").
+  // Skipped for GET/HEAD: reading a body makes @hono/node-server build a whole Request (docs/benchmarks.md).
   app.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
-  // Before routing: 405 for undeclared methods, 400 for NUL/surrogates and over-deep JSON (docs/security.md).
   const routes = new RouteTable(app);
   app.use('*', methodNotAllowed(routes));
   app.use('*', hostileInput(routes));
@@ -72,7 +66,7 @@ export function createApp(core: Core): Hono<AppEnv> {
     return c.json({ status: ok ? 'ok' : 'degraded', checks }, ok ? 200 : 503);
   });
 
-  // Payout partners' signed webhooks (issue #35; docs/rails.md "Payout partner"): outside the surfaces.
+  // Payout partners' signed webhooks (docs/rails.md "Payout partner"): outside the surfaces.
   app.post('/hooks/partner/:rail', async (c) => {
     const headers: Record<string, string | undefined> = {};
     c.req.raw.headers.forEach((v, k) => (headers[k.toLowerCase()] = v));

@@ -8,21 +8,13 @@ export function issueParam(path: readonly PropertyKey[]): string | null {
   return path.length ? path.map(String).join('.') : null;
 }
 
-/**
- * What a wrong-typed Amount field must be, as its message says (docs/integration.md "Errors"):
- * amounts travel as decimal strings, never JSON numbers.
- */
+/** The message of a wrong-typed Amount (docs/integration.md "Errors"): decimal strings, never JSON numbers. */
 export const AMOUNT_TYPE_MESSAGE = 'must be a decimal string such as "100.00"';
 
-/**
- * The zod `error` option of a request Amount schema: a value of the wrong JSON type (a number,
- * most often) reads {@link AMOUNT_TYPE_MESSAGE}; a missing one keeps zod's message, which
- * {@link fromZodError} turns into `<param> is required`. Use as `z.string({ error: amountTypeError })`.
- */
+/** The zod `error` option of a request Amount: a wrong JSON type reads {@link AMOUNT_TYPE_MESSAGE}; a missing one is `<param> is required`. */
 export const amountTypeError = (issue: { input?: unknown }): string | undefined =>
   issue.input === undefined ? undefined : AMOUNT_TYPE_MESSAGE;
 
-/** The phrase naming a JSON type zod expected (`a string`, `an integer`, ...), for `<param> must be <phrase>`. */
 const EXPECTED: Record<string, string> = {
   string: 'a string',
   number: 'a number',
@@ -36,7 +28,6 @@ const EXPECTED: Record<string, string> = {
   null: 'null',
 };
 
-/** The value of `input` at `path`, or undefined where the path leaves it. */
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let v = input;
   for (const k of path) {
@@ -53,22 +44,16 @@ const saysMissing = (message: string) => /received undefined$/.test(message);
 const isZodDefault = (message: string) => /^Invalid (input|option|value)\b/.test(message);
 
 /**
- * A zod error as a 400 validation_error naming its param (dotted, in the wire's own casing: the
- * schemas of each surface are written in it, so Surface B's params are camelCase as sent).
- *
- * `input` is the value that was validated (the JSON body, query or headers): with it, an issue about
- * a value that was sent is preferred to one about a value left out (a wrong type is the mistake
- * to name first), and a wrong JSON type reads `<param> must be <type>` (`source_amount must be a
- * decimal string such as "100.00"`, `channel must be a string`, `events must be an array`) instead
- * of `<param> is required`, which is kept for a value that is absent. An enum reads `<param> must
- * be one of: a, b`. Other issues read `<param>: <the schema's message>`.
+ * A zod error as a 400 validation_error naming its param, dotted, in the wire's own casing.
+ * Given `input` (the validated body, query or headers), an issue about a value that was sent comes
+ * first, and a wrong type reads `<param> must be <type>`; an absent value reads `<param> is
+ * required`, an enum `<param> must be one of: a, b`, others `<param>: <the schema's message>`.
  */
 export function fromZodError(error: ZodError, input?: unknown): ApiError {
   const issues = error.issues;
   const sent = (i: (typeof issues)[number]) => input !== undefined && valueAt(input, i.path) !== undefined;
   const issue = issues.find(sent) ?? issues[0];
   let path = issue?.path ?? [];
-  // A missing key inside an object reports the object; point at the key when zod names it.
   if (issue && issue.code === 'unrecognized_keys' && issue.keys?.length) path = [...path, issue.keys[0]];
   const param = issueParam(path);
   const name = param ?? 'value';
@@ -98,9 +83,7 @@ export function toApiError(err: unknown): ApiError {
   if (err && typeof err === 'object' && 'issues' in err && Array.isArray((err as ZodError).issues)) {
     return fromZodError(err as ZodError);
   }
-  // PostgreSQL 22003 numeric_value_out_of_range: a figure past a bigint column. Every Amount is
-  // bounded where it is parsed (src/domain/money.ts MAX_AMOUNT_INTEGER_DIGITS); this is the net
-  // under the figures derived from them, so that bad input is a 400 and never a 500.
+  // Amounts are bounded where parsed; this is the net under figures derived from them (bad input is never a 500).
   if (isNumericOverflow(err)) {
     return validationError(null, 'A number in this request is too large to be recorded');
   }

@@ -1,9 +1,6 @@
 /**
- * Example figures of the served OpenAPI documents, computed by the pricing code from the catalog
- * and the sandbox rates (src/domain/pricing.ts `price`, src/domain/channel-catalog.ts,
- * src/sandbox/fx.ts), never typed by hand, so that an example's fees, rate and destination amount
- * are what the sandbox answers for the same request (test/api/openapi-examples.test.ts compares
- * them with a real sandbox quote). Wire strings: decimal Amounts, USDC unless named.
+ * Example figures of the OpenAPI documents, computed by the pricing code from the catalog and the
+ * sandbox rates, never typed by hand, so they equal what the sandbox answers. Decimal Amounts, USDC unless named.
  */
 import { findChannel } from '../domain/channels';
 import { formatAmount, parseAmount, USDC } from '../domain/money';
@@ -18,11 +15,9 @@ export interface PriceExample {
   destination_currency: string;
   rate: string;
   fees: WireFees;
-  /** source_amount + fees.total (USDC). */
   debit_total: string;
 }
 
-/** The example of `channelId` given either the USDC source amount or the destination amount. */
 function priceExample(channelId: string, amount: { source: string } | { destination: string }): PriceExample {
   const channel = findChannel(channelId);
   if (!channel) throw new Error(`examples: no channel ${channelId} in the catalog`);

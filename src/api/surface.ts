@@ -1,56 +1,8 @@
 /**
- * The router factory every API surface is built with (spec "Endpoints"; docs/architecture.md).
- *
- * A surface is one interface of the same core (spec: Surface A, the business interface, snake_case;
- * Surface B, the claim-flow interface, camelCase; Surface C, the payout guide, snake_case). Each is
- * served twice, live and sandbox, at its two base addresses. {@link defineSurface} describes one;
- * {@link buildSurfaceApp} turns it into the OpenAPIHono app of one environment with, in order:
- * 1. `surface` and `environment` set on the context (the environment comes from the base address);
- * 2. bearer authentication ({@link authenticate}) on every route except `openapi.json`;
- * 3. the surface's own error renderer ({@link ErrorVocabulary}) for everything thrown: core
- *    `ApiError`s, zod validation failures (400 `validation_error` naming the `param`), unknown errors
- *    (500 `internal_error`, logged with the request id);
- * 4. the surface's routes (`register`), each with a unique camelCase `operationId` (checked by
- *    {@link checkOperationIds}: a route without one fails at start-up), then its OpenAPI 3.1
- *    document at `openapi.json`, with the bearer security scheme and the surface's error schema
- *    as the `Error` component.
- *
- * ## How a new surface plugs in (Surface B shown; C is the same with `/guide/v1`)
- * 1. `src/api/surface-b/errors.ts`: the error vocabulary, one place mapping the core's codes to this
- *    surface's status, code and body:
- *    ```ts
- *    export const ClaimErrorSchema = z.object({ error: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()) }).openapi('Error');
- *    export const surfaceBErrors = defineErrorVocabulary({
- *      schema: ClaimErrorSchema,
- *      codes: {                                   // only where B differs from the core (spec "Surface B error body")
- *        validation_error: (e) => (e.param === 'recipientPhone' ? { code: 'invalid_phone' } : undefined),
- *        amount_out_of_range: { code: 'amount_below_minimum' },
- *      },
- *      body: (e) => ({ error: e.code, message: e.message, details: { ...e.details, param: e.param, requestId: e.requestId } }),
- *    });
- *    export const errorResponses = errorResponsesOf(surfaceBErrors);
- *    ```
- * 2. `src/api/surface-b/schemas.ts`: the shared wire schemas of the surface (amount, ids,
- *    timestamps, list envelope), re-exporting the error schema and `errorResponses`.
- * 3. One route module per resource (`src/api/surface-b/disbursements.ts`, ...): its `createRoute`
- *    definitions (each with a unique camelCase `operationId`, verb first: `listDisbursements`),
- *    `export type` of its request and response bodies (`z.infer` of the schemas), and
- *    `export function registerDisbursementRoutes(app: SurfaceRouter)`. Handlers call src/core and
- *    render; no `any`, no casts to `never`.
- * 4. `src/api/surface-b/index.ts`:
- *    ```ts
- *    export const surfaceB = defineSurface({ id: 'B', name: 'Surface B', liveBase: '/claim/v1', sandboxBase: '/sandbox/claim/v1',
- *      title: 'Payouts API, Surface B (claim-flow disbursements)', description: '…', errors: surfaceBErrors,
- *      register: (app) => { registerDisbursementRoutes(app); … } });
- *    ```
- * 5. Add `surfaceB` to `SURFACES` in src/api/surfaces.ts: src/api/app.ts mounts it at both base
- *    addresses, `/docs` lists its two documents, errors of unmatched paths under its bases render in
- *    its shape, and test/api/security-matrix.test.ts checks every operation of its documents (401
- *    without a key and with the other environment's key, 404 for another business's ids, error
- *    bodies in its shape).
- * 6. Add the surface's entry to `SURFACE_FIXTURES` in test/api/security-matrix.test.ts: how to create
- *    business 1's resources and which resource each path parameter names (until then the matrix
- *    fails and says what is missing).
+ * The router factory every API surface is built with (spec "Endpoints"; docs/architecture.md
+ * "Adding a surface"). One app per surface and environment: bearer auth on every route but
+ * `openapi.json`; the surface's {@link ErrorVocabulary} for everything thrown (zod failures: 400
+ * `validation_error` naming the `param`; unknown errors: 500 `internal_error`, logged).
  */
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -73,20 +25,14 @@ export interface ErrorFacts {
   message: string;
   /** Offending parameter, dotted (`items.3.source_amount`), or null. */
   param: string | null;
-  /** Extra facts the core attached (e.g. Surface B's details). */
   details: Record<string, unknown> | undefined;
-  /** The request's X-Request-ID. */
   requestId: string;
 }
 
-/**
- * A surface's error vocabulary (spec "Errors"): its error body schema, and how a core
- * {@link ApiError} becomes its HTTP status and body.
- */
+/** A surface's error vocabulary (spec "Errors"): how a core {@link ApiError} becomes its status and body. */
 export interface ErrorVocabulary<Body = unknown> {
   /** The error body, registered as the `Error` component of the surface's OpenAPI documents. */
   readonly schema: z.ZodType<Body>;
-  /** The status and body of `err` on this surface. */
   render(err: ApiError, requestId: string): { status: ContentfulStatusCode; body: Body };
 }
 
@@ -96,12 +42,7 @@ export interface ErrorMapping {
   code?: string;
 }
 
-/**
- * An {@link ErrorVocabulary} from the surface's error schema, its body builder, and, per core
- * {@link ErrorCode}, the surface's own status and/or code where they differ from the core's, fixed
- * or decided per error (e.g. by its `param`); a surface that uses the core's vocabulary as it is,
- * like Surface A, gives none.
- */
+/** An {@link ErrorVocabulary}; `codes` gives, per core {@link ErrorCode}, the surface's own status and/or code where they differ. */
 export function defineErrorVocabulary<Body>(spec: {
   schema: z.ZodType<Body>;
   codes?: Partial<Record<ErrorCode, ErrorMapping | ((err: ApiError) => ErrorMapping | undefined)>>;
@@ -127,10 +68,7 @@ export function defineErrorVocabulary<Body>(spec: {
 /** One OpenAPI `responses` entry per error status, each with the surface's error schema. */
 export type ErrorResponses<S extends number, Body> = Record<S, { description: string; content: { 'application/json': { schema: z.ZodType<Body> } } }>;
 
-/**
- * A helper that turns `{400: 'validation_error (param x)', 401: '…'}` into OpenAPI error responses
- * in the vocabulary's schema, for `createRoute({ responses: { 200: …, ...errorResponses({…}) } })`.
- */
+/** Turns `{400: 'validation_error (param x)', …}` into OpenAPI error responses in the vocabulary's schema. */
 export function errorResponsesOf<Body>(vocabulary: ErrorVocabulary<Body>) {
   return <S extends number>(descriptions: Record<S, string>): ErrorResponses<S, Body> => {
     const out = {} as ErrorResponses<S, Body>;
@@ -156,18 +94,14 @@ export interface SurfaceDefinition {
   readonly id: Surface;
   /** Short name, e.g. `Surface A` (the /docs selector shows `<name> (sandbox)`). */
   readonly name: string;
-  /** Live base address, e.g. `/v1`. */
+  /** Base addresses, e.g. `/v1` and `/sandbox/v1`. */
   readonly liveBase: string;
-  /** Sandbox base address, e.g. `/sandbox/v1`. */
   readonly sandboxBase: string;
-  /** OpenAPI info.title. */
   readonly title: string;
-  /** OpenAPI info.description. */
   readonly description: string;
   /** OpenAPI info.version (spec "Versioning": 1.0.0). */
   readonly version: string;
   readonly errors: ErrorVocabulary;
-  /** Registers every route of the surface (one call per route module). */
   register(app: SurfaceRouter, environment: Environment): void;
 }
 
@@ -184,10 +118,7 @@ export function defineSurface(def: Omit<SurfaceDefinition, 'version'> & { versio
 export const baseOf = (def: SurfaceDefinition, environment: Environment): string =>
   environment === 'live' ? def.liveBase : def.sandboxBase;
 
-/**
- * A bare OpenAPIHono router whose request validation failures become 400 validation_error naming
- * the param (rendered by whichever surface app it is mounted in).
- */
+/** A bare OpenAPIHono router whose validation failures become 400 validation_error naming the param. */
 export function createSurfaceRouter(): SurfaceRouter {
   return new OpenAPIHono<AppEnv>({
     // `result.data` is the input that was validated (@hono/zod-validator passes it on failure too).
@@ -201,11 +132,8 @@ export function createSurfaceRouter(): SurfaceRouter {
 export const OPERATION_ID_PATTERN = /^[a-z][a-zA-Z0-9]*$/;
 
 /**
- * Throws when an operation registered on `app` has no `operationId`, one that is not camelCase, or
- * one another operation of the same document already has (docs/api-keys.md "Operation ids": SDK
- * generators name their methods after them, so they are required and stable). Called by
- * {@link buildSurfaceApp} once the routes are registered, so a route without one fails at start-up
- * and in every test.
+ * Throws when an operation on `app` has no `operationId`, one not camelCase, or a duplicate
+ * (docs/api-keys.md "Operation ids": SDK generators name their methods after them).
  */
 export function checkOperationIds(app: SurfaceRouter, documentName: string): void {
   const seen = new Map<string, string>();
@@ -222,7 +150,7 @@ export function checkOperationIds(app: SurfaceRouter, documentName: string): voi
   }
 }
 
-/** The app of surface `def` in `environment`, to be mounted at its base address (see the module docstring). */
+/** The app of surface `def` in `environment`, to be mounted at its base address. */
 export function buildSurfaceApp(def: SurfaceDefinition, environment: Environment): SurfaceRouter {
   const app = createSurfaceRouter();
   app.use('*', async (c, next) => {
@@ -231,7 +159,6 @@ export function buildSurfaceApp(def: SurfaceDefinition, environment: Environment
     await next();
   });
   app.use('*', async (c, next) => (c.req.path.endsWith('/openapi.json') ? next() : authenticate(c, next)));
-  // Per-key rate limits (Surfaces A and C; B has its own table): src/api/middleware/key-rate-limit.ts.
   app.use('*', async (c, next) => (c.get('caller') ? keyRateLimit(c, next) : next()));
   app.onError((err, c) => {
     const apiErr = toApiError(err);
@@ -241,7 +168,6 @@ export function buildSurfaceApp(def: SurfaceDefinition, environment: Environment
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   def.register(app, environment);
   checkOperationIds(app, `${def.name} (${environment})`);
-  // Served with the responses every operation can give (src/api/openapi-common.ts).
   const documentConfig = {
     openapi: '3.1.0',
     info: { title: def.title, version: def.version, description: def.description },

@@ -1,10 +1,4 @@
-/**
- * The surface registry (spec "Endpoints"; docs/architecture.md): every API surface the service serves.
- * src/api/app.ts mounts each at its live and sandbox base addresses, `/docs` lists their OpenAPI
- * documents, errors of unmatched paths render in the shape of the surface whose base they fall
- * under, and test/api/security-matrix.test.ts enumerates {@link surfaceMounts} to check every
- * operation. Adding a surface is adding its definition to {@link SURFACES} (see src/api/surface.ts).
- */
+/** The surface registry (spec "Endpoints"; docs/architecture.md "Adding a surface"). */
 import type { Environment } from '../db/schema';
 import { surfaceA } from './surface-a';
 import { surfaceB } from './surface-b';
@@ -19,11 +13,9 @@ export const SURFACES: readonly SurfaceDefinition[] = [surfaceA, surfaceB, surfa
 export interface SurfaceMount {
   surface: Surface;
   environment: Environment;
-  /** Base address, e.g. `/sandbox/v1`. */
+  /** e.g. `/sandbox/v1`, `/sandbox/v1/openapi.json`, `Surface A (sandbox)`. */
   base: string;
-  /** Path of its OpenAPI 3.1 document, e.g. `/sandbox/v1/openapi.json`. */
   openapiPath: string;
-  /** Label in the /docs selector, e.g. `Surface A (sandbox)`. */
   label: string;
   definition: SurfaceDefinition;
 }
@@ -43,11 +35,7 @@ export function surfaceMounts(): SurfaceMount[] {
 let mounts: SurfaceMount[] | undefined;
 const under = (path: string, base: string) => path === base || path.startsWith(`${base}/`);
 
-/**
- * The surface and environment of a request path, from the base address it falls under (the
- * longest matching base wins). A path under no base is Surface A's (its error shape renders the
- * 404), sandbox when it starts with `/sandbox/`.
- */
+/** The surface and environment of a path: the longest matching base wins; under none, Surface A. */
 export function surfaceOf(path: string): { definition: SurfaceDefinition; surface: Surface; environment: Environment } {
   mounts ??= surfaceMounts();
   let best: SurfaceMount | undefined;

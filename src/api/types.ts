@@ -11,13 +11,11 @@ export interface AppEnv {
     core: Core;
     requestId: string;
     surface: Surface;
-    /** Environment of the base address the request came in on. */
     environment: Environment;
-    /** Set by the auth middleware. */
     caller: Caller;
-    /** The request's Idempotency-Key in the core's form (its surface's namespace: src/domain/idempotency-keys.ts), when it carries one; set by the idempotency middleware. */
+    /** The Idempotency-Key in the core's form (per-surface namespace: src/domain/idempotency-keys.ts). */
     idempotencyKey: string | undefined;
-    /** The core's code of the error the response renders, in any surface's shape (set by `respondWithError`). */
+    /** The core's code of the error the response renders (set by `respondWithError`). */
     errorCode: ErrorCode | undefined;
   };
 }

@@ -6,7 +6,6 @@ import { hashKey } from '../../domain/api-keys';
 import { ApiError } from '../../domain/errors';
 import type { AppEnv } from '../types';
 
-/** SHA-256 hex of a full API key, as stored (src/domain/api-keys.ts; re-exported for existing imports). */
 export { hashKey };
 
 /** Environment a key belongs to, from its prefix, or null for a malformed key. */
@@ -20,13 +19,9 @@ const unauthorized = (code: 'authentication_required' | 'invalid_api_key' | 'env
   new ApiError(401, code, message, null);
 
 /**
- * Bearer authentication (spec "Authentication"): resolves the key to its business, environment and
- * role, through src/core/api-keys.ts `authenticateKey` (a PostgreSQL lookup, or on `npm run api`
- * the process's key cache invalidated by LISTEN/NOTIFY, src/core/api-key-cache.ts: a revocation
- * holds on every API process at once; docs/api-keys.md "Authentication cache"). 401 with a code
- * that says why: authentication_required (no header), invalid_api_key (unknown), api_key_revoked,
- * api_key_expired (a rolled key past its grace period), environment_mismatch (a sk_live_ key on a
- * sandbox address or back).
+ * Bearer authentication (spec "Authentication"; docs/api-keys.md): the key's business, environment
+ * and role. 401 authentication_required (no header), invalid_api_key, api_key_revoked,
+ * api_key_expired (rolled, past its grace), environment_mismatch (key of the other environment).
  */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const header = c.req.header('Authorization');

@@ -4,22 +4,10 @@ import type { AppEnv } from '../types';
 import type { RouteTable } from './method-not-allowed';
 
 /**
- * Hostile input stops at the door (docs/security.md).
- *
- * - Strings holding a NUL character (U+0000) or an unpaired UTF-16 surrogate, anywhere in the query,
- *   a path segment, a header or the body (JSON keys and values, form fields, uploaded text files),
- *   are refused with 400 `validation_error` naming the `param`: the query parameter's name, the path
- *   parameter's name (`id`, `token`), the header's name, or the dotted path of the JSON value
- *   (`bank_account.holder_name`, `items.3.reference`). PostgreSQL stores neither, so without this
- *   they surfaced as 500s.
- * - A body announced as `multipart/form-data` or `application/x-www-form-urlencoded` that does not
- *   parse as one is 400 `validation_error`, param `body` (it used to reach the route as a 500).
- * - A JSON body nested deeper than {@link MAX_JSON_DEPTH} levels is refused with 400
- *   `validation_error` before it is parsed: the raw text is scanned once, iteratively, counting
- *   `{`/`[` outside strings (escapes honoured). Nothing recursive ever sees a deep document.
- *
- * Runs for every surface before routing; the error is rendered in the surface's shape by the app's
- * error handler.
+ * Hostile input stops at the door (docs/security.md, which has the table of cases): a NUL or an
+ * unpaired UTF-16 surrogate anywhere in the query, a path segment, a header or the body, a form body
+ * that does not parse, or JSON nested deeper than {@link MAX_JSON_DEPTH} is 400 `validation_error`
+ * naming the `param`. Runs for every surface before routing; the surface renders the error.
  */
 
 /** Deepest JSON nesting accepted in a request body: objects and arrays, the outermost counting 1. */
@@ -40,11 +28,7 @@ function refuse(param: string | null, where: string): never {
   );
 }
 
-/**
- * Deepest nesting of `[`/`{` in a JSON text, scanning iteratively (strings and escapes honoured).
- * Stops as soon as it passes `limit` and returns that depth. Not a validator: malformed JSON is
- * left to the parser.
- */
+/** Deepest `[`/`{` nesting of a JSON text, scanned iteratively; stops once past `limit`. Not a validator. */
 export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
   let depth = 0;
   let max = 0;
@@ -100,15 +84,11 @@ function safeDecode(segment: string): string | null {
   }
 }
 
-/**
- * The middleware (see the module comment). `routes` names path parameters; a bad segment of a path
- * no route serves is reported as param `path`.
- */
+/** The middleware; `routes` names path parameters (a segment no route serves is param `path`). */
 export function hostileInput(routes: RouteTable): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const url = new URL(c.req.url);
 
-    // Path segments, named by the route that would serve them.
     const parts = url.pathname.split('/');
     for (let i = 0; i < parts.length; i++) {
       if (!parts[i].includes('%')) continue;
@@ -122,13 +102,12 @@ export function hostileInput(routes: RouteTable): MiddlewareHandler<AppEnv> {
       refuse(name ?? 'path', 'path');
     }
 
-    // Query parameters (names and values).
     for (const [k, v] of url.searchParams) {
       if (hasHostileChars(k)) refuse(k.replace(BAD_CHAR, '?'), 'query');
       if (hasHostileChars(v)) refuse(k, 'query');
     }
 
-    // Headers (Node's parser refuses NUL on the wire; an in-process caller may not).
+    // Node's parser refuses NUL on the wire; an in-process caller may not.
     c.req.raw.headers.forEach((v, k) => {
       if (hasHostileChars(v)) refuse(k, 'header');
     });
@@ -141,7 +120,6 @@ export function hostileInput(routes: RouteTable): MiddlewareHandler<AppEnv> {
         try {
           form = await c.req.parseBody({ all: true });
         } catch {
-          // the body does not parse as the form its Content-Type announces
           throw validationError('body', `body is not a valid ${type.split(';')[0]} body`);
         }
         for (const [k, v] of Object.entries(form)) {

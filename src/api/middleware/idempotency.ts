@@ -25,20 +25,12 @@ export const IN_FLIGHT_TAKEOVER_MS = 60_000;
 const MAX_KEY_LENGTH = 255;
 
 /**
- * Stripe-style idempotency (spec "Limits"; docs/architecture.md), stored in Postgres so it holds across API processes.
- * Per business, environment and surface: the first request's fingerprint (method, path, raw body)
- * and response are stored; a replay returns that response with `Idempotent-Replayed: true`; the
- * same key with another body is 409 idempotency_conflict; while the first is still running, 409
- * idempotency_in_flight. 400 validation errors and 5xx are not stored, so a corrected retry runs.
- * If a process dies mid-request its record is taken over after {@link IN_FLIGHT_TAKEOVER_MS}; the
- * core makes the re-run safe (payouts carry the key under a unique index).
- *
- * `keyFrom` reads the key from the body (Surface B's `idempotencyKey`) instead of the header.
- *
- * `secretFields` names top-level response fields that are shown once (a webhook `secret`, an API
- * `key`): they are removed before the response is stored, so the table never holds them in
- * clear, and a replay answers without them, saying so in `Secret-Omitted: <fields>` (docs/security.md
- * "Secrets and keys are shown once").
+ * Stripe-style idempotency in PostgreSQL (spec "Limits"; docs/architecture.md), per business,
+ * environment and surface: a replay returns the stored response with `Idempotent-Replayed: true`;
+ * another body is 409 idempotency_conflict, a running first request 409 idempotency_in_flight. 400
+ * validation errors and 5xx are not stored. A dead process's record is taken over after
+ * {@link IN_FLIGHT_TAKEOVER_MS}. `keyFrom` reads the key from the body (Surface B); `secretFields`
+ * are never stored, and a replay names them in `Secret-Omitted` (docs/security.md).
  */
 export function idempotency(
   surface: Surface,
@@ -91,15 +83,13 @@ export function idempotency(
       }
     }
 
-    // The core's form of the key, in this surface's namespace (src/domain/idempotency-keys.ts).
     c.set('idempotencyKey', coreIdempotencyKey(surface, key));
     let stored = false;
     try {
       await next();
       const res = c.res;
       const status = res.status;
-      // Read once, then answer with a new response of the same text: a clone would send the
-      // answer through Node's slow streaming path (src/api/middleware/response-headers.ts).
+      // Not a clone: that sends the answer through Node's slow streaming path.
       const text = await res.text();
       c.res = undefined as never;
       c.res = new Response(text, { status, headers: res.headers });

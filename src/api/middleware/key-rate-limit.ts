@@ -4,17 +4,9 @@ import type { AppEnv } from '../types';
 import { rateLimit } from './rate-limit';
 
 /**
- * Per-key rate limits of Surfaces A and C (docs/security.md), on the
- * same PostgreSQL fixed-window limiter, headers and 429 as Surface B (src/api/middleware/rate-limit.ts).
- *
- * Numbers (Stripe's anchor): each API key may make **100 requests per second on live** and **25 per
- * second in the sandbox** (`RATE_LIMIT_LIVE_PER_SECOND`, `RATE_LIMIT_SANDBOX_PER_SECOND`; 0 turns
- * the limit off). Fixed one-second windows aligned to the epoch, shared by every API process; every
- * request of the key counts, refused ones included. Over the limit: 429 `rate_limited` in the
- * surface's error shape with `Retry-After`; every counted response carries `X-RateLimit-Limit`,
- * `X-RateLimit-Remaining` and `X-RateLimit-Reset` (Unix seconds). Counted per key, not per business,
- * so one integration's burst does not starve another key of the same business. Surface B keeps its
- * own per-organisation table (src/api/surface-b/rate-limits.ts) and is skipped here.
+ * Per-key rate limits of Surfaces A and C (docs/security.md "Rate limits on Surfaces A and C"):
+ * one-second windows, per key so one integration's burst does not starve another key; Surface B
+ * keeps its own table (src/api/surface-b/rate-limits.ts).
  */
 
 /** The per-key rule of a request's environment, or none (limit off, or Surface B). */

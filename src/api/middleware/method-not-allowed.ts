@@ -3,14 +3,11 @@ import { ApiError } from '../../domain/errors';
 import type { AppEnv } from '../types';
 
 /**
- * Method checks against the app's own route table (docs/security.md "Undeclared methods":
- * an undeclared method on a known path gets 405 with an Allow header, in the surface's error shape).
- *
- * The table is read from `app.routes` on first use (every router is mounted by then), so a path
- * registered by any surface is known without a second list to keep in step.
+ * Method checks against the app's own route table (docs/security.md "Undeclared methods"), read
+ * from `app.routes` on first use (every router is mounted by then), so there is no second list.
  */
 
-/** One compiled route pattern: its method and segments (`:name` = a parameter, `*` = the rest). */
+/** `:name` segments are parameters, `*` the rest. */
 interface CompiledRoute {
   method: string;
   segments: string[];
@@ -18,7 +15,6 @@ interface CompiledRoute {
 
 /** A path parameter, as the route that would serve the request names it. */
 export interface MatchedParam {
-  /** Parameter name in the route pattern (`id`, `token`, `item_id`). */
   name: string;
   /** Index of its segment in the path split on `/` (0 = before the leading slash). */
   index: number;
@@ -26,11 +22,7 @@ export interface MatchedParam {
 
 /** The route table of an app: which methods serve a path, and what its parameters are named. */
 export class RouteTable {
-  /**
-   * The compiled routes, by segment count (a pattern without `*` matches only paths with as many
-   * segments), and those with a `*`, tried for every path: every request is matched here twice
-   * (405s and hostile input), against every declared route otherwise.
-   */
+  /** By segment count (a pattern without `*` matches only paths that long): every request is matched twice. */
   #compiled: { byLength: Map<number, CompiledRoute[]>; wildcard: CompiledRoute[] } | undefined;
   constructor(private readonly app: Hono<AppEnv>) {}
 
@@ -39,7 +31,6 @@ export class RouteTable {
       const seen = new Set<string>();
       const compiled = { byLength: new Map<number, CompiledRoute[]>(), wildcard: [] as CompiledRoute[] };
       for (const r of this.app.routes) {
-        // ALL = middleware (app.use) or catch-alls; they declare no method.
         if (r.method === 'ALL') continue;
         const key = `${r.method} ${r.path}`;
         if (seen.has(key)) continue;
@@ -93,10 +84,8 @@ function matchSegments(pattern: string[], parts: string[]): { params: MatchedPar
 }
 
 /**
- * 405 `method_not_allowed` with an `Allow` header for a method no route declares on a path that
- * other methods serve (e.g. TRACE or PUT on `/v1/payouts`). Unknown paths fall through to the 404.
- * HEAD is allowed wherever GET is (Hono answers it from the GET handler). Runs before routing and
- * authentication, so the answer does not depend on the key.
+ * 405 `method_not_allowed` with an `Allow` header for a method no route declares on a path other
+ * methods serve; unknown paths fall through to 404. Runs before authentication, so it ignores the key.
  */
 export function methodNotAllowed(table: RouteTable): MiddlewareHandler<AppEnv> {
   return async (c, next) => {

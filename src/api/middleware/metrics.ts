@@ -7,10 +7,8 @@ import { ApiError } from '../../domain/errors';
 import type { AppEnv } from '../types';
 
 /**
- * The route template a request matched: the path of the last matched route registered for a
- * method (`/sandbox/v1/payouts/:id`), so a request answered by a middleware (401, 413) is still
- * labelled with its endpoint. `unmatched` when no endpoint matched (404s of unknown paths):
- * never the raw path, which would make a series per id.
+ * The route template a request matched (`/sandbox/v1/payouts/:id`), also when a middleware answered;
+ * `unmatched` otherwise, never the raw path (a series per id).
  */
 export function routeTemplate(c: Context): string {
   const routes = matchedRoutes(c);
@@ -26,7 +24,6 @@ export const httpMetrics: MiddlewareHandler<AppEnv> = async (c, next) => {
   try {
     await next();
   } finally {
-    // Hono answers thrown errors through onError inside next(), so c.res carries the final status.
     const method = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE', 'HEAD', 'OPTIONS'].includes(c.req.method) ? c.req.method : 'OTHER';
     httpRequestDuration.observe(
       { method, route: routeTemplate(c), status: String(c.res.status) },
@@ -36,10 +33,8 @@ export const httpMetrics: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /**
- * `GET /metrics` (Prometheus text format) on the API. Deliberately outside every surface and its
- * API keys: it holds no tenant data (no ids, no amounts). When METRICS_TOKEN is set it requires
- * `Authorization: Bearer <METRICS_TOKEN>` (401 authentication_required otherwise), for deployments
- * where the API port is reachable from the internet (docs/operations.md).
+ * `GET /metrics` (Prometheus text), outside the surfaces: no tenant data. With METRICS_TOKEN set it
+ * needs `Authorization: Bearer <METRICS_TOKEN>`, else 401 authentication_required (docs/operations.md).
  */
 export function registerMetricsRoute(app: Hono<AppEnv>): void {
   app.get('/metrics', async (c) => {

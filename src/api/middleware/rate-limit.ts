@@ -4,16 +4,12 @@ import { ApiError } from '../../domain/errors';
 import type { AppEnv } from '../types';
 import { setResponseHeader } from './response-headers';
 
-/** Options of {@link rateLimit}. */
 export interface RateLimitOptions {
   /** The limits this request counts against (most specific first); an empty list skips limiting. */
   rules: (c: Context<AppEnv>) => readonly RateLimitRule[];
-  /**
-   * The counter scope; default: the caller's organisation, `<surface>:<businessId>:<environment>`
-   * (runs after authentication). Null skips limiting (e.g. no caller).
-   */
+  /** The counter scope; default `<surface>:<businessId>:<environment>`; null skips limiting. */
   scope?: (c: Context<AppEnv>) => string | null;
-  /** The error thrown when a limit is exceeded (rendered by the surface's error handler); default 429 `rate_limited`. */
+  /** Default 429 `rate_limited`. */
   exceeded?: (c: Context<AppEnv>, state: RateLimitState) => ApiError;
 }
 
@@ -32,11 +28,9 @@ export function rateLimitExceeded(state: RateLimitState, now: Date): ApiError {
 }
 
 /**
- * Generic rate-limit middleware over the PostgreSQL fixed-window counters (src/core/rate-limit):
- * counts the request against every rule in one statement, sets `X-RateLimit-Limit`,
- * `X-RateLimit-Remaining` and `X-RateLimit-Reset` (Unix seconds) from the binding rule (see
- * bindingRateLimit) on every response, and over a limit throws the surface's 429 with
- * `Retry-After`. Old windows are pruned at most once a minute per process, in the background.
+ * Rate-limit middleware over the PostgreSQL fixed-window counters (src/core/rate-limit): sets
+ * `X-RateLimit-Limit`, `-Remaining`, `-Reset` (Unix seconds) from the binding rule on every
+ * response; over a limit throws the surface's 429 with `Retry-After`.
  */
 export function rateLimit(opts: RateLimitOptions): MiddlewareHandler<AppEnv> {
   let lastPrune = 0;
@@ -65,7 +59,6 @@ export function rateLimit(opts: RateLimitOptions): MiddlewareHandler<AppEnv> {
       throw err;
     }
     await next();
-    // On the response already made, without rebuilding it (src/api/middleware/response-headers.ts).
     setResponseHeader(c, 'X-RateLimit-Limit', String(binding.rule.limit));
     setResponseHeader(c, 'X-RateLimit-Remaining', String(binding.remaining));
     setResponseHeader(c, 'X-RateLimit-Reset', String(binding.resetAt));

@@ -5,11 +5,7 @@ import { setResponseHeader } from './response-headers';
 
 const SAFE = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/**
- * Sets `requestId` (the caller's X-Request-ID when well-formed, else `req_…`) and echoes it on
- * every response, also one a handler built itself (an idempotent replay) or an error answer.
- * After the handler the header is set on the response's own headers ({@link setResponseHeader}).
- */
+/** Sets `requestId` (the caller's X-Request-ID when well-formed, else `req_…`) and echoes it on every response. */
 export const requestId: MiddlewareHandler<AppEnv> = async (c, next) => {
   const incoming = c.req.header('X-Request-ID');
   const id = incoming && SAFE.test(incoming) ? incoming : newId('req');

@@ -3,20 +3,10 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../types';
 
 /**
- * Response headers that keep secrets out of caches and pages out of reach (docs/security.md "Secrets
- * are shown once": responses that carry a secret send Cache-Control: no-store; public pages send a
- * strict Content-Security-Policy). Mounted once, app-wide, so every surface and every page (receipt
- * `/r`, claim `/c`, payment links, checkout, whatever registers later) gets them.
- *
- * - Every response: `X-Content-Type-Options: nosniff`, and `Cache-Control: no-store` unless the
- *   route set its own Cache-Control. API answers carry tenant data and, on creation, secrets
- *   (webhook `secret`, API `key`); nothing between the service and the integrator may keep them.
- * - Every HTML page except the interactive API docs (`/docs`, which loads Swagger UI): a strict
- *   Content-Security-Policy built from the page itself: `default-src 'none'`, inline `<style>` and
- *   `<script>` blocks allowed by their SHA-256 hashes only (no `'unsafe-inline'`, no inline event
- *   handlers or `style=` attributes, no external origin), images from the page's origin or
- *   `data:`, forms posting to the page's origin only, no `<base>`, no framing; plus
- *   `X-Frame-Options: DENY` and `Referrer-Policy: no-referrer` (page URLs carry bearer tokens).
+ * App-wide response headers (docs/security.md "Secrets are shown once"): every response
+ * `nosniff` and `Cache-Control: no-store` unless the route set its own (tenant data and secrets);
+ * every HTML page but `/docs` a strict CSP from its own inline blocks' hashes, `X-Frame-Options:
+ * DENY` and `Referrer-Policy: no-referrer` (page URLs carry bearer tokens).
  */
 
 /** The CSP of an HTML document: inline style and script blocks admitted by hash. */
@@ -45,14 +35,13 @@ export function pageContentSecurityPolicy(html: string): string {
 /** Paths whose HTML is not ours to lock down (Swagger UI loads its own assets). */
 const CSP_EXEMPT = (path: string) => path === '/docs' || path.startsWith('/docs/');
 
-/** The app-wide middleware (see the module comment). */
 export const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   let res = c.res;
   try {
     res.headers.set('X-Content-Type-Options', 'nosniff');
   } catch {
-    // immutable headers (e.g. Response.redirect): answer with a mutable copy
+    // immutable headers (Response.redirect)
     c.res = undefined as never;
     c.res = new Response(res.body, res);
     res = c.res;

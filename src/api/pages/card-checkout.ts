@@ -1,9 +1,6 @@
 /**
- * The sandbox card checkout page of a Surface B card top-up (`POST /funding/card`): `GET
- * /checkout/:token` shows the amount with "Pay" and "Cancel"; `POST /checkout/:token` with the form
- * field `action` (`pay` | `cancel`) completes the payment (a card deposit credits the balance) or
- * cancels it, then sends the payer on to successUrl or cancelUrl (303). No API key: the random
- * token in the checkout URL is the credential. Sandbox only: no card data is asked for.
+ * The sandbox card checkout page of a Surface B card top-up (`POST /funding/card`): `action` `pay`
+ * credits the balance, `cancel` cancels; then 303 to successUrl or cancelUrl. The token is the credential.
  */
 import type { Hono } from 'hono';
 import { findCardTopupByToken, finishCardTopup } from '../../core/claim-flow';

@@ -1,20 +1,8 @@
 /**
- * The public claim page of a claim-link payout (spec "What the service does": the recipient is
- * notified, claims the funds without installing an app, and chooses a payout method), in two steps:
- * `GET /c/:token` shows the amount and the sender's message with a "Claim" button;
- * `POST /c/:token/start` starts the claim flow (core startClaim: Surface B status `claimed`, event
- * `disbursement.claimed`; refused once the sender is cancelling); the page then lists the methods,
- * and `POST /c/:token` with the form field `method` claims it (starting the flow first if needed;
- * the payout workflow's `claim` Update: awaiting_claim -> claimed -> delivering -> succeeded). A GET
- * never changes anything (messaging apps fetch links for previews). No API key: the random token (the link sent to the phone or e-mail) is
- * the credential. Identity and AML checks at claim time are the rail's job; the sandbox has none.
- *
- * Live (docs/notifications.md "When claim_link is live"): instead of the sandbox's method buttons
- * the page offers one form per live route (src/core/payouts/claim-destinations.ts
- * offeredClaimRoutes: bank channels in the payout's currency whose rail works now), with that
- * channel's recipient fields; `POST /c/:token` with `method=bank_transfer`, `route=<channel>` and
- * the fields stores the route (validated as `POST /payouts` on that channel would, 400/422 shown
- * on the page) and then claims the payout.
+ * The public claim page of a claim-link payout (docs/surface-b.md, docs/notifications.md "When
+ * claim_link is live"): `GET /c/:token` shows it, `POST /c/:token/start` starts the claim,
+ * `POST /c/:token` claims with a method (live: a route and its recipient fields). A GET never
+ * changes anything (messaging apps fetch links for previews). The random token is the credential.
  */
 import type { Hono } from 'hono';
 import { startClaim } from '../../core/claim-flow';
@@ -88,7 +76,6 @@ const linkCaller = (row: { business_id: string; environment: 'sandbox' | 'live' 
   policy: null,
 });
 
-/** The live method step: the routes on offer now. */
 async function liveMethods(core: Core, row: { business_id: string; environment: 'sandbox' | 'live'; destination_currency: string }) {
   return offeredClaimRoutes(core, linkCaller(row), row.destination_currency);
 }

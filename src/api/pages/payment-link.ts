@@ -1,12 +1,7 @@
 /**
- * The public payment page of a payment link (spec "PaymentLink": url) and of its payment requests:
- * `GET /pay/:token` and `GET /pay/:token/:requestToken`, no API key. Shows the business, the link's
- * name and how to pay by each ready method: for a bank transfer, the whole details of each active
- * virtual account (the API masks them; a payer needs them whole); for a request, its amount, the
- * reference to quote and its deadline. Unknown or unpublished links (and their requests) are a 404
- * page. Its strict Content-Security-Policy (the page's own inline style by hash; no scripts,
- * frames or base URL), `X-Content-Type-Options: nosniff`, no referrer and no caching come from the
- * app-wide page middleware, src/api/middleware/security-headers.ts, like every other page.
+ * The public payment page of a payment link and its payment requests (spec "PaymentLink": url), no
+ * API key: how to pay by each ready method, virtual account details whole (the API masks them; a
+ * payer needs them), a request's amount, reference and deadline. Unknown or unpublished: 404 page.
  */
 import type { Context, Hono } from 'hono';
 import { loadPaymentPage, type PageAccount, type PaymentPage } from '../../core/payment-links/page';

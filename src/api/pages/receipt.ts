@@ -1,8 +1,4 @@
-/**
- * The public receipt page of a payout (spec "Receipt": url is a shareable address):
- * `GET /r/:token`, no API key. Shows the amounts, the status, the dates and the masked recipient;
- * an unknown token is a 404 page. The token is random (24 characters), unrelated to the payout id.
- */
+/** The public receipt page of a payout (spec "Receipt"), no API key; the random token is unrelated to the payout id. */
 import type { Hono } from 'hono';
 import { findPayoutByReceiptToken, payoutFromRow } from '../../core/payouts';
 import { renderPayout, type WirePayout } from '../../wire/surface-a/payouts';

@@ -1,8 +1,4 @@
-/**
- * Surface A API keys (spec "Endpoints": `POST /api-keys`, owner only; "Authentication" 3-5;
- * docs/api-keys.md: list, revoke, roll). Parses and renders; src/core/api-keys.ts validates,
- * issues, revokes and rolls.
- */
+/** Surface A API keys (spec "Authentication" 3-5; docs/api-keys.md), over src/core/api-keys.ts. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../../core/api-keys';
 import { idempotency } from '../middleware/idempotency';

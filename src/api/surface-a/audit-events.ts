@@ -1,9 +1,4 @@
-/**
- * Surface A audit trail (docs/security.md "Audit trail"): `GET /audit-events`, a business's record
- * of privileged acts in this environment (keys, webhook endpoints, disbursement decisions, test
- * clocks, operators' commands on the business). Parses and renders; src/core/audit.ts filters and
- * pages. Secrets are never recorded, so never shown.
- */
+/** Surface A audit trail (docs/security.md "Audit trail"), over src/core/audit.ts; secrets are never recorded. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { type AuditEvent, listAuditEvents } from '../../core/audit';
 import type { SurfaceRouter } from '../surface';

@@ -1,7 +1,4 @@
-/**
- * Surface A balance (extension, documented: the spec funds and debits a balance but shows no read
- * operation). `GET /balance` -> `{object: 'balance', currency: 'USDC', available, held}`.
- */
+/** Surface A balance (documented extension: the spec shows no read of it). */
 import { createRoute, z } from '@hono/zod-openapi';
 import { getBalanceView } from '../../core/balance';
 import { renderBalance } from '../../wire/surface-a/balance';
@@ -10,7 +7,6 @@ import { AUTH_ERRORS, AmountSchema, errorResponses, jsonContent } from './schema
 
 const Amount = AmountSchema.openapi({ description: 'USDC decimal string', example: '1250.50' });
 
-/** Wire schema of the balance. */
 export const BalanceSchema = z
   .object({
     object: z.literal('balance'),

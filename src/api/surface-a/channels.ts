@@ -1,7 +1,4 @@
-/**
- * Surface A channels (spec "Channel", "ChannelRequirements"): `GET /channels` and
- * `GET /channels/{channel}/requirements`. Parses and renders only; src/core/catalog.ts decides.
- */
+/** Surface A channels (spec "Channel", "ChannelRequirements"); src/core/catalog.ts decides. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { getChannelRequirements, listChannels } from '../../core/catalog';
 import type { SurfaceRouter } from '../surface';

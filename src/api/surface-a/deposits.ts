@@ -1,9 +1,4 @@
-/**
- * Surface A deposits (extensions, documented in docs/getting-paid.md): `GET /deposits` (filter by
- * currency, source, virtual_account_id), `GET /deposits/{id}`, and the sandbox-only
- * `POST /sandbox/deposits` that simulates a bank transfer arriving in a virtual account.
- * A thin adapter over src/core/funding/deposits.ts.
- */
+/** Surface A deposits (extensions, docs/getting-paid.md), over src/core/funding/deposits.ts. */
 import { RateDetailsSchema } from './rate-details';
 import { createRoute, z } from '@hono/zod-openapi';
 import type { SurfaceRouter } from '../surface';

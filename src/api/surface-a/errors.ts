@@ -1,11 +1,4 @@
-/**
- * Surface A's error vocabulary (spec "Errors", "Surface A error body"): the body
- * `{error: {code, message, param, request_id}}`, with the core's codes and HTTP statuses as they
- * are (the core's `ErrorCode` list is Surface A's table plus the documented extensions:
- * authentication codes on 401, not_found on 404, invalid_state / items_need_review /
- * stale_revision on 409, permission_denied / self_approval_forbidden on 403, payload_too_large on
- * 413, internal_error on 500). Every Surface A response other than 2xx is rendered from here.
- */
+/** Surface A's error vocabulary (spec "Errors"): the core's codes and statuses unchanged. */
 import { z } from '@hono/zod-openapi';
 import { defineErrorVocabulary, errorResponsesOf } from '../surface';
 
@@ -21,19 +14,14 @@ export const ErrorSchema = z
   })
   .openapi('Error');
 
-/** A Surface A error body. */
 export type ErrorBody = z.infer<typeof ErrorSchema>;
 
-/** Surface A renders the core's `ErrorCode`s and statuses unchanged. */
 export const surfaceAErrors = defineErrorVocabulary<ErrorBody>({
   schema: ErrorSchema,
   body: (e) => ({ error: { code: e.code, message: e.message, param: e.param, request_id: e.requestId } }),
 });
 
-/**
- * OpenAPI `responses` entries for error statuses: `{400: {description, content: Error}, ...}`.
- * `descriptions` maps the HTTP status to what it means on this route.
- */
+/** OpenAPI error responses in Surface A's body, `{status: description}`. */
 export const errorResponses = errorResponsesOf(surfaceAErrors);
 
 /** Errors every authenticated Surface A route can return (spec "Authentication"). */

@@ -6,11 +6,8 @@ import type { SurfaceRouter } from '../surface';
 import { AUTH_ERRORS, DateTimeSchema, errorResponses, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
 
 /**
- * Events API of Surface A and, with surface 'C', of Surface C (docs/webhooks.md "Events API";
- * docs/surface-c.md "Events API"): `GET /events` and `GET /events/{id}`, the envelopes the
- * surface's webhook deliveries were signed over, under its event names. Surface C shares Surface
- * A's wire conventions (snake_case, list envelope, error body), so one module serves both. A thin
- * adapter over src/core/event-log.ts.
+ * Events API of Surfaces A and C (docs/webhooks.md, docs/surface-c.md "Events API"): the envelopes
+ * their webhook deliveries were signed over. C shares A's wire conventions, so one module serves both.
  */
 
 const SurfaceAEvent = z

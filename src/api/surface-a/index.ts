@@ -1,9 +1,4 @@
-/**
- * Surface A, the business interface (spec "Surface A"): snake_case, served at `/v1` (live) and
- * `/sandbox/v1` (sandbox), errors `{error: {code, message, param, request_id}}` (./errors.ts),
- * OpenAPI 3.1 document at `openapi.json`. Built by the router factory (src/api/surface.ts) and
- * listed in the surface registry (src/api/surfaces.ts). One route module per resource.
- */
+/** Surface A, the business interface (spec "Surface A"): snake_case, at `/v1` and `/sandbox/v1`. */
 import { defineSurface, type SurfaceRouter } from '../surface';
 import { registerApiKeyRoutes } from './api-keys';
 import { registerBalanceRoutes } from './balance';
@@ -49,7 +44,6 @@ export function registerSurfaceARoutes(app: SurfaceRouter): void {
   registerAuditEventRoutes(app);
 }
 
-/** Surface A's definition for the surface registry. */
 export const surfaceA = defineSurface({
   id: 'A',
   name: 'Surface A',

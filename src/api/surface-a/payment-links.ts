@@ -1,7 +1,4 @@
-/**
- * Surface A payment links (spec "PaymentLink"; "Endpoints": GET/POST /payment-links,
- * GET/PATCH /payment-links/{id}). A thin adapter over src/core/payment-links/payment-links.ts.
- */
+/** Surface A payment links (spec "PaymentLink"), over src/core/payment-links/payment-links.ts. */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { SurfaceRouter } from '../surface';
 import { createPaymentLink, getPaymentLink, listPaymentLinks, updatePaymentLink } from '../../core/payment-links/payment-links';

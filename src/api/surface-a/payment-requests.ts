@@ -1,8 +1,4 @@
-/**
- * Surface A payment requests (spec "PaymentRequest"; "Endpoints": POST /payment-requests;
- * extensions GET /payment-requests/{id} and GET /payment-requests). A thin adapter over
- * src/core/payment-links/payment-requests.ts.
- */
+/** Surface A payment requests (spec "PaymentRequest"), over src/core/payment-links/payment-requests.ts. */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { SurfaceRouter } from '../surface';
 import { createPaymentRequest, getPaymentRequest, listPaymentRequests } from '../../core/payment-links/payment-requests';

@@ -1,7 +1,4 @@
-/**
- * Surface A quotes (spec "Quote"): `POST /quotes`. Parses and renders only; src/core/quotes.ts
- * validates, prices and stores.
- */
+/** Surface A quotes (spec "Quote"); src/core/quotes.ts validates, prices and stores. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { createQuote, type QuoteRecord } from '../../core/quotes';
 import { formatAmount, USDC } from '../../domain/money';

@@ -1,9 +1,4 @@
-/**
- * Surface A saved recipients (spec "Recipient", "Receivability"): `POST /recipients` (Idem),
- * `GET /recipients`, `GET /recipients/check`, `GET|PATCH|DELETE /recipients/{id}`. Parses the
- * wire shape (exactly one type object, the one `type` names) and renders it (type object masked);
- * src/core/recipients.ts validates and stores.
- */
+/** Surface A saved recipients (spec "Recipient", "Receivability"); src/core/recipients.ts validates and stores. */
 import { createRoute, z } from '@hono/zod-openapi';
 import {
   checkRecipient,

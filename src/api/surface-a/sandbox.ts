@@ -1,9 +1,7 @@
 /**
- * Sandbox-only Surface A operations (extensions, documented). They exist only under the sandbox
- * base address; under the live one they answer 404 not_found like any unknown route.
- * - `POST /sandbox/fund` {amount}: credits the sandbox balance (funds are free), returns the balance.
- * - `POST /sandbox/payouts/{id}/claim` {method}: acts as the recipient of a claim-link payout
- *   (the workflow's `claim` Update); returns the payout. 409 invalid_state unless awaiting_claim.
+ * Sandbox-only Surface A operations (documented extensions; 404 not_found under the live base):
+ * `POST /sandbox/fund` credits the balance; `POST /sandbox/payouts/{id}/claim` claims as the
+ * recipient (409 invalid_state unless awaiting_claim).
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';

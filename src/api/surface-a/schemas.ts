@@ -1,10 +1,4 @@
-/**
- * Wire schemas shared by the Surface A route modules (spec "Shared types", "Errors", "Endpoints"
- * common rules): the error body and error responses (from ./errors), Amount, timestamps, durations,
- * ids in paths, the Idempotency-Key header, paging and the list envelope, RecipientType, country
- * and currency codes. Zod schemas with OpenAPI metadata, so `/openapi.json` documents them.
- * A route module imports its shared pieces from here and defines only its resource's own schemas.
- */
+/** Wire schemas shared by the Surface A route modules (spec "Shared types", "Errors", "Endpoints"). */
 import { z } from '@hono/zod-openapi';
 import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
 import { AMOUNT_INPUT_PATTERN, MAX_AMOUNT_INTEGER_DIGITS } from '../../domain/money';
@@ -18,10 +12,7 @@ export { pageQuery };
 /** An ISO 8601 date-time in UTC (spec conventions), e.g. `2026-03-01T12:00:00.000Z`. */
 export const DateTimeSchema = z.string().openapi({ format: 'date-time' });
 
-/**
- * A path parameter holding an id (spec "Endpoints" rule 4: ids are strings), e.g.
- * `idParam('id', 'po_01k…')` for `/payouts/{id}`.
- */
+/** A path parameter holding an id (spec "Endpoints" rule 4: ids are strings). */
 export const idParam = (name: string, example?: string) =>
   z.string().openapi({ param: { name, in: 'path' }, ...(example ? { example } : {}) });
 
@@ -32,7 +23,6 @@ export const idempotencyHeaders = (description: string) =>
 /** Spec "List envelope": `{data: [item], next_cursor: string | null}`. */
 export const listEnvelope = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), next_cursor: z.string().nullable() });
 
-/** `{'application/json': {schema}}`, the content of a JSON request or response. */
 export const jsonContent = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
 
 /** Spec "Shared types" Amount: a decimal string (up to 2 decimals fiat, 6 USDC). */
@@ -42,22 +32,14 @@ export const AmountSchema = z.string({ error: amountTypeError }).openapi({
   example: '100.00',
 });
 
-/**
- * An Amount the caller sends: as {@link AmountSchema}, with at most 12 digits before the point
- * (below one trillion; src/domain/money.ts MAX_AMOUNT_INTEGER_DIGITS), which the core enforces
- * with 400 validation_error naming the field.
- */
+/** An Amount the caller sends: at most 12 integer digits (src/domain/money.ts), else 400 validation_error. */
 export const AmountInputSchema = z.string({ error: amountTypeError }).openapi({
   description: `Decimal string: 1 to ${MAX_AMOUNT_INTEGER_DIGITS} digits, optionally a point and 1 to 6 digits (2 for fiat, 6 for USDC)`,
   pattern: AMOUNT_INPUT_PATTERN,
   example: '100.00',
 });
 
-/**
- * Spec "Shared types" Fees: USDC Amounts charged on top of the source amount (examples: the
- * pricing of src/api/examples.ts `SPEI_MXN_100`). A function, so each
- * resource can name its own component (`PayoutFees`, `Fees` on a quote) or inline it.
- */
+/** Spec "Shared types" Fees: USDC Amounts on top of the source amount; a function, so each resource names its own component. */
 export const feesObject = () =>
   z.object({
     provider: AmountSchema.openapi({ example: SPEI_MXN_100.fees.provider }),
@@ -67,7 +49,6 @@ export const feesObject = () =>
     currency: z.string().openapi({ example: 'USDC' }),
   });
 
-/** An ISO 8601 duration such as `PT30M` or `P1D`. */
 export const DurationSchema = z.string().openapi({ description: 'ISO 8601 duration', example: 'PT30M' });
 
 /** `{min, max}` ISO 8601 durations (spec "Channel".arrival, "Quote".arrival). */

@@ -1,9 +1,6 @@
 /**
- * Sandbox test clock, Surface A (extension, docs/test-clocks.md). Under the sandbox base only; the
- * live base answers 404 not_found like any unknown route.
- * - `GET /sandbox/clock`: the business's clock (real time plus its advances).
- * - `POST /sandbox/clock/advance` {by: ISO 8601 duration}: moves it forward; every waiting claim
- *   window, payment request and approval of the business behaves as if that time had passed.
+ * Sandbox test clock, Surface A (docs/test-clocks.md; 404 under the live base): `GET /sandbox/clock`
+ * and `POST /sandbox/clock/advance {by: ISO 8601 duration}`.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { advanceTestClock, getTestClock, type TestClock } from '../../core/test-clocks';

@@ -1,7 +1,4 @@
-/**
- * Surface A virtual accounts (spec "VirtualAccount"; "Endpoints": POST/GET /virtual-accounts;
- * extension GET /virtual-accounts/{id}). A thin adapter over src/core/funding/virtual-accounts.ts.
- */
+/** Surface A virtual accounts (spec "VirtualAccount"), over src/core/funding/virtual-accounts.ts. */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { SurfaceRouter } from '../surface';
 import { createVirtualAccount, getVirtualAccount, listVirtualAccounts } from '../../core/funding/virtual-accounts';

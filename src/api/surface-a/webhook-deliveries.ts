@@ -5,11 +5,7 @@ import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import { AUTH_ERRORS, DateTimeSchema, errorResponses, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
 
-/**
- * Surface A webhook deliveries, re-sends and secret rotation (docs/webhooks.md "Deliveries",
- * "Resend and catch-up", "Secret rotation"). A thin adapter over src/core/webhook-deliveries.ts
- * and src/core/webhooks.ts.
- */
+/** Surface A webhook deliveries, re-sends and secret rotation (docs/webhooks.md "Deliveries", "Secret rotation"). */
 
 const Attempt = z
   .object({
@@ -171,10 +167,7 @@ export type WebhookDeliveryListResponse = z.infer<typeof DeliveryList>;
 /** Response body of `POST /webhooks/{id}/rotate-secret`. */
 export type RotatedWebhookEndpointResponse = z.infer<typeof Rotated>;
 
-/**
- * Registers the deliveries, retry, resend and rotate-secret operations on a Surface A app, or on a
- * Surface C app with `surface` 'C' (its endpoints, event names and idempotency namespace).
- */
+/** Registers the delivery operations on Surface A, or on Surface C with `surface` 'C'. */
 export function registerWebhookDeliveryRoutes(app: SurfaceRouter, surface: 'A' | 'C' = 'A'): void {
   const { listDeliveriesRoute, retryDeliveryRoute, resendRoute, rotateRoute } = routes(surface);
   app.openapi(listDeliveriesRoute, async (c) => {

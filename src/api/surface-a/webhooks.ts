@@ -5,10 +5,7 @@ import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import { AUTH_ERRORS, DateTimeSchema, errorResponses, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
 
-/**
- * Surface A webhook endpoints (spec "Endpoints": GET/POST /webhooks, DELETE /webhooks/{id};
- * "Events"). A thin adapter over src/core/webhooks.ts.
- */
+/** Surface A webhook endpoints (spec "Endpoints", "Events"), over src/core/webhooks.ts. */
 
 const EVENTS_DESCRIPTION = `Event types to receive: ${SURFACE_A_EVENT_TYPES.join(', ')}; or a wildcard: ${SURFACE_A_EVENT_WILDCARDS.join(', ')}.`;
 

@@ -1,7 +1,4 @@
-/**
- * Surface A withdrawals (spec "Withdrawal create body"; "Endpoints": POST /withdrawals, Idem).
- * A thin adapter over src/core/funding/withdrawals.ts; the result is a Payout.
- */
+/** Surface A withdrawals (spec "Withdrawal create body"); the result is a Payout. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { createWithdrawal } from '../../core/funding/withdrawals';
 import { renderPayout } from '../../wire/surface-a/payouts';

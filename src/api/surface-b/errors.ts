@@ -1,20 +1,7 @@
 /**
- * Surface B's error vocabulary (spec "Errors", Surface B error body): `{error: <code>, message,
- * details: {...}}`; `details` always carries `requestId` (the X-Request-ID of the response, for bug
- * reports) and `param` (the offending field, camelCase, or null), plus any facts of the error.
- *
- * Codes and statuses (the spec's codes; where it leaves them open, our choice, docs/surface-b.md):
- * | HTTP | codes |
- * |------|-------|
- * | 400 | validation_error, invalid_phone |
- * | 401 | authentication_required, invalid_api_key, api_key_revoked, environment_mismatch |
- * | 402 | insufficient_balance |
- * | 404 | not_found, virtual_account_not_found |
- * | 409 | idempotency_conflict, idempotency_in_flight, disbursement_already_claimed, invalid_state, external_id_taken |
- * | 413 | payload_too_large |
- * | 422 | amount_below_minimum, recipient_country_unsupported |
- * | 429 | rate_limit_exceeded |
- * | 500 | internal_error |
+ * Surface B's error vocabulary (spec "Surface B error body"; codes and statuses in docs/surface-b.md):
+ * `{error: <code>, message, details}`; `details` always carries `requestId` (X-Request-ID) and
+ * `param` (the offending field, camelCase, or null), plus any facts of the error.
  */
 import { z } from '@hono/zod-openapi';
 import { defineErrorVocabulary, errorResponsesOf } from '../surface';
@@ -33,14 +20,9 @@ export const ClaimErrorSchema = z
   })
   .openapi('Error');
 
-/** A Surface B error body. */
 export type ClaimErrorBody = z.infer<typeof ClaimErrorSchema>;
 
-/**
- * Surface B's rendering of the core's errors (see the module table). The core's fields Surface B
- * spells differently are named by their domain key (src/domain/errors.ts FIELD_KEYS): the param is
- * Surface B's name, and so is the field's name in the message.
- */
+/** Surface B's rendering of the core's errors; `fields` maps domain field keys (src/domain/errors.ts) to B's names. */
 export const surfaceBErrors = defineErrorVocabulary<ClaimErrorBody>({
   schema: ClaimErrorSchema,
   codes: { rate_limited: { code: 'rate_limit_exceeded' } },

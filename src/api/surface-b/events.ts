@@ -1,9 +1,6 @@
 /**
- * Surface B events API (docs/surface-b.md "Events API"; docs/webhooks.md "Events API"): `GET /events`
- * and `GET /events/{id}`, each event in the very envelope Surface B endpoints are sent
- * (`{id, type, createdAt, data}`, src/core/webhooks-surface-b.ts `surfaceBEnvelope`): JSON.stringify
- * of it is the body `X-Service-Signature` signs. Only the events Surface B receives, under its names.
- * A thin adapter over src/core/event-log.ts with surface 'B'.
+ * Surface B events API (docs/surface-b.md "Events API"): each event in the very envelope its
+ * endpoints are sent, whose JSON is the body `X-Service-Signature` signs; only B's events, B's names.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { getEvent, listEvents } from '../../core/event-log';

@@ -1,9 +1,4 @@
-/**
- * Surface B funding (spec "Endpoints", Surface B: POST/GET /funding/accounts, GET
- * /funding/accounts/:id, GET /funding/crypto, GET /funding/deposits): thin adapters over the one
- * funding core (src/core/funding: the same virtual accounts and deposits as Surface A), rendered
- * camelCase. `POST /funding/card`: a card top-up with a checkout page (src/api/pages/card-checkout.ts).
- */
+/** Surface B funding (spec "Endpoints", Surface B): the funding core shared with Surface A, camelCase. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { getCryptoDepositAddress } from '../../core/funding/crypto-addresses';
 import { listDeposits } from '../../core/funding/deposits';

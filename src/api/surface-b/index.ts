@@ -1,10 +1,6 @@
 /**
- * Surface B, the claim-flow disbursement interface (spec "Surface B"): camelCase, served at
- * `/claim/v1` (live) and `/sandbox/claim/v1` (sandbox), errors `{error, message, details}`
- * (./errors.ts), rate limits per organisation (./rate-limits.ts) on every authenticated request,
- * OpenAPI 3.1 document at `openapi.json`. Built by the router factory (src/api/surface.ts), listed
- * in the surface registry (src/api/surfaces.ts). One route module per resource; every operation is
- * a thin adapter over the one core (a disbursement IS a core claim-link payout).
+ * Surface B, the claim-flow disbursement interface (spec "Surface B"): camelCase, at `/claim/v1` and
+ * `/sandbox/claim/v1`, rate-limited per organisation; a disbursement is a core claim-link payout.
  */
 import { rateLimit } from '../middleware/rate-limit';
 import { defineSurface, type SurfaceRouter } from '../surface';
@@ -36,7 +32,6 @@ export function registerSurfaceBRoutes(app: SurfaceRouter): void {
   registerFundingRoutes(app);
 }
 
-/** Surface B's definition for the surface registry. */
 export const surfaceB = defineSurface({
   id: 'B',
   name: 'Surface B',

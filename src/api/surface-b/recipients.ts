@@ -1,9 +1,4 @@
-/**
- * Surface B recipients (spec "Endpoints", Surface B: POST /recipients, GET /recipients/:id,
- * GET /recipients/by-phone/:phone, GET /recipients/by-external-id/:externalId, GET /recipients).
- * The spec shows no fields; ours (docs/surface-b.md): phone (E.164), email, name, externalId
- * (unique per business and environment), country. A thin adapter over src/core/contacts.
- */
+/** Surface B recipients (spec "Endpoints", Surface B; fields are ours, docs/surface-b.md), over src/core/contacts. */
 import { createRoute, z } from '@hono/zod-openapi';
 import {
   type ContactRecipient,

@@ -1,7 +1,4 @@
-/**
- * Surface B `POST /sandbox/fund` (spec "Endpoints", Surface B): credits the sandbox balance with
- * `amountUsd` (1 USD = 1 USDC; the same balance Surface A uses). 404 `not_found` on the live base.
- */
+/** Surface B `POST /sandbox/fund`: credits `amountUsd` (1 USD = 1 USDC) to the shared balance; 404 on live. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { fundSandbox } from '../../core/balance';
 import { amountInputPattern, formatAmount, parseAmount, USDC } from '../../domain/money';

@@ -1,20 +1,13 @@
-/**
- * Wire schemas shared by the Surface B route modules (camelCase; spec "Surface B resources").
- * Amounts are decimal strings in USD (1 USD = 1 USDC of the balance); timestamps ISO 8601 UTC.
- */
+/** Surface B's shared wire schemas (spec "Surface B resources"): USD decimal strings (1 USD = 1 USDC), ISO 8601 UTC. */
 import { z } from '@hono/zod-openapi';
 import { amountInputPattern, MAX_AMOUNT_INTEGER_DIGITS } from '../../domain/money';
 import { amountTypeError } from '../errors';
 
 export { COMMON_ERRORS, type ClaimErrorBody, ClaimErrorSchema, errorResponses } from './errors';
 
-/** An ISO 8601 date-time in UTC. */
 export const DateTimeSchema = z.string().openapi({ format: 'date-time', example: '2026-03-01T12:00:00.000Z' });
 
-/**
- * A USD amount: 1 to 12 digits (below one trillion; src/domain/money.ts MAX_AMOUNT_INTEGER_DIGITS),
- * optionally a point and 1 or 2 digits. Larger amounts are refused with 400 validation_error.
- */
+/** A USD amount: 1 to 12 integer digits, up to 2 decimals; else 400 validation_error. */
 export const AmountUsdSchema = z.string({ error: amountTypeError }).openapi({
   description: `USD: 1 to ${MAX_AMOUNT_INTEGER_DIGITS} digits, optionally a point and 1 or 2 digits`,
   pattern: amountInputPattern(2),
@@ -23,7 +16,6 @@ export const AmountUsdSchema = z.string({ error: amountTypeError }).openapi({
 /** A USD figure computed from the USDC ledger (fees, debits, balances): up to 6 decimals (1 USD = 1 USDC). */
 export const LedgerUsdSchema = z.string().openapi({ pattern: '^[0-9]+(\\.[0-9]{1,6})?$', example: '25.00' });
 
-/** A path parameter holding an id. */
 export const idParam = (name: string, example?: string) =>
   z.string().openapi({ param: { name, in: 'path' }, ...(example ? { example } : {}) });
 
@@ -36,7 +28,6 @@ export const pageQuery = {
 /** Surface B list envelope: `{data: [item], nextCursor: string | null}`. */
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item), nextCursor: z.string().nullable() });
 
-/** `{'application/json': {schema}}`. */
 export const jsonContent = <T extends z.ZodType>(schema: T) => ({ 'application/json': { schema } });
 
 /** The `idempotencyKey` body field of Surface B writes. */

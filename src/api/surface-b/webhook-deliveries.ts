@@ -1,10 +1,4 @@
-/**
- * Surface B webhook deliveries in Surface B's shapes (camelCase, `{data, nextCursor}` with `after`,
- * body `idempotencyKey`; docs/webhooks.md "What each surface has"): list an endpoint's deliveries
- * with their attempts, re-send one, re-send every unacknowledged event of a time range (the
- * catch-up), and rotate the signing secret to a new one the caller chooses. A thin adapter over
- * src/core/webhook-deliveries.ts and src/core/webhooks.ts with surface 'B'.
- */
+/** Surface B webhook deliveries, re-sends, catch-up and secret rotation in B's shapes (docs/webhooks.md "What each surface has"). */
 import { createRoute, z } from '@hono/zod-openapi';
 import {
   listWebhookDeliveries,
@@ -187,10 +181,7 @@ export type WebhookSecretRotateBody = z.infer<typeof RotateBody>;
 /** Response body of `POST /webhooks/{id}/rotate-secret`. */
 export type RotatedWebhookEndpointResponse = z.infer<typeof Rotated>;
 
-/**
- * Registers Surface B's `GET /webhooks/{id}/deliveries`, `POST /webhooks/{id}/deliveries/{deliveryId}/retry`,
- * `POST /webhooks/{id}/resend` and `POST /webhooks/{id}/rotate-secret`.
- */
+/** Registers Surface B's delivery list, retry, resend and rotate-secret operations. */
 export function registerWebhookDeliveryRoutes(app: SurfaceRouter): void {
   app.openapi(listRoute, async (c) => {
     const q = c.req.valid('query');

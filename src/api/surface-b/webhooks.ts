@@ -1,10 +1,4 @@
-/**
- * Surface B `POST /webhooks` (spec "Endpoints", Surface B; "Events, Surface B"): registers an
- * endpoint with the caller's own secret. Deliveries: envelope {id, type, createdAt, data}, header
- * `X-Service-Signature: sha256=<hex HMAC-SHA256 of the raw body>`, five attempts (at once, +5 min,
- * +30 min, +2 h, +12 h), success = 2xx within 10 s. A thin adapter over src/core/webhooks.ts and
- * src/core/webhooks-surface-b.ts.
- */
+/** Surface B webhook endpoints with the caller's own secret (spec "Events, Surface B"; docs/surface-b.md). */
 import { createRoute, z } from '@hono/zod-openapi';
 import { createWebhookEndpoint, deleteWebhookEndpoint, MAX_WEBHOOK_URL_LENGTH } from '../../core/webhooks';
 import { MIN_SURFACE_B_SECRET_LENGTH, SURFACE_B_EVENT_TYPES, SURFACE_B_EVENT_WILDCARDS } from '../../core/webhooks-surface-b';

@@ -1,15 +1,9 @@
-/**
- * Surface C's error vocabulary. The spec gives Surface C no error body, so it uses Surface A's
- * (docs/surface-c.md "Errors"): `{error: {code, message, param, request_id}}`, the core's
- * codes and HTTP statuses unchanged, `param` naming Surface C's own fields (`amount`,
- * `destination`, `payouts.3.email`, ...).
- */
+/** Surface C's error vocabulary is Surface A's (the spec gives C none; docs/surface-c.md "Errors"). */
 import { surfaceAErrors } from '../surface-a/errors';
 import { errorResponsesOf } from '../surface';
 
 export { ErrorSchema, type ErrorBody } from '../surface-a/errors';
 
-/** Surface A's vocabulary, as Surface C's. */
 export const surfaceCErrors = surfaceAErrors;
 
 /** OpenAPI error responses in Surface C's (= Surface A's) error schema. */

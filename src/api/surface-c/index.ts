@@ -1,9 +1,6 @@
 /**
- * Surface C, the payout guide (spec "Surface C"; docs/surface-c.md): snake_case, served at `/guide/v1`
- * (live) and `/sandbox/guide/v1` (sandbox), Surface A's error body and Idempotency-Key header,
- * OpenAPI 3.1 document at `openapi.json`. A thin adapter over the one core: a payout with a
- * delivery channel is a core claim-link payout whose recipient is notified. One route module per
- * resource; documented in docs/surface-c.md.
+ * Surface C, the payout guide (spec "Surface C"; docs/surface-c.md): snake_case, at `/guide/v1` and
+ * `/sandbox/guide/v1`; a payout with a delivery channel is a claim-link payout whose recipient is notified.
  */
 import { defineSurface, type SurfaceRouter } from '../surface';
 import { surfaceCErrors } from './errors';
@@ -26,7 +23,6 @@ export function registerSurfaceCRoutes(app: SurfaceRouter): void {
   registerSandboxRoutes(app);
 }
 
-/** Surface C's definition for the surface registry (src/api/surfaces.ts). */
 export const surfaceC = defineSurface({
   id: 'C',
   name: 'Surface C',

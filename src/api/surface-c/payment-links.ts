@@ -1,10 +1,4 @@
-/**
- * Surface C payment links (spec "Surface C": POST /payment-links, GET /payment-links/{id}; the spec
- * shows no body or record). A thin adapter over the payment links core (src/core/payment-links,
- * shared with Surface A): the same snake_case record `{id, object: "payment_link", name, url,
- * methods: [{type, ready}], published, created_at, updated_at}` and the same create body `{name,
- * methods (bank_transfer, card, crypto), published (default true)}`; `url` is the public page.
- */
+/** Surface C payment links (docs/surface-c.md): Surface A's record and create body, over src/core/payment-links. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { createPaymentLink, getPaymentLink } from '../../core/payment-links/payment-links';
 import { PAYMENT_METHOD_TYPES } from '../../domain/funding';

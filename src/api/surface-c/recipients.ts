@@ -1,9 +1,4 @@
-/**
- * Surface C recipients (spec "Surface C": `POST /recipients {phone_number, email, country}` ->
- * `{id, object}`; `GET /recipients/{id}`). A thin adapter over the contact recipients core
- * (src/core/contacts), shared with Surface B. Record fields beyond id and object are our choice
- * (docs/surface-c.md): phone_number, email, country, name, external_id, created_at.
- */
+/** Surface C recipients (spec "Surface C"; fields beyond id and object: docs/surface-c.md), over src/core/contacts. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { type ContactRecipient, createContactRecipient, getContactRecipient } from '../../core/contacts';
 import { ApiError } from '../../domain/errors';

@@ -1,9 +1,6 @@
 /**
- * Sandbox-only Surface C operations (extensions, documented in docs/surface-c.md). Under the live
- * base address they answer 404 not_found like any unknown route.
- * - `GET /sandbox/notifications` (`payout_id`, `limit`, `cursor`): the messages the sandbox
- *   notification provider recorded instead of sending (docs/surface-c.md), newest first, unmasked.
- * - `POST /sandbox/fund` {amount}: credits the sandbox balance (funds are free), as on Surface A.
+ * Sandbox-only Surface C operations (docs/surface-c.md; 404 under the live base): the messages the
+ * sandbox notification provider recorded (newest first, unmasked), and `POST /sandbox/fund`.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';

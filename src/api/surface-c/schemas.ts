@@ -1,8 +1,4 @@
-/**
- * Wire schemas shared by the Surface C route modules (snake_case; spec "Surface C resources"):
- * error responses (Surface A's body, ./errors), timestamps, ids in paths, the Idempotency-Key
- * header, paging and the list envelope. Generic helpers come from Surface A's shared schemas.
- */
+/** Surface C's shared wire schemas (spec "Surface C resources"); the generic ones are Surface A's. */
 export { AUTH_ERRORS, type ErrorBody, ErrorSchema, errorResponses } from './errors';
 export { DateTimeSchema, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from '../surface-a/schemas';
 

@@ -1,11 +1,6 @@
 /**
- * Surface C webhook endpoints (spec "Surface C": POST /webhooks {url, events}, GET /webhooks;
- * "Events, Surface C"). A thin adapter over src/core/webhooks.ts with surface 'C': subscriptions use
- * Surface C names (payout.created, payout.notification_sent, payout.completed, payout.failed,
- * payout.*, *) and deliveries carry the Surface C envelope `{id, type, created_at, data: {object:
- * {id, object, status}}}`. The spec gives Surface C no signature scheme: deliveries are signed like
- * Surface A (`Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`, Stripe's
- * layout) with the secret returned once at creation.
+ * Surface C webhook endpoints ("Events, Surface C"; docs/surface-c.md): Surface C event names and
+ * envelope, signed like Surface A (the spec gives C no scheme) with the secret shown once.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, MAX_WEBHOOK_URL_LENGTH } from '../../core/webhooks';
