@@ -6,13 +6,17 @@
  * written before migration 0066 hold Surface A's rendering (`data_format = 'surface_a'`).
  */
 import type { Deposit } from './deposits';
+import type { Disbursement } from './disbursements';
 import type { PaymentRequest } from './payment-links';
 
 /** How `events.data` is stored. */
 export type EventDataFormat = 'surface_a' | 'domain';
 
 /** A domain object an event is about, by kind. */
-export type EventObject = { object: 'payment_request'; value: PaymentRequest } | { object: 'deposit'; value: Deposit };
+export type EventObject =
+  | { object: 'payment_request'; value: PaymentRequest }
+  | { object: 'deposit'; value: Deposit }
+  | { object: 'disbursement'; value: Disbursement };
 
 function encode(v: unknown): unknown {
   if (typeof v === 'bigint') return { $bigint: v.toString() };
@@ -45,5 +49,6 @@ export function parseEventObject(data: Record<string, unknown>): EventObject {
   const value = decode(fields);
   if (object === 'payment_request') return { object, value: value as PaymentRequest };
   if (object === 'deposit') return { object, value: value as Deposit };
+  if (object === 'disbursement') return { object, value: value as Disbursement };
   throw new Error(`unknown event object '${String(object)}'`);
 }

@@ -5,8 +5,9 @@
  * keys first, then bytewise), the order a `surface_a` row is read back in, so an event's wire
  * bytes do not depend on how it was stored.
  */
-import { type EventDataFormat, parseEventObject } from '../domain/event-objects';
+import { type EventDataFormat, type EventObject, parseEventObject } from '../domain/event-objects';
 import { renderDeposit } from './surface-a/deposits';
+import { renderDisbursement } from './surface-a/disbursements';
 import { renderPaymentRequest } from './surface-a/payment-links';
 
 const utf8 = new TextEncoder();
@@ -33,9 +34,20 @@ export function jsonbOrder(v: unknown): unknown {
   return v;
 }
 
+function surfaceAObject(o: EventObject): unknown {
+  switch (o.object) {
+    case 'deposit':
+      return renderDeposit(o.value);
+    case 'payment_request':
+      return renderPaymentRequest(o.value);
+    case 'disbursement':
+      return renderDisbursement(o.value);
+  }
+}
+
 /** The Surface A snapshot of an event's stored `data` (Surface A's object, as its events carry it). */
 export function surfaceASnapshot(format: EventDataFormat | string, data: Record<string, unknown>): Record<string, unknown> {
   if (format !== 'domain') return data;
   const o = parseEventObject(data);
-  return jsonbOrder(o.object === 'deposit' ? renderDeposit(o.value) : renderPaymentRequest(o.value)) as Record<string, unknown>;
+  return jsonbOrder(surfaceAObject(o)) as Record<string, unknown>;
 }

@@ -4,7 +4,8 @@ import { stringify } from 'csv-stringify';
 import { findChannel } from '../../domain/channels';
 import type { Caller, Core } from '../context';
 import { iso } from './shared';
-import { findRow, type ItemWithPayout, itemsWithPayouts, renderItem } from './read';
+import { renderDisbursementItem } from '../../wire/surface-a/disbursements';
+import { findRow, type ItemWithPayout, itemsWithPayouts, toDisbursementItem } from './read';
 
 /** Columns of the results export, in order (docs/disbursements.md "Results export"). */
 export const EXPORT_COLUMNS = [
@@ -38,7 +39,7 @@ export const EXPORT_COLUMNS = [
 
 /** One export row of an item (bank and identity fields masked). */
 function exportRow(r: ItemWithPayout): Record<(typeof EXPORT_COLUMNS)[number], string | number | null> {
-  const w = renderItem(r);
+  const w = renderDisbursementItem(toDisbursementItem(r));
   const recipient = w.recipient
     ? Object.entries(w.recipient)
         .filter(([k]) => k !== 'type')
