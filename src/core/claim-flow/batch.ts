@@ -191,6 +191,7 @@ export async function createClaimBatch(
         object_type: 'payout',
         object_id: r.id,
         data: renderPayout(r, undefined, core.config.publicUrl),
+        data_format: 'surface_a',
         dedupe_key: `payout:${r.id}:submitted`,
         created_at: now,
         dispatched_at: null,
