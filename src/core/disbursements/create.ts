@@ -217,7 +217,7 @@ export function parseItemsCsv(text: string, formChannel?: string): Draft[] {
   let header: string[] = [];
   let records: { record: Record<string, string>; info: { lines: number } }[];
   try {
-    records = parseCsv(text, {
+    records = parseCsv<(typeof records)[number]>(text, {
       bom: true,
       columns: (h: string[]) => {
         header = h.map((c) => String(c).trim().toLowerCase());
@@ -238,7 +238,7 @@ export function parseItemsCsv(text: string, formChannel?: string): Draft[] {
           preReasons: [{ code: 'csv_parse_error', message: `Line ${line}: ${err?.message ?? 'unreadable record'}`, param: null }],
         });
       },
-    }) as unknown as typeof records;
+    });
   } catch (err) {
     throw validationError('file', `The CSV file cannot be read: ${(err as Error).message}`);
   }

@@ -98,6 +98,16 @@ export async function exportResultsCsv(core: Core, caller: Caller, id: string): 
       after = page[page.length - 1].seq;
     }
   }
-  const csv = Readable.from(rows()).pipe(stringify({ header: true, columns: [...EXPORT_COLUMNS] }));
-  return Readable.toWeb(csv) as unknown as ReadableStream<Uint8Array>;
+  const csv: AsyncIterator<Buffer | string> = Readable.from(rows()).pipe(stringify({ header: true, columns: [...EXPORT_COLUMNS] }))[Symbol.asyncIterator]();
+  const utf8 = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await csv.next();
+      if (next.done) controller.close();
+      else controller.enqueue(typeof next.value === 'string' ? utf8.encode(next.value) : new Uint8Array(next.value));
+    },
+    async cancel() {
+      await csv.return?.();
+    },
+  });
 }
