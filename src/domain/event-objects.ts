@@ -1,6 +1,7 @@
 /** The domain object recorded with an event (`events.data_format = 'domain'`; docs/webhooks.md "Event data"). */
 import type { Deposit } from './deposits';
 import type { PayoutNotification } from './notifications';
+import type { Disbursement } from './disbursements';
 import type { PaymentRequest } from './payment-links';
 import type { Payout } from './payouts';
 
@@ -13,7 +14,8 @@ export type EventDataFormat = 'surface_a' | 'domain';
 export type EventObject =
   | { object: 'payment_request'; value: PaymentRequest }
   | { object: 'deposit'; value: Deposit }
-  | { object: 'payout'; value: Payout; notification?: PayoutNotification };
+  | { object: 'payout'; value: Payout; notification?: PayoutNotification }
+  | { object: 'disbursement'; value: Disbursement };
 
 function encode(v: unknown): unknown {
   if (typeof v === 'bigint') return { $bigint: v.toString() };
@@ -51,5 +53,6 @@ export function parseEventObject(data: Record<string, unknown>): EventObject {
     const { notification, ...payout } = value as Payout & { notification?: PayoutNotification };
     return notification ? { object, value: payout, notification } : { object, value: payout };
   }
+  if (object === 'disbursement') return { object, value: value as Disbursement };
   throw new Error(`unknown event object '${String(object)}'`);
 }

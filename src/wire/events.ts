@@ -8,6 +8,7 @@
 import { type EventDataFormat, type EventObject, parseEventObject } from '../domain/event-objects';
 import { renderDeposit } from './surface-a/deposits';
 import { renderPayoutNotification } from './surface-a/notifications';
+import { renderDisbursement } from './surface-a/disbursements';
 import { renderPaymentRequest } from './surface-a/payment-links';
 import { renderPayout } from './surface-a/payouts';
 
@@ -48,6 +49,8 @@ function render(o: EventObject): object {
       return renderDeposit(o.value);
     case 'payment_request':
       return renderPaymentRequest(o.value);
+    case 'disbursement':
+      return renderDisbursement(o.value);
     case 'payout':
       return o.notification ? { ...renderPayout(o.value), notification: renderPayoutNotification(o.notification) } : renderPayout(o.value);
   }

@@ -24,6 +24,7 @@ import {
 } from '../../core/disbursements';
 import { DISBURSEMENT_ITEM_STATUSES, DISBURSEMENT_STATUSES } from '../../domain/disbursement-state';
 import { validationError } from '../../domain/errors';
+import { renderDisbursement, renderDisbursementItem } from '../../wire/surface-a/disbursements';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import { AUTH_ERRORS, AmountSchema, DateTimeSchema, errorResponses, feesObject, idempotencyHeaders, idParam as pathId, listEnvelope, pageQuery } from './schemas';
@@ -378,19 +379,20 @@ export function registerDisbursementRoutes(app: SurfaceRouter): void {
   app.openapi(createRouteDef, async (c) => {
     const body = c.req.valid('json');
     const out = await createDisbursement(c.get('core'), c.get('caller'), body, { idempotencyKey: c.get('idempotencyKey') });
-    return c.json(out, 201);
+    return c.json(renderDisbursement(out), 201);
   });
 
-  app.openapi(getRouteDef, async (c) => c.json(await getDisbursement(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
+  app.openapi(getRouteDef, async (c) => c.json(renderDisbursement(await getDisbursement(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
 
   app.openapi(listItemsRouteDef, async (c) => {
     const q = c.req.valid('query');
-    return c.json(await listItems(c.get('core'), c.get('caller'), c.req.valid('param').id, q), 200);
+    const page = await listItems(c.get('core'), c.get('caller'), c.req.valid('param').id, q);
+    return c.json({ data: page.data.map(renderDisbursementItem), next_cursor: page.next_cursor }, 200);
   });
 
   app.openapi(patchItemRouteDef, async (c) => {
     const { id, item_id } = c.req.valid('param');
-    return c.json(await updateItem(c.get('core'), c.get('caller'), id, item_id, c.req.valid('json')), 200);
+    return c.json(renderDisbursementItem(await updateItem(c.get('core'), c.get('caller'), id, item_id, c.req.valid('json'))), 200);
   });
 
   app.openapi(importRouteDef, async (c) => {
@@ -400,24 +402,24 @@ export function registerDisbursementRoutes(app: SurfaceRouter): void {
     const channel = typeof form.channel === 'string' ? form.channel : undefined;
     const text = file.size > MAX_CSV_BYTES ? '' : await file.text();
     const out = await importItems(c.get('core'), c.get('caller'), c.req.valid('param').id, { text, size: file.size }, { channel });
-    return c.json(out, 200);
+    return c.json(renderDisbursement(out), 200);
   });
 
-  app.openapi(submitRouteDef, async (c) => c.json(await submitForApproval(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
-  app.openapi(launchRouteDef, async (c) => c.json(await launchDisbursement(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
-  app.openapi(pauseRouteDef, async (c) => c.json(await pauseDisbursement(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
-  app.openapi(resumeRouteDef, async (c) => c.json(await resumeDisbursement(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
-  app.openapi(retryRouteDef, async (c) => c.json(await retryFailedItems(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
+  app.openapi(submitRouteDef, async (c) => c.json(renderDisbursement(await submitForApproval(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
+  app.openapi(launchRouteDef, async (c) => c.json(renderDisbursement(await launchDisbursement(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
+  app.openapi(pauseRouteDef, async (c) => c.json(renderDisbursement(await pauseDisbursement(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
+  app.openapi(resumeRouteDef, async (c) => c.json(renderDisbursement(await resumeDisbursement(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
+  app.openapi(retryRouteDef, async (c) => c.json(renderDisbursement(await retryFailedItems(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
 
   app.openapi(approveRouteDef, async (c) => {
     const { id, revision_id } = c.req.valid('param');
-    return c.json(await approveDisbursement(c.get('core'), c.get('caller'), id, revision_id), 200);
+    return c.json(renderDisbursement(await approveDisbursement(c.get('core'), c.get('caller'), id, revision_id)), 200);
   });
 
   app.openapi(rejectRouteDef, async (c) => {
     const { id, revision_id } = c.req.valid('param');
     const reason = c.req.valid('json').reason;
-    return c.json(await rejectDisbursement(c.get('core'), c.get('caller'), id, revision_id, reason), 200);
+    return c.json(renderDisbursement(await rejectDisbursement(c.get('core'), c.get('caller'), id, revision_id, reason)), 200);
   });
 
   app.openapi(exportRouteDef, async (c) => {

@@ -7,7 +7,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { claimDisbursementView, createClaimBatch, MAX_BATCH_ENTRIES } from '../../core/claim-flow';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
-import { DisbursementSchema } from './disbursements';
+import { DisbursementSchema, renderClaimDisbursement } from './disbursements';
 import { AmountUsdSchema, LedgerUsdSchema, COMMON_ERRORS, DateTimeSchema, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, jsonContent } from './schemas';
 
 const BatchEntrySchema = z
@@ -92,7 +92,7 @@ export function registerBatchRoutes(app: SurfaceRouter): void {
         totalAmountUsd: batch.totalAmountUsd,
         totalDebitUsd: batch.totalDebitUsd,
         createdAt: batch.createdAt.toISOString(),
-        disbursements: batch.rows.map((r) => claimDisbursementView(r, core.config.publicUrl)),
+        disbursements: batch.rows.map((r) => renderClaimDisbursement(claimDisbursementView(r, core.config.publicUrl))),
       },
       201,
     );

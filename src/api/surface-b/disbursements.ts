@@ -1,7 +1,8 @@
 /**
  * Surface B disbursements (spec "Endpoints", Surface B: POST /disbursements, GET /disbursements/:id,
  * GET /disbursements, DELETE /disbursements/:id; "Disbursement status (Surface B)"). A thin adapter:
- * src/core/claim-flow validates and creates the core claim-link payout; this renders it camelCase.
+ * src/core/claim-flow validates and creates the core claim-link payout and returns it as a
+ * ClaimDisbursement (src/domain/claim-disbursements.ts); this renders it camelCase.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import {
@@ -9,9 +10,11 @@ import {
   cancelClaimDisbursement,
   claimDisbursementView,
   createClaimDisbursement,
-  getClaimDisbursementRow,
+  getClaimDisbursement,
   listClaimDisbursements,
 } from '../../core/claim-flow';
+import type { ClaimDisbursement } from '../../domain/claim-disbursements';
+import { formatAmount, type Money } from '../../domain/money';
 import { CLAIM_LINK_25 } from '../examples';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
@@ -156,31 +159,53 @@ const cancelDisbursementRoute = createRoute({
   },
 });
 
+const usd = (m: Money) => formatAmount(m.minor, m.currency);
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** Surface B's disbursement: camelCase, USD decimal strings (1 USD = 1 USDC), ISO 8601 times. */
+export function renderClaimDisbursement(d: ClaimDisbursement): DisbursementResponse {
+  return {
+    id: d.id,
+    status: d.status,
+    recipientPhone: d.recipientPhone,
+    recipientEmail: d.recipientEmail,
+    amountUsd: usd(d.amount),
+    feeUsd: usd(d.fee),
+    currency: 'USD',
+    reference: d.reference,
+    note: d.note,
+    payoutMethod: d.payoutMethod,
+    batchId: d.batchId,
+    claimUrl: d.claimUrl,
+    claimExpiresAt: iso(d.claimExpiresAt),
+    claimedAt: iso(d.claimedAt),
+    deliveredAt: iso(d.deliveredAt),
+    failureCode: d.failureCode,
+    createdAt: d.createdAt.toISOString(),
+    updatedAt: d.updatedAt.toISOString(),
+  };
+}
+
 /** Registers the single-disbursement operations on a Surface B router (the batch is in ./batch.ts). */
 export function registerDisbursementRoutes(app: SurfaceRouter): void {
   app.openapi(createDisbursementRoute, async (c) => {
     const b = c.req.valid('json');
-    const core = c.get('core');
-    const row = await createClaimDisbursement(core, c.get('caller'), b, { idempotencyKey: c.get('idempotencyKey') });
-    return c.json(claimDisbursementView(row, core.config.publicUrl), 201);
+    return c.json(renderClaimDisbursement(await createClaimDisbursement(c.get('core'), c.get('caller'), b, { idempotencyKey: c.get('idempotencyKey') })), 201);
   });
 
   app.openapi(listDisbursementsRoute, async (c) => {
     const q = c.req.valid('query');
-    const core = c.get('core');
-    const page = await listClaimDisbursements(core, c.get('caller'), q);
-    return c.json({ data: page.rows.map((r) => claimDisbursementView(r, core.config.publicUrl)), nextCursor: page.nextCursor }, 200);
+    const page = await listClaimDisbursements(c.get('core'), c.get('caller'), q);
+    return c.json({ data: page.data.map(renderClaimDisbursement), nextCursor: page.nextCursor }, 200);
   });
 
   app.openapi(getDisbursementRoute, async (c) => {
-    const core = c.get('core');
-    const row = await getClaimDisbursementRow(core, c.get('caller'), c.req.valid('param').id);
-    return c.json(claimDisbursementView(row, core.config.publicUrl), 200);
+    return c.json(renderClaimDisbursement(await getClaimDisbursement(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200);
   });
 
   app.openapi(cancelDisbursementRoute, async (c) => {
     const core = c.get('core');
     const row = await cancelClaimDisbursement(core, c.get('caller'), c.req.valid('param').id);
-    return c.json(claimDisbursementView(row, core.config.publicUrl), 200);
+    return c.json(renderClaimDisbursement(claimDisbursementView(row, core.config.publicUrl)), 200);
   });
 }

@@ -4,16 +4,18 @@
  * (createPayout on channel `claim_link`), so its hold, 30-day claim window, claim page, refunds,
  * events and workflow are the core's. Nothing here copies the payout core.
  */
+import type { ClaimDisbursement } from '../../domain/claim-disbursements';
 import { ApiError, notFound } from '../../domain/errors';
 import type { Caller, Core } from '../context';
 import { createPayout, getPayoutRow, type PayoutRow } from '../payouts';
 import { type ClaimEntryInput, renameCoreParam, validateClaimEntry } from './entry';
 import { type ClaimStatus, claimStatusWhere } from './status';
+import { claimDisbursementView } from './view';
 
 /**
  * `POST /disbursements`: validates (validateClaimEntry), then creates the claim-link payout
  * (hold of amount + fees, event payout.submitted -> disbursement.created, workflow started after
- * commit). Returns the payout row. With an idempotency key (the core's form, in Surface B's
+ * commit). Returns the disbursement. With an idempotency key (the core's form, in Surface B's
  * namespace: src/domain/idempotency-keys.ts) already used for a disbursement, returns
  * that one (the API's idempotency middleware answers replays before this; this is the crash-safe
  * backstop). Errors: those of validateClaimEntry, 402 insufficient_balance, 400
@@ -24,7 +26,7 @@ export async function createClaimDisbursement(
   caller: Caller,
   input: ClaimEntryInput,
   opts: { idempotencyKey?: string } = {},
-): Promise<PayoutRow> {
+): Promise<ClaimDisbursement> {
   const entry = validateClaimEntry(input);
   let created: { id: string };
   try {
@@ -32,7 +34,7 @@ export async function createClaimDisbursement(
   } catch (err) {
     renameCoreParam(err);
   }
-  return getPayoutRow(core.db, caller, created.id);
+  return claimDisbursementView(await getPayoutRow(core.db, caller, created.id), core.config.publicUrl);
 }
 
 /** The caller's claim-link payout `id`; 404 `not_found` (param `id`) for any other id (unknown, another tenant's, not a claim link). */
@@ -47,6 +49,11 @@ export async function getClaimDisbursementRow(core: Core, caller: Caller, id: st
     .executeTakeFirst();
   if (!row) throw notFound('disbursement', id);
   return row;
+}
+
+/** `GET /disbursements/{id}`: the caller's claim-link payout as a disbursement; 404 `not_found` (param `id`) otherwise. */
+export async function getClaimDisbursement(core: Core, caller: Caller, id: string): Promise<ClaimDisbursement> {
+  return claimDisbursementView(await getClaimDisbursementRow(core, caller, id), core.config.publicUrl);
 }
 
 /** Filters and page of `GET /disbursements` (spec: status, reference, batchId, limit, after). */
@@ -79,7 +86,7 @@ export async function listClaimDisbursements(
   core: Core,
   caller: Caller,
   q: ListClaimDisbursementsQuery,
-): Promise<{ rows: PayoutRow[]; nextCursor: string | null }> {
+): Promise<{ data: ClaimDisbursement[]; nextCursor: string | null }> {
   let query = core.db
     .selectFrom('payouts')
     .selectAll()
@@ -93,5 +100,5 @@ export async function listClaimDisbursements(
   const rows = await query.orderBy('id', 'desc').limit(q.limit + 1).execute();
   const more = rows.length > q.limit;
   const page = more ? rows.slice(0, q.limit) : rows;
-  return { rows: page, nextCursor: more ? encode(page[page.length - 1].id) : null };
+  return { data: page.map((r) => claimDisbursementView(r, core.config.publicUrl)), nextCursor: more ? encode(page[page.length - 1].id) : null };
 }

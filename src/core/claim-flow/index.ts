@@ -2,12 +2,13 @@
 export { CLAIM_STARTED_EVENT, cancelClaimDisbursement, startClaim } from './claim-start-or-cancel';
 export {
   createClaimDisbursement,
+  getClaimDisbursement,
   getClaimDisbursementRow,
   type ListClaimDisbursementsQuery,
   listClaimDisbursements,
 } from './disbursements';
 export { type ClaimEntry, type ClaimEntryInput, MIN_DISBURSEMENT_CENTS, renameCoreParam, validateClaimEntry } from './entry';
 export { CLAIM_STATUSES, type ClaimStatus, claimStatusOf, claimStatusWhere } from './status';
-export { type ClaimDisbursementView, claimDisbursementView } from './view';
+export { claimDisbursementView } from './view';
 export { type BatchEntryError, type ClaimBatch, type ClaimBatchInput, createClaimBatch, MAX_BATCH_ENTRIES } from './batch';
 export { type CardTopupView, cardTopupView, createCardTopup, findCardTopupByToken, finishCardTopup } from './card-topups';

@@ -18,10 +18,9 @@
  */
 import type { ExpressionBuilder } from 'kysely';
 import type { Database } from '../../db/schema';
+import type { ClaimStatus } from '../../domain/claim-disbursements';
 
-/** Spec "Disbursement status (Surface B)". */
-export const CLAIM_STATUSES = ['pending', 'claimed', 'processing', 'delivered', 'failed', 'expired', 'cancelled'] as const;
-export type ClaimStatus = (typeof CLAIM_STATUSES)[number];
+export { CLAIM_STATUSES, type ClaimStatus } from '../../domain/claim-disbursements';
 
 /** The fields of a payout the view needs. */
 export interface ClaimStatusFacts {

@@ -1,10 +1,12 @@
 /** Submitting, approving and rejecting a disbursement (spec "Disbursement status": awaiting_approval, approved, rejected). */
 import { assertCanApply, DISBURSEMENT_EVENT_ON_ENTER, type DisbursementStatus, LAUNCHED_STATUSES, statusAfterApproval } from '../../domain/disbursement-state';
 import { ApiError } from '../../domain/errors';
+import type { Disbursement } from '../../domain/disbursements';
+import { eventObjectData } from '../../domain/event-objects';
 import type { Caller, Core } from '../context';
 import { emitEvent } from '../events';
 import type { DisbursementRow } from './shared';
-import { type WireDisbursement, itemAggregates, approvalsReceived, approvalsRequired, renderDisbursement, findRow } from './read';
+import { itemAggregates, approvalsReceived, approvalsRequired, loadDisbursement, findRow } from './read';
 import { newRevision, recountDrafting } from './create';
 import { callerActor, recordAuditEvent } from '../audit';
 import { updateDisbursement } from './disbursement-store';
@@ -26,7 +28,7 @@ export const itemsNeedReview = (count: number) =>
  * still emitted: every submit-for-approval emits it, its payload then shows status approved).
  * 409 items_need_review (needs_review), 409 invalid_state (no items, or any other status); 404.
  */
-export async function submitForApproval(core: Core, caller: Caller, id: string): Promise<WireDisbursement> {
+export async function submitForApproval(core: Core, caller: Caller, id: string): Promise<Disbursement> {
   return core.db.transaction().execute(async (tx) => {
     const row = await findRow(tx, caller, id, true);
     const status = row.status as DisbursementStatus;
@@ -43,16 +45,15 @@ export async function submitForApproval(core: Core, caller: Caller, id: string):
         submitted_at: now,
         updated_at: now,
       });
-    const wire = await renderDisbursement(tx, updated);
-    // Every submit-for-approval emits it (spec "Events": emitted by submit-for-approval), also when
-    // the business requires no approvals: the payload then shows status approved.
+    const wire = await loadDisbursement(tx, updated);
     await emitEvent(tx, {
       businessId: row.business_id,
       environment: row.environment,
       type: DISBURSEMENT_EVENT_ON_ENTER.awaiting_approval,
       objectType: 'disbursement',
       objectId: id,
-      data: wire as unknown as Record<string, unknown>,
+      data: eventObjectData({ object: 'disbursement', value: wire }),
+      dataFormat: 'domain',
       dedupeKey: `disbursement:${id}:awaiting_approval:${row.revision_id}`,
     });
     return wire;
@@ -78,7 +79,7 @@ function assertCurrentRevision(row: DisbursementRow, revisionId: string): void {
  * 403 self_approval_forbidden for the submitting key; 409 stale_revision for another revision;
  * 409 items_need_review; 409 invalid_state (status, or nothing awaiting approval); 404.
  */
-export async function approveDisbursement(core: Core, caller: Caller, id: string, revisionId: string): Promise<WireDisbursement> {
+export async function approveDisbursement(core: Core, caller: Caller, id: string, revisionId: string): Promise<Disbursement> {
   return core.db.transaction().execute(async (tx) => {
     const row = await findRow(tx, caller, id, true);
     const status = row.status as DisbursementStatus;
@@ -126,7 +127,7 @@ export async function approveDisbursement(core: Core, caller: Caller, id: string
       { businessId: row.business_id, environment: row.environment, ...callerActor(caller), action: 'disbursement.approved', objectType: 'disbursement', objectId: id, before: { status: row.status, revision_id: revisionId, approved_revision_id: row.approved_revision_id }, after: { status: updated.status, approved_revision_id: updated.approved_revision_id, approvals_received: received, approvals_required: required } },
       core.now(),
     );
-    return renderDisbursement(tx, updated);
+    return loadDisbursement(tx, updated);
   });
 }
 
@@ -142,7 +143,7 @@ export async function rejectDisbursement(
   id: string,
   revisionId: string,
   reason?: string | null,
-): Promise<WireDisbursement> {
+): Promise<Disbursement> {
   return core.db.transaction().execute(async (tx) => {
     const row = await findRow(tx, caller, id, true);
     assertCanApply(row.status as DisbursementStatus, 'reject');
@@ -175,6 +176,6 @@ export async function rejectDisbursement(
       { businessId: row.business_id, environment: row.environment, ...callerActor(caller), action: 'disbursement.rejected', objectType: 'disbursement', objectId: id, before: { status: row.status, revision_id: revisionId }, after: { status: updated.status, revision_id: updated.revision_id, reason: text } },
       core.now(),
     );
-    return renderDisbursement(tx, updated);
+    return loadDisbursement(tx, updated);
   });
 }

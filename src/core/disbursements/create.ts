@@ -6,11 +6,12 @@ import { channelAcceptsRecipientType, findChannel, RECIPIENT_TYPES, type Recipie
 import { assertCanApply, type DisbursementStatus, draftingStatus } from '../../domain/disbursement-state';
 import { ApiError, validationError } from '../../domain/errors';
 import { newId } from '../../domain/ids';
+import type { Disbursement } from '../../domain/disbursements';
 import type { Caller, Core } from '../context';
 import { MAX_ITEMS, MAX_NAME_LENGTH, MAX_CSV_BYTES, type DisbursementRow } from './shared';
 import { type DisbursementItemInput, type Draft, reviewDrafts, insertItems } from './review';
 import { retentionCutoff } from '../idempotency-retention';
-import { type WireDisbursement, itemAggregates, renderDisbursement, findRow } from './read';
+import { itemAggregates, loadDisbursement, findRow } from './read';
 import { insertDisbursement, retireExpiredDisbursementIdempotencyKey, updateDisbursement } from './disbursement-store';
 
 /**
@@ -25,7 +26,7 @@ export async function createDisbursement(
   caller: Caller,
   input: { name: string; items?: DisbursementItemInput[] },
   opts: { idempotencyKey?: string } = {},
-): Promise<WireDisbursement> {
+): Promise<Disbursement> {
   const name = typeof input.name === 'string' ? input.name.trim() : '';
   if (!name) throw validationError('name', 'name is required');
   if (name.length > MAX_NAME_LENGTH) throw validationError('name', `name must be at most ${MAX_NAME_LENGTH} characters`);
@@ -42,7 +43,7 @@ export async function createDisbursement(
       .where('idempotency_key', '=', opts.idempotencyKey)
       .where('created_at', '>=', retentionCutoff(core.now()))
       .executeTakeFirst();
-    if (existing) return renderDisbursement(core.db, existing);
+    if (existing) return loadDisbursement(core.db, existing);
   }
   const reviewed = await reviewDrafts(
     core,
@@ -82,7 +83,7 @@ export async function createDisbursement(
         updated_at: now,
     });
     await insertItems(tx, caller, id, reviewed, 1, now);
-    return renderDisbursement(tx, row);
+    return loadDisbursement(tx, row);
   });
 }
 
@@ -216,7 +217,7 @@ export function parseItemsCsv(text: string, formChannel?: string): Draft[] {
   let header: string[] = [];
   let records: { record: Record<string, string>; info: { lines: number } }[];
   try {
-    records = parseCsv(text, {
+    records = parseCsv<(typeof records)[number]>(text, {
       bom: true,
       columns: (h: string[]) => {
         header = h.map((c) => String(c).trim().toLowerCase());
@@ -237,7 +238,7 @@ export function parseItemsCsv(text: string, formChannel?: string): Draft[] {
           preReasons: [{ code: 'csv_parse_error', message: `Line ${line}: ${err?.message ?? 'unreadable record'}`, param: null }],
         });
       },
-    }) as unknown as typeof records;
+    });
   } catch (err) {
     throw validationError('file', `The CSV file cannot be read: ${(err as Error).message}`);
   }
@@ -274,7 +275,7 @@ export async function importItems(
   id: string,
   file: { text: string; size: number },
   opts: { channel?: string } = {},
-): Promise<WireDisbursement> {
+): Promise<Disbursement> {
   if (file.size > MAX_CSV_BYTES) {
     throw new ApiError(413, 'payload_too_large', `The CSV file is larger than ${MAX_CSV_BYTES} bytes`, 'file');
   }
@@ -295,6 +296,6 @@ export async function importItems(
     await insertItems(tx, caller, id, reviewed, row.item_count + 1, now);
     const status = await recountDrafting(tx, id);
     const updated = await updateDisbursement(tx, id, { item_count: row.item_count + reviewed.length, status, updated_at: now, ...(reviewed.length ? newRevision(row, caller) : {}) });
-    return renderDisbursement(tx, updated);
+    return loadDisbursement(tx, updated);
   });
 }

@@ -4,7 +4,8 @@ import { stringify } from 'csv-stringify';
 import { findChannel } from '../../domain/channels';
 import type { Caller, Core } from '../context';
 import { iso } from './shared';
-import { findRow, type ItemWithPayout, itemsWithPayouts, renderItem } from './read';
+import { renderDisbursementItem } from '../../wire/surface-a/disbursements';
+import { findRow, type ItemWithPayout, itemsWithPayouts, toDisbursementItem } from './read';
 
 /** Columns of the results export, in order (docs/disbursements.md "Results export"). */
 export const EXPORT_COLUMNS = [
@@ -38,7 +39,7 @@ export const EXPORT_COLUMNS = [
 
 /** One export row of an item (bank and identity fields masked). */
 function exportRow(r: ItemWithPayout): Record<(typeof EXPORT_COLUMNS)[number], string | number | null> {
-  const w = renderItem(r);
+  const w = renderDisbursementItem(toDisbursementItem(r));
   const recipient = w.recipient
     ? Object.entries(w.recipient)
         .filter(([k]) => k !== 'type')
@@ -97,6 +98,16 @@ export async function exportResultsCsv(core: Core, caller: Caller, id: string): 
       after = page[page.length - 1].seq;
     }
   }
-  const csv = Readable.from(rows()).pipe(stringify({ header: true, columns: [...EXPORT_COLUMNS] }));
-  return Readable.toWeb(csv) as unknown as ReadableStream<Uint8Array>;
+  const csv: AsyncIterator<Buffer | string> = Readable.from(rows()).pipe(stringify({ header: true, columns: [...EXPORT_COLUMNS] }))[Symbol.asyncIterator]();
+  const utf8 = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await csv.next();
+      if (next.done) controller.close();
+      else controller.enqueue(typeof next.value === 'string' ? utf8.encode(next.value) : new Uint8Array(next.value));
+    },
+    async cancel() {
+      await csv.return?.();
+    },
+  });
 }

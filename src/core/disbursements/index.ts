@@ -24,13 +24,13 @@
  *
  * One file per use case: create.ts (create, CSV import), review.ts (items as given, review),
  * items.ts (edit an item), approvals.ts, run-control.ts (launch, pause, resume, retry-failed),
- * read.ts (wire shapes, GET), export.ts (results CSV), worker-steps.ts (the workflow's activities
+ * read.ts (domain objects, GET), export.ts (results CSV), worker-steps.ts (the workflow's activities
  * and the relay's recovery); shared.ts holds the row types, limits and value helpers.
  */
 
 export { MAX_ITEMS, MAX_NAME_LENGTH, MAX_CSV_BYTES, type DisbursementRow, type DisbursementItemRow } from './shared';
 export type { DisbursementItemInput } from './review';
-export { type WireDisbursement, getDisbursement, type WireDisbursementItem, type ListItemsQuery, listItems } from './read';
+export { getDisbursement, type ListItemsQuery, listItems } from './read';
 export { createDisbursement, parseItemsCsv, importItems } from './create';
 export { type ItemPatch, updateItem } from './items';
 export { submitForApproval, approveDisbursement, rejectDisbursement } from './approvals';

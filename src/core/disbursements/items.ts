@@ -4,7 +4,8 @@ import { ApiError } from '../../domain/errors';
 import type { Caller, Core } from '../context';
 import { type DisbursementItemInput, stableJson, reviewDrafts, reviewColumns } from './review';
 import { usdc } from './shared';
-import { findRow, type WireDisbursementItem, renderItem, getItemRow } from './read';
+import type { DisbursementItem } from '../../domain/disbursements';
+import { findRow, toDisbursementItem, getItemRow } from './read';
 import { newRevision, recountDrafting } from './create';
 import { updateDisbursement, updateDisbursementItem } from './disbursement-store';
 
@@ -29,7 +30,7 @@ export interface ItemPatch {
  * 404 not_found (`id` / `item_id`); 409 invalid_state (disbursement status, or an item that is not
  * editable now).
  */
-export async function updateItem(core: Core, caller: Caller, id: string, itemId: string, patch: ItemPatch): Promise<WireDisbursementItem> {
+export async function updateItem(core: Core, caller: Caller, id: string, itemId: string, patch: ItemPatch): Promise<DisbursementItem> {
   const current = await findRow(core.db, caller, id);
   const item = await getItemRow(core.db, current.id, itemId);
   const input: DisbursementItemInput & Record<string, unknown> = {
@@ -92,6 +93,6 @@ export async function updateItem(core: Core, caller: Caller, id: string, itemId:
     if ((DRAFTING_STATUSES as readonly string[]).includes(status)) set.status = await recountDrafting(tx, row.id);
     else if (moneyCritical && (status === 'approved' || status === 'awaiting_approval')) set.status = 'awaiting_approval';
     await updateDisbursement(tx, row.id, set);
-    return renderItem(await getItemRow(tx, row.id, itemId));
+    return toDisbursementItem(await getItemRow(tx, row.id, itemId));
   });
 }

@@ -1,4 +1,4 @@
-/** Reading a disbursement and its items (spec GET /disbursements/{id}, GET /disbursements/{id}/items): wire shapes, aggregates, lookups. */
+/** Reading a disbursement and its items (spec GET /disbursements/{id}, GET /disbursements/{id}/items): domain objects, aggregates, lookups. */
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
 import type { ReviewReason } from '../../db/tables/disbursements';
@@ -11,50 +11,14 @@ import {
   LAUNCHED_STATUSES,
 } from '../../domain/disbursement-state';
 import { fieldValidationError, notFound, validationError } from '../../domain/errors';
-import { formatAmount, USDC } from '../../domain/money';
+import { USDC } from '../../domain/money';
+import type { Disbursement, DisbursementItem } from '../../domain/disbursements';
 import { RETRYABLE_FAILURE_CODES } from '../../domain/payout-state';
 import { maskRecipientDetails } from '../../domain/recipients';
 import { decodeCursor, encodeCursor, type ListEnvelope } from '../paging';
 import type { Caller, Core } from '../context';
-import { type DisbursementItemRow, type DisbursementRow, iso, str, usdc } from './shared';
+import { type DisbursementItemRow, type DisbursementRow, str } from './shared';
 
-
-/** Spec "Disbursement (Surface A)" plus the documented extensions. Amounts are USDC decimal strings. */
-export interface WireDisbursement {
-  id: string;
-  object: 'disbursement';
-  name: string;
-  status: DisbursementStatus;
-  revision_id: string;
-  summary: {
-    item_count: number;
-    /** Items that passed review (before launch: ready; after: every item not needing review). */
-    ready: number;
-    needs_review: number;
-    /** Sum over the items that passed review. */
-    total_source_amount: string;
-    total_fees: string;
-    by_type: Record<string, number>;
-    warnings: { code: 'duplicate_recipient'; item_ids: string[] }[];
-  };
-  /** Before launch: what launch holds. Once launched: what retry-failed would hold. */
-  balance_check: { required: string; available: string; ok: boolean };
-  approval: {
-    required: number;
-    /** Distinct keys that approved the current revision. */
-    received: number;
-    revision_id: string | null;
-    submitted_by: string | null;
-    approved: boolean;
-  };
-  /** Item counts once launched (null before). */
-  progress: { pending: number; processing: number; succeeded: number; failed: number; refunded: number } | null;
-  rejection: { reason: string | null; rejected_at: string } | null;
-  created_at: string;
-  submitted_at: string | null;
-  launched_at: string | null;
-  completed_at: string | null;
-}
 
 const n = (v: unknown) => Number(v ?? 0);
 const big = (v: unknown) => (v === null || v === undefined ? 0n : BigInt(v as string | bigint));
@@ -136,11 +100,10 @@ export async function approvalsRequired(db: DbOrTx, businessId: string): Promise
 }
 
 /**
- * What a disbursement's summary needs besides the item aggregates, in ONE statement (a client
- * polling GET /disbursements/{id} pays one round trip for it, not five; docs/benchmarks.md, issue
- * #23): the items by recipient type, the duplicate-recipient groups (item ids in batch order,
- * groups by their first item), the business's available USDC balance (0 without a balance row),
- * the approvals it requires (1 when unset) and the distinct keys that approved `revisionId`.
+ * What a disbursement's summary needs besides the item aggregates, in ONE statement: the items
+ * by recipient type, the duplicate-recipient groups (item ids in batch order, groups by their
+ * first item), the business's available USDC balance (0 without a balance row), the approvals it
+ * requires (1 when unset) and the distinct keys that approved `revisionId`.
  */
 async function summaryExtras(db: DbOrTx, row: DisbursementRow) {
   const { rows } = await sql<{
@@ -165,57 +128,59 @@ async function summaryExtras(db: DbOrTx, row: DisbursementRow) {
         where disbursement_id = ${row.id} and revision_id = ${row.revision_id} and decision = 'approve') as received`.execute(db);
   const r = rows[0]!;
   return {
-    byType: (r.by_type ?? []).map(([type, c]) => ({ recipient_type: type, c })),
-    dups: (r.dups ?? []).map((item_ids) => ({ item_ids })),
+    byType: (r.by_type ?? []).map(([recipientType, c]) => ({ recipientType, c })),
+    dups: r.dups ?? [],
     available: big(r.available),
     approvalsRequired: r.approvals_required ?? 1,
     received: n(r.received),
   };
 }
 
+const usdcMoney = (minor: bigint) => ({ minor, currency: USDC });
+const date = (d: Date | string) => new Date(d);
+const dateOrNull = (d: Date | string | null | undefined) => (d ? new Date(d) : null);
+
 /**
- * Renders a disbursement row with its summary (SQL aggregates; no item is loaded into JS): two
+ * The disbursement of `row` with its summary (SQL aggregates; no item is loaded into JS): two
  * statements, the item aggregates and {@link summaryExtras}, plus the retry candidates of a
  * launched disbursement with failed items.
  */
-export async function renderDisbursement(db: DbOrTx, row: DisbursementRow): Promise<WireDisbursement> {
+export async function loadDisbursement(db: DbOrTx, row: DisbursementRow): Promise<Disbursement> {
   const agg = await itemAggregates(db, row.id);
   const { byType, dups, available, approvalsRequired: needed, received } = await summaryExtras(db, row);
-  const balance = { available };
   const launched = (LAUNCHED_STATUSES as readonly string[]).includes(row.status);
   let required = agg.readyDebit;
   if (launched) required = agg.failed > 0 ? (await retryCandidates(db, row.id)).reduce((s, c) => s + c.debitTotal, 0n) : 0n;
   return {
     id: row.id,
-    object: 'disbursement',
     name: row.name,
     status: row.status as DisbursementStatus,
-    revision_id: row.revision_id,
+    revisionId: row.revision_id,
     summary: {
-      item_count: agg.itemCount,
+      itemCount: agg.itemCount,
       ready: agg.itemCount - agg.needsReview,
-      needs_review: agg.needsReview,
-      total_source_amount: usdc(agg.totalSource),
-      total_fees: usdc(agg.totalFees),
-      by_type: Object.fromEntries(byType.map((t) => [t.recipient_type as string, n(t.c)])),
-      warnings: dups.map((d) => ({ code: 'duplicate_recipient' as const, item_ids: d.item_ids })),
+      needsReview: agg.needsReview,
+      totalSourceAmount: usdcMoney(agg.totalSource),
+      totalFees: usdcMoney(agg.totalFees),
+      byType: Object.fromEntries(byType.map((t) => [t.recipientType, n(t.c)])),
+      duplicateRecipients: dups,
     },
-    balance_check: { required: usdc(required), available: usdc(balance.available), ok: balance.available >= required },
+    balanceCheck: { required: usdcMoney(required), available: usdcMoney(available), ok: available >= required },
     approval: {
       required: needed,
       received,
-      revision_id: row.revision_id,
-      submitted_by: row.submitted_by_key_id,
+      revisionId: row.revision_id,
+      submittedBy: row.submitted_by_key_id,
       approved: needed === 0 || row.approved_revision_id === row.revision_id,
     },
     progress: launched
       ? { pending: agg.pending, processing: agg.processing, succeeded: agg.succeeded, failed: agg.failed, refunded: agg.refunded }
       : null,
-    rejection: row.rejected_at ? { reason: row.last_rejection_reason, rejected_at: iso(row.rejected_at) as string } : null,
-    created_at: iso(row.created_at) as string,
-    submitted_at: iso(row.submitted_at),
-    launched_at: iso(row.launched_at),
-    completed_at: iso(row.completed_at),
+    rejection: row.rejected_at ? { reason: row.last_rejection_reason, rejectedAt: date(row.rejected_at) } : null,
+    createdAt: date(row.created_at),
+    submittedAt: dateOrNull(row.submitted_at),
+    launchedAt: dateOrNull(row.launched_at),
+    completedAt: dateOrNull(row.completed_at),
   };
 }
 
@@ -234,44 +199,8 @@ export async function findRow(db: DbOrTx, caller: Caller, id: string, lock = fal
 }
 
 /** `GET /disbursements/{id}`: the Disbursement with its review summary. 404 not_found for an unknown or other tenant's id. */
-export async function getDisbursement(core: Core, caller: Caller, id: string): Promise<WireDisbursement> {
-  return renderDisbursement(core.db, await findRow(core.db, caller, id));
-}
-
-/** An item on the wire (documented extension: the spec does not show the item record). */
-export interface WireDisbursementItem {
-  id: string;
-  object: 'disbursement_item';
-  disbursement_id: string;
-  seq: number;
-  /** CSV line (header = 1) for imported items, else null. */
-  row_number: number | null;
-  status: DisbursementItemStatus;
-  channel: string | null;
-  source_amount: string | null;
-  source_currency: 'USDC';
-  destination_amount: string | null;
-  destination_currency: string | null;
-  rate: string | null;
-  fees: { provider: string; service: string; fx_spread: string; total: string; currency: 'USDC' } | null;
-  /** source_amount + fees: this item's share of the batch hold. */
-  debit_total: string | null;
-  recipient_id: string | null;
-  /** Inline recipient, bank and identity fields masked. */
-  recipient: Record<string, unknown> | null;
-  recipient_type: string | null;
-  reference: string | null;
-  memo: string | null;
-  review_reasons: ReviewReason[];
-  /** Payout of the current attempt. */
-  payout_id: string | null;
-  /** Attempts made for this item (retry-failed adds one). */
-  attempts: number;
-  failure: { code: string; message: string } | null;
-  provider_reference: string | null;
-  delivered_at: string | null;
-  created_at: string;
-  updated_at: string;
+export async function getDisbursement(core: Core, caller: Caller, id: string): Promise<Disbursement> {
+  return loadDisbursement(core.db, await findRow(core.db, caller, id));
 }
 
 /** An item row joined with its current payout's result columns. */
@@ -310,11 +239,11 @@ function maskedRecipient(r: Record<string, unknown> | null): Record<string, unkn
   return { type, ...maskRecipientDetails(String(type) as RecipientType, rest) };
 }
 
-/** Renders an item (amounts as decimal strings; recipient masked). */
-export function renderItem(r: ItemWithPayout): WireDisbursementItem {
+/** The item of `r` (recipient masked; the visible status and failure from its current payout). */
+export function toDisbursementItem(r: ItemWithPayout): DisbursementItem {
   const status = itemStatus(r.status, r.p_status);
   const input = (r.input ?? {}) as Record<string, unknown>;
-  let failure: WireDisbursementItem['failure'] = null;
+  let failure: DisbursementItem['failure'] = null;
   if (r.status === 'failed') failure = { code: r.failure_code ?? 'failed', message: r.failure_message ?? '' };
   else if (status === 'failed' || status === 'refunded') {
     failure = { code: r.p_failure_code ?? r.p_status ?? 'failed', message: r.p_failure_message ?? `The payout was ${r.p_status}` };
@@ -322,41 +251,34 @@ export function renderItem(r: ItemWithPayout): WireDisbursementItem {
   const dest = r.p_destination_amount ?? r.destination_amount;
   return {
     id: r.id,
-    object: 'disbursement_item',
-    disbursement_id: r.disbursement_id,
+    disbursementId: r.disbursement_id,
     seq: r.seq,
-    row_number: r.row_number,
+    rowNumber: r.row_number,
     status,
     channel: r.channel,
-    source_amount: r.source_amount !== null ? usdc(r.source_amount) : str(input.source_amount),
-    source_currency: 'USDC',
-    destination_amount: dest !== null && r.destination_currency ? formatAmount(dest, r.destination_currency) : null,
-    destination_currency: r.destination_currency,
+    sourceAmount: r.source_amount !== null ? usdcMoney(BigInt(r.source_amount)) : null,
+    givenSourceAmount: r.source_amount !== null ? null : str(input.source_amount),
+    destinationAmount: dest !== null && r.destination_currency ? { minor: BigInt(dest), currency: r.destination_currency } : null,
+    destinationCurrency: r.destination_currency,
     rate: r.rate,
     fees:
       r.fee_total !== null
-        ? {
-            provider: usdc(r.fee_provider ?? 0n),
-            service: usdc(r.fee_service ?? 0n),
-            fx_spread: usdc(r.fee_fx_spread ?? 0n),
-            total: usdc(r.fee_total),
-            currency: 'USDC',
-          }
+        ? { provider: BigInt(r.fee_provider ?? 0n), service: BigInt(r.fee_service ?? 0n), fxSpread: BigInt(r.fee_fx_spread ?? 0n), total: BigInt(r.fee_total) }
         : null,
-    debit_total: r.debit_total !== null ? usdc(r.debit_total) : null,
-    recipient_id: r.recipient_id,
+    debitTotal: r.debit_total !== null ? usdcMoney(BigInt(r.debit_total)) : null,
+    recipientId: r.recipient_id,
     recipient: maskedRecipient(r.recipient),
-    recipient_type: r.recipient_type,
+    recipientType: r.recipient_type,
     reference: r.reference,
     memo: r.memo,
-    review_reasons: r.review_reasons ?? [],
-    payout_id: r.payout_id,
+    reviewReasons: r.review_reasons ?? [],
+    payoutId: r.payout_id,
     attempts: r.attempt,
     failure,
-    provider_reference: r.p_provider_reference,
-    delivered_at: iso(r.p_delivered_at),
-    created_at: iso(r.created_at) as string,
-    updated_at: iso(r.updated_at) as string,
+    providerReference: r.p_provider_reference,
+    deliveredAt: dateOrNull(r.p_delivered_at),
+    createdAt: date(r.created_at),
+    updatedAt: date(r.updated_at),
   };
 }
 
@@ -390,7 +312,7 @@ function statusCondition(status: DisbursementItemStatus) {
  * carries the last seq), optional visible-status filter. 404 for an unknown disbursement; 400
  * validation_error (param `cursor` / `status`).
  */
-export async function listItems(core: Core, caller: Caller, id: string, q: ListItemsQuery): Promise<ListEnvelope<WireDisbursementItem>> {
+export async function listItems(core: Core, caller: Caller, id: string, q: ListItemsQuery): Promise<ListEnvelope<DisbursementItem>> {
   const row = await findRow(core.db, caller, id);
   if (q.status && !DISBURSEMENT_ITEM_STATUSES.includes(q.status)) {
     throw validationError('status', `status must be one of: ${DISBURSEMENT_ITEM_STATUSES.join(', ')}`);
@@ -405,7 +327,7 @@ export async function listItems(core: Core, caller: Caller, id: string, q: ListI
   const rows = (await query.orderBy('i.seq').limit(q.limit + 1).execute()) as ItemWithPayout[];
   const more = rows.length > q.limit;
   const page = more ? rows.slice(0, q.limit) : rows;
-  return { data: page.map(renderItem), next_cursor: more ? encodeCursor(String(page[page.length - 1].seq)) : null };
+  return { data: page.map(toDisbursementItem), next_cursor: more ? encodeCursor(String(page[page.length - 1].seq)) : null };
 }
 
 /** One item of `disbursementId` with its payout; 404 not_found (param `item_id`) otherwise. */

@@ -208,16 +208,16 @@ export async function reviewDrafts(core: Core, caller: Caller, drafts: Draft[]):
 export function reviewColumns(r: ReviewedItem) {
   const p = r.prepared?.price;
   return {
-    input: JSON.stringify(r.input) as any,
+    input: JSON.stringify(r.input),
     channel: r.channel,
     source_amount: r.sourceAmount,
     recipient_id: r.recipientId,
-    recipient: (r.recipient ? JSON.stringify(r.recipient) : null) as any,
+    recipient: r.recipient ? JSON.stringify(r.recipient) : null,
     recipient_type: r.recipientType,
     recipient_key: r.recipientKey,
     reference: r.reference,
     memo: r.memo,
-    review_reasons: JSON.stringify(r.reasons) as any,
+    review_reasons: JSON.stringify(r.reasons),
     destination_amount: p?.destinationAmount ?? null,
     destination_currency: p?.destinationCurrency ?? null,
     rate: p?.rate ?? null,

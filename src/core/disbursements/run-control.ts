@@ -7,18 +7,19 @@ import { ApiError } from '../../domain/errors';
 import { RETRYABLE_FAILURE_CODES } from '../../domain/payout-state';
 import { DISBURSEMENT_WORKFLOW_TYPE, type DisbursementWorkflowInput } from '../../../workflows/disbursement.contract';
 import { type DisbursementSignal, signalDisbursementRun, signalWithStartDisbursementRun } from '../../temporal/disbursement-gateway';
+import type { Disbursement } from '../../domain/disbursements';
+import { eventObjectData } from '../../domain/event-objects';
 import type { Caller, Core } from '../context';
 import { emitEvent } from '../events';
 import { getBalance, InsufficientFundsError, insufficientBalance, post } from '../ledger';
 import { enqueueWorkflowStart, flushWorkflowStart, type PendingStart } from '../workflow-starts';
 import type { DisbursementRow } from './shared';
 import {
-  type WireDisbursement,
   itemAggregates,
   retryCandidates,
   approvalsReceived,
   approvalsRequired,
-  renderDisbursement,
+  loadDisbursement,
   findRow,
 } from './read';
 import { applyLaunchPolicy } from '../policies/disbursement-launch';
@@ -81,7 +82,7 @@ const approvalRequired = (received: number, required: number, submitted: boolean
  * ready items -> pending (attempt 1), status processing, event disbursement.launched, and the
  * workflow start (flushed after commit; the relay starts it if this process dies first).
  */
-export async function launchDisbursement(core: Core, caller: Caller, id: string, opts: RunOptions = {}): Promise<WireDisbursement> {
+export async function launchDisbursement(core: Core, caller: Caller, id: string, opts: RunOptions = {}): Promise<Disbursement> {
   const wire = await core.db.transaction().execute(async (tx) => {
     const row = await findRow(tx, caller, id, true);
     const status = row.status as DisbursementStatus;
@@ -96,7 +97,6 @@ export async function launchDisbursement(core: Core, caller: Caller, id: string,
         throw approvalRequired(received, required, status !== 'ready');
       }
     }
-    // Key policy of the launching key (src/core/policies/disbursement-launch.ts): 403 policy_exceeded.
     await applyLaunchPolicy(tx, core, caller, id);
     const total = agg.readyDebit;
     try {
@@ -123,14 +123,15 @@ export async function launchDisbursement(core: Core, caller: Caller, id: string,
         launched_revision_id: row.revision_id,
         updated_at: now,
       });
-    const out = await renderDisbursement(tx, updated);
+    const out = await loadDisbursement(tx, updated);
     await emitEvent(tx, {
       businessId: row.business_id,
       environment: row.environment,
       type: DISBURSEMENT_EVENT_ON_ENTER.processing,
       objectType: 'disbursement',
       objectId: id,
-      data: out as unknown as Record<string, unknown>,
+      data: eventObjectData({ object: 'disbursement', value: out }),
+      dataFormat: 'domain',
       dedupeKey: `disbursement:${id}:launched`,
     });
     await enqueueWorkflowStart(tx, disbursementStart(updated, opts));
@@ -192,7 +193,7 @@ export async function signalWithStart(core: Core, row: DisbursementRow, sig: Dis
  * `POST /disbursements/{id}/pause`: processing -> paused, then signals the workflow: no new item
  * starts; payouts in flight finish. 409 invalid_state otherwise; 404.
  */
-export async function pauseDisbursement(core: Core, caller: Caller, id: string): Promise<WireDisbursement> {
+export async function pauseDisbursement(core: Core, caller: Caller, id: string): Promise<Disbursement> {
   const wire = await core.db.transaction().execute(async (tx) => {
     const row = await findRow(tx, caller, id, true);
     assertCanApply(row.status as DisbursementStatus, 'pause');
@@ -203,14 +204,14 @@ export async function pauseDisbursement(core: Core, caller: Caller, id: string):
       { businessId: row.business_id, environment: row.environment, ...callerActor(caller), action: 'disbursement.paused', objectType: 'disbursement', objectId: id, before: { status: row.status }, after: { status: updated.status } },
       core.now(),
     );
-    return renderDisbursement(tx, updated);
+    return loadDisbursement(tx, updated);
   });
   await signal(core, id, 'pause');
   return wire;
 }
 
 /** `POST /disbursements/{id}/resume`: paused -> processing, then signals the workflow. 409 invalid_state otherwise; 404. */
-export async function resumeDisbursement(core: Core, caller: Caller, id: string): Promise<WireDisbursement> {
+export async function resumeDisbursement(core: Core, caller: Caller, id: string): Promise<Disbursement> {
   const { wire, row } = await core.db.transaction().execute(async (tx) => {
     const r = await findRow(tx, caller, id, true);
     assertCanApply(r.status as DisbursementStatus, 'resume');
@@ -220,7 +221,7 @@ export async function resumeDisbursement(core: Core, caller: Caller, id: string)
       { businessId: r.business_id, environment: r.environment, ...callerActor(caller), action: 'disbursement.resumed', objectType: 'disbursement', objectId: id, before: { status: r.status }, after: { status: updated.status } },
       core.now(),
     );
-    return { wire: await renderDisbursement(tx, updated), row: updated };
+    return { wire: await loadDisbursement(tx, updated), row: updated };
   });
   await signalWithStartAfterCommit(core, row, 'resume');
   return wire;
@@ -236,7 +237,7 @@ export async function resumeDisbursement(core: Core, caller: Caller, id: string)
  * again (recovers a lost signal). 409 invalid_state (status, or no retryable item); 409
  * approval_required (a correction revision awaits approval); 402 insufficient_balance; 404.
  */
-export async function retryFailedItems(core: Core, caller: Caller, id: string): Promise<WireDisbursement> {
+export async function retryFailedItems(core: Core, caller: Caller, id: string): Promise<Disbursement> {
   const { wire, row } = await core.db.transaction().execute(async (tx) => {
     const r = await findRow(tx, caller, id, true);
     const status = r.status as DisbursementStatus;
@@ -249,7 +250,7 @@ export async function retryFailedItems(core: Core, caller: Caller, id: string): 
     if (candidates.length === 0 && status !== 'completed_with_failures') {
       // Items queued by an earlier retry whose signal was lost: signal again (below).
       const queued = await itemAggregates(tx, id);
-      if (queued.pending > 0) return { wire: await renderDisbursement(tx, r), row: r };
+      if (queued.pending > 0) return { wire: await loadDisbursement(tx, r), row: r };
     }
     if (candidates.length === 0) {
       throw new ApiError(
@@ -290,7 +291,7 @@ export async function retryFailedItems(core: Core, caller: Caller, id: string): 
         completed_at: null,
         updated_at: now,
       });
-    return { wire: await renderDisbursement(tx, updated), row: updated };
+    return { wire: await loadDisbursement(tx, updated), row: updated };
   });
   await signalWithStartAfterCommit(core, row, 'retryFailed');
   return wire;

@@ -9,13 +9,14 @@ import { newId } from '../../domain/ids';
 import type { ClaimedItem, ClaimResult, FinalizeResult } from '../../../workflows/disbursement.contract';
 import { isDisbursementRunRunning } from '../../temporal/disbursement-gateway';
 import { taskQueueFor } from '../../temporal/task-queues';
+import { eventObjectData } from '../../domain/event-objects';
 import type { Caller, Core } from '../context';
 import { emitEvent, eventValues, eventWritten, insertNewEventRowsJson } from '../events';
 import { InsufficientFundsError, post } from '../ledger';
 import { type PayoutRow, payoutStart, payoutValues, type PreparedPayout, preparePayout } from '../payouts';
 import { insertPayoutRowsJson, payoutEventInput } from '../payouts/transitions';
 import { itemRequest } from './review';
-import { itemAggregates, renderDisbursement } from './read';
+import { itemAggregates, loadDisbursement } from './read';
 import { signalWithStart } from './run-control';
 import { markItemsLaunched, updateDisbursement, updateDisbursementItem } from './disbursement-store';
 
@@ -267,7 +268,8 @@ export async function finalizeDisbursement(core: Core, input: { disbursementId: 
       type: DISBURSEMENT_EVENT_ON_ENTER[status],
       objectType: 'disbursement',
       objectId: row.id,
-      data: (await renderDisbursement(tx, updated)) as unknown as Record<string, unknown>,
+      data: eventObjectData({ object: 'disbursement', value: await loadDisbursement(tx, updated) }),
+      dataFormat: 'domain',
       dedupeKey: `disbursement:${row.id}:${status}:${row.retry_round}`,
     });
     return { done: true, status };

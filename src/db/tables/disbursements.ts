@@ -72,7 +72,7 @@ export interface DisbursementItemsTable {
   source_amount: bigint | null;
   recipient_id: string | null;
   /** Inline recipient as given (unmasked; masked on every response). */
-  recipient: JSONColumnType<Record<string, unknown> | null>;
+  recipient: JSONColumnType<Record<string, unknown> | null, string | null, string | null>;
   recipient_type: string | null;
   /** Normalised identity of the recipient, for the duplicate_recipient warning. */
   recipient_key: string | null;
