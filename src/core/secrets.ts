@@ -2,19 +2,9 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import type { Config } from '../config';
 
 /**
- * Secrets encrypted at rest (docs/security.md "Secrets at rest"): a value the service must read back
- * in plain text (a webhook signing secret, current or previous) is stored as
- * `enc:v1:<key id>:<iv>:<ciphertext and tag>` (base64url), AES-256-GCM under a key-encryption key
- * (KEK) from configuration (`SECRETS_KEYS`, `SECRETS_ACTIVE_KEY_ID`), with the owning row as
- * additional authenticated data (`webhook_endpoint:<id>`), so a value copied to another row does not
- * decrypt. New values are sealed under the active key; any listed key opens its own values, so a
- * rotation (`npm run admin -- secrets rotate`, {@link resealStoredSecrets}) re-encrypts while the
- * old key still reads. A value without the `enc:` prefix (written before migration 0065) reads as
- * plain text until the rotation seals it.
- *
- * Without SECRETS_KEYS the embedded development key `dev` is used (it is public: fine for
- * `npm run dev` and tests, never for a live deployment; {@link keyringFor} refuses it when
- * NODE_ENV=production).
+ * Secrets encrypted at rest (docs/security.md "Secrets at rest"): stored as
+ * `enc:v1:<key id>:<iv>:<ciphertext and tag>` (base64url), AES-256-GCM under a configured KEK with
+ * the owning row as AAD; legacy plain text reads as is. The embedded `dev` key is refused in production.
  */
 
 /** The configured KEKs and which one seals new values. */
@@ -22,12 +12,11 @@ export interface Keyring {
   /** Key id -> 32-byte AES key. */
   keys: ReadonlyMap<string, Buffer>;
   activeKeyId: string;
-  /** True when no key was configured and the embedded development key is in use. */
+  /** True when the embedded development key is in use. */
   development: boolean;
 }
 
 const PREFIX = 'enc:v1:';
-/** The embedded development KEK (public by design: docs/configuration.md "Security"). */
 const DEV_KEY_ID = 'dev';
 const DEV_KEY = createHash('sha256').update('payouts-backend development key-encryption key; never for live data').digest();
 
@@ -70,10 +59,8 @@ export function keyringFor(config: Pick<Config, 'SECRETS_KEYS' | 'SECRETS_ACTIVE
   return ring;
 }
 
-/** Whether a stored value is sealed (`enc:v1:…`) rather than legacy plain text. */
 export const isSealed = (stored: string) => stored.startsWith(PREFIX);
 
-/** The key id a stored value is sealed under, or null for legacy plain text. */
 export function sealedKeyId(stored: string): string | null {
   return isSealed(stored) ? stored.slice(PREFIX.length).split(':')[0]! : null;
 }
@@ -108,5 +95,4 @@ export function openSecret(ring: Keyring, stored: string, aad: string): string {
   }
 }
 
-/** The additional authenticated data of a webhook endpoint's secrets. */
 export const webhookSecretAad = (endpointId: string) => `webhook_endpoint:${endpointId}`;
