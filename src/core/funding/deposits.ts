@@ -1,20 +1,8 @@
 /**
- * Deposits: money that arrived for a business (docs/getting-paid.md "Deposits"). One core for
- * every way money comes in — `source` virtual_account (a bank transfer into a virtual account;
- * Surface A and Surface B `/funding/accounts`), crypto (USDC on chain; Surface B `/funding/crypto`)
- * and card (Surface B card top-ups) — so every surface lists and credits them alike.
- *
- * Lifecycle (src/domain/funding.ts): {@link receiveDeposit} writes the deposit `received`, its
- * event deposit.received and the depositWorkflow start in one transaction; the workflow's one step
- * {@link creditDeposit} posts `deposit:{id}:credit` (external -> available, the net amount),
- * matches payment requests (./matching.ts), marks the deposit `credited` and emits
- * deposit.credited, all in one transaction. The same transfer delivered twice (same source and
- * external id) is the same deposit, credited once.
- *
- * Conversion: the deposit amount is converted to USDC at the sandbox mid-market rate
- * (src/sandbox/fx.ts) or, in live, the ask side of the live rate (docs/rates.md "Deposits"),
- * rounded down; fees (FX spread, card processing) are taken from it and shown. A live deposit
- * records the rate's source, as-of time and spread.
+ * Deposits: money that arrived for a business, from any source (virtual_account, crypto, card;
+ * docs/getting-paid.md "Deposits"). receiveDeposit records it `received`; depositWorkflow's one step
+ * creditDeposit posts `deposit:{id}:credit` (net amount), matches payment requests and marks it
+ * `credited`. Amounts convert to USDC rounded down (docs/rates.md "Deposits").
  */
 import type { Selectable } from 'kysely';
 import { type ListEnvelope, paginate } from '../paging';
@@ -48,11 +36,10 @@ export type DepositRow = Selectable<DepositsTable>;
 
 /** Largest single deposit, in units of its currency (keeps amounts far from the bigint range). */
 export const MAX_DEPOSIT_UNITS = '10000000';
-/** Largest reference / sender name / external id (characters). */
+/** Largest reference / sender name / external id, in characters. */
 export const MAX_DEPOSIT_TEXT = 140;
 export const MAX_EXTERNAL_ID = 255;
 
-/** The deposit of a row. */
 export function toDeposit(row: DepositRow): Deposit {
   const live = row.rate_source !== null && row.rate_as_of !== null && row.reference_rate !== null && row.fx_spread_bps !== null;
   return {
@@ -79,15 +66,9 @@ export function toDeposit(row: DepositRow): Deposit {
   };
 }
 
-/** The JSON form of a deposit row recorded with its events (src/domain/event-objects.ts). */
 const depositEventData = (row: DepositRow) => eventObjectData({ object: 'deposit', value: toDeposit(row) });
 
-/**
- * Input of {@link receiveDeposit} (core form; amounts as decimal strings).
- * - `virtual_account`: `virtualAccountId` required; `currency` must be the account's.
- * - `crypto`: currency USDC; no virtual account.
- * - `card`: currency USD; no virtual account.
- */
+/** Input of {@link receiveDeposit} (decimal strings); `virtualAccountId` only for `virtual_account`. */
 export interface ReceiveDepositInput {
   source: DepositSource;
   virtualAccountId?: string | null;
@@ -96,18 +77,13 @@ export interface ReceiveDepositInput {
   currency: unknown;
   reference?: string | null;
   senderName?: string | null;
-  /** The bank's / network's / card processor's id of the transfer: the deduplication key. */
+  /** The deduplication key of the transfer. */
   externalId: string;
-  /** When the money arrived (default now). */
   receivedAt?: Date;
-  /**
-   * false: record the deposit `received` without starting its credit (an on-chain transfer seen at
-   * `confirmed`; {@link startDepositCredit} at `finalized`, or {@link dropDeposit}). Default true.
-   */
+  /** false: record `received` without starting the credit ({@link startDepositCredit} later). Default true. */
   creditOnReceipt?: boolean;
 }
 
-/** What {@link receiveDeposit} returns: the deposit, and whether this call created it. */
 export interface ReceivedDeposit {
   deposit: Deposit;
   created: boolean;
@@ -120,18 +96,11 @@ function optionalText(v: unknown, param: string, max: number): string | null {
 }
 
 /**
- * Records money that arrived for the caller's business (any surface; the sandbox's
- * `POST /sandbox/deposits`, Surface B's crypto and card funding): validates, converts at the
- * sandbox rate, and in one transaction inserts the deposit `received`, emits deposit.received
- * (dedupe `deposit:{id}:received`) and records the depositWorkflow start; starts it after commit
- * (the relay does if this process dies). Idempotent on (source, externalId): the same transfer
- * again returns the existing deposit with `created: false` (credited once).
- *
- * Errors (params are Surface A's wire names): 400 validation_error (`source`, `amount`: malformed,
- * above {@link MAX_DEPOSIT_UNITS} or too small to cover its fees; `currency`: unknown or not the
- * account's; `reference`, `sender_name`, `external_id`); 404 not_found (`virtual_account_id`) for
- * an account of another business or environment; 409 idempotency_conflict (`external_id`) when
- * the external id was already used for a different amount, currency or account.
+ * Records money that arrived: validates, converts, and in one transaction inserts the deposit
+ * `received`, emits deposit.received and records the depositWorkflow start. Idempotent on
+ * (source, externalId). Errors (Surface A params): 400 validation_error (`source`, `amount`,
+ * `currency`, `reference`, `sender_name`, `external_id`); 404 not_found (`virtual_account_id`);
+ * 409 idempotency_conflict (`external_id`) for the same id with different terms.
  */
 export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveDepositInput): Promise<ReceivedDeposit> {
   if (!(DEPOSIT_SOURCES as readonly string[]).includes(input.source)) {
@@ -166,8 +135,7 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
   }
   const dr = currency === USDC ? { rate: '1' } : depositRate(core, caller.environment, currency);
   if (!dr) {
-    // Money that arrived is never refused: the caller (the rail inbox) keeps the credit and tries
-    // again on its next poll, when a source is back (docs/rates.md "Deposits").
+    // Money that arrived is never refused: the rail inbox retries when a rate source is back.
     throw new Error(`No usable live USDC/${currency} rate: the deposit waits for a rate source`);
   }
   const conversion = convertDeposit(amount, currency, dr.rate, input.source, dr.live?.spreadBps);
@@ -269,11 +237,8 @@ async function flushDepositCredit(core: Core, depositId: string): Promise<void> 
 }
 
 /**
- * Starts the credit of a deposit recorded with `creditOnReceipt: false` (an on-chain transfer that
- * reached `finalized`): records the depositWorkflow start (workflow-start outbox, once per deposit:
- * the start is keyed by the deposit id, the credit posting by `deposit:{id}:credit`) in `tx` when
- * given, else on its own. Returns false, recording nothing, when the deposit is not `received`
- * (dropped). Call {@link flushDepositCredit} through {@link startDepositCredit} after commit.
+ * Records the depositWorkflow start of a deposit received with `creditOnReceipt: false`, in `db`.
+ * Returns false, recording nothing, when the deposit is not `received`.
  */
 export async function recordDepositCreditStart(db: DbOrTx, depositId: string): Promise<boolean> {
   const dep = await db.selectFrom('deposits').select(['id', 'business_id', 'environment', 'status']).where('id', '=', depositId).executeTakeFirst();
@@ -282,7 +247,7 @@ export async function recordDepositCreditStart(db: DbOrTx, depositId: string): P
   return true;
 }
 
-/** {@link recordDepositCreditStart} then starts the workflow at once (the relay does if this fails). */
+/** {@link recordDepositCreditStart}, then starts the workflow at once. */
 export async function startDepositCredit(core: Core, depositId: string): Promise<boolean> {
   const ok = await recordDepositCreditStart(core.db, depositId);
   if (ok) await flushDepositCredit(core, depositId);
@@ -290,9 +255,8 @@ export async function startDepositCredit(core: Core, depositId: string): Promise
 }
 
 /**
- * Marks a `received` deposit `dropped` (its on-chain transaction disappeared before finality) and
- * emits deposit.dropped (dedupe `deposit:{id}:dropped`), in one guarded statement pair in `tx`:
- * a deposit whose credit was started (or that is credited) is never dropped. Returns whether it moved.
+ * Marks a `received` deposit `dropped` and emits deposit.dropped; a deposit whose credit was started
+ * is never dropped. Returns whether it moved.
  */
 export async function dropDeposit(db: DbOrTx, depositId: string): Promise<boolean> {
   const started = await db.selectFrom('workflow_starts').select('workflow_id').where('workflow_id', '=', depositId).executeTakeFirst();
@@ -313,10 +277,9 @@ export async function dropDeposit(db: DbOrTx, depositId: string): Promise<boolea
 }
 
 /**
- * The credit step of depositWorkflow (one transaction, idempotent; see the file header): locks the
- * deposit; if already credited returns what was done; else posts `deposit:{id}:credit` (external ->
- * available, net_amount), matches payment requests (virtual account deposits only), sets credited,
- * emits deposit.credited (dedupe `deposit:{id}:credited`). Throws Error for an unknown id.
+ * The credit step of depositWorkflow, one idempotent transaction: posts `deposit:{id}:credit`
+ * (external -> available, net), matches payment requests, sets credited, emits deposit.credited.
+ * Throws Error for an unknown id.
  */
 export async function creditDeposit(core: Core, depositId: string): Promise<DepositCreditResult> {
   return core.db.transaction().execute(async (tx) => {
@@ -325,11 +288,8 @@ export async function creditDeposit(core: Core, depositId: string): Promise<Depo
     if (dep.status === 'credited') {
       return { depositId, status: 'credited', paymentRequestId: dep.payment_request_id, match: dep.match_result as DepositMatchResult | null };
     }
-    // A dropped on-chain deposit is never credited (its credit is never started; this guards it all the same).
     if (dep.status === 'dropped') return { depositId, status: 'dropped', paymentRequestId: null, match: null };
-    // The posting locks the business's balance row: credits of one business are serialized, so
-    // matching below sees every earlier match committed (never two requests paid by one deposit,
-    // never one request by two deposits; unique indexes back this up).
+    // The posting locks the balance row, so matching sees every earlier match committed.
     await post(tx, {
       businessId: dep.business_id,
       environment: dep.environment,
@@ -360,7 +320,7 @@ export async function creditDeposit(core: Core, depositId: string): Promise<Depo
   });
 }
 
-/** The deposit row of the caller; 404 not_found otherwise. */
+/** The caller's deposit row; 404 not_found otherwise. */
 export async function getDepositRow(db: DbOrTx, caller: Caller, id: string): Promise<DepositRow> {
   const row = await db
     .selectFrom('deposits')
@@ -378,7 +338,7 @@ export async function getDeposit(core: Core, caller: Caller, id: string): Promis
   return toDeposit(await getDepositRow(core.db, caller, id));
 }
 
-/** Filters of GET /deposits (extension; Surface B GET /funding/deposits: currency). */
+/** Filters of GET /deposits. */
 export interface ListDepositsQuery {
   limit: number;
   cursor?: string;
