@@ -13,11 +13,9 @@ export interface AuditEventsTable {
   actor_type: 'api_key' | 'operator' | 'system';
   /** An API key id or the operator's `user@host`. */
   actor_id: string;
-  /** E.g. `api_key.revoked`. */
   action: string;
   object_type: string;
   object_id: string;
-  /** The socket peer, or null (in-process, CLI). */
   ip: string | null;
   /** As sent; not trusted. */
   forwarded_for: string | null;

@@ -14,7 +14,6 @@ export interface QuotesTable extends LiveRateColumns {
   destination_amount: bigint;
   destination_currency: string;
   rate: string;
-  /** Micro-USDC. */
   fee_provider: bigint;
   fee_service: bigint;
   fee_fx_spread: bigint;
@@ -39,20 +38,17 @@ export interface RecipientsTable {
   status: 'ready' | 'needs_fields';
   missing_fields: JSONColumnType<string[]>;
   channels: JSONColumnType<string[]>;
-  /** Contact recipients only: E.164. */
+  /** Contact recipients only. */
   contact_phone: string | null;
-  /** Contact recipients only: trimmed. */
   contact_email: string | null;
   deleted_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Date;
 }
 
-/** A channel paused at runtime by an operator. */
 export interface ChannelPausesTable {
   channel: string;
   reason: string | null;
-  /** The operator's login. */
   paused_by: string;
   paused_at: Date;
 }

@@ -1,6 +1,5 @@
 import type { Generated, JSONColumnType } from 'kysely';
 
-/** Surface B batches of claim-link payouts. */
 export interface ClaimBatchesTable {
   id: string;
   business_id: string;
@@ -14,7 +13,6 @@ export interface ClaimBatchesTable {
   created_at: Date;
 }
 
-/** Surface B card top-ups. */
 export interface CardTopupsTable {
   id: string;
   business_id: string;
@@ -22,7 +20,6 @@ export interface CardTopupsTable {
   /** US cents. */
   amount: bigint;
   status: 'pending' | 'completed' | 'cancelled';
-  /** Unguessable. */
   token: string;
   success_url: string;
   cancel_url: string;

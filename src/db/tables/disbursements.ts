@@ -9,7 +9,6 @@ export interface DisbursementsTable {
   name: string;
   status: string;
   revision_id: string;
-  /** +1 on each money-critical change or rejection. */
   revision_number: number;
   /** It may not approve this revision. */
   revision_created_by_key_id: string | null;
@@ -21,7 +20,6 @@ export interface DisbursementsTable {
   submitted_at: Date | null;
   launched_by_key_id: string | null;
   idempotency_key: string | null;
-  /** Also the last `seq` handed out. */
   item_count: number;
   /** Dedupes each round's completion event. */
   retry_round: number;
@@ -50,7 +48,6 @@ export interface DisbursementItemsTable {
   business_id: string;
   environment: Environment;
   seq: number;
-  /** CSV line (header = 1); null for JSON items. */
   row_number: number | null;
   source: string;
   input: JSONColumnType<Record<string, unknown>>;
@@ -72,10 +69,8 @@ export interface DisbursementItemsTable {
   fee_service: bigint | null;
   fee_fx_spread: bigint | null;
   fee_total: bigint | null;
-  /** source_amount + fee_total. */
   debit_total: bigint | null;
   payout_id: string | null;
-  /** 0 before launch. */
   attempt: number;
   /** The claim that took this attempt (idempotent claims). */
   claim_seq: number | null;

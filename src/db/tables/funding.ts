@@ -18,7 +18,6 @@ export interface VirtualAccountsTable {
   created_at: Generated<Date>;
 }
 
-/** Money that arrived for a business (src/core/funding/deposits.ts). */
 export interface DepositsTable extends LiveRateColumns {
   id: string;
   business_id: string;
@@ -39,7 +38,6 @@ export interface DepositsTable extends LiveRateColumns {
   net_amount: bigint;
   reference: string | null;
   sender_name: string | null;
-  /** Unique per business, environment and source. */
   external_id: string;
   match_result: string | null;
   payment_request_id: string | null;
@@ -48,7 +46,6 @@ export interface DepositsTable extends LiveRateColumns {
   created_at: Generated<Date>;
 }
 
-/** A payment link (spec "PaymentLink"), public page `/pay/{token}`. */
 export interface PaymentLinksTable {
   id: string;
   business_id: string;
@@ -61,7 +58,6 @@ export interface PaymentLinksTable {
   updated_at: Date;
 }
 
-/** A fixed-amount payment request on a link (spec "PaymentRequest"). */
 export interface PaymentRequestsTable {
   id: string;
   business_id: string;
@@ -71,7 +67,6 @@ export interface PaymentRequestsTable {
   amount: bigint;
   currency: string;
   reference: string;
-  /** normaliseReference(reference). */
   reference_key: string;
   status: string;
   expires_at: Date;
@@ -86,7 +81,6 @@ export interface PaymentRequestsTable {
 /** Micro-USDC a key's accepted payouts used of its daily budget, per UTC day. */
 export interface KeyPolicyUsageTable {
   key_id: string;
-  /** YYYY-MM-DD, UTC. */
   day: string;
   used: bigint;
   updated_at: Generated<Date>;

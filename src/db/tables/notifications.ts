@@ -8,23 +8,19 @@ export interface NotificationsTable {
   id: string;
   business_id: string;
   environment: Environment;
-  /** Unique. */
   payout_id: string;
   channel: string;
   /** E.164 phone or e-mail address; masked in responses. */
   destination: string;
   requested_language: string | null;
-  /** 'en' | 'es' | 'pt'. */
   language: string;
   status: NotificationStatus;
   provider: string | null;
   provider_message_id: string | null;
-  /** Provider calls made, retries included. */
   attempts: number;
   error: string | null;
   sent_at: Date | null;
   delivered_at: Generated<Date | null>;
-  /** A provider's error code or `opted_out`, `not_configured`. */
   failure_code: Generated<string | null>;
   created_at: Generated<Date>;
   updated_at: Date;
@@ -60,11 +56,9 @@ export interface NotificationMessagesTable {
   updated_at: Generated<Date>;
 }
 
-/** A destination that opted out of a channel (Twilio inbound STOP). */
 export interface NotificationOptOutsTable {
   environment: Environment;
   channel: string;
-  /** E.164. */
   destination: string;
   source: string;
   created_at: Generated<Date>;
@@ -79,10 +73,8 @@ export interface NotificationCallbacksTable {
   received_at: Generated<Date>;
 }
 
-/** A message the sandbox provider recorded instead of sending it. */
 export interface SandboxNotificationMessagesTable {
   id: string;
-  /** Unique: the provider's deduplication key. */
   notification_id: string;
   business_id: string;
   environment: Environment;

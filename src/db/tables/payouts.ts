@@ -41,7 +41,6 @@ export interface PayoutsTable extends LiveRateColumns {
   rail: string;
   recipient_id: string | null;
   recipient_type: string;
-  /** Unmasked; masked in every response. */
   recipient_details: JSONColumnType<Record<string, unknown>>;
   source_amount: bigint;
   source_currency: string;
@@ -52,7 +51,6 @@ export interface PayoutsTable extends LiveRateColumns {
   fee_service: bigint;
   fee_fx_spread: bigint;
   fee_total: bigint;
-  /** source_amount + fee_total. */
   debit_total: bigint;
   reference: string | null;
   memo: string | null;
@@ -64,9 +62,7 @@ export interface PayoutsTable extends LiveRateColumns {
   provider_reference: string | null;
   failure_code: string | null;
   failure_message: string | null;
-  /** failure.retryable (docs/rails.md). */
   failure_retryable: boolean | null;
-  /** failure.rail_reason_code, e.g. `AC01`. */
   failure_rail_reason_code: string | null;
   attempt_count: number;
   claim_token: string | null;
@@ -77,9 +73,7 @@ export interface PayoutsTable extends LiveRateColumns {
   confirmed_received_at: Date | null;
   disbursement_id: string | null;
   disbursement_item_id: string | null;
-  /** Surface B: when the recipient started the claim flow. */
   claim_started_at: Date | null;
-  /** Surface B: blocks a claim start. */
   cancel_requested_at: Date | null;
   claim_batch_id: string | null;
   created_by_key_id: string | null;
@@ -98,7 +92,6 @@ export interface PayoutAttemptsTable {
   completed_at: Date | null;
 }
 
-/** Outbox of domain events, written in the transaction of the projection that emits them. */
 export interface EventsTable {
   id: string;
   business_id: string;
@@ -106,9 +99,7 @@ export interface EventsTable {
   type: string;
   object_type: string;
   object_id: string;
-  /** The object when the event happened, in `data_format`. */
   data: JSONColumnType<Record<string, unknown>>;
-  /** `surface_a` or `domain` (src/domain/event-objects.ts). */
   data_format: Generated<EventDataFormat>;
   /** Unique: one event per transition. */
   dedupe_key: string;

@@ -8,7 +8,6 @@ export interface BusinessesTable {
   id: string;
   name: string;
   verified: boolean;
-  /** Approvals a disbursement needs before launch (default 1). */
   approvals_required: Generated<number>;
   created_at: Generated<Date>;
 }
@@ -20,16 +19,13 @@ export interface ApiKeysTable {
   name: string;
   /** SHA-256 (hex) of the key; the key itself is never stored. */
   key_hash: string;
-  /** E.g. `sk_test_ab12`. */
   prefix: string;
   role: 'owner' | 'member';
   policy: JSONColumnType<Record<string, unknown> | null>;
   created_by_key_id: string | null;
   revoked_at: Date | null;
   created_at: Generated<Date>;
-  /** null for keys issued before migration 0051. */
   last4: string | null;
-  /** Recorded at most once a minute per key. */
   last_used_at: Date | null;
   /** When a rolled key stops working (401 api_key_expired); null = never. */
   expires_at: Date | null;
@@ -39,7 +35,6 @@ export interface ApiKeysTable {
 export interface IdempotencyKeysTable {
   business_id: string;
   environment: Environment;
-  /** 'A', 'B', 'C'. */
   scope: string;
   key: string;
   fingerprint: string;
@@ -52,7 +47,6 @@ export interface IdempotencyKeysTable {
   expires_at: Date;
 }
 
-/** A pending workflow start (outbox), written in the transaction that needs it. */
 export interface WorkflowStartsTable {
   workflow_id: string;
   workflow_type: string;

@@ -5,26 +5,20 @@ export interface RailFilesTable {
   id: string;
   rail: string;
   direction: 'outbound' | 'inbound';
-  /** Unique per rail and direction. */
   name: string;
-  /** ISO 20022 MsgId. */
   message_id: string | null;
   /** `pain.001`, `pain.002`, `camt.054`, `nacha`, or `unknown` (did not parse). */
   kind: string;
   status: 'written' | 'uploaded' | 'received' | 'processed' | 'quarantined';
-  /** Lowercase hex. */
   sha256: string | null;
   bytes: number | null;
-  /** Exactly as sent or received. */
   content: string | null;
   transactions: number;
   /** Minor units. */
   control_sum_minor: bigint | null;
   /** YYYY-MM-DD. */
   execution_date: string | null;
-  /** `<rail>:<window start ms>:<n>`. */
   window_key: string | null;
-  /** ACH: `same_day` or `next_day`. */
   settlement_window: string | null;
   settles_at: Date | null;
   settled_at: Date | null;
@@ -41,11 +35,8 @@ export interface RailInstructionsTable {
   business_id: string;
   /** `<payout id>-<attempt>` (ISO 20022 EndToEndId, at most 35 characters), unique. */
   end_to_end_id: string;
-  /** ISO 20022 UETR, unique; null on ACH. */
   uetr: string | null;
-  /** ACH trace number (15 digits), unique per rail. */
   trace_number: string | null;
-  /** Rail-specific creditor fields (ACH: routing_number, account_number, account_type, sec_code). */
   details: JSONColumnType<Record<string, string> | null, string | null, string | null>;
   /** Minor units of `currency`. */
   amount_minor: bigint;

@@ -1,12 +1,9 @@
 /** Fixed-window rate-limit counters. */
 export interface RateLimitCountersTable {
-  /** `<scope>:<rule>`. */
   key: string;
   /** Aligned to the window length since the Unix epoch. */
   window_start: Date;
-  /** Refused requests included. */
   count: number;
-  /** Rows past it are pruned. */
   expires_at: Date;
 }
 

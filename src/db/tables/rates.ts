@@ -5,16 +5,13 @@ export interface FxRateObservationsTable {
   quote: string;
   bid: string;
   ask: string;
-  /** The source's time of the rate (else our receipt time). */
   as_of: Date;
   fetched_at: Date;
 }
 
 /** The rate a live quote, payout or deposit used (null in the sandbox; docs/rates.md). */
 export interface LiveRateColumns {
-  /** E.g. `ecb+kraken`. */
   rate_source: string | null;
-  /** The oldest leg's. */
   rate_as_of: Date | null;
   rate_usable_until: Date | null;
   /** Decimal string before the spread, at most 10 decimals. */

@@ -7,7 +7,6 @@ export interface CryptoDepositAddressesTable {
   id: string;
   business_id: string;
   environment: string;
-  /** `solana` (live) or `solana-devnet` (sandbox). */
   network: string;
   /** base58 public key (shown to payers). */
   owner_address: string;
@@ -35,7 +34,6 @@ export interface CryptoTransfersTable {
   settled_at: Date | null;
 }
 
-/** The newest finalized signature taken per token account. */
 export interface CryptoWatchCursorsTable {
   token_account: string;
   last_signature: string;
@@ -46,11 +44,9 @@ export interface SolanaWatchersTable {
   environment: string;
   network: string;
   head_slot: bigint;
-  /** Every transfer up to this confirmed slot is recorded. */
   reached_slot: bigint;
   finalized_slot: bigint;
   polled_at: Date;
-  /** Lamports; null before the first check. */
   fee_payer_lamports: bigint | null;
   fee_payer_checked_at: Date | null;
 }

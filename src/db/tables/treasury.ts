@@ -3,14 +3,12 @@ import type { JSONColumnType } from 'kysely';
 /** One end-of-day statement of a settlement account (docs/treasury.md), one per inbound bank file. */
 export interface TreasuryStatementsTable {
   id: string;
-  /** Names the settlement account: `sepa_credit_transfer` (EUR), `ach` (USD). */
   rail: string;
   account_id: string;
   currency: string;
   format: string;
   rail_file_id: string;
   statement_ref: string;
-  /** The bank's running number (camt.053 `ElctrncSeqNb`); consecutive statements chain. */
   sequence_number: bigint | null;
   /** YYYY-MM-DD. */
   statement_date: string;
@@ -34,16 +32,13 @@ export interface TreasuryStatementEntriesTable {
   rail: string;
   position: number;
   credit_debit: 'CRDT' | 'DBIT';
-  /** Minor units, positive. */
   amount_minor: bigint;
   currency: string;
   type_code: string | null;
   reference: string | null;
-  /** Best first (`DBIT:<EndToEndId>`, `CRDT:<trace number>`). */
   match_keys: JSONColumnType<string[], string, string>;
   booked_on: string | null;
   description: string | null;
-  /** null: a bank_only break. */
   matched_key: string | null;
   created_at: Date;
 }
@@ -56,7 +51,6 @@ export interface TreasuryBreaksTable {
   currency: string;
   /** bank_only: booked by the bank, not in our books; books_only: in our books, not on any statement past its expected time; amount_mismatch: matched, other amount; balance_drift: a statement's balances do not add up or chain. */
   kind: 'bank_only' | 'books_only' | 'amount_mismatch' | 'balance_drift';
-  /** Unique per rail and kind. */
   break_key: string;
   statement_id: string | null;
   entry_id: string | null;
