@@ -8,10 +8,7 @@ import type { Caller, Core } from './context';
 import { paginate, type ListEnvelope } from './paging';
 import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARDS, surfaceBEnvelope, type SurfaceBEnvelope } from './webhooks-surface-b';
 
-/**
- * The events API of Surfaces A, B and C (docs/webhooks.md "Events API"): each event rendered from
- * its `events` row by the same envelope function the delivery signs, so the body matches byte for byte.
- */
+/** The events API (docs/webhooks.md "Events API"): each event in the envelope its deliveries were signed over. */
 
 /** Days an event stays listed (docs/webhooks.md "Retention"); the retention job deletes older rows. */
 export const EVENT_RETENTION_DAYS = 30;
@@ -20,12 +17,10 @@ export const EVENT_RETENTION_DAYS = 30;
 export interface SurfaceAEnvelope {
   id: string;
   type: string;
-  /** ISO 8601 UTC. */
   created_at: string;
   data: { object: Record<string, unknown> };
 }
 
-/** Builds the Surface A envelope of an outbox event (`type` is the Surface A name). */
 export function surfaceAEnvelope(event: { id: string; type: string; created_at: Date; data: Record<string, unknown> }): SurfaceAEnvelope {
   return { id: event.id, type: event.type, created_at: event.created_at.toISOString(), data: { object: event.data } };
 }
@@ -79,11 +74,9 @@ const SURFACES: { [S in EventSurface]: { valid: (p: string) => boolean; wildcard
   },
 };
 
-/** Filters of `GET /events`; times ISO 8601. */
 export interface EventFilter {
   limit: number;
   cursor?: string;
-  /** An event type or wildcard of the surface. */
   type?: string;
   created_after?: string;
   created_before?: string;
@@ -107,9 +100,8 @@ export function eventWindow(core: Core, f: { created_after?: string; created_bef
 }
 
 /**
- * Lists the caller's events as `surface`'s endpoints receive them, newest first (List envelope),
- * last {@link EVENT_RETENTION_DAYS} days. 400 validation_error (`type`, `created_after`,
- * `created_before`, `cursor`).
+ * Lists the caller's events as `surface`'s endpoints receive them, newest first, last {@link EVENT_RETENTION_DAYS}
+ * days. 400 validation_error (`type`, `created_after`, `created_before`, `cursor`).
  */
 export async function listEvents<S extends EventSurface = 'A'>(
   core: Core,

@@ -6,26 +6,20 @@ import { recordPayoutEvent } from './metrics/registry';
 import type { DbOrTx, Environment } from '../db/schema';
 import { columnList, columnsAndValues } from './sql-rows';
 
-/** A domain event to put in the outbox (spec "Events"). */
 export interface EventInput {
   businessId: string;
   environment: Environment;
-  /** E.g. `payout.succeeded`. */
   type: string;
   objectType: string;
   objectId: string;
   /** The object at the event: the domain object's JSON form with `dataFormat: 'domain'`, else Surface A's rendering. */
   data: Record<string, unknown>;
-  /** Default `surface_a`. */
   dataFormat?: EventDataFormat;
   /** Unique per emission (e.g. `payout:po_…:succeeded`): a retried activity emits once. */
   dedupeKey: string;
 }
 
-/**
- * Writes an event to the outbox in the caller's transaction (docs/architecture.md "Money rules",
- * rule 3). Idempotent on `dedupeKey`: returns the event id, or null when the key already existed.
- */
+/** Writes an event in the caller's transaction (docs/architecture.md "Money rules", rule 3); null when `dedupeKey` exists. */
 export async function emitEvent(tx: DbOrTx, e: EventInput): Promise<string | null> {
   const values = eventValues(e);
   const rows = await insertEventValuesQuery(tx, values).execute();
@@ -65,7 +59,6 @@ export async function insertNewEventRowsJson(tx: DbOrTx, columns: readonly strin
   return new Set(written.rows.map((w) => w.dedupe_key));
 }
 
-/** Marks the events `ids` dispatched at `now`. */
 export async function markEventsDispatched(db: DbOrTx, ids: string[], now: Date): Promise<void> {
   await db.updateTable('events').set({ dispatched_at: now }).where('id', 'in', ids).execute();
 }
@@ -86,7 +79,6 @@ export function eventValues(e: EventInput) {
   };
 }
 
-/** Counts a written event in the payout metrics. */
 export function eventWritten(e: EventInput): void {
   if (e.objectType === 'payout') recordPayoutEvent(e.type, e.data.channel, e.environment);
 }

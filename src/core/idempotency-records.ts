@@ -58,7 +58,6 @@ export async function findIdempotencyRecord(db: DbOrTx, s: IdempotencyScope) {
     .executeTakeFirst();
 }
 
-/** Deletes the key's record if it expired before `now` (so the key can be claimed afresh). */
 export async function deleteExpiredIdempotencyRecord(db: DbOrTx, s: IdempotencyScope, now: Date): Promise<void> {
   await whereScope(db, s).delete().where('expires_at', '<', now).execute();
 }
@@ -81,7 +80,6 @@ export async function completeIdempotencyRecord(
     .execute();
 }
 
-/** Deletes the key's record while still `in_flight`, freeing the key. */
 export async function releaseIdempotencyRecord(db: DbOrTx, s: IdempotencyScope): Promise<void> {
   await whereScope(db, s).delete().where('state', '=', 'in_flight').execute();
 }

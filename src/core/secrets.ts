@@ -1,18 +1,12 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Config } from '../config';
 
-/**
- * Secrets encrypted at rest (docs/security.md "Secrets at rest"): stored as
- * `enc:v1:<key id>:<iv>:<ciphertext and tag>` (base64url), AES-256-GCM under a configured KEK with
- * the owning row as AAD; legacy plain text reads as is. The embedded `dev` key is refused in production.
- */
+/** Secrets encrypted at rest (docs/security.md "Secrets at rest"): `enc:v1:<key id>:<iv>:<ciphertext and tag>`, AES-256-GCM, row-bound AAD. */
 
-/** The configured KEKs and which one seals new values. */
 export interface Keyring {
   /** Key id -> 32-byte AES key. */
   keys: ReadonlyMap<string, Buffer>;
   activeKeyId: string;
-  /** True when the embedded development key is in use. */
   development: boolean;
 }
 
@@ -30,10 +24,7 @@ export class SecretUnreadableError extends Error {
 
 const keyrings = new WeakMap<object, Keyring>();
 
-/**
- * The keyring of a configuration (parsed once per config object). Throws when SECRETS_ACTIVE_KEY_ID
- * names no listed key, a key is not 32 bytes, or NODE_ENV=production has no SECRETS_KEYS.
- */
+/** The keyring of a configuration. Throws for an unknown active key id, a key not 32 bytes, or production without SECRETS_KEYS. */
 export function keyringFor(config: Pick<Config, 'SECRETS_KEYS' | 'SECRETS_ACTIVE_KEY_ID' | 'NODE_ENV'>): Keyring {
   const cached = keyrings.get(config);
   if (cached) return cached;
@@ -74,10 +65,7 @@ export function sealSecret(ring: Keyring, plaintext: string, aad: string): strin
   return `${PREFIX}${ring.activeKeyId}:${iv.toString('base64url')}:${body.toString('base64url')}`;
 }
 
-/**
- * Opens a stored value sealed by {@link sealSecret} with the same `aad`; legacy plain text comes
- * back unchanged. Throws {@link SecretUnreadableError} for an unknown key id or a failed tag check.
- */
+/** Opens a value sealed with the same `aad` (legacy plain text unchanged). Throws {@link SecretUnreadableError}. */
 export function openSecret(ring: Keyring, stored: string, aad: string): string {
   if (!isSealed(stored)) return stored;
   const [keyId, ivText, bodyText] = stored.slice(PREFIX.length).split(':') as [string, string, string];

@@ -9,16 +9,12 @@ import { surfaceBEventType, surfaceBRetrySchedule } from './webhooks-surface-b';
 import { reopenDeliveries, WEBHOOK_DELIVERY_WORKFLOW, webhookRetrySchedule, type WebhookSurface } from './webhooks';
 import { enqueueWorkflowStart, flushWorkflowStart, type PendingStart } from './workflow-starts';
 
-/**
- * Webhook deliveries read back and sent again (docs/webhooks.md "Deliveries", "Resend and
- * catch-up"): a re-send reopens the delivery and records a new delivery workflow run
- * `<delivery id>.r<n>`; the event keeps its id.
- */
+/** Webhook deliveries read back and re-sent (docs/webhooks.md "Resend and catch-up"); the event keeps its id. */
 /** One delivery attempt. */
 export interface DeliveryAttempt {
   /** 1-based, in time order across every run of the delivery. */
   number: number;
-  /** ISO 8601 UTC, when recorded. */
+  /** ISO 8601 UTC. */
   attempted_at: string;
   /** null when the endpoint could not be reached. */
   http_status: number | null;
@@ -42,7 +38,6 @@ export interface WebhookDelivery {
 }
 
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
-/** Most events one resend call re-sends. */
 export const MAX_RESEND_BATCH = 1000;
 
 const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
@@ -122,10 +117,7 @@ function deliveryQuery(core: Core, endpointId: string) {
     .where('d.endpoint_id', '=', endpointId);
 }
 
-/**
- * Lists an endpoint's deliveries with their attempts, newest first (List envelope; `status`
- * filters). 404 not_found for an endpoint not the caller's; 400 on `cursor`.
- */
+/** An endpoint's deliveries with their attempts, newest first. 404 not_found for an endpoint not the caller's; 400 on `cursor`. */
 export async function listWebhookDeliveries(
   core: Core,
   caller: Caller,
@@ -177,31 +169,25 @@ async function reopen(core: Core, surface: string, deliveryIds: string[], scope:
   }
 }
 
-/**
- * Re-sends one delivery now, whatever its status; returns it `pending`. 404 not_found (`id` for the
- * endpoint, `delivery_id` for the delivery).
- */
+/** Re-sends one delivery now, whatever its status; returns it `pending`. 404 not_found (`id`, `delivery_id`). */
 export async function retryWebhookDelivery(core: Core, caller: Caller, endpointId: string, deliveryId: string, surface: WebhookSurface = 'A'): Promise<WebhookDelivery> {
   await getWebhookDelivery(core, caller, endpointId, deliveryId, surface);
   await reopen(core, surface, [deliveryId], caller);
   return getWebhookDelivery(core, caller, endpointId, deliveryId, surface);
 }
 
-/** Result of a resend. */
 export interface ResendResult {
   object: 'webhook_resend';
   endpoint_id: string;
   resent: number;
-  /** Oldest event first. */
   delivery_ids: string[];
   /** ISO 8601: the `created_after` to call again with when more than {@link MAX_RESEND_BATCH} matched, else null. */
   next_created_after: string | null;
 }
 
 /**
- * The catch-up after an outage: re-sends every event of `[created_after, created_before)` not
- * acknowledged by this endpoint, oldest first, {@link MAX_RESEND_BATCH} per call. 400
- * validation_error (`created_after`, `created_before`); 404 not_found.
+ * Re-sends every event of `[created_after, created_before)` this endpoint never acknowledged, oldest first,
+ * {@link MAX_RESEND_BATCH} per call. 400 validation_error (`created_after`, `created_before`); 404 not_found.
  */
 export async function resendWebhookEvents(
   core: Core,

@@ -1,7 +1,4 @@
-/**
- * Webhook endpoint management (spec "Events"; docs/webhooks.md "Endpoint URLs and subscriptions"):
- * the one writer of `webhook_endpoints`, the reseal of their secrets included. Delete is soft.
- */
+/** Webhook endpoints (spec "Events"; docs/webhooks.md): the one writer of `webhook_endpoints`. Delete is soft. */
 import { sql } from 'kysely';
 import { paginate } from './paging';
 import { parseDuration } from '../domain/durations';
@@ -22,7 +19,6 @@ export interface WebhookEndpoint {
   object: 'webhook_endpoint';
   url: string;
   events: string[];
-  /** ISO 8601 UTC. */
   created_at: string;
 }
 
@@ -31,9 +27,8 @@ export interface CreatedWebhookEndpoint extends WebhookEndpoint {
   secret: string;
 }
 
-/** Longest accepted endpoint URL, in characters. */
+/** Longest endpoint URL, in characters, and most subscription patterns per endpoint. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
-/** Most subscription patterns one endpoint may list. */
 export const MAX_WEBHOOK_EVENTS = 50;
 
 const LOOPBACK_V4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
@@ -90,17 +85,13 @@ export function validateEventPatterns(events: readonly string[], surface: Webhoo
 /** Surfaces whose endpoints this module registers: A (Surface A types) and C (Surface C types, domain/surface-c.ts). */
 export type WebhookSurface = 'A' | 'B' | 'C';
 
-/** A timestamptz column as a Date. */
 export const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 
 function toEndpoint(row: { id: string; url: string; events: string[]; created_at: unknown }): WebhookEndpoint {
   return { id: row.id, object: 'webhook_endpoint', url: row.url, events: row.events, created_at: asDate(row.created_at).toISOString() };
 }
 
-/**
- * Registers a Surface A endpoint (spec "POST /webhooks"). Returns it with its new secret `whsec_…`,
- * shown this once. 400 validation_error (`url`, `events`, `events.<i>`).
- */
+/** Registers a Surface A endpoint; returns its new secret `whsec_…` this once. 400 validation_error (`url`, `events`, `events.<i>`). */
 export async function createWebhookEndpoint(
   core: Core,
   caller: Caller,
@@ -157,10 +148,7 @@ export async function listWebhookEndpoints(
   return { data: rows.map(toEndpoint), next_cursor };
 }
 
-/**
- * Deletes an endpoint (spec "DELETE /webhooks/{id}"); deliveries still retrying for it are given up.
- * 404 not_found when it is not a live endpoint of the caller.
- */
+/** Deletes an endpoint; its retrying deliveries are given up. 404 not_found unless a live endpoint of the caller. */
 export async function deleteWebhookEndpoint(core: Core, caller: Caller, id: string, surface: WebhookSurface = 'A'): Promise<void> {
   const now = core.now();
   await core.db.transaction().execute(async (tx) => {
@@ -197,9 +185,8 @@ export interface RotatedWebhookSecret extends CreatedWebhookEndpoint {
 export type RotatedSurfaceBSecret = Omit<RotatedWebhookSecret, 'previous_secret_expires_at'> & { previous_secret_expires_at: string | null };
 
 /**
- * Rotates an endpoint's signing secret (docs/webhooks.md "Secret rotation"); the previous one keeps
- * signing as a second signature for `expire_previous_in` (ISO 8601 duration, default PT24H, at most
- * P7D). 400 validation_error (`expire_previous_in`, `secret`); 404 not_found.
+ * Rotates the signing secret (docs/webhooks.md "Secret rotation"); the previous one co-signs for `expire_previous_in`
+ * (ISO 8601 duration, default PT24H, at most P7D). 400 validation_error (`expire_previous_in`, `secret`); 404 not_found.
  */
 export async function rotateWebhookSecret(core: Core, caller: Caller, id: string, input: { expire_previous_in?: string }, surface?: 'A' | 'C'): Promise<RotatedWebhookSecret>;
 export async function rotateWebhookSecret(core: Core, caller: Caller, id: string, input: { expire_previous_in?: string; secret: string }, surface: 'B'): Promise<RotatedSurfaceBSecret>;
@@ -270,18 +257,13 @@ export async function rotateWebhookSecret(
   }
 }
 
-/** What {@link resealStoredSecrets} did. */
 export interface ResealReport {
-  /** Values newly sealed under the active key. */
   resealed: number;
   unchanged: number;
   activeKeyId: string;
 }
 
-/**
- * Re-encrypts every stored secret not sealed under the active key, one row at a time under a row
- * lock. Every listed key must still be configured. Idempotent.
- */
+/** Re-encrypts every stored secret not under the active key, row by row under a lock. Idempotent. */
 export async function resealStoredSecrets(db: Db, ring: Keyring): Promise<ResealReport> {
   const report: ResealReport = { resealed: 0, unchanged: 0, activeKeyId: ring.activeKeyId };
   const ids = await db.selectFrom('webhook_endpoints').select('id').orderBy('id').execute();

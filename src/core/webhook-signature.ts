@@ -1,10 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/**
- * Webhook signatures (spec "Events", Registration and delivery; in core for node:crypto). Surface A:
- * `Service-Signature: t=<unix seconds>,v1=<hex>` (Stripe's layout); Surface B:
- * `X-Service-Signature: sha256=<hex>` (GitHub's layout), plus `-Previous` during a rotation's overlap.
- */
+/** Webhook signatures (spec "Events"): Surface A `t=<unix s>,v1=<hex>` (Stripe's layout), Surface B `sha256=<hex>` (GitHub's). */
 
 /** Headers carrying Surface A's signature, Surface B's, and Surface B's made with the replaced secret. */
 export const SURFACE_A_SIGNATURE_HEADER = 'Service-Signature';
@@ -21,10 +17,7 @@ function safeEqualHex(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/**
- * Surface A header value: `t=<timestamp>,v1=<hex HMAC-SHA256(secret, "<t>.<rawBody>")>`, one `v1`
- * per secret in order (`timestamp` in unix seconds).
- */
+/** Surface A header: `t=<timestamp>,v1=<hex HMAC-SHA256(secret, "<t>.<rawBody>")>`, one `v1` per secret. */
 export function signSurfaceA(secret: string | readonly string[], rawBody: string, timestamp: number): string {
   const t = Math.floor(timestamp);
   const secrets = typeof secret === 'string' ? [secret] : secret;

@@ -1,8 +1,4 @@
-/**
- * Surface B's webhooks (spec "Events, Surface B", "Registration and delivery"): its event names
- * (claim-link payouts and deposits only; docs/surface-b.md "Webhooks"), envelope, signature and
- * fixed delivery schedule. Pure functions; no I/O.
- */
+/** Surface B's webhooks (spec "Events, Surface B"; docs/surface-b.md "Webhooks"): names, envelope, schedule. No I/O. */
 import { validationError } from '../domain/errors';
 import { formatAmount, parseAmount, USDC } from '../domain/money';
 import { matchesEventPattern, type WebhookRetrySchedule } from '../domain/webhook-events';
@@ -21,10 +17,8 @@ export const SURFACE_B_EVENT_TYPES = [
   'deposit.credited',
 ] as const;
 export type SurfaceBEventType = (typeof SURFACE_B_EVENT_TYPES)[number];
-/** Wildcards a Surface B endpoint may subscribe with. */
 export const SURFACE_B_EVENT_WILDCARDS = ['*', 'disbursement.*', 'deposit.*'] as const;
 
-/** Whether `pattern` is a Surface B event type or wildcard. */
 export function isSurfaceBEventPattern(pattern: string): boolean {
   return (SURFACE_B_EVENT_TYPES as readonly string[]).includes(pattern) || (SURFACE_B_EVENT_WILDCARDS as readonly string[]).includes(pattern);
 }
@@ -32,11 +26,7 @@ export function isSurfaceBEventPattern(pattern: string): boolean {
 type Snapshot = Record<string, unknown>;
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
 
-/**
- * One renaming rule: core event `core` is Surface B's `type` when the snapshot matches
- * (`claimLinkOnly`; `claimExpired`: failure code must / must not be `claim_expired`). The events
- * API's SQL filter is built from the same rules.
- */
+/** One renaming rule (`claimExpired`: failure code must / must not be `claim_expired`); the events API's SQL uses the same rules. */
 export interface SurfaceBEventRule {
   core: string;
   type: SurfaceBEventType;
@@ -44,7 +34,7 @@ export interface SurfaceBEventRule {
   claimExpired?: boolean;
 }
 
-/** The module table, first match wins (docs/surface-b.md "Webhooks"). */
+/** First match wins. */
 export const SURFACE_B_EVENT_RULES: readonly SurfaceBEventRule[] = [
   { core: 'payout.submitted', type: 'disbursement.created', claimLinkOnly: true },
   { core: 'payout.claim_started', type: 'disbursement.claimed', claimLinkOnly: false },
@@ -74,7 +64,6 @@ export function surfaceBEventType(coreType: string, data: Snapshot | null | unde
   return SURFACE_B_EVENT_RULES.find((r) => ruleMatches(r, coreType, data))?.type ?? null;
 }
 
-/** Whether one of a Surface B endpoint's patterns covers this Surface B event type. */
 export const surfaceBWants = (patterns: readonly string[], type: string) => patterns.some((p) => matchesEventPattern(p, type));
 
 const STATUS_OF: Record<SurfaceBEventType, string> = {
@@ -90,11 +79,9 @@ const STATUS_OF: Record<SurfaceBEventType, string> = {
   'deposit.credited': 'credited',
 };
 
-/** Spec "Envelope and events, Surface B". */
 export interface SurfaceBEnvelope {
   id: string;
   type: SurfaceBEventType;
-  /** ISO 8601 UTC. */
   createdAt: string;
   data: {
     id: string;
@@ -154,7 +141,6 @@ export function surfaceBEnvelope(event: { id: string; type: string; created_at: 
   };
 }
 
-/** The recipient message of a notification event, camelCase. */
 function notificationOf(n: unknown): Snapshot | null {
   if (!n || typeof n !== 'object') return null;
   const x = n as Snapshot;
@@ -184,7 +170,6 @@ export function surfaceBNextRetryDelayMs(attempt: number): number | null {
   return attempt >= 1 && attempt <= SURFACE_B_RETRY_DELAYS_MS.length ? SURFACE_B_RETRY_DELAYS_MS[attempt - 1] : null;
 }
 
-/** Shortest and longest caller-chosen signing secret, in characters. */
 export const MIN_SURFACE_B_SECRET_LENGTH = 16;
 
 export const MAX_SURFACE_B_SECRET_LENGTH = 256;

@@ -1,8 +1,6 @@
 /**
- * Webhook delivery (spec "Events"; docs/webhooks.md "Retries"): the dispatcher that turns outbox
- * events into one delivery per (event, endpoint), each with its own workflow, and one delivery
- * attempt; the one writer of `webhook_deliveries` and `webhook_attempts`. Envelope `created_at` is
- * the event's time; the signature timestamp `t` is the attempt's.
+ * Webhook delivery (spec "Events"; docs/webhooks.md "Retries"): one delivery per (event, endpoint), each with
+ * its workflow; the one writer of `webhook_deliveries` and `webhook_attempts`. Signature `t` is the attempt's time.
  */
 import { sql } from 'kysely';
 import { parseDuration } from '../domain/durations';
@@ -51,10 +49,7 @@ export function webhookRetrySchedule(core: Core): WebhookRetrySchedule {
   return surfaceARetrySchedule(parseDuration(core.config.WEBHOOK_RETRY_INITIAL));
 }
 
-/**
- * The name under which an endpoint of `surface` receives a core event type, or null when it does
- * not (Surface C renames payout events; src/domain/surface-c.ts).
- */
+/** The name under which `surface` receives a core event type, or null (Surface C renames payout events). */
 export function surfaceEventName(surface: string, type: string, data?: Record<string, unknown>): string | null {
   if (surface === 'A') return surfaceAEventType(type);
   if (surface === 'B') return surfaceBEventType(type, data);
@@ -66,11 +61,7 @@ export function surfaceReceives(surface: string, type: string): boolean {
   return surfaceEventName(surface, type) !== null;
 }
 
-/**
- * Relay task: in one transaction locks up to {@link DISPATCH_BATCH} undispatched events (SKIP
- * LOCKED), creates one delivery per matching live endpoint, records a delivery workflow start per
- * delivery and marks the events dispatched; starts them after commit. Returns events handled.
- */
+/** Relay task: turns up to {@link DISPATCH_BATCH} undispatched events into deliveries and their workflow starts. Returns events handled. */
 export async function dispatchWebhookEvents(core: Core): Promise<number> {
   const schedule = webhookRetrySchedule(core);
   const started: string[] = [];
@@ -168,9 +159,8 @@ function describeFetchError(err: unknown): string {
 }
 
 /**
- * One delivery attempt (`attempt` is Temporal's, 1-based): POSTs the signed envelope of the
- * endpoint's surface (no redirects), records a `webhook_attempts` row; 2xx marks it succeeded, a
- * deleted endpoint gives it up. Never throws for an HTTP outcome: the caller retries on `failed`.
+ * One delivery attempt (`attempt` 1-based): POSTs the signed envelope (no redirects) and records it. Never throws
+ * for an HTTP outcome: the caller retries on `failed`.
  */
 export async function attemptWebhookDelivery(core: Core, deliveryId: string, attempt: number, run = ''): Promise<WebhookAttemptOutcome> {
   const row = await core.db

@@ -5,10 +5,7 @@ import type { DbOrTx } from '../db/schema';
 import type { Core } from './context';
 import { columnsAndValues } from './sql-rows';
 
-/**
- * The outbox of workflow starts: written in the transaction that accepts the work, started after
- * commit, swept by the relay if left behind (docs/architecture.md "Money rules", rule 5).
- */
+/** The outbox of workflow starts (docs/architecture.md "Money rules", rule 5): written with the work, started after commit. */
 export interface PendingStart {
   workflowId: string;
   workflowType: string;
@@ -46,9 +43,8 @@ export async function insertWorkflowStartRowsJson(tx: DbOrTx, json: string): Pro
 }
 
 /**
- * Starts the recorded workflow now (after commit) and marks it started (batched). `recorded` saves
- * reading the row back. Returns false when there is no unstarted row. Throws what the Temporal start
- * throws (the row stays for the relay).
+ * Starts the recorded workflow now and marks it started (batched); false when no unstarted row. Throws what
+ * the Temporal start throws (the row stays for the relay).
  */
 export async function flushWorkflowStart(core: Core, workflowId: string, recorded?: PendingStart): Promise<boolean> {
   let start: PendingStart | undefined = recorded;
@@ -153,10 +149,7 @@ function starterOf(core: Core): Starter {
   return s;
 }
 
-/**
- * Hands a committed, unclaimed start to this process's starter and returns at once; a start that
- * fails or does not fit is left to the relay's sweep. Never throws.
- */
+/** Hands a committed, unclaimed start to this process's starter; the relay's sweep makes it if this fails. Never throws. */
 export function handOffWorkflowStart(core: Core, start: PendingStart): void {
   const s = starterOf(core);
   if (s.single.length >= STARTER_QUEUE_MAX) {
@@ -167,10 +160,7 @@ export function handOffWorkflowStart(core: Core, start: PendingStart): void {
   pumpStarts(core, s);
 }
 
-/**
- * Hands starts committed claimed (`claimed_until` = {@link startLeaseUntil}) to the bulk lane; a
- * start that fails or does not fit has its claim released for the relay. Never throws.
- */
+/** Hands claimed starts to the bulk lane; a start that fails or does not fit has its claim released. Never throws. */
 export function handOffWorkflowStarts(core: Core, starts: PendingStart[]): void {
   const s = starterOf(core);
   const room = Math.max(0, STARTER_QUEUE_MAX - s.bulk.length);
@@ -221,10 +211,7 @@ export async function drainWorkflowStarts(core: Core, timeoutMs = 5000): Promise
   clearTimeout(timer);
 }
 
-/**
- * Makes the recorded start of `workflowId` if not yet made (for an Update or Signal that found no
- * workflow). Returns true when a start was made, false when the row is started or absent.
- */
+/** Makes the recorded start if not yet made (an Update or Signal found no workflow); true when a start was made. */
 export async function ensureWorkflowStarted(core: Core, workflowId: string): Promise<boolean> {
   return flushWorkflowStart(core, workflowId);
 }
@@ -282,8 +269,8 @@ function releaseClaim(core: Core, workflowId: string): void {
 }
 
 /**
- * The relay's sweep: claims up to `limit` unstarted, unleased starts older than `olderThanMs`
- * (FOR UPDATE SKIP LOCKED), makes them and returns how many. Throws the first start error after the rest.
+ * The relay's sweep: claims up to `limit` unstarted, unleased starts older than `olderThanMs` (SKIP LOCKED),
+ * makes them, returns how many. Throws the first start error after the rest.
  */
 export async function sweepWorkflowStarts(core: Core, olderThanMs = 2000, limit = 500): Promise<number> {
   const until = startLeaseUntil(core.now());

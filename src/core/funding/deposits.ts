@@ -1,9 +1,4 @@
-/**
- * Deposits: money that arrived for a business, from any source (virtual_account, crypto, card;
- * docs/getting-paid.md "Deposits"). receiveDeposit records it `received`; depositWorkflow's one step
- * creditDeposit posts `deposit:{id}:credit` (net amount), matches payment requests and marks it
- * `credited`. Amounts convert to USDC rounded down (docs/rates.md "Deposits").
- */
+/** Deposits from any source (docs/getting-paid.md "Deposits"), converted to USDC rounded down (docs/rates.md "Deposits"). */
 import type { Selectable } from 'kysely';
 import { type ListEnvelope, paginate } from '../paging';
 import type { DbOrTx } from '../../db/schema';
@@ -34,9 +29,8 @@ import { getVirtualAccountRow } from './virtual-accounts';
 /** A stored deposit row (amount in minor units of currency; the rest micro-USDC). */
 export type DepositRow = Selectable<DepositsTable>;
 
-/** Largest single deposit, in units of its currency (keeps amounts far from the bigint range). */
+/** Largest single deposit, in units of its currency. */
 export const MAX_DEPOSIT_UNITS = '10000000';
-/** Largest reference / sender name / external id, in characters. */
 export const MAX_DEPOSIT_TEXT = 140;
 export const MAX_EXTERNAL_ID = 255;
 
@@ -72,7 +66,7 @@ const depositEventData = (row: DepositRow) => eventObjectData({ object: 'deposit
 export interface ReceiveDepositInput {
   source: DepositSource;
   virtualAccountId?: string | null;
-  /** Decimal string in `currency` (2 decimals fiat, 6 USDC). */
+  /** Decimal string (2 decimals fiat, 6 USDC). */
   amount: unknown;
   currency: unknown;
   reference?: string | null;
@@ -96,11 +90,8 @@ function optionalText(v: unknown, param: string, max: number): string | null {
 }
 
 /**
- * Records money that arrived: validates, converts, and in one transaction inserts the deposit
- * `received`, emits deposit.received and records the depositWorkflow start. Idempotent on
- * (source, externalId). Errors (Surface A params): 400 validation_error (`source`, `amount`,
- * `currency`, `reference`, `sender_name`, `external_id`); 404 not_found (`virtual_account_id`);
- * 409 idempotency_conflict (`external_id`) for the same id with different terms.
+ * Records money that arrived and its depositWorkflow start in one transaction; idempotent on (source, externalId).
+ * 400 validation_error (Surface A params); 404 not_found (`virtual_account_id`); 409 idempotency_conflict (`external_id`).
  */
 export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveDepositInput): Promise<ReceivedDeposit> {
   if (!(DEPOSIT_SOURCES as readonly string[]).includes(input.source)) {
@@ -236,10 +227,7 @@ async function flushDepositCredit(core: Core, depositId: string): Promise<void> 
   }
 }
 
-/**
- * Records the depositWorkflow start of a deposit received with `creditOnReceipt: false`, in `db`.
- * Returns false, recording nothing, when the deposit is not `received`.
- */
+/** Records the credit start of a deposit received with `creditOnReceipt: false`; false when it is not `received`. */
 export async function recordDepositCreditStart(db: DbOrTx, depositId: string): Promise<boolean> {
   const dep = await db.selectFrom('deposits').select(['id', 'business_id', 'environment', 'status']).where('id', '=', depositId).executeTakeFirst();
   if (!dep || dep.status === 'dropped') return false;
@@ -247,17 +235,13 @@ export async function recordDepositCreditStart(db: DbOrTx, depositId: string): P
   return true;
 }
 
-/** {@link recordDepositCreditStart}, then starts the workflow at once. */
 export async function startDepositCredit(core: Core, depositId: string): Promise<boolean> {
   const ok = await recordDepositCreditStart(core.db, depositId);
   if (ok) await flushDepositCredit(core, depositId);
   return ok;
 }
 
-/**
- * Marks a `received` deposit `dropped` and emits deposit.dropped; a deposit whose credit was started
- * is never dropped. Returns whether it moved.
- */
+/** Marks a `received` deposit `dropped` with deposit.dropped (never one whose credit started); returns whether it moved. */
 export async function dropDeposit(db: DbOrTx, depositId: string): Promise<boolean> {
   const started = await db.selectFrom('workflow_starts').select('workflow_id').where('workflow_id', '=', depositId).executeTakeFirst();
   if (started) return false;
@@ -277,9 +261,8 @@ export async function dropDeposit(db: DbOrTx, depositId: string): Promise<boolea
 }
 
 /**
- * The credit step of depositWorkflow, one idempotent transaction: posts `deposit:{id}:credit`
- * (external -> available, net), matches payment requests, sets credited, emits deposit.credited.
- * Throws Error for an unknown id.
+ * The credit step of depositWorkflow, one idempotent transaction: posts `deposit:{id}:credit` (external ->
+ * available, net), matches payment requests, emits deposit.credited. Throws Error for an unknown id.
  */
 export async function creditDeposit(core: Core, depositId: string): Promise<DepositCreditResult> {
   return core.db.transaction().execute(async (tx) => {
@@ -333,12 +316,11 @@ export async function getDepositRow(db: DbOrTx, caller: Caller, id: string): Pro
   return row;
 }
 
-/** GET /deposits/{id} (extension). 404 not_found for another tenant's or an unknown id. */
+/** GET /deposits/{id}. 404 not_found. */
 export async function getDeposit(core: Core, caller: Caller, id: string): Promise<Deposit> {
   return toDeposit(await getDepositRow(core.db, caller, id));
 }
 
-/** Filters of GET /deposits. */
 export interface ListDepositsQuery {
   limit: number;
   cursor?: string;

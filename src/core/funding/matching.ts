@@ -1,8 +1,4 @@
-/**
- * Matching a deposit to a payment request (spec Surface A rule 2; docs/getting-paid.md "Matching"):
- * only exactly one fitting open request is paid. Runs in creditDeposit's transaction after the
- * balance row is locked; unique indexes make a double payment impossible.
- */
+/** Deposit to payment request matching (docs/getting-paid.md "Matching"): only exactly one fitting open request is paid. */
 import type { Selectable, Transaction } from 'kysely';
 import type { Database } from '../../db/schema';
 import type { DepositsTable } from '../../db/tables/funding';
@@ -12,7 +8,6 @@ import { emitEvent } from '../events';
 import { markPaymentRequestPaid, toPaymentRequest } from '../payment-links/payment-requests';
 import { eventObjectData } from '../../domain/event-objects';
 
-/** A stored deposit row (declared here so matching does not import deposits.ts). */
 type DepositRow = Selectable<DepositsTable>;
 
 export interface MatchOutcome {
@@ -71,13 +66,9 @@ async function payRequest(tx: Transaction<Database>, core: Core, dep: DepositRow
   return { result: 'matched', paymentRequestId: paid.id };
 }
 
-/** Micro-USDC per cent (1 USDC = 1 USD). */
 const MICRO_USDC_PER_CENT = 10_000n;
 
-/**
- * A USDC deposit on chain (docs/getting-paid.md "Crypto deposits"): pays the one open USD request of
- * exactly its amount; when two fit, a memo picks the one.
- */
+/** A USDC deposit on chain pays the one open USD request of exactly its amount; a memo breaks a tie. */
 async function matchCryptoDeposit(tx: Transaction<Database>, core: Core, dep: DepositRow, now: Date): Promise<MatchOutcome> {
   if (dep.currency !== 'USDC' || dep.amount % MICRO_USDC_PER_CENT !== 0n) return { result: 'no_match', paymentRequestId: null };
   const q = tx

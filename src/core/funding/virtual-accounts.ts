@@ -1,8 +1,4 @@
-/**
- * Virtual accounts (spec "VirtualAccount"; Surface B `/funding/accounts` adapts these functions):
- * bank details whose transfers become deposits. Sandbox details pass real validators; the API
- * returns them masked.
- */
+/** Virtual accounts (spec "VirtualAccount"): bank details whose transfers become deposits, returned masked. */
 import { liveVirtualAccountIssuer } from '../rails/rail-adapters';
 import type { Selectable } from 'kysely';
 import { type ListEnvelope, paginate } from '../paging';
@@ -50,13 +46,11 @@ export function parseVirtualAccountCurrency(value: unknown, param = 'currency'):
 }
 
 
-/** Largest label, in characters. */
 export const MAX_LABEL_LENGTH = 100;
 
 /**
- * POST /virtual-accounts: issues an active account of the caller's business. Errors: 400
- * validation_error (`currency`, `label`); 403 verification_required; 400 channel_unavailable
- * (`currency`) in live without a banking partner for the currency.
+ * POST /virtual-accounts. 400 validation_error (`currency`, `label`); 403 verification_required;
+ * 400 channel_unavailable (`currency`) in live without a banking partner for the currency.
  */
 export async function createVirtualAccount(
   core: Core,
@@ -138,7 +132,6 @@ export async function getVirtualAccountRow(db: DbOrTx, caller: Caller, id: strin
   return row;
 }
 
-/** GET /virtual-accounts/{id}. 404 not_found. */
 export async function getVirtualAccount(core: Core, caller: Caller, id: string): Promise<VirtualAccount> {
   return toVirtualAccount(await getVirtualAccountRow(core.db, caller, id));
 }
