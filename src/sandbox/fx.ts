@@ -1,7 +1,4 @@
-/**
- * Sandbox FX table: fixed mid-market rates from USDC to every catalog currency (no BGN: Bulgaria
- * pays out on sepa_eur). Pure data, so workflows and the domain may import it.
- */
+/** Sandbox FX: fixed mid-market rates from USDC (no BGN: Bulgaria pays out on sepa_eur). Pure data, importable by workflows. */
 
 /** 1 USDC buys <rate> units of the currency (ISO 4217), a decimal string of at most 6 decimals (spec "Quote"). */
 export const SANDBOX_MID_RATES: Readonly<Record<string, string>> = Object.freeze({

@@ -1,8 +1,4 @@
-/**
- * The sandbox rail simulator (docs/rails.md "The seam"): an attempt's outcome depends only on the
- * payout's `reference` and the attempt number; the magic references are tabled in docs/sandbox.md.
- * Not for workflow code (node:crypto).
- */
+/** The sandbox rail simulator: the outcome depends only on `reference` and attempt (docs/sandbox.md). Not for workflows. */
 import type { RailAttemptResult } from '../../workflows/payout.contract';
 import { parseDuration } from '../domain/durations';
 import { randomToken } from '../domain/ids';

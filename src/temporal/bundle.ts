@@ -1,7 +1,4 @@
-/**
- * Workflow bundles: the worker never bundles itself (webpack costs ~110 MiB of RSS for the process's
- * life): it takes `WORKFLOW_BUNDLE` or one built by a child process. `tsx src/temporal/bundle.ts <out.js>` writes one.
- */
+/** Workflow bundles, never built in the worker (webpack holds ~110 MiB for the process's life); `tsx src/temporal/bundle.ts <out.js>` writes one. */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -25,10 +22,7 @@ export async function writeWorkflowBundle(outFile: string): Promise<string> {
   return out;
 }
 
-/**
- * `{ codePath }` of the workflow bundle: `prebuilt` when given, else one written to `outFile` by a
- * child process. Throws if `prebuilt` is missing or the child fails (its stderr in the message).
- */
+/** `{ codePath }`: `prebuilt` when given, else a bundle a child process writes to `outFile`. Throws if either fails. */
 export async function prepareWorkflowBundle(opts: { outFile: string; prebuilt?: string }): Promise<{ codePath: string }> {
   if (opts.prebuilt) {
     const path = resolve(opts.prebuilt);

@@ -37,10 +37,7 @@ export function typedAttributes(attrs: KeywordAttributes): SearchAttributePair[]
     .map(([k, v]) => ({ key: SA[k as keyof typeof SA], value: v as string }));
 }
 
-/**
- * Starts a workflow, treating "already started" as success: the workflow id is the resource id, so
- * a second start is a no-op even after the first run closed (`REJECT_DUPLICATE`). Has a deadline.
- */
+/** Starts a workflow; "already started" is success, also after the run closed (`REJECT_DUPLICATE`). Has a deadline. */
 export async function startIdempotently(
   client: TemporalClient,
   opts: { workflowType: string; workflowId: string; taskQueue: string; args: unknown[]; searchAttributes: KeywordAttributes },

@@ -20,10 +20,7 @@ export interface TemporalConnectionOptions {
   apiKey?: string;
 }
 
-/**
- * The connection options from the TEMPORAL_* settings; reads the PEM files now and throws naming the
- * variable when one cannot be read. Key material is never logged.
- */
+/** Connection options from TEMPORAL_*; reads the PEM files now, throwing with the variable's name. Keys are never logged. */
 export function temporalConnectionOptions(config: Config): TemporalConnectionOptions {
   const address = config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
   const read = (name: string, path: string | undefined): Buffer | undefined => {

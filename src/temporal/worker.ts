@@ -48,10 +48,7 @@ export interface PaymentsWorkerTuning {
   workflowTaskPollerBehavior: NonNullable<WorkerOptions['workflowTaskPollerBehavior']>;
 }
 
-/**
- * The payments worker's concurrency, cache and pollers from the WORKER_* settings
- * (docs/benchmarks.md "Worker tuning"); the cache never holds fewer workflows than run at once.
- */
+/** Worker concurrency, cache and pollers from WORKER_* (docs/benchmarks.md "Worker tuning"); cache >= concurrent workflows. */
 export function paymentsWorkerTuning(
   config: Pick<
     Config,
@@ -82,10 +79,7 @@ export interface PaymentsWorker {
   getState(): string;
 }
 
-/**
- * Creates the payments workers (`TASK_QUEUE` and the batch queue) from a prebuilt workflow bundle.
- * A nondeterminism error fails the workflow instead of retrying its task forever.
- */
+/** Creates the workers of `TASK_QUEUE` and the batch queue; a nondeterminism error fails the workflow, not retries its task. */
 export async function createWorker(
   core: Core,
   opts: { connection?: NativeConnection; workflowBundle: WorkflowBundleOption; maxConcurrentActivities?: number },
