@@ -21,6 +21,7 @@ export interface SurfaceAEnvelope {
   data: { object: Record<string, unknown> };
 }
 
+/** The Surface A envelope of an outbox event (`type` is the Surface A name). */
 export function surfaceAEnvelope(event: { id: string; type: string; created_at: Date; data: Record<string, unknown> }): SurfaceAEnvelope {
   return { id: event.id, type: event.type, created_at: event.created_at.toISOString(), data: { object: event.data } };
 }

@@ -6,6 +6,7 @@ import { recordPayoutEvent } from './metrics/registry';
 import type { DbOrTx, Environment } from '../db/schema';
 import { columnList, columnsAndValues } from './sql-rows';
 
+/** A domain event to put in the outbox (spec "Events"). */
 export interface EventInput {
   businessId: string;
   environment: Environment;
@@ -59,6 +60,7 @@ export async function insertNewEventRowsJson(tx: DbOrTx, columns: readonly strin
   return new Set(written.rows.map((w) => w.dedupe_key));
 }
 
+/** Marks the events `ids` dispatched at `now`. */
 export async function markEventsDispatched(db: DbOrTx, ids: string[], now: Date): Promise<void> {
   await db.updateTable('events').set({ dispatched_at: now }).where('id', 'in', ids).execute();
 }
@@ -79,6 +81,7 @@ export function eventValues(e: EventInput) {
   };
 }
 
+/** Counts a written event in the payout metrics. */
 export function eventWritten(e: EventInput): void {
   if (e.objectType === 'payout') recordPayoutEvent(e.type, e.data.channel, e.environment);
 }

@@ -47,6 +47,7 @@ export async function claimIdempotencyRecord(db: DbOrTx, s: IdempotencyScope, fi
   return rows.length === 1;
 }
 
+/** The stored record of the key, or undefined. */
 export async function findIdempotencyRecord(db: DbOrTx, s: IdempotencyScope) {
   return db
     .selectFrom('idempotency_keys')
@@ -58,6 +59,7 @@ export async function findIdempotencyRecord(db: DbOrTx, s: IdempotencyScope) {
     .executeTakeFirst();
 }
 
+/** Deletes the key's record if it expired before `now`. */
 export async function deleteExpiredIdempotencyRecord(db: DbOrTx, s: IdempotencyScope, now: Date): Promise<void> {
   await whereScope(db, s).delete().where('expires_at', '<', now).execute();
 }
@@ -80,6 +82,7 @@ export async function completeIdempotencyRecord(
     .execute();
 }
 
+/** Deletes the key's record while still `in_flight`, freeing the key. */
 export async function releaseIdempotencyRecord(db: DbOrTx, s: IdempotencyScope): Promise<void> {
   await whereScope(db, s).delete().where('state', '=', 'in_flight').execute();
 }

@@ -3,6 +3,7 @@ import type { Config } from '../config';
 
 /** Secrets encrypted at rest (docs/security.md "Secrets at rest"): `enc:v1:<key id>:<iv>:<ciphertext and tag>`, AES-256-GCM, row-bound AAD. */
 
+/** The configured KEKs and which one seals new values. */
 export interface Keyring {
   /** Key id -> 32-byte AES key. */
   keys: ReadonlyMap<string, Buffer>;
@@ -52,6 +53,7 @@ export function keyringFor(config: Pick<Config, 'SECRETS_KEYS' | 'SECRETS_ACTIVE
 
 export const isSealed = (stored: string) => stored.startsWith(PREFIX);
 
+/** The key id a stored value is sealed under, or null for legacy plain text. */
 export function sealedKeyId(stored: string): string | null {
   return isSealed(stored) ? stored.slice(PREFIX.length).split(':')[0]! : null;
 }

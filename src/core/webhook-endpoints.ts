@@ -33,6 +33,7 @@ export const MAX_WEBHOOK_EVENTS = 50;
 
 const LOOPBACK_V4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
+/** Whether a URL hostname is the loopback interface. */
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.toLowerCase().replace(/\.$/, '');
   return h === 'localhost' || LOOPBACK_V4.test(h) || h === '[::1]';

@@ -19,6 +19,7 @@ export const SURFACE_B_EVENT_TYPES = [
 export type SurfaceBEventType = (typeof SURFACE_B_EVENT_TYPES)[number];
 export const SURFACE_B_EVENT_WILDCARDS = ['*', 'disbursement.*', 'deposit.*'] as const;
 
+/** Whether `pattern` is a Surface B event type or wildcard. */
 export function isSurfaceBEventPattern(pattern: string): boolean {
   return (SURFACE_B_EVENT_TYPES as readonly string[]).includes(pattern) || (SURFACE_B_EVENT_WILDCARDS as readonly string[]).includes(pattern);
 }
@@ -79,6 +80,7 @@ const STATUS_OF: Record<SurfaceBEventType, string> = {
   'deposit.credited': 'credited',
 };
 
+/** Spec "Envelope and events, Surface B". */
 export interface SurfaceBEnvelope {
   id: string;
   type: SurfaceBEventType;

@@ -57,6 +57,7 @@ export function surfaceEventName(surface: string, type: string, data?: Record<st
   return null;
 }
 
+/** Whether an endpoint of `surface` is sent events of this core type. */
 export function surfaceReceives(surface: string, type: string): boolean {
   return surfaceEventName(surface, type) !== null;
 }

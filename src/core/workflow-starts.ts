@@ -22,6 +22,7 @@ export async function enqueueWorkflowStart(tx: DbOrTx, start: PendingStart): Pro
     .execute();
 }
 
+/** The `workflow_starts` row of `start`. */
 export function workflowStartValues(start: PendingStart) {
   return {
     workflow_id: start.workflowId,
@@ -102,6 +103,7 @@ export const STARTER_QUEUE_MAX = 20_000;
 /** Lease of a claimed start, renewed every third of it while the process holds the start. */
 export const START_LEASE_MS = 30_000;
 
+/** When a claim taken at `now` runs out (`workflow_starts.claimed_until`). */
 export function startLeaseUntil(now: Date): Date {
   return new Date(now.getTime() + START_LEASE_MS);
 }

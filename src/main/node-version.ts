@@ -9,6 +9,7 @@ export function isSupportedNode(version: string): boolean {
   return (major === 22 && minor >= 12) || major === 24;
 }
 
+/** The one line printed on an unsupported Node.js. */
 export function unsupportedNodeMessage(version: string): string {
   return `This service needs Node.js 22 (22.12 or later) or 24; this is Node.js ${version}. Install Node 24 (the current LTS) and run the command again.`;
 }

@@ -31,6 +31,7 @@ export function withCallDeadline<T>(client: TemporalClient, fn: () => Promise<T>
 /** Keyword search attribute values by name, as stored in `workflow_starts`. */
 export type KeywordAttributes = Partial<Record<keyof typeof SA, string>>;
 
+/** Keyword attributes as typed search attribute pairs. */
 export function typedAttributes(attrs: KeywordAttributes): SearchAttributePair[] {
   return Object.entries(attrs)
     .filter(([, v]) => v !== undefined)

@@ -11,6 +11,7 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
+/** A free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const srv = createServer();

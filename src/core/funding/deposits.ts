@@ -31,9 +31,11 @@ export type DepositRow = Selectable<DepositsTable>;
 
 /** Largest single deposit, in units of its currency. */
 export const MAX_DEPOSIT_UNITS = '10000000';
+/** Longest reference, sender name or external id, in characters. */
 export const MAX_DEPOSIT_TEXT = 140;
 export const MAX_EXTERNAL_ID = 255;
 
+/** The deposit of a row. */
 export function toDeposit(row: DepositRow): Deposit {
   const live = row.rate_source !== null && row.rate_as_of !== null && row.reference_rate !== null && row.fx_spread_bps !== null;
   return {
@@ -235,6 +237,7 @@ export async function recordDepositCreditStart(db: DbOrTx, depositId: string): P
   return true;
 }
 
+/** {@link recordDepositCreditStart}, then starts the workflow at once. */
 export async function startDepositCredit(core: Core, depositId: string): Promise<boolean> {
   const ok = await recordDepositCreditStart(core.db, depositId);
   if (ok) await flushDepositCredit(core, depositId);

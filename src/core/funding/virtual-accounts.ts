@@ -46,6 +46,7 @@ export function parseVirtualAccountCurrency(value: unknown, param = 'currency'):
 }
 
 
+/** Longest label, in characters. */
 export const MAX_LABEL_LENGTH = 100;
 
 /**
@@ -132,6 +133,7 @@ export async function getVirtualAccountRow(db: DbOrTx, caller: Caller, id: strin
   return row;
 }
 
+/** GET /virtual-accounts/{id}. 404 not_found. */
 export async function getVirtualAccount(core: Core, caller: Caller, id: string): Promise<VirtualAccount> {
   return toVirtualAccount(await getVirtualAccountRow(core.db, caller, id));
 }

@@ -46,6 +46,7 @@ export interface DepositsTable extends LiveRateColumns {
   created_at: Generated<Date>;
 }
 
+/** A payment link (spec "PaymentLink"), public page `/pay/{token}`. */
 export interface PaymentLinksTable {
   id: string;
   business_id: string;
@@ -58,6 +59,7 @@ export interface PaymentLinksTable {
   updated_at: Date;
 }
 
+/** A fixed-amount payment request on a link (spec "PaymentRequest"). */
 export interface PaymentRequestsTable {
   id: string;
   business_id: string;
