@@ -8,15 +8,7 @@ import type { Caller, Core } from './context';
 import { paginate, type ListEnvelope } from './paging';
 import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARDS, surfaceBEnvelope, type SurfaceBEnvelope } from './webhooks-surface-b';
 
-/**
- * The events API of Surfaces A, B and C (docs/webhooks.md "Events API"): the outbox read back, each
- * event in the very envelope its deliveries to an endpoint of that surface were signed over. The
- * envelope is not stored: it is rendered from the `events` row (src/wire/events.ts, either stored
- * form) by the surface's envelope function ({@link surfaceAEnvelope}, `surfaceBEnvelope`,
- * `surfaceCEnvelope`), the same functions the delivery attempt serializes (src/core/webhooks.ts),
- * so `JSON.stringify` of it gives the delivered body byte for byte. Each surface lists only the
- * events its endpoints receive, under its own names.
- */
+/** The events API (docs/webhooks.md "Events API"): each event in the envelope its deliveries were signed over. */
 
 /** Days an event stays listed (docs/webhooks.md "Retention"); the retention job deletes older rows. */
 export const EVENT_RETENTION_DAYS = 30;
@@ -25,22 +17,19 @@ export const EVENT_RETENTION_DAYS = 30;
 export interface SurfaceAEnvelope {
   id: string;
   type: string;
-  /** ISO 8601 UTC: when the event happened. */
   created_at: string;
   data: { object: Record<string, unknown> };
 }
 
-/** Builds the Surface A envelope of an outbox event (`type` is the Surface A name). */
+/** The Surface A envelope of an outbox event (`type` is the Surface A name). */
 export function surfaceAEnvelope(event: { id: string; type: string; created_at: Date; data: Record<string, unknown> }): SurfaceAEnvelope {
   return { id: event.id, type: event.type, created_at: event.created_at.toISOString(), data: { object: event.data } };
 }
 
 const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 
-/** Surfaces with an events API; each lists the events its webhook endpoints receive. */
 export type EventSurface = 'A' | 'B' | 'C';
 
-/** The envelope each surface's endpoints receive (spec "Envelope", per surface). */
 export interface SurfaceEnvelopes {
   A: SurfaceAEnvelope;
   B: SurfaceBEnvelope;
@@ -50,10 +39,7 @@ export interface SurfaceEnvelopes {
 type EventRow = { id: string; type: string; created_at: unknown; data: Record<string, unknown>; data_format: string };
 type EventsWhere = (eb: ExpressionBuilder<Database, 'events'>, pattern?: string) => Expression<SqlBool>;
 
-/**
- * Surface B's names depend on the snapshot (src/core/webhooks-surface-b.ts): the rules whose name
- * matches `pattern`, each as SQL over the stored jsonb (`data->>'channel'`, `data->'failure'->>'code'`).
- */
+/** Surface B's rules whose name matches `pattern`, as SQL over the stored jsonb. */
 const surfaceBWhere: EventsWhere = (eb, pattern) => {
   const rules = SURFACE_B_EVENT_RULES.filter((r) => pattern === undefined || matchesEventPattern(pattern, r.type));
   if (rules.length === 0) return sql<SqlBool>`false`;
@@ -89,11 +75,9 @@ const SURFACES: { [S in EventSurface]: { valid: (p: string) => boolean; wildcard
   },
 };
 
-/** Filters of `GET /events`; times are ISO 8601 strings as the query gave them. */
 export interface EventFilter {
   limit: number;
   cursor?: string;
-  /** An event type or wildcard of the surface (`payout.*`, `disbursement.*`, `*`), the rule of its webhook subscriptions. */
   type?: string;
   created_after?: string;
   created_before?: string;
@@ -108,7 +92,7 @@ function parseTime(value: string | undefined, key: 'createdAfter' | 'createdBefo
   return d;
 }
 
-/** The `[after, before)` window of a filter, clipped to the retention window; 400 on a bad value (param named). */
+/** The `[after, before)` window of a filter, clipped to retention; 400 with the param named. */
 export function eventWindow(core: Core, f: { created_after?: string; created_before?: string }): { after: Date; before?: Date } {
   const after = parseTime(f.created_after, 'createdAfter');
   const before = parseTime(f.created_before, 'createdBefore');
@@ -117,11 +101,8 @@ export function eventWindow(core: Core, f: { created_after?: string; created_bef
 }
 
 /**
- * Lists the caller's events as endpoints of `surface` receive them (default Surface A), newest
- * first, in the List envelope (spec "List envelope"; docs/webhooks.md "Events API"). Only events of
- * the last {@link EVENT_RETENTION_DAYS} days; `created_after` inclusive, `created_before`
- * exclusive; `type` a type or wildcard of the surface. 400 validation_error with param `type`,
- * `created_after`, `created_before` or `cursor` (a surface renders the names in its own spelling).
+ * Lists the caller's events as `surface`'s endpoints receive them, newest first, last {@link EVENT_RETENTION_DAYS}
+ * days. 400 validation_error (`type`, `created_after`, `created_before`, `cursor`).
  */
 export async function listEvents<S extends EventSurface = 'A'>(
   core: Core,
@@ -143,16 +124,11 @@ export async function listEvents<S extends EventSurface = 'A'>(
     .where('created_at', '>=', after);
   if (before) q = q.where('created_at', '<', before);
   const { rows, next_cursor } = await paginate(q, 'id', f);
-  // The SQL filter is the envelope function's rules; the check below only guards against drift.
   const data = rows.map((r) => s.envelope(r) as SurfaceEnvelopes[S] | null).filter((e): e is SurfaceEnvelopes[S] => e !== null);
   return { data, next_cursor };
 }
 
-/**
- * One event of the caller's business and environment, in the envelope endpoints of `surface`
- * (default Surface A) were sent. 404 not_found for an unknown id, another tenant's, an event the
- * surface does not receive, or one past retention.
- */
+/** One event in `surface`'s envelope; 404 not_found when unknown, another tenant's, not received or past retention. */
 export async function getEvent<S extends EventSurface = 'A'>(core: Core, caller: Caller, id: string, surface: S = 'A' as S): Promise<SurfaceEnvelopes[S]> {
   const s = SURFACES[surface];
   const row = await core.db

@@ -1,14 +1,8 @@
-/**
- * The stored Idempotency-Key records (`idempotency_keys`; spec "Limits", docs/architecture.md
- * "Table owners"): the one module that writes the table. The API's idempotency middleware
- * (src/api/middleware/idempotency.ts) decides when to claim, complete or release a record; the
- * retention sweep (src/core/retention.ts) deletes expired ones. A record is identified by business,
- * environment, surface (`scope`) and key.
- */
+/** Stored Idempotency-Key records (spec "Limits"): the one module that writes `idempotency_keys`. */
 import { sql } from 'kysely';
 import type { DbOrTx, Environment } from '../db/schema';
 
-/** Which record: the caller's business and environment, the surface (`A`, `B`, `C`) and the key as sent. */
+/** Which record: business, environment, surface (`A`, `B`, `C`) and the key as sent. */
 export interface IdempotencyScope {
   business_id: string;
   environment: Environment;
@@ -33,10 +27,7 @@ const whereScope = (db: DbOrTx, s: IdempotencyScope) => ({
       .where('key', '=', s.key),
 });
 
-/**
- * Claims the key: inserts an `in_flight` record locked at `now`, expiring at `expiresAt`, with the
- * request's `fingerprint` (hex SHA-256). Returns false when a record of the key already exists.
- */
+/** Claims the key (`in_flight`, locked at `now`, with the request's hex SHA-256 `fingerprint`); false when a record exists. */
 export async function claimIdempotencyRecord(db: DbOrTx, s: IdempotencyScope, fingerprint: string, now: Date, expiresAt: Date): Promise<boolean> {
   const rows = await db
     .insertInto('idempotency_keys')
@@ -68,15 +59,12 @@ export async function findIdempotencyRecord(db: DbOrTx, s: IdempotencyScope) {
     .executeTakeFirst();
 }
 
-/** Deletes the key's record if it expired before `now` (so the key can be claimed afresh). */
+/** Deletes the key's record if it expired before `now`. */
 export async function deleteExpiredIdempotencyRecord(db: DbOrTx, s: IdempotencyScope, now: Date): Promise<void> {
   await whereScope(db, s).delete().where('expires_at', '<', now).execute();
 }
 
-/**
- * Takes over an `in_flight` record locked before `staleBefore` (its process died): relocks it at
- * `now`. Returns whether it was taken.
- */
+/** Relocks an `in_flight` record locked before `staleBefore` (its process died); returns whether it was taken. */
 export async function takeOverIdempotencyRecord(db: DbOrTx, s: IdempotencyScope, now: Date, staleBefore: Date): Promise<boolean> {
   const taken = await whereScope(db, s).update().set({ locked_at: now }).where('state', '=', 'in_flight').where('locked_at', '<', staleBefore).executeTakeFirst();
   return Boolean(taken.numUpdatedRows);
@@ -94,12 +82,12 @@ export async function completeIdempotencyRecord(
     .execute();
 }
 
-/** Deletes the key's record while still `in_flight` (a response that is not stored frees the key). */
+/** Deletes the key's record while still `in_flight`, freeing the key. */
 export async function releaseIdempotencyRecord(db: DbOrTx, s: IdempotencyScope): Promise<void> {
   await whereScope(db, s).delete().where('state', '=', 'in_flight').execute();
 }
 
-/** Deletes records whose `expires_at` passed before `now`, at most `limit`. Returns how many. */
+/** Deletes up to `limit` records expired before `now`; returns how many. */
 export async function purgeExpiredIdempotencyRecords(db: DbOrTx, now: Date, limit: number): Promise<number> {
   const r = await sql<{ n: string }>`
     with gone as (

@@ -1,15 +1,7 @@
 /**
- * Idempotency-Key retention on the resources that carry their key (spec "Limits": Surface A keeps
- * idempotency 30 days; docs/getting-paid.md "Idempotency retention"). Payouts and disbursements
- * store the request's key under a unique index, so a process that dies between creating the
- * resource and completing the idempotency record cannot make a second one. That index must not
- * outlive the retention: a key older than 30 days starts a new payout or disbursement. Before such
- * a key is used again, the old resource's key is retired (renamed `<key>#retired:<id>`, kept for
- * operators): for a disbursement in the transaction that creates the new one, for a payout in the
- * statement that looks the key up after an accept refused by the key's unique index, before the
- * accept runs once more (src/core/payouts/accept.ts; retiring a key past its retention changes no
- * answer, so it needs no transaction with the new payout). Each table's owner retires its keys
- * (src/core/payouts/transitions.ts, src/core/disbursements/disbursement-store.ts).
+ * Idempotency-Key retention on payouts and disbursements (docs/getting-paid.md "Idempotency
+ * retention"): a key older than 30 days is retired on its old resource (`<key>#retired:<id>`)
+ * before it is used again, so it starts a new one. Each table's owner retires its keys.
  */
 
 /** Surface A's idempotency retention (spec "Limits"): 30 days, in ms. */

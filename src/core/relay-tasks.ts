@@ -3,7 +3,7 @@ import type { RelayTask } from './relay';
 import { dispatchWebhookEvents } from './webhooks';
 import { sendPendingFallbacks } from './notifications/payout-notifications';
 
-/** Runs `task` at most once per `everyMs` (the relay ticks every 250 ms); reports 0 so it never drains in a loop. */
+/** Runs `task` at most once per `everyMs`; reports 0 so it never drains in a loop. */
 function throttled(task: RelayTask, everyMs: number): RelayTask {
   let last = 0;
   return async (core) => {
@@ -14,9 +14,5 @@ function throttled(task: RelayTask, everyMs: number): RelayTask {
   };
 }
 
-/**
- * Relay tasks beyond the workflow-start sweep: webhook dispatch, and every 30 s the recovery of
- * processing disbursements whose workflow is not running (src/core/disbursements/), and every second
- * the SMS fallbacks of notifications WhatsApp could not deliver (src/core/notifications).
- */
+/** Relay tasks beyond the start sweep: webhook dispatch, disbursement run recovery (30 s), SMS fallbacks (1 s). */
 export const relayTasks: RelayTask[] = [dispatchWebhookEvents, throttled((core) => recoverDisbursementRuns(core), 30_000), throttled(sendPendingFallbacks, 1000)];

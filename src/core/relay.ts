@@ -5,22 +5,16 @@ import { sweepWorkflowStarts } from './workflow-starts';
 /** A periodic task of the relay; returns how much work it found (0 = idle). */
 export type RelayTask = (core: Core) => Promise<number>;
 
-/** Channel notified by every INSERT statement into `events` (trigger `events_outbox_notify`, migration 0069). */
+/** Channel notified by every INSERT into `events` (trigger `events_outbox_notify`). */
 export const OUTBOX_CHANNEL = 'payouts_outbox';
-/** Longest pause between two ticks of an idle relay while it listens on {@link OUTBOX_CHANNEL}. */
+/** Longest pause of an idle relay listening on {@link OUTBOX_CHANNEL}. */
 export const RELAY_IDLE_MAX_MS = 2000;
 const RELISTEN_DELAY_MS = 1000;
 
 /**
- * The relay runs in each worker process: it starts workflows whose start was recorded but never
- * made (a process died after commit), and hands new outbox events to webhook delivery. Tasks are
- * idempotent, so any number of workers may run it at once. Returns a stop function.
- *
- * It ticks every `intervalMs` while it finds work. With `databaseUrl` (PostgreSQL), it LISTENs on
- * {@link OUTBOX_CHANNEL}: an idle tick doubles the pause, up to {@link RELAY_IDLE_MAX_MS}, and a
- * notification (a new event) ends the pause at once, so an event is still handed on within
- * milliseconds. While the LISTEN connection is down (and on PGlite) it ticks every `intervalMs`.
- * (docs/architecture.md "Outboxes", docs/operations.md "Idle cost".)
+ * Runs the relay's idempotent tasks in this worker (docs/architecture.md "Outboxes"): every
+ * `intervalMs` while there is work; with `databaseUrl`, an idle relay backs off up to
+ * {@link RELAY_IDLE_MAX_MS} and a NOTIFY on {@link OUTBOX_CHANNEL} wakes it. Returns a stop function.
  */
 export function startRelay(core: Core, tasks: RelayTask[], intervalMs = 250, opts: { databaseUrl?: string } = {}): () => Promise<void> {
   let stopped = false;
@@ -80,11 +74,7 @@ export function startRelay(core: Core, tasks: RelayTask[], intervalMs = 250, opt
   };
 }
 
-/**
- * LISTENs on {@link OUTBOX_CHANNEL} over a connection of its own, calling `onNotify` per
- * notification and `onState` when the connection comes up or goes down (re-listening after
- * {@link RELISTEN_DELAY_MS}). Returns a stop function.
- */
+/** LISTENs on {@link OUTBOX_CHANNEL} on its own connection, re-listening when it drops; returns a stop function. */
 function listen(databaseUrl: string, onNotify: () => void, onState: (up: boolean) => void, core: Core): () => Promise<void> {
   let stopped = false;
   let client: pg.Client | null = null;

@@ -1,33 +1,17 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Config } from '../config';
 
-/**
- * Secrets encrypted at rest (docs/security.md "Secrets at rest"): a value the service must read back
- * in plain text (a webhook signing secret, current or previous) is stored as
- * `enc:v1:<key id>:<iv>:<ciphertext and tag>` (base64url), AES-256-GCM under a key-encryption key
- * (KEK) from configuration (`SECRETS_KEYS`, `SECRETS_ACTIVE_KEY_ID`), with the owning row as
- * additional authenticated data (`webhook_endpoint:<id>`), so a value copied to another row does not
- * decrypt. New values are sealed under the active key; any listed key opens its own values, so a
- * rotation (`npm run admin -- secrets rotate`, {@link resealStoredSecrets}) re-encrypts while the
- * old key still reads. A value without the `enc:` prefix (written before migration 0065) reads as
- * plain text until the rotation seals it.
- *
- * Without SECRETS_KEYS the embedded development key `dev` is used (it is public: fine for
- * `npm run dev` and tests, never for a live deployment; {@link keyringFor} refuses it when
- * NODE_ENV=production).
- */
+/** Secrets encrypted at rest (docs/security.md "Secrets at rest"): `enc:v1:<key id>:<iv>:<ciphertext and tag>`, AES-256-GCM, row-bound AAD. */
 
 /** The configured KEKs and which one seals new values. */
 export interface Keyring {
   /** Key id -> 32-byte AES key. */
   keys: ReadonlyMap<string, Buffer>;
   activeKeyId: string;
-  /** True when no key was configured and the embedded development key is in use. */
   development: boolean;
 }
 
 const PREFIX = 'enc:v1:';
-/** The embedded development KEK (public by design: docs/configuration.md "Security"). */
 const DEV_KEY_ID = 'dev';
 const DEV_KEY = createHash('sha256').update('payouts-backend development key-encryption key; never for live data').digest();
 
@@ -41,10 +25,7 @@ export class SecretUnreadableError extends Error {
 
 const keyrings = new WeakMap<object, Keyring>();
 
-/**
- * The keyring of a configuration (parsed once per config object). Throws when SECRETS_ACTIVE_KEY_ID
- * names no listed key, a key is not 32 bytes, or NODE_ENV=production has no SECRETS_KEYS.
- */
+/** The keyring of a configuration. Throws for an unknown active key id, a key not 32 bytes, or production without SECRETS_KEYS. */
 export function keyringFor(config: Pick<Config, 'SECRETS_KEYS' | 'SECRETS_ACTIVE_KEY_ID' | 'NODE_ENV'>): Keyring {
   const cached = keyrings.get(config);
   if (cached) return cached;
@@ -70,7 +51,6 @@ export function keyringFor(config: Pick<Config, 'SECRETS_KEYS' | 'SECRETS_ACTIVE
   return ring;
 }
 
-/** Whether a stored value is sealed (`enc:v1:…`) rather than legacy plain text. */
 export const isSealed = (stored: string) => stored.startsWith(PREFIX);
 
 /** The key id a stored value is sealed under, or null for legacy plain text. */
@@ -87,10 +67,7 @@ export function sealSecret(ring: Keyring, plaintext: string, aad: string): strin
   return `${PREFIX}${ring.activeKeyId}:${iv.toString('base64url')}:${body.toString('base64url')}`;
 }
 
-/**
- * Opens a stored value sealed by {@link sealSecret} with the same `aad`; legacy plain text comes
- * back unchanged. Throws {@link SecretUnreadableError} for an unknown key id or a failed tag check.
- */
+/** Opens a value sealed with the same `aad` (legacy plain text unchanged). Throws {@link SecretUnreadableError}. */
 export function openSecret(ring: Keyring, stored: string, aad: string): string {
   if (!isSealed(stored)) return stored;
   const [keyId, ivText, bodyText] = stored.slice(PREFIX.length).split(':') as [string, string, string];
@@ -108,5 +85,4 @@ export function openSecret(ring: Keyring, stored: string, aad: string): string {
   }
 }
 
-/** The additional authenticated data of a webhook endpoint's secrets. */
 export const webhookSecretAad = (endpointId: string) => `webhook_endpoint:${endpointId}`;

@@ -9,52 +9,35 @@ import { surfaceBEventType, surfaceBRetrySchedule } from './webhooks-surface-b';
 import { reopenDeliveries, WEBHOOK_DELIVERY_WORKFLOW, webhookRetrySchedule, type WebhookSurface } from './webhooks';
 import { enqueueWorkflowStart, flushWorkflowStart, type PendingStart } from './workflow-starts';
 
-/**
- * Webhook deliveries read back and sent again (docs/webhooks.md "Deliveries", "Resend and
- * catch-up"). A re-send never calls the endpoint from the API: it reopens the delivery (status
- * `pending`) and records, in the same transaction, the start of a NEW run of the durable delivery
- * workflow with id `<delivery id>.r<n>` (n = the delivery's `retry_count`), which makes its attempts
- * under the delivery's retry schedule, signed with the endpoint's current secret(s) at each attempt.
- * The event keeps its id (the envelope is rebuilt from the same `events` row). A run of the same
- * delivery still retrying goes on; whichever run gets the 2xx completes the delivery and the other
- * stops at its next attempt (it finds the delivery no longer pending).
- *
- * The attempts of every run are listed together, oldest first, numbered 1.. in that order.
- */
-
-/** One delivery attempt (core shape, snake_case). */
+/** Webhook deliveries read back and re-sent (docs/webhooks.md "Resend and catch-up"); the event keeps its id. */
+/** One delivery attempt. */
 export interface DeliveryAttempt {
   /** 1-based, in time order across every run of the delivery. */
   number: number;
-  /** ISO 8601 UTC: when the attempt was recorded (its end). */
+  /** ISO 8601 UTC. */
   attempted_at: string;
-  /** The endpoint's HTTP status, or null when it could not be reached. */
+  /** null when the endpoint could not be reached. */
   http_status: number | null;
-  /** Why the attempt failed (HTTP status, network error, timeout), null for a 2xx. */
+  /** null for a 2xx. */
   error: string | null;
-  /** Milliseconds from sending to the answer (or the failure). */
   duration_ms: number;
 }
 
-/** One event sent to one endpoint (core shape, snake_case). */
+/** One event sent to one endpoint. */
 export interface WebhookDelivery {
   id: string;
   object: 'webhook_delivery';
   endpoint_id: string;
   event_id: string;
-  /** The event type under the endpoint's surface name. */
   event_type: string;
   status: 'pending' | 'succeeded' | 'failed';
   attempts: DeliveryAttempt[];
-  /** ISO 8601 UTC. */
   created_at: string;
   /** ISO 8601 UTC, null while pending. */
   completed_at: string | null;
 }
 
-/** Delivery statuses, for filters. */
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
-/** Most events one resend call re-sends; the answer says where to continue. */
 export const MAX_RESEND_BATCH = 1000;
 
 const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
@@ -134,11 +117,7 @@ function deliveryQuery(core: Core, endpointId: string) {
     .where('d.endpoint_id', '=', endpointId);
 }
 
-/**
- * Lists an endpoint's deliveries, newest first, in the List envelope, each with its attempts
- * (docs/webhooks.md "Deliveries"). `status` filters. 404 not_found when the endpoint is not a live
- * endpoint of the caller's business, environment and surface; 400 on `cursor`.
- */
+/** An endpoint's deliveries with their attempts, newest first. 404 not_found for an endpoint not the caller's; 400 on `cursor`. */
 export async function listWebhookDeliveries(
   core: Core,
   caller: Caller,
@@ -161,10 +140,7 @@ export async function getWebhookDelivery(core: Core, caller: Caller, endpointId:
   return (await render(core, surface, [row as DeliveryRow]))[0];
 }
 
-/**
- * Reopens deliveries and records a new delivery-workflow run for each, in one transaction; starts
- * them after commit (a start lost with the process is made by the workflow-start sweep).
- */
+/** Reopens deliveries and records a new run for each in one transaction; starts them after commit. */
 async function reopen(core: Core, surface: string, deliveryIds: string[], scope: { businessId: string; environment: Environment }): Promise<void> {
   if (deliveryIds.length === 0) return;
   const schedule = surface === 'B' ? surfaceBRetrySchedule() : webhookRetrySchedule(core);
@@ -193,39 +169,25 @@ async function reopen(core: Core, surface: string, deliveryIds: string[], scope:
   }
 }
 
-/**
- * Sends one delivery's event to its endpoint again, now (docs/webhooks.md "Resend and catch-up"):
- * whatever its status, the delivery is reopened and a new delivery-workflow run makes the attempts.
- * Returns the delivery as it stands after reopening (`pending`). 404 not_found (param `id` for the
- * endpoint, `delivery_id` for the delivery) outside the caller's business, environment and surface.
- */
+/** Re-sends one delivery now, whatever its status; returns it `pending`. 404 not_found (`id`, `delivery_id`). */
 export async function retryWebhookDelivery(core: Core, caller: Caller, endpointId: string, deliveryId: string, surface: WebhookSurface = 'A'): Promise<WebhookDelivery> {
   await getWebhookDelivery(core, caller, endpointId, deliveryId, surface);
   await reopen(core, surface, [deliveryId], caller);
   return getWebhookDelivery(core, caller, endpointId, deliveryId, surface);
 }
 
-/** Result of a resend: how many deliveries were reopened and where to continue. */
 export interface ResendResult {
   object: 'webhook_resend';
   endpoint_id: string;
-  /** Deliveries reopened by this call (each event once). */
   resent: number;
-  /** Their ids, oldest event first. */
   delivery_ids: string[];
-  /**
-   * When more than {@link MAX_RESEND_BATCH} events matched: the `created_after` to call again
-   * with (ISO 8601); null when this call covered the whole range.
-   */
+  /** ISO 8601: the `created_after` to call again with when more than {@link MAX_RESEND_BATCH} matched, else null. */
   next_created_after: string | null;
 }
 
 /**
- * The catch-up after an outage (docs/webhooks.md "Resend and catch-up"): re-sends every event of
- * `[created_after, created_before)` that this endpoint was sent and never acknowledged with a 2xx
- * (its delivery is `pending` or `failed`), oldest first, at most {@link MAX_RESEND_BATCH} per call.
- * Events keep their ids. 400 validation_error (`created_after` required, `created_before`), 404
- * not_found for the endpoint.
+ * Re-sends every event of `[created_after, created_before)` this endpoint never acknowledged, oldest first,
+ * {@link MAX_RESEND_BATCH} per call. 400 validation_error (`created_after`, `created_before`); 404 not_found.
  */
 export async function resendWebhookEvents(
   core: Core,

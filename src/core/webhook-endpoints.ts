@@ -1,19 +1,4 @@
-/**
- * Webhook endpoint management (spec "Events": POST/GET/DELETE /webhooks, secret rotation;
- * docs/webhooks.md): the one writer of `webhook_endpoints`, the reseal of their secrets included.
- *
- * Choices where the spec is silent:
- * - URL: https only; http to a loopback host (localhost, 127.0.0.0/8, [::1]) is accepted in the
- *   sandbox for local receivers, refused on live. At most 2,048 characters. The host must be public
- *   (src/core/net-guard.ts: no private, link-local, metadata, ... address; loopback in the sandbox
- *   only), checked at registration and again at every delivery (docs/security.md).
- * - Events: known Surface A types (plus `payout.canceled`) or a family wildcard / `*`; an unknown
- *   name is 400 `events.<i>` rather than silently never matching. Duplicates are dropped. Surface C
- *   endpoints (surface 'C') subscribe to Surface C names and receive its envelope, signed the same
- *   way (src/domain/surface-c.ts).
- * - Delete is a soft delete (`deleted_at`): the endpoint disappears from the API at once, pending
- *   deliveries for it are marked failed at their next attempt, history is kept.
- */
+/** Webhook endpoints (spec "Events"; docs/webhooks.md): the one writer of `webhook_endpoints`. Delete is soft. */
 import { sql } from 'kysely';
 import { paginate } from './paging';
 import { parseDuration } from '../domain/durations';
@@ -33,9 +18,7 @@ export interface WebhookEndpoint {
   id: string;
   object: 'webhook_endpoint';
   url: string;
-  /** Subscribed event types and wildcards, as registered. */
   events: string[];
-  /** ISO 8601 UTC. */
   created_at: string;
 }
 
@@ -44,24 +27,19 @@ export interface CreatedWebhookEndpoint extends WebhookEndpoint {
   secret: string;
 }
 
-/** Longest accepted endpoint URL, in characters. */
+/** Longest endpoint URL, in characters, and most subscription patterns per endpoint. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
-/** Most subscription patterns one endpoint may list. */
 export const MAX_WEBHOOK_EVENTS = 50;
 
 const LOOPBACK_V4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
-/** Whether a URL hostname (as `new URL().hostname` gives it) is the loopback interface. */
+/** Whether a URL hostname is the loopback interface. */
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.toLowerCase().replace(/\.$/, '');
   return h === 'localhost' || LOOPBACK_V4.test(h) || h === '[::1]';
 }
 
-/**
- * Checks an endpoint URL (spec: "Register an HTTPS endpoint"): https, or http to a loopback host
- * (localhost, 127.0.0.0/8, [::1]) in the sandbox only, so integrators can test against a local
- * receiver. Throws 400 validation_error, param `url`. Returns the normalised URL.
- */
+/** Checks an endpoint URL (https; loopback http in the sandbox). Throws 400 validation_error, param `url`. */
 export function validateWebhookUrl(url: string, environment: Environment): string {
   if (url.length > MAX_WEBHOOK_URL_LENGTH) throw validationError('url', `url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   let parsed: URL;
@@ -83,11 +61,7 @@ export function validateWebhookUrl(url: string, environment: Environment): strin
   );
 }
 
-/**
- * Checks subscription patterns: a non-empty list of known Surface A event types or wildcards
- * (`payout.*`, `disbursement.*`, `deposit.*`, `payment_request.*`, `recipient.*`, `*`). Throws 400
- * validation_error with param `events` or `events.<i>`. Returns them without duplicates, in order.
- */
+/** Checks subscription patterns; 400 validation_error (`events`, `events.<i>`). Returns them deduplicated, in order. */
 export function validateEventPatterns(events: readonly string[], surface: WebhookSurface = 'A'): string[] {
   if (events.length === 0) throw validationError('events', 'events must list at least one event type');
   if (events.length > MAX_WEBHOOK_EVENTS) throw validationError('events', `events may list at most ${MAX_WEBHOOK_EVENTS} entries`);
@@ -112,18 +86,13 @@ export function validateEventPatterns(events: readonly string[], surface: Webhoo
 /** Surfaces whose endpoints this module registers: A (Surface A types) and C (Surface C types, domain/surface-c.ts). */
 export type WebhookSurface = 'A' | 'B' | 'C';
 
-/** A timestamptz column as a Date (the table types declare `created_at` as a generated column type). */
 export const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 
 function toEndpoint(row: { id: string; url: string; events: string[]; created_at: unknown }): WebhookEndpoint {
   return { id: row.id, object: 'webhook_endpoint', url: row.url, events: row.events, created_at: asDate(row.created_at).toISOString() };
 }
 
-/**
- * Registers a Surface A endpoint for the caller's business and environment (spec "POST /webhooks").
- * Returns it with a new secret `whsec_…`; the secret is stored (it signs every delivery) and never
- * returned again. 400 validation_error (`url`, `events`, `events.<i>`) as above.
- */
+/** Registers a Surface A endpoint; returns its new secret `whsec_…` this once. 400 validation_error (`url`, `events`, `events.<i>`). */
 export async function createWebhookEndpoint(
   core: Core,
   caller: Caller,
@@ -132,7 +101,6 @@ export async function createWebhookEndpoint(
 ): Promise<CreatedWebhookEndpoint> {
   const url = validateWebhookUrl(input.url, caller.environment);
   const events = validateEventPatterns(input.events, surface);
-  // Surface B: the caller chooses the secret (spec "Registration and delivery").
   if (input.secret !== undefined) checkSurfaceBSecret(input.secret);
   try {
     await checkWebhookDestination(url, caller.environment);
@@ -152,7 +120,6 @@ export async function createWebhookEndpoint(
         surface,
         url,
         events: JSON.stringify(events) as any,
-        // Encrypted at rest (src/core/secrets.ts); returned once in plain text below.
         secret: sealSecret(keyringFor(core.config), secret, webhookSecretAad(id)),
         deleted_at: null,
       })
@@ -164,10 +131,7 @@ export async function createWebhookEndpoint(
   });
 }
 
-/**
- * Lists the caller's live (not deleted) Surface A endpoints, newest first (spec "GET /webhooks",
- * List envelope; `limit` 1..200, opaque `cursor`). Secrets are never included.
- */
+/** Lists the caller's live endpoints, newest first (List envelope; `limit` 1..200, `cursor`); no secrets. */
 export async function listWebhookEndpoints(
   core: Core,
   caller: Caller,
@@ -185,11 +149,7 @@ export async function listWebhookEndpoints(
   return { data: rows.map(toEndpoint), next_cursor };
 }
 
-/**
- * Deletes an endpoint (spec "DELETE /webhooks/{id}"): it receives nothing more, and deliveries still
- * retrying for it are given up. 404 not_found when the id is not a live endpoint of the caller's
- * business and environment (another tenant's id included).
- */
+/** Deletes an endpoint; its retrying deliveries are given up. 404 not_found unless a live endpoint of the caller. */
 export async function deleteWebhookEndpoint(core: Core, caller: Caller, id: string, surface: WebhookSurface = 'A'): Promise<void> {
   const now = core.now();
   await core.db.transaction().execute(async (tx) => {
@@ -226,14 +186,8 @@ export interface RotatedWebhookSecret extends CreatedWebhookEndpoint {
 export type RotatedSurfaceBSecret = Omit<RotatedWebhookSecret, 'previous_secret_expires_at'> & { previous_secret_expires_at: string | null };
 
 /**
- * Rotates an endpoint's signing secret (docs/webhooks.md "Secret rotation"): a new secret signs
- * from now on (Surfaces A and C: a new `whsec_…`; Surface B: `input.secret`, chosen by the caller,
- * 16 to 256 characters); the replaced one keeps signing too, as a second signature (a second `v1`
- * on A and C, `X-Service-Signature-Previous` on B), for `expire_previous_in` (ISO 8601 duration,
- * default PT24H, at most P7D, PT0S ends it at once). A rotation during an overlap drops the older
- * previous secret. On Surface B a rotation to the secret already current changes nothing and
- * answers the endpoint as it stands (a retried call is safe). 400 validation_error
- * (`expire_previous_in`, `secret`), 404 not_found for an endpoint that is not the caller's or is deleted.
+ * Rotates the signing secret (docs/webhooks.md "Secret rotation"); the previous one co-signs for `expire_previous_in`
+ * (ISO 8601 duration, default PT24H, at most P7D). 400 validation_error (`expire_previous_in`, `secret`); 404 not_found.
  */
 export async function rotateWebhookSecret(core: Core, caller: Caller, id: string, input: { expire_previous_in?: string }, surface?: 'A' | 'C'): Promise<RotatedWebhookSecret>;
 export async function rotateWebhookSecret(core: Core, caller: Caller, id: string, input: { expire_previous_in?: string; secret: string }, surface: 'B'): Promise<RotatedSurfaceBSecret>;
@@ -256,9 +210,7 @@ export async function rotateWebhookSecret(
   const secret = surface === 'B' ? checkSurfaceBSecret(input.secret) : `whsec_${randomToken(24)}`;
   const until = new Date(core.now().getTime() + overlapMs);
   const ring = keyringFor(core.config);
-  // The stored secret is sealed with a random IV, so "already this secret" (Surface B) is decided
-  // on the opened value; the UPDATE is conditional on the sealed value read, so a concurrent
-  // rotation makes this one read again instead of overwriting it.
+  // Sealed with a random IV, so compared opened; the UPDATE is conditional on the sealed value read.
   for (;;) {
     const current = await core.db
       .selectFrom('webhook_endpoints')
@@ -271,7 +223,6 @@ export async function rotateWebhookSecret(
       .executeTakeFirst();
     if (!current) throw notFound('webhook endpoint', id);
     if (openSecret(ring, current.secret, webhookSecretAad(id)) === secret) {
-      // Surface B: already signing with this secret.
       const prev = current.previous_secret_expires_at ? asDate(current.previous_secret_expires_at) : null;
       return { ...toEndpoint(current), secret, previous_secret_expires_at: prev && prev > core.now() ? prev.toISOString() : null };
     }
@@ -307,23 +258,13 @@ export async function rotateWebhookSecret(
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-
-/** What {@link resealStoredSecrets} did. */
 export interface ResealReport {
-  /** Values now sealed under the active key that were not before (legacy or another key). */
   resealed: number;
-  /** Values already under the active key. */
   unchanged: number;
   activeKeyId: string;
 }
 
-/**
- * Re-encrypts every stored secret not sealed under the active key (webhook endpoints' `secret` and
- * `previous_secret`, deleted endpoints included), one row at a time under a row lock, so a
- * concurrent rotation through the API is never overwritten. Every listed key must still be
- * configured. Idempotent. Returns the counts.
- */
+/** Re-encrypts every stored secret not under the active key, row by row under a lock. Idempotent. */
 export async function resealStoredSecrets(db: Db, ring: Keyring): Promise<ResealReport> {
   const report: ResealReport = { resealed: 0, unchanged: 0, activeKeyId: ring.activeKeyId };
   const ids = await db.selectFrom('webhook_endpoints').select('id').orderBy('id').execute();

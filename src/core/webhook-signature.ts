@@ -1,24 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/**
- * Webhook signatures (spec "Events", Registration and delivery). Lives in core, not domain, because
- * it needs node:crypto and workflows import the domain.
- *
- * - Surface A, header `Service-Signature: t=<unix seconds>,v1=<hex>`: the HMAC-SHA256, keyed with
- *   the endpoint secret, of `<t>.<raw body>`. Stripe's layout, so receivers may verify it with the
- *   `stripe` package (`webhooks.signature.verifyHeader`). Receivers reject t older than 5 minutes.
- * - Surface B, header `X-Service-Signature: sha256=<hex>`: the HMAC-SHA256 of the raw body
- *   (UTF-8). GitHub's layout (`@octokit/webhooks-methods` verifies it). During a secret rotation's
- *   overlap (docs/webhooks.md "Secret rotation", Surface B) `X-Service-Signature` is made with the
- *   new secret and `X-Service-Signature-Previous: sha256=<hex>` with the replaced one: each header
- *   keeps the one-signature layout, so a receiver verifies with either secret by trying both headers.
- */
+/** Webhook signatures (spec "Events"): Surface A `t=<unix s>,v1=<hex>` (Stripe's layout), Surface B `sha256=<hex>` (GitHub's). */
 
-/** Header carrying Surface A's signature. */
+/** Headers carrying Surface A's signature, Surface B's, and Surface B's made with the replaced secret. */
 export const SURFACE_A_SIGNATURE_HEADER = 'Service-Signature';
-/** Header carrying Surface B's signature. */
 export const SURFACE_B_SIGNATURE_HEADER = 'X-Service-Signature';
-/** Header carrying Surface B's second signature, made with the replaced secret, during a rotation's overlap. */
 export const SURFACE_B_PREVIOUS_SIGNATURE_HEADER = 'X-Service-Signature-Previous';
 /** Signature age a receiver accepts, in seconds (spec "Limits": older than five minutes is rejected). */
 export const SIGNATURE_TOLERANCE_SECONDS = 300;
@@ -31,22 +17,14 @@ function safeEqualHex(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/**
- * Surface A header value for `rawBody` signed at `timestamp` (unix seconds):
- * `t=<timestamp>,v1=<lowercase hex HMAC-SHA256(secret, "<t>.<rawBody>")>`. Given several secrets
- * (a rotation's overlap, docs/webhooks.md "Secret rotation"), one `v1` per secret in order:
- * `t=…,v1=<new>,v1=<old>`, Stripe's layout, which its verifier accepts with either secret.
- */
+/** Surface A header: `t=<timestamp>,v1=<hex HMAC-SHA256(secret, "<t>.<rawBody>")>`, one `v1` per secret. */
 export function signSurfaceA(secret: string | readonly string[], rawBody: string, timestamp: number): string {
   const t = Math.floor(timestamp);
   const secrets = typeof secret === 'string' ? [secret] : secret;
   return [`t=${t}`, ...secrets.map((k) => `v1=${hmacHex(k, `${t}.${rawBody}`)}`)].join(',');
 }
 
-/**
- * Verifies a Surface A header (the receiver's side; our tests and SDK users). True when one `v1`
- * value matches in constant time and `t` is within `toleranceSeconds` of `now` (unix seconds).
- */
+/** Verifies a Surface A header: one `v1` matches in constant time and `t` is within `toleranceSeconds` of `now`. */
 export function verifySurfaceA(
   secret: string,
   rawBody: string,
@@ -75,11 +53,7 @@ export function signSurfaceB(secret: string, rawBody: string): string {
   return `sha256=${hmacHex(secret, rawBody)}`;
 }
 
-/**
- * Surface B signature headers for `rawBody` given the signing secrets, current first (see
- * `signingSecrets` in src/core/webhooks.ts): `X-Service-Signature` with the current one and, during
- * a rotation's overlap, `X-Service-Signature-Previous` with the replaced one.
- */
+/** Surface B signature headers given the signing secrets, current first. */
 export function surfaceBSignatureHeaders(secrets: readonly string[], rawBody: string): Record<string, string> {
   const [current, previous] = secrets;
   return {

@@ -1,24 +1,4 @@
-/**
- * Surface B's webhooks (spec "Events, Surface B"; "Registration and delivery"; "Limits": 2xx within
- * 10 seconds): its event names, its envelope, its signature and its fixed delivery schedule. Pure
- * functions the webhook core (src/core/webhooks.ts) calls per endpoint surface; no I/O.
- *
- * Events are the core's outbox events renamed, for claim-link payouts (a Surface B disbursement IS
- * a claim-link payout) and deposits:
- * | core event              | Surface B event          |
- * |-------------------------|--------------------------|
- * | payout.submitted        | disbursement.created     |
- * | payout.claim_started    | disbursement.claimed     |
- * | payout.succeeded        | disbursement.delivered   |
- * | payout.failed           | disbursement.expired (failure claim_expired) / disbursement.failed |
- * | payout.refunded         | disbursement.failed      |
- * | payout.canceled         | disbursement.cancelled   |
- * | payout.notification_delivered | disbursement.notification_delivered |
- * | payout.notification_failed | disbursement.notification_failed |
- * | deposit.received        | deposit.received         |
- * | deposit.credited        | deposit.credited         |
- * Payouts on other channels are not Surface B disbursements and are not sent.
- */
+/** Surface B's webhooks (spec "Events, Surface B"; docs/surface-b.md "Webhooks"): names, envelope, schedule. No I/O. */
 import { validationError } from '../domain/errors';
 import { formatAmount, parseAmount, USDC } from '../domain/money';
 import { matchesEventPattern, type WebhookRetrySchedule } from '../domain/webhook-events';
@@ -37,7 +17,6 @@ export const SURFACE_B_EVENT_TYPES = [
   'deposit.credited',
 ] as const;
 export type SurfaceBEventType = (typeof SURFACE_B_EVENT_TYPES)[number];
-/** Wildcards a Surface B endpoint may subscribe with. */
 export const SURFACE_B_EVENT_WILDCARDS = ['*', 'disbursement.*', 'deposit.*'] as const;
 
 /** Whether `pattern` is a Surface B event type or wildcard. */
@@ -48,13 +27,7 @@ export function isSurfaceBEventPattern(pattern: string): boolean {
 type Snapshot = Record<string, unknown>;
 const str = (v: unknown) => (typeof v === 'string' ? v : null);
 
-/**
- * One row of the module table as data: core event `core` is Surface B's `type` when the snapshot
- * matches. `claimLinkOnly`: only for a payout on the `claim_link` channel (a Surface B
- * disbursement); `claimExpired`: true when the payout's `failure.code` must be `claim_expired`,
- * false when it must not be. {@link surfaceBEventType} applies these rules to one snapshot, and
- * the events API (src/core/event-log.ts) turns the same rules into its SQL filter, so the two agree.
- */
+/** One renaming rule (`claimExpired`: failure code must / must not be `claim_expired`); the events API's SQL uses the same rules. */
 export interface SurfaceBEventRule {
   core: string;
   type: SurfaceBEventType;
@@ -62,7 +35,7 @@ export interface SurfaceBEventRule {
   claimExpired?: boolean;
 }
 
-/** The module table, first match wins (docs/surface-b.md "Webhooks"). */
+/** First match wins. */
 export const SURFACE_B_EVENT_RULES: readonly SurfaceBEventRule[] = [
   { core: 'payout.submitted', type: 'disbursement.created', claimLinkOnly: true },
   { core: 'payout.claim_started', type: 'disbursement.claimed', claimLinkOnly: false },
@@ -87,12 +60,11 @@ function ruleMatches(rule: SurfaceBEventRule, coreType: string, data: Snapshot |
   return true;
 }
 
-/** The Surface B name of a core event (see the module table), or null when Surface B does not receive it. */
+/** The Surface B name of a core event, or null when Surface B does not receive it. */
 export function surfaceBEventType(coreType: string, data: Snapshot | null | undefined): SurfaceBEventType | null {
   return SURFACE_B_EVENT_RULES.find((r) => ruleMatches(r, coreType, data))?.type ?? null;
 }
 
-/** Whether one of a Surface B endpoint's patterns covers this Surface B event type. */
 export const surfaceBWants = (patterns: readonly string[], type: string) => patterns.some((p) => matchesEventPattern(p, type));
 
 const STATUS_OF: Record<SurfaceBEventType, string> = {
@@ -102,7 +74,6 @@ const STATUS_OF: Record<SurfaceBEventType, string> = {
   'disbursement.failed': 'failed',
   'disbursement.expired': 'expired',
   'disbursement.cancelled': 'cancelled',
-  // The recipient's message is sent while the disbursement waits for its claim.
   'disbursement.notification_delivered': 'pending',
   'disbursement.notification_failed': 'pending',
   'deposit.received': 'received',
@@ -113,7 +84,6 @@ const STATUS_OF: Record<SurfaceBEventType, string> = {
 export interface SurfaceBEnvelope {
   id: string;
   type: SurfaceBEventType;
-  /** ISO 8601 UTC: when the event happened. */
   createdAt: string;
   data: {
     id: string;
@@ -123,16 +93,12 @@ export interface SurfaceBEnvelope {
     reference: string | null;
     payoutMethod: string | null;
     deliveredAt: string | null;
-    /** Extensions for a disbursement to an e-mail and for deposits (documented in docs/surface-b.md). */
+  /** Extensions (docs/surface-b.md "Webhooks"). */
     [extra: string]: unknown;
   };
 }
 
-/**
- * The Surface B envelope of an outbox event (its snapshot is the core's wire shape at the time of
- * the event), or null when Surface B does not receive it. For deposits `amountUsd` is what the
- * balance is credited (USD = USDC) and `data` adds `currency`, `amount` (what arrived) and `source`.
- */
+/** The Surface B envelope of an outbox event, or null when Surface B does not receive it. */
 export function surfaceBEnvelope(event: { id: string; type: string; created_at: Date; data: Snapshot }): SurfaceBEnvelope | null {
   const type = surfaceBEventType(event.type, event.data);
   if (!type) return null;
@@ -177,7 +143,6 @@ export function surfaceBEnvelope(event: { id: string; type: string; created_at: 
   };
 }
 
-/** The recipient message of a notification event, in Surface B's camelCase (docs/notifications.md "Events"). */
 function notificationOf(n: unknown): Snapshot | null {
   if (!n || typeof n !== 'object') return null;
   const x = n as Snapshot;
@@ -185,20 +150,11 @@ function notificationOf(n: unknown): Snapshot | null {
 }
 
 const MIN = 60_000;
-/**
- * Spec "Surface B delivery": attempt 1 at once, then after 5 minutes, 30 minutes, 2 hours and 12
- * hours: the delay before attempt n+1 is SURFACE_B_RETRY_DELAYS_MS[n-1]. Exactly five attempts.
- */
+/** Delays before attempts 2..5 (spec "Surface B delivery"): 5 min, 30 min, 2 h, 12 h. */
 export const SURFACE_B_RETRY_DELAYS_MS: readonly number[] = [5 * MIN, 30 * MIN, 120 * MIN, 720 * MIN];
-/** Five attempts in all. */
 export const SURFACE_B_MAX_ATTEMPTS = SURFACE_B_RETRY_DELAYS_MS.length + 1;
 
-/**
- * Surface B's delivery schedule: at most five attempts, the fixed delays of
- * {@link SURFACE_B_RETRY_DELAYS_MS} (`delaysMs`; the coefficients are only the shape a delivery
- * started without `delaysMs` falls back to). Window 15 h (> 14 h 35 min of delays), 15 s per
- * attempt (the HTTP call itself times out at 10 s).
- */
+/** Surface B's delivery schedule: five attempts at the fixed delays; 15 s per attempt. */
 export function surfaceBRetrySchedule(): WebhookRetrySchedule {
   return {
     initialIntervalMs: SURFACE_B_RETRY_DELAYS_MS[0],
@@ -211,25 +167,16 @@ export function surfaceBRetrySchedule(): WebhookRetrySchedule {
   };
 }
 
-/**
- * The delay before the next attempt after failed attempt `attempt` (1-based), or null after the
- * fifth: the `nextRetryDelay` of a delivery whose activity was scheduled before the workflow waited
- * out its own delays (its RetryPolicy still runs on the server).
- */
+/** Delay after failed attempt `attempt` (1-based), null after the fifth (deliveries scheduled by RetryPolicy). */
 export function surfaceBNextRetryDelayMs(attempt: number): number | null {
   return attempt >= 1 && attempt <= SURFACE_B_RETRY_DELAYS_MS.length ? SURFACE_B_RETRY_DELAYS_MS[attempt - 1] : null;
 }
 
-/** Smallest caller-chosen signing secret (Surface B: the caller supplies it), in characters. */
 export const MIN_SURFACE_B_SECRET_LENGTH = 16;
 
-/** Longest caller-chosen signing secret, in characters. */
 export const MAX_SURFACE_B_SECRET_LENGTH = 256;
 
-/**
- * Checks a caller-chosen Surface B secret (registration and rotation): 16 to 256 characters.
- * Returns it; throws 400 validation_error, param `secret`, otherwise (also when it is missing).
- */
+/** Checks a caller-chosen Surface B secret (16 to 256 characters); 400 validation_error, param `secret`. */
 export function checkSurfaceBSecret(secret: string | undefined): string {
   if (secret === undefined || secret.length < MIN_SURFACE_B_SECRET_LENGTH || secret.length > MAX_SURFACE_B_SECRET_LENGTH) {
     throw validationError('secret', `secret must be ${MIN_SURFACE_B_SECRET_LENGTH} to ${MAX_SURFACE_B_SECRET_LENGTH} characters`);

@@ -1,18 +1,6 @@
 /**
- * Webhook delivery (spec "Events"; docs/architecture.md "Shape": durable webhook delivery
- * schedules): the dispatcher that turns outbox events into one delivery per (event, endpoint) with
- * its own workflow, and one delivery attempt as the activity runs it; the one writer of
- * `webhook_deliveries` and `webhook_attempts`. Endpoints are managed by src/core/webhook-endpoints.ts
- * (re-exported here).
- *
- * Choices where the spec is silent:
- * - An endpoint registered before an event is dispatched (normally within a relay tick) receives it.
- * - Delivery is at least once: a receiver that answered 2xx but whose acknowledgement we failed to
- *   record may see the event again; `Service-Event-Id` (= envelope id) lets it deduplicate.
- * - Redirects are not followed (a 3xx counts as a failed attempt); any non-2xx, timeout (10 s) or
- *   connection error is retried for 24 h with exponential backoff (initial WEBHOOK_RETRY_INITIAL,
- *   x2, capped at 1 h), then the delivery is `failed`.
- * - Envelope `created_at` is the event's time; the signature timestamp `t` is the attempt's time.
+ * Webhook delivery (spec "Events"; docs/webhooks.md "Retries"): one delivery per (event, endpoint), each with
+ * its workflow; the one writer of `webhook_deliveries` and `webhook_attempts`. Signature `t` is the attempt's time.
  */
 import { sql } from 'kysely';
 import { parseDuration } from '../domain/durations';
@@ -52,25 +40,16 @@ export {
   type WebhookSurface,
 } from './webhook-endpoints';
 
-
-// Dispatch
-
 /** Workflow type of one delivery (workflows/webhook-delivery.contract.ts). */
 export const WEBHOOK_DELIVERY_WORKFLOW = WEBHOOK_DELIVERY_WORKFLOW_TYPE;
-/** Events the dispatcher takes per transaction. */
 export const DISPATCH_BATCH = 200;
 
-/** Surface A's retry schedule with the configured first delay (`WEBHOOK_RETRY_INITIAL`). */
+/** Surface A's retry schedule, first delay `WEBHOOK_RETRY_INITIAL`. */
 export function webhookRetrySchedule(core: Core): WebhookRetrySchedule {
   return surfaceARetrySchedule(parseDuration(core.config.WEBHOOK_RETRY_INITIAL));
 }
 
-/**
- * The name under which an endpoint of `surface` receives a core event type, or null when it does
- * not receive it. Surface A receives its own event types (spec "Events, Surface A"); Surface C
- * receives payout events renamed (payout.submitted -> payout.created, succeeded -> completed,
- * failed/refunded -> failed, notification_sent; src/domain/surface-c.ts).
- */
+/** The name under which `surface` receives a core event type, or null (Surface C renames payout events). */
 export function surfaceEventName(surface: string, type: string, data?: Record<string, unknown>): string | null {
   if (surface === 'A') return surfaceAEventType(type);
   if (surface === 'B') return surfaceBEventType(type, data);
@@ -78,20 +57,12 @@ export function surfaceEventName(surface: string, type: string, data?: Record<st
   return null;
 }
 
-/** Whether an endpoint of `surface` is sent events of this core type (see {@link surfaceEventName}). */
+/** Whether an endpoint of `surface` is sent events of this core type. */
 export function surfaceReceives(surface: string, type: string): boolean {
   return surfaceEventName(surface, type) !== null;
 }
 
-/**
- * Relay task: hands new outbox events to webhook delivery. In one transaction it locks up to
- * {@link DISPATCH_BATCH} undispatched events (oldest first, `FOR UPDATE SKIP LOCKED`, so several
- * workers share the work), creates one `webhook_deliveries` row per (event, matching live endpoint
- * of the same business and environment), records a `webhookDeliveryWorkflow` start per new delivery
- * (workflow id = delivery id) and marks the events dispatched. After commit it starts the
- * workflows; a start that fails here is made by the workflow-start sweep. Returns how many events
- * it handled (0 = nothing to do).
- */
+/** Relay task: turns up to {@link DISPATCH_BATCH} undispatched events into deliveries and their workflow starts. Returns events handled. */
 export async function dispatchWebhookEvents(core: Core): Promise<number> {
   const schedule = webhookRetrySchedule(core);
   const started: string[] = [];
@@ -117,7 +88,6 @@ export async function dispatchWebhookEvents(core: Core): Promise<number> {
       .execute();
 
     const deliveries: { id: string; business_id: string; environment: Environment; event_id: string; endpoint_id: string }[] = [];
-    // Surface B deliveries follow its fixed schedule (src/core/webhooks-surface-b.ts).
     const surfaceBDeliveries = new Set<string>();
     for (const e of events) {
       for (const ep of endpoints) {
@@ -168,12 +138,8 @@ export async function dispatchWebhookEvents(core: Core): Promise<number> {
   return handled;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Delivery
-
-/** `User-Agent` of every delivery. */
 export const WEBHOOK_USER_AGENT = 'payouts-webhooks/1.0';
-/** An endpoint must answer within this many milliseconds (spec "Limits": 2xx within 10 seconds). */
+/** Milliseconds an endpoint has to answer (spec "Limits": 2xx within 10 seconds). */
 export const WEBHOOK_HTTP_TIMEOUT_MS = 10_000;
 
 export { surfaceAEnvelope, type SurfaceAEnvelope } from './event-log';
@@ -194,13 +160,8 @@ function describeFetchError(err: unknown): string {
 }
 
 /**
- * One delivery attempt (the `deliverWebhook` activity's body; `attempt` is Temporal's attempt
- * number, 1-based). Loads the delivery, its event and endpoint; does nothing when the delivery is
- * already complete; gives the delivery up (`failed`) when the endpoint was deleted. Otherwise POSTs
- * the Surface A envelope, serialized once, signed (`Service-Signature`), with `Service-Event-Id`,
- * `User-Agent` and a 10 s timeout; redirects are not followed (a 3xx is a failed attempt). Records
- * a `webhook_attempts` row and the delivery's attempt count and last status; a 2xx marks the
- * delivery succeeded. Never throws for an HTTP outcome: the caller decides to retry on `failed`.
+ * One delivery attempt (`attempt` 1-based): POSTs the signed envelope (no redirects) and records it. Never throws
+ * for an HTTP outcome: the caller retries on `failed`.
  */
 export async function attemptWebhookDelivery(core: Core, deliveryId: string, attempt: number, run = ''): Promise<WebhookAttemptOutcome> {
   const row = await core.db
@@ -235,7 +196,6 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
   }
 
   const event = { id: row.event_id, type: row.type, created_at: asDate(row.event_created_at), data: surfaceASnapshot(row.data_format, row.data) };
-  // Surface C: its own envelope and names, signed like Surface A (docs/surface-c.md "Webhooks").
   const rawBody = JSON.stringify(
     row.surface === 'C'
       ? surfaceCEnvelope(event)
@@ -243,8 +203,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
         ? surfaceBEnvelope(event)
         : surfaceAEnvelope({ ...event, type: surfaceAEventType(row.type) ?? row.type }),
   );
-  // Surface B signs `sha256=<hex HMAC of the raw body>` in X-Service-Signature (no timestamp), and
-  // with the replaced secret in X-Service-Signature-Previous during a rotation's overlap.
+  // Surface B: `sha256=<hex HMAC>` in X-Service-Signature, the replaced secret's in -Previous.
   const signature: Record<string, string> =
     row.surface === 'B'
       ? surfaceBSignatureHeaders(signingSecrets(core, row), rawBody)
@@ -260,7 +219,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
   let error: string | null = null;
   const started = performance.now();
   try {
-    // Public addresses only, checked again now (a DNS answer can change); redirects not followed.
+  // Public addresses only, checked again now (a DNS answer can change).
     statusCode = await guardedPost(row.url, {
       environment: row.endpoint_environment,
       headers,
@@ -297,10 +256,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
   return ok ? { result: 'succeeded', statusCode: statusCode as number } : { result: 'failed', statusCode, error: error as string, surface: row.surface };
 }
 
-/**
- * The secrets that sign a delivery now (docs/webhooks.md "Secret rotation"): the current one, then
- * the one a rotation replaced while its overlap lasts.
- */
+/** The secrets that sign a delivery now: the current one, then the replaced one during its overlap. */
 export function signingSecrets(
   core: Core,
   row: { endpoint_id: string; secret: string; previous_secret: string | null; previous_secret_expires_at: unknown },
@@ -313,11 +269,7 @@ export function signingSecrets(
   return prev && until && until > core.now() ? [current, openSecret(ring, prev, aad)] : [current];
 }
 
-/**
- * Gives a delivery up: `failed` with `completed_at`, when its retry window is spent or its endpoint
- * is gone. A delivery that already completed keeps its status. Idempotent; counted once in
- * webhook_deliveries_failed_total by the call that made it `failed`.
- */
+/** Gives a delivery up (`failed`, `completed_at`) unless already complete. Idempotent; counted once. */
 export async function markWebhookDeliveryFailed(core: Core, deliveryId: string): Promise<void> {
   const r = await core.db
     .updateTable('webhook_deliveries')
@@ -328,11 +280,7 @@ export async function markWebhookDeliveryFailed(core: Core, deliveryId: string):
   if (Number(r.numUpdatedRows) > 0) webhookDeliveriesFailed.inc();
 }
 
-/**
- * Deletes up to `limit` webhook deliveries completed (succeeded or failed) and created before
- * `cutoff`, with their attempts, in one transaction (data retention, src/core/retention.ts). A
- * pending delivery is never deleted. Returns how many deliveries and attempts went.
- */
+/** Deletes up to `limit` completed deliveries created before `cutoff`, with their attempts; never a pending one. */
 export async function purgeCompletedDeliveries(db: Db, cutoff: Date, limit: number): Promise<{ deliveries: number; attempts: number }> {
   return db.transaction().execute(async (tx) => {
     const ids = (await tx.selectFrom('webhook_deliveries').select('id').where('created_at', '<', cutoff).where('status', '!=', 'pending').limit(limit).execute()).map((r) => r.id);
@@ -343,10 +291,7 @@ export async function purgeCompletedDeliveries(db: Db, cutoff: Date, limit: numb
   });
 }
 
-/**
- * Reopens deliveries `ids` for a manual retry (src/core/webhook-deliveries.ts): back to `pending`,
- * not completed, `retry_count` + 1 (one statement). Returns each reopened id with its new retry count.
- */
+/** Reopens deliveries `ids` for a manual retry: `pending`, `retry_count` + 1. Returns the new counts. */
 export async function reopenDeliveries(db: DbOrTx, ids: string[]): Promise<{ id: string; retry_count: number }[]> {
   return db
     .updateTable('webhook_deliveries')

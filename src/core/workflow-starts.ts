@@ -5,12 +5,7 @@ import type { DbOrTx } from '../db/schema';
 import type { Core } from './context';
 import { columnsAndValues } from './sql-rows';
 
-/**
- * The outbox of workflow starts. A transaction that accepts work (a payout, a launch) also writes
- * the start it needs; after commit the caller starts it at once, and the worker's relay starts any
- * left behind by a process that died in between. So there is never accepted work without its
- * workflow (docs/architecture.md "Money rules", rule 5), and a start is never lost.
- */
+/** The outbox of workflow starts (docs/architecture.md "Money rules", rule 5): written with the work, started after commit. */
 export interface PendingStart {
   workflowId: string;
   workflowType: string;
@@ -27,7 +22,7 @@ export async function enqueueWorkflowStart(tx: DbOrTx, start: PendingStart): Pro
     .execute();
 }
 
-/** The `workflow_starts` row of `start` (for {@link workflowStartInsertSelect}). */
+/** The `workflow_starts` row of `start`. */
 export function workflowStartValues(start: PendingStart) {
   return {
     workflow_id: start.workflowId,
@@ -37,34 +32,20 @@ export function workflowStartValues(start: PendingStart) {
   };
 }
 
-/**
- * The body of a CTE inserting the start row `values` ({@link workflowStartValues}) `select`ed with
- * `gate` appended (`from balance` in the one-statement payout accept, src/core/payouts/accept.ts),
- * idempotent on the workflow id, returning `workflow_id`.
- */
+/** A CTE body inserting the start row `values` selected with `gate` appended; returns `workflow_id`. */
 export function workflowStartInsertSelect(values: ReturnType<typeof workflowStartValues>, gate: RawBuilder<unknown>): RawBuilder<unknown> {
   const { columns, values: vals } = columnsAndValues(values);
   return sql`insert into workflow_starts (${columns}) select ${vals}${gate} on conflict (workflow_id) do nothing returning workflow_id`;
 }
 
-/**
- * Records many starts in one statement: `json` is a JSON array of complete `workflow_starts` rows
- * (expanded by jsonb_populate_recordset; Surface B's batch, src/core/claim-flow/batch.ts). A
- * workflow id already recorded is skipped.
- */
+/** Records many starts in one statement from a JSON array of `workflow_starts` rows; known ids are skipped. */
 export async function insertWorkflowStartRowsJson(tx: DbOrTx, json: string): Promise<void> {
   await sql`insert into workflow_starts select * from jsonb_populate_recordset(null::workflow_starts, ${json}::jsonb) on conflict (workflow_id) do nothing`.execute(tx);
 }
 
 /**
- * Starts the recorded workflow now (after commit) and marks it started. Safe to call twice.
- * `recorded`: the start as the caller just wrote it (saves reading it back); without it the row is
- * read, and nothing happens if it is already marked started. Returns whether a start was made
- * (false: no unstarted row). Throws what the Temporal start throws (the row stays for the relay).
- *
- * The marks are written in batches ({@link markStarted}): one UPDATE for the starts of the last
- * few milliseconds instead of one per start. A mark lost with its process costs only a second,
- * idempotent start by the relay's sweep.
+ * Starts the recorded workflow now and marks it started (batched); false when no unstarted row. Throws what
+ * the Temporal start throws (the row stays for the relay).
  */
 export async function flushWorkflowStart(core: Core, workflowId: string, recorded?: PendingStart): Promise<boolean> {
   let start: PendingStart | undefined = recorded;
@@ -87,7 +68,6 @@ export async function flushWorkflowStart(core: Core, workflowId: string, recorde
   return true;
 }
 
-/** A FIFO of starts (index-based: a shift of 10,000 queued starts costs nothing). */
 class StartQueue {
   private items: PendingStart[] = [];
   private head = 0;
@@ -109,33 +89,18 @@ class StartQueue {
   }
 }
 
-/**
- * The starts handed off in one process (one per Core; several in tests). Two lanes: `single`
- * (one start per request, {@link handOffWorkflowStart}) is always served before `bulk` (claimed
- * starts of a batch, {@link handOffWorkflowStarts}), so a payout accepted during a 10,000-entry
- * batch does not wait behind it.
- */
+/** The starts handed off in one process; the `single` lane is always served before `bulk`. */
 interface Starter {
   single: StartQueue;
   bulk: StartQueue;
   inFlight: number;
-  /** Resolvers of {@link drainWorkflowStarts} waiting for both lanes to empty. */
   drained: Array<() => void>;
 }
 const starters = new WeakMap<Core, Starter>();
-/**
- * How many starts one process makes at once (each one gRPC call to the Temporal frontend,
- * multiplexed over the client's one connection), and the most each lane queues; past that a start
- * is left to the relay's sweep (docs/architecture.md "Outboxes"; docs/benchmarks.md "2026-11-27
- * (issue #39)").
- */
+/** Starts made at once per process, and the most each lane queues (past that, the relay's sweep makes it). */
 export const STARTER_CONCURRENCY = 64;
 export const STARTER_QUEUE_MAX = 20_000;
-/**
- * Lease of a claimed start. The claimer renews the lease of the starts it still holds every third
- * of it ({@link holdLeases}), so a long queue keeps its claim while the process lives, and the
- * starts of a process that died are swept at most this long after.
- */
+/** Lease of a claimed start, renewed every third of it while the process holds the start. */
 export const START_LEASE_MS = 30_000;
 
 /** When a claim taken at `now` runs out (`workflow_starts.claimed_until`). */
@@ -143,15 +108,9 @@ export function startLeaseUntil(now: Date): Date {
   return new Date(now.getTime() + START_LEASE_MS);
 }
 
-/** Claimed starts this process holds, per Core, and the timer renewing their lease. */
 const held = new WeakMap<Core, { ids: Set<string>; timer: ReturnType<typeof setInterval> | null }>();
 
-/**
- * Holds the claims on `ids` until {@link releaseLease}: every START_LEASE_MS / 3, one
- * `UPDATE … SET claimed_until = now + START_LEASE_MS WHERE workflow_id = ANY(…) AND started_at IS
- * NULL` renews all of them. A failed renewal is logged (the claims may then run out: another
- * process makes those starts, and Temporal answers the second one "already started").
- */
+/** Renews the claims on `ids` every START_LEASE_MS / 3 until {@link releaseLease}; a failed renewal is logged. */
 function holdLeases(core: Core, ids: string[]): void {
   let h = held.get(core);
   if (!h) {
@@ -173,7 +132,6 @@ function holdLeases(core: Core, ids: string[]): void {
   }
 }
 
-/** Stops renewing the claim on `id` (made, or given back). */
 function releaseLease(core: Core, id: string): void {
   const h = held.get(core);
   if (!h) return;
@@ -193,15 +151,7 @@ function starterOf(core: Core): Starter {
   return s;
 }
 
-/**
- * Hands a start already recorded in the outbox (committed, not claimed) to this process's starter
- * and returns at once: the caller answers its request without waiting for Temporal. The starter
- * makes it within milliseconds (at most {@link STARTER_CONCURRENCY} starts at once, in the order
- * handed off, before any bulk start); if the start fails (Temporal unreachable), or the process
- * dies first, or the lane is full, the relay's sweep ({@link sweepWorkflowStarts}) makes it, so a
- * committed start is never lost. An Update or Signal sent before the start is made finds no
- * workflow: the caller makes the start first ({@link ensureWorkflowStarted}). Never throws.
- */
+/** Hands a committed, unclaimed start to this process's starter; the relay's sweep makes it if this fails. Never throws. */
 export function handOffWorkflowStart(core: Core, start: PendingStart): void {
   const s = starterOf(core);
   if (s.single.length >= STARTER_QUEUE_MAX) {
@@ -212,14 +162,7 @@ export function handOffWorkflowStart(core: Core, start: PendingStart): void {
   pumpStarts(core, s);
 }
 
-/**
- * Hands many starts to this process's starter, after the transaction that recorded them committed
- * them claimed (`claimed_until` = {@link startLeaseUntil}(now)), so no other process's sweep makes
- * them while this one holds the claim (renewed until each is made). Returns at once. A start that
- * fails, or does not fit in the lane, has its claim released (`claimed_until` null) so the relay
- * makes it on its next sweep; if the process dies, the relay makes them when the lease runs out.
- * Never throws.
- */
+/** Hands claimed starts to the bulk lane; a start that fails or does not fit has its claim released. Never throws. */
 export function handOffWorkflowStarts(core: Core, starts: PendingStart[]): void {
   const s = starterOf(core);
   const room = Math.max(0, STARTER_QUEUE_MAX - s.bulk.length);
@@ -256,10 +199,7 @@ function pumpStarts(core: Core, s: Starter): void {
   }
 }
 
-/**
- * Resolves once every start handed off in this process has been made or given up (left to the
- * relay), or after `timeoutMs`: called before a process or test closes its Temporal connection.
- */
+/** Resolves once every handed-off start is made or given up, or after `timeoutMs`. */
 export async function drainWorkflowStarts(core: Core, timeoutMs = 5000): Promise<void> {
   const s = starters.get(core);
   if (!s || (s.inFlight === 0 && s.single.length === 0 && s.bulk.length === 0)) return;
@@ -273,32 +213,21 @@ export async function drainWorkflowStarts(core: Core, timeoutMs = 5000): Promise
   clearTimeout(timer);
 }
 
-/**
- * Makes the recorded start of `workflowId` if it has not been made (its outbox row is not marked
- * started): for a caller whose Update or Signal found no workflow, since a start handed off by
- * {@link handOffWorkflowStart} may still be queued, or left to the relay. Returns true when a
- * start was made (the caller then sends its message again), false when the row is marked started
- * or absent (the workflow ran and closed, or was never recorded). Throws what the start throws.
- */
+/** Makes the recorded start if not yet made (an Update or Signal found no workflow); true when a start was made. */
 export async function ensureWorkflowStarted(core: Core, workflowId: string): Promise<boolean> {
   return flushWorkflowStart(core, workflowId);
 }
 
-/** Outbox writes waiting to join one UPDATE, per Core: ids to mark started, ids whose claim is released. */
 interface PendingWrites {
   ids: Set<string>;
   timer: ReturnType<typeof setTimeout> | null;
 }
 const pendingMarks = new WeakMap<Core, PendingWrites>();
 const pendingReleases = new WeakMap<Core, PendingWrites>();
-/** How long a write waits for others to join its UPDATE, and the most one UPDATE carries. */
 const MARK_DELAY_MS = 20;
 const MARK_BATCH = 500;
 
-/**
- * Queues `workflowId` in `map`'s batch for `core`; `write` runs one UPDATE for the batch after
- * {@link MARK_DELAY_MS} or at {@link MARK_BATCH} ids. A failed write is logged and left to the relay.
- */
+/** Queues `workflowId` for one batched UPDATE (after MARK_DELAY_MS or at MARK_BATCH ids); failures are logged. */
 function batchWrite(core: Core, map: WeakMap<Core, PendingWrites>, workflowId: string, write: (ids: string[]) => Promise<unknown>, what: string): void {
   let q = map.get(core);
   if (!q) {
@@ -321,7 +250,6 @@ function batchWrite(core: Core, map: WeakMap<Core, PendingWrites>, workflowId: s
   }
 }
 
-/** Marks `workflowId` started (`UPDATE … SET started_at … WHERE workflow_id IN (…)`, batched). */
 function markStarted(core: Core, workflowId: string): void {
   batchWrite(
     core,
@@ -332,7 +260,6 @@ function markStarted(core: Core, workflowId: string): void {
   );
 }
 
-/** Releases this process's claim on an unstarted `workflowId` (batched), so the relay's next sweep makes it. */
 function releaseClaim(core: Core, workflowId: string): void {
   batchWrite(
     core,
@@ -344,12 +271,8 @@ function releaseClaim(core: Core, workflowId: string): void {
 }
 
 /**
- * The relay's sweep: claims up to `limit` recorded starts older than `olderThanMs` that are not
- * marked started and not claimed by a live lease (the process that wrote or claimed them died, or
- * gave them up), in one `UPDATE … WHERE workflow_id IN (SELECT … FOR UPDATE SKIP LOCKED) RETURNING`,
- * so two sweeping processes never take the same rows; then makes them, {@link STARTER_CONCURRENCY}
- * at once, and marks them started. Returns how many were claimed. Throws the first start error
- * after the others are made (their claims released), so the relay waits for its next tick.
+ * The relay's sweep: claims up to `limit` unstarted, unleased starts older than `olderThanMs` (SKIP LOCKED),
+ * makes them, returns how many. Throws the first start error after the rest.
  */
 export async function sweepWorkflowStarts(core: Core, olderThanMs = 2000, limit = 500): Promise<number> {
   const until = startLeaseUntil(core.now());
@@ -386,10 +309,7 @@ export async function sweepWorkflowStarts(core: Core, olderThanMs = 2000, limit 
   return starts.length;
 }
 
-/**
- * Deletes up to `limit` workflow-start rows started before `cutoff` (data retention,
- * src/core/retention.ts). A row not yet started is the relay's work and is never deleted.
- */
+/** Deletes up to `limit` rows started before `cutoff`; an unstarted row is never deleted. */
 export async function purgeStartedWorkflowStarts(db: DbOrTx, cutoff: Date, limit: number): Promise<number> {
   const r = await db
     .deleteFrom('workflow_starts')

@@ -17,38 +17,9 @@ import { createLogger } from '../core/logging';
 import { join, resolve } from 'node:path';
 
 /**
- * `npm run admin -- business create --name <name> [--verified] [--approvals N] --json`: the
- * operator's way to issue keys (spec "Authentication" 3). Prints
- * `{"business_id": "...", "keys": {"sandbox": "sk_test_...", "live": "sk_live_..."}}`.
- * `npm run admin -- business verify <business_id> [--json]`: marks the business verified
- * (withdrawals and virtual accounts need it); prints `{"business_id": "...", "verified": true}`.
- * `npm run admin -- key revoke <key_id> [--force] [--json]`: revokes an API key at once (the next
- * request with it, on any API process, is 401 api_key_revoked; docs/api-keys.md "Operators"). The
- * last owner key of a business and environment is refused (exit 1, code last_owner_key) unless
- * `--force`. Writes one audit log line (JSON, stderr: `"msg":"api key revoked by operator"` with
- * key_id, business_id, environment, operator, forced) and prints the key record (never its secret).
- * `npm run admin -- rail files [--json]`: the newest bank files, both directions (docs/rails.md
- * "For operators"); `rail file <id> [--json]`: one file with its content, payments and statuses;
- * `rail unmatched [--json]`: bank statuses that matched no payout or deposit.
- * `npm run admin -- treasury [--json]`: each settlement account's position (the bank's closing
- * balance of its newest statement against our books) and its open reconciliation breaks
- * (docs/treasury.md "For operators").
- * `rail unmatched [--json]`: bank statuses that matched no payout or deposit; `rail partner-transfers
- * [--json]`: the payout partner's transfers, its rate and fee beside ours (docs/rails.md "Payout partner").
- * `npm run admin -- channel pause <channel> [--reason "..."]` / `channel resume <channel>` /
- * `channel list`: pauses a channel for every API and worker process within seconds, without a
- * restart (docs/operations.md "Pausing a channel"); one audit log line (stderr, JSON) per change.
- * `npm run admin -- audit verify [--business <id>] [--json]`: recomputes every audit chain
- * (docs/security.md "Audit trail"); exit 1 when a record was changed, removed or reordered.
- * `npm run admin -- secrets rotate [--json]`: re-encrypts every stored secret under
- * SECRETS_ACTIVE_KEY_ID (docs/operations.md "Rotating the secrets key").
- * `npm run admin -- db grants`: applies the application roles' grants again (docs/operations.md
- * "Database roles"), e.g. after an operator created the roles.
- * Every command that changes state leaves an audit record (actor `user@host`, source
- * `npm run admin`).
- * Uses DATABASE_URL, or the PGlite data of DATA_DIR when `npm run dev` is not running: while it
- * is, the directory is locked (src/db/pglite-lock.ts) and this refuses with exit code 3 and a
- * message naming the process that holds it; it never opens the directory beside it.
+ * `npm run admin -- <command>`: the operator's commands (docs/configuration.md lists them). Every
+ * command that changes state leaves an audit record (actor `user@host`). Uses DATABASE_URL, or
+ * PGlite in DATA_DIR; while `npm run dev` holds that directory it exits 3 naming the holder.
  */
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -213,5 +184,4 @@ try {
 } finally {
   await db.destroy();
 }
-// Closing PGlite can reset process.exitCode; exit with the code decided above.
 process.exit(exitCode);

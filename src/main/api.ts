@@ -14,11 +14,8 @@ if (!config.DATABASE_URL) {
   process.exit(2);
 }
 const core = await buildCore(config, { role: 'payouts_api' });
-// Verified keys cached per process, evicted by PostgreSQL NOTIFY (docs/api-keys.md "Authentication cache").
 const keyCache = await startApiKeyCache(core.db, config.DATABASE_URL, core.log);
-// Channel status follows the live rails' connections (docs/rails.md "Channel status").
 const stopRailChecks = await startRailHealthChecks(core);
-// Live rates from the workers' refresher, kept in memory (docs/rates.md "Cache").
 await refreshRateCache(core).catch((err: Error) => core.log.warn({ err }, 'live rates not read yet'));
 const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname: config.HOST }, (info) =>
   core.log.info({ port: info.port }, 'api listening'),

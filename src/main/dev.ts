@@ -20,18 +20,14 @@ import { acquirePgliteLock, PgliteLockedError } from '../db/pglite-lock';
 import { buildCore, closeCore } from './runtime';
 
 /**
- * `npm run dev`: the whole service in one command with embedded defaults. Starts a Temporal dev
- * server (SQLite in DATA_DIR, Web UI on 8233) unless TEMPORAL_ADDRESS is set, uses PGlite in
- * DATA_DIR unless DATABASE_URL is set, runs the worker, the relay and the API on PORT. On first run
- * it creates a sandbox business and prints its owner key. Ctrl-C stops everything; data persists.
+ * `npm run dev`: the whole service in one command: a Temporal dev server unless TEMPORAL_ADDRESS,
+ * PGlite in DATA_DIR unless DATABASE_URL, the worker, relay and API on PORT; creates a sandbox business on first run.
  */
 const env = { ...process.env };
-// The SDK's own logs (webpack stats, worker state) only from WARN up; LOG_LEVEL=debug shows them.
 Runtime.install({ logger: new DefaultLogger(env.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
 const dataDir = resolve(env.DATA_DIR ?? './.data');
 mkdirSync(dataDir, { recursive: true });
-// One process per PGlite directory (and its Temporal SQLite file): take the lock before anything
-// else touches DATA_DIR, so a second `npm run dev` (or `npm run admin`) refuses instead of opening it.
+// One process per PGlite directory: take the lock before anything touches DATA_DIR.
 if (!env.DATABASE_URL) {
   try {
     acquirePgliteLock(dataDir);
@@ -46,7 +42,6 @@ let devServer: DevServer | undefined;
 if (!env.TEMPORAL_ADDRESS) {
   const port = (await portFree(7233)) ? 7233 : await freePort();
   console.log(`Starting the Temporal dev server on 127.0.0.1:${port} (state in ${join(dataDir, 'temporal.sqlite')}) ...`);
-  // Another dev server may hold the defaults; then use free ports and say so (printed below).
   const uiPort = (await portFree(8233)) ? 8233 : await freePort();
   devServer = await startDevServer({ port, uiPort, dbFile: join(dataDir, 'temporal.sqlite') });
   env.TEMPORAL_ADDRESS = devServer.address;
@@ -63,12 +58,10 @@ if (existsSync(credentialsFile)) {
   writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2), { mode: 0o600 });
 }
 console.log('Bundling workflows and starting the worker ...');
-// Bundled by a child process (src/temporal/bundle.ts): webpack never runs in this process.
 const workflowBundle = await prepareWorkflowBundle({ prebuilt: config.WORKFLOW_BUNDLE, outFile: join(dataDir, 'workflow-bundle.js') });
 const { worker, connection } = await createWorker(core, { workflowBundle });
 const workerRun = worker.run();
 const stopRelay = startRelay(core, relayTasks);
-// Live bank rails, when configured (docs/rails.md): inbox pollers and connection checks.
 const stopRailChecks = await startRailHealthChecks(core);
 await startRailPollers(core);
 const stopRates = await startRateRefresher(core); // live rates (docs/rates.md "Refresher")

@@ -6,26 +6,20 @@ import type { Db } from '../db/schema';
 
 /** Options of {@link startMetricsServer}. */
 export interface MetricsServerOptions {
-  /** Port (0: a free one). */
+  /** 0: a free one. */
   port: number;
-  /** Interface to bind (default 0.0.0.0, like the API). */
+  /** Default 0.0.0.0. */
   hostname?: string;
-  /** Database for the scrape-time gauges. */
   db: Db;
   /** When set, `Authorization: Bearer <token>` is required (401 otherwise). */
   token?: string;
-  /**
-   * URL of a second Prometheus endpoint whose samples are appended to ours (the Temporal SDK's
-   * exporter on the worker). When it does not answer, a comment says so and ours are still served.
-   */
+  /** A second Prometheus endpoint whose samples are appended (the SDK's); when down, ours are still served. */
   appendFrom?: string;
 }
 
 /**
- * The worker's own `GET /metrics` server (Prometheus text format; any other path is 404): this
- * process's prom-client registry (payouts finished, webhook attempts, disbursement items in
- * flight, Node.js process metrics) followed by the Temporal SDK's worker metrics (`temporal_*`).
- * Resolves once listening, with the bound port and a `close()`.
+ * The worker's `GET /metrics` (Prometheus text; other paths 404): this process's registry, then the
+ * Temporal SDK's `temporal_*` metrics. Resolves once listening with the port and `close()`.
  */
 export async function startMetricsServer(opts: MetricsServerOptions): Promise<{ port: number; close: () => Promise<void> }> {
   const appendFrom = opts.appendFrom;

@@ -1,11 +1,6 @@
-/**
- * Stops a process started on a Node.js release the project does not support, with one line naming
- * the supported ones (README "Requirements"; package.json `engines`, which `npm ci` enforces through
- * `.npmrc` `engine-strict=true`). Imported first by the entry points (src/main/dev.ts, api.ts,
- * worker.ts), so its check runs before any other module is loaded.
- */
+/** Stops a process on an unsupported Node.js with one line (README "Requirements"); imported first by the entry points. */
 
-/** package.json `engines.node`: Node 22 from 22.12, or Node 24 (test/unit/node-version.test.ts keeps them equal). */
+/** package.json `engines.node` (test/unit/node-version.test.ts keeps them equal). */
 export const SUPPORTED_NODE_RANGE = '^22.12.0 || ^24.0.0';
 
 /** Whether Node `version` (`process.versions.node`, e.g. `24.21.0`) is in {@link SUPPORTED_NODE_RANGE}. */

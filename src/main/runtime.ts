@@ -9,12 +9,9 @@ import { drainWorkflowStarts } from '../core/workflow-starts';
 import { temporalConnectionOptions } from '../temporal/connection-options';
 
 /**
- * Builds the core of a process from its configuration: opens the database (PostgreSQL when
- * DATABASE_URL is set, else PGlite under DATA_DIR), runs migrations (advisory-locked, so safe from
- * every process at once) as the connecting owner, then acts as the process's database role
- * (`opts.role`, overridden by DATABASE_ROLE; `none` stays the connecting user; docs/security.md
- * "Database roles"), and connects the Temporal client. Throws DatabaseRoleError when the role is
- * missing.
+ * Builds a process's core: opens the database (PostgreSQL or PGlite), runs migrations as owner,
+ * then acts as the process's role (docs/security.md "Database roles"), and connects Temporal.
+ * Throws DatabaseRoleError when the role is missing.
  */
 export async function buildCore(config: Config, opts: { memoryDb?: boolean; role?: AppRole } = {}): Promise<Core> {
   const log = createLogger({ level: config.LOG_LEVEL });
@@ -29,10 +26,7 @@ export async function buildCore(config: Config, opts: { memoryDb?: boolean; role
 }
 
 
-/**
- * Closes what {@link buildCore} opened (PGlite must be closed to flush to disk), after the
- * workflow starts this process handed off are made (at most 5 s; the relay makes any left).
- */
+/** Closes what {@link buildCore} opened, after this process's handed-off starts are made (at most 5 s). */
 export async function closeCore(core: Core): Promise<void> {
   await drainWorkflowStarts(core);
   await core.temporal.connection.close().catch(() => {});

@@ -24,8 +24,7 @@ import { buildCore, closeCore } from './runtime';
  * `GET /metrics` on METRICS_PORT (default 9464): its own metrics and the Temporal SDK's.
  */
 const config = loadConfig();
-// The SDK's Prometheus exporter listens on a free loopback port; /metrics on METRICS_PORT merges it.
-// Should that port be taken in the meantime, the worker runs on without the SDK's metrics.
+// The SDK's exporter on a free loopback port, merged into /metrics; if that port is taken, the worker runs without it.
 const sdkLogger = new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN');
 let sdkMetricsPort: number | undefined = await freePort();
 try {
@@ -49,16 +48,12 @@ const workflowBundle = await prepareWorkflowBundle({
 });
 const { worker, connection } = await createWorker(core, { workflowBundle });
 const stopRelay = startRelay(core, relayTasks, undefined, { databaseUrl: config.DATABASE_URL });
-// Live bank rails (docs/rails.md): their inbox pollers, and connection checks for channel status.
 const stopRailChecks = await startRailHealthChecks(core);
 const pollers = await startRailPollers(core);
 if (pollers.length > 0) core.log.info({ rails: pollers }, 'live rail inbox pollers running');
-// Live rates (docs/rates.md "Refresher"): every worker asks the rate sources and stores what it accepts.
 const stopRates = await startRateRefresher(core);
-// USDC on Solana (docs/getting-paid.md "Crypto deposits"): the deposit watchers of the watched environments.
 const solanaWatchers = await startSolanaWatchers(core);
 if (solanaWatchers.length > 0) core.log.info({ environments: solanaWatchers }, 'solana deposit watchers running');
-// Data retention (docs/operations.md "Data retention"): one loop per namespace.
 await startRetention(core);
 // A metrics port already taken must not stop payouts: log it and run on (Prometheus shows up == 0).
 const metrics = await startMetricsServer({
@@ -71,7 +66,6 @@ const metrics = await startMetricsServer({
   return undefined;
 });
 if (metrics) core.log.info({ port: metrics.port }, 'worker metrics listening (GET /metrics)');
-// The SDK's runtime drains the worker on SIGINT/SIGTERM; worker.run() then resolves.
 core.log.info({ taskQueues: [config.TASK_QUEUE, taskQueueFor(config, DISBURSEMENT_WORKFLOW_TYPE)], address }, 'worker running');
 await worker.run();
 await metrics?.close();
@@ -80,5 +74,4 @@ await stopRates();
 await stopRelay();
 await connection.close();
 await closeCore(core);
-// The bundle this process built for itself (a prebuilt WORKFLOW_BUNDLE is left alone).
 if (!config.WORKFLOW_BUNDLE) rmSync(workflowBundle.codePath, { force: true });

@@ -1,20 +1,9 @@
-/**
- * Sandbox FX table: mid-market rates from USDC to every currency the channel catalog pays out in
- * (src/domain/channels.ts). Pure data, no I/O, so workflows and the domain may import it.
- *
- * A rate is a decimal string with at most 6 decimals meaning "1 USDC buys <rate> units of the
- * currency" (spec "Quote": rate). Values are realistic early-2026 mid-market levels and fixed, so
- * sandbox quotes are reproducible; a live deployment would replace this table with a rate feed.
- * Bulgaria adopted the euro on 2026-01-01, so there is no BGN entry (Bulgarian IBANs pay out on
- * sepa_eur).
- */
+/** Sandbox FX: fixed mid-market rates from USDC (no BGN: Bulgaria pays out on sepa_eur). Pure data, importable by workflows. */
 
-/** Mid-market rate USDC -> currency (ISO 4217 code, plus USDC itself) as a decimal string. */
+/** 1 USDC buys <rate> units of the currency (ISO 4217), a decimal string of at most 6 decimals (spec "Quote"). */
 export const SANDBOX_MID_RATES: Readonly<Record<string, string>> = Object.freeze({
-  // Dollar-denominated (no conversion).
   USDC: '1',
   USD: '1',
-  // Europe
   EUR: '0.92',
   GBP: '0.79',
   CHF: '0.81',
@@ -26,7 +15,6 @@ export const SANDBOX_MID_RATES: Readonly<Record<string, string>> = Object.freeze
   HUF: '332.5',
   RON: '4.4',
   TRY: '41.8',
-  // Middle East and Africa
   ILS: '3.3',
   AED: '3.6725',
   SAR: '3.75',
@@ -36,7 +24,6 @@ export const SANDBOX_MID_RATES: Readonly<Record<string, string>> = Object.freeze
   GHS: '11.9',
   KES: '129.2',
   ZAR: '17.6',
-  // Americas
   CAD: '1.38',
   MXN: '17.05',
   BRL: '5.4',
@@ -46,7 +33,6 @@ export const SANDBOX_MID_RATES: Readonly<Record<string, string>> = Object.freeze
   ARS: '1450',
   UYU: '40.1',
   VES: '36.5',
-  // Asia-Pacific
   HKD: '7.8',
   JPY: '152.3',
   KRW: '1385',
@@ -65,10 +51,7 @@ export const SANDBOX_MID_RATES: Readonly<Record<string, string>> = Object.freeze
   NZD: '1.71',
 });
 
-/**
- * The sandbox mid-market rate USDC -> `currency` (decimal string, e.g. "17.05" for MXN).
- * Throws Error for a currency the table does not know (a catalog/table mismatch, not a user error).
- */
+/** The sandbox rate USDC -> `currency`. Throws Error for an unknown currency (a catalog mismatch). */
 export function midRate(currency: string): string {
   const rate = Object.hasOwn(SANDBOX_MID_RATES, currency) ? SANDBOX_MID_RATES[currency] : undefined;
   if (rate === undefined) throw new Error(`No sandbox FX rate for currency '${currency}'`);

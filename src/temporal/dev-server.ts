@@ -4,7 +4,6 @@ import { Connection } from '@temporalio/client';
 import { resolveTemporalCli } from './binaries';
 import { SEARCH_ATTRIBUTE_NAMES } from './search-attributes';
 
-/** A running `temporal server start-dev` child process. */
 export interface DevServer {
   address: string;
   uiUrl: string | null;
@@ -24,10 +23,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-/**
- * Starts the Temporal dev server (SQLite persistence when `dbFile` is given, Web UI on `uiPort`
- * unless `headless`) with our search attributes registered, and waits until it answers.
- */
+/** Starts the Temporal dev server with our search attributes and waits until it answers. */
 export async function startDevServer(opts: {
   port?: number;
   uiPort?: number;
@@ -40,16 +36,13 @@ export async function startDevServer(opts: {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'error'];
   for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
   if (opts.dbFile) {
-    // WAL and synchronous=off: measured 2.7x more payouts/s on 2 cores (docs/benchmarks.md). The
-    // dev server is for development: an OS crash may lose its last writes; a cluster is for production.
+    // WAL, synchronous=off: 2.7x payouts/s (docs/benchmarks.md); an OS crash may lose the dev server's last writes.
     args.push('--db-filename', opts.dbFile, '--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=off');
   }
   if (opts.headless) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort ?? 8233), '--ui-disable-news-fetch');
-  // Large batches signal and start many workflows at once; the dev server's defaults are tuned low.
   args.push('--dynamic-config-value', 'frontend.rps=20000', '--dynamic-config-value', 'frontend.namespaceRPS=20000');
   const child = spawn(cli, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-  // Never leave the server behind when this process exits, however it exits.
   const killOnExit = () => child.kill('SIGTERM');
   process.once('exit', killOnExit);
   child.once('exit', () => process.removeListener('exit', killOnExit));

@@ -1,8 +1,4 @@
-/**
- * Every Temporal client call about a disbursement's run (contract:
- * workflows/disbursement.contract.ts; docs/architecture.md "Temporal gateway"). Workflow id =
- * disbursement id; the run lives on the batch task queue.
- */
+/** Every Temporal client call about a disbursement's run (workflows/disbursement.contract.ts), on the batch task queue. */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Config } from '../config';
 import {
@@ -15,12 +11,11 @@ import {
 import { type KeywordAttributes, type RecordedStart, startIdempotently, type TemporalClient, typedAttributes } from './client';
 import { taskQueueFor } from './task-queues';
 
-/** The signals a disbursement run hears (all without arguments). */
 export type DisbursementSignal = 'pause' | 'resume' | 'retryFailed';
 
 const SIGNALS = { pause: pauseSignal, resume: resumeSignal, retryFailed: retryFailedSignal } as const;
 
-/** Starts disbursementWorkflow for a recorded start (idempotent: an already started run is a no-op). */
+/** Starts disbursementWorkflow for a recorded start (idempotent). */
 export async function startDisbursementRun(temporal: TemporalClient, config: Pick<Config, 'TASK_QUEUE'>, start: RecordedStart): Promise<void> {
   await startIdempotently(temporal, {
     workflowType: DISBURSEMENT_WORKFLOW_TYPE,
@@ -31,10 +26,7 @@ export async function startDisbursementRun(temporal: TemporalClient, config: Pic
   });
 }
 
-/**
- * Signals the disbursement's run. Returns false when no run exists (not started yet: it reads the
- * projection when it starts); throws any other error (Temporal unreachable).
- */
+/** Signals the run; false when none exists (a run reads the projection when it starts). Throws any other error. */
 export async function signalDisbursementRun(temporal: TemporalClient, disbursementId: string, signal: DisbursementSignal): Promise<boolean> {
   try {
     await temporal.workflow.getHandle(disbursementId).signal(SIGNALS[signal]);
@@ -45,10 +37,7 @@ export async function signalDisbursementRun(temporal: TemporalClient, disburseme
   }
 }
 
-/**
- * Signals the disbursement's run, starting a new run with `input` if none is running
- * (signal-with-start on the batch task queue, with the given search attributes).
- */
+/** Signals the run, starting one with `input` if none is running (signal-with-start). */
 export async function signalWithStartDisbursementRun(
   temporal: TemporalClient,
   config: Pick<Config, 'TASK_QUEUE'>,
@@ -64,7 +53,7 @@ export async function signalWithStartDisbursementRun(
   });
 }
 
-/** Whether the disbursement's workflow is running now (describe; false when it never started or closed). */
+/** Whether the run is running now. */
 export async function isDisbursementRunRunning(temporal: TemporalClient, disbursementId: string): Promise<boolean> {
   try {
     return (await temporal.workflow.getHandle(disbursementId).describe()).status.name === 'RUNNING';

@@ -1,8 +1,4 @@
-/**
- * Every Temporal client call about a payment request's workflow (contract:
- * workflows/payment-request.contract.ts). Workflow id = request id. Started through the
- * workflow-start outbox; the `paid` signal is sent by depositWorkflow itself (no client call).
- */
+/** Temporal client calls about a payment request's workflow (workflows/payment-request.contract.ts). */
 import type { Config } from '../config';
 import { PAYMENT_REQUEST_WORKFLOW_TYPE, type PaymentRequestWorkflowInput } from '../../workflows/payment-request.contract';
 import { type RecordedStart, startIdempotently, type TemporalClient } from './client';

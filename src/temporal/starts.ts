@@ -1,8 +1,4 @@
-/**
- * Starts a workflow recorded in the workflow-start outbox (src/core/workflow-starts.ts) through
- * the gateway of its workflow type (docs/architecture.md "Outboxes"). A new workflow adds its
- * gateway's start function here.
- */
+/** Starts a workflow recorded in the workflow-start outbox through its type's gateway (docs/architecture.md "Outboxes"). */
 import type { Config } from '../config';
 import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
 import { PAYOUT_WORKFLOW_TYPE } from '../../workflows/payout.contract';
@@ -27,11 +23,7 @@ const STARTERS: Record<string, StartFn> = {
   [PAYMENT_REQUEST_WORKFLOW_TYPE]: startPaymentRequestWorkflow,
 };
 
-/**
- * Starts the recorded workflow of type `workflowType` (idempotent: already started is a no-op)
- * through its gateway; a type without a gateway entry here starts generically on
- * {@link taskQueueFor}'s queue.
- */
+/** Starts a recorded workflow (idempotent) through its gateway, else generically on {@link taskQueueFor}'s queue. */
 export async function startRecordedWorkflow(
   temporal: TemporalClient,
   config: Pick<Config, 'TASK_QUEUE'>,

@@ -1,14 +1,10 @@
-/**
- * Every Temporal client call about a webhook delivery's workflow (contract:
- * workflows/webhook-delivery.contract.ts; docs/architecture.md "Temporal gateway"). Workflow id =
- * delivery id. Deliveries are only ever started, through the workflow-start outbox.
- */
+/** Temporal client calls about a webhook delivery's workflow (workflows/webhook-delivery.contract.ts). */
 import type { Config } from '../config';
 import { WEBHOOK_DELIVERY_WORKFLOW_TYPE, type WebhookDeliveryInput } from '../../workflows/webhook-delivery.contract';
 import { type RecordedStart, startIdempotently, type TemporalClient } from './client';
 import { taskQueueFor } from './task-queues';
 
-/** Starts webhookDeliveryWorkflow for a recorded start (idempotent: an already started delivery is a no-op). */
+/** Starts webhookDeliveryWorkflow for a recorded start (idempotent). */
 export async function startWebhookDelivery(temporal: TemporalClient, config: Pick<Config, 'TASK_QUEUE'>, start: RecordedStart): Promise<void> {
   await startIdempotently(temporal, {
     workflowType: WEBHOOK_DELIVERY_WORKFLOW_TYPE,

@@ -8,10 +8,7 @@ import { type TemporalConnectionOptions, temporalConnectionOptions } from './con
 import { SEARCH_ATTRIBUTE_NAMES } from './search-attributes';
 import { taskQueueFor } from './task-queues';
 
-/**
- * Registers any of our search attributes the namespace lacks (all Keyword). Idempotent; safe with
- * several workers starting at once.
- */
+/** Registers any of our (Keyword) search attributes the namespace lacks. Idempotent. */
 export async function ensureSearchAttributes(options: TemporalConnectionOptions, namespace: string): Promise<void> {
   const connection = await Connection.connect(options);
   try {
@@ -33,13 +30,7 @@ export async function ensureSearchAttributes(options: TemporalConnectionOptions,
   }
 }
 
-/**
- * Telemetry options of the worker process's SDK Runtime (`Runtime.install({ telemetryOptions })`):
- * the SDK's own worker metrics (task slots, poll and schedule-to-start latencies, sticky cache,
- * workflow and activity completions; names `temporal_*`, counters with `_total`, durations in
- * seconds) exported in Prometheus format on `127.0.0.1:<port>/metrics`, which the worker's
- * `/metrics` server appends to its own (src/main/metrics-server.ts).
- */
+/** SDK Runtime telemetry: the SDK's worker metrics in Prometheus format on `127.0.0.1:<port>/metrics`. */
 export function sdkPrometheusTelemetry(port: number): TelemetryOptions {
   return {
     metrics: {
@@ -48,7 +39,6 @@ export function sdkPrometheusTelemetry(port: number): TelemetryOptions {
   };
 }
 
-/** The tuning options of the payments worker (see {@link paymentsWorkerTuning}). */
 export interface PaymentsWorkerTuning {
   maxConcurrentWorkflowTaskExecutions: number;
   maxConcurrentActivityTaskExecutions: number;
@@ -58,12 +48,7 @@ export interface PaymentsWorkerTuning {
   workflowTaskPollerBehavior: NonNullable<WorkerOptions['workflowTaskPollerBehavior']>;
 }
 
-/**
- * The payments worker's concurrency, cache and pollers from the WORKER_* settings (src/config.ts;
- * measured on 2 cores: docs/benchmarks.md "Worker tuning"). The cache never holds fewer workflows
- * than run at once (the SDK requires it), and a fixed number of pollers never exceeds the
- * workflow task slots. `maxConcurrentActivities` (tests) overrides WORKER_ACTIVITY_TASKS.
- */
+/** Worker concurrency, cache and pollers from WORKER_* (docs/benchmarks.md "Worker tuning"); cache >= concurrent workflows. */
 export function paymentsWorkerTuning(
   config: Pick<
     Config,
@@ -88,21 +73,13 @@ export function paymentsWorkerTuning(
 
 /** The Temporal workers of one process, run and stopped together. */
 export interface PaymentsWorker {
-  /** Runs every worker; resolves when all have shut down, rejects if one fails. */
   run(): Promise<void>;
-  /** Starts a graceful shutdown of every worker still running. */
   shutdown(): void;
   /** 'RUNNING' while every worker runs, else the first other state. */
   getState(): string;
 }
 
-/**
- * Creates the payments workers: one on `core.config.TASK_QUEUE` (payouts, webhook deliveries and
- * their activities) and one on the batch queue ({@link taskQueueFor}) for disbursement workflows
- * and their activities. Workflows come from a prebuilt bundle (src/temporal/bundle.ts: a worker
- * never runs webpack itself). A nondeterminism error fails the workflow visibly instead of
- * retrying its task forever (docs/architecture.md "Workflow ids and task queues").
- */
+/** Creates the workers of `TASK_QUEUE` and the batch queue; a nondeterminism error fails the workflow, not retries its task. */
 export async function createWorker(
   core: Core,
   opts: { connection?: NativeConnection; workflowBundle: WorkflowBundleOption; maxConcurrentActivities?: number },

@@ -1,21 +1,4 @@
-/**
- * Deposits: money that arrived for a business (docs/getting-paid.md "Deposits"). One core for
- * every way money comes in — `source` virtual_account (a bank transfer into a virtual account;
- * Surface A and Surface B `/funding/accounts`), crypto (USDC on chain; Surface B `/funding/crypto`)
- * and card (Surface B card top-ups) — so every surface lists and credits them alike.
- *
- * Lifecycle (src/domain/funding.ts): {@link receiveDeposit} writes the deposit `received`, its
- * event deposit.received and the depositWorkflow start in one transaction; the workflow's one step
- * {@link creditDeposit} posts `deposit:{id}:credit` (external -> available, the net amount),
- * matches payment requests (./matching.ts), marks the deposit `credited` and emits
- * deposit.credited, all in one transaction. The same transfer delivered twice (same source and
- * external id) is the same deposit, credited once.
- *
- * Conversion: the deposit amount is converted to USDC at the sandbox mid-market rate
- * (src/sandbox/fx.ts) or, in live, the ask side of the live rate (docs/rates.md "Deposits"),
- * rounded down; fees (FX spread, card processing) are taken from it and shown. A live deposit
- * records the rate's source, as-of time and spread.
- */
+/** Deposits from any source (docs/getting-paid.md "Deposits"), converted to USDC rounded down (docs/rates.md "Deposits"). */
 import type { Selectable } from 'kysely';
 import { type ListEnvelope, paginate } from '../paging';
 import type { DbOrTx } from '../../db/schema';
@@ -46,9 +29,9 @@ import { getVirtualAccountRow } from './virtual-accounts';
 /** A stored deposit row (amount in minor units of currency; the rest micro-USDC). */
 export type DepositRow = Selectable<DepositsTable>;
 
-/** Largest single deposit, in units of its currency (keeps amounts far from the bigint range). */
+/** Largest single deposit, in units of its currency. */
 export const MAX_DEPOSIT_UNITS = '10000000';
-/** Largest reference / sender name / external id (characters). */
+/** Longest reference, sender name or external id, in characters. */
 export const MAX_DEPOSIT_TEXT = 140;
 export const MAX_EXTERNAL_ID = 255;
 
@@ -79,35 +62,24 @@ export function toDeposit(row: DepositRow): Deposit {
   };
 }
 
-/** The JSON form of a deposit row recorded with its events (src/domain/event-objects.ts). */
 const depositEventData = (row: DepositRow) => eventObjectData({ object: 'deposit', value: toDeposit(row) });
 
-/**
- * Input of {@link receiveDeposit} (core form; amounts as decimal strings).
- * - `virtual_account`: `virtualAccountId` required; `currency` must be the account's.
- * - `crypto`: currency USDC; no virtual account.
- * - `card`: currency USD; no virtual account.
- */
+/** Input of {@link receiveDeposit} (decimal strings); `virtualAccountId` only for `virtual_account`. */
 export interface ReceiveDepositInput {
   source: DepositSource;
   virtualAccountId?: string | null;
-  /** Decimal string in `currency` (2 decimals fiat, 6 USDC). */
+  /** Decimal string (2 decimals fiat, 6 USDC). */
   amount: unknown;
   currency: unknown;
   reference?: string | null;
   senderName?: string | null;
-  /** The bank's / network's / card processor's id of the transfer: the deduplication key. */
+  /** The deduplication key of the transfer. */
   externalId: string;
-  /** When the money arrived (default now). */
   receivedAt?: Date;
-  /**
-   * false: record the deposit `received` without starting its credit (an on-chain transfer seen at
-   * `confirmed`; {@link startDepositCredit} at `finalized`, or {@link dropDeposit}). Default true.
-   */
+  /** false: record `received` without starting the credit ({@link startDepositCredit} later). Default true. */
   creditOnReceipt?: boolean;
 }
 
-/** What {@link receiveDeposit} returns: the deposit, and whether this call created it. */
 export interface ReceivedDeposit {
   deposit: Deposit;
   created: boolean;
@@ -120,18 +92,8 @@ function optionalText(v: unknown, param: string, max: number): string | null {
 }
 
 /**
- * Records money that arrived for the caller's business (any surface; the sandbox's
- * `POST /sandbox/deposits`, Surface B's crypto and card funding): validates, converts at the
- * sandbox rate, and in one transaction inserts the deposit `received`, emits deposit.received
- * (dedupe `deposit:{id}:received`) and records the depositWorkflow start; starts it after commit
- * (the relay does if this process dies). Idempotent on (source, externalId): the same transfer
- * again returns the existing deposit with `created: false` (credited once).
- *
- * Errors (params are Surface A's wire names): 400 validation_error (`source`, `amount`: malformed,
- * above {@link MAX_DEPOSIT_UNITS} or too small to cover its fees; `currency`: unknown or not the
- * account's; `reference`, `sender_name`, `external_id`); 404 not_found (`virtual_account_id`) for
- * an account of another business or environment; 409 idempotency_conflict (`external_id`) when
- * the external id was already used for a different amount, currency or account.
+ * Records money that arrived and its depositWorkflow start in one transaction; idempotent on (source, externalId).
+ * 400 validation_error (Surface A params); 404 not_found (`virtual_account_id`); 409 idempotency_conflict (`external_id`).
  */
 export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveDepositInput): Promise<ReceivedDeposit> {
   if (!(DEPOSIT_SOURCES as readonly string[]).includes(input.source)) {
@@ -166,8 +128,7 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
   }
   const dr = currency === USDC ? { rate: '1' } : depositRate(core, caller.environment, currency);
   if (!dr) {
-    // Money that arrived is never refused: the caller (the rail inbox) keeps the credit and tries
-    // again on its next poll, when a source is back (docs/rates.md "Deposits").
+    // Money that arrived is never refused: the rail inbox retries when a rate source is back.
     throw new Error(`No usable live USDC/${currency} rate: the deposit waits for a rate source`);
   }
   const conversion = convertDeposit(amount, currency, dr.rate, input.source, dr.live?.spreadBps);
@@ -268,13 +229,7 @@ async function flushDepositCredit(core: Core, depositId: string): Promise<void> 
   }
 }
 
-/**
- * Starts the credit of a deposit recorded with `creditOnReceipt: false` (an on-chain transfer that
- * reached `finalized`): records the depositWorkflow start (workflow-start outbox, once per deposit:
- * the start is keyed by the deposit id, the credit posting by `deposit:{id}:credit`) in `tx` when
- * given, else on its own. Returns false, recording nothing, when the deposit is not `received`
- * (dropped). Call {@link flushDepositCredit} through {@link startDepositCredit} after commit.
- */
+/** Records the credit start of a deposit received with `creditOnReceipt: false`; false when it is not `received`. */
 export async function recordDepositCreditStart(db: DbOrTx, depositId: string): Promise<boolean> {
   const dep = await db.selectFrom('deposits').select(['id', 'business_id', 'environment', 'status']).where('id', '=', depositId).executeTakeFirst();
   if (!dep || dep.status === 'dropped') return false;
@@ -282,18 +237,14 @@ export async function recordDepositCreditStart(db: DbOrTx, depositId: string): P
   return true;
 }
 
-/** {@link recordDepositCreditStart} then starts the workflow at once (the relay does if this fails). */
+/** {@link recordDepositCreditStart}, then starts the workflow at once. */
 export async function startDepositCredit(core: Core, depositId: string): Promise<boolean> {
   const ok = await recordDepositCreditStart(core.db, depositId);
   if (ok) await flushDepositCredit(core, depositId);
   return ok;
 }
 
-/**
- * Marks a `received` deposit `dropped` (its on-chain transaction disappeared before finality) and
- * emits deposit.dropped (dedupe `deposit:{id}:dropped`), in one guarded statement pair in `tx`:
- * a deposit whose credit was started (or that is credited) is never dropped. Returns whether it moved.
- */
+/** Marks a `received` deposit `dropped` with deposit.dropped (never one whose credit started); returns whether it moved. */
 export async function dropDeposit(db: DbOrTx, depositId: string): Promise<boolean> {
   const started = await db.selectFrom('workflow_starts').select('workflow_id').where('workflow_id', '=', depositId).executeTakeFirst();
   if (started) return false;
@@ -313,10 +264,8 @@ export async function dropDeposit(db: DbOrTx, depositId: string): Promise<boolea
 }
 
 /**
- * The credit step of depositWorkflow (one transaction, idempotent; see the file header): locks the
- * deposit; if already credited returns what was done; else posts `deposit:{id}:credit` (external ->
- * available, net_amount), matches payment requests (virtual account deposits only), sets credited,
- * emits deposit.credited (dedupe `deposit:{id}:credited`). Throws Error for an unknown id.
+ * The credit step of depositWorkflow, one idempotent transaction: posts `deposit:{id}:credit` (external ->
+ * available, net), matches payment requests, emits deposit.credited. Throws Error for an unknown id.
  */
 export async function creditDeposit(core: Core, depositId: string): Promise<DepositCreditResult> {
   return core.db.transaction().execute(async (tx) => {
@@ -325,11 +274,8 @@ export async function creditDeposit(core: Core, depositId: string): Promise<Depo
     if (dep.status === 'credited') {
       return { depositId, status: 'credited', paymentRequestId: dep.payment_request_id, match: dep.match_result as DepositMatchResult | null };
     }
-    // A dropped on-chain deposit is never credited (its credit is never started; this guards it all the same).
     if (dep.status === 'dropped') return { depositId, status: 'dropped', paymentRequestId: null, match: null };
-    // The posting locks the business's balance row: credits of one business are serialized, so
-    // matching below sees every earlier match committed (never two requests paid by one deposit,
-    // never one request by two deposits; unique indexes back this up).
+    // The posting locks the balance row, so matching sees every earlier match committed.
     await post(tx, {
       businessId: dep.business_id,
       environment: dep.environment,
@@ -360,7 +306,7 @@ export async function creditDeposit(core: Core, depositId: string): Promise<Depo
   });
 }
 
-/** The deposit row of the caller; 404 not_found otherwise. */
+/** The caller's deposit row; 404 not_found otherwise. */
 export async function getDepositRow(db: DbOrTx, caller: Caller, id: string): Promise<DepositRow> {
   const row = await db
     .selectFrom('deposits')
@@ -373,12 +319,11 @@ export async function getDepositRow(db: DbOrTx, caller: Caller, id: string): Pro
   return row;
 }
 
-/** GET /deposits/{id} (extension). 404 not_found for another tenant's or an unknown id. */
+/** GET /deposits/{id}. 404 not_found. */
 export async function getDeposit(core: Core, caller: Caller, id: string): Promise<Deposit> {
   return toDeposit(await getDepositRow(core.db, caller, id));
 }
 
-/** Filters of GET /deposits (extension; Surface B GET /funding/deposits: currency). */
 export interface ListDepositsQuery {
   limit: number;
   cursor?: string;

@@ -2,10 +2,7 @@ import { ApiError } from '../../domain/errors';
 import type { DbOrTx } from '../../db/schema';
 import type { Caller } from '../context';
 
-/**
- * Spec "Errors": 403 verification_required when the caller's business is not verified (withdrawals,
- * virtual accounts). `what` names the operation in the message. Returns the business name.
- */
+/** Throws 403 verification_required (spec "Errors") unless the caller's business is verified; returns its name. */
 export async function requireVerifiedBusiness(db: DbOrTx, caller: Caller, what: string): Promise<{ name: string }> {
   const b = await db.selectFrom('businesses').select(['name', 'verified']).where('id', '=', caller.businessId).executeTakeFirst();
   if (!b || !b.verified) {

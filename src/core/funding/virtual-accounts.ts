@@ -1,13 +1,4 @@
-/**
- * Virtual accounts (spec "VirtualAccount", Surface A `POST/GET /virtual-accounts`; Surface B
- * `/funding/accounts` adapts the same functions). A business receives bank transfers on them; each
- * transfer becomes a deposit (./deposits.ts) credited to the USDC balance.
- *
- * The sandbox issues details that pass real validators (src/domain/funding.ts): a German IBAN with
- * correct mod-97 check digits (ibantools) and a BIC, a CLABE with a correct check digit, a 12-digit
- * account number with a checksum-valid ABA routing number. The API returns them masked; the public
- * payment link page shows them whole (a payer needs them).
- */
+/** Virtual accounts (spec "VirtualAccount"): bank details whose transfers become deposits, returned masked. */
 import { liveVirtualAccountIssuer } from '../rails/rail-adapters';
 import type { Selectable } from 'kysely';
 import { type ListEnvelope, paginate } from '../paging';
@@ -29,7 +20,6 @@ import type { Caller, Core } from '../context';
 import { requireVerifiedBusiness } from './verification';
 import { isUniqueViolation } from '../../db/errors';
 
-/** A stored virtual account row (details whole). */
 export type VirtualAccountRow = Selectable<VirtualAccountsTable>;
 
 /** The virtual account of a row, details masked (spec "VirtualAccount": "returned masked"). */
@@ -47,7 +37,7 @@ export function toVirtualAccount(row: VirtualAccountRow): VirtualAccount {
   };
 }
 
-/** Parses a virtual account currency; 400 validation_error naming `param` otherwise. */
+/** Parses a virtual account currency; 400 validation_error naming `param`. */
 export function parseVirtualAccountCurrency(value: unknown, param = 'currency'): VirtualAccountCurrency {
   if (typeof value !== 'string' || !(VIRTUAL_ACCOUNT_CURRENCIES as readonly string[]).includes(value)) {
     throw validationError(param, `${param} must be one of ${VIRTUAL_ACCOUNT_CURRENCIES.join(', ')}`);
@@ -56,16 +46,12 @@ export function parseVirtualAccountCurrency(value: unknown, param = 'currency'):
 }
 
 
-/** Largest label (extension; Surface B's funding account `label`). */
+/** Longest label, in characters. */
 export const MAX_LABEL_LENGTH = 100;
 
 /**
- * POST /virtual-accounts `{currency}` (Surface B: `{currency, label}`): issues an active account of
- * the business in the caller's environment, details from the sandbox partner bank, beneficiary the
- * business's name. Errors: 400 validation_error (`currency`, `label`); 403 verification_required
- * for an unverified business; 400 channel_unavailable (`currency`) in the live environment, where
- * no banking partner is configured for the currency (live EUR accounts need the SEPA rail's
- * virtual IBAN range, RAIL_SEPA_VIRTUAL_IBAN_RANGE).
+ * POST /virtual-accounts. 400 validation_error (`currency`, `label`); 403 verification_required;
+ * 400 channel_unavailable (`currency`) in live without a banking partner for the currency.
  */
 export async function createVirtualAccount(
   core: Core,
@@ -81,8 +67,7 @@ export async function createVirtualAccount(
     label = input.label;
   }
   const business = await requireVerifiedBusiness(core.db, caller, 'A virtual account');
-  // Live: EUR accounts take their IBAN from the range the bank assigned (docs/rails.md "Live
-  // deposits"); other currencies have no live banking partner yet.
+  // Live EUR accounts take their IBAN from the bank's range (docs/rails.md "Live deposits").
   const live = caller.environment === 'live' ? liveVirtualAccountIssuer(core, currency) : null;
   if (caller.environment === 'live' && !live) {
     throw new ApiError(
@@ -119,7 +104,7 @@ export async function createVirtualAccount(
   }
 }
 
-/** GET /virtual-accounts: newest first, cursor paging, optional currency filter. 400 validation_error (`currency`, `cursor`). */
+/** GET /virtual-accounts: newest first, cursor paging. 400 validation_error (`currency`, `cursor`). */
 export async function listVirtualAccounts(
   core: Core,
   caller: Caller,
@@ -135,7 +120,7 @@ export async function listVirtualAccounts(
   return { data: page.rows.map(toVirtualAccount), next_cursor: page.next_cursor };
 }
 
-/** The row of a virtual account of the caller; 404 not_found naming `param` otherwise. */
+/** The caller's virtual account row; 404 not_found naming `param`. */
 export async function getVirtualAccountRow(db: DbOrTx, caller: Caller, id: string, param = 'id'): Promise<VirtualAccountRow> {
   const row = await db
     .selectFrom('virtual_accounts')
@@ -148,12 +133,12 @@ export async function getVirtualAccountRow(db: DbOrTx, caller: Caller, id: strin
   return row;
 }
 
-/** GET /virtual-accounts/{id} (extension; Surface B GET /funding/accounts/:id). 404 not_found. */
+/** GET /virtual-accounts/{id}. 404 not_found. */
 export async function getVirtualAccount(core: Core, caller: Caller, id: string): Promise<VirtualAccount> {
   return toVirtualAccount(await getVirtualAccountRow(core.db, caller, id));
 }
 
-/** Every active virtual account of a business and environment, details whole (the public payment page), oldest first. */
+/** Every active virtual account of a business and environment, details whole, oldest first. */
 export async function activeVirtualAccounts(db: DbOrTx, businessId: string, environment: Environment): Promise<VirtualAccountRow[]> {
   return db
     .selectFrom('virtual_accounts')

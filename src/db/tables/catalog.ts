@@ -14,12 +14,10 @@ export interface QuotesTable extends LiveRateColumns {
   destination_amount: bigint;
   destination_currency: string;
   rate: string;
-  /** Micro-USDC, as decimal-free integers. */
   fee_provider: bigint;
   fee_service: bigint;
   fee_fx_spread: bigint;
   fee_total: bigint;
-  /** Which amount the caller fixed: 'source' or 'destination'. */
   fixed_side: 'source' | 'destination';
   expires_at: Date;
   created_at: Generated<Date>;
@@ -35,25 +33,22 @@ export interface RecipientsTable {
   name: string | null;
   kind: 'individual' | 'business' | null;
   external_id: string | null;
-  /** The type object as given (unmasked; masked on every response). */
+  /** Unmasked; masked on every response. */
   details: JSONColumnType<Record<string, unknown>>;
   status: 'ready' | 'needs_fields';
   missing_fields: JSONColumnType<string[]>;
   channels: JSONColumnType<string[]>;
-  /** Contact recipients only (migration 0020): E.164 phone, for lookups. */
+  /** Contact recipients only. */
   contact_phone: string | null;
-  /** Contact recipients only (migration 0020): e-mail as given (trimmed). */
   contact_email: string | null;
   deleted_at: Date | null;
   created_at: Generated<Date>;
   updated_at: Date;
 }
 
-/** A channel paused at runtime by an operator (src/core/channel-pauses.ts writes it). */
 export interface ChannelPausesTable {
   channel: string;
   reason: string | null;
-  /** Who paused it (the operator's login, from the admin command). */
   paused_by: string;
   paused_at: Date;
 }

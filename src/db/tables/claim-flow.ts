@@ -1,6 +1,5 @@
 import type { Generated, JSONColumnType } from 'kysely';
 
-/** Surface B batches of claim-link payouts (migration 0020_claim_flow). */
 export interface ClaimBatchesTable {
   id: string;
   business_id: string;
@@ -8,21 +7,19 @@ export interface ClaimBatchesTable {
   batch_reference: string | null;
   note: string | null;
   entry_count: number;
-  /** Sum of the entries' amounts, micro-USDC. */
+  /** Micro-USDC. */
   total_amount: bigint;
   idempotency_key: string | null;
   created_at: Date;
 }
 
-/** Surface B card top-ups (migration 0020_card_topups). */
 export interface CardTopupsTable {
   id: string;
   business_id: string;
   environment: 'sandbox' | 'live';
-  /** Cents of USD. */
+  /** US cents. */
   amount: bigint;
   status: 'pending' | 'completed' | 'cancelled';
-  /** The checkout page's unguessable token. */
   token: string;
   success_url: string;
   cancel_url: string;
@@ -31,11 +28,7 @@ export interface CardTopupsTable {
   updated_at: Date;
 }
 
-/**
- * The route a live claim-link payout's recipient chose on the claim page (migration 0068; written
- * only by src/core/payouts/claim-destinations.ts): a catalog channel (`ach_usd`), its rail (`ach`)
- * and the recipient's validated fields for that channel (`holder_name`, `routing_number`, ...).
- */
+/** The route a live claim-link payout's recipient chose: a catalog channel, its rail and the validated fields. */
 export interface PayoutClaimDestinationsTable {
   payout_id: string;
   channel: string;

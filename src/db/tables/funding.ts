@@ -2,32 +2,27 @@ import type { Generated, JSONColumnType } from 'kysely';
 import type { Environment } from './platform';
 import type { LiveRateColumns } from './rates';
 
-/** A virtual bank account of a business (spec "VirtualAccount"); details stored whole, masked in the API. */
+/** A virtual bank account (spec "VirtualAccount"); details stored whole, masked in the API. */
 export interface VirtualAccountsTable {
   id: string;
   business_id: string;
   environment: Environment;
   currency: string;
-  /** ach_usd, sepa_eur, spei_mxn. */
   rail: string;
   status: string;
-  /** Whole account details (src/domain/funding.ts VirtualAccountDetails). */
   details: JSONColumnType<Record<string, string>>;
-  /** account_number / iban / clabe: unique per environment (a transfer finds its account by it). */
+  /** Unique per environment (a transfer finds its account by it). */
   account_identifier: string;
   reference_required: boolean;
-  /** Optional caller label (Surface B funding account `label`). */
   label: string | null;
   created_at: Generated<Date>;
 }
 
-/** Money that arrived for a business: by virtual account, on chain or by card (src/core/funding/deposits.ts). */
 export interface DepositsTable extends LiveRateColumns {
   id: string;
   business_id: string;
   environment: Environment;
   source: string;
-  /** received, credited. */
   status: string;
   virtual_account_id: string | null;
   /** Minor units of `currency`. */
@@ -43,9 +38,7 @@ export interface DepositsTable extends LiveRateColumns {
   net_amount: bigint;
   reference: string | null;
   sender_name: string | null;
-  /** The sender's / network's id of the transfer; unique per business, environment and source. */
   external_id: string;
-  /** matched, ambiguous, no_match, not_applicable; null until credited. */
   match_result: string | null;
   payment_request_id: string | null;
   received_at: Date;
@@ -53,7 +46,7 @@ export interface DepositsTable extends LiveRateColumns {
   created_at: Generated<Date>;
 }
 
-/** A payment link (spec "PaymentLink"); its public page lives at `/pay/{token}`. */
+/** A payment link (spec "PaymentLink"), public page `/pay/{token}`. */
 export interface PaymentLinksTable {
   id: string;
   business_id: string;
@@ -61,7 +54,6 @@ export interface PaymentLinksTable {
   name: string;
   methods: JSONColumnType<string[]>;
   published: boolean;
-  /** Random public token of the page URL. */
   token: string;
   created_at: Generated<Date>;
   updated_at: Date;
@@ -77,7 +69,6 @@ export interface PaymentRequestsTable {
   amount: bigint;
   currency: string;
   reference: string;
-  /** normaliseReference(reference): what matching compares. */
   reference_key: string;
   status: string;
   expires_at: Date;
@@ -89,22 +80,19 @@ export interface PaymentRequestsTable {
   updated_at: Date;
 }
 
-/** Source amounts (micro-USDC) a key's accepted payouts used of its daily budget, per UTC day. */
+/** Micro-USDC a key's accepted payouts used of its daily budget, per UTC day. */
 export interface KeyPolicyUsageTable {
   key_id: string;
-  /** UTC day, YYYY-MM-DD. */
   day: string;
   used: bigint;
   updated_at: Generated<Date>;
 }
 
-/** A payout above its key's approval_threshold, waiting for (or decided by) another key. */
 export interface PayoutApprovalsTable {
   payout_id: string;
   business_id: string;
   environment: Environment;
   requested_by_key_id: string;
-  /** required, approved, rejected, expired. */
   status: string;
   expires_at: Date;
   decided_by_key_id: string | null;

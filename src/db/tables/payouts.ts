@@ -17,10 +17,8 @@ export interface BalancesTable {
 }
 
 /**
- * Double-entry ledger posting: `amount` moves from `debit_account` to `credit_account`.
- * Accounts: available, held, sent (left through a rail), external (deposits / sandbox funding).
- * `key` (e.g. `payout:po_…:hold`) is unique per business and environment: a retried activity never
- * posts twice.
+ * Double-entry ledger posting: `amount` moves from `debit_account` to `credit_account` (available,
+ * held, sent, external). `key` is unique per business and environment: a retry never posts twice.
  */
 export interface LedgerPostingsTable {
   id: Generated<string>;
@@ -43,7 +41,6 @@ export interface PayoutsTable extends LiveRateColumns {
   rail: string;
   recipient_id: string | null;
   recipient_type: string;
-  /** Destination details as given (unmasked; masked in every response). */
   recipient_details: JSONColumnType<Record<string, unknown>>;
   source_amount: bigint;
   source_currency: string;
@@ -54,7 +51,6 @@ export interface PayoutsTable extends LiveRateColumns {
   fee_service: bigint;
   fee_fx_spread: bigint;
   fee_total: bigint;
-  /** source_amount + fee_total: what the hold takes from the available balance. */
   debit_total: bigint;
   reference: string | null;
   memo: string | null;
@@ -66,9 +62,7 @@ export interface PayoutsTable extends LiveRateColumns {
   provider_reference: string | null;
   failure_code: string | null;
   failure_message: string | null;
-  /** failure.retryable (documented extension; docs/rails.md): set by rail failures. */
   failure_retryable: boolean | null;
-  /** failure.rail_reason_code (documented extension): the rail's own code, e.g. `AC01`. */
   failure_rail_reason_code: string | null;
   attempt_count: number;
   claim_token: string | null;
@@ -79,11 +73,8 @@ export interface PayoutsTable extends LiveRateColumns {
   confirmed_received_at: Date | null;
   disbursement_id: string | null;
   disbursement_item_id: string | null;
-  /** Surface B (migration 0020_claim_flow): when the recipient started the claim flow. */
   claim_started_at: Date | null;
-  /** Surface B (migration 0020_claim_flow): when a cancel was requested (blocks a claim start). */
   cancel_requested_at: Date | null;
-  /** Surface B (migration 0020_claim_flow): the batch this payout was created in. */
   claim_batch_id: string | null;
   created_by_key_id: string | null;
   created_at: Generated<Date>;
@@ -101,7 +92,6 @@ export interface PayoutAttemptsTable {
   completed_at: Date | null;
 }
 
-/** Outbox of domain events: written in the same transaction as the projection that emits them. */
 export interface EventsTable {
   id: string;
   business_id: string;
@@ -109,11 +99,9 @@ export interface EventsTable {
   type: string;
   object_type: string;
   object_id: string;
-  /** The object when the event happened, in `data_format`; each surface renders its own envelope. */
   data: JSONColumnType<Record<string, unknown>>;
-  /** `surface_a` (Surface A's rendering, rows before migration 0066) or `domain` (src/domain/event-objects.ts). */
   data_format: Generated<EventDataFormat>;
-  /** Unique: one event per transition even when the activity is retried. */
+  /** Unique: one event per transition. */
   dedupe_key: string;
   created_at: Generated<Date>;
   dispatched_at: Date | null;

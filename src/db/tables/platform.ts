@@ -1,15 +1,13 @@
 import type { Generated, JSONColumnType } from 'kysely';
 
-/** Environment of a key, a base address and every row: sandbox (`sk_test_`) or live (`sk_live_`). */
+/** Environment of a key and every row: sandbox (`sk_test_`) or live (`sk_live_`). */
 export type Environment = 'sandbox' | 'live';
 
 
 export interface BusinessesTable {
   id: string;
   name: string;
-  /** Business verification (spec: withdrawals and virtual accounts need it). */
   verified: boolean;
-  /** Approvals a disbursement needs before launch (docs/disbursements.md; default 1). */
   approvals_required: Generated<number>;
   created_at: Generated<Date>;
 }
@@ -19,32 +17,26 @@ export interface ApiKeysTable {
   business_id: string;
   environment: Environment;
   name: string;
-  /** SHA-256 (hex) of the full key; the key itself is never stored (docs/architecture.md "Money rules", rule 8). */
+  /** SHA-256 (hex) of the key; the key itself is never stored. */
   key_hash: string;
-  /** Display prefix such as `sk_test_ab12`. */
   prefix: string;
   role: 'owner' | 'member';
   policy: JSONColumnType<Record<string, unknown> | null>;
   created_by_key_id: string | null;
   revoked_at: Date | null;
   created_at: Generated<Date>;
-  /** Last four characters of the key, for display; null for keys issued before migration 0051. */
   last4: string | null;
-  /** Last authenticated use, recorded at most once a minute per key (docs/api-keys.md). */
   last_used_at: Date | null;
-  /** When a rolled key stops working (401 api_key_expired from then on); null = no expiry. */
+  /** When a rolled key stops working (401 api_key_expired); null = never. */
   expires_at: Date | null;
-  /** The key that replaced this one in a roll, or null. */
   rolled_to_key_id: string | null;
 }
 
 export interface IdempotencyKeysTable {
   business_id: string;
   environment: Environment;
-  /** Which surface's key space ('A', 'B', 'C'). */
   scope: string;
   key: string;
-  /** SHA-256 of method, path and raw body. */
   fingerprint: string;
   state: 'in_flight' | 'done';
   locked_at: Date;
@@ -55,7 +47,6 @@ export interface IdempotencyKeysTable {
   expires_at: Date;
 }
 
-/** A pending `client.workflow.start`, written in the transaction that needs it (outbox of starts). */
 export interface WorkflowStartsTable {
   workflow_id: string;
   workflow_type: string;
@@ -63,7 +54,7 @@ export interface WorkflowStartsTable {
   search_attributes: JSONColumnType<Record<string, string[]>>;
   created_at: Generated<Date>;
   started_at: Date | null;
-  /** Lease of the process making this start (migration 0069); null: not claimed. */
+  /** Lease of the process making this start; null: not claimed. */
   claimed_until: Date | null;
 }
 

@@ -6,13 +6,11 @@ export interface WebhookEndpointsTable {
   id: string;
   business_id: string;
   environment: Environment;
-  /** Surface whose envelope and signature scheme deliveries use ('A', 'B', 'C'). */
   surface: string;
   url: string;
   events: JSONColumnType<string[]>;
-  /** Signing secret. Kept (it signs every delivery), never returned after creation. */
+  /** Sealed (src/core/secrets.ts); never returned after creation. */
   secret: string;
-  /** The secret a rotation replaced; it still signs (a second signature) until `previous_secret_expires_at`. */
   previous_secret: Generated<string | null>;
   previous_secret_expires_at: Generated<Date | null>;
   deleted_at: Date | null;
@@ -28,7 +26,6 @@ export interface WebhookDeliveriesTable {
   status: 'pending' | 'succeeded' | 'failed';
   attempt_count: number;
   last_status_code: number | null;
-  /** Manual re-sends (retry, resend) so far; re-send n runs as workflow `<id>.r<n>`. */
   retry_count: Generated<number>;
   created_at: Generated<Date>;
   completed_at: Date | null;
@@ -36,7 +33,6 @@ export interface WebhookDeliveriesTable {
 
 export interface WebhookAttemptsTable {
   delivery_id: string;
-  /** '' for the delivery's first workflow run, `r<n>` for the n-th re-send's run. */
   run: Generated<string>;
   number: number;
   status_code: number | null;
