@@ -7,7 +7,6 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { validateXML } from 'xmllint-wasm';
 import { loadSchema, PINNED_SCHEMAS, schemaDir } from './schemas';
 import { sepaPain001RuleErrors } from './sepa-rules';
 import type { Iso20022Message } from './xml';
@@ -42,6 +41,7 @@ export async function validateIso20022(xml: string, message: Iso20022Message): P
     if (valid) errors.push(...rules);
     return { valid: valid && errors.length === 0, errors };
   }
+  const { validateXML } = await import('xmllint-wasm');
   const result = await validateXML({
     xml: [{ fileName: `${message}.xml`, contents: xml }],
     schema: [{ fileName: PINNED_SCHEMAS[message].file, contents: schema }],

@@ -13,7 +13,7 @@
  * an unknown outcome; connection refused is retryable with nothing sent; a timeout or reset
  * connection is retryable with an unknown outcome.
  */
-import twilio from 'twilio';
+import type Twilio from 'twilio';
 import { NotificationProviderError, type OutgoingNotification, type SentNotification, type SmsProvider } from '../provider';
 
 /** Provider name stored on SMS sent through Twilio. */
@@ -37,7 +37,7 @@ export const twilioStatusCallbackUrl = (callbackBaseUrl: string, reference: stri
   `${callbackBaseUrl.replace(/\/$/, '')}/hooks/twilio/status?ref=${encodeURIComponent(reference)}`;
 
 /** A twilio RequestClient; with `baseUrl`, every API call goes to it instead of Twilio's hosts (a Twilio-shaped double). */
-function requestClient(timeout: number, baseUrl?: string): twilio.RequestClient {
+function requestClient(twilio: typeof Twilio, timeout: number, baseUrl?: string): Twilio.RequestClient {
   const rc = new twilio.RequestClient({ timeout });
   if (baseUrl) {
     const request = rc.request.bind(rc);
@@ -47,10 +47,14 @@ function requestClient(timeout: number, baseUrl?: string): twilio.RequestClient 
   return rc;
 }
 
-/** An SMS provider over one twilio client. */
+/**
+ * An SMS provider over one twilio client, made at the first call: the `twilio` package (about
+ * 6 MB of heap) is loaded only by a process that sends (docs/operations.md "Idle cost").
+ */
 export function twilioSmsProvider(s: TwilioSettings): SmsProvider {
-  const httpClient = requestClient(s.timeoutMs, s.apiBaseUrl);
-  const client = twilio(s.accountSid, s.authToken, { httpClient });
+  let made: Promise<Twilio.Twilio> | undefined;
+  const twilioClient = () =>
+    (made ??= import('twilio').then(({ default: twilio }) => twilio(s.accountSid, s.authToken, { httpClient: requestClient(twilio, s.timeoutMs, s.apiBaseUrl) })));
   const sender = s.from.startsWith('MG') ? { messagingServiceSid: s.from } : { from: s.from };
   return {
     name: TWILIO_PROVIDER,
@@ -58,6 +62,7 @@ export function twilioSmsProvider(s: TwilioSettings): SmsProvider {
     async send(m: OutgoingNotification): Promise<SentNotification> {
       const reference = m.reference ?? m.idempotencyKey;
       try {
+        const client = await twilioClient();
         const msg = await client.messages.create({ to: m.destination, body: m.body, statusCallback: twilioStatusCallbackUrl(s.callbackBaseUrl, reference), ...sender });
         return { providerMessageId: msg.sid, deduplicated: false };
       } catch (err) {
@@ -67,7 +72,7 @@ export function twilioSmsProvider(s: TwilioSettings): SmsProvider {
     async lookup(m: OutgoingNotification, attemptedAt: Date) {
       let list;
       try {
-        list = await client.messages.list({ to: m.destination, limit: 100 });
+        list = await (await twilioClient()).messages.list({ to: m.destination, limit: 100 });
       } catch (err) {
         throw toProviderError(err);
       }
