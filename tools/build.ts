@@ -14,7 +14,7 @@
  * src/rails/iso20022/schemas.ts, src/api/docs.ts) behaves as under tsx. Exits non-zero on any
  * build error.
  */
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -23,6 +23,14 @@ import { writeWorkflowBundle } from '../src/temporal/bundle';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = join(ROOT, 'dist');
+/**
+ * Node flags of every production API and worker process, the one place they are set
+ * (docs/operations.md "Node flags"): the build writes them to `dist/node-flags` (one line), which
+ * `npm start`, `npm run start:worker`, the Dockerfile and docker-compose.yml put before the entry
+ * point; tools/stack passes them to the processes it starts. `--max-semi-space-size` is in MiB.
+ */
+export const PRODUCTION_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
+
 /** The processes a deployment runs (src/main). */
 export const ENTRY_POINTS = ['api', 'worker', 'admin'];
 
@@ -66,6 +74,7 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   rmSync(OUT, { recursive: true, force: true });
   await buildServices(join(OUT, 'main'));
+  writeFileSync(join(OUT, 'node-flags'), `${PRODUCTION_NODE_FLAGS.join(' ')}\n`);
   const t1 = performance.now();
   const bundle = await writeWorkflowBundle(join(OUT, 'workflow-bundle.js'));
   const t2 = performance.now();

@@ -3,7 +3,8 @@
  * holidays", source federalreserve.gov K.8): a Sunday holiday is observed on Monday, a Saturday one
  * is not moved. The rules are given to `date-holidays` explicitly. Pure.
  */
-import Holidays from 'date-holidays';
+import { createRequire } from 'node:module';
+import type Holidays from 'date-holidays';
 
 export const FED_HOLIDAY_RULES: ReadonlyArray<{ rule: string; name: string }> = [
   { rule: '01-01 if sunday then next monday', name: "New Year's Day" },
@@ -19,8 +20,17 @@ export const FED_HOLIDAY_RULES: ReadonlyArray<{ rule: string; name: string }> = 
   { rule: '12-25 if sunday then next monday', name: 'Christmas Day' },
 ];
 
-const fed = new Holidays();
-for (const { rule, name } of FED_HOLIDAY_RULES) fed.setHoliday(rule, { name, type: 'public' });
+let calendar: Holidays | undefined;
+
+/** The rules' calendar; `date-holidays` (about 7 MB of heap) is loaded at the first use (docs/operations.md "Idle cost"). */
+function fed(): Holidays {
+  if (!calendar) {
+    const DateHolidays = createRequire(import.meta.url)('date-holidays') as typeof Holidays;
+    calendar = new DateHolidays();
+    for (const { rule, name } of FED_HOLIDAY_RULES) calendar.setHoliday(rule, { name, type: 'public' });
+  }
+  return calendar;
+}
 
 const byYear = new Map<number, Map<string, string>>();
 
@@ -28,7 +38,7 @@ const byYear = new Map<number, Map<string, string>>();
 export function fedHolidays(year: number): ReadonlyMap<string, string> {
   let days = byYear.get(year);
   if (!days) {
-    days = new Map(fed.getHolidays(year).map((h) => [h.date.slice(0, 10), h.name]));
+    days = new Map(fed().getHolidays(year).map((h) => [h.date.slice(0, 10), h.name]));
     byYear.set(year, days);
   }
   return days;

@@ -1,8 +1,18 @@
 /** TARGET2 business days (docs/rails.md "Cut-offs and closing days"), Easter days from `date-holidays`. Pure. */
-import Holidays from 'date-holidays';
+import { createRequire } from 'node:module';
+import type Holidays from 'date-holidays';
 
-const closing = new Holidays();
-for (const rule of ['01-01', 'easter -2', 'easter 1', '05-01', '12-25', '12-26']) closing.setHoliday(rule, { name: `TARGET2 closed (${rule})`, type: 'public' });
+let calendar: Holidays | undefined;
+
+/** The closing days' calendar; `date-holidays` is loaded at the first use (docs/operations.md "Idle cost"). */
+function closing(): Holidays {
+  if (!calendar) {
+    const DateHolidays = createRequire(import.meta.url)('date-holidays') as typeof Holidays;
+    calendar = new DateHolidays();
+    for (const rule of ['01-01', 'easter -2', 'easter 1', '05-01', '12-25', '12-26']) calendar.setHoliday(rule, { name: `TARGET2 closed (${rule})`, type: 'public' });
+  }
+  return calendar;
+}
 
 function localParts(date: Date, timeZone: string): { day: string; weekday: number; minutes: number } {
   const parts = Object.fromEntries(
@@ -18,7 +28,7 @@ export function isTarget2BusinessDay(day: string): boolean {
   const noon = new Date(`${day}T12:00:00Z`);
   const weekday = noon.getUTCDay();
   if (weekday === 0 || weekday === 6) return false;
-  return !closing.isHoliday(new Date(`${day}T00:00:00Z`));
+  return !closing().isHoliday(new Date(`${day}T00:00:00Z`));
 }
 
 function nextDay(day: string): string {

@@ -5,8 +5,11 @@
  * the USDC mint. Seeds and keys are never logged (non-extractable CryptoKeys).
  */
 import { createHmac } from 'node:crypto';
-import { type Address, address, createKeyPairFromPrivateKeyBytes, createSignerFromKeyPair, getAddressFromPublicKey, type KeyPairSigner } from '@solana/kit';
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import type { Address, KeyPairSigner } from '@solana/kit';
+
+// @solana/kit and @solana-program/token are loaded at the first call (docs/operations.md "Idle cost").
+const kit = () => import('@solana/kit');
+const tokenProgram = () => import('@solana-program/token');
 
 export const DEPOSIT_KEY_DERIVATION = 'hmac-sha512-v1';
 
@@ -20,6 +23,7 @@ export function depositKeySeed(masterSeedHex: string, businessId: string, enviro
 }
 
 export async function signerFromSeed(seed: Uint8Array): Promise<KeyPairSigner> {
+  const { createKeyPairFromPrivateKeyBytes, createSignerFromKeyPair } = await kit();
   return createSignerFromKeyPair(await createKeyPairFromPrivateKeyBytes(seed, false));
 }
 
@@ -28,6 +32,7 @@ export async function signerFromHexSeed(hex: string): Promise<KeyPairSigner> {
 }
 
 export async function associatedTokenAccount(owner: string, mint: string): Promise<Address> {
+  const [{ address }, { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS }] = await Promise.all([kit(), tokenProgram()]);
   const [ata] = await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS });
   return ata;
 }
@@ -41,6 +46,7 @@ export interface DepositAddress {
 }
 
 export async function deriveDepositAddress(masterSeedHex: string, businessId: string, environment: string, mint: string): Promise<DepositAddress> {
+  const { createKeyPairFromPrivateKeyBytes, getAddressFromPublicKey } = await kit();
   const kp = await createKeyPairFromPrivateKeyBytes(depositKeySeed(masterSeedHex, businessId, environment), false);
   const owner = await getAddressFromPublicKey(kp.publicKey);
   return { owner, tokenAccount: await associatedTokenAccount(owner, mint), mint };

@@ -25,7 +25,7 @@ import { createBusiness } from '../../src/core/businesses';
 import { migrate, openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
 import { writeWorkflowBundle } from '../../src/temporal/bundle';
-import { buildServices } from '../build';
+import { buildServices, PRODUCTION_NODE_FLAGS } from '../build';
 import { type DevServer, freePort, startDevServer } from '../../src/temporal/dev-server';
 import { startTemporalCluster, type TemporalCluster } from '../temporal-cluster/cluster';
 import { startTestBank, type TestBank } from '../test-bank/bank';
@@ -331,9 +331,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const apis: ServiceProcess[] = [];
     const workers: ServiceProcess[] = [];
     const profileDir = opts.cpuProfileDir ?? process.env.STACK_CPU_PROF_DIR;
-    // STACK_NODE_ARGS: more node flags for the APIs and workers (space-separated; for experiments).
+    // The production flags (tools/build.ts), then STACK_NODE_ARGS (space-separated; for experiments; a later flag wins).
     const extraNodeArgs = (process.env.STACK_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const workerNodeArgs = [...extraNodeArgs, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+    const workerNodeArgs = [...PRODUCTION_NODE_FLAGS, ...extraNodeArgs, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
     if (profileDir) log(`API and worker CPU profiles (on a normal exit) in ${profileDir}`);
     let compiledDir: string | null = null;
     if ((process.env.STACK_RUNTIME ?? opts.runtime ?? 'compiled') === 'compiled') {

@@ -5,7 +5,6 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context, Hono } from 'hono';
-import twilio from 'twilio';
 import { applyProviderStatus, applyTwilioInbound, callbackDigest, claimCallback, twilioStatus, whatsappStatus } from '../../core/notifications/callbacks';
 import { callbackBaseUrl } from '../../core/notifications/live-providers';
 import { notificationCallbacks } from '../../core/notifications/metrics';
@@ -33,6 +32,7 @@ async function twilioVerified(c: Context<AppEnv>): Promise<{ params: Record<stri
   const u = new URL(c.req.url);
   const url = `${callbackBaseUrl(core.config)}${u.pathname}${u.search}`;
   const params = formParams(raw);
+  const { default: twilio } = await import('twilio');
   return twilio.validateRequest(token, signature, url, params) ? { params, url, raw } : null;
 }
 

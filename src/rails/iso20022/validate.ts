@@ -1,7 +1,6 @@
 /** XSD validation with libxml2 (`xmllint-wasm`, or system `xmllint` over 1 MiB: docs/rails.md "Bank files at scale"). */
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { validateXML } from 'xmllint-wasm';
 import { loadSchema, PINNED_SCHEMAS, schemaDir } from './schemas';
 import { sepaPain001RuleErrors } from './sepa-rules';
 import type { Iso20022Message } from './xml';
@@ -32,6 +31,7 @@ export async function validateIso20022(xml: string, message: Iso20022Message): P
     if (valid) errors.push(...rules);
     return { valid: valid && errors.length === 0, errors };
   }
+  const { validateXML } = await import('xmllint-wasm');
   const result = await validateXML({
     xml: [{ fileName: `${message}.xml`, contents: xml }],
     schema: [{ fileName: PINNED_SCHEMAS[message].file, contents: schema }],

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
-import SftpClient from 'ssh2-sftp-client';
+import type SftpClient from 'ssh2-sftp-client';
 import { connectError, operationError, SftpError } from './errors';
 
 export { SftpError, type SftpErrorCode } from './errors';
@@ -165,7 +165,9 @@ export class SftpTransport {
     }
     const redact = redactor(key);
     const debug = this.config.debug;
-    const client = new SftpClient(`sftp-${this.config.host}`);
+    // Loaded at the first call, so a process without a bank connection never loads ssh2 (docs/operations.md "Idle cost").
+    const { default: Client } = await import('ssh2-sftp-client');
+    const client = new Client(`sftp-${this.config.host}`);
     this.open.add(client);
     let hostKeyRefused: string | null = null;
     let timer: NodeJS.Timeout | undefined;

@@ -3,7 +3,7 @@
  * own Message-ID and return path per message. SMTP has no lookup: `lookup` answers `unknowable`.
  */
 import { readFileSync } from 'node:fs';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { type EmailProvider, NotificationProviderError, type OutgoingNotification, type SentNotification } from '../provider';
 
 export const SMTP_PROVIDER = 'smtp';
@@ -39,10 +39,14 @@ interface SmtpError extends Error {
   command?: string;
 }
 
-/** One pooled nodemailer transport; `close()` ends the pool. */
+/**
+ * An e-mail provider over one pooled nodemailer SMTP transport, made at the first send: nodemailer
+ * is loaded only by a process that sends (docs/operations.md "Idle cost"). `close()` ends the pool.
+ */
 export function smtpEmailProvider(s: SmtpSettings): EmailProvider & { close(): void } {
   const u = new URL(s.url);
-  const transport = nodemailer.createTransport({
+  let made: Promise<Transporter> | undefined;
+  const smtpTransport = () => (made ??= import('nodemailer').then(({ default: nodemailer }) => nodemailer.createTransport({
     host: u.hostname,
     port: Number(u.port || (u.protocol === 'smtps:' ? 465 : 587)),
     secure: u.protocol === 'smtps:',
@@ -55,15 +59,16 @@ export function smtpEmailProvider(s: SmtpSettings): EmailProvider & { close(): v
     // A loopback test server has no certificate worth checking.
     tls: ['127.0.0.1', 'localhost', '::1'].includes(u.hostname) ? { rejectUnauthorized: false } : undefined,
     ...(s.dkim ? { dkim: s.dkim } : {}),
-  });
+  })));
   return {
     name: SMTP_PROVIDER,
     channelType: 'email',
-    close: () => transport.close(),
+    close: () => void made?.then((t) => t.close()),
     async send(m: OutgoingNotification): Promise<SentNotification> {
       const reference = m.reference ?? m.idempotencyKey;
       const messageId = messageIdOf(reference, s.bounceDomain);
       try {
+        const transport = await smtpTransport();
         await transport.sendMail({
           from: s.from,
           to: m.destination,

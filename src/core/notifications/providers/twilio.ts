@@ -3,7 +3,7 @@
  * has no idempotency key: after an unknown outcome `lookup` matches our message among recent Messages
  * to the number by its body (the claim link is unique per payout).
  */
-import twilio from 'twilio';
+import type Twilio from 'twilio';
 import { NotificationProviderError, type OutgoingNotification, type SentNotification, type SmsProvider } from '../provider';
 
 export const TWILIO_PROVIDER = 'twilio';
@@ -22,8 +22,8 @@ export interface TwilioSettings {
 export const twilioStatusCallbackUrl = (callbackBaseUrl: string, reference: string) =>
   `${callbackBaseUrl.replace(/\/$/, '')}/hooks/twilio/status?ref=${encodeURIComponent(reference)}`;
 
-/** With `baseUrl`, every API call goes there (a Twilio-shaped double). */
-function requestClient(timeout: number, baseUrl?: string): twilio.RequestClient {
+/** A twilio RequestClient; with `baseUrl`, every API call goes to it instead of Twilio's hosts (a Twilio-shaped double). */
+function requestClient(twilio: typeof Twilio, timeout: number, baseUrl?: string): Twilio.RequestClient {
   const rc = new twilio.RequestClient({ timeout });
   if (baseUrl) {
     const request = rc.request.bind(rc);
@@ -33,9 +33,14 @@ function requestClient(timeout: number, baseUrl?: string): twilio.RequestClient 
   return rc;
 }
 
+/**
+ * An SMS provider over one twilio client, made at the first call: the `twilio` package (about
+ * 6 MB of heap) is loaded only by a process that sends (docs/operations.md "Idle cost").
+ */
 export function twilioSmsProvider(s: TwilioSettings): SmsProvider {
-  const httpClient = requestClient(s.timeoutMs, s.apiBaseUrl);
-  const client = twilio(s.accountSid, s.authToken, { httpClient });
+  let made: Promise<Twilio.Twilio> | undefined;
+  const twilioClient = () =>
+    (made ??= import('twilio').then(({ default: twilio }) => twilio(s.accountSid, s.authToken, { httpClient: requestClient(twilio, s.timeoutMs, s.apiBaseUrl) })));
   const sender = s.from.startsWith('MG') ? { messagingServiceSid: s.from } : { from: s.from };
   return {
     name: TWILIO_PROVIDER,
@@ -43,6 +48,7 @@ export function twilioSmsProvider(s: TwilioSettings): SmsProvider {
     async send(m: OutgoingNotification): Promise<SentNotification> {
       const reference = m.reference ?? m.idempotencyKey;
       try {
+        const client = await twilioClient();
         const msg = await client.messages.create({ to: m.destination, body: m.body, statusCallback: twilioStatusCallbackUrl(s.callbackBaseUrl, reference), ...sender });
         return { providerMessageId: msg.sid, deduplicated: false };
       } catch (err) {
@@ -52,7 +58,7 @@ export function twilioSmsProvider(s: TwilioSettings): SmsProvider {
     async lookup(m: OutgoingNotification, attemptedAt: Date) {
       let list;
       try {
-        list = await client.messages.list({ to: m.destination, limit: 100 });
+        list = await (await twilioClient()).messages.list({ to: m.destination, limit: 100 });
       } catch (err) {
         throw toProviderError(err);
       }
