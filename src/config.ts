@@ -40,6 +40,8 @@ const schema = z.object({
   TEMPORAL_TLS_SERVER_NAME: z.string().min(1).optional(),
   TEMPORAL_API_KEY: z.string().min(1).optional(),
   TASK_QUEUE: z.string().default('payments'),
+  /** Prefix of the rail inbox and collection-window workflow ids, for deployments sharing one namespace. */
+  WORKFLOW_ID_PREFIX: z.string().default(''),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
   DATA_DIR: z.string().default('./.data'),

@@ -31,13 +31,13 @@ export async function startOrUseOpen(temporal: TemporalClient, config: Pick<Conf
 }
 
 /** Makes sure the collection window has its workflow; a finished window gets a new run that collects at once. */
-export async function startRailWindowWorkflow(temporal: TemporalClient, config: Pick<Config, 'TASK_QUEUE'>, input: RailWindowInput): Promise<void> {
-  await startOrUseOpen(temporal, config, RAIL_WINDOW_WORKFLOW_TYPE, railWindowWorkflowId(input.rail, input.windowStartMs), [input]);
+export async function startRailWindowWorkflow(temporal: TemporalClient, config: Pick<Config, 'TASK_QUEUE' | 'WORKFLOW_ID_PREFIX'>, input: RailWindowInput): Promise<void> {
+  await startOrUseOpen(temporal, config, RAIL_WINDOW_WORKFLOW_TYPE, config.WORKFLOW_ID_PREFIX + railWindowWorkflowId(input.rail, input.windowStartMs), [input]);
 }
 
 /** Makes sure the inbox poller of `input.rail` runs (idempotent). */
-export async function startRailInboxWorkflow(temporal: TemporalClient, config: Pick<Config, 'TASK_QUEUE'>, input: RailInboxInput): Promise<void> {
-  await startOrUseOpen(temporal, config, RAIL_INBOX_WORKFLOW_TYPE, railInboxWorkflowId(input.rail), [input]);
+export async function startRailInboxWorkflow(temporal: TemporalClient, config: Pick<Config, 'TASK_QUEUE' | 'WORKFLOW_ID_PREFIX'>, input: RailInboxInput): Promise<void> {
+  await startOrUseOpen(temporal, config, RAIL_INBOX_WORKFLOW_TYPE, config.WORKFLOW_ID_PREFIX + railInboxWorkflowId(input.rail), [input]);
 }
 
 /** Signals `railEvent` to the payout; false when its workflow is not running (the event stays in rail_events). Throws otherwise. */

@@ -122,10 +122,13 @@ export async function createHarness(
   const db = opts.role ? await actAsRole(fresh.db, databaseUrl ? { url: databaseUrl } : { memory: true }, opts.role, { poolSize: 20 }) : fresh.db;
   // Live rates come from rate test servers on loopback, refreshed every second (docs/rates.md).
   const rates = await startRateSources();
+  const taskQueue = `test-${randomBytes(5).toString('hex')}`;
   const config = loadConfig(
     {
       TEMPORAL_ADDRESS: address,
-      TASK_QUEUE: `test-${randomBytes(5).toString('hex')}`,
+      TASK_QUEUE: taskQueue,
+      // Each harness runs its own rail pollers and windows on the shared test server.
+      WORKFLOW_ID_PREFIX: `${taskQueue}:`,
       SANDBOX_ARRIVAL: 'PT0.05S',
       LOG_LEVEL: 'silent',
       PORT: '3999',
