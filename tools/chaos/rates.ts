@@ -39,14 +39,15 @@ export const rateFaultLog: string[] = [];
 
 /**
  * Whether a live POST /payouts answer is the expected refusal of an outage: 400
- * channel_unavailable naming a missing USDC rate, inside an outage window (from its start to 10 s
- * after its end: a refresh, the cache and margin). Records it either way for the audit.
+ * channel_unavailable naming a missing USDC rate, inside an outage window (from its start to 20 s
+ * after its end: a refresh, the API's cache re-read, and a refresher restarted after a SIGKILL on a
+ * loaded machine). Records it either way for the audit.
  */
 export function expectedRateRefusal(status: number, body: unknown): boolean {
   const error = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
   if (status !== 400 || error?.code !== 'channel_unavailable' || !/no usable USDC\//.test(error.message ?? '')) return false;
   const now = Date.now();
-  const inWindow = outages.some((o) => now >= o.from && now <= o.to + 10_000);
+  const inWindow = outages.some((o) => now >= o.from && now <= o.to + 20_000);
   refusals.push({ at: now, inWindow, message: error.message ?? '' });
   return inWindow;
 }
