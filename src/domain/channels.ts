@@ -26,7 +26,7 @@ export function findChannel(id: string): ChannelDefinition | undefined {
   return BY_ID.get(id);
 }
 
-/** claim_link takes phone and email; every other channel exactly its recipient_type. */
+/** claim_link takes phone and email; every other channel exactly its recipientType. */
 export function channelAcceptsRecipientType(channel: ChannelDefinition, type: RecipientType): boolean {
   if (channel.id === 'claim_link') return type === 'phone' || type === 'email';
   return type === channel.recipientType;
