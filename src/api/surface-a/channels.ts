@@ -114,7 +114,7 @@ const requirementsRoute = createRoute({
 export function registerChannelRoutes(app: SurfaceRouter): void {
   app.openapi(listRoute, (c) => {
     const { recipient_type: recipientType, ...q } = c.req.valid('query');
-    const channels = listChannels(c.get('core'), c.get('caller'), { ...q, ...(recipientType ? { recipientType } : {}) });
+    const channels = listChannels(c.get('core'), c.get('caller'), { ...q, recipientType });
     return c.json({ data: channels.map(renderChannel) }, 200);
   });
   app.openapi(requirementsRoute, (c) => {
