@@ -6,10 +6,12 @@ import { missingLiveRate, rateUnavailable } from './rates/pricing-rate';
 import {
   CHANNELS,
   type ChannelDefinition,
+  type ChannelListing,
   type ChannelRequirements,
   channelAcceptsRecipientType,
   channelCountries,
   channelCoversCountry,
+  channelLimits,
   channelStatus,
   findChannel,
   listedFee,
@@ -17,36 +19,13 @@ import {
   requirementsFor,
 } from '../domain/channels';
 import { ApiError, notFound, validationError } from '../domain/errors';
-import { formatAmount, parseAmount, USDC } from '../domain/money';
 import type { Caller, Core } from './context';
-
-/** Spec "Channel" plus extension `countries` (ISO 3166-1 alpha-2); limits and fee.flat USDC decimal strings. */
-export interface ChannelListing {
-  id: string;
-  status: 'live' | 'paused';
-  country: string | null;
-  countries: string[];
-  currency: string;
-  rail: string;
-  recipient_type: RecipientType;
-  arrival: { min: string; max: string };
-  limits: { min: string; max: string; currency: 'USDC' };
-  fee: { percent: string; flat: string; currency: string };
-}
 
 /** Filters of `GET /channels` (extension), case-insensitive; borderless channels never match a country. */
 export interface ChannelFilters {
   country?: string;
   currency?: string;
-  recipient_type?: RecipientType;
-}
-
-function usdcAmount(value: string): string {
-  return formatAmount(parseAmount(value, USDC, { allowZero: true }), USDC);
-}
-
-function wireLimits(channel: ChannelDefinition): ChannelListing['limits'] {
-  return { min: usdcAmount(channel.limits.min), max: usdcAmount(channel.limits.max), currency: channel.limits.currency };
+  recipientType?: RecipientType;
 }
 
 /** Spec "Channel".status: paused by the operator, or in live without a working rail or usable live rate (docs/rates.md). */
@@ -69,6 +48,7 @@ export function livePauseReason(core: Core, channel: ChannelDefinition): string 
   return 'its rail has no working live connection';
 }
 
+/** Spec "Channel" of `channel` for `caller` (status per {@link statusFor}). */
 export function channelListing(core: Core, caller: Caller, channel: ChannelDefinition): ChannelListing {
   return {
     id: channel.id,
@@ -77,20 +57,21 @@ export function channelListing(core: Core, caller: Caller, channel: ChannelDefin
     countries: [...channelCountries(channel)],
     currency: channel.currency,
     rail: channel.rail,
-    recipient_type: channel.recipient_type,
+    recipientType: channel.recipientType,
     arrival: { min: channel.arrival.min, max: channel.arrival.max },
-    limits: wireLimits(channel),
+    limits: channelLimits(channel),
     fee: listedFee(channel),
   };
 }
 
+/** `GET /channels`: the catalog in listing order, filtered. */
 export function listChannels(core: Core, caller: Caller, filters: ChannelFilters = {}): ChannelListing[] {
   const currency = filters.currency?.toUpperCase();
   return CHANNELS.filter(
     (c) =>
       (!filters.country || channelCoversCountry(c, filters.country)) &&
       (!currency || c.currency === currency) &&
-      (!filters.recipient_type || channelAcceptsRecipientType(c, filters.recipient_type)),
+      (!filters.recipientType || channelAcceptsRecipientType(c, filters.recipientType)),
   ).map((c) => channelListing(core, caller, c));
 }
 
@@ -98,7 +79,7 @@ export function listChannels(core: Core, caller: Caller, filters: ChannelFilters
 export function getChannelRequirements(_core: Core, _caller: Caller, channelId: string): ChannelRequirements {
   const channel = findChannel(channelId);
   if (!channel) throw notFound('channel', channelId, 'channel');
-  return { ...requirementsFor(channel), limits: wireLimits(channel) };
+  return requirementsFor(channel);
 }
 
 /** Throws 400 validation_error (param `param`) for an unknown id. */

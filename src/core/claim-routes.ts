@@ -39,13 +39,13 @@ export function liveNotificationChannelProblem(config: Config, channel: 'email' 
 export function liveClaimRoutes(core: Core, currency: string): ChannelDefinition[] {
   const paused = pausedChannels(core);
   return CHANNELS.filter(
-    (c) => c.id !== CLAIM_LINK && c.currency === currency && c.recipient_type === 'bank_account' && !paused.has(c.id) && liveRailConnection(core, c.rail) !== undefined,
+    (c) => c.id !== CLAIM_LINK && c.currency === currency && c.recipientType === 'bank_account' && !paused.has(c.id) && liveRailConnection(core, c.rail) !== undefined,
   );
 }
 
 export function liveClaimRouteProblem(core: Core, currency: string): string | null {
   if (liveClaimRoutes(core, currency).length > 0) return null;
-  const candidates = CHANNELS.filter((c) => c.id !== CLAIM_LINK && c.currency === currency && c.recipient_type === 'bank_account' && railModuleOf(c.rail));
+  const candidates = CHANNELS.filter((c) => c.id !== CLAIM_LINK && c.currency === currency && c.recipientType === 'bank_account' && railModuleOf(c.rail));
   const how = candidates
     .map((c) => {
       const missing = railModuleOf(c.rail)!.connect(core.config).missing;

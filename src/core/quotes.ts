@@ -16,11 +16,14 @@ import { pricingRate } from './rates/pricing-rate';
 
 export const QUOTE_TTL_MS = 60_000;
 
-/** A channel id and exactly one amount (decimal strings). */
+/**
+ * `POST /quotes` body (spec "Quote") in core form: a channel id and exactly one amount, decimal strings as
+ * given on the wire (sourceAmount USDC, destinationAmount in the channel's currency).
+ */
 export interface PriceRequest {
   channel: string;
-  source_amount?: string;
-  destination_amount?: string;
+  sourceAmount?: string;
+  destinationAmount?: string;
 }
 
 export interface PricedRequest {
@@ -46,17 +49,17 @@ export interface QuoteRecord {
  */
 export function priceRequest(core: Core, caller: Caller, input: PriceRequest): PricedRequest {
   const channel = knownChannel(input.channel, 'channel');
-  const hasSource = input.source_amount !== undefined && input.source_amount !== null;
-  const hasDestination = input.destination_amount !== undefined && input.destination_amount !== null;
+  const hasSource = input.sourceAmount !== undefined && input.sourceAmount !== null;
+  const hasDestination = input.destinationAmount !== undefined && input.destinationAmount !== null;
   if (hasSource && hasDestination) {
     throw validationError('destination_amount', 'Give either source_amount or destination_amount, not both');
   }
   if (!hasSource && !hasDestination) {
     throw validationError('source_amount', 'source_amount or destination_amount is required');
   }
-  const sourceAmount = hasSource ? parseAmountParam(input.source_amount, USDC, 'source_amount') : undefined;
+  const sourceAmount = hasSource ? parseAmountParam(input.sourceAmount, USDC, 'source_amount') : undefined;
   const destinationAmount = hasDestination
-    ? parseAmountParam(input.destination_amount, channel.currency, 'destination_amount')
+    ? parseAmountParam(input.destinationAmount, channel.currency, 'destination_amount')
     : undefined;
   assertChannelAvailable(core, caller, channel, 'channel');
   const p = price({ channel, ...pricingRate(core, caller, channel), sourceAmount, destinationAmount });

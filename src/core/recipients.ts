@@ -135,7 +135,7 @@ export async function createRecipient(core: Core, caller: Caller, input: CreateR
       external_id: trimmed(input.externalId),
       details: JSON.stringify(v.details),
       status: v.status,
-      missing_fields: JSON.stringify(v.missing_fields),
+      missing_fields: JSON.stringify(v.missingFields),
       channels: JSON.stringify(v.channels),
       deleted_at: null,
       created_at: now,
@@ -229,7 +229,7 @@ export async function updateRecipient(
         external_id: externalId,
         details: JSON.stringify(v.details),
         status: v.status,
-        missing_fields: JSON.stringify(v.missing_fields),
+        missing_fields: JSON.stringify(v.missingFields),
         channels: JSON.stringify(v.channels),
         updated_at: now,
       })
@@ -308,7 +308,7 @@ export async function correctRecipientFromBank(
     let set: { details: string; status: 'ready' | 'needs_fields'; missing_fields: string; channels: string };
     if ('fields' in correction) {
       const v = evaluate(current.type, { ...current.details, ...correction.fields }, { country: current.country, currency: current.currency, kind: current.kind });
-      set = { details: JSON.stringify(v.details), status: v.status, missing_fields: JSON.stringify(v.missing_fields), channels: JSON.stringify(v.channels) };
+      set = { details: JSON.stringify(v.details), status: v.status, missing_fields: JSON.stringify(v.missingFields), channels: JSON.stringify(v.channels) };
     } else {
       const missing = [...new Set([...current.missingFields, correction.needsField])];
       set = { details: JSON.stringify(current.details), status: 'needs_fields', missing_fields: JSON.stringify(missing), channels: JSON.stringify(current.channels) };

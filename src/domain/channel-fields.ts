@@ -32,15 +32,15 @@ export interface ChannelDefinition {
   coverage?: readonly string[];
   currency: string;
   rail: string;
-  recipient_type: RecipientType;
+  recipientType: RecipientType;
   arrival: { min: string; max: string };
   limits: { min: string; max: string; currency: 'USDC' };
-  provider_fee: { percent: string; flat: string };
-  service_fee: { percent: string; flat: string };
-  fx_spread_percent: string;
+  providerFee: { percent: string; flat: string };
+  serviceFee: { percent: string; flat: string };
+  fxSpreadPercent: string;
   requirements: RequirementField[];
   method: string;
-  kyc_required: boolean;
+  kycRequired: boolean;
 }
 
 export const HOLDER_NAME: RequirementField = {

@@ -7,6 +7,7 @@
 
 import { CHANNELS } from './channel-catalog';
 import type { ChannelDefinition, RecipientType, RequirementField } from './channel-fields';
+import { parseAmount, USDC } from './money';
 
 export {
   type ChannelDefinition,
@@ -25,10 +26,10 @@ export function findChannel(id: string): ChannelDefinition | undefined {
   return BY_ID.get(id);
 }
 
-/** claim_link takes phone and email; every other channel exactly its recipient_type. */
+/** claim_link takes phone and email; every other channel exactly its recipientType. */
 export function channelAcceptsRecipientType(channel: ChannelDefinition, type: RecipientType): boolean {
   if (channel.id === 'claim_link') return type === 'phone' || type === 'email';
-  return type === channel.recipient_type;
+  return type === channel.recipientType;
 }
 
 export function channelCountries(channel: ChannelDefinition): readonly string[] {
@@ -76,30 +77,61 @@ function usdc(value: string): string {
 /** Spec "Channel".fee: percent = provider + service + FX spread %, flat = provider + service flat (USDC). */
 export function listedFee(channel: ChannelDefinition): { percent: string; flat: string; currency: 'USDC' } {
   return {
-    percent: addDecimals(channel.provider_fee.percent, channel.service_fee.percent, channel.fx_spread_percent),
-    flat: usdc(addDecimals(channel.provider_fee.flat, channel.service_fee.flat)),
+    percent: addDecimals(channel.providerFee.percent, channel.serviceFee.percent, channel.fxSpreadPercent),
+    flat: usdc(addDecimals(channel.providerFee.flat, channel.serviceFee.flat)),
     currency: 'USDC',
   };
 }
 
-export type WireRequirementField = Omit<RequirementField, 'check'>;
+/** A requirement field as callers see it: {@link RequirementField} without the internal `check`. */
+export type PublicRequirementField = Omit<RequirementField, 'check'>;
 
-export interface ChannelRequirements {
-  channel: string;
-  recipient_type: RecipientType;
-  fields: WireRequirementField[];
-  limits: { min: string; max: string; currency: 'USDC' };
+/** Channel limits in micro-USDC (spec "Limits"). */
+export interface ChannelLimits {
+  min: bigint;
+  max: bigint;
+  currency: 'USDC';
 }
 
-/** Spec "ChannelRequirements" for `channel` (limits as USDC decimal strings). */
+/** Spec "ChannelRequirements" as a domain object. */
+export interface ChannelRequirements {
+  channel: string;
+  recipientType: RecipientType;
+  fields: PublicRequirementField[];
+  limits: ChannelLimits;
+}
+
+/** Spec "Channel" plus extension `countries` (ISO 3166-1 alpha-2), with its status for one caller. */
+export interface ChannelListing {
+  id: string;
+  status: 'live' | 'paused';
+  country: string | null;
+  countries: string[];
+  currency: string;
+  rail: string;
+  recipientType: RecipientType;
+  /** ISO 8601 durations. */
+  arrival: { min: string; max: string };
+  limits: ChannelLimits;
+  /** {@link listedFee}: decimal strings. */
+  fee: { percent: string; flat: string; currency: 'USDC' };
+}
+
+/** `channel.limits` in micro-USDC. */
+export function channelLimits(channel: ChannelDefinition): ChannelLimits {
+  const micro = (v: string) => parseAmount(v, USDC, { allowZero: true });
+  return { min: micro(channel.limits.min), max: micro(channel.limits.max), currency: channel.limits.currency };
+}
+
+/** Spec "ChannelRequirements" for `channel`. */
 export function requirementsFor(channel: ChannelDefinition): ChannelRequirements {
   return {
     channel: channel.id,
-    recipient_type: channel.recipient_type,
-    fields: channel.requirements.map(({ check: _check, ...wire }) => ({
-      ...wire,
-      ...(wire.values ? { values: [...wire.values] } : {}),
+    recipientType: channel.recipientType,
+    fields: channel.requirements.map(({ check: _check, ...listed }) => ({
+      ...listed,
+      ...(listed.values ? { values: [...listed.values] } : {}),
     })),
-    limits: { ...channel.limits },
+    limits: channelLimits(channel),
   };
 }

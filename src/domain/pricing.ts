@@ -85,9 +85,9 @@ export function price(input: PriceInput): Price {
   }
 
   const flat = (v: string) => parseAmount(v, USDC, { allowZero: true });
-  const provider = percentOf(source, channel.provider_fee.percent) + flat(channel.provider_fee.flat);
-  const service = percentOf(source, channel.service_fee.percent) + flat(channel.service_fee.flat);
-  const fxSpread = live ? spreadCost(source, live.spreadBps) : percentOf(source, channel.fx_spread_percent);
+  const provider = percentOf(source, channel.providerFee.percent) + flat(channel.providerFee.flat);
+  const service = percentOf(source, channel.serviceFee.percent) + flat(channel.serviceFee.flat);
+  const fxSpread = live ? spreadCost(source, live.spreadBps) : percentOf(source, channel.fxSpreadPercent);
   const total = live ? provider + service : provider + service + fxSpread;
 
   return {

@@ -165,7 +165,7 @@ export interface RecipientContext {
 /** Readiness and normalised details (store `details` unmasked). */
 export interface RecipientValidation {
   status: 'ready' | 'needs_fields';
-  missing_fields: string[];
+  missingFields: string[];
   channels: string[];
   details: Record<string, unknown>;
 }
@@ -196,7 +196,7 @@ export function validateRecipientDetails(
     const ready = ev.missing.length === 0;
     return {
       status: ready ? 'ready' : 'needs_fields',
-      missing_fields: ev.missing,
+      missingFields: ev.missing,
       channels: ready ? CHANNELS.filter((c) => channelAcceptsRecipientType(c, type)).map((c) => c.id) : [],
       details: ev.details,
     };
@@ -218,7 +218,7 @@ export function validateRecipientDetails(
   }
   const candidates = CHANNELS.filter(
     (c) =>
-      c.recipient_type === 'bank_account' &&
+      c.recipientType === 'bank_account' &&
       (!country || channelCoversCountry(c, country)) &&
       (!currency || c.currency === currency),
   );
@@ -238,7 +238,7 @@ export function validateRecipientDetails(
   const best = viable[0];
   return {
     status: best.ev.missing.length === 0 ? 'ready' : 'needs_fields',
-    missing_fields: best.ev.missing,
+    missingFields: best.ev.missing,
     channels: viable.filter((e) => e.ev.missing.length === 0).map((e) => e.channel.id),
     details: best.ev.details,
   };
@@ -274,7 +274,7 @@ export function validateInlineRecipient(
     throw validationError('recipient.type', `recipient.type must be one of: ${RECIPIENT_TYPES.join(', ')}`);
   }
   if (!channelAcceptsRecipientType(channel, type)) {
-    const accepted = channel.id === 'claim_link' ? 'phone or email' : channel.recipient_type;
+    const accepted = channel.id === 'claim_link' ? 'phone or email' : channel.recipientType;
     throw validationError('recipient.type', `Channel ${channel.id} pays ${accepted} recipients, not ${type}`);
   }
   const fields = type === 'phone' || type === 'email' ? RECIPIENT_TYPE_FIELDS[type] : channel.requirements;
@@ -322,11 +322,12 @@ export function maskRecipientDetails(type: RecipientType, details: Record<string
   return out;
 }
 
+/** Spec "Receivability": claim cash-out methods; `kycRequiredFor` is the subset that asks for KYC. */
 export interface Receivability {
   receivable: boolean;
   country: string | null;
   methods: string[];
-  kyc_required_for: string[];
+  kycRequiredFor: string[];
 }
 
 const SERVICE_WALLET = 'service_wallet';
@@ -342,7 +343,7 @@ export function receivability(input: { type: 'phone' | 'email'; number?: string;
     if (!address || address.length > 254 || !emailSchema.safeParse(address).success) {
       throw validationError('address', 'address must be a valid e-mail address');
     }
-    return { receivable: true, country: null, methods: [SERVICE_WALLET], kyc_required_for: [] };
+    return { receivable: true, country: null, methods: [SERVICE_WALLET], kycRequiredFor: [] };
   }
   if (input.type !== 'phone') throw validationError('type', 'type must be phone or email');
   const number = typeof input.number === 'string' ? input.number.trim() : '';
@@ -352,7 +353,7 @@ export function receivability(input: { type: 'phone' | 'email'; number?: string;
   const country = parsePhoneNumberFromString(number)?.country ?? null;
   const local = country
     ? CHANNELS.filter(
-        (c) => (c.recipient_type === 'bank_account' || c.recipient_type === 'pagomovil') && channelCoversCountry(c, country),
+        (c) => (c.recipientType === 'bank_account' || c.recipientType === 'pagomovil') && channelCoversCountry(c, country),
       )
     : [];
   const wallet = CHANNELS.filter((c) => c.method === SERVICE_WALLET);
@@ -360,8 +361,8 @@ export function receivability(input: { type: 'phone' | 'email'; number?: string;
   const kyc: string[] = [];
   for (const c of [...local, ...wallet]) {
     if (!methods.includes(c.method)) methods.push(c.method);
-    if (c.kyc_required && !kyc.includes(c.method)) kyc.push(c.method);
+    if (c.kycRequired && !kyc.includes(c.method)) kyc.push(c.method);
   }
   if (!methods.includes(SERVICE_WALLET)) methods.push(SERVICE_WALLET);
-  return { receivable: local.length > 0, country, methods, kyc_required_for: kyc };
+  return { receivable: local.length > 0, country, methods, kycRequiredFor: kyc };
 }

@@ -34,7 +34,7 @@ describe('catalog', () => {
   });
 
   it('pays bank accounts in at least 40 distinct currencies', () => {
-    const currencies = new Set(CHANNELS.filter((c) => c.recipient_type === 'bank_account').map((c) => c.currency));
+    const currencies = new Set(CHANNELS.filter((c) => c.recipientType === 'bank_account').map((c) => c.currency));
     expect(currencies.size).toBeGreaterThanOrEqual(40);
     for (const c of ['USD', 'EUR', 'MXN', 'HKD', 'BRL', 'GBP', 'INR', 'JPY', 'NGN', 'PHP']) expect(currencies).toContain(c);
   });
@@ -46,17 +46,17 @@ describe('catalog', () => {
       expect(parseAmount(c.limits.min, USDC)).toBeLessThan(parseAmount(c.limits.max, USDC));
       expect(c.arrival.min).toMatch(DURATION);
       expect(c.arrival.max).toMatch(DURATION);
-      expect(RECIPIENT_TYPES).toContain(c.recipient_type);
+      expect(RECIPIENT_TYPES).toContain(c.recipientType);
       expect(c.method).toMatch(/^[a-z_]+$/);
       for (const f of c.requirements) {
         if (f.pattern) expect(() => new RegExp(f.pattern as string)).not.toThrow();
         if (f.type === 'enum') expect(f.values?.length).toBeGreaterThan(0);
       }
-      if (c.currency === 'USD' || c.currency === 'USDC') expect(c.fx_spread_percent).toBe('0');
-      else expect(Number(c.fx_spread_percent)).toBeGreaterThan(0);
-      if (c.recipient_type === 'bank_account') {
+      if (c.currency === 'USD' || c.currency === 'USDC') expect(c.fxSpreadPercent).toBe('0');
+      else expect(Number(c.fxSpreadPercent)).toBeGreaterThan(0);
+      if (c.recipientType === 'bank_account') {
         expect(c.requirements.map((f) => f.name)).toContain('holder_name');
-        expect(c.kyc_required).toBe(true);
+        expect(c.kycRequired).toBe(true);
       }
       // Only borderless channels have no country.
       if (c.country === null) expect(['claim_link', 'stellar_usdc', 'service_user_usdc']).toContain(c.id);
@@ -75,7 +75,7 @@ describe('catalog', () => {
     expect(c.country).toBeNull();
     expect(c.currency).toBe('USD');
     expect(c.rail).toBe('claim_link');
-    expect(c.recipient_type).toBe('phone');
+    expect(c.recipientType).toBe('phone');
     expect(c.arrival.max).toBe('P30D');
     expect(channelAcceptsRecipientType(c, 'phone')).toBe(true);
     expect(channelAcceptsRecipientType(c, 'email')).toBe(true);
@@ -112,8 +112,8 @@ describe('requirementsFor', () => {
   it('gives the Mexican channel exactly holder_name, clabe, recipient_kind', () => {
     const r = requirementsFor(findChannel('spei_mxn')!);
     expect(r.channel).toBe('spei_mxn');
-    expect(r.recipient_type).toBe('bank_account');
-    expect(r.limits).toEqual({ min: '1', max: '50000', currency: 'USDC' });
+    expect(r.recipientType).toBe('bank_account');
+    expect(r.limits).toEqual({ min: 1_000_000n, max: 50_000_000_000n, currency: 'USDC' });
     expect(r.fields.map(({ name, type, required, pattern, values }) => ({ name, type, required, pattern, values }))).toEqual([
       { name: 'holder_name', type: 'string', required: true, pattern: undefined, values: undefined },
       { name: 'clabe', type: 'string', required: true, pattern: '^[0-9]{18}$', values: undefined },

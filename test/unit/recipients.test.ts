@@ -53,7 +53,7 @@ describe('validateRecipientDetails: bank_account', () => {
       { holder_name: ' Ana López ', clabe: VALID_CLABE, recipient_kind: 'individual' },
       { country: 'MX' },
     );
-    expect(r).toMatchObject({ status: 'ready', missing_fields: [], channels: ['spei_mxn'] });
+    expect(r).toMatchObject({ status: 'ready', missingFields: [], channels: ['spei_mxn'] });
     expect(r.details.holder_name).toBe('Ana López');
   });
 
@@ -71,9 +71,9 @@ describe('validateRecipientDetails: bank_account', () => {
 
   it('lists missing fields and fills recipient_kind from the recipient kind', () => {
     const r = validateRecipientDetails('bank_account', { clabe: VALID_CLABE }, { country: 'MX' });
-    expect(r).toMatchObject({ status: 'needs_fields', missing_fields: ['holder_name', 'recipient_kind'], channels: [] });
+    expect(r).toMatchObject({ status: 'needs_fields', missingFields: ['holder_name', 'recipient_kind'], channels: [] });
     const k = validateRecipientDetails('bank_account', { clabe: VALID_CLABE }, { country: 'MX', kind: 'business' });
-    expect(k.missing_fields).toEqual(['holder_name']);
+    expect(k.missingFields).toEqual(['holder_name']);
     expect(k.details.recipient_kind).toBe('business');
   });
 
@@ -162,12 +162,12 @@ describe('validateRecipientDetails: other types', () => {
   it('accepts an E.164 phone and pays it by claim link', () => {
     expect(validateRecipientDetails('phone', { number: '+14155552671' }, {})).toMatchObject({
       status: 'ready',
-      missing_fields: [],
+      missingFields: [],
       channels: ['claim_link'],
     });
     expect(validateRecipientDetails('phone', {}, {})).toMatchObject({
       status: 'needs_fields',
-      missing_fields: ['number'],
+      missingFields: ['number'],
       channels: [],
     });
   });
@@ -198,7 +198,7 @@ describe('validateRecipientDetails: other types', () => {
       status: 'ready',
       channels: ['pagomovil_ves'],
     });
-    expect(validateRecipientDetails('pagomovil', { ...pagomovil, date_of_birth: undefined }, {}).missing_fields).toEqual([
+    expect(validateRecipientDetails('pagomovil', { ...pagomovil, date_of_birth: undefined }, {}).missingFields).toEqual([
       'date_of_birth',
     ]);
   });
@@ -366,7 +366,7 @@ describe('receivability', () => {
       receivable: true,
       country: 'MX',
       methods: ['spei_bank', 'service_wallet'],
-      kyc_required_for: ['spei_bank'],
+      kycRequiredFor: ['spei_bank'],
     });
   });
 
@@ -388,7 +388,7 @@ describe('receivability', () => {
       receivable: false,
       country: 'RU',
       methods: ['service_wallet'],
-      kyc_required_for: [],
+      kycRequiredFor: [],
     });
   });
 
@@ -397,7 +397,7 @@ describe('receivability', () => {
       receivable: true,
       country: null,
       methods: ['service_wallet'],
-      kyc_required_for: [],
+      kycRequiredFor: [],
     });
   });
 

@@ -1,6 +1,7 @@
 /** Surface A channels (spec "Channel", "ChannelRequirements"); src/core/catalog.ts decides. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { getChannelRequirements, listChannels } from '../../core/catalog';
+import { renderChannel, renderChannelRequirements } from '../../wire/surface-a/channels';
 import type { SurfaceRouter } from '../surface';
 import {
   ArrivalSchema,
@@ -112,11 +113,12 @@ const requirementsRoute = createRoute({
 /** Registers `GET /channels` and `GET /channels/{channel}/requirements` on a Surface A router. */
 export function registerChannelRoutes(app: SurfaceRouter): void {
   app.openapi(listRoute, (c) => {
-    const q = c.req.valid('query');
-    return c.json({ data: listChannels(c.get('core'), c.get('caller'), q) }, 200);
+    const { recipient_type: recipientType, ...q } = c.req.valid('query');
+    const channels = listChannels(c.get('core'), c.get('caller'), { ...q, recipientType });
+    return c.json({ data: channels.map(renderChannel) }, 200);
   });
   app.openapi(requirementsRoute, (c) => {
     const { channel } = c.req.valid('param');
-    return c.json(getChannelRequirements(c.get('core'), c.get('caller'), channel), 200);
+    return c.json(renderChannelRequirements(getChannelRequirements(c.get('core'), c.get('caller'), channel)), 200);
   });
 }

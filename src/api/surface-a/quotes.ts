@@ -93,7 +93,11 @@ const createQuoteRoute = createRoute({
 export function registerQuoteRoutes(app: SurfaceRouter): void {
   app.openapi(createQuoteRoute, async (c) => {
     const body = c.req.valid('json');
-    const quote = await createQuote(c.get('core'), c.get('caller'), body);
+    const quote = await createQuote(c.get('core'), c.get('caller'), {
+      channel: body.channel,
+      sourceAmount: body.source_amount,
+      destinationAmount: body.destination_amount,
+    });
     return c.json(renderQuote(quote), 201);
   });
 }

@@ -12,6 +12,7 @@ import {
 } from '../../core/recipients';
 import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
 import { validationError } from '../../domain/errors';
+import { renderReceivability } from '../../wire/surface-a/recipients';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import {
@@ -316,7 +317,7 @@ export function registerRecipientRoutes(app: SurfaceRouter): void {
 
   app.openapi(checkRoute, (c) => {
     const q = c.req.valid('query');
-    return c.json(checkRecipient(c.get('core'), c.get('caller'), q), 200);
+    return c.json(renderReceivability(checkRecipient(c.get('core'), c.get('caller'), q)), 200);
   });
 
   app.openapi(getRecipientRoute, async (c) => {

@@ -82,7 +82,7 @@ export async function createContactRecipient(
         external_id: c.externalId,
         details: JSON.stringify(v.details),
         status: v.status,
-        missing_fields: JSON.stringify(v.missing_fields),
+        missing_fields: JSON.stringify(v.missingFields),
         channels: JSON.stringify(v.channels),
         contact_phone: c.phone,
         contact_email: c.email,

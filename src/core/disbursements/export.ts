@@ -68,7 +68,7 @@ function exportRow(r: ItemWithPayout): Record<(typeof EXPORT_COLUMNS)[number], s
     destination_currency: w.destination_currency,
     payout_id: w.payout_id,
     provider_reference: w.provider_reference,
-    onchain_transaction: channel?.recipient_type === 'wallet' ? w.provider_reference : null,
+    onchain_transaction: channel?.recipientType === 'wallet' ? w.provider_reference : null,
     attempts: w.attempts,
     rail_attempts: r.p_attempt_count ?? 0,
     created_at: w.created_at,

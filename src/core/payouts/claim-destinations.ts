@@ -18,6 +18,7 @@ import { statusFor } from '../catalog';
 import { CLAIM_LINK, liveClaimRoutes } from '../claim-routes';
 import type { Caller, Core } from '../context';
 import { railCarriageProblem, refreshRailHealth } from '../rails/rail-adapters';
+import type { PayoutRow } from './rows';
 
 /** The delivery route of a payout: the catalog channel and rail its rail instruction names, and the recipient fields it carries. */
 export interface DeliveryRoute {
@@ -27,12 +28,7 @@ export interface DeliveryRoute {
 }
 
 /** The payout columns a route is derived from. */
-interface RoutedPayout {
-  environment: 'sandbox' | 'live';
-  channel: string;
-  rail: string;
-  recipient_details: Record<string, unknown>;
-}
+type RoutedPayout = Pick<PayoutRow, 'environment' | 'channel' | 'rail' | 'recipient_details'>;
 
 /**
  * The live routes the claim page of a payout in `currency` offers now: {@link liveClaimRoutes}
@@ -57,14 +53,14 @@ export async function offeredClaimRoutes(core: Core, caller: Caller, currency: s
  */
 export async function chooseClaimRoute(
   core: Core,
-  payout: { id: string; destination_currency: string; reference: string | null },
+  payout: Pick<PayoutRow, 'id' | 'destination_currency' | 'reference'>,
   offered: readonly ChannelDefinition[],
   channelId: string,
   fields: Record<string, string>,
 ): Promise<DeliveryRoute> {
   const channel = offered.find((c) => c.id === channelId);
   if (!channel || channel.currency !== payout.destination_currency) throw validationError('channel', `Choose one of: ${offered.map((c) => c.id).join(', ') || 'none is available now'}`);
-  const { details } = validateInlineRecipient({ ...fields, type: channel.recipient_type } as InlineRecipient, channel);
+  const { details } = validateInlineRecipient({ ...fields, type: channel.recipientType } as InlineRecipient, channel);
   const problem = railCarriageProblem(channel.rail, details, payout.reference, channel.id);
   if (problem) {
     if (problem.status === 422) throw new ApiError(422, 'recipient_not_ready', problem.message, `recipient.${problem.field}`);

@@ -194,7 +194,7 @@ async function prepareChecked(
     if (!r) throw notFound('recipient', id, p('recipient_id'));
     const type = r.type as RecipientType;
     if (!channelAcceptsRecipientType(channel, type)) {
-      const accepted = channel.id === 'claim_link' ? 'phone or email' : channel.recipient_type;
+      const accepted = channel.id === 'claim_link' ? 'phone or email' : channel.recipientType;
       throw validationError(p('recipient_id'), `Recipient ${id} is a ${type} recipient; channel ${channel.id} pays ${accepted} recipients`);
     }
     if (r.status !== 'ready') {
