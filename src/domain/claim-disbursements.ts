@@ -34,3 +34,17 @@ export interface ClaimDisbursement {
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** A Surface B batch of claim-link payouts (spec "Batch create"), with its disbursements in id order. */
+export interface ClaimBatch {
+  id: string;
+  batchReference: string | null;
+  note: string | null;
+  count: number;
+  /** Sum of the entries' amounts (USDC). */
+  totalAmount: Money;
+  /** Sum of amounts plus fees held on the balance (USDC). */
+  totalDebit: Money;
+  createdAt: Date;
+  disbursements: ClaimDisbursement[];
+}

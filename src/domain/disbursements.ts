@@ -85,3 +85,22 @@ export interface DisbursementItem {
   createdAt: Date;
   updatedAt: Date;
 }
+
+/**
+ * One item as given (spec "Disbursement" item fields: channel and sourceAmount, a USDC decimal
+ * string, required; exactly one of recipientId / recipient; reference; memo). Values are unknown
+ * until reviewed: a bad value makes the item needs_review, never the whole request fail. `extra`
+ * holds the other fields as given (a CSV row's record under `csv`), kept with the item's input.
+ */
+export interface DisbursementItemInput {
+  channel?: unknown;
+  sourceAmount?: unknown;
+  recipientId?: unknown;
+  recipient?: unknown;
+  reference?: unknown;
+  memo?: unknown;
+  extra?: Record<string, unknown>;
+}
+
+/** An item edit (spec "Item fields on create and update"): only the fields present change; null clears reference / memo. */
+export type DisbursementItemPatch = Omit<DisbursementItemInput, 'extra'>;

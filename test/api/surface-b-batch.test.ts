@@ -74,13 +74,13 @@ describe('POST /disbursements/batch: happy', () => {
       { disbursements: [{ recipientPhone: '+525512345678', amountUsd: '2.00' }, { recipientPhone: '+525512345679', amountUsd: '3.00' }] },
       { startInBackground: false },
     );
-    const ids = batch.rows.map((x) => x.id);
+    const ids = batch.disbursements.map((x) => x.id);
     const claims = await h.db.selectFrom('workflow_starts').select(['claimed_until', 'started_at']).where('workflow_id', 'in', ids).execute();
     expect(claims.every((c) => c.started_at === null && c.claimed_until !== null && c.claimed_until.getTime() > Date.now())).toBe(true);
     // The lease of the dead process runs out (src/core/workflow-starts.ts startLeaseUntil).
     await h.db.updateTable('workflow_starts').set({ claimed_until: new Date(Date.now() - 1000) }).where('workflow_id', 'in', ids).execute();
     await waitFor(async () => {
-      const rows = await h.db.selectFrom('workflow_starts').select('started_at').where('workflow_id', 'in', batch.rows.map((x) => x.id)).execute();
+      const rows = await h.db.selectFrom('workflow_starts').select('started_at').where('workflow_id', 'in', batch.disbursements.map((x) => x.id)).execute();
       return rows.length === 2 && rows.every((x) => x.started_at !== null);
     }, 'relay starts');
     await waitFor(async () => (await get(`/disbursements?batchId=${batch.id}`)).body.data.every((d: { claimUrl: string | null }) => d.claimUrl), 'claims open');

@@ -253,8 +253,8 @@ interface CoreStep {
 /** The payout facts a view reads. */
 const factsOf = (status: PayoutStatus, claimStarted: boolean, failure: FailureKind | null) => ({
   status,
-  claim_started_at: claimStarted ? new Date(0) : null,
-  failure_code: failure === 'other' ? 'provider_declined' : failure,
+  claimStartedAt: claimStarted ? new Date(0) : null,
+  failureCode: failure === 'other' ? 'provider_declined' : failure,
 });
 
 /**
@@ -400,7 +400,7 @@ const VIEW_HEAD = ['from', 'to', 'trigger', "money (the payout's debit_total)"];
 export function disbursementBSection(): string {
   const viewOf = (f: ReturnType<typeof factsOf>): ClaimStatus => claimStatusOf(f);
   const eventOf = (core: string, f: ReturnType<typeof factsOf>) =>
-    surfaceBEventType(core, { channel: 'claim_link', failure: f.failure_code ? { code: f.failure_code } : null });
+    surfaceBEventType(core, { channel: 'claim_link', failure: f.failureCode ? { code: f.failureCode } : null });
   const { rows, terminal } = viewTable(
     CLAIM_STATUSES,
     '`payout:{id}:hold` available → held (a batch: one `claim_batch:{id}:hold` for all its payouts)',

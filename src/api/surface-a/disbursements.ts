@@ -23,6 +23,7 @@ import {
   updateItem,
 } from '../../core/disbursements';
 import { DISBURSEMENT_ITEM_STATUSES, DISBURSEMENT_STATUSES } from '../../domain/disbursement-state';
+import type { DisbursementItemInput, DisbursementItemPatch } from '../../domain/disbursements';
 import { validationError } from '../../domain/errors';
 import { renderDisbursement, renderDisbursementItem } from '../../wire/surface-a/disbursements';
 import { idempotency } from '../middleware/idempotency';
@@ -374,11 +375,34 @@ export type DisbursementItemResponse = z.infer<typeof ItemSchema>;
 /** Response body of `GET /disbursements/{id}/items`. */
 export type DisbursementItemListResponse = z.infer<typeof DisbursementItemListSchema>;
 
+/** Wire item field -> domain field (src/domain/disbursements.ts DisbursementItemInput). */
+const ITEM_FIELDS = {
+  channel: 'channel',
+  source_amount: 'sourceAmount',
+  recipient_id: 'recipientId',
+  recipient: 'recipient',
+  reference: 'reference',
+  memo: 'memo',
+} as const satisfies Record<string, keyof DisbursementItemPatch>;
+
+/** The fields present in an item body, by their domain names; other keys go to `extra` when `keepExtra`. */
+function itemFields(body: DisbursementItemInputBody, keepExtra: boolean): DisbursementItemInput {
+  const out: DisbursementItemInput = {};
+  const extra: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (Object.hasOwn(ITEM_FIELDS, k)) out[ITEM_FIELDS[k as keyof typeof ITEM_FIELDS]] = v;
+    else extra[k] = v;
+  }
+  if (keepExtra && Object.keys(extra).length) out.extra = extra;
+  return out;
+}
+
 /** Registers the disbursement routes on the Surface A app. */
 export function registerDisbursementRoutes(app: SurfaceRouter): void {
   app.openapi(createRouteDef, async (c) => {
     const body = c.req.valid('json');
-    const out = await createDisbursement(c.get('core'), c.get('caller'), body, { idempotencyKey: c.get('idempotencyKey') });
+    const input = { name: body.name, items: body.items?.map((it) => itemFields(it, true)) };
+    const out = await createDisbursement(c.get('core'), c.get('caller'), input, { idempotencyKey: c.get('idempotencyKey') });
     return c.json(renderDisbursement(out), 201);
   });
 
@@ -392,7 +416,7 @@ export function registerDisbursementRoutes(app: SurfaceRouter): void {
 
   app.openapi(patchItemRouteDef, async (c) => {
     const { id, item_id } = c.req.valid('param');
-    return c.json(renderDisbursementItem(await updateItem(c.get('core'), c.get('caller'), id, item_id, c.req.valid('json'))), 200);
+    return c.json(renderDisbursementItem(await updateItem(c.get('core'), c.get('caller'), id, item_id, itemFields(c.req.valid('json'), false))), 200);
   });
 
   app.openapi(importRouteDef, async (c) => {

@@ -96,7 +96,11 @@ const listDef = createRoute({
 
 /** Registers POST/GET /payment-requests and GET /payment-requests/{id}. */
 export function registerPaymentRequestRoutes(app: SurfaceRouter): void {
-  app.openapi(createDef, async (c) => c.json(renderPaymentRequest(await createPaymentRequest(c.get('core'), c.get('caller'), c.req.valid('json'))), 201));
+  app.openapi(createDef, async (c) => {
+    const b = c.req.valid('json');
+    const input = { paymentLinkId: b.payment_link_id, amount: b.amount, currency: b.currency, reference: b.reference, expiresAt: b.expires_at };
+    return c.json(renderPaymentRequest(await createPaymentRequest(c.get('core'), c.get('caller'), input)), 201);
+  });
   app.openapi(getDef, async (c) => c.json(renderPaymentRequest(await getPaymentRequest(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
   app.openapi(listDef, async (c) => {
     const q = c.req.valid('query');

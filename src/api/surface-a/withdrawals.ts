@@ -52,7 +52,9 @@ const createDef = createRoute({
 /** Registers POST /withdrawals. */
 export function registerWithdrawalRoutes(app: SurfaceRouter): void {
   app.openapi(createDef, async (c) => {
-    const payout = await createWithdrawal(c.get('core'), c.get('caller'), c.req.valid('json'), { idempotencyKey: c.get('idempotencyKey') });
+    const b = c.req.valid('json');
+    const input = { currency: b.currency, payoutDestinationId: b.payout_destination_id, sourceAmount: b.source_amount, destinationAmount: b.destination_amount, reference: b.reference };
+    const payout = await createWithdrawal(c.get('core'), c.get('caller'), input, { idempotencyKey: c.get('idempotencyKey') });
     return c.json(renderPayout(payout), 201);
   });
 }

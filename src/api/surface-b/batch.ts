@@ -4,7 +4,8 @@
  * entry reported by index in `details.errors`.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { claimDisbursementView, createClaimBatch, MAX_BATCH_ENTRIES } from '../../core/claim-flow';
+import { createClaimBatch, MAX_BATCH_ENTRIES } from '../../core/claim-flow';
+import { formatAmount, type Money } from '../../domain/money';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import { DisbursementSchema, renderClaimDisbursement } from './disbursements';
@@ -75,24 +76,25 @@ const createBatchRoute = createRoute({
   },
 });
 
+const usd = (m: Money) => formatAmount(m.minor, m.currency);
+
 /** Registers `POST /disbursements/batch` (before `/disbursements/{id}` routes, which it does not clash with: those are GET/DELETE). */
 export function registerBatchRoutes(app: SurfaceRouter): void {
   // Documented as a component; entries are checked by the core, one by one, every bad one reported.
   app.openAPIRegistry.register('BatchEntry', BatchEntrySchema);
   app.openapi(createBatchRoute, async (c) => {
     const b = c.req.valid('json');
-    const core = c.get('core');
-    const batch = await createClaimBatch(core, c.get('caller'), b, { idempotencyKey: c.get('idempotencyKey') });
+    const batch = await createClaimBatch(c.get('core'), c.get('caller'), b, { idempotencyKey: c.get('idempotencyKey') });
     return c.json(
       {
         id: batch.id,
         batchReference: batch.batchReference,
         note: batch.note,
         count: batch.count,
-        totalAmountUsd: batch.totalAmountUsd,
-        totalDebitUsd: batch.totalDebitUsd,
+        totalAmountUsd: usd(batch.totalAmount),
+        totalDebitUsd: usd(batch.totalDebit),
         createdAt: batch.createdAt.toISOString(),
-        disbursements: batch.rows.map((r) => renderClaimDisbursement(claimDisbursementView(r, core.config.publicUrl))),
+        disbursements: batch.disbursements.map(renderClaimDisbursement),
       },
       201,
     );

@@ -8,7 +8,6 @@ import { createRoute, z } from '@hono/zod-openapi';
 import {
   CLAIM_STATUSES,
   cancelClaimDisbursement,
-  claimDisbursementView,
   createClaimDisbursement,
   getClaimDisbursement,
   listClaimDisbursements,
@@ -204,8 +203,6 @@ export function registerDisbursementRoutes(app: SurfaceRouter): void {
   });
 
   app.openapi(cancelDisbursementRoute, async (c) => {
-    const core = c.get('core');
-    const row = await cancelClaimDisbursement(core, c.get('caller'), c.req.valid('param').id);
-    return c.json(renderClaimDisbursement(claimDisbursementView(row, core.config.publicUrl)), 200);
+    return c.json(renderClaimDisbursement(await cancelClaimDisbursement(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200);
   });
 }

@@ -19,7 +19,8 @@
  */
 import { ApiError, validationError } from '../../domain/errors';
 import { newId } from '../../domain/ids';
-import { formatAmount, USDC } from '../../domain/money';
+import type { ClaimBatch } from '../../domain/claim-disbursements';
+import { USDC } from '../../domain/money';
 import type { Caller, Core } from '../context';
 import { getBalance, InsufficientFundsError, insufficientBalance, post } from '../ledger';
 import { payoutEventData, payoutStart, payoutValues, type PayoutRow, type PreparedPayout, preparePayout } from '../payouts';
@@ -29,6 +30,9 @@ import { insertPayoutRowsJson } from '../payouts/transitions';
 import { renameCoreParam, validateClaimEntry } from './entry';
 import { applyBatchPolicy } from '../policies/batches';
 import { isUniqueViolation } from '../../db/errors';
+import { claimDisbursementView } from './view';
+
+export type { ClaimBatch } from '../../domain/claim-disbursements';
 
 /** Spec "Limits": entries per batch request (Surface B). */
 export const MAX_BATCH_ENTRIES = 10_000;
@@ -50,19 +54,6 @@ export interface BatchEntryError {
   message: string;
 }
 
-/** A created (or replayed) batch. */
-export interface ClaimBatch {
-  id: string;
-  batchReference: string | null;
-  note: string | null;
-  count: number;
-  /** Sum of amountUsd, USD decimal string. */
-  totalAmountUsd: string;
-  /** Sum of amounts plus fees held on the balance, USD decimal string. */
-  totalDebitUsd: string;
-  createdAt: Date;
-  rows: PayoutRow[];
-}
 
 const text = (v: unknown, param: string, max: number): string | null => {
   if (v === undefined || v === null) return null;
@@ -219,10 +210,10 @@ export async function createClaimBatch(
     batchReference,
     note,
     count: rows.length,
-    totalAmountUsd: formatAmount(total, USDC),
-    totalDebitUsd: formatAmount(debit, USDC),
+    totalAmount: { minor: total, currency: USDC },
+    totalDebit: { minor: debit, currency: USDC },
     createdAt: now,
-    rows,
+    disbursements: rows.map((r) => claimDisbursementView(r, core.config.publicUrl)),
   };
 }
 
@@ -242,9 +233,9 @@ async function findBatch(core: Core, caller: Caller, key: string): Promise<Claim
     batchReference: b.batch_reference,
     note: b.note,
     count: b.entry_count,
-    totalAmountUsd: formatAmount(b.total_amount, USDC),
-    totalDebitUsd: formatAmount(debit, USDC),
+    totalAmount: { minor: b.total_amount, currency: USDC },
+    totalDebit: { minor: debit, currency: USDC },
     createdAt: b.created_at,
-    rows,
+    disbursements: rows.map((r) => claimDisbursementView(r, core.config.publicUrl)),
   };
 }

@@ -14,7 +14,9 @@ import { emitEvent } from '../events';
 import { cancelPayout, payoutEventData, type PayoutRow } from '../payouts';
 import { clearCancelRequested, markCancelRequested, markClaimStarted } from '../payouts/transitions';
 import { getClaimDisbursementRow } from './disbursements';
-import { claimStatusOf } from './status';
+import { claimStatusOfRow } from './status';
+import { claimDisbursementView } from './view';
+import type { ClaimDisbursement } from '../../domain/claim-disbursements';
 
 /** Core event type of a claim start (Surface B `disbursement.claimed`; Surface A does not receive it). */
 export const CLAIM_STARTED_EVENT = 'payout.claim_started';
@@ -52,22 +54,23 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * `DELETE /disbursements/:id`: cancels a pending disbursement. Marks the cancel (refused once the
  * claim started), waits up to `openWaitMs` for a just-created payout to open its claim (core
  * submitted -> awaiting_claim takes one workflow step), then runs the core cancel. Returns the row
- * after the cancel (status canceled, funds returned).
+ * the disbursement after the cancel (status cancelled, funds returned).
  * Throws 404 not_found; 409 `disbursement_already_claimed` once the recipient started the claim
  * (or claimed, or it is being delivered or was delivered); 409 `invalid_state` when it already
  * ended otherwise (expired, failed, cancelled).
  */
-export async function cancelClaimDisbursement(core: Core, caller: Caller, id: string, openWaitMs = 10_000): Promise<PayoutRow> {
+export async function cancelClaimDisbursement(core: Core, caller: Caller, id: string, openWaitMs = 10_000): Promise<ClaimDisbursement> {
+  const view = (r: PayoutRow) => claimDisbursementView(r, core.config.publicUrl);
   const row = await getClaimDisbursementRow(core, caller, id);
   const refuse = (r: PayoutRow) => {
-    const s = claimStatusOf(r);
+    const s = claimStatusOfRow(r);
     if (s === 'claimed' || s === 'processing' || s === 'delivered') {
       return new ApiError(409, 'disbursement_already_claimed', `Disbursement ${id} is ${s}: the recipient already claimed it; it can no longer be cancelled`, 'id');
     }
     return new ApiError(409, 'invalid_state', `Disbursement ${id} is ${s}; only a pending disbursement can be cancelled`, 'id');
   };
-  if (row.status === 'canceled') return row;
-  if (claimStatusOf(row) !== 'pending') throw refuse(row);
+  if (row.status === 'canceled') return view(row);
+  if (claimStatusOfRow(row) !== 'pending') throw refuse(row);
 
   const now = core.now();
   if (!(await markCancelRequested(core.db, id, now))) throw refuse(await getClaimDisbursementRow(core, caller, id));
@@ -85,9 +88,9 @@ export async function cancelClaimDisbursement(core: Core, caller: Caller, id: st
     // Not cancelled (expired meanwhile, Temporal unreachable): let a claim start again.
     await clearCancelRequested(core.db, id);
     const after = await getClaimDisbursementRow(core, caller, id);
-    if (after.status === 'canceled') return after;
+    if (after.status === 'canceled') return view(after);
     if (err instanceof ApiError && err.status === 409) throw refuse(after);
     throw err;
   }
-  return getClaimDisbursementRow(core, caller, id);
+  return view(await getClaimDisbursementRow(core, caller, id));
 }

@@ -8,7 +8,7 @@ export {
   listClaimDisbursements,
 } from './disbursements';
 export { type ClaimEntry, type ClaimEntryInput, MIN_DISBURSEMENT_CENTS, renameCoreParam, validateClaimEntry } from './entry';
-export { CLAIM_STATUSES, type ClaimStatus, claimStatusOf, claimStatusWhere } from './status';
+export { CLAIM_STATUSES, type ClaimStatus, claimStatusOf, claimStatusOfRow, claimStatusWhere } from './status';
 export { claimDisbursementView } from './view';
 export { type BatchEntryError, type ClaimBatch, type ClaimBatchInput, createClaimBatch, MAX_BATCH_ENTRIES } from './batch';
 export { type CardTopupView, cardTopupView, createCardTopup, findCardTopupByToken, finishCardTopup } from './card-topups';

@@ -19,14 +19,15 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { Database } from '../../db/schema';
 import type { ClaimStatus } from '../../domain/claim-disbursements';
+import type { PayoutRow } from '../payouts/rows';
 
 export { CLAIM_STATUSES, type ClaimStatus } from '../../domain/claim-disbursements';
 
-/** The fields of a payout the view needs. */
+/** The fields of a payout the view needs: its core status, when the claim started, its failure code. */
 export interface ClaimStatusFacts {
   status: string;
-  claim_started_at: Date | null;
-  failure_code: string | null;
+  claimStartedAt: Date | null;
+  failureCode: string | null;
 }
 
 /** The Surface B status of a payout (see the table above). */
@@ -36,7 +37,7 @@ export function claimStatusOf(p: ClaimStatusFacts): ClaimStatus {
     case 'submitted':
       return 'pending';
     case 'awaiting_claim':
-      return p.claim_started_at ? 'claimed' : 'pending';
+      return p.claimStartedAt ? 'claimed' : 'pending';
     case 'claimed':
       return 'claimed';
     case 'delivering':
@@ -44,7 +45,7 @@ export function claimStatusOf(p: ClaimStatusFacts): ClaimStatus {
     case 'succeeded':
       return 'delivered';
     case 'failed':
-      return p.failure_code === 'claim_expired' ? 'expired' : 'failed';
+      return p.failureCode === 'claim_expired' ? 'expired' : 'failed';
     case 'refunded':
       return 'failed';
     case 'canceled':
@@ -53,6 +54,10 @@ export function claimStatusOf(p: ClaimStatusFacts): ClaimStatus {
       return 'processing';
   }
 }
+
+/** The Surface B status of a stored payout row ({@link claimStatusOf} of its facts). */
+export const claimStatusOfRow = (row: Pick<PayoutRow, 'status' | 'claim_started_at' | 'failure_code'>): ClaimStatus =>
+  claimStatusOf({ status: row.status, claimStartedAt: row.claim_started_at, failureCode: row.failure_code });
 
 /** A `where` on `payouts` selecting the payouts whose Surface B status is `s` (same table as {@link claimStatusOf}). */
 export function claimStatusWhere(s: ClaimStatus) {

@@ -2,7 +2,7 @@
 import type { ClaimDisbursement } from '../../domain/claim-disbursements';
 import { USDC } from '../../domain/money';
 import type { PayoutRow } from '../payouts';
-import { claimStatusOf } from './status';
+import { claimStatusOfRow } from './status';
 
 /** The {@link ClaimDisbursement} of a payout row; `publicUrl` makes `claimUrl` (`{publicUrl}/c/<token>`). */
 export function claimDisbursementView(row: PayoutRow, publicUrl: string): ClaimDisbursement {
@@ -10,7 +10,7 @@ export function claimDisbursementView(row: PayoutRow, publicUrl: string): ClaimD
   const str = (v: unknown) => (typeof v === 'string' ? v : null);
   return {
     id: row.id,
-    status: claimStatusOf(row),
+    status: claimStatusOfRow(row),
     recipientPhone: row.recipient_type === 'phone' ? str(d.number) : null,
     recipientEmail: row.recipient_type === 'email' ? str(d.address) : null,
     amount: { minor: row.source_amount, currency: USDC },

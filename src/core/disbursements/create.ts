@@ -1,15 +1,16 @@
 /** Creating a disbursement and importing its items from CSV (spec POST /disbursements, POST /disbursements/{id}/items/import). */
 import { parse as parseCsv } from 'csv-parse/sync';
+import type { Updateable } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
-import type { ReviewReason } from '../../db/tables/disbursements';
+import type { DisbursementsTable, ReviewReason } from '../../db/tables/disbursements';
 import { channelAcceptsRecipientType, findChannel, RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
 import { assertCanApply, type DisbursementStatus, draftingStatus } from '../../domain/disbursement-state';
 import { ApiError, validationError } from '../../domain/errors';
 import { newId } from '../../domain/ids';
-import type { Disbursement } from '../../domain/disbursements';
+import type { Disbursement, DisbursementItemInput } from '../../domain/disbursements';
 import type { Caller, Core } from '../context';
 import { MAX_ITEMS, MAX_NAME_LENGTH, MAX_CSV_BYTES, type DisbursementRow } from './shared';
-import { type DisbursementItemInput, type Draft, reviewDrafts, insertItems } from './review';
+import { type Draft, reviewDrafts, insertItems } from './review';
 import { retentionCutoff } from '../idempotency-retention';
 import { itemAggregates, loadDisbursement, findRow } from './read';
 import { insertDisbursement, retireExpiredDisbursementIdempotencyKey, updateDisbursement } from './disbursement-store';
@@ -48,7 +49,7 @@ export async function createDisbursement(
   const reviewed = await reviewDrafts(
     core,
     caller,
-    items.map((it, i) => ({ input: { ...(it as Record<string, unknown>) }, rowNumber: null, source: 'api', prefix: `items.${i}.` })),
+    items.map((it, i) => ({ input: it, rowNumber: null, source: 'api', prefix: `items.${i}.` })),
   );
   const id = newId('dsb');
   const now = core.now();
@@ -127,7 +128,7 @@ function inferType(recipient: string, row: Record<string, string>): RecipientTyp
  * - `recipient`: a saved recipient id (`rcp_…`), or the inline recipient's identifier (phone in
  *   E.164, e-mail, Stellar address, @handle, or the Pago Móvil phone with the pagomovil_* columns);
  * - `type`: the recipient type (inferred when absent); bank_account rows must use a saved recipient;
- * - `amount` -> source_amount (USDC); `memo`, `reference` as is;
+ * - `amount` -> sourceAmount (USDC); `memo`, `reference` as is;
  * - `channel`: the row's column, else the form field when it pays the row's recipient type, else
  *   the type's only channel (saved recipient: the form field, else its only channel).
  */
@@ -136,11 +137,11 @@ function csvDraft(row: Record<string, string>, lineNumber: number, formChannel: 
     const s = row[k];
     return typeof s === 'string' && s.trim() !== '' ? s.trim() : undefined;
   };
-  const input: DisbursementItemInput & Record<string, unknown> = { csv: row };
+  const input: DisbursementItemInput = { extra: { csv: row } };
   const preReasons: ReviewReason[] = [];
   const recipient = v('recipient');
   const channel = v('channel') ?? formChannel;
-  if (v('amount') !== undefined) input.source_amount = v('amount');
+  if (v('amount') !== undefined) input.sourceAmount = v('amount');
   if (v('reference') !== undefined) input.reference = v('reference');
   if (v('memo') !== undefined) input.memo = v('memo');
   if (!recipient) {
@@ -148,7 +149,7 @@ function csvDraft(row: Record<string, string>, lineNumber: number, formChannel: 
     return { input: { ...input, ...(channel ? { channel } : {}) }, rowNumber: lineNumber, source: 'csv', prefix: '', preReasons };
   }
   if (recipient.startsWith('rcp_')) {
-    input.recipient_id = recipient;
+    input.recipientId = recipient;
     if (channel) input.channel = channel;
     return { input, rowNumber: lineNumber, source: 'csv', prefix: '', inferChannel: true };
   }
@@ -252,8 +253,8 @@ export function parseItemsCsv(text: string, formChannel?: string): Draft[] {
   return drafts.sort((a, b) => (a.rowNumber ?? 0) - (b.rowNumber ?? 0));
 }
 
-/** Locks the row, checks `op`, and gives a new revision when `moneyCritical` (returns the patch). */
-export function newRevision(row: DisbursementRow, caller: Caller) {
+/** The columns of `row`'s next revision, created by the caller's key: a patch for updateDisbursement. */
+export function newRevision(row: DisbursementRow, caller: Caller): Pick<Updateable<DisbursementsTable>, 'revision_id' | 'revision_number' | 'revision_created_by_key_id'> {
   return { revision_id: newId('rev'), revision_number: row.revision_number + 1, revision_created_by_key_id: caller.keyId };
 }
 

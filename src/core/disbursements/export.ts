@@ -5,7 +5,7 @@ import { findChannel } from '../../domain/channels';
 import type { Caller, Core } from '../context';
 import { iso } from './shared';
 import { renderDisbursementItem } from '../../wire/surface-a/disbursements';
-import { findRow, type ItemWithPayout, itemsWithPayouts, toDisbursementItem } from './read';
+import { findRow, type ItemWithPayout, readItemsWithPayouts, toDisbursementItem } from './read';
 
 /** Columns of the results export, in order (docs/disbursements.md "Results export"). */
 export const EXPORT_COLUMNS = [
@@ -46,7 +46,7 @@ function exportRow(r: ItemWithPayout): Record<(typeof EXPORT_COLUMNS)[number], s
         .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
         .join('; ')
     : null;
-  const channel = r.channel ? findChannel(r.channel) : undefined;
+  const channel = r.item.channel ? findChannel(r.item.channel) : undefined;
   return {
     item_id: w.id,
     seq: w.seq,
@@ -70,9 +70,9 @@ function exportRow(r: ItemWithPayout): Record<(typeof EXPORT_COLUMNS)[number], s
     provider_reference: w.provider_reference,
     onchain_transaction: channel?.recipientType === 'wallet' ? w.provider_reference : null,
     attempts: w.attempts,
-    rail_attempts: r.p_attempt_count ?? 0,
+    rail_attempts: r.payout?.attemptCount ?? 0,
     created_at: w.created_at,
-    submitted_at: iso(r.p_created_at),
+    submitted_at: iso(r.payout?.createdAt),
     delivered_at: w.delivered_at,
   };
 }
@@ -87,15 +87,10 @@ export async function exportResultsCsv(core: Core, caller: Caller, id: string): 
   async function* rows() {
     let after = 0;
     for (;;) {
-      const page = (await itemsWithPayouts(core.db)
-        .where('i.disbursement_id', '=', row.id)
-        .where('i.seq', '>', after)
-        .orderBy('i.seq')
-        .limit(500)
-        .execute()) as ItemWithPayout[];
+      const page = await readItemsWithPayouts(core.db, row.id, { afterSeq: after, limit: 500 });
       for (const r of page) yield exportRow(r);
       if (page.length < 500) return;
-      after = page[page.length - 1].seq;
+      after = page[page.length - 1].item.seq;
     }
   }
   const csv: AsyncIterator<Buffer | string> = Readable.from(rows()).pipe(stringify({ header: true, columns: [...EXPORT_COLUMNS] }))[Symbol.asyncIterator]();

@@ -2,22 +2,15 @@
 import { assertCanApply, type DisbursementStatus, DRAFTING_STATUSES, itemStatus, LAUNCHED_STATUSES } from '../../domain/disbursement-state';
 import { ApiError } from '../../domain/errors';
 import type { Caller, Core } from '../context';
-import { type DisbursementItemInput, stableJson, reviewDrafts, reviewColumns } from './review';
+import { stableJson, reviewDrafts, reviewColumns } from './review';
 import { usdc } from './shared';
-import type { DisbursementItem } from '../../domain/disbursements';
+import type { DisbursementItem, DisbursementItemInput, DisbursementItemPatch } from '../../domain/disbursements';
 import { findRow, toDisbursementItem, getItemRow } from './read';
 import { newRevision, recountDrafting } from './create';
 import { updateDisbursement, updateDisbursementItem } from './disbursement-store';
 
-/** PATCH body: item fields (spec "Item fields on create and update"); null clears reference / memo. */
-export interface ItemPatch {
-  channel?: unknown;
-  source_amount?: unknown;
-  recipient_id?: unknown;
-  recipient?: unknown;
-  reference?: unknown;
-  memo?: unknown;
-}
+/** The edit of `PATCH /disbursements/{id}/items/{item_id}`: only the fields present change. */
+export type ItemPatch = DisbursementItemPatch;
 
 /**
  * `PATCH /disbursements/{id}/items/{item_id}`: edits an item and reviews it again.
@@ -32,33 +25,33 @@ export interface ItemPatch {
  */
 export async function updateItem(core: Core, caller: Caller, id: string, itemId: string, patch: ItemPatch): Promise<DisbursementItem> {
   const current = await findRow(core.db, caller, id);
-  const item = await getItemRow(core.db, current.id, itemId);
-  const input: DisbursementItemInput & Record<string, unknown> = {
+  const { item } = await getItemRow(core.db, current.id, itemId);
+  const givenAmount = (item.input as Record<string, unknown>).source_amount;
+  const input: DisbursementItemInput = {
     channel: item.channel ?? undefined,
-    source_amount: item.source_amount !== null ? usdc(item.source_amount) : (item.input as Record<string, unknown>).source_amount,
-    recipient_id: item.recipient_id ?? undefined,
+    sourceAmount: item.source_amount !== null ? usdc(item.source_amount) : givenAmount,
+    recipientId: item.recipient_id ?? undefined,
     recipient: item.recipient ?? undefined,
     reference: item.reference ?? undefined,
     memo: item.memo ?? undefined,
   };
-  for (const k of ['channel', 'source_amount', 'reference', 'memo'] as const) {
+  for (const k of ['channel', 'sourceAmount', 'reference', 'memo'] as const) {
     if (k in patch) input[k] = patch[k] === null ? undefined : patch[k];
   }
-  if ('recipient_id' in patch && patch.recipient_id !== null && patch.recipient_id !== undefined) {
-    input.recipient_id = patch.recipient_id;
+  if ('recipientId' in patch && patch.recipientId !== null && patch.recipientId !== undefined) {
+    input.recipientId = patch.recipientId;
     if (!('recipient' in patch)) input.recipient = undefined;
   }
   if ('recipient' in patch && patch.recipient !== null && patch.recipient !== undefined) {
     input.recipient = patch.recipient;
-    if (!('recipient_id' in patch)) input.recipient_id = undefined;
+    if (!('recipientId' in patch)) input.recipientId = undefined;
   }
-  for (const k of Object.keys(input)) if (input[k] === undefined) delete input[k];
   const [reviewed] = await reviewDrafts(core, caller, [{ input, rowNumber: item.row_number, source: item.source as 'api' | 'csv', prefix: '' }]);
 
   const moneyCritical =
     reviewed.channel !== item.channel ||
     reviewed.sourceAmount !== item.source_amount ||
-    (reviewed.sourceAmount === null && input.source_amount !== (item.input as Record<string, unknown>).source_amount) ||
+    (reviewed.sourceAmount === null && input.sourceAmount !== givenAmount) ||
     reviewed.recipientId !== item.recipient_id ||
     stableJson(reviewed.recipient) !== stableJson(item.recipient);
 
@@ -67,7 +60,7 @@ export async function updateItem(core: Core, caller: Caller, id: string, itemId:
     const row = await findRow(tx, caller, id, true);
     const status = row.status as DisbursementStatus;
     const fresh = await getItemRow(tx, row.id, itemId);
-    const visible = itemStatus(fresh.status, fresh.p_status);
+    const visible = itemStatus(fresh.item.status, fresh.payout?.status ?? null);
     const correction = (LAUNCHED_STATUSES as readonly string[]).includes(status);
     if (correction) {
       assertCanApply(status, 'correct_item');
@@ -79,7 +72,7 @@ export async function updateItem(core: Core, caller: Caller, id: string, itemId:
     } else {
       assertCanApply(status, 'edit_item');
     }
-    if (fresh.updated_at.getTime() !== item.updated_at.getTime()) {
+    if (fresh.item.updated_at.getTime() !== item.updated_at.getTime()) {
       throw new ApiError(409, 'invalid_state', `Item ${itemId} changed while this edit was reviewed; send the edit again`, 'item_id');
     }
     const cols = reviewColumns(reviewed);

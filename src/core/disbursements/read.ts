@@ -203,20 +203,38 @@ export async function getDisbursement(core: Core, caller: Caller, id: string): P
   return loadDisbursement(core.db, await findRow(core.db, caller, id));
 }
 
-/** An item row joined with its current payout's result columns. */
-export type ItemWithPayout = DisbursementItemRow & {
+/** The result of an item's current payout. */
+export interface ItemPayout {
+  status: string;
+  failureCode: string | null;
+  failureMessage: string | null;
+  providerReference: string | null;
+  deliveredAt: Date | null;
+  /** Minor units of the item's destination currency. */
+  destinationAmount: bigint | null;
+  /** Rail attempts the payout made. */
+  attemptCount: number;
+  createdAt: Date;
+}
+
+/** An item row with its current attempt's payout (null before the item has one). */
+export interface ItemWithPayout {
+  item: DisbursementItemRow;
+  payout: ItemPayout | null;
+}
+
+type JoinedItemRow = DisbursementItemRow & {
   p_status: string | null;
   p_failure_code: string | null;
   p_failure_message: string | null;
   p_provider_reference: string | null;
   p_delivered_at: Date | null;
-  p_destination_amount: bigint | null;
+  p_destination_amount: bigint | string | null;
   p_attempt_count: number | null;
   p_created_at: Date | null;
 };
 
-/** Query of items joined with their current attempt's payout (rows cast to {@link ItemWithPayout}). */
-export function itemsWithPayouts(db: DbOrTx) {
+function itemsWithPayouts(db: DbOrTx) {
   return db
     .selectFrom('disbursement_items as i')
     .leftJoin('payouts as p', 'p.id', 'i.payout_id')
@@ -233,6 +251,42 @@ export function itemsWithPayouts(db: DbOrTx) {
     ]);
 }
 
+function withPayout(r: JoinedItemRow): ItemWithPayout {
+  const { p_status, p_failure_code, p_failure_message, p_provider_reference, p_delivered_at, p_destination_amount, p_attempt_count, p_created_at, ...item } = r;
+  const payout: ItemPayout | null =
+    p_status === null
+      ? null
+      : {
+          status: p_status,
+          failureCode: p_failure_code,
+          failureMessage: p_failure_message,
+          providerReference: p_provider_reference,
+          deliveredAt: dateOrNull(p_delivered_at),
+          destinationAmount: p_destination_amount === null ? null : BigInt(p_destination_amount),
+          attemptCount: n(p_attempt_count),
+          createdAt: date(p_created_at as Date),
+        };
+  return { item, payout };
+}
+
+/**
+ * Items of disbursement `disbursementId` with their current payouts, in batch order (`seq`): after
+ * seq `afterSeq`, of visible status `status`, or the one item `itemId`; at most `limit`.
+ */
+export async function readItemsWithPayouts(
+  db: DbOrTx,
+  disbursementId: string,
+  q: { afterSeq?: number; status?: DisbursementItemStatus; itemId?: string; limit?: number },
+): Promise<ItemWithPayout[]> {
+  let query = itemsWithPayouts(db).where('i.disbursement_id', '=', disbursementId);
+  if (q.itemId !== undefined) query = query.where('i.id', '=', q.itemId);
+  if (q.afterSeq !== undefined) query = query.where('i.seq', '>', q.afterSeq);
+  if (q.status) query = query.where(statusCondition(q.status));
+  let ordered = query.orderBy('i.seq');
+  if (q.limit !== undefined) ordered = ordered.limit(q.limit);
+  return ((await ordered.execute()) as JoinedItemRow[]).map(withPayout);
+}
+
 function maskedRecipient(r: Record<string, unknown> | null): Record<string, unknown> | null {
   if (!r) return null;
   const { type, ...rest } = r;
@@ -240,15 +294,15 @@ function maskedRecipient(r: Record<string, unknown> | null): Record<string, unkn
 }
 
 /** The item of `r` (recipient masked; the visible status and failure from its current payout). */
-export function toDisbursementItem(r: ItemWithPayout): DisbursementItem {
-  const status = itemStatus(r.status, r.p_status);
+export function toDisbursementItem({ item: r, payout: p }: ItemWithPayout): DisbursementItem {
+  const status = itemStatus(r.status, p?.status ?? null);
   const input = (r.input ?? {}) as Record<string, unknown>;
   let failure: DisbursementItem['failure'] = null;
   if (r.status === 'failed') failure = { code: r.failure_code ?? 'failed', message: r.failure_message ?? '' };
   else if (status === 'failed' || status === 'refunded') {
-    failure = { code: r.p_failure_code ?? r.p_status ?? 'failed', message: r.p_failure_message ?? `The payout was ${r.p_status}` };
+    failure = { code: p?.failureCode ?? p?.status ?? 'failed', message: p?.failureMessage ?? `The payout was ${p?.status ?? null}` };
   }
-  const dest = r.p_destination_amount ?? r.destination_amount;
+  const dest = p?.destinationAmount ?? r.destination_amount;
   return {
     id: r.id,
     disbursementId: r.disbursement_id,
@@ -275,8 +329,8 @@ export function toDisbursementItem(r: ItemWithPayout): DisbursementItem {
     payoutId: r.payout_id,
     attempts: r.attempt,
     failure,
-    providerReference: r.p_provider_reference,
-    deliveredAt: dateOrNull(r.p_delivered_at),
+    providerReference: p?.providerReference ?? null,
+    deliveredAt: p?.deliveredAt ?? null,
     createdAt: date(r.created_at),
     updatedAt: date(r.updated_at),
   };
@@ -317,25 +371,20 @@ export async function listItems(core: Core, caller: Caller, id: string, q: ListI
   if (q.status && !DISBURSEMENT_ITEM_STATUSES.includes(q.status)) {
     throw validationError('status', `status must be one of: ${DISBURSEMENT_ITEM_STATUSES.join(', ')}`);
   }
-  let query = itemsWithPayouts(core.db).where('i.disbursement_id', '=', row.id);
+  let afterSeq: number | undefined;
   if (q.cursor) {
-    const after = Number(decodeCursor(q.cursor));
-    if (!Number.isInteger(after)) throw fieldValidationError('cursor', 'cursor is not valid; pass next_cursor from a previous page');
-    query = query.where('i.seq', '>', after);
+    afterSeq = Number(decodeCursor(q.cursor));
+    if (!Number.isInteger(afterSeq)) throw fieldValidationError('cursor', 'cursor is not valid; pass next_cursor from a previous page');
   }
-  if (q.status) query = query.where(statusCondition(q.status));
-  const rows = (await query.orderBy('i.seq').limit(q.limit + 1).execute()) as ItemWithPayout[];
+  const rows = await readItemsWithPayouts(core.db, row.id, { afterSeq, status: q.status, limit: q.limit + 1 });
   const more = rows.length > q.limit;
   const page = more ? rows.slice(0, q.limit) : rows;
-  return { data: page.map(toDisbursementItem), next_cursor: more ? encodeCursor(String(page[page.length - 1].seq)) : null };
+  return { data: page.map(toDisbursementItem), next_cursor: more ? encodeCursor(String(page[page.length - 1].item.seq)) : null };
 }
 
 /** One item of `disbursementId` with its payout; 404 not_found (param `item_id`) otherwise. */
 export async function getItemRow(db: DbOrTx, disbursementId: string, itemId: string): Promise<ItemWithPayout> {
-  const row = (await itemsWithPayouts(db)
-    .where('i.disbursement_id', '=', disbursementId)
-    .where('i.id', '=', itemId)
-    .executeTakeFirst()) as ItemWithPayout | undefined;
+  const [row] = await readItemsWithPayouts(db, disbursementId, { itemId });
   if (!row) throw notFound('disbursement item', itemId, 'item_id');
   return row;
 }

@@ -2,11 +2,13 @@
  * Items as given and their review: each item is checked and priced like a payout, and stored with
  * its review result (ready or needs_review with reasons) before anything is held.
  */
+import type { Insertable } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
-import type { ReviewReason } from '../../db/tables/disbursements';
+import type { DisbursementItemsTable, ReviewReason } from '../../db/tables/disbursements';
 import { channelAcceptsRecipientType, findChannel, RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
 import { ApiError } from '../../domain/errors';
 import { newId } from '../../domain/ids';
+import type { DisbursementItemInput } from '../../domain/disbursements';
 import { parseAmount, USDC } from '../../domain/money';
 import type { InlineRecipient } from '../../domain/recipients';
 import type { Caller, Core } from '../context';
@@ -14,24 +16,11 @@ import { type PayoutRequest, type PreparedPayout, preparePayout } from '../payou
 import { type DisbursementItemRow, INSERT_CHUNK, str, usdc } from './shared';
 import { insertDisbursementItems } from './disbursement-store';
 
-
-/**
- * One item as given (spec "Disbursement" item fields: channel and source_amount required, exactly
- * one of recipient_id / recipient, reference, memo). Values are unknown until reviewed: a bad value
- * makes the item `needs_review`, never the whole request fail.
- */
-export interface DisbursementItemInput {
-  channel?: unknown;
-  source_amount?: unknown;
-  recipient_id?: unknown;
-  recipient?: unknown;
-  reference?: unknown;
-  memo?: unknown;
-}
+export type { DisbursementItemInput } from '../../domain/disbursements';
 
 /** An item after review: what is stored. Amounts micro-USDC (destination: minor units of its currency). */
 interface ReviewedItem {
-  input: DisbursementItemInput & Record<string, unknown>;
+  input: DisbursementItemInput;
   rowNumber: number | null;
   source: 'api' | 'csv';
   status: 'ready' | 'needs_review';
@@ -49,7 +38,7 @@ interface ReviewedItem {
 
 /** A draft to review: the input, where it came from, and reasons found before review (CSV errors). */
 export interface Draft {
-  input: DisbursementItemInput & Record<string, unknown>;
+  input: DisbursementItemInput;
   rowNumber: number | null;
   source: 'api' | 'csv';
   /** Param prefix of review errors (`items.3.` for JSON items). */
@@ -80,12 +69,12 @@ function reasonOf(err: unknown): ReviewReason {
   throw err;
 }
 
-/** The PayoutRequest of an item input (wire snake_case -> core). Non-string values pass through for preparePayout to refuse. */
+/** The PayoutRequest of an item input. Non-string values pass through for preparePayout to refuse. */
 function payoutRequestOf(input: DisbursementItemInput, channel: string | null): PayoutRequest {
   const req: PayoutRequest = { channel: channel as string };
-  if (input.recipient_id !== undefined && input.recipient_id !== null) req.recipientId = input.recipient_id as string;
+  if (input.recipientId !== undefined && input.recipientId !== null) req.recipientId = input.recipientId as string;
   if (input.recipient !== undefined && input.recipient !== null) req.recipient = input.recipient as InlineRecipient;
-  if (input.source_amount !== undefined && input.source_amount !== null) req.sourceAmount = input.source_amount as string;
+  if (input.sourceAmount !== undefined && input.sourceAmount !== null) req.sourceAmount = input.sourceAmount as string;
   if (input.reference !== undefined && input.reference !== null) req.reference = input.reference as string;
   if (input.memo !== undefined && input.memo !== null) req.memo = input.memo as string;
   return req;
@@ -95,9 +84,9 @@ function payoutRequestOf(input: DisbursementItemInput, channel: string | null): 
 export function itemRequest(it: DisbursementItemRow): PayoutRequest {
   return payoutRequestOf(
     {
-      recipient_id: it.recipient_id,
+      recipientId: it.recipient_id,
       recipient: it.recipient,
-      source_amount: it.source_amount !== null ? usdc(it.source_amount) : undefined,
+      sourceAmount: it.source_amount !== null ? usdc(it.source_amount) : undefined,
       reference: it.reference,
       memo: it.memo,
     },
@@ -109,7 +98,7 @@ type SavedRecipient = { id: string; type: string; details: Record<string, unknow
 
 /** Saved recipients named by the drafts, in ONE query (the review never queries per item). */
 async function prefetchRecipients(db: DbOrTx, caller: Caller, drafts: Draft[]): Promise<Map<string, SavedRecipient>> {
-  const ids = [...new Set(drafts.map((d) => d.input.recipient_id).filter((v): v is string => typeof v === 'string' && v.length > 0))];
+  const ids = [...new Set(drafts.map((d) => d.input.recipientId).filter((v): v is string => typeof v === 'string' && v.length > 0))];
   const out = new Map<string, SavedRecipient>();
   for (let i = 0; i < ids.length; i += 1000) {
     const rows = await db
@@ -137,7 +126,7 @@ export async function reviewDrafts(core: Core, caller: Caller, drafts: Draft[]):
   const out: ReviewedItem[] = [];
   for (const d of drafts) {
     const input = d.input;
-    const recipientId = str(input.recipient_id);
+    const recipientId = str(input.recipientId);
     const savedRecipient = recipientId ? saved.get(recipientId) : undefined;
     let channel = str(input.channel);
     if (!channel && d.inferChannel && savedRecipient && savedRecipient.channels.length === 1) channel = savedRecipient.channels[0];
@@ -170,9 +159,9 @@ export async function reviewDrafts(core: Core, caller: Caller, drafts: Draft[]):
     }
 
     let sourceAmount: bigint | null = prepared?.price.sourceAmount ?? null;
-    if (sourceAmount === null && typeof input.source_amount === 'string') {
+    if (sourceAmount === null && typeof input.sourceAmount === 'string') {
       try {
-        sourceAmount = parseAmount(input.source_amount, USDC);
+        sourceAmount = parseAmount(input.sourceAmount, USDC);
       } catch {
         sourceAmount = null;
       }
@@ -204,11 +193,30 @@ export async function reviewDrafts(core: Core, caller: Caller, drafts: Draft[]):
   return out;
 }
 
-/** The stored columns of a reviewed item (review fields only). */
-export function reviewColumns(r: ReviewedItem) {
+/**
+ * The item as given in its stored form (`disbursement_items.input`, the storage's snake_case keys,
+ * `extra` kept as given): what the item's `givenSourceAmount` and a later edit read back.
+ */
+function storedInput(input: DisbursementItemInput): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...input.extra };
+  const fields = { channel: input.channel, source_amount: input.sourceAmount, recipient_id: input.recipientId, recipient: input.recipient, reference: input.reference, memo: input.memo };
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+/** Columns of `disbursement_items` a review sets. */
+type ReviewColumns = Pick<
+  Insertable<DisbursementItemsTable>,
+  | 'input' | 'channel' | 'source_amount' | 'recipient_id' | 'recipient' | 'recipient_type' | 'recipient_key' | 'reference' | 'memo'
+  | 'review_reasons' | 'destination_amount' | 'destination_currency' | 'rate' | 'fee_provider' | 'fee_service' | 'fee_fx_spread'
+  | 'fee_total' | 'debit_total'
+>;
+
+/** The stored columns of a reviewed item (review fields only): a part of the item's row for its owner, disbursement-store.ts. */
+export function reviewColumns(r: ReviewedItem): ReviewColumns {
   const p = r.prepared?.price;
   return {
-    input: JSON.stringify(r.input),
+    input: JSON.stringify(storedInput(r.input)),
     channel: r.channel,
     source_amount: r.sourceAmount,
     recipient_id: r.recipientId,

@@ -13,12 +13,16 @@ import { createPayout } from '../payouts';
 import { requireVerifiedBusiness } from './verification';
 import { parseVirtualAccountCurrency } from './virtual-accounts';
 
-/** Spec "Withdrawal create body" in core form (wire values as given). */
+/**
+ * Spec "Withdrawal create body" as parsed by a surface: `payoutDestinationId` a saved bank_account
+ * recipient; exactly one of `sourceAmount` (USDC decimal string) / `destinationAmount` (decimal
+ * string in `currency`).
+ */
 export interface WithdrawalCreate {
   currency: unknown;
-  payout_destination_id: unknown;
-  source_amount?: string;
-  destination_amount?: string;
+  payoutDestinationId: unknown;
+  sourceAmount?: string;
+  destinationAmount?: string;
   reference?: string;
 }
 
@@ -42,10 +46,10 @@ export async function createWithdrawal(
   opts: { idempotencyKey?: string } = {},
 ): Promise<Payout> {
   const currency = parseVirtualAccountCurrency(input.currency);
-  if (typeof input.payout_destination_id !== 'string' || !input.payout_destination_id) {
+  if (typeof input.payoutDestinationId !== 'string' || !input.payoutDestinationId) {
     throw validationError('payout_destination_id', 'payout_destination_id is required: a saved bank_account recipient of your business');
   }
-  const destinationId = input.payout_destination_id;
+  const destinationId = input.payoutDestinationId;
   await requireVerifiedBusiness(core.db, caller, 'A withdrawal');
   const channel = VIRTUAL_ACCOUNT_RAIL[currency];
   const r = await core.db
@@ -73,7 +77,7 @@ export async function createWithdrawal(
     return await createPayout(
       core,
       caller,
-      { channel, recipientId: r.id, sourceAmount: input.source_amount, destinationAmount: input.destination_amount, reference: input.reference },
+      { channel, recipientId: r.id, sourceAmount: input.sourceAmount, destinationAmount: input.destinationAmount, reference: input.reference },
       { idempotencyKey: opts.idempotencyKey },
     );
   } catch (err) {

@@ -85,7 +85,7 @@ export async function createNotifiedPayouts(
           approval: gate.approval ?? undefined,
         });
         const req = items[i].notification;
-        const notification = req ? await insertPayoutNotification(tx, core, row, req) : null;
+        const notification = req ? await insertPayoutNotification(tx, core, { id: row.id, businessId: row.business_id, environment: row.environment }, req) : null;
         const input: PayoutWorkflowInput = {
           payoutId: row.id,
           channel: row.channel,

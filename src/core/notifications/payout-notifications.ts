@@ -111,7 +111,7 @@ export function validateNotificationRequest(
 export async function insertPayoutNotification(
   tx: DbOrTx,
   core: Core,
-  payout: { id: string; business_id: string; environment: Environment },
+  payout: { id: string; businessId: string; environment: Environment },
   req: NotificationRequest,
 ): Promise<NotificationRow> {
   const country = (req.channel !== 'email' ? phoneCountry(req.destination) : null) ?? req.country ?? null;
@@ -120,7 +120,7 @@ export async function insertPayoutNotification(
     .insertInto('notifications')
     .values({
       id: newId('ntf'),
-      business_id: payout.business_id,
+      business_id: payout.businessId,
       environment: payout.environment,
       payout_id: payout.id,
       channel: req.channel,

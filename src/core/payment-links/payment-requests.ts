@@ -44,12 +44,16 @@ export const MAX_REQUEST_REFERENCE = 140;
 export const MAX_REQUEST_UNITS = '10000000';
 export const MAX_REQUEST_LIFETIME_MS = 365 * 24 * 3600 * 1000;
 
+/**
+ * Spec "PaymentRequest" create body as parsed by a surface: values as given, checked here. `amount`
+ * a decimal string in `currency` (USD, EUR, MXN); `expiresAt` an ISO 8601 date-time with a zone.
+ */
 export interface PaymentRequestCreate {
-  payment_link_id: unknown;
+  paymentLinkId: unknown;
   amount: unknown;
   currency: unknown;
   reference: unknown;
-  expires_at: unknown;
+  expiresAt: unknown;
 }
 
 async function linkToken(db: DbOrTx, linkId: string): Promise<string> {
@@ -61,7 +65,7 @@ async function linkToken(db: DbOrTx, linkId: string): Promise<string> {
  * transaction. Errors: 400 validation_error (param the field), 404 not_found (`payment_link_id`).
  */
 export async function createPaymentRequest(core: Core, caller: Caller, input: PaymentRequestCreate): Promise<PaymentRequest> {
-  if (typeof input.payment_link_id !== 'string' || !input.payment_link_id) throw validationError('payment_link_id', 'payment_link_id is required');
+  if (typeof input.paymentLinkId !== 'string' || !input.paymentLinkId) throw validationError('payment_link_id', 'payment_link_id is required');
   const currency = parseVirtualAccountCurrency(input.currency);
   const amount = parseAmountParam(input.amount, currency, 'amount');
   if (amount > parseAmount(MAX_REQUEST_UNITS, currency)) throw validationError('amount', `amount must be at most ${MAX_REQUEST_UNITS} ${currency}`);
@@ -74,15 +78,15 @@ export async function createPaymentRequest(core: Core, caller: Caller, input: Pa
   const reference = input.reference.trim();
   const now = core.now();
   const expiresAt =
-    typeof input.expires_at === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(input.expires_at)
-      ? new Date(input.expires_at)
+    typeof input.expiresAt === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(input.expiresAt)
+      ? new Date(input.expiresAt)
       : null;
   if (!expiresAt || Number.isNaN(expiresAt.getTime())) {
     throw validationError('expires_at', 'expires_at must be an ISO 8601 date-time with a time zone, e.g. 2026-12-31T23:59:59Z');
   }
   if (expiresAt.getTime() <= now.getTime()) throw validationError('expires_at', 'expires_at must be in the future');
   if (expiresAt.getTime() - now.getTime() > MAX_REQUEST_LIFETIME_MS) throw validationError('expires_at', 'expires_at must be at most one year ahead');
-  const link = await getPaymentLinkRow(core.db, caller, input.payment_link_id, 'payment_link_id');
+  const link = await getPaymentLinkRow(core.db, caller, input.paymentLinkId, 'payment_link_id');
 
   const row = await core.db.transaction().execute(async (tx) => {
     const r = await tx
