@@ -1,8 +1,6 @@
 /** The rails' answers (docs/rails.md "Inbound files", "The seam"): poll, record rail events, dispatch them. Names no rail. */
 import { formatAmount } from '../../domain/money';
-import type { Selectable } from 'kysely';
-import type { RailFilesTable } from '../../db/tables/rails';
-import type { InboxPollResult } from '../../rails/adapter';
+import type { InboxPollResult, RailFileRecord } from '../../rails/adapter';
 import { signalPayoutRailEvent } from '../../temporal/rail-gateway';
 import type { PayoutRailEvent } from '../../../workflows/payout.contract';
 import type { Caller, Core } from '../context';
@@ -11,6 +9,7 @@ import { processStatementFile, reconcileAfterPoll } from '../treasury/statements
 import { payoutsRailOverdue, railUnmatchedItems } from '../metrics/registry';
 import { markRailEventDispatched, type RailEventRow, railEventsOfAttempt, toPayoutRailEvent, undispatchedRailEvents } from './rail-events';
 import { railHost } from './host';
+import { railEventRecord } from './records';
 import { liveRailConnection } from './rail-adapters';
 
 export type { InboxPollResult } from '../../rails/adapter';
@@ -31,11 +30,8 @@ export async function pollRailInbox(core: Core, rail: string): Promise<InboxPoll
   return result;
 }
 
-/** The rail_files columns an inbound file is read with (the seam's `RailFileRecord`). */
-export type InboundFileRow = Pick<Selectable<RailFilesTable>, 'id' | 'rail' | 'direction' | 'name' | 'message_id' | 'kind' | 'status' | 'content' | 'execution_date' | 'settles_at'>;
-
 /** One transaction holding the file's row; `bankTime`: when the bank put the file up. A file that does not parse is quarantined. */
-export async function processInboundFile(core: Core, file: InboundFileRow, bankTime: Date | null = null): Promise<{ events: number; quarantined: boolean }> {
+export async function processInboundFile(core: Core, file: RailFileRecord, bankTime: Date | null = null): Promise<{ events: number; quarantined: boolean }> {
   const statement = await processStatementFile(core, file);
   if (statement) return statement;
   const c = connection(core, file.rail);
@@ -77,7 +73,7 @@ async function dispatchOne(core: Core, rail: string, e: RailEventRow): Promise<v
   }
   if (e.type === 'notification_of_change') {
     const c = liveRailConnection(core, rail);
-    if (c?.configured.applyNotice) await c.configured.applyNotice(railHost(core, c.id), e);
+    if (c?.configured.applyNotice) await c.configured.applyNotice(railHost(core, c.id), railEventRecord(e));
     await markRailEventDispatched(core.db, e.id, now);
     return;
   }
