@@ -1,4 +1,6 @@
+/** Webhook deliveries read back and re-sent (docs/webhooks.md "Resend and catch-up"); the event keeps its id. */
 import { fieldError, fieldValidationError, notFound } from '../domain/errors';
+import type { WebhookDelivery, WebhookDeliveryAttempt, WebhookDeliveryStatus, WebhookResend } from '../domain/webhooks';
 import { surfaceAEventType } from '../domain/webhook-events';
 import { surfaceCEventType } from '../domain/surface-c';
 import type { Environment } from '../db/schema';
@@ -9,33 +11,7 @@ import { surfaceBEventType, surfaceBRetrySchedule } from './webhooks-surface-b';
 import { reopenDeliveries, WEBHOOK_DELIVERY_WORKFLOW, webhookRetrySchedule, type WebhookSurface } from './webhooks';
 import { enqueueWorkflowStart, flushWorkflowStart, type PendingStart } from './workflow-starts';
 
-/** Webhook deliveries read back and re-sent (docs/webhooks.md "Resend and catch-up"); the event keeps its id. */
-/** One delivery attempt. */
-export interface DeliveryAttempt {
-  /** 1-based, in time order across every run of the delivery. */
-  number: number;
-  /** ISO 8601 UTC. */
-  attempted_at: string;
-  /** null when the endpoint could not be reached. */
-  http_status: number | null;
-  /** null for a 2xx. */
-  error: string | null;
-  duration_ms: number;
-}
-
-/** One event sent to one endpoint. */
-export interface WebhookDelivery {
-  id: string;
-  object: 'webhook_delivery';
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  status: 'pending' | 'succeeded' | 'failed';
-  attempts: DeliveryAttempt[];
-  created_at: string;
-  /** ISO 8601 UTC, null while pending. */
-  completed_at: string | null;
-}
+export type { WebhookDelivery, WebhookDeliveryAttempt, WebhookResend } from '../domain/webhooks';
 
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export const MAX_RESEND_BATCH = 1000;
@@ -73,28 +49,21 @@ async function render(core: Core, surface: string, rows: DeliveryRow[]): Promise
         .orderBy('number')
         .execute()
     : [];
-  const by = new Map<string, DeliveryAttempt[]>();
+  const by = new Map<string, WebhookDeliveryAttempt[]>();
   for (const a of attempts) {
     const list = by.get(a.delivery_id) ?? [];
-    list.push({
-      number: list.length + 1,
-      attempted_at: asDate(a.created_at).toISOString(),
-      http_status: a.status_code,
-      error: a.error,
-      duration_ms: a.duration_ms,
-    });
+    list.push({ number: list.length + 1, attemptedAt: asDate(a.created_at), httpStatus: a.status_code, error: a.error, durationMs: a.duration_ms });
     by.set(a.delivery_id, list);
   }
   return rows.map((r) => ({
     id: r.id,
-    object: 'webhook_delivery',
-    endpoint_id: r.endpoint_id,
-    event_id: r.event_id,
-    event_type: eventName(surface, r.type, r.data),
+    endpointId: r.endpoint_id,
+    eventId: r.event_id,
+    eventType: eventName(surface, r.type, r.data),
     status: r.status,
     attempts: by.get(r.id) ?? [],
-    created_at: asDate(r.created_at).toISOString(),
-    completed_at: r.completed_at ? asDate(r.completed_at).toISOString() : null,
+    createdAt: asDate(r.created_at),
+    completedAt: r.completed_at ? asDate(r.completed_at) : null,
   }));
 }
 
@@ -104,7 +73,7 @@ interface DeliveryRow {
   event_id: string;
   type: string;
   data: Record<string, unknown>;
-  status: 'pending' | 'succeeded' | 'failed';
+  status: WebhookDeliveryStatus;
   created_at: unknown;
   completed_at: unknown;
 }
@@ -122,7 +91,7 @@ export async function listWebhookDeliveries(
   core: Core,
   caller: Caller,
   endpointId: string,
-  page: { limit: number; cursor?: string; status?: WebhookDelivery['status'] },
+  page: { limit: number; cursor?: string; status?: WebhookDeliveryStatus },
   surface: WebhookSurface = 'A',
 ): Promise<ListEnvelope<WebhookDelivery>> {
   await liveEndpoint(core, caller, endpointId, surface);
@@ -132,7 +101,7 @@ export async function listWebhookDeliveries(
   return { data: await render(core, surface, rows as DeliveryRow[]), next_cursor };
 }
 
-/** One delivery of a live endpoint of the caller (404 not_found, param `delivery_id`, otherwise). */
+/** One delivery of a live endpoint of the caller (404 not_found, param `deliveryId`, otherwise). */
 export async function getWebhookDelivery(core: Core, caller: Caller, endpointId: string, deliveryId: string, surface: WebhookSurface = 'A'): Promise<WebhookDelivery> {
   await liveEndpoint(core, caller, endpointId, surface);
   const row = await deliveryQuery(core, endpointId).where('d.id', '=', deliveryId).executeTakeFirst();
@@ -169,36 +138,27 @@ async function reopen(core: Core, surface: string, deliveryIds: string[], scope:
   }
 }
 
-/** Re-sends one delivery now, whatever its status; returns it `pending`. 404 not_found (`id`, `delivery_id`). */
+/** Re-sends one delivery now, whatever its status; returns it `pending`. 404 not_found (`id`, `deliveryId`). */
 export async function retryWebhookDelivery(core: Core, caller: Caller, endpointId: string, deliveryId: string, surface: WebhookSurface = 'A'): Promise<WebhookDelivery> {
   await getWebhookDelivery(core, caller, endpointId, deliveryId, surface);
   await reopen(core, surface, [deliveryId], caller);
   return getWebhookDelivery(core, caller, endpointId, deliveryId, surface);
 }
 
-export interface ResendResult {
-  object: 'webhook_resend';
-  endpoint_id: string;
-  resent: number;
-  delivery_ids: string[];
-  /** ISO 8601: the `created_after` to call again with when more than {@link MAX_RESEND_BATCH} matched, else null. */
-  next_created_after: string | null;
-}
-
 /**
- * Re-sends every event of `[created_after, created_before)` this endpoint never acknowledged, oldest first,
- * {@link MAX_RESEND_BATCH} per call. 400 validation_error (`created_after`, `created_before`); 404 not_found.
+ * Re-sends every event of `[createdAfter, createdBefore)` (ISO 8601) this endpoint never acknowledged, oldest first,
+ * {@link MAX_RESEND_BATCH} per call. 400 validation_error (`createdAfter`, `createdBefore`); 404 not_found.
  */
 export async function resendWebhookEvents(
   core: Core,
   caller: Caller,
   endpointId: string,
-  range: { created_after?: string; created_before?: string },
+  range: { createdAfter?: string; createdBefore?: string },
   surface: WebhookSurface = 'A',
-): Promise<ResendResult> {
-  if (range.created_after === undefined) throw fieldValidationError('createdAfter', (name) => `${name} is required: the start of the range to re-send`);
+): Promise<WebhookResend> {
+  if (range.createdAfter === undefined) throw fieldValidationError('createdAfter', (name) => `${name} is required: the start of the range to re-send`);
   await liveEndpoint(core, caller, endpointId, surface);
-  const { after, before } = eventWindow(core, range);
+  const { after, before } = eventWindow(core, { created_after: range.createdAfter, created_before: range.createdBefore });
   let q = core.db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')
@@ -212,10 +172,9 @@ export async function resendWebhookEvents(
   const batch = more ? rows.slice(0, MAX_RESEND_BATCH) : rows;
   await reopen(core, surface, batch.map((r) => r.id), caller);
   return {
-    object: 'webhook_resend',
-    endpoint_id: endpointId,
+    endpointId,
     resent: batch.length,
-    delivery_ids: batch.map((r) => r.id),
-    next_created_after: more ? asDate(rows[MAX_RESEND_BATCH].created_at).toISOString() : null,
+    deliveryIds: batch.map((r) => r.id),
+    nextCreatedAfter: more ? asDate(rows[MAX_RESEND_BATCH].created_at) : null,
   };
 }

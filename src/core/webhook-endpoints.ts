@@ -1,31 +1,21 @@
 /** Webhook endpoints (spec "Events"; docs/webhooks.md): the one writer of `webhook_endpoints`. Delete is soft. */
-import { sql } from 'kysely';
-import { paginate } from './paging';
+import { type Selectable, sql } from 'kysely';
+import { type ListEnvelope, paginate } from './paging';
 import { parseDuration } from '../domain/durations';
 import { fieldValidationError, notFound, validationError } from '../domain/errors';
 import { newId, randomToken } from '../domain/ids';
 import { isValidEventPattern, SURFACE_A_EVENT_TYPES } from '../domain/webhook-events';
 import type { Db, Environment } from '../db/schema';
+import type { WebhookEndpointsTable } from '../db/tables/webhooks';
 import { isSurfaceCEventPattern, SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARDS } from '../domain/surface-c';
 import type { Caller, Core } from './context';
 import { checkWebhookDestination, RefusedDestinationError } from './net-guard';
 import { checkSurfaceBSecret, isSurfaceBEventPattern, SURFACE_B_EVENT_TYPES, SURFACE_B_EVENT_WILDCARDS } from './webhooks-surface-b';
 import { type Keyring, keyringFor, openSecret, sealedKeyId, sealSecret, webhookSecretAad } from './secrets';
 import { callerActor, recordAuditEvent } from './audit';
+import type { CreatedWebhookEndpoint, RotatedWebhookEndpoint, WebhookEndpoint } from '../domain/webhooks';
 
-/** A webhook endpoint in the core's (Surface A, snake_case) shape; never carries the secret. */
-export interface WebhookEndpoint {
-  id: string;
-  object: 'webhook_endpoint';
-  url: string;
-  events: string[];
-  created_at: string;
-}
-
-/** The creation response: the endpoint plus its signing secret `whsec_…` (shown this once). */
-export interface CreatedWebhookEndpoint extends WebhookEndpoint {
-  secret: string;
-}
+export type { CreatedWebhookEndpoint, RotatedWebhookEndpoint, WebhookEndpoint } from '../domain/webhooks';
 
 /** Longest endpoint URL, in characters, and most subscription patterns per endpoint. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -88,11 +78,18 @@ export type WebhookSurface = 'A' | 'B' | 'C';
 
 export const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 
-function toEndpoint(row: { id: string; url: string; events: string[]; created_at: unknown }): WebhookEndpoint {
-  return { id: row.id, object: 'webhook_endpoint', url: row.url, events: row.events, created_at: asDate(row.created_at).toISOString() };
+type EndpointRow = Pick<Selectable<WebhookEndpointsTable>, 'id' | 'url' | 'events' | 'created_at'>;
+
+function toEndpoint(row: EndpointRow): WebhookEndpoint {
+  return { id: row.id, url: row.url, events: row.events, createdAt: asDate(row.created_at) };
 }
 
-/** Registers a Surface A endpoint; returns its new secret `whsec_…` this once. 400 validation_error (`url`, `events`, `events.<i>`). */
+/** The endpoint as its audit events record it (`before`/`after` of audit_events). */
+function auditRecord(row: EndpointRow, surface: WebhookSurface) {
+  return { id: row.id, object: 'webhook_endpoint', url: row.url, events: row.events, created_at: asDate(row.created_at).toISOString(), surface };
+}
+
+/** Registers an endpoint of `surface` with a new `whsec_…` secret (Surface B: its own `secret`). 400 validation_error (`url`, `events`, `events.<i>`, `secret`). */
 export async function createWebhookEndpoint(
   core: Core,
   caller: Caller,
@@ -125,9 +122,8 @@ export async function createWebhookEndpoint(
       })
       .returning(['id', 'url', 'events', 'created_at'])
       .executeTakeFirstOrThrow();
-    const endpoint = toEndpoint(row);
-    await recordAuditEvent(tx, { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'webhook_endpoint.created', objectType: 'webhook_endpoint', objectId: id, before: null, after: { ...endpoint, surface } }, core.now());
-    return { ...endpoint, secret };
+    await recordAuditEvent(tx, { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'webhook_endpoint.created', objectType: 'webhook_endpoint', objectId: id, before: null, after: auditRecord(row, surface) }, core.now());
+    return { ...toEndpoint(row), secret };
   });
 }
 
@@ -137,7 +133,7 @@ export async function listWebhookEndpoints(
   caller: Caller,
   page: { limit: number; cursor?: string },
   surface: WebhookSurface = 'A',
-): Promise<{ data: WebhookEndpoint[]; next_cursor: string | null }> {
+): Promise<ListEnvelope<WebhookEndpoint>> {
   const q = core.db
     .selectFrom('webhook_endpoints')
     .select(['id', 'url', 'events', 'created_at'])
@@ -166,7 +162,7 @@ export async function deleteWebhookEndpoint(core: Core, caller: Caller, id: stri
     if (!row) throw notFound('webhook endpoint', id);
     await recordAuditEvent(
       tx,
-      { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'webhook_endpoint.deleted', objectType: 'webhook_endpoint', objectId: id, before: { ...toEndpoint(row), surface }, after: { deleted_at: now.toISOString() } },
+      { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'webhook_endpoint.deleted', objectType: 'webhook_endpoint', objectId: id, before: auditRecord(row, surface), after: { deleted_at: now.toISOString() } },
       now,
     );
   });
@@ -176,35 +172,28 @@ export async function deleteWebhookEndpoint(core: Core, caller: Caller, id: stri
 export const DEFAULT_SECRET_OVERLAP = 'PT24H';
 export const MAX_SECRET_OVERLAP_MS = 7 * 86_400_000;
 
-/** The rotation response: the endpoint, its new secret (shown this once) and when the old one stops signing. */
-export interface RotatedWebhookSecret extends CreatedWebhookEndpoint {
-  /** ISO 8601 UTC: until then every delivery carries a second signature made with the previous secret. */
-  previous_secret_expires_at: string;
-}
-
-/** Surface B's rotation result: `previous_secret_expires_at` is null after a no-op rotation outside an overlap. */
-export type RotatedSurfaceBSecret = Omit<RotatedWebhookSecret, 'previous_secret_expires_at'> & { previous_secret_expires_at: string | null };
-
 /**
- * Rotates the signing secret (docs/webhooks.md "Secret rotation"); the previous one co-signs for `expire_previous_in`
- * (ISO 8601 duration, default PT24H, at most P7D). 400 validation_error (`expire_previous_in`, `secret`); 404 not_found.
+ * Rotates the signing secret (docs/webhooks.md "Secret rotation"); the previous one co-signs for `expirePreviousIn`
+ * (ISO 8601 duration, default PT24H, at most P7D). Surface B names the new secret; rotating to the current one changes
+ * nothing (`previousSecretExpiresAt` null outside an overlap). 400 validation_error (`expirePreviousIn`, `secret`); 404 not_found.
  */
-export async function rotateWebhookSecret(core: Core, caller: Caller, id: string, input: { expire_previous_in?: string }, surface?: 'A' | 'C'): Promise<RotatedWebhookSecret>;
-export async function rotateWebhookSecret(core: Core, caller: Caller, id: string, input: { expire_previous_in?: string; secret: string }, surface: 'B'): Promise<RotatedSurfaceBSecret>;
+export async function rotateWebhookSecret(core: Core, caller: Caller, id: string, input: { expirePreviousIn?: string }, surface?: 'A' | 'C'): Promise<RotatedWebhookEndpoint<Date>>;
+export async function rotateWebhookSecret(core: Core, caller: Caller, id: string, input: { expirePreviousIn?: string; secret: string }, surface: 'B'): Promise<RotatedWebhookEndpoint>;
 export async function rotateWebhookSecret(
   core: Core,
   caller: Caller,
   id: string,
-  input: { expire_previous_in?: string; secret?: string },
+  input: { expirePreviousIn?: string; secret?: string },
   surface: WebhookSurface = 'A',
-): Promise<RotatedSurfaceBSecret> {
+): Promise<RotatedWebhookEndpoint> {
+  const overlap = input.expirePreviousIn ?? DEFAULT_SECRET_OVERLAP;
   let overlapMs: number;
   try {
-    overlapMs = parseDuration(input.expire_previous_in ?? DEFAULT_SECRET_OVERLAP);
+    overlapMs = parseDuration(overlap);
   } catch {
     throw fieldValidationError('expirePreviousIn', (name) => `${name} must be an ISO 8601 duration such as PT24H`);
   }
-  if (!/^P/i.test((input.expire_previous_in ?? DEFAULT_SECRET_OVERLAP).trim()) || overlapMs > MAX_SECRET_OVERLAP_MS) {
+  if (!/^P/i.test(overlap.trim()) || overlapMs > MAX_SECRET_OVERLAP_MS) {
     throw fieldValidationError('expirePreviousIn', (name) => `${name} must be an ISO 8601 duration from PT0S to P7D`);
   }
   const secret = surface === 'B' ? checkSurfaceBSecret(input.secret) : `whsec_${randomToken(24)}`;
@@ -224,7 +213,7 @@ export async function rotateWebhookSecret(
     if (!current) throw notFound('webhook endpoint', id);
     if (openSecret(ring, current.secret, webhookSecretAad(id)) === secret) {
       const prev = current.previous_secret_expires_at ? asDate(current.previous_secret_expires_at) : null;
-      return { ...toEndpoint(current), secret, previous_secret_expires_at: prev && prev > core.now() ? prev.toISOString() : null };
+      return { ...toEndpoint(current), secret, previousSecretExpiresAt: prev && prev > core.now() ? prev : null };
     }
     const row = await core.db.transaction().execute(async (tx) => {
       const updated = await tx
@@ -254,7 +243,7 @@ export async function rotateWebhookSecret(
       }
       return updated;
     });
-    if (row) return { ...toEndpoint(row), secret, previous_secret_expires_at: until.toISOString() };
+    if (row) return { ...toEndpoint(row), secret, previousSecretExpiresAt: until };
   }
 }
 

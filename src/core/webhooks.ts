@@ -2,11 +2,12 @@
  * Webhook delivery (spec "Events"; docs/webhooks.md "Retries"): one delivery per (event, endpoint), each with
  * its workflow; the one writer of `webhook_deliveries` and `webhook_attempts`. Signature `t` is the attempt's time.
  */
-import { sql } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { parseDuration } from '../domain/durations';
 import { newId } from '../domain/ids';
 import { endpointWantsEvent, surfaceAEventType, surfaceARetrySchedule, type WebhookRetrySchedule } from '../domain/webhook-events';
 import type { Db, DbOrTx, Environment } from '../db/schema';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../db/tables/webhooks';
 import { surfaceCEnvelope, surfaceCEventType } from '../domain/surface-c';
 import type { Core } from './context';
 import { guardedPost, RefusedDestinationError } from './net-guard';
@@ -31,8 +32,7 @@ export {
   MAX_SECRET_OVERLAP_MS,
   MAX_WEBHOOK_EVENTS,
   MAX_WEBHOOK_URL_LENGTH,
-  type RotatedSurfaceBSecret,
-  type RotatedWebhookSecret,
+  type RotatedWebhookEndpoint,
   rotateWebhookSecret,
   validateEventPatterns,
   validateWebhookUrl,
@@ -204,10 +204,11 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
         : surfaceAEnvelope({ ...event, type: surfaceAEventType(row.type) ?? row.type }),
   );
   // Surface B: `sha256=<hex HMAC>` in X-Service-Signature, the replaced secret's in -Previous.
+  const secrets = signingSecrets(core, { id: row.endpoint_id, secret: row.secret, previous_secret: row.previous_secret, previous_secret_expires_at: row.previous_secret_expires_at });
   const signature: Record<string, string> =
     row.surface === 'B'
-      ? surfaceBSignatureHeaders(signingSecrets(core, row), rawBody)
-      : { [SURFACE_A_SIGNATURE_HEADER]: signSurfaceA(signingSecrets(core, row), rawBody, Math.floor(core.now().getTime() / 1000)) };
+      ? surfaceBSignatureHeaders(secrets, rawBody)
+      : { [SURFACE_A_SIGNATURE_HEADER]: signSurfaceA(secrets, rawBody, Math.floor(core.now().getTime() / 1000)) };
   const headers = {
     'Content-Type': 'application/json',
     'User-Agent': WEBHOOK_USER_AGENT,
@@ -256,13 +257,10 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
   return ok ? { result: 'succeeded', statusCode: statusCode as number } : { result: 'failed', statusCode, error: error as string, surface: row.surface };
 }
 
-/** The secrets that sign a delivery now: the current one, then the replaced one during its overlap. */
-export function signingSecrets(
-  core: Core,
-  row: { endpoint_id: string; secret: string; previous_secret: string | null; previous_secret_expires_at: unknown },
-): string[] {
+/** The plaintext secrets that sign a delivery now, from the endpoint's sealed ones: the current, then the replaced one during its overlap. */
+export function signingSecrets(core: Core, row: Pick<Selectable<WebhookEndpointsTable>, 'id' | 'secret' | 'previous_secret' | 'previous_secret_expires_at'>): string[] {
   const ring = keyringFor(core.config);
-  const aad = webhookSecretAad(row.endpoint_id);
+  const aad = webhookSecretAad(row.id);
   const prev = row.previous_secret;
   const until = row.previous_secret_expires_at ? asDate(row.previous_secret_expires_at) : null;
   const current = openSecret(ring, row.secret, aad);
@@ -291,8 +289,8 @@ export async function purgeCompletedDeliveries(db: Db, cutoff: Date, limit: numb
   });
 }
 
-/** Reopens deliveries `ids` for a manual retry: `pending`, `retry_count` + 1. Returns the new counts. */
-export async function reopenDeliveries(db: DbOrTx, ids: string[]): Promise<{ id: string; retry_count: number }[]> {
+/** Reopens deliveries `ids` for a manual retry: `pending`, `retry_count` + 1. Returns the rows' new counts. */
+export async function reopenDeliveries(db: DbOrTx, ids: string[]): Promise<Pick<Selectable<WebhookDeliveriesTable>, 'id' | 'retry_count'>[]> {
   return db
     .updateTable('webhook_deliveries')
     .set({ status: 'pending', completed_at: null, retry_count: sql<number>`retry_count + 1` })

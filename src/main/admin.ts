@@ -4,7 +4,7 @@ import pino from 'pino';
 import { loadConfig } from '../config';
 import { revokeApiKeyAsOperator } from '../core/api-keys';
 import { createBusiness, verifyBusiness } from '../core/businesses';
-import { getRailFile, listPartnerTransfers, listRailFiles, listUnmatchedRailItems } from '../core/rails/operators';
+import { runRailCommand } from './admin-rails';
 import { listChannelPauses, pauseChannel, resumeChannel } from '../core/channel-pauses';
 import { formatTreasuryReport, treasuryReport } from '../core/treasury/report';
 import { actAsRole, databaseRole, type DbTarget, migrate, openDb } from '../db/connection';
@@ -118,26 +118,7 @@ try {
     const accounts = await treasuryReport(db);
     console.log(values.json ? JSON.stringify(accounts, null, 2) : formatTreasuryReport(accounts));
   } else if (rail) {
-    const out =
-      positionals[1] === 'files'
-        ? await listRailFiles(db)
-        : positionals[1] === 'unmatched'
-          ? await listUnmatchedRailItems(db)
-          : positionals[1] === 'partner-transfers'
-            ? await listPartnerTransfers(db)
-            : await getRailFile(db, positionals[2]!);
-    if (out === null) {
-      console.error(`rail file ${positionals[2]} not found`);
-      exitCode = 1;
-    } else if (values.json) console.log(JSON.stringify(out, null, 2));
-    else if (Array.isArray(out)) console.table(out.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'details' && k !== 'sha256'))));
-    else {
-      const { content, payments, statuses, ...file } = out;
-      console.log(file);
-      console.table(payments);
-      console.table(statuses);
-      console.log(content);
-    }
+    exitCode = await runRailCommand(db, positionals[1], positionals[2], values.json);
   } else if (revokeKey) {
     const audit = createLogger({ base: { component: 'admin' } }, pino.destination(2));
     const r = await revokeApiKeyAsOperator(db, positionals[2], { force: values.force }).catch((err: Error & { code?: string }) => {

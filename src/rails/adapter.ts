@@ -134,45 +134,48 @@ export interface RailFailure {
   railReasonCode: string | null;
 }
 
-/** A stored payment instruction (table rail_instructions, read through the host). Amounts in minor units. */
+/** A stored payment instruction (a rail_instructions row, read through the host). Amounts in minor units. */
 export interface RailInstructionRecord {
-  payout_id: string;
+  payoutId: string;
   attempt: number;
   rail: string;
-  business_id: string;
-  end_to_end_id: string;
+  businessId: string;
+  endToEndId: string;
   uetr: string | null;
-  trace_number: string | null;
-  /** Rail-specific fields of the instruction (ACH: routing_number, ...; a partner rail: its transfer id, quote, rate, fee). */
+  traceNumber: string | null;
+  /** Rail-specific fields of the instruction, keyed as the rail stores them (ACH: routing_number, ...; a partner rail: its transfer id, quote, rate, fee). */
   details: Record<string, string> | null;
-  amount_minor: bigint;
+  amountMinor: bigint;
   currency: string;
-  creditor_name: string;
-  creditor_iban: string | null;
-  creditor_bic: string | null;
+  creditorName: string;
+  creditorIban: string | null;
+  creditorBic: string | null;
   remittance: string | null;
   status: 'queued' | 'in_file' | 'accepted' | 'rejected' | 'settled' | 'returned';
-  rail_file_id: string | null;
-  payment_information_id: string | null;
-  created_at: Date;
-  updated_at: Date;
+  railFileId: string | null;
+  /** The instruction's group in its file (pain.001 PmtInfId, ACH batch). */
+  paymentInformationId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
 }
 
-export type NewRailInstruction = Omit<RailInstructionRecord, 'status' | 'rail_file_id' | 'payment_information_id' | 'created_at' | 'updated_at'> & {
+export type NewRailInstruction = Omit<RailInstructionRecord, 'status' | 'railFileId' | 'paymentInformationId' | 'createdAt' | 'updatedAt'> & {
   status?: 'queued' | 'accepted';
 };
 
+/** A bank file (a rail_files row). */
 export interface RailFileRecord {
   id: string;
   rail: string;
   direction: 'outbound' | 'inbound';
   name: string;
-  message_id: string | null;
+  messageId: string | null;
   kind: string;
   status: 'written' | 'uploaded' | 'received' | 'processed' | 'quarantined';
   content: string | null;
-  execution_date: string | null;
-  settles_at: Date | null;
+  /** YYYY-MM-DD. */
+  executionDate: string | null;
+  settlesAt: Date | null;
 }
 
 /** A rail event to record (rail_events); `id` is stable (`<rail file id>:<index>`, partner
@@ -180,21 +183,22 @@ export interface RailFileRecord {
 export interface NewRailEvent {
   id: string;
   rail: string;
-  rail_file_id: string;
+  railFileId: string;
   type: 'accepted' | 'settled' | 'rejected' | 'returned' | 'credit' | 'notification_of_change';
-  payout_id: string | null;
+  payoutId: string | null;
   attempt: number | null;
-  deposit_id: string | null;
-  end_to_end_id: string | null;
+  depositId: string | null;
+  endToEndId: string | null;
   uetr: string | null;
-  reason_code: string | null;
-  occurred_at: Date | null;
+  reasonCode: string | null;
+  occurredAt: Date | null;
+  /** The rail's own fields of the event, keyed as the rail stores them. */
   details: Record<string, unknown>;
 }
 
 export interface RailEventRecord extends NewRailEvent {
-  dispatched_at: Date | null;
-  created_at: Date;
+  dispatchedAt: Date | null;
+  createdAt: Date;
 }
 
 export interface RailCredit {
@@ -237,7 +241,7 @@ export interface RailStore {
   finishedInboundNames(rail: string, names: string[]): Promise<Set<string>>;
   markInboundProcessed(fileId: string, info: { kind: string; messageId: string; transactions: number }, now: Date): Promise<void>;
   markInboundQuarantined(fileId: string, error: string, now: Date): Promise<void>;
-  dueSettlementFiles(rail: string, now: Date): Promise<Array<{ id: string; settles_at: Date | null }>>;
+  dueSettlementFiles(rail: string, now: Date): Promise<Array<{ id: string; settlesAt: Date | null }>>;
   markFileSettled(fileId: string, now: Date): Promise<void>;
   nextSequenceValue(name: string): Promise<string>;
 }

@@ -78,7 +78,7 @@ describe('webhook signing secrets at rest', () => {
       expect(sealedKeyId(r.previous_secret!)).toBe('k1');
     }
     const a = stored.find((r) => r.id === endpointIds[0])!;
-    expect(signingSecrets(h.core, { ...a, endpoint_id: a.id })).toEqual([plaintexts[2], plaintexts[1]]);
+    expect(signingSecrets(h.core, a)).toEqual([plaintexts[2], plaintexts[1]]);
     // A sealed value moved to another row does not open there.
     expect(() => openSecret(keyringFor(h.config), a.secret, webhookSecretAad(endpointIds[1]!))).toThrow(SecretUnreadableError);
   });

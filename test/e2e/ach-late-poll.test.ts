@@ -14,6 +14,7 @@ import { composeAchFile } from '../../src/rails/ach/file';
 import { processAchInboundFile, settleDueAchFiles } from '../../src/rails/ach/inbox';
 import { recordInboundFile } from '../../src/core/rails/files';
 import { railHost } from '../../src/core/rails/host';
+import { fileRecord, instructionRecord } from '../../src/core/rails/records';
 import { ACH_RAIL } from '../../src/rails/ach/config';
 import { answerNacha } from '../../tools/test-bank/ach-answers';
 import { testAchConfig } from '../helpers/ach-config';
@@ -55,7 +56,7 @@ async function uploadedEntry(n: number, accountNumber: string, settlesAt: Date) 
     created_at: now,
     updated_at: now,
   };
-  const file = composeAchFile(config, [{ ...row, status: 'queued', rail_file_id: null }], now, row.rail_file_id);
+  const file = composeAchFile(config, [instructionRecord({ ...row, status: 'queued', rail_file_id: null })], now, row.rail_file_id);
   await h.db.insertInto('rail_instructions').values({ ...row, details: JSON.stringify(row.details) }).execute();
   await h.db
     .insertInto('rail_files')
@@ -75,7 +76,7 @@ describe('a late ACH poll', () => {
     const late = answers.find((a) => a.when === 'late')!;
     const inbound = await recordInboundFile(h.core, ACH_RAIL, late.name, Buffer.from(late.text));
     // The bank put it on its server a second ago: after the settlement time (5 s ago).
-    await processAchInboundFile(railHost(h.core, ACH_RAIL), config, inbound, new Date(Date.now() - 1000));
+    await processAchInboundFile(railHost(h.core, ACH_RAIL), config, fileRecord(inbound), new Date(Date.now() - 1000));
     const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).orderBy('created_at').orderBy('id').execute();
     expect(events.map((e) => [e.type, e.reason_code])).toEqual([
       ['settled', null],
@@ -91,7 +92,7 @@ describe('a late ACH poll', () => {
     const { row, file } = await uploadedEntry(2, '9990000103', new Date(Date.now() + 60_000));
     const now = answerNacha(file.content, file.name, new Date()).find((a) => a.when === 'now')!;
     const inbound = await recordInboundFile(h.core, ACH_RAIL, now.name, Buffer.from(now.text));
-    await processAchInboundFile(railHost(h.core, ACH_RAIL), config, inbound, new Date());
+    await processAchInboundFile(railHost(h.core, ACH_RAIL), config, fileRecord(inbound), new Date());
     await h.db.updateTable('rail_files').set({ settles_at: new Date(Date.now() - 1) }).where('id', '=', row.rail_file_id).execute();
     await settleDueAchFiles(railHost(h.core, ACH_RAIL), ACH_RAIL);
     const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).execute();
@@ -104,7 +105,7 @@ describe('a late ACH poll', () => {
     const { row, file } = await uploadedEntry(3, '9990000103', settlesAt);
     const early = answerNacha(file.content, file.name, new Date()).find((a) => a.when === 'now')!;
     const inbound = await recordInboundFile(h.core, ACH_RAIL, early.name, Buffer.from(early.text));
-    await processAchInboundFile(railHost(h.core, ACH_RAIL), config, inbound, new Date(settlesAt.getTime() - 2000));
+    await processAchInboundFile(railHost(h.core, ACH_RAIL), config, fileRecord(inbound), new Date(settlesAt.getTime() - 2000));
     await settleDueAchFiles(railHost(h.core, ACH_RAIL), ACH_RAIL);
     const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).execute();
     expect(events.map((e) => [e.type, e.reason_code])).toEqual([['rejected', 'R03']]);
@@ -118,7 +119,7 @@ describe('a late ACH poll', () => {
     // The R01 went up half a second before the settlement time, after that listing: the next poll reads it.
     const early = answerNacha(file.content, file.name, new Date()).find((a) => a.when === 'now')!;
     const inbound = await recordInboundFile(h.core, ACH_RAIL, early.name, Buffer.from(early.text));
-    await processAchInboundFile(railHost(h.core, ACH_RAIL), config, inbound, new Date(settlesAt.getTime() - 500));
+    await processAchInboundFile(railHost(h.core, ACH_RAIL), config, fileRecord(inbound), new Date(settlesAt.getTime() - 500));
     expect(await settleDueAchFiles(railHost(h.core, ACH_RAIL), ACH_RAIL, new Date())).toBe(0);
     const events = await h.db.selectFrom('rail_events').selectAll().where('payout_id', '=', row.payout_id).execute();
     expect(events.map((e) => [e.type, e.reason_code])).toEqual([['rejected', 'R01']]);

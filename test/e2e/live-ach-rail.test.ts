@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshRailHealth } from '../../src/core/rails/rail-adapters';
 import { startRailPollers } from '../../src/core/rails/lifecycle';
 import { listRailFiles } from '../../src/core/rails/operators';
+import { renderRailFile } from '../../src/main/admin-rails';
 import { metricsRegistry } from '../../src/core/metrics/registry';
 import { parseNachaFile } from '../../src/rails/nacha';
 import { ACH_BANK_ROUTING, ACH_MAGIC_ACCOUNTS, ACH_NOC_CORRECTED_ACCOUNT } from '../../tools/test-bank/ach-answers';
@@ -173,7 +174,7 @@ describe.skipIf(SKIP)('live ach_usd over SFTP to the test bank', () => {
     expect(inFile.creditor_name).toBe('José Núñez-Ortiz Martínez de la Cruz');
     if (VALIDATOR) expect(await validateNacha(sent)).toEqual({ valid: true, errors: [] });
     // Operators see it with its window and count.
-    const listed = (await listRailFiles(h.db)).find((f) => f.id === file.id)!;
+    const listed = (await listRailFiles(h.db)).map(renderRailFile).find((f) => f.id === file.id)!;
     expect(listed).toMatchObject({ rail: 'ach', kind: 'nacha', transactions: file.transactions, settlement_window: file.settlement_window, execution_date: file.execution_date });
   });
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { receiveDeposit } from '../../src/core/funding/deposits';
 import { startRailPollers } from '../../src/core/rails/lifecycle';
 import { listPartnerTransfers } from '../../src/core/rails/operators';
+import { renderPartnerTransfer } from '../../src/main/admin-rails';
 import { refreshRailHealth } from '../../src/core/rails/rail-adapters';
 import { clabeCheckDigit } from '../../src/domain/funding';
 import { wiseCustomerTransactionId } from '../../src/rails/wise/module';
@@ -104,7 +105,7 @@ describe('live payouts through the payout partner (test partner)', () => {
     expect(i.details!.partner_fee).toMatch(/^\d+\.\d{2}$/);
     expect(await postings(id)).toEqual(['hold', 'settle']);
     // The operator's view (npm run admin -- rail partner-transfers): the partner's rate and fee beside ours.
-    const row = (await listPartnerTransfers(h.db)).find((r) => r.payout_id === id)!;
+    const row = (await listPartnerTransfers(h.db)).map(renderPartnerTransfer).find((r) => r.payout_id === id)!;
     expect(row).toMatchObject({ rail: 'wise', partner_transfer_id: String(t!.id), partner_state: 'outgoing_payment_sent', partner_rate: '17.250000', partner_source_currency: 'USD', destination_currency: 'MXN' });
     expect(row.our_rate).toMatch(/^\d+(\.\d+)?$/);
     expect(row.partner_fee).toBe(i.details!.partner_fee);

@@ -35,25 +35,25 @@ describe('achSettlesAt', () => {
 
 describe('composeAchFile', () => {
   const row = (n: number, sec: 'PPD' | 'CCD', amount: bigint) => ({
-    payout_id: `po_01m8c0000000000000000000${String(n).padStart(2, '0')}`,
+    payoutId: `po_01m8c0000000000000000000${String(n).padStart(2, '0')}`,
     attempt: 1,
     rail: 'ach',
-    business_id: 'biz_1',
-    end_to_end_id: `po-01m8c0000000000000000000${String(n).padStart(2, '0')}-1`,
+    businessId: 'biz_1',
+    endToEndId: `po-01m8c0000000000000000000${String(n).padStart(2, '0')}-1`,
     uetr: null,
-    trace_number: `09100001${String(n).padStart(7, '0')}`,
+    traceNumber: `09100001${String(n).padStart(7, '0')}`,
     details: { routing_number: '021000021', account_number: `12345${n}`, account_type: n % 2 ? 'checking' : 'savings', sec_code: sec },
-    amount_minor: amount,
+    amountMinor: amount,
     currency: 'USD',
-    creditor_name: `Émilie Dupont ${n}`,
-    creditor_iban: null,
-    creditor_bic: null,
+    creditorName: `Émilie Dupont ${n}`,
+    creditorIban: null,
+    creditorBic: null,
     remittance: n === 1 ? 'Invoice 1' : null,
     status: 'queued' as const,
-    rail_file_id: null,
-    payment_information_id: null,
-    created_at: new Date(),
-    updated_at: new Date(),
+    railFileId: null,
+    paymentInformationId: null,
+    createdAt: new Date(),
+    updatedAt: new Date(),
   });
 
   it('one batch per SEC code, the stored traces, the total in cents, the effective date and window', () => {
@@ -68,6 +68,6 @@ describe('composeAchFile', () => {
     expect(parsed.totalCreditMinor).toBe('152076');
     expect(parsed.batches[0]!.entries[0]).toMatchObject({ transactionCode: '22', name: 'EMILIE DUPONT 1', addenda05: { paymentRelatedInformation: 'INVOICE 1' } });
     expect(parsed.batches[1]!.entries[0]!.transactionCode).toBe('32');
-    expect(file.groupOf(rows[1]!.payout_id)).toBe('rf-01m8c0000000000000000000zz-B2');
+    expect(file.groupOf(rows[1]!.payoutId)).toBe('rf-01m8c0000000000000000000zz-B2');
   });
 });

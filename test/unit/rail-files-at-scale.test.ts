@@ -10,10 +10,11 @@ import type { Core } from '../../src/core/context';
 import { createLogger } from '../../src/core/logging';
 import { dispatchRailEvents } from '../../src/core/rails/inbox';
 import { recordInboundFile } from '../../src/core/rails/files';
+import type { InstructionRow } from '../../src/core/rails/instructions';
+import { fileRecord } from '../../src/core/rails/records';
 import { railHost } from '../../src/core/rails/host';
 import { collectOutboundFile } from '../../src/core/rails/outbound';
 import type { Db } from '../../src/db/schema';
-import type { RailInstructionRecord } from '../../src/rails/adapter';
 import { ACH_RAIL } from '../../src/rails/ach/config';
 import { parseCamt054, writeCamt054 } from '../../src/rails/iso20022/camt054';
 import { streamCamt054 } from '../../src/rails/iso20022/camt054-stream';
@@ -67,7 +68,7 @@ afterAll(async () => {
   await close?.();
 });
 
-async function queue(rows: RailInstructionRecord[]): Promise<void> {
+async function queue(rows: InstructionRow[]): Promise<void> {
   await db
     .insertInto('rail_instructions')
     .values(rows.map((r, i) => ({ ...r, details: r.details ? JSON.stringify(r.details) : null, created_at: new Date(Date.UTC(2026, 10, 25, 8, 0, i)) })))
@@ -202,7 +203,7 @@ describe('the streamed camt.054 reader', () => {
     expect(Buffer.byteLength(xml)).toBeGreaterThan(10 * 1024 * 1024);
     const host = railHost(core, SEPA_RAIL);
     const file = await recordInboundFile(core, SEPA_RAIL, 'camt054_10k.xml', Buffer.from(xml));
-    expect(await readSepaInboundFile(host, file)).toEqual({ events: 10_000, quarantined: false });
+    expect(await readSepaInboundFile(host, fileRecord(file))).toEqual({ events: 10_000, quarantined: false });
     const events = await db.selectFrom('rail_events').select(['payout_id', 'type']).where('rail_file_id', '=', file.id).execute();
     expect(events).toHaveLength(10_000);
     expect(new Set(events.map((e) => e.payout_id))).toEqual(new Set(withIds.map((r) => r.payout_id)));
@@ -217,7 +218,7 @@ describe('the streamed camt.054 reader', () => {
     // The same file read again (a second worker, a retried poll): nothing recorded, nothing dispatched.
     const again = await recordInboundFile(core, SEPA_RAIL, 'camt054_10k.xml', Buffer.from(xml));
     expect(again.id).toBe(file.id);
-    expect(await readSepaInboundFile(host, again)).toEqual({ events: 0, quarantined: false });
+    expect(await readSepaInboundFile(host, fileRecord(again))).toEqual({ events: 0, quarantined: false });
     expect(await dispatchRailEvents(core, SEPA_RAIL)).toEqual({ dispatched: 0, left: 0 });
     expect(signals).toHaveLength(10_000);
   }, 180_000);

@@ -37,7 +37,8 @@ import { createLogger } from '../../src/core/logging';
 import type { Core } from '../../src/core/context';
 import { railHost } from '../../src/core/rails/host';
 import { migrate, openDb } from '../../src/db/connection';
-import type { RailInstructionRecord } from '../../src/rails/adapter';
+import type { InstructionRow } from '../../src/core/rails/instructions';
+import { instructionRecord } from '../../src/core/rails/records';
 import { ACH_RAIL, achRailConfig } from '../../src/rails/ach/config';
 import { composeAchFile } from '../../src/rails/ach/file';
 import { achRailModule } from '../../src/rails/ach/module';
@@ -102,7 +103,7 @@ function bankEnv(server: Pick<TestSftpServer, 'host' | 'port' | 'username' | 'pr
 
 const NOW = new Date('2026-11-25T09:00:00Z');
 
-function row(i: number, rail: string): RailInstructionRecord {
+function row(i: number, rail: string): InstructionRow {
   const payoutId = `po_${rail === SEPA_RAIL ? 'sepa' : 'ach'}bench${String(i).padStart(8, '0')}`;
   return {
     payout_id: payoutId,
@@ -128,7 +129,7 @@ function row(i: number, rail: string): RailInstructionRecord {
 }
 
 /** `n` queued sepa_eur instructions (valid German IBANs), the same in every phase. */
-export function sepaBenchRows(n: number): RailInstructionRecord[] {
+export function sepaBenchRows(n: number): InstructionRow[] {
   return Array.from({ length: n }, (_, i) => ({
     ...row(i, SEPA_RAIL),
     creditor_iban: composeIBAN({ countryCode: 'DE', bban: `37040044${String(i).padStart(10, '0')}` })!,
@@ -137,7 +138,7 @@ export function sepaBenchRows(n: number): RailInstructionRecord[] {
 }
 
 /** `n` queued ACH instructions to the test bank's R03 account, trace numbers 1..n, the same in every phase. */
-export function achBenchRows(n: number): RailInstructionRecord[] {
+export function achBenchRows(n: number): InstructionRow[] {
   return Array.from({ length: n }, (_, i) => ({
     ...row(i, ACH_RAIL),
     trace_number: `${ACH_BANK_ROUTING.slice(0, 8)}${String(i + 1).padStart(7, '0')}`,
@@ -146,7 +147,7 @@ export function achBenchRows(n: number): RailInstructionRecord[] {
 }
 
 /** A core over a new database of the bench's PostgreSQL holding `rows` as instructions of uploaded file `fileId` (setup, not measured). */
-async function coreWith(env: Record<string, string>, rows: RailInstructionRecord[], fileId: string, rail: string): Promise<Core> {
+async function coreWith(env: Record<string, string>, rows: InstructionRow[], fileId: string, rail: string): Promise<Core> {
   const admin = new pg.Client({ connectionString: env.BENCH_DATABASE_URL });
   await admin.connect();
   const name = `bench_${rail}`;
@@ -180,8 +181,8 @@ async function phase(name: string, dir: string, n: number): Promise<RailPhaseRes
   if (name === 'pain001') {
     const sepa = sepaRailConfig(config).config!;
     // Warm-up (as a long-running worker is): one small file first, not measured.
-    await composeSepaFile(sepa, sepaBenchRows(200), NOW, 'rf_benchwarm', log);
-    const rows = sepaBenchRows(n);
+    await composeSepaFile(sepa, sepaBenchRows(200).map(instructionRecord), NOW, 'rf_benchwarm', log);
+    const rows = sepaBenchRows(n).map(instructionRecord);
     const t = performance.now();
     const file = await composeSepaFile(sepa, rows, NOW, 'rf_benchsepa', log);
     const seconds = since(t);
@@ -194,7 +195,7 @@ async function phase(name: string, dir: string, n: number): Promise<RailPhaseRes
   }
   if (name === 'nacha') {
     const ach = achRailConfig(config).config!;
-    const rows = achBenchRows(n);
+    const rows = achBenchRows(n).map(instructionRecord);
     const t = performance.now();
     const file = composeAchFile(ach, rows, NOW, 'rf_benchach');
     const seconds = since(t);

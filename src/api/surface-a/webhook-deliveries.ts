@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { listWebhookDeliveries, resendWebhookEvents, retryWebhookDelivery, WEBHOOK_DELIVERY_STATUSES } from '../../core/webhook-deliveries';
 import { rotateWebhookSecret } from '../../core/webhooks';
+import { renderRotatedWebhookEndpoint, renderWebhookDelivery, renderWebhookResend } from '../../wire/surface-a/webhooks';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import { AUTH_ERRORS, DateTimeSchema, errorResponses, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
@@ -172,18 +173,23 @@ export function registerWebhookDeliveryRoutes(app: SurfaceRouter, surface: 'A' |
   const { listDeliveriesRoute, retryDeliveryRoute, resendRoute, rotateRoute } = routes(surface);
   app.openapi(listDeliveriesRoute, async (c) => {
     const { id } = c.req.valid('param');
-    return c.json(await listWebhookDeliveries(c.get('core'), c.get('caller'), id, c.req.valid('query'), surface), 200);
+    const page = await listWebhookDeliveries(c.get('core'), c.get('caller'), id, c.req.valid('query'), surface);
+    return c.json({ data: page.data.map(renderWebhookDelivery), next_cursor: page.next_cursor }, 200);
   });
   app.openapi(retryDeliveryRoute, async (c) => {
     const { id, delivery_id } = c.req.valid('param');
-    return c.json(await retryWebhookDelivery(c.get('core'), c.get('caller'), id, delivery_id, surface), 202);
+    return c.json(renderWebhookDelivery(await retryWebhookDelivery(c.get('core'), c.get('caller'), id, delivery_id, surface)), 202);
   });
   app.openapi(resendRoute, async (c) => {
     const { id } = c.req.valid('param');
-    return c.json(await resendWebhookEvents(c.get('core'), c.get('caller'), id, c.req.valid('json'), surface), 202);
+    const b = c.req.valid('json');
+    const r = await resendWebhookEvents(c.get('core'), c.get('caller'), id, { createdAfter: b.created_after, createdBefore: b.created_before }, surface);
+    return c.json(renderWebhookResend(r), 202);
   });
   app.openapi(rotateRoute, async (c) => {
     const { id } = c.req.valid('param');
-    return c.json(await rotateWebhookSecret(c.get('core'), c.get('caller'), id, c.req.valid('json') ?? {}, surface), 200);
+    const b = c.req.valid('json');
+    const r = await rotateWebhookSecret(c.get('core'), c.get('caller'), id, { expirePreviousIn: b?.expire_previous_in }, surface);
+    return c.json(renderRotatedWebhookEndpoint(r), 200);
   });
 }

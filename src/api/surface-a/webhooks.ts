@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, MAX_WEBHOOK_URL_LENGTH } from '../../core/webhooks';
 import { SURFACE_A_EVENT_TYPES, SURFACE_A_EVENT_WILDCARDS } from '../../domain/webhook-events';
+import { renderCreatedWebhookEndpoint, renderWebhookEndpoint } from '../../wire/surface-a/webhooks';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import { AUTH_ERRORS, DateTimeSchema, errorResponses, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
@@ -101,13 +102,13 @@ export type WebhookEndpointListResponse = z.infer<typeof WebhookEndpointListSche
 export function registerWebhookRoutes(app: SurfaceRouter): void {
   app.openapi(createWebhookRoute, async (c) => {
     const body = c.req.valid('json');
-    const created = await createWebhookEndpoint(c.get('core'), c.get('caller'), body);
-    return c.json(created, 201);
+    const created = await createWebhookEndpoint(c.get('core'), c.get('caller'), { url: body.url, events: body.events });
+    return c.json(renderCreatedWebhookEndpoint(created), 201);
   });
 
   app.openapi(listWebhooksRoute, async (c) => {
-    const page = c.req.valid('query');
-    return c.json(await listWebhookEndpoints(c.get('core'), c.get('caller'), page), 200);
+    const page = await listWebhookEndpoints(c.get('core'), c.get('caller'), c.req.valid('query'));
+    return c.json({ data: page.data.map(renderWebhookEndpoint), next_cursor: page.next_cursor }, 200);
   });
 
   app.openapi(deleteWebhookRoute, async (c) => {

@@ -43,13 +43,13 @@ const DeliveryList = listOf(Delivery).openapi('WebhookDeliveryList');
 function view(d: WebhookDelivery): z.infer<typeof Delivery> {
   return {
     id: d.id,
-    endpointId: d.endpoint_id,
-    eventId: d.event_id,
-    eventType: d.event_type,
+    endpointId: d.endpointId,
+    eventId: d.eventId,
+    eventType: d.eventType,
     status: d.status,
-    attempts: d.attempts.map((a) => ({ number: a.number, attemptedAt: a.attempted_at, httpStatus: a.http_status, error: a.error, durationMs: a.duration_ms })),
-    createdAt: d.created_at,
-    completedAt: d.completed_at,
+    attempts: d.attempts.map((a) => ({ number: a.number, attemptedAt: a.attemptedAt.toISOString(), httpStatus: a.httpStatus, error: a.error, durationMs: a.durationMs })),
+    createdAt: d.createdAt.toISOString(),
+    completedAt: d.completedAt ? d.completedAt.toISOString() : null,
   };
 }
 
@@ -194,12 +194,13 @@ export function registerWebhookDeliveryRoutes(app: SurfaceRouter): void {
   });
   app.openapi(resendRoute, async (c) => {
     const b = c.req.valid('json');
-    const r = await resendWebhookEvents(c.get('core'), c.get('caller'), c.req.valid('param').id, { created_after: b.createdAfter, created_before: b.createdBefore }, 'B');
-    return c.json({ endpointId: r.endpoint_id, resent: r.resent, deliveryIds: r.delivery_ids, nextCreatedAfter: r.next_created_after }, 202);
+    const r = await resendWebhookEvents(c.get('core'), c.get('caller'), c.req.valid('param').id, { createdAfter: b.createdAfter, createdBefore: b.createdBefore }, 'B');
+    return c.json({ endpointId: r.endpointId, resent: r.resent, deliveryIds: r.deliveryIds, nextCreatedAfter: r.nextCreatedAfter ? r.nextCreatedAfter.toISOString() : null }, 202);
   });
   app.openapi(rotateRoute, async (c) => {
     const b = c.req.valid('json');
-    const r = await rotateWebhookSecret(c.get('core'), c.get('caller'), c.req.valid('param').id, { secret: b.secret, expire_previous_in: b.expirePreviousIn }, 'B');
-    return c.json({ id: r.id, url: r.url, events: r.events, createdAt: r.created_at, previousSecretExpiresAt: r.previous_secret_expires_at }, 200);
+    const r = await rotateWebhookSecret(c.get('core'), c.get('caller'), c.req.valid('param').id, { secret: b.secret, expirePreviousIn: b.expirePreviousIn }, 'B');
+    const previousSecretExpiresAt = r.previousSecretExpiresAt ? r.previousSecretExpiresAt.toISOString() : null;
+    return c.json({ id: r.id, url: r.url, events: r.events, createdAt: r.createdAt.toISOString(), previousSecretExpiresAt }, 200);
   });
 }

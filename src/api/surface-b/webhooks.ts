@@ -82,6 +82,6 @@ export function registerWebhookRoutes(app: SurfaceRouter): void {
   app.openapi(createWebhookRoute, async (c) => {
     const b = c.req.valid('json');
     const ep = await createWebhookEndpoint(c.get('core'), c.get('caller'), { url: b.url, events: b.events, secret: b.secret }, 'B');
-    return c.json({ id: ep.id, url: ep.url, events: ep.events, createdAt: ep.created_at }, 201);
+    return c.json({ id: ep.id, url: ep.url, events: ep.events, createdAt: ep.createdAt.toISOString() }, 201);
   });
 }

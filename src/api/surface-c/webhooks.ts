@@ -5,6 +5,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookEndpoints, MAX_WEBHOOK_URL_LENGTH } from '../../core/webhooks';
 import { SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARDS } from '../../domain/surface-c';
+import { renderCreatedWebhookEndpoint, renderWebhookEndpoint } from '../../wire/surface-a/webhooks';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import { AUTH_ERRORS, DateTimeSchema, errorResponses, IDEMPOTENCY_DESCRIPTION, idempotencyHeaders, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
@@ -95,11 +96,13 @@ export function registerWebhookRoutes(app: SurfaceRouter): void {
   });
 
   app.openapi(createWebhookRoute, async (c) => {
-    const created = await createWebhookEndpoint(c.get('core'), c.get('caller'), c.req.valid('json'), 'C');
-    return c.json(created, 201);
+    const body = c.req.valid('json');
+    const created = await createWebhookEndpoint(c.get('core'), c.get('caller'), { url: body.url, events: body.events }, 'C');
+    return c.json(renderCreatedWebhookEndpoint(created), 201);
   });
 
   app.openapi(listWebhooksRoute, async (c) => {
-    return c.json(await listWebhookEndpoints(c.get('core'), c.get('caller'), c.req.valid('query'), 'C'), 200);
+    const page = await listWebhookEndpoints(c.get('core'), c.get('caller'), c.req.valid('query'), 'C');
+    return c.json({ data: page.data.map(renderWebhookEndpoint), next_cursor: page.next_cursor }, 200);
   });
 }

@@ -23,6 +23,11 @@ import {
   updateInstructionDetails,
 } from './instructions';
 import { ensureRailWindow } from './windows';
+import { fileRecord, instructionRecord, newInstructionRow, newRailEventRow } from './records';
+
+function optional<R, T>(row: R | undefined, map: (r: R) => T): T | undefined {
+  return row ? map(row) : undefined;
+}
 
 function storeOver(core: Core, db: DbOrTx): RailStore {
   return {
@@ -30,26 +35,27 @@ function storeOver(core: Core, db: DbOrTx): RailStore {
       const row = await db.selectFrom('rail_files').select('status').where('id', '=', fileId).forUpdate().skipLocked().executeTakeFirst();
       return row?.status ?? null;
     },
-    recordEvents: (events, now) => recordRailEvents(db, events, now),
+    recordEvents: (events, now) => recordRailEvents(db, events.map(newRailEventRow), now),
     advanceInstruction: (key, status, now) => advanceInstruction(db, key, status, now),
-    instructionByReference: (refs) => findInstruction(db, refs),
-    instructionsByReferences: (refs) => findInstructions(db, refs),
+    instructionByReference: async (refs) => optional(await findInstruction(db, refs), instructionRecord),
+    instructionsByReferences: async (refs) => (await findInstructions(db, refs)).map(instructionRecord),
     advanceInstructions: (keys, status, now) => advanceInstructions(db, keys, status, now),
-    instructionByTrace: (rail, trace, lock) => findInstructionByTrace(db, rail, trace, lock),
-    instructionByDetail: (rail, key, value, lock) => findInstructionByDetail(db, rail, key, value, lock),
-    instruction: (payoutId, attempt) => instructionOf(db, payoutId, attempt),
-    queueInstruction: (instruction, now) => queueInstruction(db, instruction, now),
+    instructionByTrace: async (rail, trace, lock) => optional(await findInstructionByTrace(db, rail, trace, lock), instructionRecord),
+    instructionByDetail: async (rail, key, value, lock) => optional(await findInstructionByDetail(db, rail, key, value, lock), instructionRecord),
+    instruction: async (payoutId, attempt) => optional(await instructionOf(db, payoutId, attempt), instructionRecord),
+    queueInstruction: async (instruction, now) => instructionRecord(await queueInstruction(db, newInstructionRow(instruction), now)),
     updateInstructionDetails: (key, details, now) => updateInstructionDetails(db, key, details, now),
-    instructionsWaiting: (rail, statuses, before, limit) => instructionsWaiting(db, rail, statuses, before, limit),
-    instructionsOfFile: (fileId) => instructionsOfFile(db, fileId),
-    lockUnansweredInstructionsOfFile: (fileId) => lockUnansweredInstructionsOfFile(db, fileId),
-    file: (fileId) => db.selectFrom('rail_files').selectAll().where('id', '=', fileId).executeTakeFirst(),
-    outboundFileByMessageId: (messageId) => db.selectFrom('rail_files').selectAll().where('message_id', '=', messageId).where('direction', '=', 'outbound').executeTakeFirst(),
-    recordInboundFile: (rail, name, content) => recordInboundFile(core, rail, name, content),
+    instructionsWaiting: async (rail, statuses, before, limit) => (await instructionsWaiting(db, rail, statuses, before, limit)).map(instructionRecord),
+    instructionsOfFile: async (fileId) => (await instructionsOfFile(db, fileId)).map(instructionRecord),
+    lockUnansweredInstructionsOfFile: async (fileId) => (await lockUnansweredInstructionsOfFile(db, fileId)).map(instructionRecord),
+    file: async (fileId) => optional(await db.selectFrom('rail_files').selectAll().where('id', '=', fileId).executeTakeFirst(), fileRecord),
+    outboundFileByMessageId: async (messageId) =>
+      optional(await db.selectFrom('rail_files').selectAll().where('message_id', '=', messageId).where('direction', '=', 'outbound').executeTakeFirst(), fileRecord),
+    recordInboundFile: async (rail, name, content) => fileRecord(await recordInboundFile(core, rail, name, content)),
     finishedInboundNames: (rail, names) => finishedInboundNames(db, rail, names),
     markInboundProcessed: (fileId, info, now) => markInboundProcessed(db, fileId, info, now),
     markInboundQuarantined: (fileId, error, now) => markInboundQuarantined(db, fileId, error, now),
-    dueSettlementFiles: (rail, now) => dueSettlementFiles(db, rail, now),
+    dueSettlementFiles: async (rail, now) => (await dueSettlementFiles(db, rail, now)).map((f) => ({ id: f.id, settlesAt: f.settles_at })),
     markFileSettled: (fileId, now) => markFileSettled(db, fileId, now),
     nextSequenceValue: (name) => nextSequenceValue(db, name),
   };

@@ -9,6 +9,7 @@ import { processStatementFile, reconcileAfterPoll } from '../treasury/statements
 import { payoutsRailOverdue, railUnmatchedItems } from '../metrics/registry';
 import { markRailEventDispatched, type RailEventRow, railEventsOfAttempt, toPayoutRailEvent, undispatchedRailEvents } from './rail-events';
 import { railHost } from './host';
+import { railEventRecord } from './records';
 import { liveRailConnection } from './rail-adapters';
 
 export type { InboxPollResult } from '../../rails/adapter';
@@ -72,7 +73,7 @@ async function dispatchOne(core: Core, rail: string, e: RailEventRow): Promise<v
   }
   if (e.type === 'notification_of_change') {
     const c = liveRailConnection(core, rail);
-    if (c?.configured.applyNotice) await c.configured.applyNotice(railHost(core, c.id), e);
+    if (c?.configured.applyNotice) await c.configured.applyNotice(railHost(core, c.id), railEventRecord(e));
     await markRailEventDispatched(core.db, e.id, now);
     return;
   }

@@ -1,13 +1,20 @@
 /** Payment instructions of live rails (docs/rails.md "Files", "The seam"): owns the writes of rail_instructions. Names no rail. */
-import { sql } from 'kysely';
-import type { NewRailInstruction, RailInstructionRecord } from '../../rails/adapter';
+import { type Selectable, sql } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
 import type { RailInstructionsTable } from '../../db/tables/rails';
 
 export type InstructionStatus = RailInstructionsTable['status'];
 
+/** A rail_instructions row (the seam's `RailInstructionRecord`). Amounts in minor units. */
+export type InstructionRow = Selectable<RailInstructionsTable>;
+
+/** A row to queue (the seam's `NewRailInstruction`): not yet in a file; `status` `queued` unless the rail accepted it at submission. */
+export type NewInstructionRow = Omit<InstructionRow, 'status' | 'rail_file_id' | 'payment_information_id' | 'created_at' | 'updated_at'> & {
+  status?: 'queued' | 'accepted';
+};
+
 /** Once per payout and attempt: a retried submission gets the stored row back. */
-export async function queueInstruction(db: DbOrTx, instruction: NewRailInstruction, now: Date): Promise<RailInstructionRecord> {
+export async function queueInstruction(db: DbOrTx, instruction: NewInstructionRow, now: Date): Promise<InstructionRow> {
   await db
     .insertInto('rail_instructions')
     .values({

@@ -1,8 +1,9 @@
-/** Operator reads of bank files (docs/rails.md "For operators"). Read-only. */
+/** Operator reads of bank files (docs/rails.md "For operators"). Read-only; `npm run admin -- rail ...` renders them (src/main/admin-rails.ts). */
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema';
 import { unmatchedRailEvents } from './rail-events';
 
+/** A bank file sent or received. Amounts in minor units. */
 export interface RailFileSummary {
   id: string;
   rail: string;
@@ -11,18 +12,82 @@ export interface RailFileSummary {
   kind: string;
   status: string;
   transactions: number;
-  /** Minor units (decimal string). */
-  control_sum_minor: string | null;
+  controlSumMinor: bigint | null;
   /** YYYY-MM-DD. */
-  execution_date: string | null;
+  executionDate: string | null;
   /** `same_day` or `next_day`. */
-  settlement_window: string | null;
-  /** ISO 8601. */
-  settles_at: string | null;
-  settled_at: string | null;
+  settlementWindow: string | null;
+  settlesAt: Date | null;
+  settledAt: Date | null;
   sha256: string | null;
   error: string | null;
-  created_at: string;
+  createdAt: Date;
+}
+
+/** A payment in an outbound file. */
+export interface RailFilePayment {
+  payoutId: string;
+  attempt: number;
+  endToEndId: string;
+  uetr: string | null;
+  traceNumber: string | null;
+  amountMinor: bigint;
+  status: string;
+}
+
+/** A status (rail event) read from an inbound file. */
+export interface RailFileStatus {
+  id: string;
+  type: string;
+  payoutId: string | null;
+  depositId: string | null;
+  endToEndId: string | null;
+  reasonCode: string | null;
+  occurredAt: Date | null;
+  dispatchedAt: Date | null;
+}
+
+/** A file with its content, payments (outbound) and statuses (inbound). */
+export interface RailFileDetail extends RailFileSummary {
+  content: string | null;
+  payments: RailFilePayment[];
+  statuses: RailFileStatus[];
+}
+
+/** A status that matched no payout and no deposit. */
+export interface UnmatchedRailItem {
+  id: string;
+  rail: string;
+  railFileId: string;
+  type: string;
+  endToEndId: string | null;
+  uetr: string | null;
+  reasonCode: string | null;
+  details: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** A payout partner's transfer beside our payout: ours in minor units, the partner's as it reported them (decimal strings). */
+export interface PartnerTransfer {
+  payoutId: string;
+  attempt: number;
+  rail: string;
+  payoutStatus: string;
+  /** Our rate, decimal string. */
+  ourRate: string;
+  /** Minor units of `sourceCurrency`. */
+  ourFeeMinor: bigint;
+  ourSourceAmountMinor: bigint;
+  sourceCurrency: string;
+  destinationAmountMinor: bigint;
+  destinationCurrency: string;
+  partnerTransferId: string | null;
+  partnerState: string | null;
+  partnerRate: string | null;
+  partnerFee: string | null;
+  partnerSourceAmount: string | null;
+  partnerSourceCurrency: string | null;
+  createdAt: Date;
 }
 
 const summary = (r: {
@@ -37,16 +102,17 @@ const summary = (r: {
   kind: r.kind,
   status: r.status,
   transactions: r.transactions,
-  control_sum_minor: r.control_sum_minor === null ? null : r.control_sum_minor.toString(),
-  execution_date: r.execution_date,
-  settlement_window: r.settlement_window,
-  settles_at: r.settles_at?.toISOString() ?? null,
-  settled_at: r.settled_at?.toISOString() ?? null,
+  controlSumMinor: r.control_sum_minor,
+  executionDate: r.execution_date,
+  settlementWindow: r.settlement_window,
+  settlesAt: r.settles_at,
+  settledAt: r.settled_at,
   sha256: r.sha256,
   error: r.error,
-  created_at: r.created_at.toISOString(),
+  createdAt: r.created_at,
 });
 
+/** Newest first, at most `limit`. */
 export async function listRailFiles(db: Db, limit = 50): Promise<RailFileSummary[]> {
   const rows = await db
     .selectFrom('rail_files')
@@ -58,8 +124,8 @@ export async function listRailFiles(db: Db, limit = 50): Promise<RailFileSummary
   return rows.map(summary);
 }
 
-/** With content, payments (outbound) and statuses read (inbound); null when unknown. */
-export async function getRailFile(db: Db, id: string) {
+/** Null when unknown. */
+export async function getRailFile(db: Db, id: string): Promise<RailFileDetail | null> {
   const row = await db.selectFrom('rail_files').selectAll().where('id', '=', id).executeTakeFirst();
   if (!row) return null;
   const payments = await db
@@ -77,29 +143,46 @@ export async function getRailFile(db: Db, id: string) {
   return {
     ...summary(row),
     content: row.content,
-    payments: payments.map((p) => ({ ...p, amount_minor: p.amount_minor.toString() })),
-    statuses: statuses.map((s) => ({ ...s, occurred_at: s.occurred_at?.toISOString() ?? null, dispatched_at: s.dispatched_at?.toISOString() ?? null })),
+    payments: payments.map((p) => ({
+      payoutId: p.payout_id,
+      attempt: p.attempt,
+      endToEndId: p.end_to_end_id,
+      uetr: p.uetr,
+      traceNumber: p.trace_number,
+      amountMinor: p.amount_minor,
+      status: p.status,
+    })),
+    statuses: statuses.map((s) => ({
+      id: s.id,
+      type: s.type,
+      payoutId: s.payout_id,
+      depositId: s.deposit_id,
+      endToEndId: s.end_to_end_id,
+      reasonCode: s.reason_code,
+      occurredAt: s.occurred_at,
+      dispatchedAt: s.dispatched_at,
+    })),
   };
 }
 
-/** Newest first. */
-export async function listUnmatchedRailItems(db: Db, limit = 100) {
+/** Newest first, at most `limit`. */
+export async function listUnmatchedRailItems(db: Db, limit = 100): Promise<UnmatchedRailItem[]> {
   const rows = await unmatchedRailEvents(db, limit);
   return rows.map((r) => ({
     id: r.id,
     rail: r.rail,
-    rail_file_id: r.rail_file_id,
+    railFileId: r.rail_file_id,
     type: r.type,
-    end_to_end_id: r.end_to_end_id,
+    endToEndId: r.end_to_end_id,
     uetr: r.uetr,
-    reason_code: r.reason_code,
+    reasonCode: r.reason_code,
     details: r.details,
-    created_at: r.created_at.toISOString(),
+    createdAt: r.created_at,
   }));
 }
 
-/** Newest first (docs/rails.md "The partner's rate and fee beside ours"); amounts are decimal strings of minor units. */
-export async function listPartnerTransfers(db: Db, limit = 100) {
+/** Newest first, at most `limit` (docs/rails.md "The partner's rate and fee beside ours"). */
+export async function listPartnerTransfers(db: Db, limit = 100): Promise<PartnerTransfer[]> {
   const rows = await db
     .selectFrom('rail_instructions as i')
     .innerJoin('payouts as p', 'p.id', 'i.payout_id')
@@ -111,23 +194,23 @@ export async function listPartnerTransfers(db: Db, limit = 100) {
   return rows.map((r) => {
     const d = (r.details ?? {}) as Record<string, string>;
     return {
-      payout_id: r.payout_id,
+      payoutId: r.payout_id,
       attempt: r.attempt,
       rail: r.rail,
-      payout_status: r.payout_status,
-      our_rate: r.rate,
-      our_fee_minor: r.fee_total.toString(),
-      our_source_amount_minor: r.source_amount.toString(),
-      source_currency: r.source_currency,
-      destination_amount_minor: r.destination_amount.toString(),
-      destination_currency: r.destination_currency,
-      partner_transfer_id: d.transfer_id ?? null,
-      partner_state: d.partner_state ?? null,
-      partner_rate: d.partner_rate || null,
-      partner_fee: d.partner_fee || null,
-      partner_source_amount: d.partner_source_amount || null,
-      partner_source_currency: d.partner_source_currency ?? null,
-      created_at: r.created_at.toISOString(),
+      payoutStatus: r.payout_status,
+      ourRate: r.rate,
+      ourFeeMinor: r.fee_total,
+      ourSourceAmountMinor: r.source_amount,
+      sourceCurrency: r.source_currency,
+      destinationAmountMinor: r.destination_amount,
+      destinationCurrency: r.destination_currency,
+      partnerTransferId: d.transfer_id ?? null,
+      partnerState: d.partner_state ?? null,
+      partnerRate: d.partner_rate || null,
+      partnerFee: d.partner_fee || null,
+      partnerSourceAmount: d.partner_source_amount || null,
+      partnerSourceCurrency: d.partner_source_currency ?? null,
+      createdAt: r.created_at,
     };
   });
 }

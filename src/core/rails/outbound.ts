@@ -7,6 +7,7 @@ import { railFiles } from '../metrics/registry';
 import { insertOutboundFile, markFileUploaded, sha256Hex } from './files';
 import { lockQueuedInstructions, markInstructionsInFile } from './instructions';
 import { liveRailConnection } from './rail-adapters';
+import { instructionRecord } from './records';
 
 function fileParts(core: Core, rail: string): RailFileParts {
   const c = liveRailConnection(core, rail);
@@ -28,7 +29,7 @@ export async function collectOutboundFile(core: Core, rail: string, windowKey: s
     if (rows.length === 0) return { fileId: null, transactions: 0 };
     const now = core.now();
     const fileId = newId('rf', now.getTime());
-    const file = await parts.compose(rows, now, fileId, core.log);
+    const file = await parts.compose(rows.map(instructionRecord), now, fileId, core.log);
     const total = rows.reduce((sum, r) => sum + BigInt(r.amount_minor), 0n);
     await insertOutboundFile(tx, {
       id: fileId,

@@ -2,19 +2,18 @@
 import type { Selectable } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
 import type { RailEventsTable } from '../../db/tables/rails';
-import type { NewRailEvent as RailModuleEvent } from '../../rails/adapter';
 import { railModuleOf } from '../../rails/registry';
 import type { PayoutRailEvent } from '../../../workflows/payout.contract';
 
 export type RailEventRow = Selectable<RailEventsTable>;
 
-/** Id `<rail file id>:<index>`. */
-export type NewRailEvent = RailModuleEvent;
+/** A rail_events row to record (the seam's `NewRailEvent`); id `<rail file id>:<index>`. */
+export type NewRailEventRow = Omit<RailEventRow, 'dispatched_at' | 'created_at'>;
 
 const RECORD_CHUNK = 500;
 
 /** A file read twice yields the same ids: recorded once. Returns the ids newly recorded. */
-export async function recordRailEvents(tx: DbOrTx, events: NewRailEvent[], now: Date): Promise<string[]> {
+export async function recordRailEvents(tx: DbOrTx, events: NewRailEventRow[], now: Date): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < events.length; i += RECORD_CHUNK) {
     const rows = await tx

@@ -22,10 +22,10 @@ export function composeAchFile(config: AchRailConfig, rows: RailInstructionRecor
   const batchOf = new Map<string, number>();
   for (const sec of ['PPD', 'CCD'] as const) {
     // NACHA rules: ascending trace numbers within a batch (two workers can queue out of draw order).
-    const entries = rows.filter((r) => (r.details?.sec_code ?? 'PPD') === sec).sort((x, y) => (x.trace_number! < y.trace_number! ? -1 : x.trace_number! > y.trace_number! ? 1 : 0));
+    const entries = rows.filter((r) => (r.details?.sec_code ?? 'PPD') === sec).sort((x, y) => (x.traceNumber! < y.traceNumber! ? -1 : x.traceNumber! > y.traceNumber! ? 1 : 0));
     if (entries.length === 0) continue;
     const batchNumber = batches.length + 1;
-    for (const r of entries) batchOf.set(r.payout_id, batchNumber);
+    for (const r of entries) batchOf.set(r.payoutId, batchNumber);
     batches.push({
       secCode: sec,
       companyName: config.companyName,
@@ -38,11 +38,11 @@ export function composeAchFile(config: AchRailConfig, rows: RailInstructionRecor
         accountType: r.details?.account_type === 'savings' ? 'savings' : 'checking',
         routingNumber: r.details!.routing_number!,
         accountNumber: r.details!.account_number!,
-        amountMinor: r.amount_minor.toString(),
+        amountMinor: r.amountMinor.toString(),
         // 15 characters: the payout id's tail and the attempt (returns match by trace number).
-        identificationNumber: r.end_to_end_id.replace(/[^0-9A-Za-z]/g, '').slice(-15).toUpperCase(),
-        receiverName: r.creditor_name,
-        traceNumber: r.trace_number!,
+        identificationNumber: r.endToEndId.replace(/[^0-9A-Za-z]/g, '').slice(-15).toUpperCase(),
+        receiverName: r.creditorName,
+        traceNumber: r.traceNumber!,
         paymentRelatedInformation: r.remittance && toNachaText(r.remittance, NACHA_ADDENDA_WIDTH) ? r.remittance : null,
       })),
     });
@@ -58,7 +58,7 @@ export function composeAchFile(config: AchRailConfig, rows: RailInstructionRecor
     batches,
   });
   const parsed = parseNachaFile(content);
-  const expected = rows.reduce((sum, r) => sum + r.amount_minor, 0n);
+  const expected = rows.reduce((sum, r) => sum + r.amountMinor, 0n);
   if (BigInt(parsed.totalCreditMinor) !== expected) throw new Error(`NACHA file ${messageId}: total credit ${parsed.totalCreditMinor} is not the instructions' ${expected}`);
   return {
     name: `${messageId}.ach`,

@@ -32,41 +32,41 @@ export async function processAchInboundFile(host: RailHost, ach: AchRailConfig, 
     for (const batch of parsed.batches) {
       for (const entry of batch.entries) {
         const id = `${file.id}:${events.length}`;
-        const base = { id, rail: file.rail, rail_file_id: file.id, deposit_id: null, uetr: null, occurred_at: now };
+        const base = { id, rail: file.rail, railFileId: file.id, depositId: null, uetr: null, occurredAt: now };
         const original = entry.return?.originalTraceNumber ?? entry.notificationOfChange?.originalTraceNumber;
         if (original) {
           const instruction = await tx.instructionByTrace(file.rail, original, true);
-          const match = { payout_id: instruction?.payout_id ?? null, attempt: instruction?.attempt ?? null, end_to_end_id: instruction?.end_to_end_id ?? null };
+          const match = { payoutId: instruction?.payoutId ?? null, attempt: instruction?.attempt ?? null, endToEndId: instruction?.endToEndId ?? null };
           if (entry.return) {
-            const sent = instruction?.rail_file_id
-              ? await tx.file(instruction.rail_file_id)
+            const sent = instruction?.railFileId
+              ? await tx.file(instruction.railFileId)
               : undefined;
             let settled = instruction?.status === 'settled' || instruction?.status === 'returned';
-            if (!settled && instruction && (instruction.status === 'in_file' || instruction.status === 'accepted') && sent?.settles_at && sent.settles_at.getTime() <= answeredAt.getTime()) {
+            if (!settled && instruction && (instruction.status === 'in_file' || instruction.status === 'accepted') && sent?.settlesAt && sent.settlesAt.getTime() <= answeredAt.getTime()) {
               // A late poll: the settlement came first, so record it now, ordered before the return.
-              await tx.recordEvents([settledEvent(file.rail, sent.id, sent.settles_at, instruction)], new Date(now.getTime() - 1));
-              await tx.advanceInstruction({ payoutId: instruction.payout_id, attempt: instruction.attempt }, 'settled', now);
+              await tx.recordEvents([settledEvent(file.rail, sent.id, sent.settlesAt, instruction)], new Date(now.getTime() - 1));
+              await tx.advanceInstruction({ payoutId: instruction.payoutId, attempt: instruction.attempt }, 'settled', now);
               settled = true;
             }
-            const late = settled && !!sent?.settles_at && answeredAt.getTime() > achUsualReturnDeadline(ach, sent.settles_at, nextFedBusinessDay).getTime();
+            const late = settled && !!sent?.settlesAt && answeredAt.getTime() > achUsualReturnDeadline(ach, sent.settlesAt, nextFedBusinessDay).getTime();
             const type = settled ? 'returned' : 'rejected';
-            events.push({ ...base, ...match, type, reason_code: entry.return.reasonCode, details: { source: 'nacha', traceNumber: entry.traceNumber, originalTraceNumber: original, amountMinor: entry.amountMinor, late, addendaInformation: entry.return.addendaInformation } });
-            if (instruction) await tx.advanceInstruction({ payoutId: instruction.payout_id, attempt: instruction.attempt }, type, now);
+            events.push({ ...base, ...match, type, reasonCode: entry.return.reasonCode, details: { source: 'nacha', traceNumber: entry.traceNumber, originalTraceNumber: original, amountMinor: entry.amountMinor, late, addendaInformation: entry.return.addendaInformation } });
+            if (instruction) await tx.advanceInstruction({ payoutId: instruction.payoutId, attempt: instruction.attempt }, type, now);
             returns.push({ code: entry.return.reasonCode, late });
           } else {
             const noc = entry.notificationOfChange!;
-            events.push({ ...base, ...match, type: 'notification_of_change', reason_code: noc.changeCode, details: { source: 'nacha', traceNumber: entry.traceNumber, originalTraceNumber: original, correctedData: noc.correctedData } });
+            events.push({ ...base, ...match, type: 'notification_of_change', reasonCode: noc.changeCode, details: { source: 'nacha', traceNumber: entry.traceNumber, originalTraceNumber: original, correctedData: noc.correctedData } });
           }
           continue;
         }
         if (CREDIT_CODES.has(entry.transactionCode) && entry.amountMinor !== '0') {
           events.push({
             ...base,
-            payout_id: null,
+            payoutId: null,
             attempt: null,
-            end_to_end_id: null,
+            endToEndId: null,
             type: 'credit',
-            reason_code: null,
+            reasonCode: null,
             details: {
               source: 'nacha',
               currency: 'USD',
@@ -92,9 +92,9 @@ export async function processAchInboundFile(host: RailHost, ach: AchRailConfig, 
   for (const r of returns) host.metrics.railReturns.inc({ rail: file.rail, code: r.code, late: String(r.late) });
   const lateOnes = recorded.events.filter((e) => e.details.late === true);
   if (lateOnes.length > 0) {
-    host.log.warn({ rail: file.rail, fileId: file.id, payouts: lateOnes.map((e) => e.payout_id), codes: lateOnes.map((e) => e.reason_code) }, 'late ACH returns: received after the usual return time; the payouts are refunded');
+    host.log.warn({ rail: file.rail, fileId: file.id, payouts: lateOnes.map((e) => e.payoutId), codes: lateOnes.map((e) => e.reasonCode) }, 'late ACH returns: received after the usual return time; the payouts are refunded');
   }
-  const unmatched = recorded.events.filter((e) => recorded.ids.includes(e.id) && !e.payout_id && e.type !== 'credit').length;
+  const unmatched = recorded.events.filter((e) => recorded.ids.includes(e.id) && !e.payoutId && e.type !== 'credit').length;
   if (unmatched > 0) {
     host.metrics.railUnmatchedItems.inc({ rail: file.rail }, unmatched);
     host.log.warn({ rail: file.rail, fileId: file.id, unmatched }, 'ACH returns or NOCs matched no payout; kept as unmatched items');
@@ -104,20 +104,20 @@ export async function processAchInboundFile(host: RailHost, ach: AchRailConfig, 
 }
 
 /** One id per file and attempt: recorded once, by the sweep or by a later return. */
-function settledEvent(rail: string, fileId: string, settlesAt: Date, r: { payout_id: string; attempt: number; end_to_end_id: string; trace_number: string | null }): NewRailEvent {
+function settledEvent(rail: string, fileId: string, settlesAt: Date, r: { payoutId: string; attempt: number; endToEndId: string; traceNumber: string | null }): NewRailEvent {
   return {
-    id: `${fileId}:settled:${r.payout_id}:${r.attempt}`,
+    id: `${fileId}:settled:${r.payoutId}:${r.attempt}`,
     rail,
-    rail_file_id: fileId,
+    railFileId: fileId,
     type: 'settled',
-    payout_id: r.payout_id,
+    payoutId: r.payoutId,
     attempt: r.attempt,
-    deposit_id: null,
-    end_to_end_id: r.end_to_end_id,
+    depositId: null,
+    endToEndId: r.endToEndId,
     uetr: null,
-    reason_code: null,
-    occurred_at: settlesAt,
-    details: { source: 'ach_settlement', traceNumber: r.trace_number },
+    reasonCode: null,
+    occurredAt: settlesAt,
+    details: { source: 'ach_settlement', traceNumber: r.traceNumber },
   };
 }
 
@@ -128,9 +128,9 @@ export async function settleDueAchFiles(host: RailHost, rail: string, listedAt: 
     settled += await host.transaction(async (tx) => {
       const now = host.now();
       const rows = await tx.lockUnansweredInstructionsOfFile(due.id);
-      const events = rows.map((r) => settledEvent(rail, due.id, due.settles_at!, r));
+      const events = rows.map((r) => settledEvent(rail, due.id, due.settlesAt!, r));
       await tx.recordEvents(events, now);
-      for (const r of rows) await tx.advanceInstruction({ payoutId: r.payout_id, attempt: r.attempt }, 'settled', now);
+      for (const r of rows) await tx.advanceInstruction({ payoutId: r.payoutId, attempt: r.attempt }, 'settled', now);
       await tx.markFileSettled(due.id, now);
       return rows.length;
     });
@@ -140,13 +140,13 @@ export async function settleDueAchFiles(host: RailHost, rail: string, listedAt: 
 
 /** Corrects the payout's saved recipient, or asks for the field again when ambiguous. Idempotent per event. */
 export async function applyNotificationOfChange(host: RailHost, e: RailEventRecord): Promise<void> {
-  if (!e.payout_id || !e.reason_code) return;
+  if (!e.payoutId || !e.reasonCode) return;
   const correctedData = String((e.details as Record<string, unknown>).correctedData ?? '');
-  const correction = achNocCorrection(e.reason_code, correctedData);
-  const r = await host.correctRecipient(e.payout_id, 'fields' in correction ? { fields: correction.fields as Record<string, string> } : { needsField: correction.ambiguous }, { correctionId: e.id, changeCode: e.reason_code });
+  const correction = achNocCorrection(e.reasonCode, correctedData);
+  const r = await host.correctRecipient(e.payoutId, 'fields' in correction ? { fields: correction.fields as Record<string, string> } : { needsField: correction.ambiguous }, { correctionId: e.id, changeCode: e.reasonCode });
   if (!r) {
-    host.log.warn({ payoutId: e.payout_id, changeCode: e.reason_code, railEventId: e.id }, 'ACH notification of change for a payout without a saved recipient: nothing to correct; the sender must update its details');
+    host.log.warn({ payoutId: e.payoutId, changeCode: e.reasonCode, railEventId: e.id }, 'ACH notification of change for a payout without a saved recipient: nothing to correct; the sender must update its details');
     return;
   }
-  host.log.info({ recipientId: r.recipientId, payoutId: e.payout_id, changeCode: e.reason_code, status: r.status }, 'saved recipient corrected by an ACH notification of change');
+  host.log.info({ recipientId: r.recipientId, payoutId: e.payoutId, changeCode: e.reasonCode, status: r.status }, 'saved recipient corrected by an ACH notification of change');
 }

@@ -22,29 +22,29 @@ function configured(ach: AchRailConfig): ConfiguredRail {
         // Never reused across workers and restarts; a retry gets the stored one (a racing draw leaves a gap, never a repeat).
         enqueue: async (entry) => {
           const stored = await host.store.instruction(entry.payoutId, entry.attempt);
-          if (stored?.trace_number) return { traceNumber: stored.trace_number, endToEndId: stored.end_to_end_id };
+          if (stored?.traceNumber) return { traceNumber: stored.traceNumber, endToEndId: stored.endToEndId };
           const seq = await host.store.nextSequenceValue(ACH_TRACE_SEQUENCE);
           const row = await host.store.queueInstruction(
             {
-              payout_id: entry.payoutId,
+              payoutId: entry.payoutId,
               attempt: entry.attempt,
               rail: ACH_RAIL,
-              business_id: entry.businessId,
-              end_to_end_id: entry.endToEndId,
+              businessId: entry.businessId,
+              endToEndId: entry.endToEndId,
               uetr: null,
-              trace_number: `${ach.odfiRouting.slice(0, 8)}${seq.padStart(7, '0')}`,
+              traceNumber: `${ach.odfiRouting.slice(0, 8)}${seq.padStart(7, '0')}`,
               details: { routing_number: entry.routingNumber, account_number: entry.accountNumber, account_type: entry.accountType, sec_code: entry.secCode },
-              amount_minor: BigInt(entry.amountMinor),
+              amountMinor: BigInt(entry.amountMinor),
               currency: entry.currency,
-              creditor_name: entry.creditorName,
-              creditor_iban: null,
-              creditor_bic: null,
+              creditorName: entry.creditorName,
+              creditorIban: null,
+              creditorBic: null,
               remittance: entry.remittance,
             },
             host.now(),
           );
           await host.ensureWindow(ach.batchWindowMs);
-          return { traceNumber: row.trace_number!, endToEndId: row.end_to_end_id };
+          return { traceNumber: row.traceNumber!, endToEndId: row.endToEndId };
         },
       }),
     // ACH settles by silence: after a complete listing, entries past their settlement time that nothing returned.

@@ -37,11 +37,11 @@ export async function composeSepaFile(sepa: SepaRailConfig, rows: RailInstructio
     batchBooking: false,
     debtor: sepa.debtor,
     transfers: rows.map((r) => ({
-      endToEndId: r.end_to_end_id,
+      endToEndId: r.endToEndId,
       uetr: r.uetr!,
-      amountMinor: r.amount_minor.toString(),
+      amountMinor: r.amountMinor.toString(),
       currency: 'EUR' as const,
-      creditor: { name: r.creditor_name, iban: r.creditor_iban!, bic: r.creditor_bic },
+      creditor: { name: r.creditorName, iban: r.creditorIban!, bic: r.creditorBic },
       remittanceInformation: r.remittance,
     })),
   });
@@ -68,7 +68,7 @@ async function findInstruction(store: RailStore, refs: { endToEndId: string | nu
   const row = await store.instructionByReference({ endToEndId: refs.endToEndId, uetr: refs.uetr ? refs.uetr.toLowerCase() : null });
   if (!row) return undefined;
   if (refs.uetr && row.uetr !== refs.uetr.toLowerCase()) return undefined;
-  if (refs.originalMessageId && row.rail_file_id && sepaMessageId(row.rail_file_id) !== refs.originalMessageId) return undefined;
+  if (refs.originalMessageId && row.railFileId && sepaMessageId(row.railFileId) !== refs.originalMessageId) return undefined;
   return row;
 }
 
@@ -84,15 +84,15 @@ async function pain002Events(store: RailStore, file: RailFileRecord, xml: string
     events.push({
       id: `${file.id}:${events.length}`,
       rail: file.rail,
-      rail_file_id: file.id,
+      railFileId: file.id,
       type,
-      payout_id: instruction?.payout_id ?? null,
+      payoutId: instruction?.payoutId ?? null,
       attempt: instruction?.attempt ?? null,
-      deposit_id: null,
-      end_to_end_id: refs.endToEndId,
+      depositId: null,
+      endToEndId: refs.endToEndId,
       uetr: refs.uetr,
-      reason_code: reasonCode,
-      occurred_at: occurredAt,
+      reasonCode,
+      occurredAt,
       details: { source: 'pain.002', status, originalMessageId: report.originalMessageId, ...details },
     });
   };
@@ -109,7 +109,7 @@ async function pain002Events(store: RailStore, file: RailFileRecord, xml: string
     const original = await store.outboundFileByMessageId(report.originalMessageId);
     const reason = report.payments.find((p) => p.reasonCode)?.reasonCode ?? report.groupReasonCode;
     for (const i of original ? await store.instructionsOfFile(original.id) : []) {
-      await push('RJCT', reason, { endToEndId: i.end_to_end_id, uetr: i.uetr }, { level: 'group' });
+      await push('RJCT', reason, { endToEndId: i.endToEndId, uetr: i.uetr }, { level: 'group' });
     }
     if (!original) await push('RJCT', reason, { endToEndId: null, uetr: null }, { level: 'group' });
   }
@@ -121,7 +121,7 @@ async function camt054BatchEvents(store: RailStore, file: RailFileRecord, header
   const endToEndIds = [...new Set(booked.map((e) => e.endToEndId).filter((v): v is string => !!v))];
   const uetrs = [...new Set(booked.filter((e) => !e.endToEndId && e.uetr).map((e) => e.uetr!.toLowerCase()))];
   const rows = await store.instructionsByReferences({ endToEndIds, uetrs });
-  const byEndToEnd = new Map(rows.map((r) => [r.end_to_end_id, r]));
+  const byEndToEnd = new Map(rows.map((r) => [r.endToEndId, r]));
   const byUetr = new Map(rows.filter((r) => r.uetr).map((r) => [r.uetr!, r]));
   return booked.map((e, i) => {
     const found = e.endToEndId ? byEndToEnd.get(e.endToEndId) : e.uetr ? byUetr.get(e.uetr.toLowerCase()) : undefined;
@@ -131,15 +131,15 @@ async function camt054BatchEvents(store: RailStore, file: RailFileRecord, header
     return {
       id: `${file.id}:${first + i}`,
       rail: file.rail,
-      rail_file_id: file.id,
+      railFileId: file.id,
       type,
-      payout_id: instruction?.payout_id ?? null,
+      payoutId: instruction?.payoutId ?? null,
       attempt: instruction?.attempt ?? null,
-      deposit_id: null,
-      end_to_end_id: e.endToEndId,
+      depositId: null,
+      endToEndId: e.endToEndId,
       uetr: e.uetr,
-      reason_code: e.returnReasonCode,
-      occurred_at: bookedAt && !Number.isNaN(bookedAt.getTime()) ? bookedAt : null,
+      reasonCode: e.returnReasonCode,
+      occurredAt: bookedAt && !Number.isNaN(bookedAt.getTime()) ? bookedAt : null,
       details: { source: 'camt.054', accountIban: header.accountIban, ...entryDetails(e) },
     };
   });
@@ -149,7 +149,7 @@ async function camt054BatchEvents(store: RailStore, file: RailFileRecord, header
 async function advanceInstructionsOf(store: RailStore, events: NewRailEvent[], now: Date): Promise<void> {
   let run: { to: RailInstructionRecord['status']; keys: Array<{ payoutId: string; attempt: number }> } | null = null;
   for (const e of events) {
-    if (!e.payout_id || e.attempt === null) continue;
+    if (!e.payoutId || e.attempt === null) continue;
     const to = e.type === 'accepted' ? 'accepted' : e.type === 'rejected' ? 'rejected' : e.type === 'settled' ? 'settled' : e.type === 'returned' ? 'returned' : null;
     if (!to) continue;
     if (run && run.to !== to) {
@@ -157,7 +157,7 @@ async function advanceInstructionsOf(store: RailStore, events: NewRailEvent[], n
       run = null;
     }
     run ??= { to, keys: [] };
-    run.keys.push({ payoutId: e.payout_id, attempt: e.attempt });
+    run.keys.push({ payoutId: e.payoutId, attempt: e.attempt });
   }
   if (run) await store.advanceInstructions(run.keys, run.to, now);
 }
@@ -217,8 +217,8 @@ export async function readSepaInboundFile(host: RailHost, file: RailFileRecord):
   }
   if (!read) return { events: 0, quarantined: false };
   const { events, recorded } = read;
-  for (const e of events) if (e.type === 'returned' && recorded.has(e.id)) host.metrics.railReturns.inc({ rail: file.rail, code: e.reason_code ?? 'none', late: 'false' });
-  const unmatched = events.filter((e) => recorded.has(e.id) && !e.payout_id && e.type !== 'credit').length;
+  for (const e of events) if (e.type === 'returned' && recorded.has(e.id)) host.metrics.railReturns.inc({ rail: file.rail, code: e.reasonCode ?? 'none', late: 'false' });
+  const unmatched = events.filter((e) => recorded.has(e.id) && !e.payoutId && e.type !== 'credit').length;
   if (unmatched > 0) {
     host.metrics.railUnmatchedItems.inc({ rail: file.rail }, unmatched);
     host.log.warn({ rail: file.rail, fileId: file.id, unmatched }, 'bank statuses matched no payout; kept as unmatched items');
@@ -251,25 +251,25 @@ function configured(sepa: SepaRailConfig): ConfiguredRail {
           const now = host.now();
           const row = await host.store.queueInstruction(
             {
-              payout_id: t.payoutId,
+              payoutId: t.payoutId,
               attempt: t.attempt,
               rail: SEPA_RAIL,
-              business_id: t.businessId,
-              end_to_end_id: t.endToEndId,
+              businessId: t.businessId,
+              endToEndId: t.endToEndId,
               uetr: t.uetr,
-              trace_number: null,
+              traceNumber: null,
               details: null,
-              amount_minor: BigInt(t.amountMinor),
+              amountMinor: BigInt(t.amountMinor),
               currency: t.currency,
-              creditor_name: t.creditorName,
-              creditor_iban: t.creditorIban,
-              creditor_bic: t.creditorBic,
+              creditorName: t.creditorName,
+              creditorIban: t.creditorIban,
+              creditorBic: t.creditorBic,
               remittance: t.remittance,
             },
             now,
           );
           await host.ensureWindow(sepa.batchWindowMs);
-          return { endToEndId: row.end_to_end_id, uetr: row.uetr! };
+          return { endToEndId: row.endToEndId, uetr: row.uetr! };
         },
       }),
     poll: (host) => pollSftpInbox(host, sepa, (file) => readSepaInboundFile(host, file)),

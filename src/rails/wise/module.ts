@@ -68,20 +68,20 @@ async function recordState(host: RailHost, transferId: string, state: string, oc
     const event: NewRailEvent = {
       id: `${WISE_RAIL}:${transferId}:${state}`,
       rail: WISE_RAIL,
-      rail_file_id: `${WISE_RAIL}:${transferId}`,
+      railFileId: `${WISE_RAIL}:${transferId}`,
       type,
-      payout_id: i?.payout_id ?? null,
+      payoutId: i?.payoutId ?? null,
       attempt: i?.attempt ?? null,
-      deposit_id: null,
-      end_to_end_id: i?.end_to_end_id ?? null,
+      depositId: null,
+      endToEndId: i?.endToEndId ?? null,
       uetr: null,
-      reason_code: type === 'rejected' || type === 'returned' ? state : null,
-      occurred_at: occurredAt,
+      reasonCode: type === 'rejected' || type === 'returned' ? state : null,
+      occurredAt,
       details: { source: 'wise', transferId, state, ...details },
     };
     const ids = await tx.recordEvents([event], now);
     if (ids.length === 0 || !i) return ids.length > 0;
-    const key = { payoutId: i.payout_id, attempt: i.attempt };
+    const key = { payoutId: i.payoutId, attempt: i.attempt };
     const known = WISE_STATE_RANK[i.details?.partner_state ?? ''] ?? 0;
     if ((WISE_STATE_RANK[state] ?? 0) >= known) await tx.updateInstructionDetails(key, { partner_state: state, ...(type === 'settled' ? { sent: 'true' } : {}) }, now);
     else if (type === 'settled') await tx.updateInstructionDetails(key, { sent: 'true' }, now);
@@ -115,19 +115,19 @@ function wiseAdapter(config: WiseRailConfig, host: RailHost, api: WiseClient): R
       // Recorded before anything is sent.
       const row = await host.store.queueInstruction(
         {
-          payout_id: instruction.payoutId,
+          payoutId: instruction.payoutId,
           attempt: instruction.attempt,
           rail: WISE_RAIL,
-          business_id: instruction.businessId,
-          end_to_end_id: customerTransactionId,
+          businessId: instruction.businessId,
+          endToEndId: customerTransactionId,
           uetr: null,
-          trace_number: null,
+          traceNumber: null,
           details: { channel: instruction.channel, route: route.type },
-          amount_minor: BigInt(instruction.amountMinor),
+          amountMinor: BigInt(instruction.amountMinor),
           currency: instruction.currency,
-          creditor_name: instruction.creditor.name,
-          creditor_iban: null,
-          creditor_bic: null,
+          creditorName: instruction.creditor.name,
+          creditorIban: null,
+          creditorBic: null,
           remittance: instruction.reference,
         },
         host.now(),
@@ -257,7 +257,7 @@ async function pollTransfers(config: WiseRailConfig, host: RailHost, api: WiseCl
     const state = s(t.status);
     if (!state) continue;
     if (await recordState(host, id, state, null, { via: 'poll' })) events++;
-    else await host.store.updateInstructionDetails({ payoutId: i.payout_id, attempt: i.attempt }, { polled_at: host.now().toISOString() }, host.now());
+    else await host.store.updateInstructionDetails({ payoutId: i.payoutId, attempt: i.attempt }, { polled_at: host.now().toISOString() }, host.now());
   }
   return { files: 0, events, quarantined: 0, more: waiting.length === 100 };
 }
