@@ -2,7 +2,7 @@
 import { apiKeyCacheOf } from './api-key-cache';
 import { knownChannel } from './catalog';
 import type { Caller, Core } from './context';
-import { paginate, type ListEnvelope } from './paging';
+import { paginate, type Page } from './paging';
 import type { Db, DbOrTx, Environment } from '../db/schema';
 import { hashKey } from '../domain/api-keys';
 import { parseDuration } from '../domain/durations';
@@ -186,14 +186,14 @@ export async function createApiKey(
 }
 
 /** `GET /api-keys`: every key of the caller's business and environment, newest first. 400 validation_error (`cursor`). */
-export async function listApiKeys(core: Core, caller: Caller, page: { limit: number; cursor?: string }): Promise<ListEnvelope<ApiKeyRecord>> {
+export async function listApiKeys(core: Core, caller: Caller, page: { limit: number; cursor?: string }): Promise<Page<ApiKeyRecord>> {
   const q = core.db
     .selectFrom('api_keys')
     .select(KEY_COLUMNS)
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', caller.environment);
-  const { rows, next_cursor } = await paginate(q, 'id', page);
-  return { data: rows.map(toRecord), next_cursor };
+  const { rows, nextCursor } = await paginate(q, 'id', page);
+  return { data: rows.map(toRecord), nextCursor };
 }
 
 const isActive = (row: { revoked_at: Date | null; expires_at: Date | null }, now: Date) =>

@@ -5,7 +5,7 @@ import { isValidEventPattern, matchesEventPattern, SURFACE_A_EVENT_WILDCARDS, su
 import type { Database } from '../db/schema';
 import { surfaceASnapshot } from '../wire/events';
 import type { Caller, Core } from './context';
-import { paginate, type ListEnvelope } from './paging';
+import { paginate, type Page } from './paging';
 import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARDS, surfaceBEnvelope, type SurfaceBEnvelope } from './webhooks-surface-b';
 
 /** The events API (docs/webhooks.md "Events API"): each event in the envelope its deliveries were signed over. */
@@ -109,7 +109,7 @@ export async function listEvents<S extends EventSurface = 'A'>(
   caller: Caller,
   f: EventFilter,
   surface: S = 'A' as S,
-): Promise<ListEnvelope<SurfaceEnvelopes[S]>> {
+): Promise<Page<SurfaceEnvelopes[S]>> {
   const s = SURFACES[surface];
   if (f.type !== undefined && !s.valid(f.type)) {
     throw validationError('type', `'${f.type}' is not an event type of this surface or a wildcard (${s.wildcards.join(', ')})`);
@@ -123,9 +123,9 @@ export async function listEvents<S extends EventSurface = 'A'>(
     .where((eb) => s.where(eb, f.type))
     .where('created_at', '>=', after);
   if (before) q = q.where('created_at', '<', before);
-  const { rows, next_cursor } = await paginate(q, 'id', f);
+  const { rows, nextCursor } = await paginate(q, 'id', f);
   const data = rows.map((r) => s.envelope(r) as SurfaceEnvelopes[S] | null).filter((e): e is SurfaceEnvelopes[S] => e !== null);
-  return { data, next_cursor };
+  return { data, nextCursor };
 }
 
 /** One event in `surface`'s envelope; 404 not_found when unknown, another tenant's, not received or past retention. */

@@ -187,7 +187,10 @@ export function registerApiKeyRoutes(app: SurfaceRouter): void {
     const body = c.req.valid('json');
     return c.json(await createApiKey(c.get('core'), c.get('caller'), body), 201);
   });
-  app.openapi(listApiKeysRoute, async (c) => c.json(await listApiKeys(c.get('core'), c.get('caller'), c.req.valid('query')), 200));
+  app.openapi(listApiKeysRoute, async (c) => {
+    const page = await listApiKeys(c.get('core'), c.get('caller'), c.req.valid('query'));
+    return c.json({ data: page.data, next_cursor: page.nextCursor }, 200);
+  });
   app.openapi(revokeApiKeyRoute, async (c) => c.json(await revokeApiKey(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
   app.openapi(rollApiKeyRoute, async (c) => {
     const body = c.req.header('Content-Type')?.includes('json') ? c.req.valid('json') : {};

@@ -89,6 +89,9 @@ export type SurfaceCEventResponse = z.infer<typeof SurfaceCEvent>;
 /** Registers `GET /events` and `GET /events/{id}` on the Surface A app, or on the Surface C app with `surface` 'C'. */
 export function registerEventRoutes(app: SurfaceRouter, surface: 'A' | 'C' = 'A'): void {
   const { listEventsRoute, getEventRoute } = routes(surface);
-  app.openapi(listEventsRoute, async (c) => c.json(await listEvents(c.get('core'), c.get('caller'), c.req.valid('query'), surface), 200));
+  app.openapi(listEventsRoute, async (c) => {
+    const page = await listEvents(c.get('core'), c.get('caller'), c.req.valid('query'), surface);
+    return c.json({ data: page.data, next_cursor: page.nextCursor }, 200);
+  });
   app.openapi(getEventRoute, async (c) => c.json(await getEvent(c.get('core'), c.get('caller'), c.req.valid('param').id, surface), 200));
 }

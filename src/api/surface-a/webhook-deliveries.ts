@@ -172,7 +172,8 @@ export function registerWebhookDeliveryRoutes(app: SurfaceRouter, surface: 'A' |
   const { listDeliveriesRoute, retryDeliveryRoute, resendRoute, rotateRoute } = routes(surface);
   app.openapi(listDeliveriesRoute, async (c) => {
     const { id } = c.req.valid('param');
-    return c.json(await listWebhookDeliveries(c.get('core'), c.get('caller'), id, c.req.valid('query'), surface), 200);
+    const page = await listWebhookDeliveries(c.get('core'), c.get('caller'), id, c.req.valid('query'), surface);
+    return c.json({ data: page.data, next_cursor: page.nextCursor }, 200);
   });
   app.openapi(retryDeliveryRoute, async (c) => {
     const { id, delivery_id } = c.req.valid('param');

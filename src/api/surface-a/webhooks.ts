@@ -106,8 +106,8 @@ export function registerWebhookRoutes(app: SurfaceRouter): void {
   });
 
   app.openapi(listWebhooksRoute, async (c) => {
-    const page = c.req.valid('query');
-    return c.json(await listWebhookEndpoints(c.get('core'), c.get('caller'), page), 200);
+    const page = await listWebhookEndpoints(c.get('core'), c.get('caller'), c.req.valid('query'));
+    return c.json({ data: page.data, next_cursor: page.nextCursor }, 200);
   });
 
   app.openapi(deleteWebhookRoute, async (c) => {

@@ -97,7 +97,7 @@ export function registerEventRoutes(app: SurfaceRouter): void {
       { limit: q.limit, cursor: q.after, type: q.type, created_after: q.createdAfter, created_before: q.createdBefore },
       'B',
     );
-    return c.json({ data: page.data, nextCursor: page.next_cursor }, 200);
+    return c.json({ data: page.data, nextCursor: page.nextCursor }, 200);
   });
   app.openapi(getEventRoute, async (c) => c.json(await getEvent(c.get('core'), c.get('caller'), c.req.valid('param').id, 'B'), 200));
 }

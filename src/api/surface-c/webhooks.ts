@@ -100,6 +100,7 @@ export function registerWebhookRoutes(app: SurfaceRouter): void {
   });
 
   app.openapi(listWebhooksRoute, async (c) => {
-    return c.json(await listWebhookEndpoints(c.get('core'), c.get('caller'), c.req.valid('query'), 'C'), 200);
+    const page = await listWebhookEndpoints(c.get('core'), c.get('caller'), c.req.valid('query'), 'C');
+    return c.json({ data: page.data, next_cursor: page.nextCursor }, 200);
   });
 }
