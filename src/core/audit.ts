@@ -98,7 +98,7 @@ interface HashedFields {
 }
 
 /** SHA-256 (hex) of a record's canonical JSON, its `prev_hash` included. */
-export function auditHash(r: HashedFields): string {
+function auditHash(r: HashedFields): string {
   const body = canonical({
     id: r.id,
     business_id: r.business_id,

@@ -4,6 +4,7 @@ import { isSurfaceCEventPattern, SURFACE_C_EVENT_WILDCARDS, surfaceCCoreTypes, s
 import { isValidEventPattern, matchesEventPattern, SURFACE_A_EVENT_WILDCARDS, surfaceACoreTypes, surfaceAEventType } from '../domain/webhook-events';
 import type { Database } from '../db/schema';
 import { surfaceASnapshot } from '../wire/events';
+import { surfaceAEnvelope, type SurfaceAEnvelope } from '../wire/surface-a/events';
 import type { Caller, Core } from './context';
 import { paginate, type Page } from './paging';
 import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARDS, surfaceBEnvelope, type SurfaceBEnvelope } from './webhooks-surface-b';
@@ -12,19 +13,6 @@ import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARD
 
 /** Days an event stays listed (docs/webhooks.md "Retention"); the retention job deletes older rows. */
 export const EVENT_RETENTION_DAYS = 30;
-
-/** Surface A envelope (spec "Envelope, Surface A"): `data.object` is the object's snapshot. */
-export interface SurfaceAEnvelope {
-  id: string;
-  type: string;
-  created_at: string;
-  data: { object: Record<string, unknown> };
-}
-
-/** The Surface A envelope of an outbox event (`type` is the Surface A name). */
-export function surfaceAEnvelope(event: { id: string; type: string; created_at: Date; data: Record<string, unknown> }): SurfaceAEnvelope {
-  return { id: event.id, type: event.type, created_at: event.created_at.toISOString(), data: { object: event.data } };
-}
 
 const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 
@@ -59,28 +47,29 @@ const SURFACES: { [S in EventSurface]: { valid: (p: string) => boolean; wildcard
     valid: isValidEventPattern,
     wildcards: SURFACE_A_EVENT_WILDCARDS,
     where: (eb, pattern) => eb('type', 'in', surfaceACoreTypes(pattern)),
-    envelope: (row) => surfaceAEnvelope({ id: row.id, type: surfaceAEventType(row.type) ?? row.type, created_at: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) }),
+    envelope: (row) => surfaceAEnvelope({ id: row.id, type: surfaceAEventType(row.type) ?? row.type, createdAt: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) }),
   },
   B: {
     valid: isSurfaceBEventPattern,
     wildcards: SURFACE_B_EVENT_WILDCARDS,
     where: surfaceBWhere,
-    envelope: (row) => surfaceBEnvelope({ id: row.id, type: row.type, created_at: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) }),
+    envelope: (row) => surfaceBEnvelope({ id: row.id, type: row.type, createdAt: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) }),
   },
   C: {
     valid: isSurfaceCEventPattern,
     wildcards: SURFACE_C_EVENT_WILDCARDS,
     where: (eb, pattern) => eb('type', 'in', surfaceCCoreTypes(pattern)),
-    envelope: (row) => surfaceCEnvelope({ id: row.id, type: row.type, created_at: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) }),
+    envelope: (row) => surfaceCEnvelope({ id: row.id, type: row.type, createdAt: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) }),
   },
 };
 
+/** `GET /events` filters: `type` a surface event name or wildcard; times ISO 8601 date-times as sent. */
 export interface EventFilter {
   limit: number;
   cursor?: string;
   type?: string;
-  created_after?: string;
-  created_before?: string;
+  createdAfter?: string;
+  createdBefore?: string;
 }
 
 function parseTime(value: string | undefined, key: 'createdAfter' | 'createdBefore'): Date | undefined {
@@ -93,9 +82,9 @@ function parseTime(value: string | undefined, key: 'createdAfter' | 'createdBefo
 }
 
 /** The `[after, before)` window of a filter, clipped to retention; 400 with the param named. */
-export function eventWindow(core: Core, f: { created_after?: string; created_before?: string }): { after: Date; before?: Date } {
-  const after = parseTime(f.created_after, 'createdAfter');
-  const before = parseTime(f.created_before, 'createdBefore');
+export function eventWindow(core: Core, f: { createdAfter?: string; createdBefore?: string }): { after: Date; before?: Date } {
+  const after = parseTime(f.createdAfter, 'createdAfter');
+  const before = parseTime(f.createdBefore, 'createdBefore');
   const retained = new Date(core.now().getTime() - EVENT_RETENTION_DAYS * 86_400_000);
   return { after: after && after > retained ? after : retained, before };
 }

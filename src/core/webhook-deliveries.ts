@@ -198,7 +198,7 @@ export async function resendWebhookEvents(
 ): Promise<ResendResult> {
   if (range.created_after === undefined) throw fieldValidationError('createdAfter', (name) => `${name} is required: the start of the range to re-send`);
   await liveEndpoint(core, caller, endpointId, surface);
-  const { after, before } = eventWindow(core, range);
+  const { after, before } = eventWindow(core, { createdAfter: range.created_after, createdBefore: range.created_before });
   let q = core.db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')

@@ -90,7 +90,9 @@ export type SurfaceCEventResponse = z.infer<typeof SurfaceCEvent>;
 export function registerEventRoutes(app: SurfaceRouter, surface: 'A' | 'C' = 'A'): void {
   const { listEventsRoute, getEventRoute } = routes(surface);
   app.openapi(listEventsRoute, async (c) => {
-    const page = await listEvents(c.get('core'), c.get('caller'), c.req.valid('query'), surface);
+    const q = c.req.valid('query');
+    const filter = { limit: q.limit, cursor: q.cursor, type: q.type, createdAfter: q.created_after, createdBefore: q.created_before };
+    const page = await listEvents(c.get('core'), c.get('caller'), filter, surface);
     return c.json({ data: page.data, next_cursor: page.nextCursor }, 200);
   });
   app.openapi(getEventRoute, async (c) => c.json(await getEvent(c.get('core'), c.get('caller'), c.req.valid('param').id, surface), 200));

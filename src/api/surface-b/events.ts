@@ -94,7 +94,7 @@ export function registerEventRoutes(app: SurfaceRouter): void {
     const page = await listEvents(
       c.get('core'),
       c.get('caller'),
-      { limit: q.limit, cursor: q.after, type: q.type, created_after: q.createdAfter, created_before: q.createdBefore },
+      { limit: q.limit, cursor: q.after, type: q.type, createdAfter: q.createdAfter, createdBefore: q.createdBefore },
       'B',
     );
     return c.json({ data: page.data, nextCursor: page.nextCursor }, 200);
