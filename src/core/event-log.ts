@@ -1,15 +1,17 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import { fieldValidationError, notFound, validationError } from '../domain/errors';
-import { isSurfaceCEventPattern, SURFACE_C_EVENT_WILDCARDS, surfaceCCoreTypes, surfaceCEnvelope, type SurfaceCEnvelope } from '../domain/surface-c';
-import { isValidEventPattern, matchesEventPattern, SURFACE_A_EVENT_WILDCARDS, surfaceACoreTypes, surfaceAEventType } from '../domain/webhook-events';
+import { isSurfaceCEventPattern, SURFACE_C_EVENT_WILDCARDS, surfaceCCoreTypes, surfaceCEventType } from '../domain/surface-c';
+import { isValidEventPattern, matchesEventPattern, type OutboxEvent, SURFACE_A_EVENT_WILDCARDS, surfaceACoreTypes } from '../domain/webhook-events';
 import type { Database } from '../db/schema';
 import { surfaceASnapshot } from '../wire/events';
-import { surfaceAEnvelope, type SurfaceAEnvelope } from '../wire/surface-a/events';
 import type { Caller, Core } from './context';
 import { paginate, type Page } from './paging';
-import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARDS, surfaceBEnvelope, type SurfaceBEnvelope } from './webhooks-surface-b';
+import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARDS, surfaceBEventType } from './webhooks-surface-b';
 
-/** The events API (docs/webhooks.md "Events API"): each event in the envelope its deliveries were signed over. */
+/**
+ * The events API (docs/webhooks.md "Events API"): the events a surface's endpoints receive, each as an
+ * {@link OutboxEvent}; each surface renders the envelope its deliveries were signed over.
+ */
 
 /** Days an event stays listed (docs/webhooks.md "Retention"); the retention job deletes older rows. */
 export const EVENT_RETENTION_DAYS = 30;
@@ -17,12 +19,6 @@ export const EVENT_RETENTION_DAYS = 30;
 const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 
 export type EventSurface = 'A' | 'B' | 'C';
-
-export interface SurfaceEnvelopes {
-  A: SurfaceAEnvelope;
-  B: SurfaceBEnvelope;
-  C: SurfaceCEnvelope;
-}
 
 type EventRow = { id: string; type: string; created_at: unknown; data: Record<string, unknown>; data_format: string };
 type EventsWhere = (eb: ExpressionBuilder<Database, 'events'>, pattern?: string) => Expression<SqlBool>;
@@ -42,26 +38,28 @@ const surfaceBWhere: EventsWhere = (eb, pattern) => {
   );
 };
 
-const SURFACES: { [S in EventSurface]: { valid: (p: string) => boolean; wildcards: readonly string[]; where: EventsWhere; envelope: (row: EventRow) => SurfaceEnvelopes[S] | null } } = {
+const SURFACES: { [S in EventSurface]: { valid: (p: string) => boolean; wildcards: readonly string[]; where: EventsWhere; receives: (e: OutboxEvent) => boolean } } = {
   A: {
     valid: isValidEventPattern,
     wildcards: SURFACE_A_EVENT_WILDCARDS,
     where: (eb, pattern) => eb('type', 'in', surfaceACoreTypes(pattern)),
-    envelope: (row) => surfaceAEnvelope({ id: row.id, type: surfaceAEventType(row.type) ?? row.type, createdAt: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) }),
+    receives: () => true,
   },
   B: {
     valid: isSurfaceBEventPattern,
     wildcards: SURFACE_B_EVENT_WILDCARDS,
     where: surfaceBWhere,
-    envelope: (row) => surfaceBEnvelope({ id: row.id, type: row.type, createdAt: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) }),
+    receives: (e) => surfaceBEventType(e.type, e.data) !== null,
   },
   C: {
     valid: isSurfaceCEventPattern,
     wildcards: SURFACE_C_EVENT_WILDCARDS,
     where: (eb, pattern) => eb('type', 'in', surfaceCCoreTypes(pattern)),
-    envelope: (row) => surfaceCEnvelope({ id: row.id, type: row.type, createdAt: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) }),
+    receives: (e) => surfaceCEventType(e.type) !== null,
   },
 };
+
+const toOutboxEvent = (row: EventRow): OutboxEvent => ({ id: row.id, type: row.type, createdAt: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) });
 
 /** `GET /events` filters: `type` a surface event name or wildcard; times ISO 8601 date-times as sent. */
 export interface EventFilter {
@@ -90,15 +88,10 @@ export function eventWindow(core: Core, f: { createdAfter?: string; createdBefor
 }
 
 /**
- * Lists the caller's events as `surface`'s endpoints receive them, newest first, last {@link EVENT_RETENTION_DAYS}
- * days. 400 validation_error (`type`, `created_after`, `created_before`, `cursor`).
+ * The caller's events that `surface`'s endpoints receive (core types), newest first, last {@link EVENT_RETENTION_DAYS}
+ * days. 400 validation_error (`type`, `createdAfter`, `createdBefore`, `cursor`, in the surface's spelling).
  */
-export async function listEvents<S extends EventSurface = 'A'>(
-  core: Core,
-  caller: Caller,
-  f: EventFilter,
-  surface: S = 'A' as S,
-): Promise<Page<SurfaceEnvelopes[S]>> {
+export async function listEvents(core: Core, caller: Caller, f: EventFilter, surface: EventSurface = 'A'): Promise<Page<OutboxEvent>> {
   const s = SURFACES[surface];
   if (f.type !== undefined && !s.valid(f.type)) {
     throw validationError('type', `'${f.type}' is not an event type of this surface or a wildcard (${s.wildcards.join(', ')})`);
@@ -113,12 +106,11 @@ export async function listEvents<S extends EventSurface = 'A'>(
     .where('created_at', '>=', after);
   if (before) q = q.where('created_at', '<', before);
   const { rows, nextCursor } = await paginate(q, 'id', f);
-  const data = rows.map((r) => s.envelope(r) as SurfaceEnvelopes[S] | null).filter((e): e is SurfaceEnvelopes[S] => e !== null);
-  return { data, nextCursor };
+  return { data: rows.map(toOutboxEvent).filter(s.receives), nextCursor };
 }
 
-/** One event in `surface`'s envelope; 404 not_found when unknown, another tenant's, not received or past retention. */
-export async function getEvent<S extends EventSurface = 'A'>(core: Core, caller: Caller, id: string, surface: S = 'A' as S): Promise<SurfaceEnvelopes[S]> {
+/** One event `surface`'s endpoints receive; 404 not_found when unknown, another tenant's, not received or past retention. */
+export async function getEvent(core: Core, caller: Caller, id: string, surface: EventSurface = 'A'): Promise<OutboxEvent> {
   const s = SURFACES[surface];
   const row = await core.db
     .selectFrom('events')
@@ -129,7 +121,7 @@ export async function getEvent<S extends EventSurface = 'A'>(core: Core, caller:
     .where((eb) => s.where(eb))
     .where('created_at', '>=', eventWindow(core, {}).after)
     .executeTakeFirst();
-  const envelope = row ? (s.envelope(row) as SurfaceEnvelopes[S] | null) : null;
-  if (!envelope) throw notFound('event', id);
-  return envelope;
+  const event = row ? toOutboxEvent(row) : null;
+  if (!event || !s.receives(event)) throw notFound('event', id);
+  return event;
 }

@@ -11,7 +11,7 @@ import { surfaceCEnvelope, surfaceCEventType } from '../domain/surface-c';
 import type { Core } from './context';
 import { guardedPost, RefusedDestinationError } from './net-guard';
 import { recordWebhookAttempt, webhookDeliveriesFailed } from './metrics/registry';
-import { surfaceAEnvelope } from '../wire/surface-a/events';
+import { surfaceAEnvelope } from '../wire/surface-a/event-envelopes';
 import { surfaceASnapshot } from '../wire/events';
 import { SURFACE_A_SIGNATURE_HEADER, signSurfaceA, surfaceBSignatureHeaders } from './webhook-signature';
 import { surfaceBEnvelope, surfaceBEventType, surfaceBRetrySchedule } from './webhooks-surface-b';
