@@ -56,7 +56,6 @@ type PauseRow = { channel: string; reason: string | null; paused_by: string; pau
 
 const toChannelPause = (r: PauseRow): ChannelPause => ({ channel: r.channel, reason: r.reason, pausedBy: r.paused_by, pausedAt: new Date(r.paused_at) });
 
-/** The pause as its audit records carry it (docs/security.md "Audit trail"). */
 const auditSnapshot = (r: PauseRow) => ({ ...r, paused_at: new Date(r.paused_at).toISOString() });
 
 /** Pauses `channel` idempotently, audited as `channel.paused` (platform chain). Throws Error for an unknown channel. */

@@ -8,10 +8,7 @@ import type { Caller, Core } from './context';
 import { paginate, type Page } from './paging';
 import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARDS, surfaceBEventType } from './webhooks-surface-b';
 
-/**
- * The events API (docs/webhooks.md "Events API"): the events a surface's endpoints receive, each as an
- * {@link OutboxEvent}; each surface renders the envelope its deliveries were signed over.
- */
+/** The events API (docs/webhooks.md "Events API"): the events a surface receives; the surface renders their envelope. */
 
 /** Days an event stays listed (docs/webhooks.md "Retention"); the retention job deletes older rows. */
 export const EVENT_RETENTION_DAYS = 30;
