@@ -75,9 +75,9 @@ try {
   const verify = await doubles.whatsapp.verify();
   console.log(`WhatsApp webhook handshake (GET hub.challenge): HTTP ${verify.status}`);
   const biz = await createBusiness(core.db, { name: 'Acme Ltd', verified: true });
-  const key = await core.db.selectFrom('api_keys').select('id').where('business_id', '=', biz.business_id).where('environment', '=', 'sandbox').executeTakeFirstOrThrow();
-  const caller: Caller = { businessId: biz.business_id, environment: 'sandbox', keyId: key.id, role: 'owner', policy: null };
-  await core.db.transaction().execute((tx) => post(tx, { businessId: biz.business_id, environment: 'sandbox', key: 'demo:fund', from: 'external', to: 'available', amount: 1_000_000_000n }));
+  const key = await core.db.selectFrom('api_keys').select('id').where('business_id', '=', biz.businessId).where('environment', '=', 'sandbox').executeTakeFirstOrThrow();
+  const caller: Caller = { businessId: biz.businessId, environment: 'sandbox', keyId: key.id, role: 'owner', policy: null };
+  await core.db.transaction().execute((tx) => post(tx, { businessId: biz.businessId, environment: 'sandbox', key: 'demo:fund', from: 'external', to: 'available', amount: 1_000_000_000n }));
 
   const stopNumber = '+525512349999';
   const stop = await doubles.twilio.inbound(`${base}/hooks/twilio/inbound`, stopNumber, 'STOP');

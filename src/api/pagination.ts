@@ -6,4 +6,4 @@ export const pageQuery = {
   cursor: z.string().optional().openapi({ description: 'Opaque cursor from next_cursor of the previous page' }),
 };
 
-export { decodeCursor, encodeCursor, type ListEnvelope, paginate } from '../core/paging';
+export { decodeCursor, encodeCursor, paginate } from '../core/paging';

@@ -2,41 +2,15 @@
 import { apiKeyCacheOf } from './api-key-cache';
 import { knownChannel } from './catalog';
 import type { Caller, Core } from './context';
-import { paginate, type ListEnvelope } from './paging';
+import { paginate, type Page } from './paging';
 import type { Db, DbOrTx, Environment } from '../db/schema';
-import { hashKey } from '../domain/api-keys';
+import { type ApiKey, type ApiKeyPolicy, type CreatedApiKey, hashKey } from '../domain/api-keys';
 import { parseDuration } from '../domain/durations';
 import { parseAmountParam, formatAmount, USDC } from '../domain/money';
 import { ApiError, notFound, validationError } from '../domain/errors';
 import { newId, randomToken } from '../domain/ids';
+import { renderApiKey } from '../wire/surface-a/api-keys';
 import { type AuditInput, callerActor, operatorActor, recordAuditEvent } from './audit';
-
-/** Spec "ApiKey create" policy: Amounts are USDC decimal strings; channels are catalog ids. */
-export interface ApiKeyPolicy {
-  daily_budget?: string;
-  per_payout_max?: string;
-  channels?: string[];
-  approval_threshold?: string;
-}
-
-/** An API key as listed: never its secret, only `prefix` (first 12 characters) and `last4`; ISO 8601 UTC timestamps. */
-export interface ApiKeyRecord {
-  id: string;
-  object: 'api_key';
-  name: string;
-  prefix: string;
-  last4: string | null;
-  role: 'owner' | 'member';
-  policy: ApiKeyPolicy | null;
-  created_at: string;
-  last_used_at: string | null;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
-
-export interface CreatedApiKey extends ApiKeyRecord {
-  key: string;
-}
 
 /** The secret is returned once and stored only as its SHA-256. */
 export interface IssuedKey {
@@ -89,15 +63,16 @@ function usdc(value: string, param: string): string {
   return formatAmount(parseAmountParam(value, USDC, param), USDC);
 }
 
-/** Normalises a key policy: amounts canonical, channels known (400 validation_error `policy.channels.<i>`), deduplicated. */
+/**
+ * Normalises a key policy: amounts canonical USDC decimal strings (400 validation_error `policy.daily_budget`,
+ * `policy.per_payout_max`, `policy.approval_threshold`), channels known (`policy.channels.<i>`) and deduplicated.
+ */
 export function normalisePolicy(policy: ApiKeyPolicy | null | undefined): ApiKeyPolicy | null {
   if (!policy) return null;
   const out: ApiKeyPolicy = {};
-  if (policy.daily_budget !== undefined) out.daily_budget = usdc(policy.daily_budget, 'policy.daily_budget');
-  if (policy.per_payout_max !== undefined) out.per_payout_max = usdc(policy.per_payout_max, 'policy.per_payout_max');
-  if (policy.approval_threshold !== undefined) {
-    out.approval_threshold = usdc(policy.approval_threshold, 'policy.approval_threshold');
-  }
+  if (policy.dailyBudget !== undefined) out.dailyBudget = usdc(policy.dailyBudget, 'policy.daily_budget');
+  if (policy.perPayoutMax !== undefined) out.perPayoutMax = usdc(policy.perPayoutMax, 'policy.per_payout_max');
+  if (policy.approvalThreshold !== undefined) out.approvalThreshold = usdc(policy.approvalThreshold, 'policy.approval_threshold');
   if (policy.channels !== undefined) {
     const seen: string[] = [];
     policy.channels.forEach((id, i) => {
@@ -109,7 +84,28 @@ export function normalisePolicy(policy: ApiKeyPolicy | null | undefined): ApiKey
   return out;
 }
 
-const iso = (d: Date | string | null): string | null => (d === null ? null : new Date(d).toISOString());
+/** The stored `api_keys.policy` JSON (the spelling the payout policies read from `Caller.policy`). */
+function policyColumn(p: ApiKeyPolicy | null): Record<string, unknown> | null {
+  if (!p) return null;
+  const out: Record<string, unknown> = {};
+  if (p.dailyBudget !== undefined) out.daily_budget = p.dailyBudget;
+  if (p.perPayoutMax !== undefined) out.per_payout_max = p.perPayoutMax;
+  if (p.approvalThreshold !== undefined) out.approval_threshold = p.approvalThreshold;
+  if (p.channels !== undefined) out.channels = p.channels;
+  return out;
+}
+
+function policyOf(stored: Record<string, unknown> | null): ApiKeyPolicy | null {
+  if (!stored) return null;
+  const out: ApiKeyPolicy = {};
+  if (typeof stored.daily_budget === 'string') out.dailyBudget = stored.daily_budget;
+  if (typeof stored.per_payout_max === 'string') out.perPayoutMax = stored.per_payout_max;
+  if (Array.isArray(stored.channels)) out.channels = stored.channels as string[];
+  if (typeof stored.approval_threshold === 'string') out.approvalThreshold = stored.approval_threshold;
+  return out;
+}
+
+const dateOrNull = (d: Date | string | null): Date | null => (d === null ? null : new Date(d));
 
 const KEY_COLUMNS = [
   'id',
@@ -129,6 +125,8 @@ const KEY_COLUMNS = [
 
 type KeyRow = {
   id: string;
+  business_id: string;
+  environment: Environment;
   name: string;
   prefix: string;
   last4: string | null;
@@ -140,21 +138,25 @@ type KeyRow = {
   revoked_at: Date | null;
 };
 
-function toRecord(row: KeyRow): ApiKeyRecord {
+function toApiKey(row: KeyRow): ApiKey {
   return {
     id: row.id,
-    object: 'api_key',
+    businessId: row.business_id,
+    environment: row.environment,
     name: row.name,
     prefix: row.prefix,
     last4: row.last4,
     role: row.role,
-    policy: (row.policy as ApiKeyPolicy | null) ?? null,
-    created_at: iso(row.created_at)!,
-    last_used_at: iso(row.last_used_at),
-    expires_at: iso(row.expires_at),
-    revoked_at: iso(row.revoked_at),
+    policy: policyOf(row.policy ?? null),
+    createdAt: new Date(row.created_at),
+    lastUsedAt: dateOrNull(row.last_used_at),
+    expiresAt: dateOrNull(row.expires_at),
+    revokedAt: dateOrNull(row.revoked_at),
   };
 }
+
+/** The audit record's `before`/`after` of a key: its Surface A rendering (docs/security.md "Audit trail"). */
+const auditSnapshot = (row: KeyRow) => ({ ...renderApiKey(toApiKey(row)) });
 
 const ownerOnly = (what: string) => new ApiError(403, 'permission_denied', `Only the owner key can ${what}`, null);
 
@@ -176,24 +178,24 @@ export async function createApiKey(
       environment: caller.environment,
       name,
       role: 'member',
-      policy: policy as Record<string, unknown> | null,
+      policy: policyColumn(policy),
       createdByKeyId: caller.keyId,
     });
-    const record = toRecord((await keyRow(tx, issued.id))!);
-    await recordAuditEvent(tx, { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'api_key.created', objectType: 'api_key', objectId: issued.id, before: null, after: { ...record } }, core.now());
-    return { ...record, key: issued.key };
+    const row = (await keyRow(tx, issued.id))!;
+    await recordAuditEvent(tx, { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'api_key.created', objectType: 'api_key', objectId: issued.id, before: null, after: auditSnapshot(row) }, core.now());
+    return { ...toApiKey(row), key: issued.key };
   });
 }
 
 /** `GET /api-keys`: every key of the caller's business and environment, newest first. 400 validation_error (`cursor`). */
-export async function listApiKeys(core: Core, caller: Caller, page: { limit: number; cursor?: string }): Promise<ListEnvelope<ApiKeyRecord>> {
+export async function listApiKeys(core: Core, caller: Caller, page: { limit: number; cursor?: string }): Promise<Page<ApiKey>> {
   const q = core.db
     .selectFrom('api_keys')
     .select(KEY_COLUMNS)
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', caller.environment);
-  const { rows, next_cursor } = await paginate(q, 'id', page);
-  return { data: rows.map(toRecord), next_cursor };
+  const { rows, nextCursor } = await paginate(q, 'id', page);
+  return { data: rows.map(toApiKey), nextCursor };
 }
 
 const isActive = (row: { revoked_at: Date | null; expires_at: Date | null }, now: Date) =>
@@ -229,7 +231,7 @@ async function revoke(
   now: Date,
   force: boolean,
   audit: Pick<AuditInput, 'actor' | 'source'>,
-): Promise<KeyRow & { business_id: string; environment: Environment }> {
+): Promise<KeyRow> {
   return db.transaction().execute(async (tx) => {
     let q = tx.selectFrom('api_keys').select(KEY_COLUMNS).where('id', '=', id);
     if (scope.businessId) q = q.where('business_id', '=', scope.businessId);
@@ -248,7 +250,7 @@ async function revoke(
     if (updated) {
       await recordAuditEvent(
         tx,
-        { businessId: row.business_id, environment: row.environment, ...audit, action: 'api_key.revoked', objectType: 'api_key', objectId: id, before: { ...toRecord(row) }, after: { ...toRecord(updated), ...(force ? { forced: true } : {}) } },
+        { businessId: row.business_id, environment: row.environment, ...audit, action: 'api_key.revoked', objectType: 'api_key', objectId: id, before: auditSnapshot(row), after: { ...auditSnapshot(updated), ...(force ? { forced: true } : {}) } },
         now,
       );
     }
@@ -257,7 +259,7 @@ async function revoke(
 }
 
 /** `DELETE /api-keys/{id}`: revoked on every API process before it answers. 403, 404, 409 last_owner_key. Idempotent. */
-export async function revokeApiKey(core: Core, caller: Caller, id: string): Promise<ApiKeyRecord> {
+export async function revokeApiKey(core: Core, caller: Caller, id: string): Promise<ApiKey> {
   if (caller.role !== 'owner') throw ownerOnly('revoke API keys');
   // Counting evictions starts before the commit so none is missed (src/core/api-key-cache.ts).
   const eviction = apiKeyCacheOf(core.db)?.expectEviction(id);
@@ -272,7 +274,7 @@ export async function revokeApiKey(core: Core, caller: Caller, id: string): Prom
   if (row.revoked_at && new Date(row.revoked_at).getTime() === now.getTime()) await eviction?.everywhere();
   else eviction?.cancel();
   core.log.info({ key_id: id, business_id: caller.businessId, environment: caller.environment, by_key_id: caller.keyId }, 'api key revoked');
-  return toRecord(row);
+  return toApiKey(row);
 }
 
 /** `npm run admin -- key revoke <id>`: any key by id; 409 last_owner_key unless `force`. */
@@ -280,9 +282,8 @@ export async function revokeApiKeyAsOperator(
   db: Db,
   id: string,
   opts: { now?: Date; force?: boolean; audit?: Pick<AuditInput, 'actor' | 'source'> } = {},
-): Promise<ApiKeyRecord & { business_id: string; environment: Environment }> {
-  const row = await revoke(db, {}, id, opts.now ?? new Date(), opts.force ?? false, opts.audit ?? operatorActor());
-  return { ...toRecord(row), business_id: row.business_id, environment: row.environment };
+): Promise<ApiKey> {
+  return toApiKey(await revoke(db, {}, id, opts.now ?? new Date(), opts.force ?? false, opts.audit ?? operatorActor()));
 }
 
 /** A roll's `expires_in` (ISO 8601 duration, PT0S to P7D) in ms; absent is 0. 400 validation_error (`expires_in`). */
@@ -303,9 +304,9 @@ export function parseRollGrace(expiresIn: string | null | undefined): number {
  * `POST /api-keys/{id}/roll`: the old key works for `expires_in` (at most P7D), then is 401
  * `api_key_expired`. 403; 404; 400; 409 `api_key_inactive` when revoked, expired or already rolled.
  */
-export async function rollApiKey(core: Core, caller: Caller, id: string, input: { expires_in?: string | null }): Promise<CreatedApiKey> {
+export async function rollApiKey(core: Core, caller: Caller, id: string, input: { expiresIn?: string | null }): Promise<CreatedApiKey> {
   if (caller.role !== 'owner') throw ownerOnly('roll API keys');
-  const graceMs = parseRollGrace(input.expires_in);
+  const graceMs = parseRollGrace(input.expiresIn);
   const now = core.now();
   const eviction = apiKeyCacheOf(core.db)?.expectEviction(id);
   const issued = await core.db.transaction().execute(async (tx) => {
@@ -337,7 +338,7 @@ export async function rollApiKey(core: Core, caller: Caller, id: string, input: 
     const after = await keyRow(tx, id);
     await recordAuditEvent(
       tx,
-      { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'api_key.rolled', objectType: 'api_key', objectId: id, before: { ...toRecord(row) }, after: { ...toRecord(after!), replacement_key_id: next.id } },
+      { businessId: caller.businessId, environment: caller.environment, ...callerActor(caller), action: 'api_key.rolled', objectType: 'api_key', objectId: id, before: auditSnapshot(row), after: { ...auditSnapshot(after!), replacement_key_id: next.id } },
       now,
     );
     return next;
@@ -347,7 +348,7 @@ export async function rollApiKey(core: Core, caller: Caller, id: string, input: 
   });
   await eviction?.everywhere();
   core.log.info({ key_id: id, replacement_key_id: issued.id, grace_ms: graceMs, by_key_id: caller.keyId }, 'api key rolled');
-  return { ...toRecord((await keyRow(core.db, issued.id))!), key: issued.key };
+  return { ...toApiKey((await keyRow(core.db, issued.id))!), key: issued.key };
 }
 
 /** Resolves a bearer key to its caller (spec "Authentication"). 401 `invalid_api_key`, `api_key_revoked`, `api_key_expired`. */

@@ -5,7 +5,7 @@ import { validationError } from '../domain/errors';
 import { newId } from '../domain/ids';
 import type { Db, DbOrTx, Environment } from '../db/schema';
 import type { Caller, Core, RequestSource } from './context';
-import { paginate } from './paging';
+import { type Page, paginate } from './paging';
 
 /**
  * The audit trail of privileged acts (docs/security.md "Audit trail"), secrets never included; the
@@ -98,7 +98,7 @@ interface HashedFields {
 }
 
 /** SHA-256 (hex) of a record's canonical JSON, its `prev_hash` included. */
-export function auditHash(r: HashedFields): string {
+function auditHash(r: HashedFields): string {
   const body = canonical({
     id: r.id,
     business_id: r.business_id,
@@ -229,7 +229,7 @@ export async function listAuditEvents(
   caller: Caller,
   filters: AuditFilters,
   page: { limit: number; cursor?: string },
-): Promise<{ data: AuditEvent[]; next_cursor: string | null }> {
+): Promise<Page<AuditEvent>> {
   const time = (v: string | undefined, param: string) => {
     if (v === undefined) return undefined;
     const d = new Date(v);
@@ -244,8 +244,8 @@ export async function listAuditEvents(
   if (filters.object) q = q.where('object_id', '=', filters.object);
   if (gte) q = q.where('created_at', '>=', gte);
   if (lte) q = q.where('created_at', '<=', lte);
-  const { rows, next_cursor } = await paginate(q, 'id', page);
-  return { data: rows.map((r) => toAuditEvent(r as unknown as AuditRow)), next_cursor };
+  const { rows, nextCursor } = await paginate(q, 'id', page);
+  return { data: rows.map((r) => toAuditEvent(r as unknown as AuditRow)), nextCursor };
 }
 
 export interface AuditChainProblem {

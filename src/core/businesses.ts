@@ -5,11 +5,17 @@ import { issueKey } from './api-keys';
 
 export { issueKey, type IssuedKey } from './api-keys';
 
-/** Creates a business with an owner key per environment; returns `{business_id, keys: {sandbox, live}}`. */
+/** A business just created: its id and the secret of its owner key in each environment (shown this once). */
+export interface CreatedBusiness {
+  businessId: string;
+  keys: { sandbox: string; live: string };
+}
+
+/** Creates a business with an owner key per environment. 400 validation_error (`name`) for a blank name. */
 export async function createBusiness(
   db: DbOrTx,
   input: { name: string; verified?: boolean; approvalsRequired?: number },
-): Promise<{ business_id: string; keys: { sandbox: string; live: string } }> {
+): Promise<CreatedBusiness> {
   if (!input.name.trim()) throw new ApiError(400, 'validation_error', 'name is required', 'name');
   const id = newId('biz');
   await db
@@ -18,12 +24,12 @@ export async function createBusiness(
     .execute();
   const sandbox = await issueKey(db, { businessId: id, environment: 'sandbox', name: 'Owner key', role: 'owner' });
   const live = await issueKey(db, { businessId: id, environment: 'live', name: 'Owner key', role: 'owner' });
-  return { business_id: id, keys: { sandbox: sandbox.key, live: live.key } };
+  return { businessId: id, keys: { sandbox: sandbox.key, live: live.key } };
 }
 
 /** Marks a business verified; idempotent. Throws 404 not_found for an unknown id. */
-export async function verifyBusiness(db: DbOrTx, businessId: string): Promise<{ business_id: string; verified: true }> {
+export async function verifyBusiness(db: DbOrTx, businessId: string): Promise<{ businessId: string; verified: true }> {
   const res = await db.updateTable('businesses').set({ verified: true }).where('id', '=', businessId).executeTakeFirst();
   if (!res.numUpdatedRows) throw new ApiError(404, 'not_found', `No business with id '${businessId}'`, 'business_id');
-  return { business_id: businessId, verified: true };
+  return { businessId, verified: true };
 }

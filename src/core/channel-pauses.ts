@@ -44,12 +44,19 @@ export async function freshPausedChannels(core: Pick<Core, 'db' | 'config'>): Pr
   return pausedChannels(core);
 }
 
+/** A runtime pause of a catalog channel: who paused it (operator user name), when, and why. */
 export interface ChannelPause {
   channel: string;
   reason: string | null;
-  paused_by: string;
-  paused_at: string;
+  pausedBy: string;
+  pausedAt: Date;
 }
+
+type PauseRow = { channel: string; reason: string | null; paused_by: string; paused_at: Date };
+
+const toChannelPause = (r: PauseRow): ChannelPause => ({ channel: r.channel, reason: r.reason, pausedBy: r.paused_by, pausedAt: new Date(r.paused_at) });
+
+const auditSnapshot = (r: PauseRow) => ({ ...r, paused_at: new Date(r.paused_at).toISOString() });
 
 /** Pauses `channel` idempotently, audited as `channel.paused` (platform chain). Throws Error for an unknown channel. */
 export async function pauseChannel(
@@ -66,11 +73,10 @@ export async function pauseChannel(
       .returning('channel')
       .executeTakeFirst();
     const row = await tx.selectFrom('channel_pauses').selectAll().where('channel', '=', channel).executeTakeFirstOrThrow();
-    const pause = { ...row, paused_at: row.paused_at.toISOString() };
     if (inserted) {
-      await recordAuditEvent(tx, { businessId: null, environment: null, ...(opts.audit ?? operatorActor()), action: 'channel.paused', objectType: 'channel', objectId: channel, before: { paused: false }, after: { paused: true, ...pause } });
+      await recordAuditEvent(tx, { businessId: null, environment: null, ...(opts.audit ?? operatorActor()), action: 'channel.paused', objectType: 'channel', objectId: channel, before: { paused: false }, after: { paused: true, ...auditSnapshot(row) } });
     }
-    return pause;
+    return toChannelPause(row);
   });
 }
 
@@ -79,13 +85,14 @@ export async function resumeChannel(db: Db, channel: string, audit?: Pick<AuditI
   return db.transaction().execute(async (tx) => {
     const r = await tx.deleteFrom('channel_pauses').where('channel', '=', channel).returningAll().executeTakeFirst();
     if (r) {
-      await recordAuditEvent(tx, { businessId: null, environment: null, ...(audit ?? operatorActor()), action: 'channel.resumed', objectType: 'channel', objectId: channel, before: { paused: true, ...r, paused_at: r.paused_at.toISOString() }, after: { paused: false } });
+      await recordAuditEvent(tx, { businessId: null, environment: null, ...(audit ?? operatorActor()), action: 'channel.resumed', objectType: 'channel', objectId: channel, before: { paused: true, ...auditSnapshot(r) }, after: { paused: false } });
     }
     return !!r;
   });
 }
 
+/** Every runtime pause, by channel id. */
 export async function listChannelPauses(db: Db): Promise<ChannelPause[]> {
   const rows = await db.selectFrom('channel_pauses').selectAll().orderBy('channel').execute();
-  return rows.map((r) => ({ ...r, paused_at: r.paused_at.toISOString() }));
+  return rows.map(toChannelPause);
 }

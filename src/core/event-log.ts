@@ -1,40 +1,21 @@
 import { type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import { fieldValidationError, notFound, validationError } from '../domain/errors';
-import { isSurfaceCEventPattern, SURFACE_C_EVENT_WILDCARDS, surfaceCCoreTypes, surfaceCEnvelope, type SurfaceCEnvelope } from '../domain/surface-c';
-import { isValidEventPattern, matchesEventPattern, SURFACE_A_EVENT_WILDCARDS, surfaceACoreTypes, surfaceAEventType } from '../domain/webhook-events';
+import { isSurfaceCEventPattern, SURFACE_C_EVENT_WILDCARDS, surfaceCCoreTypes, surfaceCEventType } from '../domain/surface-c';
+import { isValidEventPattern, matchesEventPattern, type OutboxEvent, SURFACE_A_EVENT_WILDCARDS, surfaceACoreTypes } from '../domain/webhook-events';
 import type { Database } from '../db/schema';
 import { surfaceASnapshot } from '../wire/events';
 import type { Caller, Core } from './context';
-import { paginate, type ListEnvelope } from './paging';
-import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARDS, surfaceBEnvelope, type SurfaceBEnvelope } from './webhooks-surface-b';
+import { paginate, type Page } from './paging';
+import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARDS, surfaceBEventType } from './webhooks-surface-b';
 
-/** The events API (docs/webhooks.md "Events API"): each event in the envelope its deliveries were signed over. */
+/** The events API (docs/webhooks.md "Events API"): the events a surface receives; the surface renders their envelope. */
 
 /** Days an event stays listed (docs/webhooks.md "Retention"); the retention job deletes older rows. */
 export const EVENT_RETENTION_DAYS = 30;
 
-/** Surface A envelope (spec "Envelope, Surface A"): `data.object` is the object's snapshot. */
-export interface SurfaceAEnvelope {
-  id: string;
-  type: string;
-  created_at: string;
-  data: { object: Record<string, unknown> };
-}
-
-/** The Surface A envelope of an outbox event (`type` is the Surface A name). */
-export function surfaceAEnvelope(event: { id: string; type: string; created_at: Date; data: Record<string, unknown> }): SurfaceAEnvelope {
-  return { id: event.id, type: event.type, created_at: event.created_at.toISOString(), data: { object: event.data } };
-}
-
 const asDate = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 
 export type EventSurface = 'A' | 'B' | 'C';
-
-export interface SurfaceEnvelopes {
-  A: SurfaceAEnvelope;
-  B: SurfaceBEnvelope;
-  C: SurfaceCEnvelope;
-}
 
 type EventRow = { id: string; type: string; created_at: unknown; data: Record<string, unknown>; data_format: string };
 type EventsWhere = (eb: ExpressionBuilder<Database, 'events'>, pattern?: string) => Expression<SqlBool>;
@@ -54,33 +35,36 @@ const surfaceBWhere: EventsWhere = (eb, pattern) => {
   );
 };
 
-const SURFACES: { [S in EventSurface]: { valid: (p: string) => boolean; wildcards: readonly string[]; where: EventsWhere; envelope: (row: EventRow) => SurfaceEnvelopes[S] | null } } = {
+const SURFACES: { [S in EventSurface]: { valid: (p: string) => boolean; wildcards: readonly string[]; where: EventsWhere; receives: (e: OutboxEvent) => boolean } } = {
   A: {
     valid: isValidEventPattern,
     wildcards: SURFACE_A_EVENT_WILDCARDS,
     where: (eb, pattern) => eb('type', 'in', surfaceACoreTypes(pattern)),
-    envelope: (row) => surfaceAEnvelope({ id: row.id, type: surfaceAEventType(row.type) ?? row.type, created_at: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) }),
+    receives: () => true,
   },
   B: {
     valid: isSurfaceBEventPattern,
     wildcards: SURFACE_B_EVENT_WILDCARDS,
     where: surfaceBWhere,
-    envelope: (row) => surfaceBEnvelope({ id: row.id, type: row.type, created_at: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) }),
+    receives: (e) => surfaceBEventType(e.type, e.data) !== null,
   },
   C: {
     valid: isSurfaceCEventPattern,
     wildcards: SURFACE_C_EVENT_WILDCARDS,
     where: (eb, pattern) => eb('type', 'in', surfaceCCoreTypes(pattern)),
-    envelope: (row) => surfaceCEnvelope({ id: row.id, type: row.type, created_at: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) }),
+    receives: (e) => surfaceCEventType(e.type) !== null,
   },
 };
 
+const toOutboxEvent = (row: EventRow): OutboxEvent => ({ id: row.id, type: row.type, createdAt: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) });
+
+/** `GET /events` filters: `type` a surface event name or wildcard; times ISO 8601 date-times as sent. */
 export interface EventFilter {
   limit: number;
   cursor?: string;
   type?: string;
-  created_after?: string;
-  created_before?: string;
+  createdAfter?: string;
+  createdBefore?: string;
 }
 
 function parseTime(value: string | undefined, key: 'createdAfter' | 'createdBefore'): Date | undefined {
@@ -93,23 +77,18 @@ function parseTime(value: string | undefined, key: 'createdAfter' | 'createdBefo
 }
 
 /** The `[after, before)` window of a filter, clipped to retention; 400 with the param named. */
-export function eventWindow(core: Core, f: { created_after?: string; created_before?: string }): { after: Date; before?: Date } {
-  const after = parseTime(f.created_after, 'createdAfter');
-  const before = parseTime(f.created_before, 'createdBefore');
+export function eventWindow(core: Core, f: { createdAfter?: string; createdBefore?: string }): { after: Date; before?: Date } {
+  const after = parseTime(f.createdAfter, 'createdAfter');
+  const before = parseTime(f.createdBefore, 'createdBefore');
   const retained = new Date(core.now().getTime() - EVENT_RETENTION_DAYS * 86_400_000);
   return { after: after && after > retained ? after : retained, before };
 }
 
 /**
- * Lists the caller's events as `surface`'s endpoints receive them, newest first, last {@link EVENT_RETENTION_DAYS}
- * days. 400 validation_error (`type`, `created_after`, `created_before`, `cursor`).
+ * The caller's events that `surface`'s endpoints receive (core types), newest first, last {@link EVENT_RETENTION_DAYS}
+ * days. 400 validation_error (`type`, `createdAfter`, `createdBefore`, `cursor`, in the surface's spelling).
  */
-export async function listEvents<S extends EventSurface = 'A'>(
-  core: Core,
-  caller: Caller,
-  f: EventFilter,
-  surface: S = 'A' as S,
-): Promise<ListEnvelope<SurfaceEnvelopes[S]>> {
+export async function listEvents(core: Core, caller: Caller, f: EventFilter, surface: EventSurface = 'A'): Promise<Page<OutboxEvent>> {
   const s = SURFACES[surface];
   if (f.type !== undefined && !s.valid(f.type)) {
     throw validationError('type', `'${f.type}' is not an event type of this surface or a wildcard (${s.wildcards.join(', ')})`);
@@ -123,13 +102,12 @@ export async function listEvents<S extends EventSurface = 'A'>(
     .where((eb) => s.where(eb, f.type))
     .where('created_at', '>=', after);
   if (before) q = q.where('created_at', '<', before);
-  const { rows, next_cursor } = await paginate(q, 'id', f);
-  const data = rows.map((r) => s.envelope(r) as SurfaceEnvelopes[S] | null).filter((e): e is SurfaceEnvelopes[S] => e !== null);
-  return { data, next_cursor };
+  const { rows, nextCursor } = await paginate(q, 'id', f);
+  return { data: rows.map(toOutboxEvent).filter(s.receives), nextCursor };
 }
 
-/** One event in `surface`'s envelope; 404 not_found when unknown, another tenant's, not received or past retention. */
-export async function getEvent<S extends EventSurface = 'A'>(core: Core, caller: Caller, id: string, surface: S = 'A' as S): Promise<SurfaceEnvelopes[S]> {
+/** One event `surface`'s endpoints receive; 404 not_found when unknown, another tenant's, not received or past retention. */
+export async function getEvent(core: Core, caller: Caller, id: string, surface: EventSurface = 'A'): Promise<OutboxEvent> {
   const s = SURFACES[surface];
   const row = await core.db
     .selectFrom('events')
@@ -140,7 +118,7 @@ export async function getEvent<S extends EventSurface = 'A'>(core: Core, caller:
     .where((eb) => s.where(eb))
     .where('created_at', '>=', eventWindow(core, {}).after)
     .executeTakeFirst();
-  const envelope = row ? (s.envelope(row) as SurfaceEnvelopes[S] | null) : null;
-  if (!envelope) throw notFound('event', id);
-  return envelope;
+  const event = row ? toOutboxEvent(row) : null;
+  if (!event || !s.receives(event)) throw notFound('event', id);
+  return event;
 }

@@ -1,9 +1,10 @@
 /** The event outbox (spec "Events"; docs/architecture.md "Outboxes"): the one module that writes `events`. */
-import { type RawBuilder, sql } from 'kysely';
+import { type Insertable, type RawBuilder, sql } from 'kysely';
 import type { EventDataFormat } from '../domain/event-objects';
 import { newId } from '../domain/ids';
 import { recordPayoutEvent } from './metrics/registry';
 import type { DbOrTx, Environment } from '../db/schema';
+import type { EventsTable } from '../db/tables/payouts';
 import { columnList, columnsAndValues } from './sql-rows';
 
 /** A domain event to put in the outbox (spec "Events"). */
@@ -28,7 +29,7 @@ export async function emitEvent(tx: DbOrTx, e: EventInput): Promise<string | nul
   return rows.length ? values.id : null;
 }
 
-const insertEventValuesQuery = (db: DbOrTx, values: ReturnType<typeof eventValues>) =>
+const insertEventValuesQuery = (db: DbOrTx, values: Insertable<EventsTable>) =>
   db
     .insertInto('events')
     .values(values)
@@ -41,7 +42,7 @@ export function eventInsertQuery(db: DbOrTx, e: EventInput) {
 }
 
 /** A CTE body inserting the event row `values` selected with `gate` appended; idempotent, returning `id`. */
-export function eventInsertSelect(values: ReturnType<typeof eventValues>, gate: RawBuilder<unknown>): RawBuilder<unknown> {
+export function eventInsertSelect(values: Insertable<EventsTable>, gate: RawBuilder<unknown>): RawBuilder<unknown> {
   const { columns, values: vals } = columnsAndValues(values);
   return sql`insert into events (${columns}) select ${vals}${gate} on conflict (dedupe_key) do nothing returning id`;
 }
@@ -69,7 +70,7 @@ export async function markEventsDispatched(db: DbOrTx, ids: string[], now: Date)
 }
 
 /** The `events` row of `e` with a new `evt_…` id, for a multi-write statement. */
-export function eventValues(e: EventInput) {
+export function eventValues(e: EventInput): Insertable<EventsTable> {
   return {
     id: newId('evt'),
     business_id: e.businessId,
@@ -77,7 +78,7 @@ export function eventValues(e: EventInput) {
     type: e.type,
     object_type: e.objectType,
     object_id: e.objectId,
-    data: JSON.stringify(e.data) as any,
+    data: JSON.stringify(e.data),
     data_format: e.dataFormat ?? 'surface_a',
     dedupe_key: e.dedupeKey,
     dispatched_at: null,

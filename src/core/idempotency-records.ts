@@ -4,7 +4,7 @@ import type { DbOrTx, Environment } from '../db/schema';
 
 /** Which record: business, environment, surface (`A`, `B`, `C`) and the key as sent. */
 export interface IdempotencyScope {
-  business_id: string;
+  businessId: string;
   environment: Environment;
   scope: 'A' | 'B' | 'C';
   key: string;
@@ -14,14 +14,14 @@ const whereScope = (db: DbOrTx, s: IdempotencyScope) => ({
   update: () =>
     db
       .updateTable('idempotency_keys')
-      .where('business_id', '=', s.business_id)
+      .where('business_id', '=', s.businessId)
       .where('environment', '=', s.environment)
       .where('scope', '=', s.scope)
       .where('key', '=', s.key),
   delete: () =>
     db
       .deleteFrom('idempotency_keys')
-      .where('business_id', '=', s.business_id)
+      .where('business_id', '=', s.businessId)
       .where('environment', '=', s.environment)
       .where('scope', '=', s.scope)
       .where('key', '=', s.key),
@@ -32,7 +32,10 @@ export async function claimIdempotencyRecord(db: DbOrTx, s: IdempotencyScope, fi
   const rows = await db
     .insertInto('idempotency_keys')
     .values({
-      ...s,
+      business_id: s.businessId,
+      environment: s.environment,
+      scope: s.scope,
+      key: s.key,
       fingerprint,
       state: 'in_flight',
       locked_at: now,
@@ -52,7 +55,7 @@ export async function findIdempotencyRecord(db: DbOrTx, s: IdempotencyScope) {
   return db
     .selectFrom('idempotency_keys')
     .selectAll()
-    .where('business_id', '=', s.business_id)
+    .where('business_id', '=', s.businessId)
     .where('environment', '=', s.environment)
     .where('scope', '=', s.scope)
     .where('key', '=', s.key)

@@ -3,10 +3,7 @@ import { FIELD_KEYS, fieldValidationError, validationError } from '../domain/err
 
 /** Cursor paging of list endpoints (spec "List envelope": `limit` 1..200, opaque `cursor`). */
 
-export interface ListEnvelope<T> {
-  data: T[];
-  next_cursor: string | null;
-}
+export type { Page } from '../domain/paging';
 
 export const encodeCursor = (id: string) => Buffer.from(JSON.stringify({ a: id })).toString('base64url');
 
@@ -28,11 +25,11 @@ export async function paginate<DB, TB extends keyof DB, O extends { id: string }
   idColumn: string,
   page: { limit: number; cursor?: string },
   param = 'cursor',
-): Promise<{ rows: O[]; next_cursor: string | null }> {
+): Promise<{ rows: O[]; nextCursor: string | null }> {
   const id = sql.ref<string>(idColumn);
   const q = page.cursor ? query.where(id, '<', decodeCursor(page.cursor, param)) : query;
   const rows = await q.orderBy(id, 'desc').limit(page.limit + 1).execute();
   const more = rows.length > page.limit;
   const data = more ? rows.slice(0, page.limit) : rows;
-  return { rows: data, next_cursor: more ? encodeCursor(data[data.length - 1].id) : null };
+  return { rows: data, nextCursor: more ? encodeCursor(data[data.length - 1].id) : null };
 }

@@ -9,7 +9,7 @@ import { newId } from '../domain/ids';
 import { maskRecipientDetails, type Receivability, receivability, validateRecipientDetails } from '../domain/recipients';
 import { emitEvent } from './events';
 import type { RecipientsTable } from '../db/tables/catalog';
-import { paginate } from './paging';
+import { type Page, paginate } from './paging';
 import type { Caller, Core } from './context';
 import type { DbOrTx } from '../db/schema';
 import { isUniqueViolation } from '../db/errors';
@@ -163,7 +163,7 @@ export async function listRecipients(
   core: Core,
   caller: Caller,
   query: ListRecipientsQuery,
-): Promise<{ data: RecipientRecord[]; nextCursor: string | null }> {
+): Promise<Page<RecipientRecord>> {
   let q = core.db
     .selectFrom('recipients')
     .selectAll()
@@ -174,7 +174,7 @@ export async function listRecipients(
   if (query.country) q = q.where('country', '=', query.country.trim().toUpperCase());
   if (query.externalId) q = q.where('external_id', '=', query.externalId);
   const page = await paginate(q, 'id', { limit: query.limit, cursor: query.cursor });
-  return { data: page.rows.map(recipientFromRow), nextCursor: page.next_cursor };
+  return { data: page.rows.map(recipientFromRow), nextCursor: page.nextCursor };
 }
 
 /**

@@ -6,7 +6,7 @@ import { surfaceCEventType } from '../domain/surface-c';
 import type { Environment } from '../db/schema';
 import type { Caller, Core } from './context';
 import { eventWindow } from './event-log';
-import { paginate, type ListEnvelope } from './paging';
+import { paginate, type Page } from './paging';
 import { surfaceBEventType, surfaceBRetrySchedule } from './webhooks-surface-b';
 import { reopenDeliveries, WEBHOOK_DELIVERY_WORKFLOW, webhookRetrySchedule, type WebhookSurface } from './webhooks';
 import { enqueueWorkflowStart, flushWorkflowStart, type PendingStart } from './workflow-starts';
@@ -93,12 +93,12 @@ export async function listWebhookDeliveries(
   endpointId: string,
   page: { limit: number; cursor?: string; status?: WebhookDeliveryStatus },
   surface: WebhookSurface = 'A',
-): Promise<ListEnvelope<WebhookDelivery>> {
+): Promise<Page<WebhookDelivery>> {
   await liveEndpoint(core, caller, endpointId, surface);
   let q = deliveryQuery(core, endpointId);
   if (page.status) q = q.where('d.status', '=', page.status);
-  const { rows, next_cursor } = await paginate(q, 'd.id', page);
-  return { data: await render(core, surface, rows as DeliveryRow[]), next_cursor };
+  const { rows, nextCursor } = await paginate(q, 'd.id', page);
+  return { data: await render(core, surface, rows as DeliveryRow[]), nextCursor };
 }
 
 /** One delivery of a live endpoint of the caller (404 not_found, param `deliveryId`, otherwise). */
@@ -158,7 +158,7 @@ export async function resendWebhookEvents(
 ): Promise<WebhookResend> {
   if (range.createdAfter === undefined) throw fieldValidationError('createdAfter', (name) => `${name} is required: the start of the range to re-send`);
   await liveEndpoint(core, caller, endpointId, surface);
-  const { after, before } = eventWindow(core, { created_after: range.createdAfter, created_before: range.createdBefore });
+  const { after, before } = eventWindow(core, range);
   let q = core.db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('events as e', 'e.id', 'd.event_id')

@@ -1,6 +1,6 @@
 /** Webhook endpoints (spec "Events"; docs/webhooks.md): the one writer of `webhook_endpoints`. Delete is soft. */
 import { type Selectable, sql } from 'kysely';
-import { type ListEnvelope, paginate } from './paging';
+import { type Page, paginate } from './paging';
 import { parseDuration } from '../domain/durations';
 import { fieldValidationError, notFound, validationError } from '../domain/errors';
 import { newId, randomToken } from '../domain/ids';
@@ -133,7 +133,7 @@ export async function listWebhookEndpoints(
   caller: Caller,
   page: { limit: number; cursor?: string },
   surface: WebhookSurface = 'A',
-): Promise<ListEnvelope<WebhookEndpoint>> {
+): Promise<Page<WebhookEndpoint>> {
   const q = core.db
     .selectFrom('webhook_endpoints')
     .select(['id', 'url', 'events', 'created_at'])
@@ -141,8 +141,8 @@ export async function listWebhookEndpoints(
     .where('environment', '=', caller.environment)
     .where('surface', '=', surface)
     .where('deleted_at', 'is', null);
-  const { rows, next_cursor } = await paginate(q, 'id', page);
-  return { data: rows.map(toEndpoint), next_cursor };
+  const { rows, nextCursor } = await paginate(q, 'id', page);
+  return { data: rows.map(toEndpoint), nextCursor };
 }
 
 /** Deletes an endpoint; its retrying deliveries are given up. 404 not_found unless a live endpoint of the caller. */

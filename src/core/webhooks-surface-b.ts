@@ -1,7 +1,7 @@
 /** Surface B's webhooks (spec "Events, Surface B"; docs/surface-b.md "Webhooks"): names, envelope, schedule. No I/O. */
 import { validationError } from '../domain/errors';
 import { formatAmount, parseAmount, USDC } from '../domain/money';
-import { matchesEventPattern, type WebhookRetrySchedule } from '../domain/webhook-events';
+import { matchesEventPattern, type OutboxEvent, type WebhookRetrySchedule } from '../domain/webhook-events';
 
 /** Spec "Events, Surface B". */
 export const SURFACE_B_EVENT_TYPES = [
@@ -99,7 +99,7 @@ export interface SurfaceBEnvelope {
 }
 
 /** The Surface B envelope of an outbox event, or null when Surface B does not receive it. */
-export function surfaceBEnvelope(event: { id: string; type: string; created_at: Date; data: Snapshot }): SurfaceBEnvelope | null {
+export function surfaceBEnvelope(event: OutboxEvent): SurfaceBEnvelope | null {
   const type = surfaceBEventType(event.type, event.data);
   if (!type) return null;
   const d = event.data;
@@ -108,7 +108,7 @@ export function surfaceBEnvelope(event: { id: string; type: string; created_at: 
     return {
       id: event.id,
       type,
-      createdAt: event.created_at.toISOString(),
+      createdAt: event.createdAt.toISOString(),
       data: {
         id: String(d.id),
         status: STATUS_OF[type],
@@ -128,7 +128,7 @@ export function surfaceBEnvelope(event: { id: string; type: string; created_at: 
   return {
     id: event.id,
     type,
-    createdAt: event.created_at.toISOString(),
+    createdAt: event.createdAt.toISOString(),
     data: {
       id: String(d.id),
       status: STATUS_OF[type],

@@ -12,7 +12,7 @@ import { surfaceCEnvelope, surfaceCEventType } from '../domain/surface-c';
 import type { Core } from './context';
 import { guardedPost, RefusedDestinationError } from './net-guard';
 import { recordWebhookAttempt, webhookDeliveriesFailed } from './metrics/registry';
-import { surfaceAEnvelope } from './event-log';
+import { surfaceAEnvelope } from '../wire/surface-a/event-envelopes';
 import { surfaceASnapshot } from '../wire/events';
 import { SURFACE_A_SIGNATURE_HEADER, signSurfaceA, surfaceBSignatureHeaders } from './webhook-signature';
 import { surfaceBEnvelope, surfaceBEventType, surfaceBRetrySchedule } from './webhooks-surface-b';
@@ -142,8 +142,6 @@ export const WEBHOOK_USER_AGENT = 'payouts-webhooks/1.0';
 /** Milliseconds an endpoint has to answer (spec "Limits": 2xx within 10 seconds). */
 export const WEBHOOK_HTTP_TIMEOUT_MS = 10_000;
 
-export { surfaceAEnvelope, type SurfaceAEnvelope } from './event-log';
-
 /** What one delivery attempt came to. `failed` is the only outcome to retry. */
 export type WebhookAttemptOutcome =
   | { result: 'succeeded'; statusCode: number }
@@ -195,7 +193,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
     return { result: 'endpoint_deleted' };
   }
 
-  const event = { id: row.event_id, type: row.type, created_at: asDate(row.event_created_at), data: surfaceASnapshot(row.data_format, row.data) };
+  const event = { id: row.event_id, type: row.type, createdAt: asDate(row.event_created_at), data: surfaceASnapshot(row.data_format, row.data) };
   const rawBody = JSON.stringify(
     row.surface === 'C'
       ? surfaceCEnvelope(event)

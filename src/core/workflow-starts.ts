@@ -1,7 +1,8 @@
-import { type RawBuilder, sql } from 'kysely';
+import { type Insertable, type RawBuilder, sql } from 'kysely';
 import type { KeywordAttributes } from '../temporal/client';
 import { startRecordedWorkflow } from '../temporal/starts';
 import type { DbOrTx } from '../db/schema';
+import type { WorkflowStartsTable } from '../db/tables/platform';
 import type { Core } from './context';
 import { columnsAndValues } from './sql-rows';
 
@@ -23,17 +24,17 @@ export async function enqueueWorkflowStart(tx: DbOrTx, start: PendingStart): Pro
 }
 
 /** The `workflow_starts` row of `start`. */
-export function workflowStartValues(start: PendingStart) {
+export function workflowStartValues(start: PendingStart): Insertable<WorkflowStartsTable> {
   return {
     workflow_id: start.workflowId,
     workflow_type: start.workflowType,
-    args: JSON.stringify(start.args) as any,
-    search_attributes: JSON.stringify(start.searchAttributes) as any,
+    args: JSON.stringify(start.args),
+    search_attributes: JSON.stringify(start.searchAttributes),
   };
 }
 
 /** A CTE body inserting the start row `values` selected with `gate` appended; returns `workflow_id`. */
-export function workflowStartInsertSelect(values: ReturnType<typeof workflowStartValues>, gate: RawBuilder<unknown>): RawBuilder<unknown> {
+export function workflowStartInsertSelect(values: Insertable<WorkflowStartsTable>, gate: RawBuilder<unknown>): RawBuilder<unknown> {
   const { columns, values: vals } = columnsAndValues(values);
   return sql`insert into workflow_starts (${columns}) select ${vals}${gate} on conflict (workflow_id) do nothing returning workflow_id`;
 }

@@ -1,6 +1,6 @@
 /** Surface C's view of core payouts and events (docs/states.md "Surface C payout", spec "Events, Surface C"). Pure. */
 import type { PayoutStatus } from './payout-state';
-import { matchesEventPattern } from './webhook-events';
+import { matchesEventPattern, type OutboxEvent } from './webhook-events';
 
 export const SURFACE_C_PAYOUT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'canceled'] as const;
 export type SurfaceCPayoutStatus = (typeof SURFACE_C_PAYOUT_STATUSES)[number];
@@ -70,13 +70,13 @@ export interface SurfaceCEnvelope {
 }
 
 /** Envelope of a core outbox event, or null when Surface C does not receive it. */
-export function surfaceCEnvelope(event: { id: string; type: string; created_at: Date; data: Record<string, unknown> }): SurfaceCEnvelope | null {
+export function surfaceCEnvelope(event: OutboxEvent): SurfaceCEnvelope | null {
   const type = surfaceCEventType(event.type);
   if (!type) return null;
   return {
     id: event.id,
     type,
-    created_at: event.created_at.toISOString(),
+    created_at: event.createdAt.toISOString(),
     data: { object: { id: String(event.data.id), object: 'payout', status: surfaceCPayoutStatus(String(event.data.status)) } },
   };
 }

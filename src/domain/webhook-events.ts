@@ -102,3 +102,12 @@ export function surfaceARetrySchedule(initialIntervalMs: number): WebhookRetrySc
     attemptTimeoutMs: 15_000,
   };
 }
+
+/** An outbox event as each surface's envelope takes it: `data` is the object's Surface A snapshot (src/wire/events.ts). */
+export interface OutboxEvent {
+  id: string;
+  /** The core event type (`payout.succeeded`); Surface A's name where it differs. */
+  type: string;
+  createdAt: Date;
+  data: Record<string, unknown>;
+}

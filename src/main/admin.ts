@@ -3,9 +3,10 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { loadConfig } from '../config';
 import { revokeApiKeyAsOperator } from '../core/api-keys';
+import { renderApiKey } from '../wire/surface-a/api-keys';
 import { createBusiness, verifyBusiness } from '../core/businesses';
 import { runRailCommand } from './admin-rails';
-import { listChannelPauses, pauseChannel, resumeChannel } from '../core/channel-pauses';
+import { type ChannelPause, listChannelPauses, pauseChannel, resumeChannel } from '../core/channel-pauses';
 import { formatTreasuryReport, treasuryReport } from '../core/treasury/report';
 import { actAsRole, databaseRole, type DbTarget, migrate, openDb } from '../db/connection';
 import { operatorActor, recordAuditEvent, verifyAuditChain } from '../core/audit';
@@ -33,6 +34,9 @@ const { positionals, values } = parseArgs({
     business: { type: 'string' },
   },
 });
+/** A channel pause as the admin command prints it (`--json`): snake_case, `paused_at` ISO 8601. */
+const pauseJson = (p: ChannelPause) => ({ channel: p.channel, reason: p.reason, paused_by: p.pausedBy, paused_at: p.pausedAt.toISOString() });
+
 const usage =
   'usage: npm run admin -- business create --name <name> [--verified] [--approvals N] [--json]\n' +
   '       npm run admin -- business verify <business_id> [--json]\n' +
@@ -93,7 +97,7 @@ try {
     const audit = createLogger({ base: { component: 'admin' } }, pino.destination(2));
     const channel = positionals[2]!;
     if (positionals[1] === 'list') {
-      const pauses = await listChannelPauses(db);
+      const pauses = (await listChannelPauses(db)).map(pauseJson);
       if (values.json) console.log(JSON.stringify(pauses, null, 2));
       else if (pauses.length === 0) console.log('no channel paused at runtime');
       else console.table(pauses);
@@ -106,7 +110,7 @@ try {
       if (p) {
         audit.info({ channel, reason: p.reason, operator: userInfo().username }, 'channel paused by operator');
         audit.flush();
-        console.log(values.json ? JSON.stringify(p) : `channel ${channel} paused (every API and worker process within seconds)`);
+        console.log(values.json ? JSON.stringify(pauseJson(p)) : `channel ${channel} paused (every API and worker process within seconds)`);
       }
     } else {
       const was = await resumeChannel(db, channel);
@@ -121,12 +125,13 @@ try {
     exitCode = await runRailCommand(db, positionals[1], positionals[2], values.json);
   } else if (revokeKey) {
     const audit = createLogger({ base: { component: 'admin' } }, pino.destination(2));
-    const r = await revokeApiKeyAsOperator(db, positionals[2], { force: values.force }).catch((err: Error & { code?: string }) => {
+    const k = await revokeApiKeyAsOperator(db, positionals[2], { force: values.force }).catch((err: Error & { code?: string }) => {
       console.error(`${err.code ? `${err.code}: ` : ''}${err.message}${err.code === 'last_owner_key' ? ' (pass --force to revoke it anyway)' : ''}`);
       exitCode = 1;
       return null;
     });
-    if (r) {
+    if (k) {
+      const r = { ...renderApiKey(k), business_id: k.businessId, environment: k.environment };
       audit.info(
         { key_id: r.id, business_id: r.business_id, environment: r.environment, operator: userInfo().username, forced: values.force, revoked_at: r.revoked_at },
         'api key revoked by operator',
@@ -139,8 +144,8 @@ try {
       .transaction()
       .execute(async (tx) => {
         const out = await verifyBusiness(tx, positionals[2]!);
-        await recordAuditEvent(tx, { businessId: out.business_id, environment: null, ...operatorActor(), action: 'business.verified', objectType: 'business', objectId: out.business_id, before: null, after: { verified: true } });
-        return out;
+        await recordAuditEvent(tx, { businessId: out.businessId, environment: null, ...operatorActor(), action: 'business.verified', objectType: 'business', objectId: out.businessId, before: null, after: { verified: true } });
+        return { business_id: out.businessId, verified: out.verified };
       })
       .catch((err: Error) => {
       console.error(err.message);
@@ -152,8 +157,8 @@ try {
     const input = { name: values.name as string, verified: values.verified, approvalsRequired: values.approvals ? Number(values.approvals) : undefined };
     const created = await db.transaction().execute(async (tx) => {
       const out = await createBusiness(tx, input);
-      await recordAuditEvent(tx, { businessId: out.business_id, environment: null, ...operatorActor(), action: 'business.created', objectType: 'business', objectId: out.business_id, before: null, after: { ...input } });
-      return out;
+      await recordAuditEvent(tx, { businessId: out.businessId, environment: null, ...operatorActor(), action: 'business.created', objectType: 'business', objectId: out.businessId, before: null, after: { ...input } });
+      return { business_id: out.businessId, keys: out.keys };
     });
     if (values.json) console.log(JSON.stringify(created));
     else {

@@ -54,7 +54,8 @@ let credentials: { business_id: string; keys: { sandbox: string; live: string } 
 if (existsSync(credentialsFile)) {
   credentials = JSON.parse(readFileSync(credentialsFile, 'utf8'));
 } else {
-  credentials = await createBusiness(core.db, { name: 'Dev sandbox business', verified: true });
+  const created = await createBusiness(core.db, { name: 'Dev sandbox business', verified: true });
+  credentials = { business_id: created.businessId, keys: created.keys };
   writeFileSync(credentialsFile, JSON.stringify(credentials, null, 2), { mode: 0o600 });
 }
 console.log('Bundling workflows and starting the worker ...');

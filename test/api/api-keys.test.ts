@@ -45,6 +45,24 @@ describe('api keys: happy', () => {
     expect((await h.request('GET', `${A}/channels`, { key: r.body.key })).status).toBe(200);
   });
 
+  it('renders one key identically in POST, GET, DELETE and its audit record; the stored policy keeps its column spelling', async () => {
+    const policy = { approval_threshold: '9', per_payout_max: '3', daily_budget: '10', channels: ['spei_mxn'] };
+    const created = await h.request<ApiKeyResponse>('POST', `${A}/api-keys`, { key: biz.sandbox, body: { name: 'Wire bot', policy } });
+    expect(created.status).toBe(201);
+    const { key: _secret, ...record } = created.body;
+    expect(Object.keys(record)).toEqual(['id', 'object', 'name', 'prefix', 'last4', 'role', 'policy', 'created_at', 'last_used_at', 'expires_at', 'revoked_at']);
+    expect(Object.keys(record.policy!)).toEqual(['channels', 'daily_budget', 'per_payout_max', 'approval_threshold']);
+    const listed = await h.request<{ data: unknown[]; next_cursor: string | null }>('GET', `${A}/api-keys?limit=200`, { key: biz.sandbox });
+    expect(JSON.stringify(listed.body.data.find((k) => (k as { id: string }).id === record.id))).toBe(JSON.stringify(record));
+    const row = await h.db.selectFrom('api_keys').select('policy').where('id', '=', record.id).executeTakeFirstOrThrow();
+    expect(row.policy).toEqual({ daily_budget: '10.00', per_payout_max: '3.00', approval_threshold: '9.00', channels: ['spei_mxn'] });
+    const audit = await h.db.selectFrom('audit_events').select('after').where('object_id', '=', record.id).where('action', '=', 'api_key.created').executeTakeFirstOrThrow();
+    expect(audit.after).toEqual(record);
+    const revoked = await h.request<Record<string, unknown>>('DELETE', `${A}/api-keys/${record.id}`, { key: biz.sandbox });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toEqual({ ...record, revoked_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
+  });
+
   it('a live owner key creates a live key', async () => {
     const r = await h.request('POST', '/v1/api-keys', { key: biz.live, body: { name: 'live approver' } });
     expect(r.status).toBe(201);

@@ -180,7 +180,7 @@ export async function createHarness(
     },
     async business(o = {}) {
       const b = await createBusiness(db, { name: 'Test business', verified: o.verified ?? true, approvalsRequired: o.approvalsRequired });
-      return { id: b.business_id, sandbox: b.keys.sandbox, live: b.keys.live };
+      return { id: b.businessId, sandbox: b.keys.sandbox, live: b.keys.live };
     },
     async startWorker() {
       if (worker) return;

@@ -46,8 +46,8 @@ beforeAll(async () => {
   const config = loadConfig({ TASK_QUEUE: 'payout-claim-expiry', SANDBOX_ARRIVAL: 'PT0.05S', LOG_LEVEL: 'silent', PORT: '3999' });
   core = { db, temporal: env.client, config, log: pino({ level: 'silent' }), now: () => new Date() };
   const biz = await createBusiness(db, { name: 'Time skipper', verified: true });
-  const key = await db.selectFrom('api_keys').select('id').where('business_id', '=', biz.business_id).where('environment', '=', 'sandbox').executeTakeFirstOrThrow();
-  caller = { businessId: biz.business_id, environment: 'sandbox', keyId: key.id, role: 'owner', policy: null };
+  const key = await db.selectFrom('api_keys').select('id').where('business_id', '=', biz.businessId).where('environment', '=', 'sandbox').executeTakeFirstOrThrow();
+  caller = { businessId: biz.businessId, environment: 'sandbox', keyId: key.id, role: 'owner', policy: null };
   await fundSandbox(core, caller, '100');
 }, 180_000);
 

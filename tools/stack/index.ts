@@ -418,7 +418,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         await pg.restart();
       },
       async createBusiness(name, approvals, verified) {
-        return createBusiness(db, { name, approvalsRequired: approvals, verified });
+        const b = await createBusiness(db, { name, approvalsRequired: approvals, verified });
+        return { business_id: b.businessId, keys: b.keys };
       },
       tail(p, lines = 40) {
         try {

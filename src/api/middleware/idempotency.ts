@@ -56,7 +56,7 @@ export function idempotency(
     const core = c.get('core');
     const caller = c.get('caller');
     const fingerprint = createHash('sha256').update(`${c.req.method} ${c.req.path}\n${raw}`).digest('hex');
-    const scope = { business_id: caller.businessId, environment: caller.environment, scope: surface, key };
+    const scope = { businessId: caller.businessId, environment: caller.environment, scope: surface, key };
     const now = core.now();
 
     const expiresAt = new Date(now.getTime() + IDEMPOTENCY_RETENTION_MS[surface]);

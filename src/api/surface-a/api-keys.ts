@@ -1,6 +1,8 @@
 /** Surface A API keys (spec "Authentication" 3-5; docs/api-keys.md), over src/core/api-keys.ts. */
 import { createRoute, z } from '@hono/zod-openapi';
 import { createApiKey, listApiKeys, revokeApiKey, rollApiKey } from '../../core/api-keys';
+import type { ApiKeyPolicy, CreatedApiKey } from '../../domain/api-keys';
+import { renderApiKey } from '../../wire/surface-a/api-keys';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import {
@@ -181,16 +183,29 @@ export type ApiKeyListResponse = z.infer<typeof ApiKeyListSchema>;
 /** Request body of `POST /api-keys/{id}/roll`. */
 export type ApiKeyRollBody = z.infer<typeof RollApiKeySchema>;
 
+type PolicyBody = z.infer<typeof PolicySchema>;
+
+function policyInput(p: PolicyBody | null | undefined): ApiKeyPolicy | null | undefined {
+  if (!p) return p;
+  return { dailyBudget: p.daily_budget, perPayoutMax: p.per_payout_max, channels: p.channels, approvalThreshold: p.approval_threshold };
+}
+
+const renderCreatedApiKey = (k: CreatedApiKey) => ({ ...renderApiKey(k), key: k.key });
+
 /** Registers `POST /api-keys`, `GET /api-keys`, `DELETE /api-keys/{id}` and `POST /api-keys/{id}/roll` on the Surface A app. */
 export function registerApiKeyRoutes(app: SurfaceRouter): void {
   app.openapi(createApiKeyRoute, async (c) => {
     const body = c.req.valid('json');
-    return c.json(await createApiKey(c.get('core'), c.get('caller'), body), 201);
+    return c.json(renderCreatedApiKey(await createApiKey(c.get('core'), c.get('caller'), { name: body.name, policy: policyInput(body.policy) })), 201);
   });
-  app.openapi(listApiKeysRoute, async (c) => c.json(await listApiKeys(c.get('core'), c.get('caller'), c.req.valid('query')), 200));
-  app.openapi(revokeApiKeyRoute, async (c) => c.json(await revokeApiKey(c.get('core'), c.get('caller'), c.req.valid('param').id), 200));
+  app.openapi(listApiKeysRoute, async (c) => {
+    const page = await listApiKeys(c.get('core'), c.get('caller'), c.req.valid('query'));
+    return c.json({ data: page.data.map(renderApiKey), next_cursor: page.nextCursor }, 200);
+  });
+  app.openapi(revokeApiKeyRoute, async (c) => c.json(renderApiKey(await revokeApiKey(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
   app.openapi(rollApiKeyRoute, async (c) => {
     const body = c.req.header('Content-Type')?.includes('json') ? c.req.valid('json') : {};
-    return c.json(await rollApiKey(c.get('core'), c.get('caller'), c.req.valid('param').id, body ?? {}), 201);
+    const key = await rollApiKey(c.get('core'), c.get('caller'), c.req.valid('param').id, { expiresIn: body?.expires_in });
+    return c.json(renderCreatedApiKey(key), 201);
   });
 }

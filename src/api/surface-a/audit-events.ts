@@ -93,6 +93,6 @@ export function registerAuditEventRoutes(app: SurfaceRouter): void {
       { actor: q.actor, action: q.action, object: q.object, createdGte: q.created_gte, createdLte: q.created_lte },
       { limit: q.limit, cursor: q.cursor },
     );
-    return c.json({ data: page.data.map(renderAuditEvent), next_cursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map(renderAuditEvent), next_cursor: page.nextCursor }, 200);
   });
 }

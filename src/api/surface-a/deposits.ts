@@ -131,7 +131,7 @@ export function registerDepositRoutes(app: SurfaceRouter): void {
       source: q.source,
       virtualAccountId: q.virtual_account_id,
     });
-    return c.json({ data: page.data.map(renderDeposit), next_cursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map(renderDeposit), next_cursor: page.nextCursor }, 200);
   });
   app.openapi(getRouteDef, async (c) => c.json(renderDeposit(await getDeposit(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
   app.openapi(sandboxRouteDef, async (c) => {

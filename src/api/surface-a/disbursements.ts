@@ -411,7 +411,7 @@ export function registerDisbursementRoutes(app: SurfaceRouter): void {
   app.openapi(listItemsRouteDef, async (c) => {
     const q = c.req.valid('query');
     const page = await listItems(c.get('core'), c.get('caller'), c.req.valid('param').id, q);
-    return c.json({ data: page.data.map(renderDisbursementItem), next_cursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map(renderDisbursementItem), next_cursor: page.nextCursor }, 200);
   });
 
   app.openapi(patchItemRouteDef, async (c) => {

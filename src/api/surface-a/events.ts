@@ -1,7 +1,9 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { getEvent, listEvents } from '../../core/event-log';
-import { SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARDS, SURFACE_C_PAYOUT_STATUSES } from '../../domain/surface-c';
-import { SURFACE_A_EVENT_TYPES, SURFACE_A_EVENT_WILDCARDS } from '../../domain/webhook-events';
+import { notFound } from '../../domain/errors';
+import { SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARDS, SURFACE_C_PAYOUT_STATUSES, surfaceCEnvelope } from '../../domain/surface-c';
+import { type OutboxEvent, SURFACE_A_EVENT_TYPES, SURFACE_A_EVENT_WILDCARDS } from '../../domain/webhook-events';
+import { renderSurfaceAEvent } from '../../wire/surface-a/event-envelopes';
 import type { SurfaceRouter } from '../surface';
 import { AUTH_ERRORS, DateTimeSchema, errorResponses, idParam, jsonContent, listEnvelope, pageQuery } from './schemas';
 
@@ -86,9 +88,22 @@ export type EventResponse = z.infer<typeof SurfaceAEvent>;
 /** Response body of `GET /events/{id}` on Surface C. */
 export type SurfaceCEventResponse = z.infer<typeof SurfaceCEvent>;
 
+/** The envelope `surface`'s endpoints are sent (null only for an event the surface does not receive). */
+const envelopeOf = (surface: 'A' | 'C', e: OutboxEvent) => (surface === 'C' ? surfaceCEnvelope(e) : renderSurfaceAEvent(e));
+
 /** Registers `GET /events` and `GET /events/{id}` on the Surface A app, or on the Surface C app with `surface` 'C'. */
 export function registerEventRoutes(app: SurfaceRouter, surface: 'A' | 'C' = 'A'): void {
   const { listEventsRoute, getEventRoute } = routes(surface);
-  app.openapi(listEventsRoute, async (c) => c.json(await listEvents(c.get('core'), c.get('caller'), c.req.valid('query'), surface), 200));
-  app.openapi(getEventRoute, async (c) => c.json(await getEvent(c.get('core'), c.get('caller'), c.req.valid('param').id, surface), 200));
+  app.openapi(listEventsRoute, async (c) => {
+    const q = c.req.valid('query');
+    const filter = { limit: q.limit, cursor: q.cursor, type: q.type, createdAfter: q.created_after, createdBefore: q.created_before };
+    const page = await listEvents(c.get('core'), c.get('caller'), filter, surface);
+    return c.json({ data: page.data.flatMap((e) => envelopeOf(surface, e) ?? []), next_cursor: page.nextCursor }, 200);
+  });
+  app.openapi(getEventRoute, async (c) => {
+    const { id } = c.req.valid('param');
+    const envelope = envelopeOf(surface, await getEvent(c.get('core'), c.get('caller'), id, surface));
+    if (!envelope) throw notFound('event', id);
+    return c.json(envelope, 200);
+  });
 }

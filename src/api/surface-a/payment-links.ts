@@ -125,7 +125,7 @@ export function registerPaymentLinkRoutes(app: SurfaceRouter): void {
   app.openapi(createDef, async (c) => c.json(renderPaymentLink(await createPaymentLink(c.get('core'), c.get('caller'), c.req.valid('json'))), 201));
   app.openapi(listDef, async (c) => {
     const page = await listPaymentLinks(c.get('core'), c.get('caller'), c.req.valid('query'));
-    return c.json({ data: page.data.map(renderPaymentLink), next_cursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map(renderPaymentLink), next_cursor: page.nextCursor }, 200);
   });
   app.openapi(getDef, async (c) => c.json(renderPaymentLink(await getPaymentLink(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
   app.openapi(patchDef, async (c) =>

@@ -105,6 +105,6 @@ export function registerPaymentRequestRoutes(app: SurfaceRouter): void {
   app.openapi(listDef, async (c) => {
     const q = c.req.valid('query');
     const page = await listPaymentRequests(c.get('core'), c.get('caller'), { limit: q.limit, cursor: q.cursor, status: q.status, paymentLinkId: q.payment_link_id });
-    return c.json({ data: page.data.map(renderPaymentRequest), next_cursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map(renderPaymentRequest), next_cursor: page.nextCursor }, 200);
   });
 }

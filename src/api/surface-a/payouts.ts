@@ -246,7 +246,7 @@ export function registerPayoutRoutes(app: SurfaceRouter): void {
       limit: q.limit,
       cursor: q.cursor,
     });
-    return c.json({ data: page.data.map(renderPayout), next_cursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map(renderPayout), next_cursor: page.nextCursor }, 200);
   });
 
   app.openapi(getPayoutRoute, async (c) => {

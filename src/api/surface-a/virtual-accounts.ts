@@ -100,7 +100,7 @@ export function registerVirtualAccountRoutes(app: SurfaceRouter): void {
   app.openapi(listRouteDef, async (c) => {
     const q = c.req.valid('query');
     const page = await listVirtualAccounts(c.get('core'), c.get('caller'), { limit: q.limit, cursor: q.cursor, currency: q.currency });
-    return c.json({ data: page.data.map(renderVirtualAccount), next_cursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map(renderVirtualAccount), next_cursor: page.nextCursor }, 200);
   });
   app.openapi(getRouteDef, async (c) => c.json(renderVirtualAccount(await getVirtualAccount(c.get('core'), c.get('caller'), c.req.valid('param').id)), 200));
 }

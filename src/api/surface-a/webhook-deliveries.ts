@@ -174,7 +174,7 @@ export function registerWebhookDeliveryRoutes(app: SurfaceRouter, surface: 'A' |
   app.openapi(listDeliveriesRoute, async (c) => {
     const { id } = c.req.valid('param');
     const page = await listWebhookDeliveries(c.get('core'), c.get('caller'), id, c.req.valid('query'), surface);
-    return c.json({ data: page.data.map(renderWebhookDelivery), next_cursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map(renderWebhookDelivery), next_cursor: page.nextCursor }, 200);
   });
   app.openapi(retryDeliveryRoute, async (c) => {
     const { id, delivery_id } = c.req.valid('param');

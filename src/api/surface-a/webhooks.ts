@@ -108,7 +108,7 @@ export function registerWebhookRoutes(app: SurfaceRouter): void {
 
   app.openapi(listWebhooksRoute, async (c) => {
     const page = await listWebhookEndpoints(c.get('core'), c.get('caller'), c.req.valid('query'));
-    return c.json({ data: page.data.map(renderWebhookEndpoint), next_cursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map(renderWebhookEndpoint), next_cursor: page.nextCursor }, 200);
   });
 
   app.openapi(deleteWebhookRoute, async (c) => {

@@ -4,7 +4,8 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { getEvent, listEvents } from '../../core/event-log';
-import { SURFACE_B_EVENT_TYPES, SURFACE_B_EVENT_WILDCARDS } from '../../core/webhooks-surface-b';
+import { SURFACE_B_EVENT_TYPES, SURFACE_B_EVENT_WILDCARDS, surfaceBEnvelope } from '../../core/webhooks-surface-b';
+import { notFound } from '../../domain/errors';
 import type { SurfaceRouter } from '../surface';
 import { COMMON_ERRORS, DateTimeSchema, errorResponses, idParam, jsonContent, listOf, pageQuery } from './schemas';
 
@@ -94,10 +95,15 @@ export function registerEventRoutes(app: SurfaceRouter): void {
     const page = await listEvents(
       c.get('core'),
       c.get('caller'),
-      { limit: q.limit, cursor: q.after, type: q.type, created_after: q.createdAfter, created_before: q.createdBefore },
+      { limit: q.limit, cursor: q.after, type: q.type, createdAfter: q.createdAfter, createdBefore: q.createdBefore },
       'B',
     );
-    return c.json({ data: page.data, nextCursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.flatMap((e) => surfaceBEnvelope(e) ?? []), nextCursor: page.nextCursor }, 200);
   });
-  app.openapi(getEventRoute, async (c) => c.json(await getEvent(c.get('core'), c.get('caller'), c.req.valid('param').id, 'B'), 200));
+  app.openapi(getEventRoute, async (c) => {
+    const { id } = c.req.valid('param');
+    const envelope = surfaceBEnvelope(await getEvent(c.get('core'), c.get('caller'), id, 'B'));
+    if (!envelope) throw notFound('event', id);
+    return c.json(envelope, 200);
+  });
 }

@@ -215,7 +215,7 @@ export function registerFundingRoutes(app: SurfaceRouter): void {
   app.openapi(listAccountsRoute, async (c) => {
     const q = c.req.valid('query');
     const page = await listVirtualAccounts(c.get('core'), c.get('caller'), { limit: q.limit, ...(q.after ? { cursor: q.after } : {}) });
-    return c.json({ data: page.data.map(renderAccount), nextCursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map(renderAccount), nextCursor: page.nextCursor }, 200);
   });
   app.openapi(getAccountRoute, async (c) => {
     const id = c.req.valid('param').id;
@@ -256,6 +256,6 @@ export function registerFundingRoutes(app: SurfaceRouter): void {
       ...(q.after ? { cursor: q.after } : {}),
       ...(q.currency ? { currency: q.currency } : {}),
     });
-    return c.json({ data: page.data.map(renderDeposit), nextCursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map(renderDeposit), nextCursor: page.nextCursor }, 200);
   });
 }

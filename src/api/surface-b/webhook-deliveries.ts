@@ -186,7 +186,7 @@ export function registerWebhookDeliveryRoutes(app: SurfaceRouter): void {
   app.openapi(listRoute, async (c) => {
     const q = c.req.valid('query');
     const page = await listWebhookDeliveries(c.get('core'), c.get('caller'), c.req.valid('param').id, { limit: q.limit, cursor: q.after, status: q.status }, 'B');
-    return c.json({ data: page.data.map(view), nextCursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map(view), nextCursor: page.nextCursor }, 200);
   });
   app.openapi(retryRoute, async (c) => {
     const { id, deliveryId } = c.req.valid('param');

@@ -347,7 +347,7 @@ export function registerPayoutRoutes(app: SurfaceRouter): void {
     const statuses = q.status ? coreStatusesOf(q.status) : undefined;
     const page = await listPayouts(core, c.get('caller'), { statuses, limit: q.limit, cursor: q.cursor });
     const notes = await notificationsByPayout(core.db, page.data.map((p) => p.id));
-    return c.json({ data: page.data.map((p) => renderSurfaceCPayout(renderPayout(p), notes.get(p.id) ?? null)), next_cursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map((p) => renderSurfaceCPayout(renderPayout(p), notes.get(p.id) ?? null)), next_cursor: page.nextCursor }, 200);
   });
 
   app.openapi(getPayoutRoute, async (c) => {

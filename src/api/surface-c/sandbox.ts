@@ -78,7 +78,7 @@ export function registerSandboxRoutes(app: SurfaceRouter): void {
   app.openapi(listNotificationsRoute, async (c) => {
     const q = c.req.valid('query');
     const page = await listSandboxNotifications(c.get('core'), c.get('caller'), { payoutId: q.payout_id, limit: q.limit, cursor: q.cursor });
-    return c.json({ data: page.data.map(renderSandboxNotification), next_cursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map(renderSandboxNotification), next_cursor: page.nextCursor }, 200);
   });
 
   app.openapi(fundRoute, async (c) => {

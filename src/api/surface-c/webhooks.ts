@@ -103,6 +103,6 @@ export function registerWebhookRoutes(app: SurfaceRouter): void {
 
   app.openapi(listWebhooksRoute, async (c) => {
     const page = await listWebhookEndpoints(c.get('core'), c.get('caller'), c.req.valid('query'), 'C');
-    return c.json({ data: page.data.map(renderWebhookEndpoint), next_cursor: page.next_cursor }, 200);
+    return c.json({ data: page.data.map(renderWebhookEndpoint), next_cursor: page.nextCursor }, 200);
   });
 }

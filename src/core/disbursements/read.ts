@@ -15,7 +15,7 @@ import { USDC } from '../../domain/money';
 import type { Disbursement, DisbursementItem } from '../../domain/disbursements';
 import { RETRYABLE_FAILURE_CODES } from '../../domain/payout-state';
 import { maskRecipientDetails } from '../../domain/recipients';
-import { decodeCursor, encodeCursor, type ListEnvelope } from '../paging';
+import { decodeCursor, encodeCursor, type Page } from '../paging';
 import type { Caller, Core } from '../context';
 import { type DisbursementItemRow, type DisbursementRow, str } from './shared';
 
@@ -366,7 +366,7 @@ function statusCondition(status: DisbursementItemStatus) {
  * carries the last seq), optional visible-status filter. 404 for an unknown disbursement; 400
  * validation_error (param `cursor` / `status`).
  */
-export async function listItems(core: Core, caller: Caller, id: string, q: ListItemsQuery): Promise<ListEnvelope<DisbursementItem>> {
+export async function listItems(core: Core, caller: Caller, id: string, q: ListItemsQuery): Promise<Page<DisbursementItem>> {
   const row = await findRow(core.db, caller, id);
   if (q.status && !DISBURSEMENT_ITEM_STATUSES.includes(q.status)) {
     throw validationError('status', `status must be one of: ${DISBURSEMENT_ITEM_STATUSES.join(', ')}`);
@@ -379,7 +379,7 @@ export async function listItems(core: Core, caller: Caller, id: string, q: ListI
   const rows = await readItemsWithPayouts(core.db, row.id, { afterSeq, status: q.status, limit: q.limit + 1 });
   const more = rows.length > q.limit;
   const page = more ? rows.slice(0, q.limit) : rows;
-  return { data: page.map(toDisbursementItem), next_cursor: more ? encodeCursor(String(page[page.length - 1].item.seq)) : null };
+  return { data: page.map(toDisbursementItem), nextCursor: more ? encodeCursor(String(page[page.length - 1].item.seq)) : null };
 }
 
 /** One item of `disbursementId` with its payout; 404 not_found (param `item_id`) otherwise. */

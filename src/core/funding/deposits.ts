@@ -1,6 +1,6 @@
 /** Deposits from any source (docs/getting-paid.md "Deposits"), converted to USDC rounded down (docs/rates.md "Deposits"). */
 import type { Selectable } from 'kysely';
-import { type ListEnvelope, paginate } from '../paging';
+import { type Page, paginate } from '../paging';
 import type { DbOrTx } from '../../db/schema';
 import type { DepositsTable } from '../../db/tables/funding';
 import { ApiError, notFound, validationError } from '../../domain/errors';
@@ -333,7 +333,7 @@ export interface ListDepositsQuery {
 }
 
 /** GET /deposits: newest first, cursor paging. 400 validation_error (`currency`, `source`, `cursor`). */
-export async function listDeposits(core: Core, caller: Caller, q: ListDepositsQuery): Promise<ListEnvelope<Deposit>> {
+export async function listDeposits(core: Core, caller: Caller, q: ListDepositsQuery): Promise<Page<Deposit>> {
   let query = core.db
     .selectFrom('deposits')
     .selectAll()
@@ -353,5 +353,5 @@ export async function listDeposits(core: Core, caller: Caller, q: ListDepositsQu
   }
   if (q.virtualAccountId !== undefined) query = query.where('virtual_account_id', '=', q.virtualAccountId);
   const page = await paginate(query, 'id', { limit: q.limit, cursor: q.cursor });
-  return { data: page.rows.map(toDeposit), next_cursor: page.next_cursor };
+  return { data: page.rows.map(toDeposit), nextCursor: page.nextCursor };
 }

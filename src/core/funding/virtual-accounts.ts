@@ -1,7 +1,7 @@
 /** Virtual accounts (spec "VirtualAccount"): bank details whose transfers become deposits, returned masked. */
 import { liveVirtualAccountIssuer } from '../rails/rail-adapters';
 import type { Selectable } from 'kysely';
-import { type ListEnvelope, paginate } from '../paging';
+import { type Page, paginate } from '../paging';
 import type { DbOrTx, Environment } from '../../db/schema';
 import type { VirtualAccountsTable } from '../../db/tables/funding';
 import { ApiError, notFound, validationError } from '../../domain/errors';
@@ -109,7 +109,7 @@ export async function listVirtualAccounts(
   core: Core,
   caller: Caller,
   q: { limit: number; cursor?: string; currency?: string },
-): Promise<ListEnvelope<VirtualAccount>> {
+): Promise<Page<VirtualAccount>> {
   let query = core.db
     .selectFrom('virtual_accounts')
     .selectAll()
@@ -117,7 +117,7 @@ export async function listVirtualAccounts(
     .where('environment', '=', caller.environment);
   if (q.currency !== undefined) query = query.where('currency', '=', parseVirtualAccountCurrency(q.currency));
   const page = await paginate(query, 'id', { limit: q.limit, cursor: q.cursor });
-  return { data: page.rows.map(toVirtualAccount), next_cursor: page.next_cursor };
+  return { data: page.rows.map(toVirtualAccount), nextCursor: page.nextCursor };
 }
 
 /** The caller's virtual account row; 404 not_found naming `param`. */

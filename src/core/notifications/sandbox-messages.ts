@@ -2,7 +2,7 @@
  * Reading what the sandbox provider recorded (docs/surface-c.md: "the sandbox provider records every message
  * so that a tester can read it"): `GET {sandbox_base}/sandbox/notifications`.
  */
-import { paginate } from '../paging';
+import { type Page, paginate } from '../paging';
 import type { Caller, Core } from '../context';
 import type { NotificationChannel, NotificationLanguage, SandboxNotification } from '../../domain/notifications';
 
@@ -15,7 +15,7 @@ export async function listSandboxNotifications(
   core: Core,
   caller: Caller,
   q: { payoutId?: string; limit: number; cursor?: string },
-): Promise<{ data: SandboxNotification[]; next_cursor: string | null }> {
+): Promise<Page<SandboxNotification>> {
   let query = core.db
     .selectFrom('sandbox_notification_messages')
     .selectAll()
@@ -36,6 +36,6 @@ export async function listSandboxNotifications(
       claimUrl: r.claim_url,
       createdAt: r.created_at instanceof Date ? r.created_at : new Date(String(r.created_at)),
     })),
-    next_cursor: page.next_cursor,
+    nextCursor: page.nextCursor,
   };
 }

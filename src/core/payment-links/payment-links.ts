@@ -1,5 +1,5 @@
 /** Payment links (spec "PaymentLink"; docs/getting-paid.md "Payment links", including the `ready` rules). */
-import { type ListEnvelope, paginate } from '../paging';
+import { type Page, paginate } from '../paging';
 import type { DbOrTx, Environment } from '../../db/schema';
 import { notFound, validationError } from '../../domain/errors';
 import { PAYMENT_METHOD_TYPES, type PaymentMethodType } from '../../domain/funding';
@@ -108,7 +108,7 @@ export async function getPaymentLink(core: Core, caller: Caller, id: string): Pr
   return toPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment, core.config), core.config.publicUrl);
 }
 
-export async function listPaymentLinks(core: Core, caller: Caller, q: { limit: number; cursor?: string }): Promise<ListEnvelope<PaymentLink>> {
+export async function listPaymentLinks(core: Core, caller: Caller, q: { limit: number; cursor?: string }): Promise<Page<PaymentLink>> {
   const query = core.db
     .selectFrom('payment_links')
     .selectAll()
@@ -116,7 +116,7 @@ export async function listPaymentLinks(core: Core, caller: Caller, q: { limit: n
     .where('environment', '=', caller.environment);
   const page = await paginate(query, 'id', q);
   const ready = await methodReadiness(core.db, caller.businessId, caller.environment, core.config);
-  return { data: page.rows.map((r) => toPaymentLink(r, ready, core.config.publicUrl)), next_cursor: page.next_cursor };
+  return { data: page.rows.map((r) => toPaymentLink(r, ready, core.config.publicUrl)), nextCursor: page.nextCursor };
 }
 
 /** PATCH /payment-links/{id}: at least one field; unpublishing 404s its pages at once. Errors: 400, 404. */

@@ -1,6 +1,6 @@
 /** Payment requests (spec "PaymentRequest"; docs/getting-paid.md): open -> paid (a matched deposit) or expired. */
 import { emitEvent } from '../events';
-import { type ListEnvelope, paginate } from '../paging';
+import { type Page, paginate } from '../paging';
 import type { DbOrTx } from '../../db/schema';
 import { notFound, validationError } from '../../domain/errors';
 import { normaliseReference, PAYMENT_REQUEST_EVENT_ON_ENTER, PAYMENT_REQUEST_STATUSES, type PaymentRequestStatus } from '../../domain/funding';
@@ -150,7 +150,7 @@ export async function listPaymentRequests(
   core: Core,
   caller: Caller,
   q: { limit: number; cursor?: string; status?: string; paymentLinkId?: string },
-): Promise<ListEnvelope<PaymentRequest>> {
+): Promise<Page<PaymentRequest>> {
   let query = core.db
     .selectFrom('payment_requests as r')
     .innerJoin('payment_links as l', 'l.id', 'r.payment_link_id')
@@ -166,7 +166,7 @@ export async function listPaymentRequests(
   }
   if (q.paymentLinkId !== undefined) query = query.where('r.payment_link_id', '=', q.paymentLinkId);
   const page = await paginate(query, 'r.id', { limit: q.limit, cursor: q.cursor });
-  return { data: page.rows.map((r) => toPaymentRequest(r, r.link_token, core.config.publicUrl)), next_cursor: page.next_cursor };
+  return { data: page.rows.map((r) => toPaymentRequest(r, r.link_token, core.config.publicUrl)), nextCursor: page.nextCursor };
 }
 
 /** Marks the request paid by `depositId`, guarded on `open`, in the caller's transaction; undefined when no longer open. */

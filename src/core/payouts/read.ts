@@ -7,7 +7,7 @@ import type { Payout, PayoutReceipt } from '../../domain/payouts';
 import { eventObjectData } from '../../domain/event-objects';
 import type { PayoutNotification } from '../../domain/notifications';
 import { maskRecipientDetails } from '../../domain/recipients';
-import { type ListEnvelope, paginate } from '../paging';
+import { type Page, paginate } from '../paging';
 import type { Caller, Core } from '../context';
 import type { PayoutRow, PayoutAttemptRow } from './rows';
 
@@ -116,7 +116,7 @@ export interface ListPayoutsQuery {
 }
 
 /** GET /payouts: newest first, cursor paging (src/core/paging.ts). 400 validation_error (`cursor`) for a foreign cursor. */
-export async function listPayouts(core: Core, caller: Caller, q: ListPayoutsQuery): Promise<ListEnvelope<Payout>> {
+export async function listPayouts(core: Core, caller: Caller, q: ListPayoutsQuery): Promise<Page<Payout>> {
   let query = core.db
     .selectFrom('payouts')
     .selectAll()
@@ -127,7 +127,7 @@ export async function listPayouts(core: Core, caller: Caller, q: ListPayoutsQuer
   if (q.channel) query = query.where('channel', '=', q.channel);
   if (q.since) query = query.where('created_at', '>=', q.since);
   const page = await paginate(query, 'id', { limit: q.limit, cursor: q.cursor });
-  return { data: page.rows.map((r) => payoutFromRow(r, core.config.publicUrl)), next_cursor: page.next_cursor };
+  return { data: page.rows.map((r) => payoutFromRow(r, core.config.publicUrl)), nextCursor: page.nextCursor };
 }
 
 /** GET /payouts/{id}/receipt: `{url: {publicUrl}/r/<receipt token>, confirmed_received_at}`. 404 as getPayout. */
