@@ -4,7 +4,8 @@
  */
 import { findChannel } from '../domain/channels';
 import { formatAmount, parseAmount, USDC } from '../domain/money';
-import { formatFees, price, type WireFees } from '../domain/pricing';
+import { price } from '../domain/pricing';
+import { formatFees, type WireFees } from '../wire/surface-a/fees';
 import { midRate } from '../sandbox/fx';
 
 /** A priced example: what a quote or payout of `source_amount` on `channel` shows. */

@@ -1,6 +1,6 @@
 /** Getting paid, the pure part (docs/getting-paid.md): virtual accounts, deposits, payment requests. No I/O. */
 import { composeIBAN, friendlyFormatIBAN } from 'ibantools';
-import { divDecimal, formatAmount, parseAmount, parseDecimal, percentOf, USDC, divRound } from './money';
+import { divDecimal, parseAmount, parseDecimal, percentOf, USDC, divRound } from './money';
 
 export const VIRTUAL_ACCOUNT_CURRENCIES = ['USD', 'EUR', 'MXN'] as const;
 export type VirtualAccountCurrency = (typeof VIRTUAL_ACCOUNT_CURRENCIES)[number];
@@ -128,18 +128,6 @@ export function convertDeposit(amount: bigint, currency: string, rate: string, s
     source === 'card' ? percentOf(grossAmount, CARD_DEPOSIT_FEE.percent) + parseAmount(CARD_DEPOSIT_FEE.flat, USDC) : 0n;
   const total = fxSpread + processing;
   return { rate: currency === USDC ? '1' : rate, grossAmount, fees: { fxSpread, processing, total }, netAmount: grossAmount - total };
-}
-
-/** Deposit fees on the wire (USDC decimal strings). */
-export interface WireDepositFees {
-  fx_spread: string;
-  processing: string;
-  total: string;
-  currency: 'USDC';
-}
-
-export function formatDepositFees(f: DepositConversion['fees']): WireDepositFees {
-  return { fx_spread: formatAmount(f.fxSpread, USDC), processing: formatAmount(f.processing, USDC), total: formatAmount(f.total, USDC), currency: 'USDC' };
 }
 
 /** Payment request statuses (docs/states.md "Payment request"); a deposit for a closed request is credited as plain. */

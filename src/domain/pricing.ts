@@ -102,33 +102,3 @@ export function price(input: PriceInput): Price {
   };
 }
 
-/** Spec "Shared types" Fees: USDC decimal strings. */
-export interface WireFees {
-  provider: string;
-  service: string;
-  fx_spread: string;
-  total: string;
-  currency: 'USDC';
-}
-
-export function formatFees(p: Price): WireFees {
-  return {
-    provider: formatAmount(p.fees.provider, USDC),
-    service: formatAmount(p.fees.service, USDC),
-    fx_spread: formatAmount(p.fees.fxSpread, USDC),
-    total: formatAmount(p.fees.total, USDC),
-    currency: 'USDC',
-  };
-}
-
-/** Live rate provenance on the wire (docs/rates.md "On the wire"). */
-export interface WireRateDetails {
-  reference_rate: string;
-  source: string;
-  as_of: string;
-  spread_bps: number;
-}
-
-export function formatRateDetails(l: Pick<LivePricing, 'referenceRate' | 'source' | 'asOf' | 'spreadBps'>): WireRateDetails {
-  return { reference_rate: l.referenceRate, source: l.source, as_of: l.asOf.toISOString(), spread_bps: l.spreadBps };
-}

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { findChannel } from '../../src/domain/channels';
 import { ApiError } from '../../src/domain/errors';
-import { formatFees, price } from '../../src/domain/pricing';
+import { price } from '../../src/domain/pricing';
+import { formatFees } from '../../src/wire/surface-a/fees';
 import { midRate } from '../../src/sandbox/fx';
 
 // spei_mxn: provider 0.3 % + 0.25 USDC, service 0.5 %, FX spread 0.35 %, limits 1 - 50,000 USDC.

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { findChannel } from '../../src/domain/channels';
 import { ApiError } from '../../src/domain/errors';
 import { AmountFormatError, divDecimal, formatAmount, formatDecimal, parseAmountParam, parseDecimal, USDC } from '../../src/domain/money';
-import { formatRateDetails, price } from '../../src/domain/pricing';
+import { price } from '../../src/domain/pricing';
+import { formatRateDetails } from '../../src/wire/surface-a/fees';
 import { parseIntMap, parseRateRoutes, type RateObservation, rateBook, resolveRate } from '../../src/domain/rate-routes';
 import { crossRate, formatRate, lessSpread, moveBps, rateAtMost, rateFraction, spreadCost } from '../../src/domain/rates';
 

@@ -2,7 +2,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { createQuote, type QuoteRecord } from '../../core/quotes';
 import { formatAmount, USDC } from '../../domain/money';
-import { formatFees, formatRateDetails } from '../../domain/pricing';
+import { formatFees, formatRateDetails } from '../../wire/surface-a/fees';
 import { SPEI_MXN_100 } from '../examples';
 import { RateDetailsSchema } from './rate-details';
 import type { SurfaceRouter } from '../surface';

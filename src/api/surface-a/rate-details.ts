@@ -1,4 +1,4 @@
-/** OpenAPI schema of the live rate provenance (docs/rates.md "On the wire"; src/domain/pricing.ts WireRateDetails). */
+/** OpenAPI schema of the live rate provenance (docs/rates.md "On the wire"; src/wire/surface-a/fees.ts WireRateDetails). */
 import { z } from '@hono/zod-openapi';
 
 /** `rate_details` of a live quote, payout or deposit (absent in the sandbox). */

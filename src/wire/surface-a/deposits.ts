@@ -1,8 +1,8 @@
 /** Surface A's deposit (extension resource, docs/getting-paid.md "Deposits"; snake_case, decimal strings). */
 import type { Deposit } from '../../domain/deposits';
-import { type DepositMatchResult, type DepositSource, type DepositStatus, formatDepositFees, type WireDepositFees } from '../../domain/funding';
+import type { DepositMatchResult, DepositSource, DepositStatus } from '../../domain/funding';
 import { formatAmount } from '../../domain/money';
-import { formatRateDetails, type WireRateDetails } from '../../domain/pricing';
+import { formatDepositFees, formatRateDetails, type WireDepositFees, type WireRateDetails } from './fees';
 
 /** A deposit on Surface A. Amounts are decimal strings. */
 export interface WireDeposit {

@@ -2,7 +2,7 @@
 import { formatAmount } from '../../domain/money';
 import type { PayoutFailureCode, PayoutStatus } from '../../domain/payout-state';
 import type { Payout, PayoutReceipt } from '../../domain/payouts';
-import { formatRateDetails, type WireFees, type WireRateDetails } from '../../domain/pricing';
+import { formatRateDetails, type WireFees, type WireRateDetails } from './fees';
 
 /** One element of `attempt_history` (extension; the spec leaves the element fields open). */
 export interface WireAttempt {
