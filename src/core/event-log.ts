@@ -6,7 +6,7 @@ import type { Database } from '../db/schema';
 import { surfaceASnapshot } from '../wire/events';
 import type { Caller, Core } from './context';
 import { paginate, type Page } from './paging';
-import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARDS, surfaceBEventType } from './webhooks-surface-b';
+import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARDS, surfaceBEventType } from '../domain/surface-b';
 
 /** The events API (docs/webhooks.md "Events API"): the events a surface receives; the surface renders their envelope. */
 

@@ -7,7 +7,7 @@ import type { Environment } from '../db/schema';
 import type { Caller, Core } from './context';
 import { eventWindow } from './event-log';
 import { paginate, type Page } from './paging';
-import { surfaceBEventType, surfaceBRetrySchedule } from './webhooks-surface-b';
+import { surfaceBEventType, surfaceBRetrySchedule } from '../domain/surface-b';
 import { reopenDeliveries, WEBHOOK_DELIVERY_WORKFLOW, webhookRetrySchedule, type WebhookSurface } from './webhooks';
 import { enqueueWorkflowStart, flushWorkflowStart, type PendingStart } from './workflow-starts';
 

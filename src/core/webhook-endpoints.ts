@@ -10,7 +10,7 @@ import type { WebhookEndpointsTable } from '../db/tables/webhooks';
 import { isSurfaceCEventPattern, SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARDS } from '../domain/surface-c';
 import type { Caller, Core } from './context';
 import { checkWebhookDestination, RefusedDestinationError } from './net-guard';
-import { checkSurfaceBSecret, isSurfaceBEventPattern, SURFACE_B_EVENT_TYPES, SURFACE_B_EVENT_WILDCARDS } from './webhooks-surface-b';
+import { checkSurfaceBSecret, isSurfaceBEventPattern, SURFACE_B_EVENT_TYPES, SURFACE_B_EVENT_WILDCARDS } from '../domain/surface-b';
 import { type Keyring, keyringFor, openSecret, sealedKeyId, sealSecret, webhookSecretAad } from './secrets';
 import { callerActor, recordAuditEvent } from './audit';
 import type { CreatedWebhookEndpoint, RotatedWebhookEndpoint, WebhookEndpoint } from '../domain/webhooks';

@@ -1,6 +1,6 @@
 /** Surface C's view of core payouts and events (docs/states.md "Surface C payout", spec "Events, Surface C"). Pure. */
 import type { PayoutStatus } from './payout-state';
-import { matchesEventPattern, type OutboxEvent } from './webhook-events';
+import { matchesEventPattern } from './webhook-events';
 
 export const SURFACE_C_PAYOUT_STATUSES = ['pending', 'processing', 'completed', 'failed', 'canceled'] as const;
 export type SurfaceCPayoutStatus = (typeof SURFACE_C_PAYOUT_STATUSES)[number];
@@ -59,24 +59,4 @@ export function surfaceCCoreTypes(pattern?: string): string[] {
 
 export function isSurfaceCEventPattern(pattern: string): boolean {
   return (SURFACE_C_EVENT_TYPES as readonly string[]).includes(pattern) || (SURFACE_C_EVENT_WILDCARDS as readonly string[]).includes(pattern);
-}
-
-/** Spec `{type, data: {object: {id, status}}}` plus `id` and ISO 8601 `created_at` for deduplication. */
-export interface SurfaceCEnvelope {
-  id: string;
-  type: SurfaceCEventType;
-  created_at: string;
-  data: { object: { id: string; object: 'payout'; status: SurfaceCPayoutStatus } };
-}
-
-/** Envelope of a core outbox event, or null when Surface C does not receive it. */
-export function surfaceCEnvelope(event: OutboxEvent): SurfaceCEnvelope | null {
-  const type = surfaceCEventType(event.type);
-  if (!type) return null;
-  return {
-    id: event.id,
-    type,
-    created_at: event.createdAt.toISOString(),
-    data: { object: { id: String(event.data.id), object: 'payout', status: surfaceCPayoutStatus(String(event.data.status)) } },
-  };
 }

@@ -3,7 +3,7 @@ import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitEvent } from '../../src/core/events';
-import { surfaceBEnvelope } from '../../src/core/webhooks-surface-b';
+import { surfaceBEnvelope } from '../../src/wire/surface-b-envelope';
 import { newId } from '../../src/domain/ids';
 import { createHarness, type Harness } from '../helpers/harness';
 import { type ReceivedDelivery, waitFor, webhookReceiver as receiver } from '../helpers/webhook-receiver';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dispatchWebhookEvents } from '../../src/core/webhooks';
-import { surfaceCEnvelope } from '../../src/domain/surface-c';
+import { surfaceCEnvelope } from '../../src/wire/surface-c-envelope';
 import { createHarness, type Harness } from '../helpers/harness';
 
 /** Surface C webhook endpoints: POST /webhooks {url, events}, GET /webhooks; Surface C event names. */

@@ -1,14 +1,14 @@
 /**
  * docs/integration.md "Events" keeps up with the event types each surface sends: every type of
  * `SURFACE_A_EVENT_TYPES` (src/domain/webhook-events.ts), `SURFACE_B_EVENT_TYPES`
- * (src/core/webhooks-surface-b.ts) and `SURFACE_C_EVENT_TYPES` (src/domain/surface-c.ts) is in the
+ * (src/domain/surface-b.ts) and `SURFACE_C_EVENT_TYPES` (src/domain/surface-c.ts) is in the
  * catalog table and has an example payload (a JSON block with its `"type"`) in its surface's
  * "Example payloads" section.
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SURFACE_B_EVENT_TYPES } from '../../src/core/webhooks-surface-b';
+import { SURFACE_B_EVENT_TYPES } from '../../src/domain/surface-b';
 import { SURFACE_C_EVENT_TYPES } from '../../src/domain/surface-c';
 import { SURFACE_A_EVENT_TYPES } from '../../src/domain/webhook-events';
 

@@ -1,7 +1,9 @@
 /** The notification delivery events on every surface with a payout view (docs/notifications.md "Events"). */
 import { describe, expect, it } from 'vitest';
-import { surfaceBEnvelope, surfaceBEventType } from '../../src/core/webhooks-surface-b';
-import { surfaceCEnvelope, surfaceCEventType } from '../../src/domain/surface-c';
+import { surfaceBEventType } from '../../src/domain/surface-b';
+import { surfaceBEnvelope } from '../../src/wire/surface-b-envelope';
+import { surfaceCEventType } from '../../src/domain/surface-c';
+import { surfaceCEnvelope } from '../../src/wire/surface-c-envelope';
 import { surfaceAEventType } from '../../src/domain/webhook-events';
 
 const data = {

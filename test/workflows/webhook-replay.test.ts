@@ -3,7 +3,7 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
 import { webhookRetryDelayMs, surfaceARetrySchedule } from '../../src/domain/webhook-events';
-import { surfaceBRetrySchedule } from '../../src/core/webhooks-surface-b';
+import { surfaceBRetrySchedule } from '../../src/domain/surface-b';
 
 /**
  * The webhook delivery workflow numbers its attempts and waits out the delays itself (docs/webhooks.md

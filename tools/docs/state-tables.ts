@@ -6,7 +6,7 @@
  * |-------------------|---------------------------------------------------------------------------------------|
  * | `payout`          | src/domain/payout-state.ts PAYOUT_TRANSITIONS, EVENT_ON_ENTER, PAYOUT_MONEY_ON_ENTER; src/domain/webhook-events.ts surfaceAEventType |
  * | `disbursement-a`  | src/domain/disbursement-state.ts ALLOWED, DISBURSEMENT_EVENT_ON_ENTER                 |
- * | `disbursement-b`  | the payout tables through src/core/claim-flow/status.ts claimStatusOf and src/core/webhooks-surface-b.ts surfaceBEventType |
+ * | `disbursement-b`  | the payout tables through src/core/claim-flow/status.ts claimStatusOf and src/domain/surface-b.ts surfaceBEventType |
  * | `payout-c`        | the payout tables through src/domain/surface-c.ts surfaceCPayoutStatus, surfaceCEventType |
  * | `payment-request` | src/domain/funding.ts PAYMENT_REQUEST_TRANSITIONS, PAYMENT_REQUEST_EVENT_ON_ENTER      |
  * | `deposit`         | src/domain/funding.ts DEPOSIT_TRANSITIONS, DEPOSIT_EVENT_ON_ENTER; surfaceAEventType, surfaceBEventType |
@@ -23,7 +23,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CLAIM_STATUSES, type ClaimStatus, claimStatusOf } from '../../src/core/claim-flow/status';
-import { surfaceBEventType } from '../../src/core/webhooks-surface-b';
+import { surfaceBEventType } from '../../src/domain/surface-b';
 import {
   ALLOWED,
   DISBURSEMENT_EVENT_ON_ENTER,

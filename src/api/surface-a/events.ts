@@ -1,7 +1,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { getEvent, listEvents } from '../../core/event-log';
 import { notFound } from '../../domain/errors';
-import { SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARDS, SURFACE_C_PAYOUT_STATUSES, surfaceCEnvelope } from '../../domain/surface-c';
+import { SURFACE_C_EVENT_TYPES, SURFACE_C_EVENT_WILDCARDS, SURFACE_C_PAYOUT_STATUSES } from '../../domain/surface-c';
+import { surfaceCEnvelope } from '../../wire/surface-c-envelope';
 import { type OutboxEvent, SURFACE_A_EVENT_TYPES, SURFACE_A_EVENT_WILDCARDS } from '../../domain/webhook-events';
 import { renderSurfaceAEvent } from '../../wire/surface-a/event-envelopes';
 import type { SurfaceRouter } from '../surface';

@@ -4,7 +4,8 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { getEvent, listEvents } from '../../core/event-log';
-import { SURFACE_B_EVENT_TYPES, SURFACE_B_EVENT_WILDCARDS, surfaceBEnvelope } from '../../core/webhooks-surface-b';
+import { SURFACE_B_EVENT_TYPES, SURFACE_B_EVENT_WILDCARDS } from '../../domain/surface-b';
+import { surfaceBEnvelope } from '../../wire/surface-b-envelope';
 import { notFound } from '../../domain/errors';
 import type { SurfaceRouter } from '../surface';
 import { COMMON_ERRORS, DateTimeSchema, errorResponses, idParam, jsonContent, listOf, pageQuery } from './schemas';

@@ -9,7 +9,7 @@ import {
   type WebhookDelivery,
 } from '../../core/webhook-deliveries';
 import { DEFAULT_SECRET_OVERLAP, rotateWebhookSecret } from '../../core/webhooks';
-import { MIN_SURFACE_B_SECRET_LENGTH } from '../../core/webhooks-surface-b';
+import { MIN_SURFACE_B_SECRET_LENGTH } from '../../domain/surface-b';
 import { SURFACE_B_PREVIOUS_SIGNATURE_HEADER, SURFACE_B_SIGNATURE_HEADER } from '../../core/webhook-signature';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';

@@ -1,7 +1,7 @@
 /** Surface B webhook endpoints with the caller's own secret (spec "Events, Surface B"; docs/surface-b.md). */
 import { createRoute, z } from '@hono/zod-openapi';
 import { createWebhookEndpoint, deleteWebhookEndpoint, MAX_WEBHOOK_URL_LENGTH } from '../../core/webhooks';
-import { MIN_SURFACE_B_SECRET_LENGTH, SURFACE_B_EVENT_TYPES, SURFACE_B_EVENT_WILDCARDS } from '../../core/webhooks-surface-b';
+import { MIN_SURFACE_B_SECRET_LENGTH, SURFACE_B_EVENT_TYPES, SURFACE_B_EVENT_WILDCARDS } from '../../domain/surface-b';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import { COMMON_ERRORS, DateTimeSchema, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, idParam, jsonContent } from './schemas';
