@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Core } from '../src/core/context';
 import { attemptWebhookDelivery, markWebhookDeliveryFailed } from '../src/core/webhooks';
-import { surfaceBNextRetryDelayMs } from '../src/core/webhooks-surface-b';
+import { surfaceBNextRetryDelayMs } from '../src/domain/surface-b';
 import {
   type DeliverWebhookResult,
   WEBHOOK_ATTEMPT_FAILED,
