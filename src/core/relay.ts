@@ -14,8 +14,7 @@ const RELISTEN_DELAY_MS = 1000;
 /**
  * Runs the relay's idempotent tasks in this worker (docs/architecture.md "Outboxes"): every
  * `intervalMs` while there is work; with `databaseUrl`, an idle relay backs off up to
- * {@link RELAY_IDLE_MAX_MS} and a NOTIFY on {@link OUTBOX_CHANNEL} wakes it, at once after an idle
- * tick and no sooner than `intervalMs` after the start of one that found work. Returns a stop function.
+ * {@link RELAY_IDLE_MAX_MS} and a NOTIFY on {@link OUTBOX_CHANNEL} wakes it. Returns a stop function.
  */
 export function startRelay(core: Core, tasks: RelayTask[], intervalMs = 250, opts: { databaseUrl?: string } = {}): () => Promise<void> {
   let stopped = false;
@@ -51,30 +50,18 @@ export function startRelay(core: Core, tasks: RelayTask[], intervalMs = 250, opt
     let pause = intervalMs;
     while (!stopped) {
       nudged = false;
-      const began = performance.now();
       current = tick();
       const found = await current;
       pause = found || nudged || !listening ? intervalMs : Math.min(pause * 2, RELAY_IDLE_MAX_MS);
-      // A NOTIFY wakes the relay at once after an idle tick, and no sooner than `intervalMs` after
-      // the last one began when it found work: under a stream of events (a disbursement's) one tick
-      // serves many (docs/benchmarks.md, issue #39).
-      const busy = found || nudged;
-      const soonest = () => (busy ? Math.max(0, began + intervalMs - performance.now()) : 0);
-      if (nudged) pause = soonest();
-      if (stopped || pause === 0) continue;
+      if (nudged) continue;
       await new Promise<void>((resolve) => {
-        let timer = setTimeout(done, pause);
+        const timer = setTimeout(done, pause);
         function done() {
           clearTimeout(timer);
           wake = null;
           resolve();
         }
-        wake = () => {
-          const wait = stopped ? 0 : soonest();
-          if (wait === 0) return done();
-          clearTimeout(timer);
-          timer = setTimeout(done, wait);
-        };
+        wake = done;
       });
     }
   };
