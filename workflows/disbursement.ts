@@ -48,7 +48,7 @@ const CLAIM_CADENCE = 'disbursement-claim-cadence';
 const CHILD_STATUS_UPSERTS = '39-child-status-upserts';
 /**
  * Versioning: a run hands over after {@link LONG_RUN_ITEMS} starts or at its history caps, not
- * after 500 or at Temporal's suggestion (about 1,000 children): each hand-over drains the window
+ * after 500 or at Temporal's suggestion (4,096 events, about 900 children): each hand-over drains the window
  * while the run waits for its last starts to be acknowledged.
  */
 const LONGER_RUNS = '39-longer-runs';
