@@ -7,7 +7,16 @@ export const DISBURSEMENT_WORKFLOW_TYPE = 'disbursementWorkflow';
 /** Temporal allows 2,000 pending children per workflow. */
 export const DEFAULT_WINDOW = 300;
 export const DEFAULT_CLAIM_BATCH = 100;
+/** Children per run before continue-as-new, for runs recorded before `patched('39-longer-runs')`. */
 export const DEFAULT_ITEMS_PER_RUN = 500;
+/**
+ * Children per run under `patched('39-longer-runs')` (docs/disbursements.md "Launch, the run, and
+ * money"): a 5,000-item batch hands over once instead of nine times.
+ */
+export const LONG_RUN_ITEMS = 2500;
+/** Under the same patch, a run hands over before its history passes this many events or bytes (Temporal fails a run at 51,200 events or 50 MB). */
+export const LONG_RUN_MAX_EVENTS = 20_000;
+export const LONG_RUN_MAX_BYTES = 16 * 1024 * 1024;
 
 /** `paused` and `claimSeq` are carried across continue-as-new. */
 export interface DisbursementWorkflowInput {
@@ -18,6 +27,7 @@ export interface DisbursementWorkflowInput {
   window?: number;
   /** At most `window`. */
   claimBatch?: number;
+  /** Default {@link LONG_RUN_ITEMS} ({@link DEFAULT_ITEMS_PER_RUN} before `patched('39-longer-runs')`). */
   itemsPerRun?: number;
   paused?: boolean;
   /** Claims are idempotent per number. */

@@ -24,6 +24,9 @@ import {
   DEFAULT_ITEMS_PER_RUN,
   DEFAULT_WINDOW,
   type DisbursementActivities,
+  LONG_RUN_ITEMS,
+  LONG_RUN_MAX_BYTES,
+  LONG_RUN_MAX_EVENTS,
   disbursementStatusQuery,
   type DisbursementWorkflowInput,
   type DisbursementWorkflowResult,
@@ -43,6 +46,12 @@ const FULL_WINDOW_LONG_RECHECK = '5 seconds';
 const CLAIM_CADENCE = 'disbursement-claim-cadence';
 /** Versioning: children started with `statusUpserts: 'long-waits'` (one PayoutStatus upsert per settled item). */
 const CHILD_STATUS_UPSERTS = '39-child-status-upserts';
+/**
+ * Versioning: a run hands over after {@link LONG_RUN_ITEMS} starts or at its history caps, not
+ * after 500 or at Temporal's suggestion (4,096 events, about 900 children): each hand-over drains the window
+ * while the run waits for its last starts to be acknowledged.
+ */
+const LONGER_RUNS = '39-longer-runs';
 
 const acts = proxyActivities<DisbursementActivities>({
   startToCloseTimeout: '20 seconds',
@@ -59,14 +68,23 @@ interface Limits {
   refillAt: number;
   cadence: boolean;
   childStatusAtLongWaits: boolean;
+  longerRuns: boolean;
 }
 
-function limitsOf(input: DisbursementWorkflowInput, cadence: boolean, childStatusAtLongWaits: boolean): Limits {
+function limitsOf(input: DisbursementWorkflowInput, cadence: boolean, childStatusAtLongWaits: boolean, longerRuns: boolean): Limits {
   const window = Math.max(1, Math.min(1000, Math.floor(input.window ?? DEFAULT_WINDOW)));
   const claimBatch = Math.max(1, Math.min(window, Math.floor(input.claimBatch ?? DEFAULT_CLAIM_BATCH)));
-  const itemsPerRun = Math.max(1, Math.floor(input.itemsPerRun ?? DEFAULT_ITEMS_PER_RUN));
+  const itemsPerRun = Math.max(1, Math.floor(input.itemsPerRun ?? (longerRuns ? LONG_RUN_ITEMS : DEFAULT_ITEMS_PER_RUN)));
   const refillAt = Math.max(1, Math.min(claimBatch, Math.ceil(window / (cadence ? 3 : 10))));
-  return { window, claimBatch, itemsPerRun, refillAt, cadence, childStatusAtLongWaits };
+  return { window, claimBatch, itemsPerRun, refillAt, cadence, childStatusAtLongWaits, longerRuns };
+}
+
+/** This run has started its share of children, or its history is as long as it may grow. */
+function runDone(run: DisbursementRun): boolean {
+  if (run.startedThisRun >= run.limits.itemsPerRun) return true;
+  const info = workflowInfo();
+  if (!run.limits.longerRuns) return info.continueAsNewSuggested;
+  return info.historyLength >= LONG_RUN_MAX_EVENTS || info.historySize >= LONG_RUN_MAX_BYTES;
 }
 
 /** One run's state, shared by its phases and Signal handlers (the safe-message-handlers shape). */
@@ -248,7 +266,7 @@ async function finalize(run: DisbursementRun): Promise<DisbursementWorkflowResul
 }
 
 export async function disbursementWorkflow(input: DisbursementWorkflowInput): Promise<DisbursementWorkflowResult> {
-  const run = new DisbursementRun(input, limitsOf(input, patched(CLAIM_CADENCE), patched(CHILD_STATUS_UPSERTS)));
+  const run = new DisbursementRun(input, limitsOf(input, patched(CLAIM_CADENCE), patched(CHILD_STATUS_UPSERTS), patched(LONGER_RUNS)));
   if (run.paused) {
     run.status = 'paused';
     upsertSearchAttributes([{ key: SA.DisbursementStatus, value: 'paused' }]);
@@ -256,9 +274,9 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
   installHandlers(run);
   for (;;) {
     if (run.paused) run.setStatus('paused');
-    const runDone = run.startedThisRun >= run.limits.itemsPerRun || workflowInfo().continueAsNewSuggested;
-    if (!run.paused && !run.exhausted && !run.full && !runDone) await claimAndStart(run);
-    else if (runDone && !run.paused && !run.exhausted) await handOver(run);
+    const done = runDone(run);
+    if (!run.paused && !run.exhausted && !run.full && !done) await claimAndStart(run);
+    else if (done && !run.paused && !run.exhausted) await handOver(run);
     else if (run.full && !run.paused) await waitForRefill(run);
     else if (run.inFlight > 0) await run.nextWake();
     else if (run.paused) await waitWhilePaused(run);

@@ -420,6 +420,27 @@ describe('disbursement children publish PayoutStatus at long waits only (issue #
   });
 });
 
+describe("a disbursement run hands over after 2,500 children, not 500 (patched('39-longer-runs'), issue #39)", () => {
+  it('600 items with the default run length complete in one run, with the patch marker', async () => {
+    const id = `dsb_long_${Date.now()}`;
+    const items = Array.from({ length: 600 }, (_, i) => `${id}_po${i}`);
+    batches.set(id, { items, next: 0, inFlight: new Set(), failed: 0, paused: false, claims: new Map(), window: 300 });
+    for (const p of items) scripts.set(p, { attempts: [settled(0)] });
+    const handle = await client.workflow.start('disbursementWorkflow', {
+      taskQueue,
+      workflowId: id,
+      args: [{ disbursementId: id, businessId: 'biz_rec', environment: 'sandbox', window: 300, claimBatch: 100 }],
+    });
+    expect(await handle.result()).toEqual({ disbursementId: id, status: 'completed' });
+    // The first run is the only one: it started all 600 children and completed the batch itself.
+    const { events } = await client.workflow.getHandle(id, handle.firstExecutionRunId).fetchHistory();
+    const types = (events ?? []).map((e) => temporal.api.enums.v1.EventType[e.eventType!]);
+    expect(types.at(-1)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
+    expect(types.filter((t) => t === 'EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED')).toHaveLength(600);
+    expect((events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toHaveLength(3);
+  }, 120_000);
+});
+
 describe('every recorded payout and disbursement history replays on today\'s code', () => {
   const files = readdirSync(HISTORIES).filter((f) => /^(payout|disbursement)-.*\.json$/.test(f)).sort();
 
