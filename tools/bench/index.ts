@@ -39,6 +39,7 @@ import { freePort } from '../../src/temporal/dev-server';
 import { cpuMs, treeCpuMs, treeRssBytes } from '../stack/proc-stats';
 import { ROOT, startStack, type Stack } from '../stack/index';
 import { runRailsBench } from './rails';
+import { LONG_RUN_ITEMS } from '../../workflows/disbursement.contract';
 
 const { values: args } = parseArgs({
   options: {
@@ -276,12 +277,12 @@ async function main() {
 
     // 1. Disbursement vs no-op children -------------------------------------------------------
     if (SECTIONS.has('disbursement')) {
-      say(`floor: ${SIZES.items} no-op child workflows, window 300, 500 per run`);
+      say(`floor: ${SIZES.items} no-op child workflows, window 300, ${LONG_RUN_ITEMS} per run (as workflows/disbursement.ts)`);
       a = await snapshot(stack);
       await client.workflow.execute('floorParent', {
         taskQueue: BASELINE_QUEUE,
         workflowId: `bench-floor-${Date.now()}`,
-        args: [{ count: SIZES.items, window: 300, perRun: 500, upserts: 0 }],
+        args: [{ count: SIZES.items, window: 300, perRun: LONG_RUN_ITEMS, upserts: 0 }],
       });
       b = await snapshot(stack);
       const floor = cost(a, b, SIZES.items);
@@ -294,12 +295,12 @@ async function main() {
       await sql`create table if not exists bench_minimal_payouts (id text primary key, amount text not null, status text not null, created_at timestamptz not null default now())`.execute(stack.db);
       const durableParentId = `bench-durable-floor-${Date.now()}`;
       await sql`insert into bench_minimal_payouts (id, amount, status) select ${durableParentId} || '-' || g, '1', 'submitted' from generate_series(0, ${SIZES.items - 1}) g`.execute(stack.db);
-      say(`durable floor: ${SIZES.items} minimal durable payout children (hold, timer ${arrivalMs} ms, settle), window 300, 500 per run`);
+      say(`durable floor: ${SIZES.items} minimal durable payout children (hold, timer ${arrivalMs} ms, settle), window 300, ${LONG_RUN_ITEMS} per run (as workflows/disbursement.ts)`);
       a = await snapshot(stack);
       await client.workflow.execute('floorParent', {
         taskQueue: BASELINE_QUEUE,
         workflowId: durableParentId,
-        args: [{ count: SIZES.items, window: 300, perRun: 500, upserts: 0, child: 'minimalPayout', childArrivalMs: arrivalMs }],
+        args: [{ count: SIZES.items, window: 300, perRun: LONG_RUN_ITEMS, upserts: 0, child: 'minimalPayout', childArrivalMs: arrivalMs }],
       });
       b = await snapshot(stack);
       const durableFloor = cost(a, b, SIZES.items);
