@@ -1,5 +1,7 @@
 import { Connection } from '@temporalio/client';
-import { NativeConnection, type TelemetryOptions, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
+import { type CompiledWorkerOptions, type Logger, NativeConnection, type TelemetryOptions, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
+import type { WorkflowCreator } from '@temporalio/worker/lib/workflow/interface';
+import type { WorkflowBundleWithSourceMapAndFilename } from '@temporalio/worker/lib/workflow/workflow-worker-thread/input';
 import type { Config } from '../config';
 import { createActivities } from '../../activities';
 import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
@@ -79,7 +81,51 @@ export interface PaymentsWorker {
   getState(): string;
 }
 
-/** Creates the workers of `TASK_QUEUE` and the batch queue; a nondeterminism error fails the workflow, not retries its task. */
+type Bundle = WorkflowBundleWithSourceMapAndFilename;
+
+/**
+ * A Worker class whose instances share one workflow bundle (read and parsed once) and one pool of
+ * workflow threads, the first instance's `workflowThreadPoolSize`, instead of one pool each. Each
+ * thread is a V8 isolate holding the SDK's protobuf root and the compiled bundle (about 27 MB RSS;
+ * docs/operations.md "Idle cost"); workflows of every task queue go to the least busy thread, as
+ * within one Worker. The threads end when the last instance has shut down. Only for instances
+ * given the same bundle, activities and isolate options (those of the first are used).
+ */
+export function sharedWorkflowThreadsWorker(): typeof Worker {
+  let bundle: Promise<Bundle | undefined> | undefined;
+  let threads: Promise<WorkflowCreator> | undefined;
+  let users = 0;
+  return class SharedWorkflowThreadsWorker extends Worker {
+    protected static override getOrCreateBundle(options: CompiledWorkerOptions, logger: Logger): Promise<Bundle | undefined> {
+      bundle ??= super.getOrCreateBundle(options, logger);
+      return bundle;
+    }
+
+    protected static override async createWorkflowCreator(b: Bundle, options: CompiledWorkerOptions, logger: Logger): Promise<WorkflowCreator> {
+      threads ??= super.createWorkflowCreator(b, options, logger);
+      const pool = await threads;
+      users++;
+      let destroyed = false;
+      return {
+        createWorkflow: (o) => pool.createWorkflow(o),
+        destroy: async () => {
+          if (destroyed) return;
+          destroyed = true;
+          if (--users > 0) return;
+          threads = undefined;
+          bundle = undefined;
+          await pool.destroy();
+        },
+      };
+    }
+  };
+}
+
+/**
+ * Creates the workers of `TASK_QUEUE` and the batch queue, sharing one bundle and one pool of
+ * `WORKER_WORKFLOW_THREADS` workflow threads ({@link sharedWorkflowThreadsWorker}); a
+ * nondeterminism error fails the workflow, not retries its task.
+ */
 export async function createWorker(
   core: Core,
   opts: { connection?: NativeConnection; workflowBundle: WorkflowBundleOption; maxConcurrentActivities?: number },
@@ -94,12 +140,13 @@ export async function createWorker(
     activities,
     workflowFailureErrorTypes: { '*': ['NondeterminismError'] },
   };
-  const payments = await Worker.create({
+  const SharedWorker = sharedWorkflowThreadsWorker();
+  const payments = await SharedWorker.create({
     ...common,
     taskQueue: core.config.TASK_QUEUE,
     ...paymentsWorkerTuning(core.config, opts.maxConcurrentActivities),
   });
-  const batches = await Worker.create({
+  const batches = await SharedWorker.create({
     ...common,
     taskQueue: taskQueueFor(core.config, DISBURSEMENT_WORKFLOW_TYPE),
     maxConcurrentActivityTaskExecutions: 20,
