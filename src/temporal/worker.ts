@@ -108,8 +108,8 @@ export async function readPrebuiltBundle(codePath: string): Promise<Bundle> {
 
 /**
  * A Worker class whose instances share one workflow bundle (read once, by {@link readPrebuiltBundle}
- * when prebuilt) and one pool of
- * workflow threads, the first instance's `workflowThreadPoolSize`, instead of one pool each. Each
+ * when prebuilt) and one pool of workflow threads, the first instance's `workflowThreadPoolSize`,
+ * instead of one pool each. Each
  * thread is a V8 isolate holding the SDK's protobuf root and the compiled bundle (about 27 MB RSS;
  * docs/operations.md "Idle cost"); workflows of every task queue go to the least busy thread, as
  * within one Worker. The threads end when the last instance has shut down. Only for instances
