@@ -28,5 +28,6 @@ EXPOSE 3000
 # METRICS_PORT (9464) and HEALTH_PATH=/metrics (any answer below 500 is alive).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.HEALTH_PORT||process.env.PORT||3000)+(process.env.HEALTH_PATH||'/health')).then(r=>process.exit(r.status<500?0:1),()=>process.exit(1))"
-# The production node flags come from dist/node-flags (tools/build.ts PRODUCTION_NODE_FLAGS); exec keeps node PID 1.
-CMD ["sh", "-c", "exec node $(cat dist/node-flags) dist/main/api.js"]
+# The production node flags and environment come from dist/node-flags and dist/node-env (tools/build.ts
+# PRODUCTION_NODE_FLAGS, PRODUCTION_NODE_ENV); exec keeps node PID 1.
+CMD ["sh", "-c", "exec env $(cat dist/node-env) node $(cat dist/node-flags) dist/main/api.js"]

@@ -31,6 +31,14 @@ const OUT = join(ROOT, 'dist');
  */
 export const PRODUCTION_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
 
+/**
+ * Environment of every production API and worker process, set with {@link PRODUCTION_NODE_FLAGS}
+ * (docs/operations.md "Node flags"): the build writes it to `dist/node-env` (`NAME=value`
+ * words on one line), which the same launchers pass through `env`; tools/stack sets it under the
+ * caller's own environment (so `MALLOC_ARENA_MAX=8 npm run bench` overrides it).
+ */
+export const PRODUCTION_NODE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+
 /** The processes a deployment runs (src/main). */
 export const ENTRY_POINTS = ['api', 'worker', 'admin'];
 
@@ -75,6 +83,7 @@ async function main(): Promise<void> {
   rmSync(OUT, { recursive: true, force: true });
   await buildServices(join(OUT, 'main'));
   writeFileSync(join(OUT, 'node-flags'), `${PRODUCTION_NODE_FLAGS.join(' ')}\n`);
+  writeFileSync(join(OUT, 'node-env'), `${Object.entries(PRODUCTION_NODE_ENV).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
   const t1 = performance.now();
   const bundle = await writeWorkflowBundle(join(OUT, 'workflow-bundle.js'));
   const t2 = performance.now();

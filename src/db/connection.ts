@@ -2,9 +2,8 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 import { migrationProvider } from './migrations';
 import { acquirePgliteLock } from './pglite-lock';
@@ -16,7 +15,9 @@ const INT8 = 20;
 
 /**
  * Opens Kysely on PostgreSQL or PGlite; int8 comes back as `bigint` on both (money never passes a JS
- * number). Throws `PgliteLockedError` while another process holds the PGlite directory.
+ * number). PGlite's modules load only here, so a process on PostgreSQL never holds them
+ * (docs/operations.md "Idle cost"). Throws `PgliteLockedError` while another process holds the
+ * PGlite directory.
  */
 export async function openDb(target: DbTarget, opts: { poolSize?: number; role?: string } = {}): Promise<Db> {
   if ('url' in target) {
@@ -41,6 +42,7 @@ export async function openDb(target: DbTarget, opts: { poolSize?: number; role?:
     });
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
+  const [{ PGlite }, { PGliteDialect }] = await Promise.all([import('@electric-sql/pglite'), import('kysely-pglite-dialect')]);
   let client: PGlite;
   let release: (() => void) | undefined;
   if ('pgliteDir' in target) {

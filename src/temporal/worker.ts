@@ -1,5 +1,10 @@
+import { readFile } from 'node:fs/promises';
+import { url as inspectorUrl } from 'node:inspector';
+import { resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { NativeConnection, type TelemetryOptions, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
+import { type CompiledWorkerOptions, type Logger, NativeConnection, type TelemetryOptions, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
+import type { WorkflowCreator } from '@temporalio/worker/lib/workflow/interface';
+import type { WorkflowBundleWithSourceMapAndFilename } from '@temporalio/worker/lib/workflow/workflow-worker-thread/input';
 import type { Config } from '../config';
 import { createActivities } from '../../activities';
 import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
@@ -79,7 +84,79 @@ export interface PaymentsWorker {
   getState(): string;
 }
 
-/** Creates the workers of `TASK_QUEUE` and the batch queue; a nondeterminism error fails the workflow, not retries its task. */
+type Bundle = WorkflowBundleWithSourceMapAndFilename;
+
+/**
+ * Reads a prebuilt workflow bundle (`{ codePath }`, with its inline source map) into the shape the
+ * SDK's own reader returns, without the SDK's extra compile and run of the whole bundle in the main
+ * thread: that copy only helps a debugger place breakpoints, and it stays in memory (about 13 MB
+ * RSS) until a major GC, which an idle process never runs. Throws when the file has no inline
+ * source map.
+ */
+export async function readPrebuiltBundle(codePath: string): Promise<Bundle> {
+  const text = await readFile(codePath, 'utf8');
+  const at = text.lastIndexOf('//# sourceMappingURL=data:');
+  const base64 = at > 0 ? text.indexOf('base64,', at) : -1;
+  if (base64 < 0) throw new Error(`workflow bundle ${codePath} has no inline source map (build it with npm run bundle:workflows)`);
+  const sourceMap = JSON.parse(Buffer.from(text.slice(base64 + 'base64,'.length).trimEnd(), 'base64').toString());
+  const filename = resolve(codePath);
+  if (filename === codePath) return { code: text, sourceMap, filename };
+  sourceMap.file = filename;
+  const mapUrl = `data:application/json;base64,${Buffer.from(JSON.stringify(sourceMap)).toString('base64')}`;
+  return { code: `${text.slice(0, at)}\n//# sourceMappingURL=${mapUrl}`, sourceMap, filename };
+}
+
+/**
+ * A Worker class whose instances share one workflow bundle (read once, by {@link readPrebuiltBundle}
+ * when prebuilt) and one pool of workflow threads, the first instance's `workflowThreadPoolSize`,
+ * instead of one pool each. Each
+ * thread is a V8 isolate holding the SDK's protobuf root and the compiled bundle (about 27 MB RSS;
+ * docs/operations.md "Idle cost"); workflows of every task queue go to the least busy thread, as
+ * within one Worker. The threads end when the last instance has shut down. Only for instances
+ * given the same bundle, activities and isolate options (those of the first are used).
+ */
+export function sharedWorkflowThreadsWorker(): typeof Worker & { releaseBundle(): void } {
+  let bundle: Promise<Bundle | undefined> | undefined;
+  let threads: Promise<WorkflowCreator> | undefined;
+  let users = 0;
+  return class SharedWorkflowThreadsWorker extends Worker {
+    /** Drops the parsed bundle (its code and source map, a few MB) once every instance is created; the threads hold their own copy. */
+    static releaseBundle(): void {
+      bundle = undefined;
+    }
+
+    protected static override getOrCreateBundle(options: CompiledWorkerOptions, logger: Logger): Promise<Bundle | undefined> {
+      const prebuilt = options.workflowBundle && 'codePath' in options.workflowBundle ? options.workflowBundle.codePath : undefined;
+      // Under a debugger (an open inspector), the SDK's reader, which prepares breakpoints.
+      bundle ??= prebuilt && !inspectorUrl() ? readPrebuiltBundle(prebuilt) : super.getOrCreateBundle(options, logger);
+      return bundle;
+    }
+
+    protected static override async createWorkflowCreator(b: Bundle, options: CompiledWorkerOptions, logger: Logger): Promise<WorkflowCreator> {
+      threads ??= super.createWorkflowCreator(b, options, logger);
+      const pool = await threads;
+      users++;
+      let destroyed = false;
+      return {
+        createWorkflow: (o) => pool.createWorkflow(o),
+        destroy: async () => {
+          if (destroyed) return;
+          destroyed = true;
+          if (--users > 0) return;
+          threads = undefined;
+          bundle = undefined;
+          await pool.destroy();
+        },
+      };
+    }
+  };
+}
+
+/**
+ * Creates the workers of `TASK_QUEUE` and the batch queue, sharing one bundle and one pool of
+ * `WORKER_WORKFLOW_THREADS` workflow threads ({@link sharedWorkflowThreadsWorker}); a
+ * nondeterminism error fails the workflow, not retries its task.
+ */
 export async function createWorker(
   core: Core,
   opts: { connection?: NativeConnection; workflowBundle: WorkflowBundleOption; maxConcurrentActivities?: number },
@@ -94,18 +171,20 @@ export async function createWorker(
     activities,
     workflowFailureErrorTypes: { '*': ['NondeterminismError'] },
   };
-  const payments = await Worker.create({
+  const SharedWorker = sharedWorkflowThreadsWorker();
+  const payments = await SharedWorker.create({
     ...common,
     taskQueue: core.config.TASK_QUEUE,
     ...paymentsWorkerTuning(core.config, opts.maxConcurrentActivities),
   });
-  const batches = await Worker.create({
+  const batches = await SharedWorker.create({
     ...common,
     taskQueue: taskQueueFor(core.config, DISBURSEMENT_WORKFLOW_TYPE),
     maxConcurrentActivityTaskExecutions: 20,
     maxConcurrentWorkflowTaskExecutions: 20,
     maxCachedWorkflows: 200,
   });
+  SharedWorker.releaseBundle();
   const workers = [payments, batches];
   const worker: PaymentsWorker = {
     run: async () => {

@@ -25,7 +25,7 @@ import { createBusiness } from '../../src/core/businesses';
 import { migrate, openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
 import { writeWorkflowBundle } from '../../src/temporal/bundle';
-import { buildServices, PRODUCTION_NODE_FLAGS } from '../build';
+import { buildServices, PRODUCTION_NODE_ENV, PRODUCTION_NODE_FLAGS } from '../build';
 import { type DevServer, freePort, startDevServer } from '../../src/temporal/dev-server';
 import { startTemporalCluster, type TemporalCluster } from '../temporal-cluster/cluster';
 import { startTestBank, type TestBank } from '../test-bank/bank';
@@ -296,6 +296,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     }
 
     const env: NodeJS.ProcessEnv = {
+      ...PRODUCTION_NODE_ENV,
       ...process.env,
       DATABASE_URL: pg.url,
       TEMPORAL_ADDRESS: temporalAddress,

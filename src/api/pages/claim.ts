@@ -37,11 +37,12 @@ label{display:block;margin:.6rem 0 .2rem}input,select{width:100%;padding:.5rem;f
 <body>${banner}${body}</body></html>`;
 }
 
-const countryNames = new Intl.DisplayNames(['en'], { type: 'region' });
+/** Made at the first live route shown, not at start: it loads ICU's region names (docs/operations.md "Idle cost"). */
+let countryNames: Intl.DisplayNames | undefined;
 
 /** A live route's heading: the country and currency of the account it pays to. */
 function routeTitle(c: ChannelDefinition): string {
-  const where = c.country && c.country.length === 2 ? countryNames.of(c.country) ?? c.country : c.country === 'EU' ? 'the euro area' : null;
+  const where = c.country && c.country.length === 2 ? (countryNames ??= new Intl.DisplayNames(['en'], { type: 'region' })).of(c.country) ?? c.country : c.country === 'EU' ? 'the euro area' : null;
   return `Bank account${where ? ` in ${where}` : ''} (${c.currency})`;
 }
 

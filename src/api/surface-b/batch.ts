@@ -9,7 +9,7 @@ import { formatAmount, type Money } from '../../domain/money';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import { DisbursementSchema, renderClaimDisbursement } from './disbursements';
-import { AmountUsdSchema, LedgerUsdSchema, COMMON_ERRORS, DateTimeSchema, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, jsonContent } from './schemas';
+import { AmountUsdSchema, LedgerUsdSchema, COMMON_ERRORS, DateTimeSchema, errorResponses, groupDigits, IdempotencyKeyField, idempotencyKeyFromBody, jsonContent } from './schemas';
 
 const BatchEntrySchema = z
   .object({
@@ -25,7 +25,7 @@ const BatchCreateSchema = z
   .object({
     disbursements: z
       .array(z.record(z.string(), z.unknown()))
-      .openapi({ description: `1 to ${MAX_BATCH_ENTRIES.toLocaleString('en')} entries, each a BatchEntry (checked entry by entry, every bad one reported)` }),
+      .openapi({ description: `1 to ${groupDigits(MAX_BATCH_ENTRIES)} entries, each a BatchEntry (checked entry by entry, every bad one reported)` }),
     batchReference: z.string().optional().openapi({ description: 'Your reference for the batch, at most 140 characters' }),
     note: z.string().optional().openapi({ description: 'Shown to every recipient whose entry has no note of its own' }),
     idempotencyKey: IdempotencyKeyField,

@@ -52,3 +52,12 @@ export const idempotencyKeyFromBody = (body: unknown): string | undefined => {
   }
   return undefined;
 };
+
+/**
+ * `n` (a non-negative integer) with a comma between groups of three digits, as
+ * `n.toLocaleString('en')` writes it ("10,000"), for the OpenAPI descriptions: formatting through
+ * Intl at start would load ICU's number data into every API process (docs/operations.md "Idle cost").
+ */
+export function groupDigits(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}

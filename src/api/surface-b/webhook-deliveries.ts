@@ -13,7 +13,7 @@ import { MIN_SURFACE_B_SECRET_LENGTH } from '../../domain/surface-b';
 import { SURFACE_B_PREVIOUS_SIGNATURE_HEADER, SURFACE_B_SIGNATURE_HEADER } from '../../core/webhook-signature';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
-import { COMMON_ERRORS, DateTimeSchema, errorResponses, IdempotencyKeyField, idempotencyKeyFromBody, idParam, jsonContent, listOf, pageQuery } from './schemas';
+import { COMMON_ERRORS, DateTimeSchema, errorResponses, groupDigits, IdempotencyKeyField, idempotencyKeyFromBody, idParam, jsonContent, listOf, pageQuery } from './schemas';
 
 const Attempt = z
   .object({
@@ -105,7 +105,7 @@ const ResendResult = z
     resent: z.number().int().openapi({ description: 'Deliveries re-sent by this call' }),
     deliveryIds: z.array(z.string()),
     nextCreatedAfter: DateTimeSchema.nullable().openapi({
-      description: `When more than ${MAX_RESEND_BATCH.toLocaleString('en')} events matched: call again with this createdAfter; null when the range is covered`,
+      description: `When more than ${groupDigits(MAX_RESEND_BATCH)} events matched: call again with this createdAfter; null when the range is covered`,
     }),
   })
   .openapi('WebhookResend');
@@ -118,7 +118,7 @@ const resendRoute = createRoute({
   summary: 'Re-send every unacknowledged event of a time range',
   description:
     'The catch-up after an outage: every event of [createdAfter, createdBefore) sent to this endpoint that never got a 2xx is sent again ' +
-    `(same event id, signed with the endpoint's current secret(s)), oldest first, at most ${MAX_RESEND_BATCH.toLocaleString('en')} per call, ` +
+    `(same event id, signed with the endpoint's current secret(s)), oldest first, at most ${groupDigits(MAX_RESEND_BATCH)} per call, ` +
     'each through a new run of the durable delivery workflow (five attempts on the usual schedule).',
   middleware: [idempotency('B', { keyFrom: idempotencyKeyFromBody })] as const,
   request: { params: z.object(endpointParam), body: { required: true, content: jsonContent(ResendBody) } },
