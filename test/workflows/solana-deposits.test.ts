@@ -142,6 +142,38 @@ describe('Solana deposit watcher', () => {
     expect(await balance(b.live)).toBe('0.00');
   });
 
+  it('a watcher that died between recording a transfer and linking its deposit: dropped meanwhile, the deposit is dropped; never made, the next scan makes it and it is credited once', async () => {
+    const b = await newBusiness();
+    // Died after the deposit was made, before it was linked; the transaction then vanishes.
+    const gone = await sendToken(chain, usdc, b.address, 3_000_000n);
+    chain.advance(1);
+    await poll();
+    const [dep] = await deposits(b.id);
+    expect(dep.status).toBe('received');
+    await h.db.updateTable('crypto_transfers').set({ deposit_id: null }).where('signature', '=', gone).execute();
+    chain.drop(gone);
+    chain.advance(6);
+    await poll();
+    expect((await deposits(b.id)).map((d) => d.status)).toEqual(['dropped']);
+    expect(await eventTypes(dep.id)).toEqual(['deposit.received', 'deposit.dropped']);
+    // Died after the transfer was recorded, before its deposit was made; the transaction finalizes.
+    const kept = await sendToken(chain, usdc, b.address, 4_000_000n);
+    chain.advance(1);
+    const [a] = await h.db.selectFrom('crypto_deposit_addresses').selectAll().where('token_account', '=', b.tokenAccount).execute();
+    const seen = await h.db.selectFrom('crypto_transfers').select('slot').where('signature', '=', gone).executeTakeFirstOrThrow();
+    await h.db
+      .insertInto('crypto_transfers')
+      .values({ signature: kept, token_account: b.tokenAccount, business_id: b.id, environment: 'live', network: a.network, mint: usdc.mint, amount: 4_000_000n, slot: seen.slot + 7n, status: 'received', deposit_id: null })
+      .execute();
+    await poll();
+    chain.advance(6);
+    await poll();
+    const credited = await waitFor('credit', async () => (await deposits(b.id)).find((d) => d.amount === 4_000_000n && d.status === 'credited'));
+    expect(await postings(credited.id)).toHaveLength(1);
+    expect(await h.db.selectFrom('crypto_transfers').select(['status', 'deposit_id']).where('signature', '=', kept).executeTakeFirst()).toEqual({ status: 'credited', deposit_id: credited.id });
+    expect(await balance(b.live)).toBe('4.00');
+  });
+
   it('two watchers at once, one killed mid-way, then restarted: each finalized transfer credited exactly once', async () => {
     const b = await newBusiness();
     const amounts = [1_000_000n, 2_000_000n, 3_000_000n, 4_000_000n];
@@ -244,7 +276,7 @@ describe('Solana deposit watcher', () => {
         (await h.db.selectFrom('crypto_transfers').select((eb) => eb.fn.sum<string>('amount').as('s')).where('status', '=', 'credited').executeTakeFirstOrThrow()).s ?? '0',
       );
     const total = await credited();
-    expect(total).toBe(25_500_000n + 10_000_000n + 12_340_000n + 3_330_000n);
+    expect(total).toBe(25_500_000n + 4_000_000n + 10_000_000n + 12_340_000n + 3_330_000n);
     const ticker = setInterval(() => chain.advance(1), 100);
     try {
       // The sweeper was started with the watcher (startSolanaWatchers) and passes every 0.5 s.
@@ -254,7 +286,7 @@ describe('Solana deposit watcher', () => {
           const rows = await h.db.selectFrom('crypto_sweeps').select(['status', 'amount']).execute();
           return rows.length > 0 && rows.every((r) => r.status === 'confirmed') && rows.reduce((a, r) => a + BigInt(r.amount), 0n) === total;
         },
-        30_000,
+        60_000,
       );
     } finally {
       clearInterval(ticker);

@@ -70,11 +70,12 @@ async function insertTransfer(
 async function recordSignature(core: Core, net: SolanaNetwork, rpc: SolanaRpc, a: CryptoDepositAddressRow, s: SignatureInfo): Promise<boolean> {
   const known = await core.db
     .selectFrom('crypto_transfers')
-    .select('status')
+    .select(['status', 'deposit_id'])
     .where('signature', '=', s.signature)
     .where('token_account', '=', a.token_account)
     .executeTakeFirst();
-  if (known) return true;
+  // A transfer recorded without its deposit (the process died between the two) is completed here.
+  if (known && !((known.status === 'received' || known.status === 'below_minimum') && known.deposit_id === null)) return true;
   if (s.err !== null && s.err !== undefined) {
     await insertTransfer(core, a, s.signature, s.slot, 'ignored', 0n, null);
     return true;
@@ -87,6 +88,9 @@ async function recordSignature(core: Core, net: SolanaNetwork, rpc: SolanaRpc, a
     return true;
   }
   const below = reading.amount < net.minimumDeposit;
+  // The transfer is recorded before its deposit, so a deposit always has a transfer row that
+  // settlePending resolves, even when the transaction vanishes before the deposit is linked.
+  await insertTransfer(core, a, s.signature, BigInt(tx.slot), below ? 'below_minimum' : 'received', reading.amount, null);
   let depositId: string;
   try {
     const { deposit } = await receiveDeposit(core, watcherCaller(a), {
@@ -102,11 +106,40 @@ async function recordSignature(core: Core, net: SolanaNetwork, rpc: SolanaRpc, a
     // Above the largest deposit (receiveDeposit's bound): kept for an operator, never credited automatically.
     if (!(err instanceof ApiError)) throw err;
     core.log.error({ signature: s.signature, tokenAccount: a.token_account, amount: reading.amount.toString(), error: err.message }, 'on-chain deposit refused by the deposit core; left for an operator');
-    await insertTransfer(core, a, s.signature, BigInt(tx.slot), 'ignored', reading.amount, null);
+    await core.db
+      .updateTable('crypto_transfers')
+      .set({ status: 'ignored' })
+      .where('signature', '=', s.signature)
+      .where('token_account', '=', a.token_account)
+      .where('deposit_id', 'is', null)
+      .where('status', 'in', ['received', 'below_minimum'])
+      .execute();
     return true;
   }
-  await insertTransfer(core, a, s.signature, BigInt(tx.slot), below ? 'below_minimum' : 'received', reading.amount, depositId);
+  const linked = await core.db
+    .updateTable('crypto_transfers')
+    .set({ deposit_id: depositId })
+    .where('signature', '=', s.signature)
+    .where('token_account', '=', a.token_account)
+    .where('deposit_id', 'is', null)
+    .returning('status')
+    .executeTakeFirst();
+  // Another poll found the transaction gone before the deposit existed: the deposit goes with it.
+  if (linked?.status === 'dropped') await core.db.transaction().execute((tx) => dropDeposit(tx, depositId));
   return true;
+}
+
+/** The id of the crypto deposit recorded for `externalId`, or null. */
+async function findCryptoDepositId(core: Core, businessId: string, environment: Caller['environment'], externalId: string): Promise<string | null> {
+  const row = await core.db
+    .selectFrom('deposits')
+    .select('id')
+    .where('business_id', '=', businessId)
+    .where('environment', '=', environment)
+    .where('source', '=', 'crypto')
+    .where('external_id', '=', externalId)
+    .executeTakeFirst();
+  return row?.id ?? null;
 }
 
 /** Step 1 for one token account; returns how many signatures were new. */
@@ -163,10 +196,15 @@ async function settlePending(core: Core, net: SolanaNetwork, rpc: SolanaRpc, fin
       outcome = 'drop';
     }
     if (outcome === 'wait') continue;
+    // Not linked yet (the process died between recording the transfer and linking its deposit):
+    // the deposit, if it was made, is found by its external id.
+    const depositId = r.deposit_id ?? (await findCryptoDepositId(core, r.business_id, r.environment as Caller['environment'], cryptoExternalId(r.signature, r.token_account)));
+    // A credit waits for its deposit: the next scan makes and links it.
+    if (outcome === 'credit' && !depositId) continue;
     const moved = await core.db.transaction().execute(async (tx) => {
       const row = await tx
         .updateTable('crypto_transfers')
-        .set({ status: outcome === 'credit' ? 'credited' : 'dropped', settled_at: core.now() })
+        .set({ status: outcome === 'credit' ? 'credited' : 'dropped', settled_at: core.now(), deposit_id: depositId })
         .where('signature', '=', r.signature)
         .where('token_account', '=', r.token_account)
         .where('status', '=', 'received')
@@ -176,9 +214,9 @@ async function settlePending(core: Core, net: SolanaNetwork, rpc: SolanaRpc, fin
       if (outcome === 'credit') return recordDepositCreditStart(tx, row.deposit_id);
       return dropDeposit(tx, row.deposit_id);
     });
-    if (moved && outcome === 'credit' && r.deposit_id) {
+    if (moved && outcome === 'credit' && depositId) {
       credited++;
-      await startDepositCredit(core, r.deposit_id);
+      await startDepositCredit(core, depositId);
     } else if (moved) dropped++;
   }
   // Credits whose start this process recorded but could not make are made by the relay.
