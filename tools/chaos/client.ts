@@ -16,10 +16,12 @@ export interface ClientStats {
   inFlight409: number;
   replays: number;
   gaveUp: number;
+  /** `METHOD path (last answer)` of each request given up, for the audit's detail. */
+  gaveUpRequests: string[];
 }
 
 export function newStats(): ClientStats {
-  return { requests: 0, cut: 0, retries: 0, networkErrors: 0, status5xx: 0, inFlight409: 0, replays: 0, gaveUp: 0 };
+  return { requests: 0, cut: 0, retries: 0, networkErrors: 0, status5xx: 0, inFlight409: 0, replays: 0, gaveUp: 0, gaveUpRequests: [] };
 }
 
 /** A definitive answer (or `status: 0` when the client gave up after `deadlineMs`). */
@@ -62,6 +64,7 @@ export class ChaosClient {
     const payload = opts.body !== undefined ? JSON.stringify(opts.body) : undefined;
     let tries = 0;
     let backoff = 100;
+    let last = 'no answer';
     for (;;) {
       tries++;
       this.stats.requests++;
@@ -81,6 +84,7 @@ export class ChaosClient {
         }
         const retryable =
           res.status >= 500 || res.status === 429 || (res.status === 409 && body?.error?.code === 'idempotency_in_flight');
+        last = `${res.status}${body?.error?.code ? ` ${body.error.code}` : ''}`;
         if (res.status >= 500) this.stats.status5xx++;
         if (res.status === 409 && body?.error?.code === 'idempotency_in_flight') this.stats.inFlight409++;
         if (!retryable) {
@@ -90,11 +94,13 @@ export class ChaosClient {
         }
       } catch {
         clearTimeout(timer);
+        last = cutNow ? 'cut' : 'network error';
         if (cutNow) this.stats.cut++;
         else this.stats.networkErrors++;
       }
       if (Date.now() > deadline) {
         this.stats.gaveUp++;
+        this.stats.gaveUpRequests.push(`${method} ${this.prefix}${path} (${tries} tries, last ${last})`);
         return { status: 0, body: undefined, replayed: false, tries };
       }
       await sleep(backoff + this.rng.int(0, backoff));

@@ -290,7 +290,7 @@ async function main(): Promise<number> {
     checks.push({
       name: 'traffic: no unexpected answer',
       ok: traffic.unexpected.length === 0 && stats.gaveUp === 0,
-      detail: `${traffic.unexpected.length} unexpected [${traffic.unexpected.slice(0, 3).join('; ')}]; ${stats.gaveUp} requests given up`,
+      detail: `${traffic.unexpected.length} unexpected [${traffic.unexpected.slice(0, 3).join('; ')}]; ${stats.gaveUp} requests given up [${stats.gaveUpRequests.slice(0, 3).join('; ')}]`,
     });
 
     const kinds = (k: string) => traffic.payouts.filter((p) => p.kind === k && p.status === 201).length;
