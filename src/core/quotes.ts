@@ -12,6 +12,7 @@ import type { QuotesTable } from '../db/tables/catalog';
 import type { LiveRateColumns } from '../db/tables/rates';
 import { assertChannelAvailable, knownChannel } from './catalog';
 import type { Caller, Core } from './context';
+import { freshRateCache } from './rates/cache';
 import { pricingRate } from './rates/pricing-rate';
 
 export const QUOTE_TTL_MS = 60_000;
@@ -68,6 +69,7 @@ export function priceRequest(core: Core, caller: Caller, input: PriceRequest): P
 
 /** `POST /quotes`: {@link priceRequest} (same errors), stored for the caller, valid 60 s. */
 export async function createQuote(core: Core, caller: Caller, input: PriceRequest): Promise<QuoteRecord> {
+  if (caller.environment === 'live') await freshRateCache(core);
   const priced = priceRequest(core, caller, input);
   const createdAt = core.now();
   const expiresAt = new Date(createdAt.getTime() + QUOTE_TTL_MS);

@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refreshRailHealth } from '../../src/core/rails/rail-adapters';
 import { pollRailInbox } from '../../src/core/rails/inbox';
+import { liveRate, refreshRateCache } from '../../src/core/rates/cache';
 import { refreshRates } from '../../src/core/rates/refresher';
+import { createQuote } from '../../src/core/quotes';
 import { metricsRegistry } from '../../src/core/metrics/registry';
 import { startTestBank, type TestBank } from '../../tools/test-bank/bank';
 import { skipWithoutTestSftpServer } from '../../tools/test-bank/sshd';
@@ -184,6 +186,22 @@ describe.skipIf(SKIP)('live rates from the rate sources', () => {
     expect((await quote({ source_amount: '100' })).body.rate).toBe(rateBefore);
     h.rates.set({ ecb: { ...h.rates.data.ecb, USD: '1.0921' } });
   });
+
+  it("a process whose rate cache went stale while idle re-reads it before pricing: the refresher's newer rates are used, not refused", async () => {
+    // Another process's view of the same database: its own cache entry (keyed by the db object).
+    const api = { ...h.core, db: h.core.db.withoutPlugins() };
+    const caller = { businessId: biz.id, environment: 'live' as const, keyId: 'key_test', role: 'owner' as const, policy: null };
+    await refreshRateCache(api);
+    expect('missing' in liveRate(api, 'EUR')).toBe(false);
+    // Idle past Kraken's 4 s: the refresher (another process) keeps storing fresh rates meanwhile.
+    await new Promise((r) => setTimeout(r, 4_500));
+    await round();
+    // The cached book alone would refuse: its Kraken leg is older than its maximum age.
+    expect('missing' in liveRate(api, 'EUR')).toBe(true);
+    const q = await createQuote(api, caller, { channel: 'sepa_eur', sourceAmount: '100' });
+    expect(q.price.live?.source).toBe('ecb+kraken');
+    expect(q.price.live!.usableUntil.getTime()).toBeGreaterThan(Date.now());
+  }, 30_000);
 
   it('with every EUR source stale, live sepa_eur is paused and quotes and payouts answer 400 channel_unavailable naming the rate; back without a restart', async () => {
     expect(await sepaStatus()).toBe('live');

@@ -17,6 +17,7 @@ import type { Deposit } from '../../domain/deposits';
 import { eventObjectData } from '../../domain/event-objects';
 import { newId } from '../../domain/ids';
 import { formatAmount, parseAmount, parseAmountParam, USDC } from '../../domain/money';
+import { freshRateCache } from '../rates/cache';
 import { depositRate } from '../rates/pricing-rate';
 import { DEPOSIT_WORKFLOW_TYPE, type DepositCreditResult, type DepositWorkflowInput } from '../../../workflows/deposit.contract';
 import type { Caller, Core } from '../context';
@@ -126,6 +127,7 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
   if (amount > parseAmount(MAX_DEPOSIT_UNITS, currency)) {
     throw validationError('amount', `amount must be at most ${MAX_DEPOSIT_UNITS} ${currency}`);
   }
+  if (currency !== USDC && caller.environment === 'live') await freshRateCache(core);
   const dr = currency === USDC ? { rate: '1' } : depositRate(core, caller.environment, currency);
   if (!dr) {
     // Money that arrived is never refused: the rail inbox retries when a rate source is back.

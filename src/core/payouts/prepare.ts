@@ -10,6 +10,7 @@ import { type InlineRecipient, validateInlineRecipient } from '../../domain/reci
 import { livePauseReason, railStatusFor, statusFor } from '../catalog';
 import { CLAIM_LINK, claimLinkLiveProblem } from '../claim-routes';
 import { freshPausedChannels } from '../channel-pauses';
+import { freshRateCache } from '../rates/cache';
 import type { Caller, Core } from '../context';
 import { railCarriageProblem, railLatestArrival } from '../rails/rail-adapters';
 import { livePricingOf } from '../quotes';
@@ -165,6 +166,7 @@ async function prepareChecked(
   const p = (name: string) => `${pre}${name}`;
 
   await freshPausedChannels(core); // a runtime pause reaches acceptance within its TTL
+  if (caller.environment === 'live') await freshRateCache(core);
   if (statusFor(core, caller, channel) !== 'live') {
     const noRate = missingLiveRate(core, caller, channel);
     if (noRate && railStatusFor(core, caller, channel) === 'live') throw rateUnavailable(channel.id, noRate, p('channel'));

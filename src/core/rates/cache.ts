@@ -61,6 +61,16 @@ export function cachedBook(core: Pick<Core, 'db' | 'config'>): ReadonlyMap<strin
   return entry?.book ?? new Map();
 }
 
+/**
+ * Awaits a re-read of the cache when it is older than RATE_CACHE_TTL (docs/rates.md "Cache"), so a
+ * live price or refusal decided right after an idle spell uses the rates the refresher stored, not
+ * the book of the last request. At most one read per TTL; callers then use the synchronous lookups.
+ */
+export async function freshRateCache(core: Pick<Core, 'db' | 'config'>): Promise<void> {
+  const entry = entries.get(core.db);
+  if (!entry || Date.now() - entry.readAt > rateSettings(core.config).cacheTtlMs) await refreshRateCache(core);
+}
+
 /** The live USDC -> `currency` rate usable now, or why there is none (synchronous). */
 export function liveRate(core: Pick<Core, 'db' | 'config' | 'now'>, currency: string): ResolvedRate | MissingRate {
   return resolveRate(currency, rateSettings(core.config).routes, cachedBook(core), core.now());
