@@ -159,6 +159,7 @@ const schema = z.object({
   RAIL_WISE_WEBHOOK_LATE_AFTER: isoDuration('PT2M').default('PT2M'),
   RAIL_WISE_WEBHOOK_TOLERANCE: isoDuration('PT5M').default('PT5M'),
   RAIL_WISE_RETURN_WINDOW: isoDuration('P30D').default('P30D'),
+  RAIL_WISE_RETURN_POLL_INTERVAL: isoDuration('PT12H').default('PT12H'),
   // --- end of payout partner rail
   // --- USDC on Solana (issue #37; docs/getting-paid.md "Crypto deposits", docs/configuration.md "USDC on Solana") ---
   SOLANA_RPC_URL: z.string().url().optional(),

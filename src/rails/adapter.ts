@@ -231,7 +231,8 @@ export interface RailStore {
   /** Stores `instruction` once per (payout, attempt) and returns the stored row (a retry gets the first). */
   queueInstruction(instruction: NewRailInstruction, now: Date): Promise<RailInstructionRecord>;
   updateInstructionDetails(key: { payoutId: string; attempt: number }, details: Record<string, string>, now: Date): Promise<void>;
-  instructionsWaiting(rail: string, statuses: Array<RailInstructionRecord['status']>, before: Date, limit: number): Promise<RailInstructionRecord[]>;
+  /** Instructions of `rail` in `statuses` last updated before `before` (oldest first, at most `limit`), created at or after `createdSince` when given. */
+  instructionsWaiting(rail: string, statuses: Array<RailInstructionRecord['status']>, before: Date, limit: number, createdSince?: Date): Promise<RailInstructionRecord[]>;
   instructionsOfFile(fileId: string): Promise<RailInstructionRecord[]>;
   /** Locks the instructions of file `fileId` no answer has ended (`in_file`, `accepted`). */
   lockUnansweredInstructionsOfFile(fileId: string): Promise<RailInstructionRecord[]>;

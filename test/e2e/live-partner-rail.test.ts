@@ -61,7 +61,7 @@ const postHook = (headers: Record<string, string>, body: string) => h.app.reques
 beforeAll(async () => {
   partner = await startTestPartner({ stepMs: 100, hangMs: 4000 });
   h = await createHarness({
-    env: { ...partner.env, RAIL_WISE_TIMEOUT: 'PT1S', RAIL_WISE_POLL_INTERVAL: 'PT0.5S', RAIL_WISE_WEBHOOK_LATE_AFTER: 'PT1S', RAIL_WISE_RETURN_WINDOW: 'PT10S' },
+    env: { ...partner.env, RAIL_WISE_TIMEOUT: 'PT1S', RAIL_WISE_POLL_INTERVAL: 'PT0.5S', RAIL_WISE_WEBHOOK_LATE_AFTER: 'PT1S', RAIL_WISE_RETURN_WINDOW: 'PT10S', RAIL_WISE_RETURN_POLL_INTERVAL: 'PT1S' },
   });
   partner.setWebhookTarget(async ({ headers, body }) => (await postHook(headers, body)).status);
   await refreshRailHealth(h.core);
@@ -118,6 +118,28 @@ describe('live payouts through the payout partner (test partner)', () => {
     expect(done.failure).toMatchObject({ code: 'refunded_by_provider', rail_reason_code: 'bounced_back' });
     expect(await postings(id)).toEqual(['hold', 'settle', 'refund']);
     expect(transfersOf(id)).toHaveLength(1);
+  });
+
+  it('a refund after sent whose webhook was lost is found by polling within the return window: the payout ends refunded', async () => {
+    let lost = 0;
+    partner.setWebhookTarget(async ({ headers, body }) => {
+      if (JSON.parse(body).data.current_state === 'funds_refunded') {
+        lost++;
+        return 503;
+      }
+      return (await postHook(headers, body)).status;
+    });
+    try {
+      const id = await livePayout('Rosa REFUND Leon', 30);
+      const done = await finalStatus(id, ['refunded', 'failed']);
+      expect(done.status).toBe('refunded');
+      expect(lost).toBeGreaterThan(0);
+      expect(done.failure).toMatchObject({ code: 'refunded_by_provider', rail_reason_code: 'funds_refunded' });
+      expect(await postings(id)).toEqual(['hold', 'settle', 'refund']);
+      expect((await instruction(id))!.status).toBe('returned');
+    } finally {
+      partner.setWebhookTarget(async ({ headers, body }) => (await postHook(headers, body)).status);
+    }
   });
 
   it('a cancelled transfer ends failed, hold released', async () => {

@@ -39,7 +39,7 @@ export async function startChaosPartner(rng: Rng): Promise<TestPartner> {
 
 /** Service settings for the chaos stack: the partner, a short call timeout and a quick poll of late webhooks. */
 export function chaosPartnerEnv(partner: TestPartner): Record<string, string> {
-  return { ...partner.env, RAIL_WISE_TIMEOUT: 'PT3S', RAIL_WISE_POLL_INTERVAL: 'PT2S', RAIL_WISE_WEBHOOK_LATE_AFTER: 'PT10S', RAIL_WISE_RETURN_WINDOW: 'PT60S' };
+  return { ...partner.env, RAIL_WISE_TIMEOUT: 'PT3S', RAIL_WISE_POLL_INTERVAL: 'PT2S', RAIL_WISE_WEBHOOK_LATE_AFTER: 'PT10S', RAIL_WISE_RETURN_WINDOW: 'PT60S', RAIL_WISE_RETURN_POLL_INTERVAL: 'PT10S' };
 }
 
 /** The live partner payouts sent (payout ids, filled as they are created). */

@@ -45,7 +45,7 @@ function storeOver(core: Core, db: DbOrTx): RailStore {
     instruction: async (payoutId, attempt) => optional(await instructionOf(db, payoutId, attempt), instructionRecord),
     queueInstruction: async (instruction, now) => instructionRecord(await queueInstruction(db, newInstructionRow(instruction), now)),
     updateInstructionDetails: (key, details, now) => updateInstructionDetails(db, key, details, now),
-    instructionsWaiting: async (rail, statuses, before, limit) => (await instructionsWaiting(db, rail, statuses, before, limit)).map(instructionRecord),
+    instructionsWaiting: async (rail, statuses, before, limit, createdSince) => (await instructionsWaiting(db, rail, statuses, before, limit, createdSince)).map(instructionRecord),
     instructionsOfFile: async (fileId) => (await instructionsOfFile(db, fileId)).map(instructionRecord),
     lockUnansweredInstructionsOfFile: async (fileId) => (await lockUnansweredInstructionsOfFile(db, fileId)).map(instructionRecord),
     file: async (fileId) => optional(await db.selectFrom('rail_files').selectAll().where('id', '=', fileId).executeTakeFirst(), fileRecord),

@@ -57,9 +57,11 @@ export async function updateInstructionDetails(db: DbOrTx, key: { payoutId: stri
     .execute();
 }
 
-/** Last updated before `before`; oldest first, at most `limit`. */
-export async function instructionsWaiting(db: DbOrTx, rail: string, statuses: InstructionStatus[], before: Date, limit: number) {
-  return db.selectFrom('rail_instructions').selectAll().where('rail', '=', rail).where('status', 'in', statuses).where('updated_at', '<', before).orderBy('updated_at').limit(limit).execute();
+/** Last updated before `before` (and created at or after `createdSince` when given); oldest first, at most `limit`. */
+export async function instructionsWaiting(db: DbOrTx, rail: string, statuses: InstructionStatus[], before: Date, limit: number, createdSince?: Date) {
+  let q = db.selectFrom('rail_instructions').selectAll().where('rail', '=', rail).where('status', 'in', statuses).where('updated_at', '<', before);
+  if (createdSince) q = q.where('created_at', '>=', createdSince);
+  return q.orderBy('updated_at').limit(limit).execute();
 }
 
 /** Locked for update when `lock`. */

@@ -18,6 +18,8 @@ export interface WiseRailConfig {
   webhookLateAfterMs: number;
   webhookToleranceMs: number;
   returnWindowMs: number;
+  /** How often a sent transfer is asked for within its return window (a refund whose webhook was lost). */
+  returnPollIntervalMs: number;
 }
 
 /** Null with the unset variables (the channels stay `paused` in live). */
@@ -46,6 +48,7 @@ export function wiseRailConfig(config: Config): { config: WiseRailConfig; missin
       webhookLateAfterMs: parseDuration(config.RAIL_WISE_WEBHOOK_LATE_AFTER),
       webhookToleranceMs: parseDuration(config.RAIL_WISE_WEBHOOK_TOLERANCE),
       returnWindowMs: parseDuration(config.RAIL_WISE_RETURN_WINDOW),
+      returnPollIntervalMs: parseDuration(config.RAIL_WISE_RETURN_POLL_INTERVAL),
     },
   };
 }

@@ -246,11 +246,21 @@ async function receiveWebhook(config: WiseRailConfig, host: RailHost, request: {
   return { outcome: 'accepted', recorded: recorded ? 1 : 0, duplicate: !recorded };
 }
 
+/**
+ * Asks the partner for transfers whose webhook is late: accepted ones not moved for
+ * `webhookLateAfterMs`, and sent ones still inside their return window not asked for
+ * `returnPollIntervalMs` (a bounce or refund after sending whose webhook was lost would otherwise
+ * leave the payout `succeeded`; docs/rails.md "Payout partner").
+ */
 async function pollTransfers(config: WiseRailConfig, host: RailHost, api: WiseClient) {
-  const before = new Date(host.now().getTime() - config.webhookLateAfterMs);
-  const waiting: RailInstructionRecord[] = await host.store.instructionsWaiting(WISE_RAIL, ['accepted'], before, 100);
+  const now = host.now().getTime();
+  const waiting: RailInstructionRecord[] = await host.store.instructionsWaiting(WISE_RAIL, ['accepted'], new Date(now - config.webhookLateAfterMs), 100);
+  const sent: RailInstructionRecord[] =
+    config.returnWindowMs > 0
+      ? await host.store.instructionsWaiting(WISE_RAIL, ['settled'], new Date(now - config.returnPollIntervalMs), 100, new Date(now - config.returnWindowMs))
+      : [];
   let events = 0;
-  for (const i of waiting) {
+  for (const i of [...waiting, ...sent]) {
     const id = i.details?.transfer_id;
     if (!id) continue;
     const t = await api.get(`/v1/transfers/${id}`);
@@ -259,7 +269,7 @@ async function pollTransfers(config: WiseRailConfig, host: RailHost, api: WiseCl
     if (await recordState(host, id, state, null, { via: 'poll' })) events++;
     else await host.store.updateInstructionDetails({ payoutId: i.payoutId, attempt: i.attempt }, { polled_at: host.now().toISOString() }, host.now());
   }
-  return { files: 0, events, quarantined: 0, more: waiting.length === 100 };
+  return { files: 0, events, quarantined: 0, more: waiting.length === 100 || sent.length === 100 };
 }
 
 function configured(config: WiseRailConfig): ConfiguredRail {
