@@ -65,6 +65,7 @@ export class ChaosClient {
     let tries = 0;
     let backoff = 100;
     let last = 'no answer';
+    let waitMs = 0;
     for (;;) {
       tries++;
       this.stats.requests++;
@@ -85,6 +86,8 @@ export class ChaosClient {
         const retryable =
           res.status >= 500 || res.status === 429 || (res.status === 409 && body?.error?.code === 'idempotency_in_flight');
         last = `${res.status}${body?.error?.code ? ` ${body.error.code}` : ''}`;
+        // A 429 names when the key's window resets: a careful client waits that long, not less.
+        waitMs = res.status === 429 ? Number(res.headers.get('retry-after') ?? '0') * 1000 : 0;
         if (res.status >= 500) this.stats.status5xx++;
         if (res.status === 409 && body?.error?.code === 'idempotency_in_flight') this.stats.inFlight409++;
         if (!retryable) {
@@ -103,7 +106,7 @@ export class ChaosClient {
         this.stats.gaveUpRequests.push(`${method} ${this.prefix}${path} (${tries} tries, last ${last})`);
         return { status: 0, body: undefined, replayed: false, tries };
       }
-      await sleep(backoff + this.rng.int(0, backoff));
+      await sleep(Math.max(waitMs, backoff) + this.rng.int(0, backoff));
       backoff = Math.min(backoff * 2, 2000);
     }
   }

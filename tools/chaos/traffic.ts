@@ -106,7 +106,8 @@ function amount(rng: Rng, min = 1, max = 40): string {
 async function waitPayout(c: ChaosClient, id: string, pred: (p: any) => boolean, timeoutMs: number): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const r = await c.send('GET', `/payouts/${id}`, { deadlineMs: 30_000 });
+    // One poll may retry until the wait's own deadline: giving up earlier would only poll again.
+    const r = await c.send('GET', `/payouts/${id}`, { deadlineMs: Math.max(30_000, deadline - Date.now()) });
     if (r.status === 200 && pred(r.body)) return r.body;
     if (Date.now() > deadline) return r.body;
     await sleep(500);
