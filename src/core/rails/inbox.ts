@@ -1,11 +1,11 @@
 /** The rails' answers (docs/rails.md "Inbound files", "The seam"): poll, record rail events, dispatch them. Names no rail. */
 import { formatAmount } from '../../domain/money';
-import type { InboxPollResult, RailFileRecord } from '../../rails/adapter';
+import type { InboxPollResult } from '../../rails/adapter';
 import { signalPayoutRailEvent } from '../../temporal/rail-gateway';
 import type { PayoutRailEvent } from '../../../workflows/payout.contract';
 import type { Caller, Core } from '../context';
 import { receiveDeposit } from '../funding/deposits';
-import { processStatementFile, reconcileAfterPoll } from '../treasury/statements';
+import { reconcileAfterPoll } from '../treasury/statements';
 import { payoutsRailOverdue, railUnmatchedItems } from '../metrics/registry';
 import { markRailEventDispatched, type RailEventRow, railEventsOfAttempt, toPayoutRailEvent, undispatchedRailEvents } from './rail-events';
 import { railHost } from './host';
@@ -28,15 +28,6 @@ export async function pollRailInbox(core: Core, rail: string): Promise<InboxPoll
   await dispatchRailEvents(core, c.id);
   if (result.files > 0) await reconcileAfterPoll(core, c.id);
   return result;
-}
-
-/** One transaction holding the file's row; `bankTime`: when the bank put the file up. A file that does not parse is quarantined. */
-export async function processInboundFile(core: Core, file: RailFileRecord, bankTime: Date | null = null): Promise<{ events: number; quarantined: boolean }> {
-  const statement = await processStatementFile(core, file);
-  if (statement) return statement;
-  const c = connection(core, file.rail);
-  if (!c.configured.readInboundFile) throw new Error(`The ${file.rail} rail has no inbound files`);
-  return c.configured.readInboundFile(railHost(core, c.id), file, bankTime);
 }
 
 /** Signals payouts, credits deposits (once per bank reference); a failed dispatch is logged and left for the next poll. */
