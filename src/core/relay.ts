@@ -16,7 +16,7 @@ const RELISTEN_DELAY_MS = 1000;
  * NOTIFY may start: under a stream of events (one per settled payout) the relay dispatches them in
  * batches of this window instead of one tick per event. An idle relay is still woken at once.
  */
-export const RELAY_BUSY_MIN_GAP_MS = 100;
+export const RELAY_BUSY_MIN_GAP_MS = 250;
 
 /**
  * Runs the relay's idempotent tasks in this worker (docs/architecture.md "Outboxes"): every
