@@ -11,15 +11,10 @@ const THIS_FILE = fileURLToPath(import.meta.url);
 const noop = () => {};
 const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: console.error };
 
-/**
- * Bundles workflows/index.ts into `outFile` (atomically), in this process. Throws webpack's error.
- * The workflow modules are preloaded (the SDK's `preloadModules`): evaluated once per workflow thread
- * and shared by every execution, instead of once per execution. They hold no per-execution state at
- * module scope (only activity proxies, message definitions and constants), which that requires.
- */
+/** Bundles workflows/index.ts into `outFile` (atomically), in this process. Throws webpack's error. */
 export async function writeWorkflowBundle(outFile: string): Promise<string> {
   const out = resolve(outFile);
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, preloadModules: [WORKFLOWS_PATH], logger: quietLogger });
+  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
   mkdirSync(dirname(out), { recursive: true });
   const tmp = `${out}.${process.pid}.tmp`;
   writeFileSync(tmp, code);
