@@ -12,9 +12,17 @@ export const RELAY_IDLE_MAX_MS = 2000;
 const RELISTEN_DELAY_MS = 1000;
 
 /**
+ * While the relay finds work, the least time (ms) from the start of one tick to the next that a
+ * NOTIFY may start: under a stream of events (one per settled payout) the relay dispatches them in
+ * batches of this window instead of one tick per event. An idle relay is still woken at once.
+ */
+export const RELAY_BUSY_MIN_GAP_MS = 250;
+
+/**
  * Runs the relay's idempotent tasks in this worker (docs/architecture.md "Outboxes"): every
  * `intervalMs` while there is work; with `databaseUrl`, an idle relay backs off up to
- * {@link RELAY_IDLE_MAX_MS} and a NOTIFY on {@link OUTBOX_CHANNEL} wakes it. Returns a stop function.
+ * {@link RELAY_IDLE_MAX_MS} and a NOTIFY on {@link OUTBOX_CHANNEL} wakes it at once, or, after a tick
+ * that found work, {@link RELAY_BUSY_MIN_GAP_MS} after that tick began. Returns a stop function.
  */
 export function startRelay(core: Core, tasks: RelayTask[], intervalMs = 250, opts: { databaseUrl?: string } = {}): () => Promise<void> {
   let stopped = false;
@@ -22,7 +30,10 @@ export function startRelay(core: Core, tasks: RelayTask[], intervalMs = 250, opt
   const all: RelayTask[] = [(c) => sweepWorkflowStarts(c), ...tasks];
   let listening = false;
   let nudged = false;
+  /** The earliest time (Date.now()) a nudge may start the next tick. */
+  let earliest = 0;
   let wake: (() => void) | null = null;
+  let interrupt: (() => void) | null = null;
   const nudge = () => {
     nudged = true;
     wake?.();
@@ -50,25 +61,32 @@ export function startRelay(core: Core, tasks: RelayTask[], intervalMs = 250, opt
     let pause = intervalMs;
     while (!stopped) {
       nudged = false;
+      const began = Date.now();
       current = tick();
       const found = await current;
       pause = found || nudged || !listening ? intervalMs : Math.min(pause * 2, RELAY_IDLE_MAX_MS);
-      if (nudged) continue;
+      earliest = found ? began + RELAY_BUSY_MIN_GAP_MS : 0;
+      if (stopped || (nudged && earliest <= Date.now())) continue;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, pause);
+        let timer = setTimeout(done, nudged ? earliest - Date.now() : pause);
         function done() {
           clearTimeout(timer);
           wake = null;
+          interrupt = null;
           resolve();
         }
-        wake = done;
+        wake = () => {
+          clearTimeout(timer);
+          timer = setTimeout(done, Math.max(0, earliest - Date.now()));
+        };
+        interrupt = done;
       });
     }
   };
   void loop();
   return async () => {
     stopped = true;
-    wake?.();
+    interrupt?.();
     await current;
     await stopListening();
   };
