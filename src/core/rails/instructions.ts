@@ -148,8 +148,13 @@ export async function advanceInstructions(tx: DbOrTx, keys: Array<{ payoutId: st
   }
 }
 
+/**
+ * One conditional UPDATE: moves the instruction to `status` only from an earlier one, so it is
+ * atomic in or out of a transaction (a read then a write outside one let a submit's `accepted`
+ * overwrite a webhook's `settled` committed between them).
+ */
 export async function advanceInstruction(tx: DbOrTx, key: { payoutId: string; attempt: number }, status: InstructionStatus, now: Date): Promise<void> {
-  const row = await tx.selectFrom('rail_instructions').select('status').where('payout_id', '=', key.payoutId).where('attempt', '=', key.attempt).forUpdate().executeTakeFirst();
-  if (!row || ORDER[row.status] >= ORDER[status]) return;
-  await tx.updateTable('rail_instructions').set({ status, updated_at: now }).where('payout_id', '=', key.payoutId).where('attempt', '=', key.attempt).execute();
+  const earlier = (Object.keys(ORDER) as InstructionStatus[]).filter((s) => ORDER[s] < ORDER[status]);
+  if (earlier.length === 0) return;
+  await tx.updateTable('rail_instructions').set({ status, updated_at: now }).where('payout_id', '=', key.payoutId).where('attempt', '=', key.attempt).where('status', 'in', earlier).execute();
 }
