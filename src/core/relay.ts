@@ -11,11 +11,7 @@ export const OUTBOX_CHANNEL = 'payouts_outbox';
 export const RELAY_IDLE_MAX_MS = 2000;
 const RELISTEN_DELAY_MS = 1000;
 
-/**
- * While the relay finds work, the least time (ms) from the start of one tick to the next that a
- * NOTIFY may start: under a stream of events (one per settled payout) the relay dispatches them in
- * batches of this window instead of one tick per event. An idle relay is still woken at once.
- */
+/** While busy, the least ms from one tick's start to a NOTIFY-started next tick (events dispatched in batches). */
 export const RELAY_BUSY_MIN_GAP_MS = 250;
 
 /**

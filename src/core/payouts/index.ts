@@ -24,15 +24,8 @@
  * | `payout:{id}:refund`  | sent -> available  | succeeded -> refunded (amount and fees credited back)  |
  * Every amount is the payout's debit_total (source amount + fees, micro-USDC).
  *
- * Wire decisions (documented extensions):
- * - `attempts` is the number of delivery attempts begun or scheduled: 1 from acceptance (the spec's
- *   creation response shows `attempts: 1`), one more per retry. GET /payouts/{id} also returns
- *   `attempt_history`: one element per rail call made so far (empty while a
- *   claim link awaits its claim).
- * - `recipient` echoes the destination, masked (maskRecipientDetails): `{type, ...fields}`.
- * - `confirmed_received_at` (Receipt) is set when the rail confirms delivery (= delivered_at of a
- *   succeeded payout), and cleared again if the provider later returns the funds (refunded).
- * - `estimated_arrival` is acceptance time + the channel's maximum arrival (catalog `arrival.max`).
+ * Wire decisions (attempts, attempt_history, the masked recipient, estimated_arrival, the receipt):
+ * docs/payouts.md.
  */
 
 export { type PayoutRow, type PayoutAttemptRow, MAX_REFERENCE_LENGTH, MAX_MEMO_LENGTH, MAX_MESSAGE_LENGTH } from './rows';

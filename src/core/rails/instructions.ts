@@ -148,11 +148,7 @@ export async function advanceInstructions(tx: DbOrTx, keys: Array<{ payoutId: st
   }
 }
 
-/**
- * One conditional UPDATE: moves the instruction to `status` only from an earlier one, so it is
- * atomic in or out of a transaction (a read then a write outside one let a submit's `accepted`
- * overwrite a webhook's `settled` committed between them).
- */
+/** One conditional UPDATE from an earlier status: atomic in or out of a transaction (docs/rails.md "The seam"). */
 export async function advanceInstruction(tx: DbOrTx, key: { payoutId: string; attempt: number }, status: InstructionStatus, now: Date): Promise<void> {
   const earlier = (Object.keys(ORDER) as InstructionStatus[]).filter((s) => ORDER[s] < ORDER[status]);
   if (earlier.length === 0) return;

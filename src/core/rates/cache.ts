@@ -61,11 +61,7 @@ export function cachedBook(core: Pick<Core, 'db' | 'config'>): ReadonlyMap<strin
   return entry?.book ?? new Map();
 }
 
-/**
- * Awaits a re-read of the cache when it is older than RATE_CACHE_TTL (docs/rates.md "Cache"), so a
- * live price or refusal decided right after an idle spell uses the rates the refresher stored, not
- * the book of the last request. At most one read per TTL; callers then use the synchronous lookups.
- */
+/** Awaits the re-read of a cache older than RATE_CACHE_TTL, before a live price or refusal (docs/rates.md "Cache"). */
 export async function freshRateCache(core: Pick<Core, 'db' | 'config'>): Promise<void> {
   const entry = entries.get(core.db);
   if (!entry || Date.now() - entry.readAt > rateSettings(core.config).cacheTtlMs) await refreshRateCache(core);

@@ -60,9 +60,10 @@ function quoteFee(q: PartnerJson): string | null {
 
 /** Records partner state `state` of a transfer once (`wise:<transfer id>:<state>`); the instruction moves forward only. Whether it was new. */
 async function recordState(host: RailHost, transferId: string, state: string, occurredAt: Date | null, details: Record<string, unknown>): Promise<boolean> {
-  const now = host.now();
   return host.transaction(async (tx) => {
     const i = await tx.instructionByDetail(WISE_RAIL, 'transfer_id', transferId, true);
+    // Read after the lock: a transfer's events are dispatched in the order their states were recorded.
+    const now = host.now();
     const sent = i?.status === 'settled' || i?.status === 'returned' || i?.details?.sent === 'true';
     const type: NewRailEvent['type'] = state === 'outgoing_payment_sent' ? 'settled' : UNDELIVERED.has(state) ? (sent ? 'returned' : 'rejected') : 'accepted';
     const event: NewRailEvent = {
@@ -246,12 +247,7 @@ async function receiveWebhook(config: WiseRailConfig, host: RailHost, request: {
   return { outcome: 'accepted', recorded: recorded ? 1 : 0, duplicate: !recorded };
 }
 
-/**
- * Asks the partner for transfers whose webhook is late: accepted ones not moved for
- * `webhookLateAfterMs`, and sent ones still inside their return window not asked for
- * `returnPollIntervalMs` (a bounce or refund after sending whose webhook was lost would otherwise
- * leave the payout `succeeded`; docs/rails.md "Payout partner").
- */
+/** Asks for accepted transfers not moved for `webhookLateAfterMs` and sent ones within the return window every `returnPollIntervalMs` (docs/rails.md "Payout partner"). */
 async function pollTransfers(config: WiseRailConfig, host: RailHost, api: WiseClient) {
   const now = host.now().getTime();
   const waiting: RailInstructionRecord[] = await host.store.instructionsWaiting(WISE_RAIL, ['accepted'], new Date(now - config.webhookLateAfterMs), 100);
