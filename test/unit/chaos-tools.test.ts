@@ -8,6 +8,8 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReceiver } from '../../tools/chaos/receiver';
+import { nextTransferAmount } from '../../tools/chaos/solana';
+import { createPayerWithMint, sendToken, TestChain } from '../../tools/solana-test-chain';
 import { Rng } from '../../tools/chaos/rng';
 import { cpuMs, treeCpuMs } from '../../tools/stack/proc-stats';
 import { type Proxy, startProxy } from '../../tools/stack/proxy';
@@ -85,6 +87,26 @@ describe('chaos generator', () => {
       expect(v).toBeLessThanOrEqual(5);
     }
     expect(new Rng(3).weighted([[0, 'never'], [1, 'always']])).toBe('always');
+  });
+
+  it('never sends two USDC transfers of one amount: on the test chain they are one transaction, and a dropped one would come back', async () => {
+    const chain = new TestChain({ finalityDepth: 8 });
+    const payer = await createPayerWithMint(chain, 10n ** 12n);
+    const to = payer.payer.address;
+    const first = await sendToken(chain, payer, to, 5_000_000n);
+    chain.advance(1);
+    chain.drop(first);
+    expect(await sendToken(chain, payer, to, 5_000_000n)).toBe(first);
+    expect(chain.signatureStatuses([first])[0]).not.toBeNull();
+    const used = new Set<bigint>();
+    const r = new Rng(11);
+    const amounts = Array.from({ length: 3000 }, () => nextTransferAmount(r, used));
+    expect(new Set(amounts).size).toBe(3000);
+    for (const a of amounts) {
+      expect(a).toBeGreaterThanOrEqual(1_000_000n);
+      expect(a).toBeLessThanOrEqual(500_990_000n);
+    }
+    chain.close();
   });
 });
 

@@ -40,6 +40,20 @@ export interface SolanaChaos {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * The next transfer's amount in base units (1.00-500.99 USDC), never one in `used` (which it joins).
+ * The test chain keeps one blockhash, so two transfers of the same amount are the same transaction,
+ * one signature: a later one would revive a dropped one and the audit would count it twice.
+ */
+export function nextTransferAmount(rng: Rng, used: Set<bigint>): bigint {
+  for (;;) {
+    const amount = BigInt(rng.int(1, 500)) * 1_000_000n + BigInt(rng.int(0, 99)) * 10_000n;
+    if (used.has(amount)) continue;
+    used.add(amount);
+    return amount;
+  }
+}
+
 /** Starts the chain and its RPC with the faults of `rng`. */
 export async function startSolanaChaos(rng: Rng): Promise<SolanaChaos> {
   const chain = new TestChain({ finalityDepth: 8 });
@@ -72,6 +86,7 @@ export async function startSolanaChaos(rng: Rng): Promise<SolanaChaos> {
   const ticker = setInterval(() => ticking && chain.advance(1), 300);
   ticker.unref();
   const sent: Sent[] = [];
+  const amounts = new Set<bigint>();
   let address = '';
   let tokenAccount = '';
 
@@ -99,7 +114,7 @@ export async function startSolanaChaos(rng: Rng): Promise<SolanaChaos> {
       if (!address) return;
       while (Date.now() < until) {
         faulty = rng.chance(0.5);
-        const amount = BigInt(rng.int(1, 500)) * 1_000_000n + BigInt(rng.int(0, 99)) * 10_000n;
+        const amount = nextTransferAmount(rng, amounts);
         const drop = rng.chance(0.2);
         if (drop) ticking = false;
         const signature = await sendToken(chain, usdc, address, amount);
