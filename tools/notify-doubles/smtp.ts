@@ -71,6 +71,8 @@ export async function startSmtpDouble(opts: { dir?: string; delayMs?: number; fa
       });
     },
   });
+  // A client that dies mid-session (a SIGKILLed worker) resets its connection; a mail server keeps serving.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.server.address() as AddressInfo).port;
   return {
