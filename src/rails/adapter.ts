@@ -223,8 +223,8 @@ export interface RailStore {
   instructionsByReferences(refs: { endToEndIds: string[]; uetrs: string[] }): Promise<RailInstructionRecord[]>;
   /** Moves each of `keys` forward to `status` in one statement (never back; idempotent): {@link advanceInstruction} for a batch. */
   advanceInstructions(keys: Array<{ payoutId: string; attempt: number }>, status: RailInstructionRecord['status'], now: Date): Promise<void>;
-  /** The instruction of `rail` with trace number `traceNumber` (locked for update when `lock`). */
-  instructionByTrace(rail: string, traceNumber: string, lock: boolean): Promise<RailInstructionRecord | undefined>;
+  /** The instructions of `rail` with these trace numbers (one query per 1,000), locked for update when `lock`. */
+  instructionsByTraces(rail: string, traceNumbers: string[], lock: boolean): Promise<RailInstructionRecord[]>;
   /** The instruction of `rail` whose `details[key]` is `value` (a partner's transfer id), locked for update when `lock`. */
   instructionByDetail(rail: string, key: string, value: string, lock: boolean): Promise<RailInstructionRecord | undefined>;
   instruction(payoutId: string, attempt: number): Promise<RailInstructionRecord | undefined>;

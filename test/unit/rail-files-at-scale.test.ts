@@ -2,7 +2,8 @@
  * Bank files at scale (docs/rails.md "Bank files at scale"): a window over the bank's limit
  * (RAIL_<RAIL>_MAX_FILE_TRANSACTIONS) becomes several files, each valid by the independent
  * validators (the official XSD; achlens for NACHA), each instruction in exactly one; a streamed
- * 10,000-entry camt.054 is matched and dispatched once per entry, and read again changes nothing.
+ * 10,000-entry camt.054 and a 10,000-entry NACHA return file are matched and dispatched once per
+ * entry, and read again change nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
@@ -11,11 +12,13 @@ import { createLogger } from '../../src/core/logging';
 import { dispatchRailEvents } from '../../src/core/rails/inbox';
 import { recordInboundFile } from '../../src/core/rails/files';
 import type { InstructionRow } from '../../src/core/rails/instructions';
-import { fileRecord } from '../../src/core/rails/records';
+import { fileRecord, instructionRecord } from '../../src/core/rails/records';
 import { railHost } from '../../src/core/rails/host';
 import { collectOutboundFile } from '../../src/core/rails/outbound';
 import type { Db } from '../../src/db/schema';
-import { ACH_RAIL } from '../../src/rails/ach/config';
+import { ACH_RAIL, achRailConfig } from '../../src/rails/ach/config';
+import { composeAchFile } from '../../src/rails/ach/file';
+import { processAchInboundFile } from '../../src/rails/ach/inbox';
 import { parseCamt054, writeCamt054 } from '../../src/rails/iso20022/camt054';
 import { streamCamt054 } from '../../src/rails/iso20022/camt054-stream';
 import { parsePain001 } from '../../src/rails/iso20022/pain001';
@@ -27,6 +30,7 @@ import { SEPA_RAIL } from '../../src/rails/sepa/config';
 import { readSepaInboundFile } from '../../src/rails/sepa/module';
 import type { TemporalClient } from '../../src/temporal/client';
 import { achBenchRows, sepaBenchRows } from '../../tools/bench/rails';
+import { answerNacha } from '../../tools/test-bank/ach-answers';
 import { skipWithoutNachaValidator, validateNacha } from '../../tools/nacha/validator';
 import { TEST_BANK_DEBTOR } from '../../tools/test-bank/bank';
 import { freshDatabase } from '../helpers/fresh-database';
@@ -221,5 +225,46 @@ describe('the streamed camt.054 reader', () => {
     expect(await readSepaInboundFile(host, fileRecord(again))).toEqual({ events: 0, quarantined: false });
     expect(await dispatchRailEvents(core, SEPA_RAIL)).toEqual({ dispatched: 0, left: 0 });
     expect(signals).toHaveLength(10_000);
+  }, 180_000);
+
+  it('a 10,000-entry NACHA return file is matched and dispatched once per entry: settled first where the file had settled, else rejected; read again, nothing more', async () => {
+    const now = core.now();
+    const sentFile = (id: string, settlesAt: Date) => ({
+      id, rail: ACH_RAIL, direction: 'outbound' as const, name: `${id}.ach`, message_id: id, kind: 'nacha', status: 'uploaded' as const, sha256: null, bytes: 0, content: null,
+      transactions: 5_000, control_sum_minor: null, execution_date: '2026-11-20', window_key: null, settlement_window: null,
+      settles_at: settlesAt, settled_at: null, error: null, created_at: now, updated_at: now,
+    });
+    await db.insertInto('rail_files').values([sentFile('rf_achsettled', new Date(now.getTime() - 86_400_000)), sentFile('rf_achpending', new Date(now.getTime() + 86_400_000))]).execute();
+    const rows = achBenchRows(10_000).map((r, i) => {
+      const payoutId = r.payout_id.replace('achbench', 'achret');
+      const trace = `${r.trace_number!.slice(0, 8)}${String(100_000 + i).padStart(7, '0')}`; // past the first test's
+      return { ...r, payout_id: payoutId, end_to_end_id: sepaEndToEndId(payoutId, 1), trace_number: trace, status: 'in_file' as const, rail_file_id: i % 2 ? 'rf_achpending' : 'rf_achsettled' };
+    });
+    for (let i = 0; i < rows.length; i += 1000) await queue(rows.slice(i, i + 1000));
+    const upload = composeAchFile(achRailConfig(core.config).config!, rows.map(instructionRecord), now, 'rf_achupload');
+    const answer = answerNacha(upload.content, upload.name, now).find((f) => f.when === 'now')!;
+    expect(parseNachaFile(answer.text).batches.flatMap((b) => b.entries)).toHaveLength(10_000);
+    const host = railHost(core, ACH_RAIL);
+    const ach = achRailConfig(core.config).config!;
+    const file = await recordInboundFile(core, ACH_RAIL, answer.name, Buffer.from(answer.text));
+    signals.length = 0;
+    expect(await processAchInboundFile(host, ach, fileRecord(file))).toEqual({ events: 10_000, quarantined: false });
+
+    const statuses = await db.selectFrom('rail_instructions').select(['payout_id', 'rail_file_id', 'status']).where('payout_id', 'like', 'po_achret%').execute();
+    expect(statuses).toHaveLength(10_000);
+    expect(statuses.every((r) => r.status === (r.rail_file_id === 'rf_achsettled' ? 'returned' : 'rejected'))).toBe(true);
+    const settledFirst = await db.selectFrom('rail_events').select('payout_id').where('rail_file_id', '=', 'rf_achsettled').where('type', '=', 'settled').execute();
+    expect(settledFirst).toHaveLength(5_000);
+
+    expect(await dispatchRailEvents(core, ACH_RAIL)).toEqual({ dispatched: 15_000, left: 0 });
+    const byPayout = new Map<string, string[]>();
+    for (const s of signals) byPayout.set(s.payoutId, [...(byPayout.get(s.payoutId) ?? []), s.type]);
+    expect(byPayout.size).toBe(10_000);
+    for (const r of rows) expect(byPayout.get(r.payout_id)).toEqual(r.rail_file_id === 'rf_achsettled' ? ['settled', 'returned'] : ['rejected']);
+
+    const again = await recordInboundFile(core, ACH_RAIL, answer.name, Buffer.from(answer.text));
+    expect(await processAchInboundFile(host, ach, fileRecord(again))).toEqual({ events: 0, quarantined: false });
+    expect(await dispatchRailEvents(core, ACH_RAIL)).toEqual({ dispatched: 0, left: 0 });
+    expect(signals).toHaveLength(15_000);
   }, 180_000);
 });

@@ -2,6 +2,7 @@
 import { type Selectable, sql } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
 import type { RailInstructionsTable } from '../../db/tables/rails';
+import { statusesBefore } from '../../domain/rail-instructions';
 
 export type InstructionStatus = RailInstructionsTable['status'];
 
@@ -64,11 +65,15 @@ export async function instructionsWaiting(db: DbOrTx, rail: string, statuses: In
   return q.orderBy('updated_at').limit(limit).execute();
 }
 
-/** Locked for update when `lock`. */
-export async function findInstructionByTrace(db: DbOrTx, rail: string, traceNumber: string, lock = false) {
-  let q = db.selectFrom('rail_instructions').selectAll().where('rail', '=', rail).where('trace_number', '=', traceNumber);
-  if (lock) q = q.forUpdate();
-  return q.executeTakeFirst();
+/** The instructions of `rail` with these trace numbers, one query per 1,000, locked (in the settlement sweep's order) when `lock`. */
+export async function findInstructionsByTraces(db: DbOrTx, rail: string, traceNumbers: string[], lock = false) {
+  const rows = [];
+  for (let i = 0; i < traceNumbers.length; i += 1000) {
+    let q = db.selectFrom('rail_instructions').selectAll().where('rail', '=', rail).where('trace_number', 'in', traceNumbers.slice(i, i + 1000)).orderBy('created_at').orderBy('payout_id').orderBy('attempt');
+    if (lock) q = q.forUpdate();
+    rows.push(...(await q.execute()));
+  }
+  return rows;
 }
 
 /** Locks the `in_file` or `accepted` instructions of `fileId` (ACH settlement by silence); held rows wait. */
@@ -132,12 +137,9 @@ export async function findInstructions(db: DbOrTx, refs: { endToEndIds: string[]
     .execute();
 }
 
-/** A later answer never moves an instruction back. */
-const ORDER: Record<InstructionStatus, number> = { queued: 0, in_file: 1, accepted: 2, rejected: 3, settled: 3, returned: 4 };
-
 /** One statement; never back; idempotent. */
 export async function advanceInstructions(tx: DbOrTx, keys: Array<{ payoutId: string; attempt: number }>, status: InstructionStatus, now: Date): Promise<void> {
-  const earlier = (Object.keys(ORDER) as InstructionStatus[]).filter((s) => ORDER[s] < ORDER[status]);
+  const earlier = statusesBefore(status);
   for (let i = 0; i < keys.length; i += 1000) {
     const chunk = keys.slice(i, i + 1000);
     // Joined on the primary key with unnested keys (a list of row comparisons is planned as a scan).
@@ -150,7 +152,7 @@ export async function advanceInstructions(tx: DbOrTx, keys: Array<{ payoutId: st
 
 /** One conditional UPDATE from an earlier status: atomic in or out of a transaction (docs/rails.md "The seam"). */
 export async function advanceInstruction(tx: DbOrTx, key: { payoutId: string; attempt: number }, status: InstructionStatus, now: Date): Promise<void> {
-  const earlier = (Object.keys(ORDER) as InstructionStatus[]).filter((s) => ORDER[s] < ORDER[status]);
+  const earlier = statusesBefore(status);
   if (earlier.length === 0) return;
   await tx.updateTable('rail_instructions').set({ status, updated_at: now }).where('payout_id', '=', key.payoutId).where('attempt', '=', key.attempt).where('status', 'in', earlier).execute();
 }

@@ -3,7 +3,8 @@
  * settlement by silence. Each file and settlement is recorded once; before/after settlement is
  * decided by the listing's time, not by when a poll read it.
  */
-import type { NewRailEvent, RailEventRecord, RailFileRecord, RailHost } from '../adapter';
+import { advancedStatus, type RailInstructionStatus } from '../../domain/rail-instructions';
+import type { NewRailEvent, RailEventRecord, RailFileRecord, RailHost, RailInstructionRecord } from '../adapter';
 import { nextFedBusinessDay } from '../fed-calendar';
 import { type ParsedNachaFile, parseNachaFile } from '../nacha';
 import { achNocCorrection } from '../reason-codes';
@@ -28,6 +29,18 @@ export async function processAchInboundFile(host: RailHost, ach: AchRailConfig, 
   const recorded = await host.transaction(async (tx) => {
     const locked = await tx.lockInboundFile(file.id);
     if (locked !== 'received') return null;
+    // One query per 1,000 answers; the entries then see each other's moves as they would one by one.
+    const originals = parsed.batches.flatMap((b) => b.entries.map((e) => e.return?.originalTraceNumber ?? e.notificationOfChange?.originalTraceNumber)).filter((t): t is string => !!t);
+    const byTrace = new Map((await tx.instructionsByTraces(file.rail, [...new Set(originals)], true)).map((i) => [i.traceNumber, i]));
+    const status = new Map<RailInstructionRecord, RailInstructionStatus>();
+    const moves: Array<{ key: { payoutId: string; attempt: number }; to: RailInstructionStatus }> = [];
+    const advance = (i: RailInstructionRecord, to: RailInstructionStatus) => {
+      status.set(i, advancedStatus(status.get(i) ?? i.status, to));
+      moves.push({ key: { payoutId: i.payoutId, attempt: i.attempt }, to });
+    };
+    const sentFiles = new Map<string, Promise<RailFileRecord | undefined>>();
+    const sentFile = (id: string) => sentFiles.get(id) ?? sentFiles.set(id, tx.file(id)).get(id)!;
+    const settledFirst: NewRailEvent[] = [];
     const events: NewRailEvent[] = [];
     for (const batch of parsed.batches) {
       for (const entry of batch.entries) {
@@ -35,23 +48,22 @@ export async function processAchInboundFile(host: RailHost, ach: AchRailConfig, 
         const base = { id, rail: file.rail, railFileId: file.id, depositId: null, uetr: null, occurredAt: now };
         const original = entry.return?.originalTraceNumber ?? entry.notificationOfChange?.originalTraceNumber;
         if (original) {
-          const instruction = await tx.instructionByTrace(file.rail, original, true);
+          const instruction = byTrace.get(original);
           const match = { payoutId: instruction?.payoutId ?? null, attempt: instruction?.attempt ?? null, endToEndId: instruction?.endToEndId ?? null };
           if (entry.return) {
-            const sent = instruction?.railFileId
-              ? await tx.file(instruction.railFileId)
-              : undefined;
-            let settled = instruction?.status === 'settled' || instruction?.status === 'returned';
-            if (!settled && instruction && (instruction.status === 'in_file' || instruction.status === 'accepted') && sent?.settlesAt && sent.settlesAt.getTime() <= answeredAt.getTime()) {
+            const sent = instruction?.railFileId ? await sentFile(instruction.railFileId) : undefined;
+            const current = instruction ? (status.get(instruction) ?? instruction.status) : undefined;
+            let settled = current === 'settled' || current === 'returned';
+            if (!settled && instruction && (current === 'in_file' || current === 'accepted') && sent?.settlesAt && sent.settlesAt.getTime() <= answeredAt.getTime()) {
               // A late poll: the settlement came first, so record it now, ordered before the return.
-              await tx.recordEvents([settledEvent(file.rail, sent.id, sent.settlesAt, instruction)], new Date(now.getTime() - 1));
-              await tx.advanceInstruction({ payoutId: instruction.payoutId, attempt: instruction.attempt }, 'settled', now);
+              settledFirst.push(settledEvent(file.rail, sent.id, sent.settlesAt, instruction));
+              advance(instruction, 'settled');
               settled = true;
             }
             const late = settled && !!sent?.settlesAt && answeredAt.getTime() > achUsualReturnDeadline(ach, sent.settlesAt, nextFedBusinessDay).getTime();
             const type = settled ? 'returned' : 'rejected';
             events.push({ ...base, ...match, type, reasonCode: entry.return.reasonCode, details: { source: 'nacha', traceNumber: entry.traceNumber, originalTraceNumber: original, amountMinor: entry.amountMinor, late, addendaInformation: entry.return.addendaInformation } });
-            if (instruction) await tx.advanceInstruction({ payoutId: instruction.payoutId, attempt: instruction.attempt }, type, now);
+            if (instruction) advance(instruction, type);
             returns.push({ code: entry.return.reasonCode, late });
           } else {
             const noc = entry.notificationOfChange!;
@@ -83,6 +95,13 @@ export async function processAchInboundFile(host: RailHost, ach: AchRailConfig, 
           });
         }
       }
+    }
+    if (settledFirst.length > 0) await tx.recordEvents(settledFirst, new Date(now.getTime() - 1));
+    for (let i = 0; i < moves.length; ) {
+      const to = moves[i]!.to;
+      const run: Array<{ payoutId: string; attempt: number }> = [];
+      for (; i < moves.length && moves[i]!.to === to; i++) run.push(moves[i]!.key);
+      await tx.advanceInstructions(run, to, now);
     }
     const ids = await tx.recordEvents(events, now);
     await tx.markInboundProcessed(file.id, { kind: 'nacha', messageId: `${parsed.immediateOrigin}-${parsed.createdAt}-${parsed.fileIdModifier}`, transactions: events.length }, now);
@@ -130,7 +149,7 @@ export async function settleDueAchFiles(host: RailHost, rail: string, listedAt: 
       const rows = await tx.lockUnansweredInstructionsOfFile(due.id);
       const events = rows.map((r) => settledEvent(rail, due.id, due.settlesAt!, r));
       await tx.recordEvents(events, now);
-      for (const r of rows) await tx.advanceInstruction({ payoutId: r.payoutId, attempt: r.attempt }, 'settled', now);
+      await tx.advanceInstructions(rows.map((r) => ({ payoutId: r.payoutId, attempt: r.attempt })), 'settled', now);
       await tx.markFileSettled(due.id, now);
       return rows.length;
     });
