@@ -1,3 +1,5 @@
+import { readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { parsePain001, writePain001, type Pain001Input, type Pain001Transfer } from '../../src/rails/iso20022/pain001';
 import { validateIso20022 } from '../../src/rails/iso20022/validate';
@@ -55,6 +57,25 @@ describe('writePain001', () => {
     expect(xml).toMatch(/<SvcLvl>\s*<Cd>SEPA<\/Cd>/);
     expect(xml).toContain('<ChrgBr>SLEV</ChrgBr>');
     expect(xml).toContain('<BtchBookg>true</BtchBookg>');
+  });
+
+  it('validates a file over 1 MiB with the system xmllint: schema errors by line, the SEPA rules beside it, no temporary file left', async () => {
+    const many = Array.from({ length: 5000 }, (_, i) => transfer(i + 1));
+    const xml = writePain001(input(many));
+    expect(xml.length).toBeGreaterThan(1024 * 1024);
+    const leftovers = () => readdirSync(tmpdir()).filter((f) => f.startsWith('payouts-xmllint-')).length;
+    const before = leftovers();
+    expect(await validateIso20022(xml, 'pain.001.001.09')).toEqual({ valid: true, errors: [] });
+    const broken = xml.replace('<EndToEndId>E2E-4000</EndToEndId>', '<EndToEndId>E2E-4000</EndToEndId><Unknown/>');
+    const line = broken.slice(0, broken.indexOf('<Unknown/>')).split('\n').length;
+    const v = await validateIso20022(broken, 'pain.001.001.09');
+    expect(v.valid).toBe(false);
+    // libxml2 names the line where it met the element's end: this one, or the next.
+    expect(v.errors.some((e) => (e.startsWith(`line ${line}:`) || e.startsWith(`line ${line + 1}:`)) && e.includes('Unknown'))).toBe(true);
+    const tooBig = await validateIso20022(writePain001(input(many.map((t, i) => (i === 10 ? { ...t, amountMinor: '100000000000' } : t)))), 'pain.001.001.09');
+    expect(tooBig.valid).toBe(false);
+    expect(tooBig.errors).toEqual([expect.stringMatching(/^SEPA rule:.*outside 0.01 to 999999999.99/)]);
+    expect(leftovers()).toBe(before);
   });
 
   it('computes NbOfTxs and CtrlSum from minor units without floating point, for many and large amounts', async () => {

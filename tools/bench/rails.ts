@@ -271,7 +271,9 @@ async function phase(name: string, dir: string, n: number): Promise<RailPhaseRes
 /** Runs phase `name` in a child process and returns its figures (throws when it fails). */
 function child(name: string, dir: string, n: number): Promise<RailPhaseResult> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', 'tools/bench/rails.ts', name, dir, String(n)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    // STACK_CPU_PROF_DIR profiles each phase's process (written when it exits).
+    const profile = process.env.STACK_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.STACK_CPU_PROF_DIR}`, '--cpu-prof-name', `${name}.cpuprofile`] : [];
+    const p = spawn(process.execPath, [...profile, '--import', 'tsx', 'tools/bench/rails.ts', name, dir, String(n)], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
     p.on('error', reject);

@@ -1,5 +1,7 @@
 /** XSD validation with libxml2 (`xmllint-wasm`, or system `xmllint` over 1 MiB: docs/rails.md "Bank files at scale"). */
 import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSchema, PINNED_SCHEMAS, schemaDir } from './schemas';
 import { sepaPain001RuleErrors } from './sepa-rules';
@@ -53,15 +55,20 @@ function systemXmllint(): string | null {
   return xmllintPath;
 }
 
-/** Messages as `line <n>: <message>`; rejects when it cannot run. */
+/**
+ * Messages as `line <n>: <message>`; rejects when it cannot run. The document goes through a
+ * private temporary file, not a pipe, so `xmllint` reads it while this thread checks the SEPA rules.
+ */
 function runXmllint(binary: string, xsd: string, xml: string): Promise<Iso20022Validation> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(binary, ['--noout', '--schema', xsd, '-'], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const dir = mkdtempSync(join(tmpdir(), 'payouts-xmllint-'));
+  const file = join(dir, 'document.xml');
+  writeFileSync(file, xml, { mode: 0o600 });
+  const removeFile = () => rmSync(dir, { recursive: true, force: true });
+  return new Promise<Iso20022Validation>((resolve, reject) => {
+    const p = spawn(binary, ['--noout', '--schema', xsd, file], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     p.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     p.on('error', reject);
-    p.stdin.on('error', () => undefined);
-    p.stdin.end(xml);
     p.on('close', (code) => {
       if (code !== 0 && code !== 3 && code !== 4) return reject(new Error(`xmllint exited ${code}: ${stderr.slice(0, 500)}`));
       const errors = stderr
@@ -73,5 +80,5 @@ function runXmllint(binary: string, xsd: string, xml: string): Promise<Iso20022V
         });
       resolve({ valid: code === 0, errors });
     });
-  });
+  }).finally(removeFile);
 }

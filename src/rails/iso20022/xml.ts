@@ -1,5 +1,5 @@
-/** XML for the ISO 20022 writers (`XMLBuilder`) and parsers (DOCTYPE and ENTITY refused, size-limited). */
-import { XMLBuilder, XMLParser } from 'fast-xml-parser';
+/** XML for the ISO 20022 writers and parsers (DOCTYPE and ENTITY refused, size-limited). */
+import { XMLParser } from 'fast-xml-parser';
 
 /** Bytes (UTF-8); larger input throws {@link Iso20022ParseError}. */
 export const MAX_ISO20022_BYTES = 10 * 1024 * 1024;
@@ -19,29 +19,42 @@ export class Iso20022ParseError extends Error {
 export type XmlTree = { [key: string]: XmlValue };
 type XmlValue = string | XmlTree | XmlTree[] | string[] | undefined;
 
-function prune(tree: XmlTree): XmlTree {
-  const out: XmlTree = {};
-  for (const [k, v] of Object.entries(tree)) {
+const ENTITIES: Record<string, string> = { '&': '&amp;', '>': '&gt;', '<': '&lt;', "'": '&apos;', '"': '&quot;' };
+const escapeXml = (s: string) => (/[&<>'"]/.test(s) ? s.replace(/[&<>'"]/g, (c) => ENTITIES[c]!) : s);
+
+const PADS = Array.from({ length: 32 }, (_, depth) => '  '.repeat(depth));
+
+/** One element and its children appended to `out`, two spaces per level, in key order; an empty one is `<Name/>`. */
+function writeElement(out: string, name: string, value: string | XmlTree, depth: number): string {
+  const pad = PADS[depth] ?? '  '.repeat(depth);
+  if (typeof value === 'string') return out + (value === '' ? `${pad}<${name}/>\n` : `${pad}<${name}>${escapeXml(value)}</${name}>\n`);
+  let attributes = '';
+  let text = '';
+  let open = false;
+  let inner = '';
+  for (const key in value) {
+    const v = value[key];
     if (v === undefined) continue;
-    if (Array.isArray(v)) out[k] = (v as Array<string | XmlTree>).map((x) => (typeof x === 'string' ? x : prune(x))) as XmlTree[];
-    else out[k] = typeof v === 'string' ? v : prune(v);
+    if (key === '#') text = v as string;
+    else if (key.startsWith('@')) attributes += ` ${key.slice(1)}="${escapeXml(v as string)}"`;
+    else {
+      open = true;
+      if (Array.isArray(v)) for (const item of v) inner = writeElement(inner, key, item, depth + 1);
+      else inner = writeElement(inner, key, v as string | XmlTree, depth + 1);
+    }
   }
-  return out;
+  if (!open) return out + (text === '' ? `${pad}<${name}${attributes}/>\n` : `${pad}<${name}${attributes}>${escapeXml(text)}</${name}>\n`);
+  if (text !== '') throw new Error(`XML element ${name} has both text and children`);
+  return `${out}${pad}<${name}${attributes}>\n${inner}${pad}</${name}>\n`;
 }
 
-const builder = new XMLBuilder({
-  ignoreAttributes: false,
-  attributeNamePrefix: '@',
-  textNodeName: '#',
-  format: true,
-  indentBy: '  ',
-  suppressEmptyNode: true,
-  processEntities: true,
-});
-
+/**
+ * The document of `message` with `body` under `<Document xmlns=...>`, indented, UTF-8 declared.
+ * The output of fast-xml-parser's `XMLBuilder` byte for byte (test/unit/iso20022-writer.test.ts
+ * compares them), at about a fifth of its cost on a 10,000-transaction pain.001.
+ */
 export function writeDocument(message: Iso20022Message, body: XmlTree): string {
-  const xml = builder.build({ Document: { '@xmlns': namespaceOf(message), ...prune(body) } }) as string;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n${xml.trimEnd()}\n`;
+  return writeElement('<?xml version="1.0" encoding="UTF-8"?>\n', 'Document', { '@xmlns': namespaceOf(message), ...body }, 0);
 }
 
 /** UTC, no milliseconds (`2026-11-25T06:00:00Z`). */
