@@ -125,15 +125,11 @@ export async function findInstruction(db: DbOrTx, refs: { endToEndId: string | n
 
 export async function findInstructions(db: DbOrTx, refs: { endToEndIds: string[]; uetrs: string[] }) {
   if (refs.endToEndIds.length === 0 && refs.uetrs.length === 0) return [];
+  // Two array parameters rather than two lists of up to 1,000 each (a bank file's batch).
   return db
     .selectFrom('rail_instructions')
     .selectAll()
-    .where((eb) => {
-      const or = [];
-      if (refs.endToEndIds.length) or.push(eb('end_to_end_id', 'in', refs.endToEndIds));
-      if (refs.uetrs.length) or.push(eb('uetr', 'in', refs.uetrs));
-      return eb.or(or);
-    })
+    .where(sql<boolean>`end_to_end_id = any(${refs.endToEndIds}::text[]) or uetr = any(${refs.uetrs}::text[])`)
     .execute();
 }
 

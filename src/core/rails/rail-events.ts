@@ -1,5 +1,5 @@
 /** Rail events (docs/rails.md "Status and reason codes"): owns the writes of rail_events; unmatched ones are kept, never dropped. */
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
 import type { RailEventsTable } from '../../db/tables/rails';
 import { railModuleOf } from '../../rails/registry';
@@ -10,19 +10,21 @@ export type RailEventRow = Selectable<RailEventsTable>;
 /** A rail_events row to record (the seam's `NewRailEvent`); id `<rail file id>:<index>`. */
 export type NewRailEventRow = Omit<RailEventRow, 'dispatched_at' | 'created_at'>;
 
-const RECORD_CHUNK = 500;
+const RECORD_CHUNK = 1000;
 
-/** A file read twice yields the same ids: recorded once. Returns the ids newly recorded. */
+/**
+ * A file read twice yields the same ids: recorded once. Returns the ids newly recorded. One
+ * statement per 1,000 events, the rows as one JSON parameter (a multi-row VALUES list of 14
+ * parameters a row cost more to plan and bind than to insert).
+ */
 export async function recordRailEvents(tx: DbOrTx, events: NewRailEventRow[], now: Date): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < events.length; i += RECORD_CHUNK) {
-    const rows = await tx
-      .insertInto('rail_events')
-      .values(events.slice(i, i + RECORD_CHUNK).map((e) => ({ ...e, details: JSON.stringify(e.details), dispatched_at: null, created_at: now })))
-      .onConflict((oc) => oc.column('id').doNothing())
-      .returning('id')
-      .execute();
-    for (const r of rows) ids.push(r.id);
+    const json = JSON.stringify(events.slice(i, i + RECORD_CHUNK).map((e) => ({ ...e, dispatched_at: null, created_at: now })));
+    const r = await sql<{ id: string }>`
+      insert into rail_events select * from jsonb_populate_recordset(null::rail_events, ${json}::jsonb)
+      on conflict (id) do nothing returning id`.execute(tx);
+    for (const row of r.rows) ids.push(row.id);
   }
   return ids;
 }
