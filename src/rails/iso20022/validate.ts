@@ -62,8 +62,13 @@ function systemXmllint(): string | null {
 function runXmllint(binary: string, xsd: string, xml: string): Promise<Iso20022Validation> {
   const dir = mkdtempSync(join(tmpdir(), 'payouts-xmllint-'));
   const file = join(dir, 'document.xml');
-  writeFileSync(file, xml, { mode: 0o600 });
   const removeFile = () => rmSync(dir, { recursive: true, force: true });
+  try {
+    writeFileSync(file, xml, { mode: 0o600 });
+  } catch (err) {
+    removeFile();
+    throw err;
+  }
   return new Promise<Iso20022Validation>((resolve, reject) => {
     const p = spawn(binary, ['--noout', '--schema', xsd, file], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
