@@ -32,7 +32,7 @@ const text = fc.oneof(fc.constant(''), fc.string({ unit: fc.constantFrom('a', 'Z
 const tree: fc.Arbitrary<XmlTree> = fc.letrec<{ tree: XmlTree }>((tie) => ({
   tree: fc
     .tuple(
-      fc.dictionary(name, fc.oneof({ depthSize: 'small' }, text, fc.constant(undefined), tie('tree'), fc.array(tie('tree'), { minLength: 1, maxLength: 3 }), fc.array(text, { minLength: 1, maxLength: 3 })), { maxKeys: 4 }),
+      fc.dictionary(name, fc.oneof({ depthSize: 'small' }, text, fc.constant(undefined), tie('tree'), fc.array(tie('tree'), { maxLength: 3 }), fc.array(text, { maxLength: 3 })), { maxKeys: 4 }),
       fc.option(fc.record({ '@Ccy': text })),
       fc.option(text),
     )

@@ -37,10 +37,12 @@ function writeElement(out: string, name: string, value: string | XmlTree, depth:
     if (v === undefined) continue;
     if (key === '#') text = v as string;
     else if (key.startsWith('@')) attributes += ` ${key.slice(1)}="${escapeXml(v as string)}"`;
-    else {
+    else if (Array.isArray(v)) {
+      for (const item of v) inner = writeElement(inner, key, item, depth + 1);
+      open ||= v.length > 0;
+    } else {
+      inner = writeElement(inner, key, v, depth + 1);
       open = true;
-      if (Array.isArray(v)) for (const item of v) inner = writeElement(inner, key, item, depth + 1);
-      else inner = writeElement(inner, key, v as string | XmlTree, depth + 1);
     }
   }
   if (!open) return out + (text === '' ? `${pad}<${name}${attributes}/>\n` : `${pad}<${name}${attributes}>${escapeXml(text)}</${name}>\n`);
