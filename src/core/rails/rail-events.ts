@@ -12,11 +12,7 @@ export type NewRailEventRow = Omit<RailEventRow, 'dispatched_at' | 'created_at'>
 
 const RECORD_CHUNK = 1000;
 
-/**
- * A file read twice yields the same ids: recorded once. Returns the ids newly recorded. One
- * statement per 1,000 events, the rows as one JSON parameter (a multi-row VALUES list of 14
- * parameters a row cost more to plan and bind than to insert).
- */
+/** A file read twice yields the same ids: recorded once. Returns the ids newly recorded; 1,000 rows per JSON parameter. */
 export async function recordRailEvents(tx: DbOrTx, events: NewRailEventRow[], now: Date): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < events.length; i += RECORD_CHUNK) {

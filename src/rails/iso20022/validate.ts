@@ -55,10 +55,7 @@ function systemXmllint(): string | null {
   return xmllintPath;
 }
 
-/**
- * Messages as `line <n>: <message>`; rejects when it cannot run. The document goes through a
- * private temporary file, not a pipe, so `xmllint` reads it while this thread checks the SEPA rules.
- */
+/** Messages as `line <n>: <message>`; rejects when it cannot run. A private file, not a pipe: the SEPA rules run meanwhile. */
 function runXmllint(binary: string, xsd: string, xml: string): Promise<Iso20022Validation> {
   const dir = mkdtempSync(join(tmpdir(), 'payouts-xmllint-'));
   const file = join(dir, 'document.xml');
