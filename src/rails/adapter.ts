@@ -6,6 +6,7 @@
  * instants: ISO 8601. Pure types, no I/O: workflow contracts may import it.
  */
 import type { PayoutFailureCode } from '../domain/payout-state';
+import type { RailInstructionStatus } from '../domain/rail-instructions';
 
 export type RailEnvironment = 'sandbox' | 'live';
 
@@ -151,7 +152,7 @@ export interface RailInstructionRecord {
   creditorIban: string | null;
   creditorBic: string | null;
   remittance: string | null;
-  status: 'queued' | 'in_file' | 'accepted' | 'rejected' | 'settled' | 'returned';
+  status: RailInstructionStatus;
   railFileId: string | null;
   /** The instruction's group in its file (pain.001 PmtInfId, ACH batch). */
   paymentInformationId: string | null;

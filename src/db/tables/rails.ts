@@ -1,4 +1,5 @@
 import type { JSONColumnType } from 'kysely';
+import type { RailInstructionStatus } from '../../domain/rail-instructions';
 
 /** A file exchanged with a bank (docs/rails.md "Files"). Outbound: written -> uploaded; inbound: received -> processed | quarantined. */
 export interface RailFilesTable {
@@ -45,7 +46,7 @@ export interface RailInstructionsTable {
   creditor_iban: string | null;
   creditor_bic: string | null;
   remittance: string | null;
-  status: 'queued' | 'in_file' | 'accepted' | 'rejected' | 'settled' | 'returned';
+  status: RailInstructionStatus;
   rail_file_id: string | null;
   payment_information_id: string | null;
   created_at: Date;

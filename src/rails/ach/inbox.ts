@@ -6,6 +6,7 @@
 import { advancedStatus, type RailInstructionStatus } from '../../domain/rail-instructions';
 import type { NewRailEvent, RailEventRecord, RailFileRecord, RailHost, RailInstructionRecord } from '../adapter';
 import { nextFedBusinessDay } from '../fed-calendar';
+import { advanceInRuns, type InstructionMove } from '../instruction-moves';
 import { type ParsedNachaFile, parseNachaFile } from '../nacha';
 import { achNocCorrection } from '../reason-codes';
 import { quarantineInboundFile } from '../sftp/inbox';
@@ -33,7 +34,7 @@ export async function processAchInboundFile(host: RailHost, ach: AchRailConfig, 
     const originals = parsed.batches.flatMap((b) => b.entries.map((e) => e.return?.originalTraceNumber ?? e.notificationOfChange?.originalTraceNumber)).filter((t): t is string => !!t);
     const byTrace = new Map((await tx.instructionsByTraces(file.rail, [...new Set(originals)], true)).map((i) => [i.traceNumber, i]));
     const status = new Map<RailInstructionRecord, RailInstructionStatus>();
-    const moves: Array<{ key: { payoutId: string; attempt: number }; to: RailInstructionStatus }> = [];
+    const moves: InstructionMove[] = [];
     const advance = (i: RailInstructionRecord, to: RailInstructionStatus) => {
       status.set(i, advancedStatus(status.get(i) ?? i.status, to));
       moves.push({ key: { payoutId: i.payoutId, attempt: i.attempt }, to });
@@ -97,12 +98,7 @@ export async function processAchInboundFile(host: RailHost, ach: AchRailConfig, 
       }
     }
     if (settledFirst.length > 0) await tx.recordEvents(settledFirst, new Date(now.getTime() - 1));
-    for (let i = 0; i < moves.length; ) {
-      const to = moves[i]!.to;
-      const run: Array<{ payoutId: string; attempt: number }> = [];
-      for (; i < moves.length && moves[i]!.to === to; i++) run.push(moves[i]!.key);
-      await tx.advanceInstructions(run, to, now);
-    }
+    await advanceInRuns(tx, moves, now);
     const ids = await tx.recordEvents(events, now);
     await tx.markInboundProcessed(file.id, { kind: 'nacha', messageId: `${parsed.immediateOrigin}-${parsed.createdAt}-${parsed.fileIdModifier}`, transactions: events.length }, now);
     return { ids, events };

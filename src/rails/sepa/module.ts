@@ -2,6 +2,7 @@
 import { composeIBAN, countrySpecs } from 'ibantools';
 import { randomDigits } from '../../domain/ids';
 import type { ComposedRailFile, ConfiguredRail, NewRailEvent, RailFileRecord, RailHost, RailInstructionRecord, RailModule, RailStore } from '../adapter';
+import { advanceInRuns, type InstructionMove } from '../instruction-moves';
 import type { Camt054Entry } from '../iso20022/camt054';
 import { type Camt054Header, streamCamt054 } from '../iso20022/camt054-stream';
 import { Iso20022ParseError } from '../iso20022/xml';
@@ -145,21 +146,14 @@ async function camt054BatchEvents(store: RailStore, file: RailFileRecord, header
   });
 }
 
-/** In file order; a later answer never moves an instruction back. */
-async function advanceInstructionsOf(store: RailStore, events: NewRailEvent[], now: Date): Promise<void> {
-  let run: { to: RailInstructionRecord['status']; keys: Array<{ payoutId: string; attempt: number }> } | null = null;
+/** The instruction moves of `events`, in file order. */
+function advanceInstructionsOf(store: RailStore, events: NewRailEvent[], now: Date): Promise<void> {
+  const moves: InstructionMove[] = [];
   for (const e of events) {
-    if (!e.payoutId || e.attempt === null) continue;
-    const to = e.type === 'accepted' ? 'accepted' : e.type === 'rejected' ? 'rejected' : e.type === 'settled' ? 'settled' : e.type === 'returned' ? 'returned' : null;
-    if (!to) continue;
-    if (run && run.to !== to) {
-      await store.advanceInstructions(run.keys, run.to, now);
-      run = null;
-    }
-    run ??= { to, keys: [] };
-    run.keys.push({ payoutId: e.payoutId, attempt: e.attempt });
+    const to = e.type === 'accepted' || e.type === 'rejected' || e.type === 'settled' || e.type === 'returned' ? e.type : null;
+    if (e.payoutId && e.attempt !== null && to) moves.push({ key: { payoutId: e.payoutId, attempt: e.attempt }, to });
   }
-  if (run) await store.advanceInstructions(run.keys, run.to, now);
+  return advanceInRuns(store, moves, now);
 }
 
 /** Streams a camt.054 in one transaction (docs/rails.md "Bank files at scale"); null when another worker holds the file. */
