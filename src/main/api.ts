@@ -5,6 +5,7 @@ import { createApp } from '../api/app';
 import { startApiKeyCache } from '../core/api-key-cache';
 import { startRailHealthChecks } from '../core/rails/lifecycle';
 import { refreshRateCache } from '../core/rates/cache';
+import { keepMemoryReducerAwake } from './memory-reducer';
 import { buildCore, closeCore } from './runtime';
 
 /** `npm run api`: the HTTP API process. Configured by DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PORT, HOST. */
@@ -20,8 +21,10 @@ await refreshRateCache(core).catch((err: Error) => core.log.warn({ err }, 'live 
 const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname: config.HOST }, (info) =>
   core.log.info({ port: info.port }, 'api listening'),
 );
+const stopReducerNudge = keepMemoryReducerAwake();
 const shutdown = () => {
   stopRailChecks();
+  stopReducerNudge();
   server.close(() => void keyCache.stop().then(() => closeCore(core)).then(() => process.exit(0)));
 };
 process.once('SIGINT', shutdown);
