@@ -212,6 +212,9 @@ export interface RailCredit {
   reference: string | null;
 }
 
+/** What matching a bank's answer needs of an instruction: its key and its references. */
+export type RailInstructionReference = Pick<RailInstructionRecord, 'payoutId' | 'attempt' | 'endToEndId' | 'uetr'>;
+
 export interface RailStore {
   /** Locks inbound file `fileId` (skipping it when another worker holds it); its status, or null when held. */
   lockInboundFile(fileId: string): Promise<RailFileRecord['status'] | null>;
@@ -220,8 +223,8 @@ export interface RailStore {
   /** Moves an instruction forward to `status` (never back; idempotent). */
   advanceInstruction(key: { payoutId: string; attempt: number }, status: RailInstructionRecord['status'], now: Date): Promise<void>;
   instructionByReference(refs: { endToEndId: string | null; uetr: string | null }): Promise<RailInstructionRecord | undefined>;
-  /** The instructions whose EndToEndId is in `endToEndIds` or whose UETR is in `uetrs` (one query; a bank file's batch of answers). */
-  instructionsByReferences(refs: { endToEndIds: string[]; uetrs: string[] }): Promise<RailInstructionRecord[]>;
+  /** The keys and references of the instructions whose EndToEndId is in `endToEndIds` or whose UETR is in `uetrs` (one query; a bank file's batch of answers). */
+  instructionsByReferences(refs: { endToEndIds: string[]; uetrs: string[] }): Promise<RailInstructionReference[]>;
   /** Moves each of `keys` forward to `status` in one statement (never back; idempotent): {@link advanceInstruction} for a batch. */
   advanceInstructions(keys: Array<{ payoutId: string; attempt: number }>, status: RailInstructionRecord['status'], now: Date): Promise<void>;
   /** The instructions of `rail` with these trace numbers (one query per 1,000), locked for update when `lock`. */

@@ -510,23 +510,26 @@ async function main() {
       // (tools/bench/workflows.ts minimalStart, run by the baseline worker) as fast as it can.
       const startFloor = async (inFlight: number) => {
         say(`bare client: ${SIZES.surfaceB} no-op workflow starts, ${inFlight} in flight`);
+        const c0 = await snapshot(stack);
         const r = await load(inFlight, async (i) => {
           await client.workflow.start('minimalStart', { taskQueue: BASELINE_QUEUE, workflowId: `bench-start-${run}-${inFlight}-${i}` });
           return true;
         }, { total: SIZES.surfaceB });
-        say(`  ${r.seconds.toFixed(2)} s (${r.rps.toFixed(0)} starts/s, ${r.errors} errors)`);
+        const cpuMsPerStart = cost(c0, await snapshot(stack), SIZES.surfaceB).cpuMsPer;
+        say(`  ${r.seconds.toFixed(2)} s (${r.rps.toFixed(0)} starts/s, ${r.errors} errors); CPU ms per start ${JSON.stringify(cpuMsPerStart)}`);
         // Let the baseline worker finish them before the next measurement.
         for (let i = 0; i < 120; i++) {
           const open = await client.workflow.count(`WorkflowType = 'minimalStart' AND ExecutionStatus = 'Running'`).catch(() => undefined);
           if (!open || open.count === 0) break;
           await sleep(500);
         }
-        return { in_flight: inFlight, seconds: r.seconds, starts_per_second: r.rps, errors: r.errors };
+        return { in_flight: inFlight, seconds: r.seconds, starts_per_second: r.rps, errors: r.errors, cpu_ms_per_start: cpuMsPerStart };
       };
       const floors = [await startFloor(64), await startFloor(128)];
       const startFloorBest = floors.reduce((x, y) => (y.errors === 0 && y.seconds < x.seconds ? y : x));
       const batchUrl = `${api}/sandbox/claim/v1/disbursements/batch`;
       const entries = Array.from({ length: SIZES.surfaceB }, (_, i) => ({ recipientPhone: `+5255${String(10000000 + i).slice(-8)}`, amountUsd: '1.00', reference: `bench-b-${run}-${i}` }));
+      const cb = await snapshot(stack);
       const tb = performance.now();
       const bres = await fetch(batchUrl, {
         method: 'POST',
@@ -557,15 +560,16 @@ async function main() {
           await new Promise((r) => setTimeout(r, 250));
         }
       }
+      const batchCpuMsPerStart = cost(cb, await snapshot(stack), SIZES.surfaceB).cpuMsPer;
       const surfaceB =
         bres.status === 404
           ? { built: false, status: 404 }
           : {
               built: true, status: bres.status, seconds: bSeconds, all_started_seconds: allStartedSeconds, body: bres.ok ? undefined : btext.slice(0, 200),
-              start_floor: startFloorBest, start_floors: floors,
+              start_floor: startFloorBest, start_floors: floors, cpu_ms_per_start: batchCpuMsPerStart,
               start_ratio: allStartedSeconds !== undefined ? allStartedSeconds / startFloorBest.seconds : undefined,
             };
-      say(`Surface B batch of ${SIZES.surfaceB}: ${surfaceB.built ? `HTTP ${bres.status} in ${bSeconds.toFixed(2)} s${bres.ok ? `; every entry's workflow started after ${allStartedSeconds?.toFixed(2) ?? '(not within 600 s)'} s (floor ${startFloorBest.seconds.toFixed(2)} s at ${startFloorBest.in_flight} in flight)` : `: ${btext.slice(0, 300)}`}` : 'not built (404)'}`);
+      say(`Surface B batch of ${SIZES.surfaceB}: ${surfaceB.built ? `HTTP ${bres.status} in ${bSeconds.toFixed(2)} s${bres.ok ? `; every entry's workflow started after ${allStartedSeconds?.toFixed(2) ?? '(not within 600 s)'} s (floor ${startFloorBest.seconds.toFixed(2)} s at ${startFloorBest.in_flight} in flight); CPU ms per entry ${JSON.stringify(batchCpuMsPerStart)}` : `: ${btext.slice(0, 300)}`}` : 'not built (404)'}`);
       results.surface_b_batch = { entries: SIZES.surfaceB, ...surfaceB };
     }
 

@@ -38,7 +38,7 @@ function storeOver(core: Core, db: DbOrTx): RailStore {
     recordEvents: (events, now) => recordRailEvents(db, events.map(newRailEventRow), now),
     advanceInstruction: (key, status, now) => advanceInstruction(db, key, status, now),
     instructionByReference: async (refs) => optional(await findInstruction(db, refs), instructionRecord),
-    instructionsByReferences: async (refs) => (await findInstructions(db, refs)).map(instructionRecord),
+    instructionsByReferences: async (refs) => (await findInstructions(db, refs)).map((r) => ({ payoutId: r.payout_id, attempt: r.attempt, endToEndId: r.end_to_end_id, uetr: r.uetr })),
     advanceInstructions: (keys, status, now) => advanceInstructions(db, keys, status, now),
     instructionsByTraces: async (rail, traces, lock) => (await findInstructionsByTraces(db, rail, traces, lock)).map(instructionRecord),
     instructionByDetail: async (rail, key, value, lock) => optional(await findInstructionByDetail(db, rail, key, value, lock), instructionRecord),

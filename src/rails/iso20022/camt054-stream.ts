@@ -105,10 +105,17 @@ export async function streamCamt054(
 
   parser.on('doctype', () => fail('DOCTYPE and ENTITY declarations are refused'));
   parser.on('error', (err) => fail(`not well-formed XML (${err.message.split('\n')[0]})`));
+  // Split names and relative paths are made once per distinct name and reused (no string built per element).
+  const splitNames = new Map<string, readonly [prefix: string, local: string]>();
+  const relPaths = new Map<string, Map<string, string>>();
   parser.on('opentag', (tag: SaxesTag) => {
-    const colon = tag.name.indexOf(':');
-    const tagPrefix = colon < 0 ? '' : tag.name.slice(0, colon);
-    const name = colon < 0 ? tag.name : tag.name.slice(colon + 1);
+    let split = splitNames.get(tag.name);
+    if (!split) {
+      const colon = tag.name.indexOf(':');
+      split = colon < 0 ? ['', tag.name] : [tag.name.slice(0, colon), tag.name.slice(colon + 1)];
+      splitNames.set(tag.name, split);
+    }
+    const [tagPrefix, name] = split;
     if (!rootSeen) {
       rootSeen = true;
       prefix = tagPrefix;
@@ -139,7 +146,10 @@ export async function streamCamt054(
       rels.push('');
       return;
     }
-    const rel = parentRel ? `${parentRel}/${name}` : name;
+    let children = relPaths.get(parentRel);
+    if (!children) relPaths.set(parentRel, (children = new Map()));
+    let rel = children.get(name);
+    if (rel === undefined) children.set(name, (rel = parentRel ? `${parentRel}/${name}` : name));
     rels.push(rel);
     if (name === 'NtryDtls' || name === 'TxDtls') {
       if (seenDetails.has(rel)) {
