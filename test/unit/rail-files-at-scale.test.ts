@@ -169,6 +169,25 @@ describe('the streamed camt.054 reader', () => {
     expect(streamed).toEqual(parseCamt054(xml).entries);
   });
 
+  it('reads entries as the tree parser does past its cache of 1,024 element names (3,000 extra element names ahead of the first entry fields)', async () => {
+    const xml = writeCamt054({
+      messageId: 'CAMT-2',
+      createdAt: new Date('2026-11-25T10:00:00Z'),
+      notificationId: 'N-2',
+      accountIban: TEST_BANK_DEBTOR.iban,
+      entries: Array.from({ length: 30 }, (_, i) => entry(i, { creditDebit: i % 2 ? 'CRDT' : 'DBIT', returnReasonCode: i % 2 ? 'AC04' : null })),
+    });
+    // Before the first entry's fields, so every real path is first met with the cache full.
+    const extras = Array.from({ length: 1500 }, (_, n) => `<X${n}><Y${n}>v</Y${n}></X${n}>`).join('');
+    const noisy = xml.replace('<Amt Ccy=', `${extras}<Amt Ccy=`);
+    expect(noisy.length).toBeGreaterThan(xml.length);
+    const streamed: unknown[] = [];
+    await streamCamt054(noisy, async (_header, entries) => {
+      streamed.push(...entries);
+    }, 7);
+    expect(streamed).toEqual(parseCamt054(xml).entries);
+  });
+
   it('refuses a DOCTYPE, another namespace, malformed XML and an entry without an amount', async () => {
     const ok = writeCamt054({ messageId: 'M', createdAt: new Date(), notificationId: 'N', accountIban: TEST_BANK_DEBTOR.iban, entries: [entry(0)] });
     const none = async () => undefined;

@@ -12,6 +12,7 @@ export const CAMT054_STREAM_BATCH = 1000;
 const MESSAGE = 'camt.054.001.08';
 const NS = namespaceOf(MESSAGE);
 const CHUNK_CHARS = 64 * 1024;
+const CACHED_NAMES = 1024;
 
 export interface Camt054Header {
   messageId: string;
@@ -105,15 +106,16 @@ export async function streamCamt054(
 
   parser.on('doctype', () => fail('DOCTYPE and ENTITY declarations are refused'));
   parser.on('error', (err) => fail(`not well-formed XML (${err.message.split('\n')[0]})`));
-  // Split names and relative paths are made once per distinct name and reused (no string built per element).
+  // Split names and relative paths are made once per distinct name and reused (no string per element); at most CACHED_NAMES of each.
   const splitNames = new Map<string, readonly [prefix: string, local: string]>();
   const relPaths = new Map<string, Map<string, string>>();
+  let cachedPaths = 0;
   parser.on('opentag', (tag: SaxesTag) => {
     let split = splitNames.get(tag.name);
     if (!split) {
       const colon = tag.name.indexOf(':');
       split = colon < 0 ? ['', tag.name] : [tag.name.slice(0, colon), tag.name.slice(colon + 1)];
-      splitNames.set(tag.name, split);
+      if (splitNames.size < CACHED_NAMES) splitNames.set(tag.name, split);
     }
     const [tagPrefix, name] = split;
     if (!rootSeen) {
@@ -147,9 +149,14 @@ export async function streamCamt054(
       return;
     }
     let children = relPaths.get(parentRel);
-    if (!children) relPaths.set(parentRel, (children = new Map()));
-    let rel = children.get(name);
-    if (rel === undefined) children.set(name, (rel = parentRel ? `${parentRel}/${name}` : name));
+    let rel = children?.get(name);
+    if (rel === undefined) {
+      rel = parentRel ? `${parentRel}/${name}` : name;
+      if (cachedPaths++ < CACHED_NAMES) {
+        if (!children) relPaths.set(parentRel, (children = new Map()));
+        children.set(name, rel);
+      }
+    }
     rels.push(rel);
     if (name === 'NtryDtls' || name === 'TxDtls') {
       if (seenDetails.has(rel)) {
