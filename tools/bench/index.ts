@@ -151,6 +151,26 @@ function cost(a: Snapshot, b: Snapshot, units: number): Cost {
 }
 
 /**
+ * Waits until the stack is quiet (API, worker, Temporal and PostgreSQL together under 100 ms of CPU
+ * per second, three seconds running) or `maxSeconds` pass, so a measurement does not pay for the
+ * work an earlier section left behind (autovacuum, the relay's backlog); returns the seconds waited.
+ */
+async function awaitQuiet(stack: Stack, maxSeconds = args.quick ? 10 : 90): Promise<number> {
+  const total = () =>
+    cpuMs(stack.apis[0]!.pid!) + treeCpuMs(stack.workers[0]!.pid!) + stack.temporalPids().reduce((sum, pid) => sum + cpuMs(pid), 0) + treeCpuMs(stack.pg.pid);
+  const t0 = performance.now();
+  let quiet = 0;
+  let last = total();
+  while (quiet < 3 && performance.now() - t0 < maxSeconds * 1000) {
+    await sleep(1000);
+    const now = total();
+    quiet = now - last < 100 ? quiet + 1 : 0;
+    last = now;
+  }
+  return (performance.now() - t0) / 1000;
+}
+
+/**
  * Runs `fn` from `concurrency` clients until `total` calls or `durationMs` have passed; requests/s,
  * p50 and p99 in ms. With --latencies FILE and a `latencies` label, appends one line per call:
  * label, index, start (ms after the first call), latency (ms).
@@ -509,7 +529,7 @@ async function main() {
       // The floor: a bare client (this process, one connection) starting as many no-op workflows
       // (tools/bench/workflows.ts minimalStart, run by the baseline worker) as fast as it can.
       const startFloor = async (inFlight: number) => {
-        say(`bare client: ${SIZES.surfaceB} no-op workflow starts, ${inFlight} in flight`);
+        say(`bare client: ${SIZES.surfaceB} no-op workflow starts, ${inFlight} in flight (after ${(await awaitQuiet(stack)).toFixed(0)} s waiting for a quiet stack)`);
         const c0 = await snapshot(stack);
         const r = await load(inFlight, async (i) => {
           await client.workflow.start('minimalStart', { taskQueue: BASELINE_QUEUE, workflowId: `bench-start-${run}-${inFlight}-${i}` });
@@ -529,6 +549,7 @@ async function main() {
       const startFloorBest = floors.reduce((x, y) => (y.errors === 0 && y.seconds < x.seconds ? y : x));
       const batchUrl = `${api}/sandbox/claim/v1/disbursements/batch`;
       const entries = Array.from({ length: SIZES.surfaceB }, (_, i) => ({ recipientPhone: `+5255${String(10000000 + i).slice(-8)}`, amountUsd: '1.00', reference: `bench-b-${run}-${i}` }));
+      say(`Surface B batch of ${SIZES.surfaceB} (after ${(await awaitQuiet(stack)).toFixed(0)} s waiting for a quiet stack)`);
       const cb = await snapshot(stack);
       const tb = performance.now();
       const bres = await fetch(batchUrl, {
