@@ -124,7 +124,7 @@ export async function findInstruction(db: DbOrTx, refs: { endToEndId: string | n
 }
 
 /** Key and references only (`payout_id`, `attempt`, `end_to_end_id`, `uetr`) of the instructions a bank file's batch names. */
-export async function findInstructions(db: DbOrTx, refs: { endToEndIds: string[]; uetrs: string[] }) {
+export async function findInstructionReferences(db: DbOrTx, refs: { endToEndIds: string[]; uetrs: string[] }) {
   if (refs.endToEndIds.length === 0 && refs.uetrs.length === 0) return [];
   // Two array parameters rather than two lists of up to 1,000 each (a bank file's batch).
   return db
