@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { type CompiledWorkerOptions, type Logger, NativeConnection, type TelemetryOptions, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import type { WorkflowCreator } from '@temporalio/worker/lib/workflow/interface';
+import { ReusableVMWorkflowCreator } from '@temporalio/worker/lib/workflow/reusable-vm.js';
 import type { WorkflowBundleWithSourceMapAndFilename } from '@temporalio/worker/lib/workflow/workflow-worker-thread/input';
 import type { Config } from '../config';
 import { createActivities } from '../../activities';
@@ -108,12 +109,11 @@ export async function readPrebuiltBundle(codePath: string): Promise<Bundle> {
 
 /**
  * A Worker class whose instances share one workflow bundle (read once, by {@link readPrebuiltBundle}
- * when prebuilt) and one pool of workflow threads, the first instance's `workflowThreadPoolSize`,
- * instead of one pool each. Each
- * thread is a V8 isolate holding the SDK's protobuf root and the compiled bundle (about 27 MB RSS;
- * docs/operations.md "Idle cost"); workflows of every task queue go to the least busy thread, as
- * within one Worker. The threads end when the last instance has shut down. Only for instances
- * given the same bundle, activities and isolate options (those of the first are used).
+ * when prebuilt) and one workflow runner: with `workflowThreadPoolSize` 0, one reusable V8 context in
+ * the main thread (the SDK's own runner, with its deadlock timeout); otherwise one pool of that many
+ * threads, each a V8 isolate with the SDK's protobuf root and the bundle (about 25 MB RSS;
+ * docs/operations.md "Idle cost"). The runner ends when the last instance has shut down. Only for
+ * instances given the same bundle, activities and isolate options (those of the first are used).
  */
 export function sharedWorkflowThreadsWorker(): typeof Worker & { releaseBundle(): void } {
   let bundle: Promise<Bundle | undefined> | undefined;
@@ -133,7 +133,10 @@ export function sharedWorkflowThreadsWorker(): typeof Worker & { releaseBundle()
     }
 
     protected static override async createWorkflowCreator(b: Bundle, options: CompiledWorkerOptions, logger: Logger): Promise<WorkflowCreator> {
-      threads ??= super.createWorkflowCreator(b, options, logger);
+      threads ??=
+        options.workflowThreadPoolSize === 0
+          ? ReusableVMWorkflowCreator.create(b, options.isolateExecutionTimeoutMs, new Set(options.activities.keys()), undefined)
+          : super.createWorkflowCreator(b, options, logger);
       const pool = await threads;
       users++;
       let destroyed = false;
@@ -153,8 +156,8 @@ export function sharedWorkflowThreadsWorker(): typeof Worker & { releaseBundle()
 }
 
 /**
- * Creates the workers of `TASK_QUEUE` and the batch queue, sharing one bundle and one pool of
- * `WORKER_WORKFLOW_THREADS` workflow threads ({@link sharedWorkflowThreadsWorker}); a
+ * Creates the workers of `TASK_QUEUE` and the batch queue, sharing one bundle and one workflow runner
+ * (`WORKER_WORKFLOW_THREADS`: 0 the main thread, else that many threads; {@link sharedWorkflowThreadsWorker}); a
  * nondeterminism error fails the workflow, not retries its task.
  */
 export async function createWorker(

@@ -4,13 +4,13 @@ import { paymentsWorkerTuning } from '../../src/temporal/worker';
 
 /** The payments worker's tuning from the WORKER_* settings (src/temporal/worker.ts; docs/benchmarks.md "Worker tuning"). */
 describe('paymentsWorkerTuning', () => {
-  it('defaults: 100 workflow tasks, 200 activities, 100 local activities, 2,000 cached workflows, 10 pollers, 1 workflow thread', () => {
+  it('defaults: 100 workflow tasks, 200 activities, 100 local activities, 2,000 cached workflows, 10 pollers, workflows in the main thread', () => {
     expect(paymentsWorkerTuning(loadConfig({}))).toEqual({
       maxConcurrentWorkflowTaskExecutions: 100,
       maxConcurrentActivityTaskExecutions: 200,
       maxConcurrentLocalActivityExecutions: 100,
       maxCachedWorkflows: 2000,
-      workflowThreadPoolSize: 1,
+      workflowThreadPoolSize: 0,
       workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: 10 },
     });
   });
@@ -48,6 +48,7 @@ describe('paymentsWorkerTuning', () => {
     expect(() => loadConfig({ WORKER_WORKFLOW_TASKS: '1' })).toThrow();
     expect(() => loadConfig({ WORKER_WORKFLOW_POLLERS: '0' })).toThrow();
     expect(() => loadConfig({ WORKER_WORKFLOW_POLLERS: 'many' })).toThrow();
-    expect(() => loadConfig({ WORKER_WORKFLOW_THREADS: '0' })).toThrow();
+    expect(() => loadConfig({ WORKER_WORKFLOW_THREADS: '-1' })).toThrow();
+    expect(loadConfig({ WORKER_WORKFLOW_THREADS: '0' }).WORKER_WORKFLOW_THREADS).toBe(0);
   });
 });
