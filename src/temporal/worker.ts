@@ -117,10 +117,10 @@ export async function readPrebuiltBundle(codePath: string): Promise<Bundle> {
  */
 export function sharedWorkflowThreadsWorker(): typeof Worker & { releaseBundle(): void } {
   let bundle: Promise<Bundle | undefined> | undefined;
-  let threads: Promise<WorkflowCreator> | undefined;
+  let runner: Promise<WorkflowCreator> | undefined;
   let users = 0;
   return class SharedWorkflowThreadsWorker extends Worker {
-    /** Drops the parsed bundle (its code and source map, a few MB) once every instance is created; the threads hold their own copy. */
+    /** Drops the parsed bundle (its code and source map, a few MB) once every instance is created; the runner holds what it needs. */
     static releaseBundle(): void {
       bundle = undefined;
     }
@@ -133,11 +133,11 @@ export function sharedWorkflowThreadsWorker(): typeof Worker & { releaseBundle()
     }
 
     protected static override async createWorkflowCreator(b: Bundle, options: CompiledWorkerOptions, logger: Logger): Promise<WorkflowCreator> {
-      threads ??=
+      runner ??=
         options.workflowThreadPoolSize === 0
           ? ReusableVMWorkflowCreator.create(b, options.isolateExecutionTimeoutMs, new Set(options.activities.keys()), undefined)
           : super.createWorkflowCreator(b, options, logger);
-      const pool = await threads;
+      const pool = await runner;
       users++;
       let destroyed = false;
       return {
@@ -146,7 +146,7 @@ export function sharedWorkflowThreadsWorker(): typeof Worker & { releaseBundle()
           if (destroyed) return;
           destroyed = true;
           if (--users > 0) return;
-          threads = undefined;
+          runner = undefined;
           bundle = undefined;
           await pool.destroy();
         },

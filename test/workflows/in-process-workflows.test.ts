@@ -5,9 +5,9 @@ import { drainWorkflowStarts } from '../../src/core/workflow-starts';
 import { createHarness, type Harness } from '../helpers/harness';
 
 /**
- * `WORKER_WORKFLOW_THREADS=0` runs workflow code in the worker's main thread, with the deadlock
- * guard (src/temporal/worker.ts; docs/operations.md "Idle cost"). Its own file: the SDK then
- * installs process-wide hooks (promise hooks, Error.prepareStackTrace) in this test process.
+ * `WORKER_WORKFLOW_THREADS=0` (the default) runs workflow code in the worker's main thread, with the
+ * deadlock guard (src/temporal/worker.ts; docs/operations.md "Idle cost"). Threads:
+ * test/workflows/shared-workflow-threads.test.ts.
  */
 const inProcess = vi.spyOn(ReusableVMWorkflowCreator, 'create');
 const threaded = vi.spyOn(ThreadedVMWorkflowCreator, 'create');
