@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { type CompiledWorkerOptions, type Logger, NativeConnection, type TelemetryOptions, Worker, type WorkerOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import type { WorkflowCreator } from '@temporalio/worker/lib/workflow/interface';
+import { invokePatchActivationCallback, type WorkflowPatchActivationCallback } from '@temporalio/worker/lib/workflow/patch-activation-callback.js';
 import { ReusableVMWorkflowCreator } from '@temporalio/worker/lib/workflow/reusable-vm.js';
 import type { WorkflowBundleWithSourceMapAndFilename } from '@temporalio/worker/lib/workflow/workflow-worker-thread/input';
 import type { Config } from '../config';
@@ -107,6 +108,12 @@ export async function readPrebuiltBundle(codePath: string): Promise<Bundle> {
   return { code: `${text.slice(0, at)}\n//# sourceMappingURL=${mapUrl}`, sourceMap, filename };
 }
 
+/** The SDK's `patchActivationCallback` as its in-process runner takes it (as `Worker.createWorkflowCreator` wraps it). */
+function patchCallback(options: CompiledWorkerOptions): WorkflowPatchActivationCallback | undefined {
+  const callback = options.patchActivationCallback;
+  return callback && ((info, patchId) => invokePatchActivationCallback(callback, info, patchId));
+}
+
 /**
  * A Worker class whose instances share one workflow bundle (read once, by {@link readPrebuiltBundle}
  * when prebuilt) and one workflow runner: with `workflowThreadPoolSize` 0, one reusable V8 context in
@@ -135,7 +142,7 @@ export function sharedWorkflowThreadsWorker(): typeof Worker & { releaseBundle()
     protected static override async createWorkflowCreator(b: Bundle, options: CompiledWorkerOptions, logger: Logger): Promise<WorkflowCreator> {
       runner ??=
         options.workflowThreadPoolSize === 0
-          ? ReusableVMWorkflowCreator.create(b, options.isolateExecutionTimeoutMs, new Set(options.activities.keys()), undefined)
+          ? ReusableVMWorkflowCreator.create(b, options.isolateExecutionTimeoutMs, new Set(options.activities.keys()), patchCallback(options))
           : super.createWorkflowCreator(b, options, logger);
       const pool = await runner;
       users++;
