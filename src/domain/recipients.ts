@@ -2,8 +2,8 @@
  * Recipients: validation, readiness, masking, receivability (spec "Recipient", "InlineRecipient",
  * "Receivability"; checks in docs/catalog.md). Pure. Invalid value: 400 validation_error naming it.
  */
+import { createRequire } from 'node:module';
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
-import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { z } from 'zod';
 import {
   CHANNELS,
@@ -17,6 +17,11 @@ import {
   type RequirementField,
 } from './channels';
 import { ApiError, validationError } from './errors';
+
+// Loaded at the first phone number (docs/operations.md "Idle cost"; src/lazy-package.ts outside the domain).
+const requirePackage = createRequire(import.meta.url);
+let libphonenumber: typeof import('libphonenumber-js/max') | undefined;
+const phoneNumbers = () => (libphonenumber ??= requirePackage('libphonenumber-js/max') as typeof import('libphonenumber-js/max'));
 
 const regexCache = new Map<string, RegExp>();
 function regex(pattern: string): RegExp {
@@ -61,13 +66,13 @@ export function isValidAbaRouting(v: string): boolean {
 
 /** Whether `v` is a valid phone number written in strict E.164 (`+` and digits only). */
 export function isE164(v: string): boolean {
-  return regex(E164_PATTERN).test(v) && isValidPhoneNumber(v);
+  return regex(E164_PATTERN).test(v) && phoneNumbers().isValidPhoneNumber(v);
 }
 
 /** ISO 3166-1 alpha-2 country of an E.164 number (libphonenumber-js), or null if invalid/unknown. */
 export function phoneCountry(number: string): string | null {
   if (!isE164(number)) return null;
-  return parsePhoneNumberFromString(number)?.country ?? null;
+  return phoneNumbers().parsePhoneNumberFromString(number)?.country ?? null;
 }
 
 type Checked = { ok: true; value: string } | { ok: false; message: string };
@@ -350,7 +355,7 @@ export function receivability(input: { type: 'phone' | 'email'; number?: string;
   if (!number || !isE164(number)) {
     throw validationError('number', 'number must be a valid phone number in E.164 format, e.g. +14155552671');
   }
-  const country = parsePhoneNumberFromString(number)?.country ?? null;
+  const country = phoneNumbers().parsePhoneNumberFromString(number)?.country ?? null;
   const local = country
     ? CHANNELS.filter(
         (c) => (c.recipientType === 'bank_account' || c.recipientType === 'pagomovil') && channelCoversCountry(c, country),

@@ -3,8 +3,8 @@
  * holidays", source federalreserve.gov K.8): a Sunday holiday is observed on Monday, a Saturday one
  * is not moved. The rules are given to `date-holidays` explicitly. Pure.
  */
-import { createRequire } from 'node:module';
 import type Holidays from 'date-holidays';
+import { lazyPackage } from '../lazy-package';
 
 export const FED_HOLIDAY_RULES: ReadonlyArray<{ rule: string; name: string }> = [
   { rule: '01-01 if sunday then next monday', name: "New Year's Day" },
@@ -20,13 +20,13 @@ export const FED_HOLIDAY_RULES: ReadonlyArray<{ rule: string; name: string }> = 
   { rule: '12-25 if sunday then next monday', name: 'Christmas Day' },
 ];
 
+const dateHolidays = lazyPackage<typeof Holidays>('date-holidays');
 let calendar: Holidays | undefined;
 
 /** The rules' calendar; `date-holidays` (about 7 MB of heap) is loaded at the first use (docs/operations.md "Idle cost"). */
 function fed(): Holidays {
   if (!calendar) {
-    const DateHolidays = createRequire(import.meta.url)('date-holidays') as typeof Holidays;
-    calendar = new DateHolidays();
+    calendar = new (dateHolidays())();
     for (const { rule, name } of FED_HOLIDAY_RULES) calendar.setHoliday(rule, { name, type: 'public' });
   }
   return calendar;

@@ -1,14 +1,14 @@
 /** TARGET2 business days (docs/rails.md "Cut-offs and closing days"), Easter days from `date-holidays`. Pure. */
-import { createRequire } from 'node:module';
 import type Holidays from 'date-holidays';
+import { lazyPackage } from '../lazy-package';
 
+const dateHolidays = lazyPackage<typeof Holidays>('date-holidays');
 let calendar: Holidays | undefined;
 
 /** The closing days' calendar; `date-holidays` is loaded at the first use (docs/operations.md "Idle cost"). */
 function closing(): Holidays {
   if (!calendar) {
-    const DateHolidays = createRequire(import.meta.url)('date-holidays') as typeof Holidays;
-    calendar = new DateHolidays();
+    calendar = new (dateHolidays())();
     for (const rule of ['01-01', 'easter -2', 'easter 1', '05-01', '12-25', '12-26']) calendar.setHoliday(rule, { name: `TARGET2 closed (${rule})`, type: 'public' });
   }
   return calendar;

@@ -2,17 +2,19 @@
  * The ECB's euro reference rates (`eurofxref-daily.xml`; docs/rates.md "ECB"): EUR-based mids; as-of
  * is the reference date at 12:15 UTC (never younger than the 14:10 CET concertation).
  */
-import { XMLParser } from 'fast-xml-parser';
+import { lazyPackage } from '../lazy-package';
 import { decimalField, field, fetchText, RateSourceError, type RateSource, type RateSourceSettings, type SourceQuote } from './source';
 
-const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', removeNSPrefix: true, processEntities: false });
+type FastXmlParser = typeof import('fast-xml-parser');
+const parser = lazyPackage<FastXmlParser, InstanceType<FastXmlParser['XMLParser']>>('fast-xml-parser', (m) =>
+  new m.XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', removeNSPrefix: true, processEntities: false }));
 
 /** Throws RateSourceError('unparseable') when it is not that shape. */
 export function parseEcbDaily(xml: string): SourceQuote[] {
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new RateSourceError('unparseable', 'ECB: DOCTYPE or ENTITY declarations are refused');
   let doc: unknown;
   try {
-    doc = parser.parse(xml, true);
+    doc = parser().parse(xml, true);
   } catch (e) {
     throw new RateSourceError('unparseable', `ECB: not well-formed XML (${(e as Error).message.slice(0, 80)})`);
   }

@@ -1,5 +1,5 @@
 /** Creating a disbursement and importing its items from CSV (spec POST /disbursements, POST /disbursements/{id}/items/import). */
-import { parse as parseCsv } from 'csv-parse/sync';
+import { lazyPackage } from '../../lazy-package';
 import type { Updateable } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
 import type { DisbursementsTable, ReviewReason } from '../../db/tables/disbursements';
@@ -14,6 +14,8 @@ import { type Draft, reviewDrafts, insertItems } from './review';
 import { retentionCutoff } from '../idempotency-retention';
 import { itemAggregates, loadDisbursement, findRow } from './read';
 import { insertDisbursement, retireExpiredDisbursementIdempotencyKey, updateDisbursement } from './disbursement-store';
+
+const csvParse = lazyPackage<typeof import('csv-parse/sync')>('csv-parse/sync');
 
 /**
  * `POST /disbursements`: creates a disbursement with up to {@link MAX_ITEMS} items (an empty list
@@ -218,7 +220,7 @@ export function parseItemsCsv(text: string, formChannel?: string): Draft[] {
   let header: string[] = [];
   let records: { record: Record<string, string>; info: { lines: number } }[];
   try {
-    records = parseCsv<(typeof records)[number]>(text, {
+    records = csvParse().parse<(typeof records)[number]>(text, {
       bom: true,
       columns: (h: string[]) => {
         header = h.map((c) => String(c).trim().toLowerCase());

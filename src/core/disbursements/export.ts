@@ -1,11 +1,13 @@
 /** The results export (spec GET /disbursements/{id}/export: one CSV row per item). */
+import { lazyPackage } from '../../lazy-package';
 import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
 import { findChannel } from '../../domain/channels';
 import type { Caller, Core } from '../context';
 import { iso } from './shared';
 import { renderDisbursementItem } from '../../wire/surface-a/disbursements';
 import { findRow, type ItemWithPayout, readItemsWithPayouts, toDisbursementItem } from './read';
+
+const csvStringify = lazyPackage<typeof import('csv-stringify')>('csv-stringify');
 
 /** Columns of the results export, in order (docs/disbursements.md "Results export"). */
 export const EXPORT_COLUMNS = [
@@ -93,7 +95,7 @@ export async function exportResultsCsv(core: Core, caller: Caller, id: string): 
       after = page[page.length - 1].item.seq;
     }
   }
-  const csv: AsyncIterator<Buffer | string> = Readable.from(rows()).pipe(stringify({ header: true, columns: [...EXPORT_COLUMNS] }))[Symbol.asyncIterator]();
+  const csv: AsyncIterator<Buffer | string> = Readable.from(rows()).pipe(csvStringify().stringify({ header: true, columns: [...EXPORT_COLUMNS] }))[Symbol.asyncIterator]();
   const utf8 = new TextEncoder();
   return new ReadableStream<Uint8Array>({
     async pull(controller) {

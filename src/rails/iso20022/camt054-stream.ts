@@ -1,5 +1,6 @@
 /** Streamed camt.054 reader (docs/rails.md "Bank files at scale"): entries in batches, read as {@link parseEntry} does. */
-import { type SaxesTag, SaxesParser } from 'saxes';
+import type { SaxesTag } from 'saxes';
+import { lazyPackage } from '../../lazy-package';
 import { decimalToMinor } from './amounts';
 import type { Camt054Entry } from './camt054';
 import { Iso20022ParseError, namespaceOf } from './xml';
@@ -8,6 +9,8 @@ import { Iso20022ParseError, namespaceOf } from './xml';
 export const MAX_STREAMED_ISO20022_BYTES = 64 * 1024 * 1024;
 
 export const CAMT054_STREAM_BATCH = 1000;
+
+const saxes = lazyPackage<typeof import('saxes')>('saxes');
 
 const MESSAGE = 'camt.054.001.08';
 const NS = namespaceOf(MESSAGE);
@@ -82,7 +85,7 @@ export async function streamCamt054(
   onEntries: (header: Camt054Header, entries: Camt054Entry[]) => Promise<void>,
   batchSize = CAMT054_STREAM_BATCH,
 ): Promise<Camt054StreamResult> {
-  const parser = new SaxesParser({ position: false });
+  const parser = new (saxes().SaxesParser)({ position: false });
   const stack: string[] = [];
   /** Path of each open element relative to its `Ntry` (`''` outside). */
   const rels: string[] = [];

@@ -1,5 +1,8 @@
 /** EPC SEPA rules the ISO XSD cannot express (docs/rails.md "ISO 20022 schemas", Validation): EUR, 2 decimals, ranges, sums. */
-import { SaxesParser, type SaxesTag } from 'saxes';
+import type { SaxesTag } from 'saxes';
+import { lazyPackage } from '../../lazy-package';
+
+const saxes = lazyPackage<typeof import('saxes')>('saxes');
 import { decimalToMinor, sumMinor } from './amounts';
 
 const MAX_SEPA_AMOUNT_MINOR = 99999999999n;
@@ -16,7 +19,7 @@ export function sepaPain001RuleErrors(xml: string): string[] {
   const payments: Array<{ nb: string | null; ctrlSum: string | null; amounts: string[] }> = [];
   let transfer = -1;
   let broken: string | null = null;
-  const parser = new SaxesParser({ position: false });
+  const parser = new (saxes().SaxesParser)({ position: false });
   parser.on('error', (err) => {
     broken ??= err.message.split('\n')[0]!;
   });

@@ -1,5 +1,5 @@
 /** Text for SEPA transfers (docs/rails.md "ISO 20022 schemas", Text), transliterated; our records keep the original. */
-import transliterate from '@sindresorhus/transliterate';
+import { transliterate } from '../transliterate';
 
 const SEPA_CHAR = /[A-Za-z0-9/\-?:().,'+ ]/;
 /** Single-spaced, trimmed SEPA text: nothing to convert. */

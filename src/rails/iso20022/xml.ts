@@ -1,5 +1,5 @@
 /** XML for the ISO 20022 writers and parsers (DOCTYPE and ENTITY refused, size-limited). */
-import { XMLParser } from 'fast-xml-parser';
+import { lazyPackage } from '../../lazy-package';
 
 /** Bytes (UTF-8); larger input throws {@link Iso20022ParseError}. */
 export const MAX_ISO20022_BYTES = 10 * 1024 * 1024;
@@ -63,7 +63,9 @@ export function isoDateTime(d: Date): string {
 /** Text is `#text`, attributes `@_name`. */
 export type XmlNode = { [key: string]: unknown };
 
-const parser = new XMLParser({
+type FastXmlParser = typeof import('fast-xml-parser');
+
+const parser = lazyPackage<FastXmlParser, InstanceType<FastXmlParser['XMLParser']>>('fast-xml-parser', (m) => new m.XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: '@_',
   removeNSPrefix: false,
@@ -77,7 +79,7 @@ const parser = new XMLParser({
   trimValues: true,
   alwaysCreateTextNode: false,
   isArray: (_name, jpath) => REPEATED.has(String(jpath).split('.').slice(-2).map(local).join('.')),
-});
+}));
 
 /** Read as arrays whatever their count. */
 const REPEATED = new Set([
@@ -109,7 +111,7 @@ export function parseDocument(xml: string, message: Iso20022Message, rootName: s
   }
   let parsed: XmlNode;
   try {
-    parsed = parser.parse(xml, true) as XmlNode;
+    parsed = parser().parse(xml, true) as XmlNode;
   } catch (err) {
     throw new Iso20022ParseError(`${message}: not well-formed XML (${(err as Error).message.split('\n')[0]})`);
   }

@@ -1,5 +1,5 @@
 /** Text for NACHA files (docs/rails-ach.md "Text"), transliterated; our own records keep the original. Pure. */
-import transliterate from '@sindresorhus/transliterate';
+import { transliterate } from '../transliterate';
 
 export const NACHA_CHARACTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,-/'&()+*:;=?!#@%";
 
