@@ -20,17 +20,12 @@ export const FED_HOLIDAY_RULES: ReadonlyArray<{ rule: string; name: string }> = 
   { rule: '12-25 if sunday then next monday', name: 'Christmas Day' },
 ];
 
-const dateHolidays = lazyPackage<typeof Holidays>('date-holidays');
-let calendar: Holidays | undefined;
-
 /** The rules' calendar; `date-holidays` (about 7 MB of heap) is loaded at the first use (docs/operations.md "Idle cost"). */
-function fed(): Holidays {
-  if (!calendar) {
-    calendar = new (dateHolidays())();
-    for (const { rule, name } of FED_HOLIDAY_RULES) calendar.setHoliday(rule, { name, type: 'public' });
-  }
+const fed = lazyPackage<typeof Holidays, Holidays>('date-holidays', (DateHolidays) => {
+  const calendar = new DateHolidays();
+  for (const { rule, name } of FED_HOLIDAY_RULES) calendar.setHoliday(rule, { name, type: 'public' });
   return calendar;
-}
+});
 
 const byYear = new Map<number, Map<string, string>>();
 

@@ -2,17 +2,12 @@
 import type Holidays from 'date-holidays';
 import { lazyPackage } from '../lazy-package';
 
-const dateHolidays = lazyPackage<typeof Holidays>('date-holidays');
-let calendar: Holidays | undefined;
-
 /** The closing days' calendar; `date-holidays` is loaded at the first use (docs/operations.md "Idle cost"). */
-function closing(): Holidays {
-  if (!calendar) {
-    calendar = new (dateHolidays())();
-    for (const rule of ['01-01', 'easter -2', 'easter 1', '05-01', '12-25', '12-26']) calendar.setHoliday(rule, { name: `TARGET2 closed (${rule})`, type: 'public' });
-  }
+const closing = lazyPackage<typeof Holidays, Holidays>('date-holidays', (DateHolidays) => {
+  const calendar = new DateHolidays();
+  for (const rule of ['01-01', 'easter -2', 'easter 1', '05-01', '12-25', '12-26']) calendar.setHoliday(rule, { name: `TARGET2 closed (${rule})`, type: 'public' });
   return calendar;
-}
+});
 
 function localParts(date: Date, timeZone: string): { day: string; weekday: number; minutes: number } {
   const parts = Object.fromEntries(

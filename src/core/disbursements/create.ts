@@ -1,5 +1,4 @@
 /** Creating a disbursement and importing its items from CSV (spec POST /disbursements, POST /disbursements/{id}/items/import). */
-import { lazyPackage } from '../../lazy-package';
 import type { Updateable } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
 import type { DisbursementsTable, ReviewReason } from '../../db/tables/disbursements';
@@ -7,6 +6,7 @@ import { channelAcceptsRecipientType, findChannel, RECIPIENT_TYPES, type Recipie
 import { assertCanApply, type DisbursementStatus, draftingStatus } from '../../domain/disbursement-state';
 import { ApiError, validationError } from '../../domain/errors';
 import { newId } from '../../domain/ids';
+import { lazyPackage } from '../../lazy-package';
 import type { Disbursement, DisbursementItemInput } from '../../domain/disbursements';
 import type { Caller, Core } from '../context';
 import { MAX_ITEMS, MAX_NAME_LENGTH, MAX_CSV_BYTES, type DisbursementRow } from './shared';

@@ -1,7 +1,7 @@
 /** The results export (spec GET /disbursements/{id}/export: one CSV row per item). */
-import { lazyPackage } from '../../lazy-package';
 import { Readable } from 'node:stream';
 import { findChannel } from '../../domain/channels';
+import { lazyPackage } from '../../lazy-package';
 import type { Caller, Core } from '../context';
 import { iso } from './shared';
 import { renderDisbursementItem } from '../../wire/surface-a/disbursements';

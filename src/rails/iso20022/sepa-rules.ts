@@ -1,9 +1,9 @@
 /** EPC SEPA rules the ISO XSD cannot express (docs/rails.md "ISO 20022 schemas", Validation): EUR, 2 decimals, ranges, sums. */
 import type { SaxesTag } from 'saxes';
 import { lazyPackage } from '../../lazy-package';
+import { decimalToMinor, sumMinor } from './amounts';
 
 const saxes = lazyPackage<typeof import('saxes')>('saxes');
-import { decimalToMinor, sumMinor } from './amounts';
 
 const MAX_SEPA_AMOUNT_MINOR = 99999999999n;
 
