@@ -36,7 +36,7 @@ const SEAM_PACKAGES = [
 describe.skipIf(!process.env.DATABASE_URL)('packages loaded at start by the API and the worker', () => {
   let h: Harness;
   const children: ChildProcess[] = [];
-  const dir = mkdtempSync(join(tmpdir(), 'start-modules-'));
+  let dir = '';
   const loaded = (name: string) => new Set(readFileSync(join(dir, `${name}.txt`), 'utf8').split('\n').filter(Boolean));
 
   /** Starts `src/main/<entry>.ts` with the package log; resolves once `ready` says it is up. */
@@ -67,6 +67,7 @@ describe.skipIf(!process.env.DATABASE_URL)('packages loaded at start by the API 
   }
 
   beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'start-modules-'));
     h = await createHarness({ worker: false });
     const port = await freePort();
     await Promise.all([
@@ -89,7 +90,7 @@ describe.skipIf(!process.env.DATABASE_URL)('packages loaded at start by the API 
       if (c.exitCode === null) c.kill('SIGKILL');
     }
     await h?.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it('the API, having served its OpenAPI document, loaded its own packages and none of the seams\'', () => {
