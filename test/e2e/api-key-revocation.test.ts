@@ -7,9 +7,10 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/temporal/dev-server';
 import { createHarness, type Harness } from '../helpers/harness';
+import { serviceEnv } from '../helpers/service-env';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -23,15 +24,11 @@ describe.skipIf(!process.env.DATABASE_URL)('API key revocation across two API pr
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/api.ts'], {
       cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: h.databaseUrl,
-        TEMPORAL_ADDRESS: inject('temporalAddress'),
-        TASK_QUEUE: h.config.TASK_QUEUE,
+      env: serviceEnv(h, {
         PORT: String(port),
         HOST: '127.0.0.1',
         LOG_LEVEL: 'warn',
-      },
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     apis.push(child);

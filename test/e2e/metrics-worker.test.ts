@@ -12,6 +12,7 @@ import { createPayoutsClient, unwrap } from '../../clients/typescript';
 import { METRIC_LABELS } from '../../src/core/metrics/registry';
 import { freePort } from '../../src/temporal/dev-server';
 import { createHarness, type Harness } from '../helpers/harness';
+import { serviceEnv } from '../helpers/service-env';
 import { parsePrometheus, sumOf, type Sample } from '../helpers/prometheus';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -38,17 +39,13 @@ describe.skipIf(!process.env.DATABASE_URL)('worker GET /metrics (separate worker
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main/worker.ts'], {
       cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: h.databaseUrl,
-        TEMPORAL_ADDRESS: inject('temporalAddress'),
-        TASK_QUEUE: h.config.TASK_QUEUE,
+      env: serviceEnv(h, {
         SANDBOX_ARRIVAL: h.config.SANDBOX_ARRIVAL,
         WORKFLOW_BUNDLE: inject('workflowBundlePath'),
         METRICS_PORT: String(port),
         METRICS_TOKEN: token,
         LOG_LEVEL: 'info',
-      },
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

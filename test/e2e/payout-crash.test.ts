@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness';
+import { serviceEnv } from '../helpers/service-env';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -19,15 +20,11 @@ describe.skipIf(!process.env.DATABASE_URL)('payout survives a worker crash (SIGK
   function startWorker(): Promise<ChildProcess> {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/worker.ts'], {
       cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: h.databaseUrl,
-        TEMPORAL_ADDRESS: inject('temporalAddress'),
-        TASK_QUEUE: h.config.TASK_QUEUE,
+      env: serviceEnv(h, {
         SANDBOX_ARRIVAL: h.config.SANDBOX_ARRIVAL,
         WORKFLOW_BUNDLE: inject('workflowBundlePath'),
         LOG_LEVEL: 'info',
-      },
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     workers.push(child);

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../src/temporal/dev-server';
 import { createHarness, type Harness } from '../helpers/harness';
+import { serviceEnv } from '../helpers/service-env';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -43,15 +44,11 @@ describe.skipIf(!process.env.DATABASE_URL)('packages loaded at start by the API 
   async function start(entry: 'api' | 'worker', env: Record<string, string>, ready: (output: string) => Promise<boolean>): Promise<void> {
     const child = spawn(process.execPath, ['--import', 'tsx', '--import', './test/fixtures/package-log.mjs', `src/main/${entry}.ts`], {
       cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: h.databaseUrl,
-        TEMPORAL_ADDRESS: inject('temporalAddress'),
-        TASK_QUEUE: h.config.TASK_QUEUE,
+      env: serviceEnv(h, {
         PACKAGE_LOG: join(dir, `${entry}.txt`),
         LOG_LEVEL: 'info',
         ...env,
-      },
+      }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);
