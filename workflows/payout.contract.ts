@@ -15,6 +15,8 @@ export interface PayoutWorkflowInput {
   /** 'claim_link' takes the claim path. */
   channel: string;
   notify?: boolean;
+  /** `local`: the notification's first attempt runs in the workflow task (issue #39); absent in runs started before. */
+  notifyFirst?: 'local';
   /** Above approval_threshold (docs/getting-paid.md "Key policies"): held `pending` up to `timeoutMs`; approve -> submitted, else canceled. */
   approval?: { timeoutMs: number };
   /** `long-waits`: PayoutStatus upserted only before waits of a minute or more (docs/disbursements.md). */

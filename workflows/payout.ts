@@ -9,12 +9,14 @@ import {
   ActivityFailure,
   ApplicationFailure,
   allHandlersFinished,
+  CancelledFailure,
   condition,
   patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
   sleep,
+  TemporalFailure,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { PayoutStatus } from '../src/domain/payout-state';
@@ -72,6 +74,8 @@ const notifyActs = proxyActivities<PayoutNotificationActivities>({
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: [NOTIFICATION_NOT_DELIVERABLE] },
 });
 const notifyLocal = proxyLocalActivities<PayoutNotificationActivities>({ startToCloseTimeout: '30 seconds', retry });
+/** The notification's first attempt, in the workflow task (no activity task); a retryable failure goes on as notifyActs. */
+const notifyLocalAttempt = proxyLocalActivities<PayoutNotificationActivities>({ startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 1 } });
 
 /** With `statusUpserts: 'long-waits'`, a wait shorter than this publishes no PayoutStatus (ms). */
 const SHORT_WAIT_MS = 60_000;
@@ -245,7 +249,7 @@ async function claimPhase(run: PayoutRun): Promise<Phase> {
   const { claimWindowMs } = await acts.payoutOpenClaim({ payoutId: run.payoutId });
   run.status = 'awaiting_claim';
   const deadline = waitBegins(run.clock) + claimWindowMs;
-  if (run.input.notify) await notifyRecipient(run.payoutId);
+  if (run.input.notify) await notifyRecipient(run);
   for (;;) {
     if (!(await waitUntil(run, deadline, () => run.decision !== null))) {
       run.decision = 'expire';
@@ -262,15 +266,28 @@ async function claimPhase(run: PayoutRun): Promise<Phase> {
   }
 }
 
-/** Runs the notification step; a final failure is recorded on the notification, never thrown. */
-async function notifyRecipient(payoutId: string): Promise<void> {
+/** Runs the notification step (first attempt local, then the hour-long activity); a final failure is recorded, never thrown. */
+async function notifyRecipient(run: PayoutRun): Promise<void> {
+  const { payoutId } = run;
   try {
+    if (run.input.notifyFirst === 'local') {
+      try {
+        await notifyLocalAttempt.payoutNotify({ payoutId });
+        return;
+      } catch (err) {
+        // A local activity's failure arrives unwrapped (ApplicationFailure, TimeoutFailure), not as ActivityFailure.
+        if (!(err instanceof TemporalFailure) || err instanceof CancelledFailure) throw err;
+        if (err instanceof ApplicationFailure && err.type === NOTIFICATION_NOT_DELIVERABLE) return notificationFailed(payoutId, err.message);
+      }
+    }
     await notifyActs.payoutNotify({ payoutId });
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
-    await notifyLocal.payoutNotificationFailed({ payoutId, error: err.cause?.message ?? err.message });
+    await notificationFailed(payoutId, err.cause?.message ?? err.message);
   }
 }
+
+const notificationFailed = (payoutId: string, error: string) => notifyLocal.payoutNotificationFailed({ payoutId, error });
 
 /** Delivery: rail attempts until succeeded, failed for good (at most {@link MAX_DELIVERY_ATTEMPTS}) or refunded. */
 async function deliveryPhase(run: PayoutRun): Promise<void> {

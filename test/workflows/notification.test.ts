@@ -73,6 +73,15 @@ const notificationOf = (payoutId: string) => h.db.selectFrom('notifications').se
 const messagesOf = (payoutId: string) => h.db.selectFrom('sandbox_notification_messages').selectAll().where('payout_id', '=', payoutId).execute();
 const eventsOf = async (payoutId: string) =>
   (await h.db.selectFrom('events').select('type').where('object_id', '=', payoutId).orderBy('created_at').orderBy('id').execute()).map((e) => e.type);
+/** Where payoutNotify ran in the payout's history: `local` per local-activity marker, `activity` per scheduled activity task. */
+async function notifySteps(payoutId: string): Promise<string[]> {
+  const { events } = await h.core.temporal.workflow.getHandle(payoutId).fetchHistory();
+  return (events ?? []).flatMap((e) => {
+    if (e.activityTaskScheduledEventAttributes?.activityType?.name === 'payoutNotify') return ['activity'];
+    const data = e.markerRecordedEventAttributes?.markerName === 'core_local_activity' ? e.markerRecordedEventAttributes.details?.data?.payloads?.[0]?.data : undefined;
+    return data && JSON.parse(Buffer.from(data).toString('utf8')).activity_type === 'payoutNotify' ? ['local'] : [];
+  });
+}
 const cancel = (payoutId: string) => h.core.temporal.workflow.getHandle(payoutId).terminate('test over');
 
 describe('notification step (dev server)', () => {
@@ -94,6 +103,8 @@ describe('notification step (dev server)', () => {
     expect(msgs[0].body).toContain(`Acme Ltd te envió 25,00 USD. Elige cómo recibirlo aquí: ${claimUrl}`);
     expect(n.provider_message_id).toBe(msgs[0].id);
     expect(await eventsOf(id)).toEqual(['payout.submitted', 'payout.awaiting_claim', 'payout.notification_sent']);
+    // Sent by one attempt in the workflow task: no activity task (issue #39).
+    expect(await notifySteps(id)).toEqual(['local']);
     await cancel(id);
   });
 
@@ -119,6 +130,8 @@ describe('notification step (dev server)', () => {
     expect(msgs).toHaveLength(1);
     expect(n.provider_message_id).toBe(msgs[0].id);
     expect((await eventsOf(id)).filter((t) => t === 'payout.notification_sent')).toHaveLength(1);
+    // The local attempt failed; the retried activity sent nothing twice.
+    expect(await notifySteps(id)).toEqual(['local', 'activity']);
     await cancel(id);
   });
 
@@ -136,6 +149,8 @@ describe('notification step (dev server)', () => {
     const payout = await h.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow();
     expect(payout.status).toBe('awaiting_claim');
     expect(await eventsOf(id)).not.toContain('payout.notification_sent');
+    // Not deliverable: the local attempt's refusal is final, no activity retries it.
+    expect(await notifySteps(id)).toEqual(['local']);
     await cancel(id);
   });
 
@@ -147,9 +162,7 @@ describe('notification step (dev server)', () => {
         async () => (await h.db.selectFrom('payouts').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status === 'awaiting_claim',
         'awaiting_claim',
       );
-      const history = await h.core.temporal.workflow.getHandle(id).fetchHistory();
-      const scheduled = (history.events ?? []).filter((e) => e.activityTaskScheduledEventAttributes);
-      expect(scheduled.map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name)).not.toContain('payoutNotify');
+      expect(await notifySteps(id)).toEqual([]);
     });
     expect(await h.db.selectFrom('notifications').select('id').where('payout_id', '=', id).execute()).toHaveLength(0);
     await cancel(id);

@@ -43,6 +43,8 @@ interface Script {
   /** Events payoutRailStatus returns on its n-th call (0-based). */
   railStatus?: PayoutRailEvent[][];
   notifyFails?: boolean;
+  /** The first payoutNotify attempt fails retryably (the local attempt), the next succeeds. */
+  notifyFailsOnce?: boolean;
 }
 
 const settled = (arrivalMs = 200): RailAttemptResult => ({ ok: true, outcome: 'settled', providerReference: 'sbx_ref', arrivalMs });
@@ -60,6 +62,7 @@ const rejected = (retryable: boolean): RailAttemptResult => ({
 const scripts = new Map<string, Script>();
 const statuses = new Map<string, PayoutStatus>();
 const railStatusCalls = new Map<string, number>();
+const notifyFailed = new Set<string>();
 /** Disbursement state the scripted claim and finalize read (the projection's role). */
 const batches = new Map<string, { items: string[]; next: number; inFlight: Set<string>; failed: number; paused: boolean; claims: Map<number, ClaimResult>; window: number }>();
 
@@ -99,6 +102,10 @@ const payoutActivities: PayoutActivities & PayoutNotificationActivities = {
   },
   async payoutNotify({ payoutId }) {
     if (scripts.get(payoutId)?.notifyFails) throw ApplicationFailure.nonRetryable('The provider refused the message', NOTIFICATION_NOT_DELIVERABLE);
+    if (scripts.get(payoutId)?.notifyFailsOnce && !notifyFailed.has(payoutId)) {
+      notifyFailed.add(payoutId);
+      throw ApplicationFailure.retryable('The provider timed out', 'ProviderTimeout');
+    }
     return { result: 'sent' };
   },
   async payoutNotificationFailed() {},
@@ -259,6 +266,34 @@ const PAYOUT_PATHS: Record<string, PayoutPath> = {
       expect(await h.executeUpdate(cancelUpdate)).toBe('canceled');
     },
     ends: 'canceled',
+  },
+  'claim-notified-local': {
+    input: { channel: 'claim_link', notify: true, notifyFirst: 'local' },
+    drive: async (h, id) => {
+      await until('awaiting_claim', statusIs(id, 'awaiting_claim'));
+      expect(await h.executeUpdate(claimUpdate, { args: [{ method: 'bank_transfer' }] })).toBe('claimed');
+    },
+    ends: 'succeeded',
+  },
+  'claim-notify-refused': {
+    input: { channel: 'claim_link', notify: true, notifyFirst: 'local' },
+    script: { notifyFails: true },
+    drive: async (h, id) => {
+      await until('awaiting_claim', statusIs(id, 'awaiting_claim'));
+      expect(await h.executeUpdate(cancelUpdate)).toBe('canceled');
+    },
+    ends: 'canceled',
+  },
+  'claim-notify-retried': {
+    input: { channel: 'claim_link', notify: true, notifyFirst: 'local' },
+    script: { notifyFailsOnce: true },
+    drive: async (h, id) => {
+      await until('awaiting_claim', statusIs(id, 'awaiting_claim'));
+      await until('notified', () => notifyFailed.has(id));
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(await h.executeUpdate(claimUpdate, { args: [{ method: 'wallet' }] })).toBe('claimed');
+    },
+    ends: 'succeeded',
   },
   'claim-expired': { input: { channel: 'claim_link' }, script: { claimWindowMs: 500 }, ends: 'failed' },
   'claim-test-clock-expired': {

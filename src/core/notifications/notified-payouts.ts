@@ -89,7 +89,7 @@ export async function createNotifiedPayouts(
         const input: PayoutWorkflowInput = {
           payoutId: row.id,
           channel: row.channel,
-          notify: notification !== null,
+          ...(notification ? { notify: true, notifyFirst: 'local' as const } : { notify: false }),
           ...(gate.approval ? { approval: { timeoutMs: gate.approval.timeoutMs } } : {}),
         };
         const start = { ...payoutStart(row), args: [input] };
