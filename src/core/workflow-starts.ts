@@ -99,7 +99,7 @@ interface Starter {
 }
 const starters = new WeakMap<Core, Starter>();
 /** Starts made at once per process, and the most each lane queues (past that, the relay's sweep makes it). */
-export const STARTER_CONCURRENCY = 64;
+export const STARTER_CONCURRENCY = 128;
 export const STARTER_QUEUE_MAX = 20_000;
 /** Lease of a claimed start, renewed every third of it while the process holds the start. */
 export const START_LEASE_MS = 30_000;
