@@ -29,7 +29,7 @@ const OUT = join(ROOT, 'dist');
  * `npm start`, `npm run start:worker`, the Dockerfile and docker-compose.yml put before the entry
  * point; tools/stack passes them to the processes it starts. `--max-semi-space-size` is in MiB.
  */
-export const PRODUCTION_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
+export const PRODUCTION_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
 
 /**
  * Environment of every production API and worker process, set with {@link PRODUCTION_NODE_FLAGS}
