@@ -1,6 +1,6 @@
 /** Activities of disbursementWorkflow over src/core/disbursements: one transaction each, idempotent. */
 import type { Core } from '../src/core/context';
-import { claimItems, finalizeDisbursement, projectionStatus } from '../src/core/disbursements';
+import { claimAndStartItems, claimItems, finalizeDisbursement, projectionStatus } from '../src/core/disbursements';
 import type { DisbursementActivities } from '../workflows/disbursement.contract';
 
 export type { DisbursementActivities };
@@ -10,6 +10,10 @@ export function createDisbursementActivities(core: Core) {
     /** Items become payouts of their current attempt (funding 'batch', no workflow start), at most `window` in flight. */
     async disbursementClaimItems(input) {
       return claimItems(core, input);
+    },
+    /** The same claim, then the items' workflows started here (the run keeps no children). */
+    async disbursementClaimAndStartItems(input) {
+      return claimAndStartItems(core, input);
     },
     async disbursementFinalize(input) {
       return finalizeDisbursement(core, input);

@@ -1,6 +1,6 @@
 /**
  * disbursementWorkflow: runs a launched batch (docs/disbursements.md "Launch, the run, and money"),
- * workflow id = disbursement id, in phases: claim and start children (a window counted in
+ * workflow id = disbursement id, in phases: claim and start the items (a window counted in
  * PostgreSQL), wait for a refill, hand over (continue-as-new), finalize. Determinism contract: a
  * claim is idempotent per `claimSeq`; a signal after finalize committed keeps the loop going.
  * Recorded histories replay (test/workflows/workflow-histories.test.ts).
@@ -19,7 +19,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import {
+  CLAIM_STARTED_RUN_ITEMS,
   type ClaimedItem,
+  claimedItemArgs,
   DEFAULT_CLAIM_BATCH,
   DEFAULT_ITEMS_PER_RUN,
   DEFAULT_WINDOW,
@@ -35,7 +37,6 @@ import {
   resumeSignal,
   retryFailedSignal,
 } from './disbursement.contract';
-import { PAYOUT_WORKFLOW_TYPE, type PayoutWorkflowInput } from './payout.contract';
 import { SA } from './search-attributes.contract';
 
 /** Longest wait before claiming again while the window is full of payouts this run does not hear from. */
@@ -52,6 +53,13 @@ const CHILD_STATUS_UPSERTS = '39-child-status-upserts';
  * while the run waits for its last starts to be acknowledged.
  */
 const LONGER_RUNS = '39-longer-runs';
+/**
+ * Versioning: the claim activity starts the items' workflows (no children): no child events in the
+ * run's history, no task of the run per finished item, and no hand-over racing child completions.
+ * The run claims again when PostgreSQL's count shows free slots, every {@link CLAIM_STARTED_RECHECK}.
+ */
+const ITEMS_STARTED_BY_CLAIM = '39-items-started-by-claim';
+const CLAIM_STARTED_RECHECK = '500 milliseconds';
 
 const acts = proxyActivities<DisbursementActivities>({
   startToCloseTimeout: '20 seconds',
@@ -69,14 +77,16 @@ interface Limits {
   cadence: boolean;
   childStatusAtLongWaits: boolean;
   longerRuns: boolean;
+  startedByClaim: boolean;
 }
 
-function limitsOf(input: DisbursementWorkflowInput, cadence: boolean, childStatusAtLongWaits: boolean, longerRuns: boolean): Limits {
+function limitsOf(input: DisbursementWorkflowInput, cadence: boolean, childStatusAtLongWaits: boolean, longerRuns: boolean, startedByClaim: boolean): Limits {
   const window = Math.max(1, Math.min(1000, Math.floor(input.window ?? DEFAULT_WINDOW)));
   const claimBatch = Math.max(1, Math.min(window, Math.floor(input.claimBatch ?? DEFAULT_CLAIM_BATCH)));
-  const itemsPerRun = Math.max(1, Math.floor(input.itemsPerRun ?? (longerRuns ? LONG_RUN_ITEMS : DEFAULT_ITEMS_PER_RUN)));
+  const runItems = startedByClaim ? CLAIM_STARTED_RUN_ITEMS : longerRuns ? LONG_RUN_ITEMS : DEFAULT_ITEMS_PER_RUN;
+  const itemsPerRun = Math.max(1, Math.floor(input.itemsPerRun ?? runItems));
   const refillAt = Math.max(1, Math.min(claimBatch, Math.ceil(window / (cadence ? 3 : 10))));
-  return { window, claimBatch, itemsPerRun, refillAt, cadence, childStatusAtLongWaits, longerRuns };
+  return { window, claimBatch, itemsPerRun, refillAt, cadence, childStatusAtLongWaits, longerRuns, startedByClaim };
 }
 
 /** This run has started its share of children, or its history is as long as it may grow. */
@@ -166,7 +176,7 @@ class DisbursementRun {
         child = await startChild(item.workflowType, {
           workflowId: item.payoutId,
           taskQueue: item.taskQueue,
-          args: childArgs(item, this.limits.childStatusAtLongWaits),
+          args: claimedItemArgs(item, this.limits.childStatusAtLongWaits),
           parentClosePolicy: ParentClosePolicy.ABANDON,
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
           typedSearchAttributes: childSearchAttributes(item, this.input.disbursementId),
@@ -186,12 +196,6 @@ class DisbursementRun {
   }
 }
 
-function childArgs(item: ClaimedItem, statusAtLongWaits: boolean): unknown[] {
-  if (!statusAtLongWaits || item.workflowType !== PAYOUT_WORKFLOW_TYPE) return item.args;
-  const [first, ...rest] = item.args;
-  return [{ ...(first as PayoutWorkflowInput), statusUpserts: 'long-waits' } satisfies PayoutWorkflowInput, ...rest];
-}
-
 function childSearchAttributes(item: ClaimedItem, disbursementId: string): SearchAttributePair[] {
   const attributes: SearchAttributePair[] = [];
   for (const [k, v] of Object.entries({ ...item.searchAttributes, DisbursementId: disbursementId })) {
@@ -207,10 +211,11 @@ function installHandlers(run: DisbursementRun): void {
   setHandler(disbursementStatusQuery, () => run.summary());
 }
 
-/** Claims up to a batch of pending items (idempotent per claimSeq) and starts them. */
+/** Claims up to a batch of pending items (idempotent per claimSeq) and starts them (as children before {@link ITEMS_STARTED_BY_CLAIM}). */
 async function claimAndStart(run: DisbursementRun): Promise<void> {
   const limit = Math.min(run.limits.claimBatch, run.limits.itemsPerRun - run.startedThisRun);
-  const claimed = await acts.disbursementClaimItems({ disbursementId: run.input.disbursementId, claimSeq: run.claimSeq, limit, window: run.limits.window });
+  const claim = { disbursementId: run.input.disbursementId, claimSeq: run.claimSeq, limit, window: run.limits.window };
+  const claimed = run.limits.startedByClaim ? await acts.disbursementClaimAndStartItems(claim) : await acts.disbursementClaimItems(claim);
   run.claimSeq++;
   if (claimed.paused) {
     run.paused = true;
@@ -219,6 +224,10 @@ async function claimAndStart(run: DisbursementRun): Promise<void> {
   if (!run.paused) run.setStatus('processing');
   run.full = claimed.full === true;
   if (!claimed.more) run.exhausted = true;
+  if ('started' in claimed) {
+    run.startedThisRun += claimed.started;
+    return;
+  }
   run.startedThisRun += claimed.items.length;
   for (const item of claimed.items) run.startItem(item);
 }
@@ -233,7 +242,11 @@ async function handOver(run: DisbursementRun): Promise<never> {
 async function waitForRefill(run: DisbursementRun): Promise<void> {
   const finished = run.finishedThisRun;
   const signalled = run.signals;
-  const recheck = run.limits.cadence && run.inFlight >= run.limits.refillAt ? FULL_WINDOW_LONG_RECHECK : FULL_WINDOW_RECHECK;
+  const recheck = run.limits.startedByClaim
+    ? CLAIM_STARTED_RECHECK
+    : run.limits.cadence && run.inFlight >= run.limits.refillAt
+      ? FULL_WINDOW_LONG_RECHECK
+      : FULL_WINDOW_RECHECK;
   await condition(() => run.finishedThisRun - finished >= run.limits.refillAt || run.signals !== signalled, recheck);
   run.full = false;
 }
@@ -266,7 +279,10 @@ async function finalize(run: DisbursementRun): Promise<DisbursementWorkflowResul
 }
 
 export async function disbursementWorkflow(input: DisbursementWorkflowInput): Promise<DisbursementWorkflowResult> {
-  const run = new DisbursementRun(input, limitsOf(input, patched(CLAIM_CADENCE), patched(CHILD_STATUS_UPSERTS), patched(LONGER_RUNS)));
+  const run = new DisbursementRun(
+    input,
+    limitsOf(input, patched(CLAIM_CADENCE), patched(CHILD_STATUS_UPSERTS), patched(LONGER_RUNS), patched(ITEMS_STARTED_BY_CLAIM)),
+  );
   if (run.paused) {
     run.status = 'paused';
     upsertSearchAttributes([{ key: SA.DisbursementStatus, value: 'paused' }]);

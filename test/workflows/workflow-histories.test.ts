@@ -1,12 +1,13 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { PayoutStatus } from '../../src/domain/payout-state';
+import { type KeywordAttributes, typedAttributes } from '../../src/temporal/client';
 import { SA } from '../../src/temporal/search-attributes';
-import type { ClaimResult, DisbursementActivities, FinalizeResult } from '../../workflows/disbursement.contract';
+import { type ClaimResult, type ClaimStartResult, claimedItemArgs, type DisbursementActivities, type FinalizeResult } from '../../workflows/disbursement.contract';
 import { pauseSignal, resumeSignal, retryFailedSignal } from '../../workflows/disbursement.contract';
 import {
   approveUpdate,
@@ -141,6 +142,23 @@ const disbursementActivities: DisbursementActivities = {
     }
     b.claims.set(claimSeq, r);
     return r;
+  },
+  /** The scripted claim, then its items started with this file's client, as src/core/disbursements does. */
+  async disbursementClaimAndStartItems(input): Promise<ClaimStartResult> {
+    const { items, ...flags } = await disbursementActivities.disbursementClaimItems(input);
+    for (const item of items) {
+      await client.workflow
+        .start(item.workflowType, {
+          taskQueue: item.taskQueue,
+          workflowId: item.payoutId,
+          args: claimedItemArgs(item, true),
+          typedSearchAttributes: typedAttributes({ ...item.searchAttributes, DisbursementId: input.disbursementId } as KeywordAttributes),
+        })
+        .catch((err: unknown) => {
+          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        });
+    }
+    return { ...flags, started: items.length };
   },
   async disbursementFinalize({ disbursementId }): Promise<FinalizeResult> {
     const b = batches.get(disbursementId)!;
@@ -362,7 +380,7 @@ describe.runIf(RECORD)('recording workflow histories', () => {
     });
     expect(await handle.result()).toEqual({ disbursementId: id, status: 'completed_with_failures' });
     await record('disbursement', 'completed-with-failures', handle);
-    await record('payout', 'disbursement-child', client.workflow.getHandle(batches.get(id)!.items[0]!));
+    await record('payout', 'disbursement-item', client.workflow.getHandle(batches.get(id)!.items[0]!));
   });
 
   it('disbursement paused, resumed and retried (retry-failed signal)', async () => {
@@ -443,8 +461,8 @@ describe('disbursement children publish PayoutStatus at long waits only (issue #
   });
 });
 
-describe("a disbursement run hands over after 2,500 children, not 500 (patched('39-longer-runs'), issue #39)", () => {
-  it('600 items with the default run length complete in one run, with the patch marker', async () => {
+describe("the claim starts a disbursement's items, the run keeps no children (patched('39-items-started-by-claim'), issue #39)", () => {
+  it('600 items complete in one run without child events; each item runs on its own with the DisbursementId attribute', async () => {
     const id = `dsb_long_${Date.now()}`;
     const items = Array.from({ length: 600 }, (_, i) => `${id}_po${i}`);
     batches.set(id, { items, next: 0, inFlight: new Set(), failed: 0, paused: false, claims: new Map(), window: 300 });
@@ -455,12 +473,19 @@ describe("a disbursement run hands over after 2,500 children, not 500 (patched('
       args: [{ disbursementId: id, businessId: 'biz_rec', environment: 'sandbox', window: 300, claimBatch: 100 }],
     });
     expect(await handle.result()).toEqual({ disbursementId: id, status: 'completed' });
-    // The first run is the only one: it started all 600 children and completed the batch itself.
+    // The first run is the only one: its claims started all 600 payouts and it completed the batch itself.
     const { events } = await client.workflow.getHandle(id, handle.firstExecutionRunId).fetchHistory();
     const types = (events ?? []).map((e) => temporal.api.enums.v1.EventType[e.eventType!]);
     expect(types.at(-1)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED');
-    expect(types.filter((t) => t === 'EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED')).toHaveLength(600);
-    expect((events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toHaveLength(3);
+    expect(types.filter((t) => t.startsWith('EVENT_TYPE_START_CHILD') || t.startsWith('EVENT_TYPE_CHILD_'))).toEqual([]);
+    const claims = (events ?? []).filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'disbursementClaimAndStartItems');
+    expect(claims.length).toBeGreaterThanOrEqual(6);
+    expect((events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toHaveLength(4);
+    expect(items.every((p) => statuses.get(p) === 'succeeded')).toBe(true);
+    const item = await client.workflow.getHandle(items[599]!).describe();
+    expect(item.parentExecution).toBeUndefined();
+    expect(item.typedSearchAttributes.get(SA.DisbursementId)).toBe(id);
+    expect(await payoutStatusUpserts(client.workflow.getHandle(items[599]!))).toEqual(['succeeded']);
   }, 120_000);
 });
 

@@ -43,5 +43,5 @@ export {
   retryFailedItems,
 } from './run-control';
 export { EXPORT_COLUMNS, exportResultsCsv } from './export';
-export { claimItems, finalizeDisbursement, recoverDisbursementRuns, projectionStatus } from './worker-steps';
+export { claimAndStartItems, claimItems, finalizeDisbursement, recoverDisbursementRuns, projectionStatus } from './worker-steps';
 export type { ClaimResult, FinalizeResult } from './worker-steps';

@@ -6,8 +6,10 @@ import { sql } from 'kysely';
 import { assertCanApply, completionStatus, DISBURSEMENT_EVENT_ON_ENTER, type DisbursementStatus } from '../../domain/disbursement-state';
 import { ApiError } from '../../domain/errors';
 import { newId } from '../../domain/ids';
-import type { ClaimedItem, ClaimResult, FinalizeResult } from '../../../workflows/disbursement.contract';
+import { type ClaimedItem, claimedItemArgs, type ClaimResult, type ClaimStartResult, type FinalizeResult } from '../../../workflows/disbursement.contract';
+import type { KeywordAttributes } from '../../temporal/client';
 import { isDisbursementRunRunning } from '../../temporal/disbursement-gateway';
+import { startRecordedWorkflow } from '../../temporal/starts';
 import { taskQueueFor } from '../../temporal/task-queues';
 import { eventObjectData } from '../../domain/event-objects';
 import type { Caller, Core } from '../context';
@@ -239,6 +241,24 @@ export async function claimItems(
     const filled = windowBound && claimed.length >= limit;
     return { paused: false, more: await pendingLeft(), ...(filled ? { full: true } : {}), items: claimed };
   });
+}
+
+/** {@link claimItems}, then its items' workflows started (idempotent: a retried claim returns the same items); throws what a start throws. */
+export async function claimAndStartItems(
+  core: Core,
+  input: { disbursementId: string; claimSeq: number; limit: number; window?: number },
+): Promise<ClaimStartResult> {
+  const { items, ...flags } = await claimItems(core, input);
+  await Promise.all(
+    items.map((item) =>
+      startRecordedWorkflow(core.temporal, core.config, item.workflowType, {
+        workflowId: item.payoutId,
+        args: claimedItemArgs(item, true),
+        searchAttributes: { ...item.searchAttributes, DisbursementId: input.disbursementId } as KeywordAttributes,
+      }),
+    ),
+  );
+  return { ...flags, started: items.length };
 }
 
 /** Result of {@link finalizeDisbursement} (defined by the disbursement workflow's contract). */
