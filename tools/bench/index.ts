@@ -297,7 +297,7 @@ async function main() {
 
     // 1. Disbursement vs no-op children -------------------------------------------------------
     if (SECTIONS.has('disbursement')) {
-      say(`floor: ${SIZES.items} no-op child workflows, window 300, ${LONG_RUN_ITEMS} per run (as workflows/disbursement.ts)`);
+      say(`floor: ${SIZES.items} no-op child workflows, window 300, ${LONG_RUN_ITEMS} per run (the disbursement's runs before its claims started the items)`);
       a = await snapshot(stack);
       await client.workflow.execute('floorParent', {
         taskQueue: BASELINE_QUEUE,
@@ -315,7 +315,7 @@ async function main() {
       await sql`create table if not exists bench_minimal_payouts (id text primary key, amount text not null, status text not null, created_at timestamptz not null default now())`.execute(stack.db);
       const durableParentId = `bench-durable-floor-${Date.now()}`;
       await sql`insert into bench_minimal_payouts (id, amount, status) select ${durableParentId} || '-' || g, '1', 'submitted' from generate_series(0, ${SIZES.items - 1}) g`.execute(stack.db);
-      say(`durable floor: ${SIZES.items} minimal durable payout children (hold, timer ${arrivalMs} ms, settle), window 300, ${LONG_RUN_ITEMS} per run (as workflows/disbursement.ts)`);
+      say(`durable floor: ${SIZES.items} minimal durable payout children (hold, timer ${arrivalMs} ms, settle), window 300, ${LONG_RUN_ITEMS} per run (issue #39's yardstick)`);
       a = await snapshot(stack);
       await client.workflow.execute('floorParent', {
         taskQueue: BASELINE_QUEUE,
