@@ -21,7 +21,16 @@ export interface PayoutWorkflowInput {
   approval?: { timeoutMs: number };
   /** `long-waits`: PayoutStatus upserted only before waits of a minute or more (docs/disbursements.md). */
   statusUpserts?: 'long-waits';
+  /** {@link PAYOUT_PATCH_LEVEL}: absent in runs started before it (they replay through the patch markers). */
+  patchLevel?: typeof PAYOUT_PATCH_LEVEL;
 }
+
+/**
+ * A run started with `patchLevel: 1` takes the new paths of `patched('update-effects-as-activities')`
+ * and `patched('test-clock-deadline-from-real-time')` without their markers: each marker also
+ * upserts TemporalChangeVersion, one more event and visibility write per payout (issue #39).
+ */
+export const PAYOUT_PATCH_LEVEL = 1;
 
 export interface PayoutWorkflowResult {
   payoutId: string;

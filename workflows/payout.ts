@@ -56,7 +56,7 @@ const acts = proxyLocalActivities<PayoutActivities>({ startToCloseTimeout: '30 s
 /** An Update's effect: a regular activity, scheduled only by the task that durably accepted the Update. */
 const updateActs = proxyActivities<PayoutActivities>({ startToCloseTimeout: '10 seconds', retry });
 /** Versioning: runs that accepted an Update before this patch replay its effect as a local activity. */
-const updateEffects = () => (patched('update-effects-as-activities') ? updateActs : acts);
+const updateEffects = (input: PayoutWorkflowInput) => (input.patchLevel || patched('update-effects-as-activities') ? updateActs : acts);
 
 /**
  * Versioning without a marker: the move to delivering makes attempt 1; a result recorded without
@@ -65,7 +65,7 @@ const updateEffects = () => (patched('update-effects-as-activities') ? updateAct
 const DELIVER_ATTEMPT_WITH_MOVE = 1;
 
 /** When an approval or claim wait begins, in ms; unpatched runs keep the business clock (docs/test-clocks.md). */
-const waitBegins = (clock: TestClock): number => (patched('test-clock-deadline-from-real-time') ? Date.now() : clock.now());
+const waitBegins = (run: PayoutRun): number => (run.input.patchLevel || patched('test-clock-deadline-from-real-time') ? Date.now() : run.clock.now());
 
 /** The notification step: a provider call, retried up to an hour; its id is the provider's idempotency key. */
 const notifyActs = proxyActivities<PayoutNotificationActivities>({
@@ -160,7 +160,7 @@ class PayoutRun {
       return ApplicationFailure.nonRetryable(`payout is ${this.status}, not awaiting_claim`, 'PayoutNotAwaitingClaim');
     };
     if (this.status !== 'awaiting_claim' && this.status !== 'claimed' && this.status !== 'delivering') throw refuse();
-    await this.resetOnFailure('decision', () => this.enter('claimed', { claimMethod: method }, updateEffects()));
+    await this.resetOnFailure('decision', () => this.enter('claimed', { claimMethod: method }, updateEffects(this.input)));
     const now = this.status as PayoutStatus;
     if (now === 'failed' || now === 'canceled') throw refuse();
     return 'claimed';
@@ -180,7 +180,7 @@ class PayoutRun {
       this.decision = null;
       throw ApplicationFailure.nonRetryable(`payout is ${this.status}; only pending or awaiting_claim payouts can be canceled`, 'PayoutNotCancelable');
     }
-    await this.resetOnFailure('decision', () => this.enter('canceled', {}, updateEffects()));
+    await this.resetOnFailure('decision', () => this.enter('canceled', {}, updateEffects(this.input)));
     return 'canceled';
   }
 
@@ -192,7 +192,7 @@ class PayoutRun {
   async decide(d: 'approved' | 'rejected', keyId: string, reason?: string | null): Promise<PayoutStatus> {
     this.approval = d;
     await this.resetOnFailure('approval', async () => {
-      this.status = (await updateEffects().payoutApprovalDecide({ payoutId: this.payoutId, decision: d, keyId, reason: reason ?? null })).status;
+      this.status = (await updateEffects(this.input).payoutApprovalDecide({ payoutId: this.payoutId, decision: d, keyId, reason: reason ?? null })).status;
     });
     return this.status;
   }
@@ -231,7 +231,7 @@ async function waitUntil(run: PayoutRun, deadline: number, predicate: () => bool
 async function approvalPhase(run: PayoutRun, timeoutMs: number): Promise<Phase> {
   setHandler(approveUpdate, ({ keyId }) => run.decide('approved', keyId), { validator: (_arg) => run.validateDecision() });
   setHandler(rejectUpdate, ({ keyId, reason }) => run.decide('rejected', keyId, reason), { validator: (_arg) => run.validateDecision() });
-  const deadline = waitBegins(run.clock) + timeoutMs;
+  const deadline = waitBegins(run) + timeoutMs;
   const decided = () => run.approval !== null || run.decision !== null;
   for (;;) {
     if (!(await waitUntil(run, deadline, decided))) {
@@ -248,7 +248,7 @@ async function approvalPhase(run: PayoutRun, timeoutMs: number): Promise<Phase> 
 async function claimPhase(run: PayoutRun): Promise<Phase> {
   const { claimWindowMs } = await acts.payoutOpenClaim({ payoutId: run.payoutId });
   run.status = 'awaiting_claim';
-  const deadline = waitBegins(run.clock) + claimWindowMs;
+  const deadline = waitBegins(run) + claimWindowMs;
   if (run.input.notify) await notifyRecipient(run);
   for (;;) {
     if (!(await waitUntil(run, deadline, () => run.decision !== null))) {

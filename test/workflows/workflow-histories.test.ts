@@ -14,6 +14,7 @@ import {
   cancelUpdate,
   claimUpdate,
   NOTIFICATION_NOT_DELIVERABLE,
+  PAYOUT_PATCH_LEVEL,
   type PayoutActivities,
   type PayoutNotificationActivities,
   type PayoutRailEvent,
@@ -349,6 +350,11 @@ const PAYOUT_PATHS: Record<string, PayoutPath> = {
 const notifyLocalFirst = (path: PayoutPath): PayoutPath => ({ ...path, input: { ...path.input, notifyFirst: 'local' } });
 PAYOUT_PATHS['claim-notified-local'] = notifyLocalFirst(PAYOUT_PATHS['claim-claimed']!);
 PAYOUT_PATHS['claim-notify-refused'] = notifyLocalFirst(PAYOUT_PATHS['claim-canceled-notify-failed']!);
+/** `path` started at {@link PAYOUT_PATCH_LEVEL} (its patches' new paths without their markers, issue #39). */
+const atPatchLevel = (path: PayoutPath): PayoutPath => ({ ...path, input: { ...path.input, patchLevel: PAYOUT_PATCH_LEVEL } });
+PAYOUT_PATHS['claim-claimed-patch-level'] = atPatchLevel(PAYOUT_PATHS['claim-notified-local']!);
+PAYOUT_PATHS['approval-approved-patch-level'] = atPatchLevel(PAYOUT_PATHS['approval-approved']!);
+PAYOUT_PATHS['claim-test-clock-expired-patch-level'] = atPatchLevel(PAYOUT_PATHS['claim-test-clock-expired']!);
 
 describe.runIf(RECORD)('recording workflow histories', () => {
   it.each(Object.keys(PAYOUT_PATHS))('payout path %s', async (name) => {
@@ -487,6 +493,25 @@ describe("the claim starts a disbursement's items, the run keeps no children (pa
     expect(item.typedSearchAttributes.get(SA.DisbursementId)).toBe(id);
     expect(await payoutStatusUpserts(client.workflow.getHandle(items[599]!))).toEqual(['succeeded']);
   }, 120_000);
+});
+
+describe('a payout started at PAYOUT_PATCH_LEVEL records no patch marker (issue #39)', () => {
+  it('a claimed claim link and an approved payout: no marker, no TemporalChangeVersion, the same statuses', async () => {
+    for (const name of ['claim-claimed', 'approval-approved']) {
+      const path = atPatchLevel(PAYOUT_PATHS[name]!);
+      const payoutId = `po_level_${name}_${Date.now()}`;
+      statuses.set(payoutId, path.input.approval ? 'pending' : 'submitted');
+      const handle = await client.workflow.start('payoutWorkflow', { taskQueue, workflowId: payoutId, args: [{ payoutId, ...path.input }] });
+      await path.drive?.(handle, payoutId);
+      expect(await handle.result()).toEqual({ payoutId, status: 'succeeded' });
+      const { events } = await handle.fetchHistory();
+      expect((events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).toEqual([]);
+      const upserted = (events ?? []).flatMap((e) => Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}));
+      expect(upserted.filter((k) => k !== 'PayoutStatus')).toEqual([]);
+      // The Update's effect ran as a regular activity, as under patched('update-effects-as-activities').
+      expect((events ?? []).some((e) => e.activityTaskScheduledEventAttributes)).toBe(true);
+    }
+  });
 });
 
 describe('every recorded payout and disbursement history replays on today\'s code', () => {

@@ -5,7 +5,7 @@
  */
 import type { Caller, Core } from '../context';
 import { insertPayout, type PayoutRequest, type PayoutRow, payoutStart, preparePayout, type PreparedPayout } from '../payouts';
-import type { PayoutWorkflowInput } from '../../../workflows/payout.contract';
+import { PAYOUT_PATCH_LEVEL, type PayoutWorkflowInput } from '../../../workflows/payout.contract';
 import { enqueueWorkflowStart, flushWorkflowStart, handOffWorkflowStart, type PendingStart } from '../workflow-starts';
 import { applyPayoutPolicy } from '../policies/payouts';
 import { insertPayoutNotification, type NotificationRequest, type NotificationRow } from './payout-notifications';
@@ -91,6 +91,7 @@ export async function createNotifiedPayouts(
           channel: row.channel,
           ...(notification ? { notify: true, notifyFirst: 'local' as const } : { notify: false }),
           ...(gate.approval ? { approval: { timeoutMs: gate.approval.timeoutMs } } : {}),
+          patchLevel: PAYOUT_PATCH_LEVEL,
         };
         const start = { ...payoutStart(row), args: [input] };
         await enqueueWorkflowStart(tx, start);
