@@ -59,7 +59,7 @@ const LONGER_RUNS = '39-longer-runs';
  * The run claims again when PostgreSQL's count shows free slots, every {@link CLAIM_STARTED_RECHECK}.
  */
 const ITEMS_STARTED_BY_CLAIM = '39-items-started-by-claim';
-const CLAIM_STARTED_RECHECK = '500 milliseconds';
+const CLAIM_STARTED_RECHECK = '250 milliseconds';
 
 const acts = proxyActivities<DisbursementActivities>({
   startToCloseTimeout: '20 seconds',
