@@ -59,6 +59,7 @@ const schema = z.object({
     .regex(/^(auto|[1-9][0-9]{0,3})$/, 'a number of pollers (1 or more) or `auto`')
     .default('10'),
   WORKER_WORKFLOW_THREADS: z.coerce.number().int().min(0).max(16).default(0),
+  WORKER_ACTIVATION_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(0),
   PAUSED_CHANNELS: z.string().default(''),
   SANDBOX_ARRIVAL: z.string().default('PT0.2S'),
   RATE_LIMIT_LIVE_PER_SECOND: z.coerce.number().int().min(0).default(100),

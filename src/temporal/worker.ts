@@ -114,15 +114,20 @@ function patchCallback(options: CompiledWorkerOptions): WorkflowPatchActivationC
   return callback && ((info, patchId) => invokePatchActivationCallback(callback, info, patchId));
 }
 
+/** The main-thread runner's deadlock timeout in ms (WORKER_ACTIVATION_TIMEOUT_MS; 0: none, as node's `vm` starts a thread per timed call; docs/operations.md "Idle cost"). */
+export function mainThreadActivationTimeoutMs(config: Pick<Config, 'WORKER_ACTIVATION_TIMEOUT_MS'>): number | undefined {
+  return config.WORKER_ACTIVATION_TIMEOUT_MS > 0 ? config.WORKER_ACTIVATION_TIMEOUT_MS : undefined;
+}
+
 /**
  * A Worker class whose instances share one workflow bundle (read once, by {@link readPrebuiltBundle}
  * when prebuilt) and one workflow runner: with `workflowThreadPoolSize` 0, one reusable V8 context in
- * the main thread (the SDK's own runner, with its deadlock timeout); otherwise one pool of that many
+ * the main thread (the SDK's own runner, with `activationTimeoutMs` as its deadlock timeout); otherwise one pool of that many
  * threads, each a V8 isolate with the SDK's protobuf root and the bundle (about 25 MB RSS;
  * docs/operations.md "Idle cost"). The runner ends when the last instance has shut down. Only for
  * instances given the same bundle, activities and isolate options (those of the first are used).
  */
-export function sharedWorkflowThreadsWorker(): typeof Worker & { releaseBundle(): void } {
+export function sharedWorkflowThreadsWorker(activationTimeoutMs?: number): typeof Worker & { releaseBundle(): void } {
   let bundle: Promise<Bundle | undefined> | undefined;
   let runner: Promise<WorkflowCreator> | undefined;
   let users = 0;
@@ -142,7 +147,7 @@ export function sharedWorkflowThreadsWorker(): typeof Worker & { releaseBundle()
     protected static override async createWorkflowCreator(b: Bundle, options: CompiledWorkerOptions, logger: Logger): Promise<WorkflowCreator> {
       runner ??=
         options.workflowThreadPoolSize === 0
-          ? ReusableVMWorkflowCreator.create(b, options.isolateExecutionTimeoutMs, new Set(options.activities.keys()), patchCallback(options))
+          ? ReusableVMWorkflowCreator.create(b, activationTimeoutMs as number, new Set(options.activities.keys()), patchCallback(options))
           : super.createWorkflowCreator(b, options, logger);
       const pool = await runner;
       users++;
@@ -181,7 +186,7 @@ export async function createWorker(
     activities,
     workflowFailureErrorTypes: { '*': ['NondeterminismError'] },
   };
-  const SharedWorker = sharedWorkflowThreadsWorker();
+  const SharedWorker = sharedWorkflowThreadsWorker(mainThreadActivationTimeoutMs(core.config));
   const payments = await SharedWorker.create({
     ...common,
     taskQueue: core.config.TASK_QUEUE,

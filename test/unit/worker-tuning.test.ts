@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
-import { paymentsWorkerTuning } from '../../src/temporal/worker';
+import { mainThreadActivationTimeoutMs, paymentsWorkerTuning } from '../../src/temporal/worker';
 
 /** The payments worker's tuning from the WORKER_* settings (src/temporal/worker.ts; docs/benchmarks.md "Worker tuning"). */
 describe('paymentsWorkerTuning', () => {
@@ -50,5 +50,15 @@ describe('paymentsWorkerTuning', () => {
     expect(() => loadConfig({ WORKER_WORKFLOW_POLLERS: 'many' })).toThrow();
     expect(() => loadConfig({ WORKER_WORKFLOW_THREADS: '-1' })).toThrow();
     expect(loadConfig({ WORKER_WORKFLOW_THREADS: '0' }).WORKER_WORKFLOW_THREADS).toBe(0);
+  });
+});
+
+/** The main-thread runner's deadlock timeout (src/temporal/worker.ts; docs/operations.md "Idle cost"). */
+describe('mainThreadActivationTimeoutMs', () => {
+  it('sets no timeout by default (no watchdog thread per call into the workflow context), the configured ms otherwise', () => {
+    expect(mainThreadActivationTimeoutMs(loadConfig({}))).toBeUndefined();
+    expect(mainThreadActivationTimeoutMs(loadConfig({ WORKER_ACTIVATION_TIMEOUT_MS: '0' }))).toBeUndefined();
+    expect(mainThreadActivationTimeoutMs(loadConfig({ WORKER_ACTIVATION_TIMEOUT_MS: '5000' }))).toBe(5000);
+    expect(() => loadConfig({ WORKER_ACTIVATION_TIMEOUT_MS: '-1' })).toThrow(/WORKER_ACTIVATION_TIMEOUT_MS/);
   });
 });
