@@ -2,7 +2,8 @@ import { randomBytes, randomInt } from 'node:crypto';
 
 /**
  * Resource ids `<prefix>_<26 chars>` (ms timestamp + random, Crockford base32): they sort by creation
- * time. Not for workflow code (node:crypto).
+ * time, also within one millisecond of one process (the random part of the last id, plus one, as
+ * ULID's monotonic mode). Not for workflow code (node:crypto).
  */
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 
@@ -18,10 +19,32 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
     ts = ALPHABET[t % 32] + ts;
     t = Math.floor(t / 32);
   }
-  const bytes = randomBytes(16);
+  const rand = now === last.ms ? increment(last.rand) : undefined;
+  last.ms = now;
+  last.rand = rand ?? randomPart();
+  return `${prefix}_${ts}${last.rand}`;
+}
+
+const last = { ms: -1, rand: '' };
+
+function randomPart(): string {
   let rand = '';
-  for (const b of bytes) rand += ALPHABET[b % 32];
-  return `${prefix}_${ts}${rand}`;
+  for (const b of randomBytes(16)) rand += ALPHABET[b % 32];
+  return rand;
+}
+
+/** `rand` plus one in base 32; undefined when it is all `z` (a fresh random part follows). */
+function increment(rand: string): string | undefined {
+  const chars = rand.split('');
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const d = ALPHABET.indexOf(chars[i]!);
+    if (d < 31) {
+      chars[i] = ALPHABET[d + 1]!;
+      return chars.join('');
+    }
+    chars[i] = '0';
+  }
+  return undefined;
 }
 
 /** A URL-safe random secret of `bytes` bytes. */
