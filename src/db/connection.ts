@@ -6,6 +6,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, Migrator, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations';
+import { pgTypeParser } from './type-parsers';
 import { acquirePgliteLock } from './pglite-lock';
 import type { Database, Db } from './schema';
 
@@ -26,10 +27,7 @@ export async function openDb(target: DbTarget, opts: { poolSize?: number; role?:
       max: opts.poolSize ?? 10,
       // Every connection acts as the application role from its start (docs/security.md "Database roles").
       ...(opts.role ? { options: `-c role=${opts.role}` } : {}),
-      types: {
-        getTypeParser: ((oid: number, format?: string) =>
-          oid === INT8 ? (v: string) => BigInt(v) : pg.types.getTypeParser(oid, format as 'text')) as any,
-      },
+      types: { getTypeParser: pgTypeParser as pg.CustomTypesConfig['getTypeParser'] },
     });
     // Without these listeners a connection PostgreSQL closes (restart, failover) would end the process.
     pool.on('error', (err) => {

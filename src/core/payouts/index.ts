@@ -33,6 +33,8 @@ export { type PayoutRequest, type PreparedPayout, preparePayout } from './prepar
 export { type InsertPayoutOptions, insertPayout, payoutStart, payoutValues, createPayout } from './accept';
 export {
   payoutFromRow,
+  PAYOUT_VIEW_COLUMNS,
+  type PayoutViewRow,
   payoutEventData,
   getPayoutRow,
   getPayout,

@@ -11,12 +11,25 @@ import { type Page, paginate } from '../paging';
 import type { Caller, Core } from '../context';
 import type { PayoutRow, PayoutAttemptRow } from './rows';
 
+/** The payouts columns {@link payoutFromRow} reads: what GET /payouts selects instead of `*` (fewer strings and dates parsed per row). */
+export const PAYOUT_VIEW_COLUMNS = [
+  'id', 'status', 'channel', 'recipient_id', 'recipient_type', 'recipient_details', 'source_amount', 'source_currency',
+  'destination_amount', 'destination_currency', 'rate', 'fee_provider', 'fee_service', 'fee_fx_spread', 'fee_total',
+  'rate_source', 'rate_as_of', 'reference_rate', 'fx_spread_bps', 'reference', 'memo', 'message', 'quote_id',
+  'estimated_arrival', 'delivered_at', 'provider_reference', 'failure_code', 'failure_message', 'failure_retryable',
+  'failure_rail_reason_code', 'attempt_count', 'claim_token', 'claim_expires_at', 'claimed_at', 'claim_method',
+  'disbursement_id', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof PayoutRow)[];
+
+/** The part of a payouts row that makes its domain payout. */
+export type PayoutViewRow = Pick<PayoutRow, (typeof PAYOUT_VIEW_COLUMNS)[number]>;
+
 /**
  * The domain payout of a row. With `attempts` (rows of payout_attempts) it carries
  * `attemptHistory` (GET /payouts/{id}); `publicUrl` fills `claim.url` of claim links
  * (`{publicUrl}/c/<claim token>`, null without it).
  */
-export function payoutFromRow(row: PayoutRow, publicUrl?: string, attempts?: PayoutAttemptRow[]): Payout {
+export function payoutFromRow(row: PayoutViewRow, publicUrl?: string, attempts?: PayoutAttemptRow[]): Payout {
   const out: Payout = {
     id: row.id,
     status: row.status as PayoutStatus,
@@ -119,7 +132,7 @@ export interface ListPayoutsQuery {
 export async function listPayouts(core: Core, caller: Caller, q: ListPayoutsQuery): Promise<Page<Payout>> {
   let query = core.db
     .selectFrom('payouts')
-    .selectAll()
+    .select(PAYOUT_VIEW_COLUMNS)
     .where('business_id', '=', caller.businessId)
     .where('environment', '=', caller.environment);
   if (q.status) query = query.where('status', '=', q.status);

@@ -61,6 +61,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** Surface A's payout; `attempt_history` only when the payout carries it. */
 export function renderPayout(p: Payout): WirePayout {
+  // Absent keys are undefined (JSON leaves them out): one object shape for every payout, keys in order.
   const out: WirePayout = {
     id: p.id,
     object: 'payout',
@@ -80,7 +81,7 @@ export function renderPayout(p: Payout): WirePayout {
       total: formatAmount(p.fees.total, 'USDC'),
       currency: 'USDC',
     },
-    ...(p.rateDetails ? { rate_details: formatRateDetails(p.rateDetails) } : {}),
+    rate_details: p.rateDetails ? formatRateDetails(p.rateDetails) : undefined,
     reference: p.reference,
     memo: p.memo,
     message: p.message,
@@ -92,8 +93,8 @@ export function renderPayout(p: Payout): WirePayout {
       ? {
           code: p.failure.code,
           message: p.failure.message,
-          ...(p.failure.retryable !== null ? { retryable: p.failure.retryable } : {}),
-          ...(p.failure.railReasonCode ? { rail_reason_code: p.failure.railReasonCode } : {}),
+          retryable: p.failure.retryable ?? undefined,
+          rail_reason_code: p.failure.railReasonCode || undefined,
         }
       : null,
     attempts: p.attempts,
