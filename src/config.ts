@@ -60,6 +60,10 @@ const schema = z.object({
     .default('10'),
   WORKER_WORKFLOW_THREADS: z.coerce.number().int().min(0).max(16).default(0),
   WORKER_ACTIVATION_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(0),
+  WORKER_WORKFLOW_STACK_TRACES: z
+    .enum(['true', 'false', ''])
+    .default('')
+    .transform((v) => v === 'true'),
   PAUSED_CHANNELS: z.string().default(''),
   SANDBOX_ARRIVAL: z.string().default('PT0.2S'),
   RATE_LIMIT_LIVE_PER_SECOND: z.coerce.number().int().min(0).default(100),

@@ -11,10 +11,20 @@ const THIS_FILE = fileURLToPath(import.meta.url);
 const noop = () => {};
 const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: console.error };
 
+/** `code` with its inline source map's `sourcesContent` dropped: stacks still map to file and line, and each worker holds about 1.5 MB less. */
+export function withoutSourcesContent(code: string): string {
+  const at = code.lastIndexOf('//# sourceMappingURL=data:');
+  const base64 = at > 0 ? code.indexOf('base64,', at) : -1;
+  if (base64 < 0) return code;
+  const map = JSON.parse(Buffer.from(code.slice(base64 + 'base64,'.length).trimEnd(), 'base64').toString());
+  delete map.sourcesContent;
+  return `${code.slice(0, base64 + 'base64,'.length)}${Buffer.from(JSON.stringify(map)).toString('base64')}\n`;
+}
+
 /** Bundles workflows/index.ts into `outFile` (atomically), in this process. Throws webpack's error. */
 export async function writeWorkflowBundle(outFile: string): Promise<string> {
   const out = resolve(outFile);
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger });
+  const code = withoutSourcesContent((await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger })).code);
   mkdirSync(dirname(out), { recursive: true });
   const tmp = `${out}.${process.pid}.tmp`;
   writeFileSync(tmp, code);

@@ -6,6 +6,7 @@ import { type CompiledWorkerOptions, type Logger, NativeConnection, type Telemet
 import type { WorkflowCreator } from '@temporalio/worker/lib/workflow/interface';
 import { invokePatchActivationCallback, type WorkflowPatchActivationCallback } from '@temporalio/worker/lib/workflow/patch-activation-callback.js';
 import { ReusableVMWorkflowCreator } from '@temporalio/worker/lib/workflow/reusable-vm.js';
+import { globalHandlers } from '@temporalio/worker/lib/workflow/vm-shared.js';
 import type { WorkflowBundleWithSourceMapAndFilename } from '@temporalio/worker/lib/workflow/workflow-worker-thread/input';
 import type { Config } from '../config';
 import { createActivities } from '../../activities';
@@ -119,15 +120,24 @@ export function mainThreadActivationTimeoutMs(config: Pick<Config, 'WORKER_ACTIV
   return config.WORKER_ACTIVATION_TIMEOUT_MS > 0 ? config.WORKER_ACTIVATION_TIMEOUT_MS : undefined;
 }
 
+/** Stops the SDK's per-promise stack capture (the `__stack_trace` query; docs/operations.md "Workflow stack traces"); failures keep their stacks. Throws if the SDK changed. */
+export function stopWorkflowStackTraces(): void {
+  const handlers = globalHandlers as unknown as { stopPromiseHook?: () => void; promiseHookInstalled: boolean };
+  if (typeof handlers.stopPromiseHook !== 'function') throw new Error('@temporalio/worker no longer has GlobalHandlers.stopPromiseHook');
+  handlers.stopPromiseHook();
+  handlers.promiseHookInstalled = false;
+}
+
 /**
  * A Worker class whose instances share one workflow bundle (read once, by {@link readPrebuiltBundle}
  * when prebuilt) and one workflow runner: with `workflowThreadPoolSize` 0, one reusable V8 context in
- * the main thread (the SDK's own runner, with `activationTimeoutMs` as its deadlock timeout); otherwise one pool of that many
+ * the main thread (the SDK's own runner, with `activationTimeoutMs` as its deadlock timeout, and its
+ * promise hook only with `stackTraces`); otherwise one pool of that many
  * threads, each a V8 isolate with the SDK's protobuf root and the bundle (about 25 MB RSS;
  * docs/operations.md "Idle cost"). The runner ends when the last instance has shut down. Only for
  * instances given the same bundle, activities and isolate options (those of the first are used).
  */
-export function sharedWorkflowThreadsWorker(activationTimeoutMs?: number): typeof Worker & { releaseBundle(): void } {
+export function sharedWorkflowThreadsWorker(activationTimeoutMs?: number, stackTraces = true): typeof Worker & { releaseBundle(): void } {
   let bundle: Promise<Bundle | undefined> | undefined;
   let runner: Promise<WorkflowCreator> | undefined;
   let users = 0;
@@ -147,7 +157,10 @@ export function sharedWorkflowThreadsWorker(activationTimeoutMs?: number): typeo
     protected static override async createWorkflowCreator(b: Bundle, options: CompiledWorkerOptions, logger: Logger): Promise<WorkflowCreator> {
       runner ??=
         options.workflowThreadPoolSize === 0
-          ? ReusableVMWorkflowCreator.create(b, activationTimeoutMs as number, new Set(options.activities.keys()), patchCallback(options))
+          ? ReusableVMWorkflowCreator.create(b, activationTimeoutMs as number, new Set(options.activities.keys()), patchCallback(options)).then((r) => {
+              if (!stackTraces) stopWorkflowStackTraces();
+              return r;
+            })
           : super.createWorkflowCreator(b, options, logger);
       const pool = await runner;
       users++;
@@ -186,7 +199,7 @@ export async function createWorker(
     activities,
     workflowFailureErrorTypes: { '*': ['NondeterminismError'] },
   };
-  const SharedWorker = sharedWorkflowThreadsWorker(mainThreadActivationTimeoutMs(core.config));
+  const SharedWorker = sharedWorkflowThreadsWorker(mainThreadActivationTimeoutMs(core.config), core.config.WORKER_WORKFLOW_STACK_TRACES);
   const payments = await SharedWorker.create({
     ...common,
     taskQueue: core.config.TASK_QUEUE,

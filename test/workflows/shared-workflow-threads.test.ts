@@ -23,6 +23,13 @@ describe('shared workflow threads', () => {
     expect(patched.sourceMap.file).toBe(path);
   });
 
+  it("writes the bundle's source map without sourcesContent: stacks still map to each source's file", async () => {
+    const { sourceMap } = await readPrebuiltBundle(inject('workflowBundlePath'));
+    expect(sourceMap.sourcesContent).toBeUndefined();
+    expect(sourceMap.sources.some((s: string) => s.endsWith('workflows/payout.ts'))).toBe(true);
+    expect(sourceMap.mappings.length).toBeGreaterThan(10_000);
+  });
+
   it('starts one pool of WORKER_WORKFLOW_THREADS threads for both task queues, ended with the last worker', async () => {
     const create = vi.spyOn(ThreadedVMWorkflowCreator, 'create');
     const destroy = vi.spyOn(ThreadedVMWorkflowCreator.prototype, 'destroy');
