@@ -120,7 +120,7 @@ export function mainThreadActivationTimeoutMs(config: Pick<Config, 'WORKER_ACTIV
   return config.WORKER_ACTIVATION_TIMEOUT_MS > 0 ? config.WORKER_ACTIVATION_TIMEOUT_MS : undefined;
 }
 
-/** Stops the SDK's per-promise stack capture (the `__stack_trace` query; docs/operations.md "Workflow stack traces"); failures keep their stacks. Throws if the SDK changed. */
+/** Stops the SDK's per-promise stack capture (the `__stack_trace` query; docs/operations.md "Idle cost"); failures keep their stacks. Throws if the SDK changed. */
 export function stopWorkflowStackTraces(): void {
   const handlers = globalHandlers as unknown as { stopPromiseHook?: () => void; promiseHookInstalled: boolean };
   if (typeof handlers.stopPromiseHook !== 'function') throw new Error('@temporalio/worker no longer has GlobalHandlers.stopPromiseHook');

@@ -5,7 +5,7 @@ import { parseTimestamptz, pgTypeParser } from '../../src/db/type-parsers';
 
 const pgOwn = pg.types.getTypeParser(1184, 'text') as (v: string) => Date;
 
-/** PostgreSQL's text form of an instant for a UTC session, with `digits` of fraction (trailing zeros dropped, as PostgreSQL does). */
+/** PostgreSQL's text form, for a UTC session, of the instant `ms` plus `micros` microseconds (trailing zeros of the fraction dropped, as PostgreSQL does). */
 const pgText = (ms: number, micros: number) => {
   const iso = new Date(ms).toISOString();
   const fraction = `${iso.slice(20, 23)}${String(micros).padStart(3, '0')}`.replace(/0+$/, '');
