@@ -254,7 +254,7 @@ export async function claimAndStartItems(
       startRecordedWorkflow(core.temporal, core.config, item.workflowType, {
         workflowId: item.payoutId,
         args: claimedItemArgs(item, true),
-        searchAttributes: { ...item.searchAttributes, DisbursementId: input.disbursementId } as KeywordAttributes,
+        searchAttributes: item.searchAttributes as KeywordAttributes,
       }),
     ),
   );
