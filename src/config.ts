@@ -1,32 +1,14 @@
 import { z } from 'zod';
-import { parseDuration } from './domain/durations';
 import { parseIntMap, parseRateRoutes } from './domain/rate-routes';
-
-/** Whether `fn` returns without throwing (config refinements over domain parsers). */
-const ok = (fn: () => unknown) => {
-  try {
-    fn();
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/** A positive ISO 8601 duration (e.g. `example`) or milliseconds, as a string variable. */
-const isoDuration = (example: string) =>
-  z.string().refine((v) => {
-    try {
-      return parseDuration(v) > 0;
-    } catch {
-      return false;
-    }
-  }, `a positive ISO 8601 duration such as ${example}, or milliseconds`);
+import { mergeSettings } from './seams/merge';
+import { SEAM_REGISTRIES } from './seams/registry';
+import { isoDuration, ok } from './seams/settings';
 
 /**
- * Typed environment of every process; each variable, its default and its units are documented in
- * docs/configuration.md. Unset variables take the embedded defaults `npm run dev` needs.
+ * The service's own variables (not any seam module's); each is documented by hand in
+ * docs/configuration.md "Service variables".
  */
-const schema = z.object({
+const baseSettings = {
   DATABASE_URL: z.string().url().optional(),
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().default('default'),
@@ -71,101 +53,10 @@ const schema = z.object({
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
   PAYOUT_APPROVAL_TIMEOUT: isoDuration('P7D')
     .default('P7D'),
-  RAIL_SEPA_SFTP_HOST: z.string().min(1).optional(),
-  RAIL_SEPA_SFTP_PORT: z.coerce.number().int().min(1).max(65535).default(22),
-  RAIL_SEPA_SFTP_USER: z.string().min(1).optional(),
-  /** Never logged (read at connect time). */
-  RAIL_SEPA_SFTP_KEY_PATH: z.string().min(1).optional(),
-  RAIL_SEPA_SFTP_HOST_KEY: z
-    .string()
-    .regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'SHA256:<43 base64 characters>, as ssh-keygen -lf prints it')
-    .optional(),
-  RAIL_SEPA_UPLOAD_DIR: z.string().min(1).default('inbox'),
-  RAIL_SEPA_DOWNLOAD_DIR: z.string().min(1).default('outbox'),
-  RAIL_SEPA_DEBTOR_NAME: z.string().min(1).max(70).optional(),
-  RAIL_SEPA_DEBTOR_IBAN: z.string().min(15).max(34).optional(),
-  RAIL_SEPA_DEBTOR_BIC: z
-    .string()
-    .regex(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, 'a BIC of 8 or 11 characters')
-    .optional(),
-  RAIL_SEPA_BANK_NAME: z.string().min(1).max(140).default('Partner bank'),
-  RAIL_SEPA_CUTOFF: z
-    .string()
-    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'HH:MM (24 h)')
-    .default('14:00'),
-  RAIL_SEPA_TIME_ZONE: z.string().default('Europe/Brussels'),
-  RAIL_SEPA_BATCH_WINDOW: isoDuration('PT15M')
-    .default('PT15M'),
-  RAIL_SEPA_POLL_INTERVAL: isoDuration('PT1M')
-    .default('PT1M'),
-  RAIL_SEPA_RETURN_WINDOW: isoDuration('P14D')
-    .default('P14D'),
-  RAIL_SEPA_VIRTUAL_IBAN_RANGE: z
-    .string()
-    .regex(/^[A-Z]{2}:[0-9A-Z]{4,}$/, '<country>:<leading BBAN characters>, e.g. DE:370400440532')
-    .optional(),
-  RAIL_ACH_SFTP_HOST: z.string().min(1).optional(),
-  RAIL_ACH_SFTP_PORT: z.coerce.number().int().min(1).max(65535).default(22),
-  RAIL_ACH_SFTP_USER: z.string().min(1).optional(),
-  /** Never logged (read at connect time). */
-  RAIL_ACH_SFTP_KEY_PATH: z.string().min(1).optional(),
-  RAIL_ACH_SFTP_HOST_KEY: z
-    .string()
-    .regex(/^SHA256:[A-Za-z0-9+/]{43}$/, 'SHA256:<43 base64 characters>, as ssh-keygen -lf prints it')
-    .optional(),
-  RAIL_ACH_UPLOAD_DIR: z.string().min(1).default('inbox'),
-  RAIL_ACH_DOWNLOAD_DIR: z.string().min(1).default('outbox'),
-  RAIL_ACH_ODFI_ROUTING: z
-    .string()
-    .regex(/^[0-9]{9}$/, '9 digits (an ABA routing number)')
-    .optional(),
-  RAIL_ACH_ODFI_NAME: z.string().min(1).max(23).default('PARTNER BANK'),
-  RAIL_ACH_COMPANY_ID: z
-    .string()
-    .regex(/^[0-9A-Z ]{10}$/, '10 characters (digits, upper-case letters, spaces)')
-    .optional(),
-  RAIL_ACH_COMPANY_NAME: z.string().min(1).max(16).default('PAYOUTS'),
-  RAIL_ACH_ENTRY_DESCRIPTION: z.string().min(1).max(10).default('PAYOUT'),
-  RAIL_ACH_SAME_DAY_CUTOFF: z
-    .string()
-    .regex(/^(([01]\d|2[0-3]):[0-5]\d)?$/, 'HH:MM (24 h), or empty to send next-day only')
-    .default('14:45'),
-  RAIL_ACH_TIME_ZONE: z.string().default('America/New_York'),
-  RAIL_ACH_BATCH_WINDOW: isoDuration('PT15M')
-    .default('PT15M'),
-  RAIL_ACH_POLL_INTERVAL: isoDuration('PT1M')
-    .default('PT1M'),
-  RAIL_ACH_RETURN_WINDOW: isoDuration('P60D')
-    .default('P60D'),
-  /** Testing and demos only: settle an uploaded file this long after upload. Unset in production. */
-  RAIL_ACH_SETTLE_AFTER: isoDuration('PT3S').optional(),
-  RAIL_ACH_VIRTUAL_ACCOUNT_RANGE: z
-    .string()
-    .regex(/^[0-9]{9}:[0-9]{1,10}$/, '<routing number>:<leading account digits>, e.g. 091000019:99988')
-    .optional(),
-  // --- Bank files at scale (issue #39; docs/rails.md "Bank files at scale", docs/configuration.md "Bank files at scale") ---
-  /** Most transactions in one pain.001 (1-100,000); a window with more is split into several files, each valid and uploaded. */
-  RAIL_SEPA_MAX_FILE_TRANSACTIONS: z.coerce.number().int().min(1).max(100_000).default(10_000),
-  /** Most entries in one NACHA file (1-100,000); a window with more is split into several files, each valid and uploaded. */
-  RAIL_ACH_MAX_FILE_TRANSACTIONS: z.coerce.number().int().min(1).max(100_000).default(10_000),
-  // --- end of Bank files at scale ---
   // --- Treasury: the daily reconciliation of the settlement accounts (issue #33, docs/treasury.md) ---
   TREASURY_BOOKS_ONLY_GRACE: isoDuration('PT15M')
     .default('PT15M'),
   // --- end of Treasury ---
-  // --- Payout partner rail: the Wise Platform API (issue #35; docs/rails.md "Payout partner", docs/configuration.md "Payout partner")
-  RAIL_WISE_API_URL: z.string().url().optional(),
-  RAIL_WISE_API_TOKEN: z.string().min(1).optional(),
-  RAIL_WISE_PROFILE_ID: z.string().regex(/^[0-9]+$/, 'a numeric Wise profile id').optional(),
-  RAIL_WISE_WEBHOOK_PUBLIC_KEY: z.string().min(1).optional(),
-  RAIL_WISE_BALANCE_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('USD'),
-  RAIL_WISE_TIMEOUT: isoDuration('PT10S').default('PT10S'),
-  RAIL_WISE_POLL_INTERVAL: isoDuration('PT30S').default('PT30S'),
-  RAIL_WISE_WEBHOOK_LATE_AFTER: isoDuration('PT2M').default('PT2M'),
-  RAIL_WISE_WEBHOOK_TOLERANCE: isoDuration('PT5M').default('PT5M'),
-  RAIL_WISE_RETURN_WINDOW: isoDuration('P30D').default('P30D'),
-  RAIL_WISE_RETURN_POLL_INTERVAL: isoDuration('PT12H').default('PT12H'),
-  // --- end of payout partner rail
   // --- USDC on Solana (issue #37; docs/getting-paid.md "Crypto deposits", docs/configuration.md "USDC on Solana") ---
   SOLANA_RPC_URL: z.string().url().optional(),
   SOLANA_USDC_MINT: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'a base58 Solana address').optional(),
@@ -251,7 +142,15 @@ const schema = z.object({
   SECRETS_ACTIVE_KEY_ID: z.string().min(1).max(32).optional(),
   DATABASE_ROLE: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/).optional(),
   NODE_ENV: z.string().optional(),
-});
+};
+
+/**
+ * Typed environment of every process: the service's own variables plus every registered seam
+ * module's `settings` (src/seams/registry.ts; docs/architecture.md "Seams"), merged at load.
+ * docs/configuration.md documents each (the modules' tables generated by `npm run docs:config`).
+ * Unset variables take the embedded defaults `npm run dev` needs.
+ */
+const schema = z.object(mergeSettings(baseSettings, SEAM_REGISTRIES));
 
 /** Every environment variable the service reads (docs/configuration.md lists each one; test/unit/docs-config.test.ts). */
 export const CONFIG_VARIABLES = Object.keys(schema.shape);

@@ -7,6 +7,7 @@
  */
 import type { PayoutFailureCode } from '../domain/payout-state';
 import type { RailInstructionStatus } from '../domain/rail-instructions';
+import type { SeamModule, SeamSettings, SettingsOf } from '../seams/module';
 
 export type RailEnvironment = 'sandbox' | 'live';
 
@@ -373,22 +374,29 @@ export interface SettlementRecords {
   uploadedFileEntries(): Promise<SettlementFileEntryRow[]>;
 }
 
-export interface RailStatementParts {
+/** What a rail module reads of the configuration: its own parsed variables (a superset, the whole config, may be handed in). */
+export type RailSettingsValues<S extends SeamSettings> = SettingsOf<SeamModule<S>>;
+
+export interface RailStatementParts<S extends SeamSettings = SeamSettings> {
   format: StatementFormat;
   currency: string;
   /** The configured account (an IBAN, compared without spaces, upper-cased; another account's statement is quarantined); null: not checked. */
-  accountIdentifier(config: import('../config').Config): string | null;
+  accountIdentifier(config: RailSettingsValues<S>): string | null;
   /** The movements our books expect from `records`, in the order they were recorded (the first of a key wins). */
   expected(records: SettlementRecords): Promise<SettlementMovement[]>;
 }
 
-export interface RailModule {
+/**
+ * A rail's module (docs/rails.md "Adding a rail"; docs/architecture.md "Seams"): a {@link SeamModule}
+ * whose `id` is its connection id (`rail`) and whose `settings` are its RAIL_<RAIL>_* variables.
+ */
+export interface RailModule<S extends SeamSettings = SeamSettings> extends SeamModule<S> {
   /** Catalog rail id (channel.rail), e.g. `sepa_credit_transfer`, `ach`; a partner module may serve several (`rails`). */
   readonly rail: string;
   readonly alsoServes?: readonly string[];
-  connect(config: import('../config').Config): { rail: ConfiguredRail; missing: [] } | { rail: null; missing: string[] };
+  connect(config: RailSettingsValues<S>): { rail: ConfiguredRail; missing: [] } | { rail: null; missing: string[] };
   failureOf(type: 'rejected' | 'returned', reasonCode: string | null): RailFailure;
   /** What a live payout to `details` cannot carry on this rail (checked at creation); null when it can. */
   carriageProblem?(details: Record<string, unknown>, reference: string | null, channel: string): RailCarriageProblem | null;
-  statements?: RailStatementParts;
+  statements?: RailStatementParts<S>;
 }

@@ -11,8 +11,11 @@ import { achRailModule } from './ach/module';
 import { sepaRailModule } from './sepa/module';
 import { wiseRailModule } from './wise/module';
 
-/** The live rail modules, in the order their connections are checked. */
-export const RAIL_MODULES: readonly RailModule[] = [sepaRailModule, achRailModule, wiseRailModule];
+/**
+ * The live rail modules, in the order their connections are checked. A tuple, so the config
+ * loader's merge keeps each module's variables typed (src/seams/registry.ts).
+ */
+export const RAIL_MODULES = [sepaRailModule, achRailModule, wiseRailModule] as const;
 
 export function railsServedBy(m: RailModule): readonly string[] {
   return [m.rail, ...(m.alsoServes ?? [])];
@@ -20,7 +23,7 @@ export function railsServedBy(m: RailModule): readonly string[] {
 
 /** The module that serves catalog rail `rail` (its connection id is `module.rail`), or undefined. */
 export function railModuleOf(rail: string): RailModule | undefined {
-  return RAIL_MODULES.find((m) => m.rail === rail || m.alsoServes?.includes(rail));
+  return (RAIL_MODULES as readonly RailModule[]).find((m) => m.rail === rail || m.alsoServes?.includes(rail));
 }
 
 export interface StatementRail {
@@ -30,9 +33,9 @@ export interface StatementRail {
 
 /** The connections with a settlement account, in registry order, configured or not. */
 export function statementRails(): StatementRail[] {
-  return RAIL_MODULES.flatMap((m) => (m.statements ? [{ rail: m.rail, statements: m.statements }] : []));
+  return (RAIL_MODULES as readonly RailModule[]).flatMap((m) => (m.statements ? [{ rail: m.rail, statements: m.statements }] : []));
 }
 
 export function statementPartsOf(rail: string): RailStatementParts | undefined {
-  return RAIL_MODULES.find((m) => m.rail === rail)?.statements;
+  return (RAIL_MODULES as readonly RailModule[]).find((m) => m.rail === rail)?.statements;
 }

@@ -1,7 +1,11 @@
 /** The live ach_usd rail configuration (docs/rails.md "ACH"; RAIL_ACH_*). Pure. */
-import type { Config } from '../../config';
+import type { z } from 'zod';
 import { parseDuration } from '../../domain/durations';
 import type { SftpConnectionConfig } from '../sftp/transport';
+import type { ACH_SETTINGS } from './settings';
+
+/** The module's parsed variables (src/rails/ach/settings.ts). */
+export type AchSettings = z.infer<z.ZodObject<typeof ACH_SETTINGS>>;
 
 export const ACH_RAIL = 'ach';
 
@@ -30,7 +34,7 @@ export interface AchRailConfig {
 }
 
 /** Null with the unset variable names when any connection variable is missing (the channel stays `paused`). */
-export function achRailConfig(config: Config): { config: AchRailConfig; missing: [] } | { config: null; missing: string[] } {
+export function achRailConfig(config: AchSettings): { config: AchRailConfig; missing: [] } | { config: null; missing: string[] } {
   const required = {
     RAIL_ACH_SFTP_HOST: config.RAIL_ACH_SFTP_HOST,
     RAIL_ACH_SFTP_USER: config.RAIL_ACH_SFTP_USER,

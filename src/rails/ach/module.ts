@@ -9,6 +9,7 @@ import { ACH_RAIL, type AchRailConfig, achRailConfig } from './config';
 import { achStatements } from './statements';
 import { achSettlesAt, composeAchFile } from './file';
 import { applyNotificationOfChange, processAchInboundFile, settleDueAchFiles } from './inbox';
+import { ACH_SETTINGS } from './settings';
 
 /** 7-digit part of ACH trace numbers (migration 0056). */
 export const ACH_TRACE_SEQUENCE = 'ach_trace_seq';
@@ -91,8 +92,10 @@ function configured(ach: AchRailConfig): ConfiguredRail {
   };
 }
 
-export const achRailModule: RailModule = {
+export const achRailModule: RailModule<typeof ACH_SETTINGS> = {
+  id: ACH_RAIL,
   rail: ACH_RAIL,
+  settings: ACH_SETTINGS,
   connect(config) {
     const r = achRailConfig(config);
     return r.config ? { rail: configured(r.config), missing: [] } : { rail: null, missing: r.missing };

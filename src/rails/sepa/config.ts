@@ -1,6 +1,10 @@
 /** The live sepa_eur rail configuration (docs/rails.md "Connecting a bank"; RAIL_SEPA_*). Pure. */
-import type { Config } from '../../config';
+import type { z } from 'zod';
 import { parseDuration } from '../../domain/durations';
+import type { SEPA_SETTINGS } from './settings';
+
+/** The module's parsed variables (src/rails/sepa/settings.ts). */
+export type SepaSettings = z.infer<z.ZodObject<typeof SEPA_SETTINGS>>;
 
 export const SEPA_RAIL = 'sepa_credit_transfer';
 
@@ -24,7 +28,7 @@ export interface SepaRailConfig {
 }
 
 /** Null with the unset variable names when any connection variable is missing (the channel stays `paused`). */
-export function sepaRailConfig(config: Config): { config: SepaRailConfig; missing: [] } | { config: null; missing: string[] } {
+export function sepaRailConfig(config: SepaSettings): { config: SepaRailConfig; missing: [] } | { config: null; missing: string[] } {
   const required = {
     RAIL_SEPA_SFTP_HOST: config.RAIL_SEPA_SFTP_HOST,
     RAIL_SEPA_SFTP_USER: config.RAIL_SEPA_SFTP_USER,

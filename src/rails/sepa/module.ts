@@ -15,6 +15,7 @@ import { executionDate, sepaLatestArrival } from '../target2';
 import { sepaCarriageProblem, sepaMessageId, sepaRailAdapter } from './adapter';
 import { SEPA_RAIL, type SepaRailConfig, sepaRailConfig } from './config';
 import { sepaStatements } from './statements';
+import { SEPA_SETTINGS } from './settings';
 
 /** An outbound file whose XML does not validate: never recorded, never sent (an operator alert). */
 export class InvalidRailFileError extends Error {
@@ -305,8 +306,10 @@ function configured(sepa: SepaRailConfig): ConfiguredRail {
   };
 }
 
-export const sepaRailModule: RailModule = {
+export const sepaRailModule: RailModule<typeof SEPA_SETTINGS> = {
+  id: SEPA_RAIL,
   rail: SEPA_RAIL,
+  settings: SEPA_SETTINGS,
   connect(config) {
     const r = sepaRailConfig(config);
     return r.config ? { rail: configured(r.config), missing: [] } : { rail: null, missing: r.missing };

@@ -1,6 +1,7 @@
 /** The sepa_eur settlement account (docs/treasury.md "What the books expect"): camt.053 of `RAIL_SEPA_DEBTOR_IBAN`. Pure. */
 import type { RailStatementParts, SettlementMovement, SettlementRecords } from '../adapter';
 import { sepaRailConfig } from './config';
+import type { SEPA_SETTINGS } from './settings';
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
@@ -26,7 +27,7 @@ export function sepaExpectedMovements(records: Pick<SettlementRecords, 'events'>
   return out;
 }
 
-export const sepaStatements: RailStatementParts = {
+export const sepaStatements: RailStatementParts<typeof SEPA_SETTINGS> = {
   format: 'camt.053',
   currency: 'EUR',
   accountIdentifier: (config) => sepaRailConfig(config).config?.debtor.iban ?? null,

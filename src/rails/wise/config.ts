@@ -1,7 +1,11 @@
 /** The payout partner rail's configuration (RAIL_WISE_*; docs/rails.md "Payout partner"); credentials from configuration only. */
 import { readFileSync } from 'node:fs';
-import type { Config } from '../../config';
+import type { z } from 'zod';
 import { parseDuration } from '../../domain/durations';
+import type { WISE_SETTINGS } from './settings';
+
+/** The module's parsed variables (src/rails/wise/settings.ts). */
+export type WiseSettings = z.infer<z.ZodObject<typeof WISE_SETTINGS>>;
 
 /** The connection id (rail_instructions.rail, rail_events.rail). */
 export const WISE_RAIL = 'wise';
@@ -23,7 +27,7 @@ export interface WiseRailConfig {
 }
 
 /** Null with the unset variables (the channels stay `paused` in live). */
-export function wiseRailConfig(config: Config): { config: WiseRailConfig; missing: [] } | { config: null; missing: string[] } {
+export function wiseRailConfig(config: WiseSettings): { config: WiseRailConfig; missing: [] } | { config: null; missing: string[] } {
   const required = {
     RAIL_WISE_API_URL: config.RAIL_WISE_API_URL,
     RAIL_WISE_API_TOKEN: config.RAIL_WISE_API_TOKEN,

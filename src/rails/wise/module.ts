@@ -13,6 +13,7 @@ import { RailError } from '../adapter';
 import { type PartnerJson, JsonNumber, parseJsonExact, wiseClient, type WiseClient } from './client';
 import { WISE_RAIL, type WiseRailConfig, wiseRailConfig } from './config';
 import { WISE_ROUTES, wiseAccountOf, wiseRouteFor, wiseRouteOf } from './routes';
+import { WISE_SETTINGS } from './settings';
 
 /** Transfer states in order (a lower state after a higher one is stale). */
 export const WISE_STATE_RANK: Readonly<Record<string, number>> = {
@@ -287,8 +288,10 @@ function configured(config: WiseRailConfig): ConfiguredRail {
   };
 }
 
-export const wiseRailModule: RailModule = {
+export const wiseRailModule: RailModule<typeof WISE_SETTINGS> = {
+  id: WISE_RAIL,
   rail: WISE_RAIL,
+  settings: WISE_SETTINGS,
   alsoServes: WISE_ROUTES.map((r) => r.rail),
   connect(config) {
     const r = wiseRailConfig(config);
