@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES } from '../../src/config';
+import { renderConfigurationDoc } from '../../tools/docs/config-tables';
 
 const ROOT = resolve(__dirname, '../..');
 const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
@@ -37,6 +38,11 @@ describe('docs', () => {
     const listed = codeSpanVariables(table);
     const missing = CONFIG_VARIABLES.filter((v) => !listed.has(v));
     expect(missing, `add these to docs/configuration.md "Service variables": ${missing.join(', ')}`).toEqual([]);
+  });
+
+  it('the seam modules\' tables of docs/configuration.md are generated from their settings (npm run docs:config)', () => {
+    const doc = read('docs/configuration.md');
+    expect(renderConfigurationDoc(doc), 'docs/configuration.md is out of date: run npm run docs:config').toBe(doc);
   });
 
   it('the variable check fails when a variable is missing', () => {
