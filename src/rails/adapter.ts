@@ -374,6 +374,29 @@ export interface SettlementRecords {
   uploadedFileEntries(): Promise<SettlementFileEntryRow[]>;
 }
 
+/** One end-of-day statement as its rail module read it (docs/treasury.md); amounts in minor units, `keys` the `<CRDT|DBIT>:<reference>` it may match. */
+export interface ParsedStatement {
+  format: StatementFormat;
+  accountId: string;
+  currency: string;
+  statementRef: string;
+  sequence: bigint | null;
+  statementDate: string;
+  periodStart: Date | null;
+  periodEnd: Date;
+  openingMinor: bigint;
+  closingMinor: bigint;
+  entries: Array<{
+    creditDebit: 'CRDT' | 'DBIT';
+    amountMinor: bigint;
+    typeCode: string | null;
+    reference: string | null;
+    keys: string[];
+    bookedOn: string | null;
+    description: string | null;
+  }>;
+}
+
 /** What a rail module reads of the configuration: its own parsed variables (a superset, the whole config, may be handed in). */
 export type RailSettingsValues<S extends SeamSettings> = SettingsOf<SeamModule<S>>;
 
@@ -382,6 +405,10 @@ export interface RailStatementParts<S extends SeamSettings = SeamSettings> {
   currency: string;
   /** The configured account (an IBAN, compared without spaces, upper-cased; another account's statement is quarantined); null: not checked. */
   accountIdentifier(config: RailSettingsValues<S>): string | null;
+  /** Whether `content` (an inbound file of this connection) is one of its statements. */
+  recognises(content: string): boolean;
+  /** Parses a statement; throws (the file is quarantined) when it does not parse or is not of the configured account. */
+  read(content: string, config: RailSettingsValues<S>): ParsedStatement;
   /** The movements our books expect from `records`, in the order they were recorded (the first of a key wins). */
   expected(records: SettlementRecords): Promise<SettlementMovement[]>;
 }

@@ -1,13 +1,12 @@
 /**
  * Settlement account statements (docs/treasury.md): the owner of treasury_statements,
- * treasury_statement_entries and treasury_breaks. Names no rail: a connection's rail module
- * declares its settlement account and statement format (src/rails/adapter.ts `RailStatementParts`).
+ * treasury_statement_entries and treasury_breaks. Names no rail and parses no format: a
+ * connection's rail module declares its settlement account and statement format, recognises its
+ * statements and parses them (src/rails/adapter.ts `RailStatementParts`).
  */
 import { sql } from 'kysely';
 import { newId } from '../../domain/ids';
-import { parseBai2 } from '../../rails/bai2/parse';
-import { parseCamt053 } from '../../rails/iso20022/camt053';
-import type { RailStatementParts, StatementFormat } from '../../rails/adapter';
+import type { ParsedStatement, StatementFormat } from '../../rails/adapter';
 import { statementPartsOf } from '../../rails/registry';
 import { parseDuration } from '../../domain/durations';
 import type { Core } from '../context';
@@ -18,111 +17,10 @@ import { type FoundBreak, reconcileAccount, type Reconciliation } from './reconc
 
 export type { StatementFormat } from '../../rails/adapter';
 
-interface ReadStatement {
-  format: StatementFormat;
-  accountId: string;
-  currency: string;
-  statementRef: string;
-  sequence: bigint | null;
-  statementDate: string;
-  periodStart: Date | null;
-  periodEnd: Date;
-  openingMinor: bigint;
-  closingMinor: bigint;
-  entries: Array<{
-    creditDebit: 'CRDT' | 'DBIT';
-    amountMinor: bigint;
-    typeCode: string | null;
-    reference: string | null;
-    keys: string[];
-    bookedOn: string | null;
-    description: string | null;
-  }>;
-}
-
-const RECOGNISED: Record<StatementFormat, RegExp> = {
-  bai2: /^\s*01,/,
-  'camt.053': /xmlns(?::[A-Za-z_][\w.-]*)?\s*=\s*["']urn:iso:std:iso:20022:tech:xsd:camt\.053\./,
-};
-
 /** The statement format of `file` when its connection has a settlement account and the content is of it; else null. */
 export function statementFormatOf(file: Pick<RailFileRow, 'rail' | 'content'>): StatementFormat | null {
-  const format = statementPartsOf(file.rail)?.format;
-  return format && RECOGNISED[format].test(file.content ?? '') ? format : null;
-}
-
-const keysOf = (cd: 'CRDT' | 'DBIT', refs: Array<string | null | undefined>) =>
-  [...new Set(refs.filter((r): r is string => !!r && r !== 'NOTPROVIDED').map((r) => `${cd}:${r}`))];
-
-function readCamt053(core: Core, statements: RailStatementParts, xml: string): ReadStatement {
-  const s = parseCamt053(xml);
-  const ours = statements.accountIdentifier(core.config);
-  const iban = s.accountIban?.replace(/\s+/g, '').toUpperCase() ?? null;
-  if (!iban) throw new Error('camt.053: the statement names no IBAN');
-  if (ours && iban !== ours.replace(/\s+/g, '').toUpperCase()) throw new Error(`camt.053: the statement is of account ${iban}, not of our settlement account`);
-  if (!s.to) throw new Error('camt.053: Stmt/FrToDt/ToDtTm is missing (the statement period)');
-  const to = new Date(s.to);
-  if (Number.isNaN(to.getTime())) throw new Error(`camt.053: ToDtTm ${JSON.stringify(s.to)} is not a date-time`);
-  const from = s.from ? new Date(s.from) : null;
-  const sequence = s.sequenceNumber && /^[0-9]{1,18}$/.test(s.sequenceNumber) ? BigInt(s.sequenceNumber) : null;
-  return {
-    format: 'camt.053',
-    accountId: iban,
-    currency: s.currency,
-    statementRef: s.statementId,
-    sequence,
-    statementDate: s.closing.date.slice(0, 10),
-    periodStart: from && !Number.isNaN(from.getTime()) ? from : null,
-    periodEnd: to,
-    openingMinor: BigInt(s.opening.amountMinor),
-    closingMinor: BigInt(s.closing.amountMinor),
-    entries: s.entries
-      .filter((e) => e.status === 'BOOK')
-      .map((e) => ({
-        // A reversal books the opposite way of what it reverses.
-        creditDebit: e.reversal ? (e.creditDebit === 'CRDT' ? 'DBIT' : 'CRDT') : e.creditDebit,
-        amountMinor: BigInt(e.amountMinor),
-        typeCode: e.bankTransactionCode,
-        reference: e.endToEndId && e.endToEndId !== 'NOTPROVIDED' ? e.endToEndId : (e.accountServicerReference ?? e.entryReference),
-        keys: keysOf(e.creditDebit, [e.endToEndId, e.uetr, e.accountServicerReference, e.entryReference]),
-        bookedOn: e.bookingDate,
-        description: e.additionalEntryInfo ?? e.remittanceInformation ?? (e.returnReasonCode ? `return ${e.returnReasonCode}` : null),
-      })),
-  };
-}
-
-function readBai2(text: string): ReadStatement {
-  const f = parseBai2(text);
-  const accounts = f.groups.flatMap((g) => g.accounts.map((a) => ({ g, a })));
-  if (accounts.length !== 1) throw new Error(`BAI2: a statement file must hold one account, this one holds ${accounts.length}`);
-  const { g, a } = accounts[0];
-  const opening = a.amounts['010'];
-  const closing = a.amounts['015'];
-  if (opening === undefined || closing === undefined) throw new Error('BAI2: the account has no opening (010) or closing (015) ledger balance');
-  const end = new Date(`${g.asOfDate}T00:00:00Z`);
-  if (g.asOfTime === null || g.asOfTime === '24:00') end.setUTCDate(end.getUTCDate() + 1);
-  else end.setUTCHours(Number(g.asOfTime.slice(0, 2)), Number(g.asOfTime.slice(3, 5)));
-  return {
-    format: 'bai2',
-    accountId: a.accountNumber,
-    currency: a.currency,
-    statementRef: f.fileId,
-    sequence: /^[0-9]{1,18}$/.test(f.fileId) ? BigInt(f.fileId) : null,
-    statementDate: g.asOfDate,
-    periodStart: new Date(`${g.asOfDate}T00:00:00Z`),
-    periodEnd: end,
-    openingMinor: BigInt(opening),
-    closingMinor: BigInt(closing),
-    entries: a.transactions.map((t) => ({
-      creditDebit: t.creditDebit,
-      amountMinor: BigInt(t.amountMinor),
-      typeCode: t.typeCode,
-      reference: t.customerReference ?? t.bankReference,
-      keys: keysOf(t.creditDebit, [t.customerReference, t.bankReference]),
-      bookedOn: g.asOfDate,
-      description: t.text,
-    })),
-  };
+  const parts = statementPartsOf(file.rail);
+  return parts && parts.recognises(file.content ?? '') ? parts.format : null;
 }
 
 /**
@@ -134,9 +32,9 @@ export async function processStatementFile(core: Core, file: Pick<RailFileRow, '
   const format = statementFormatOf(file);
   if (!statements || !format) return null;
   const now = core.now();
-  let read: ReadStatement;
+  let read: ParsedStatement;
   try {
-    read = format === 'bai2' ? readBai2(file.content ?? '') : readCamt053(core, statements, file.content ?? '');
+    read = statements.read(file.content ?? '', core.config);
   } catch (err) {
     const error = err instanceof Error ? err.message : String(err);
     await markInboundQuarantined(core.db, file.id, error, now);

@@ -1,5 +1,7 @@
-/** The ach_usd settlement account (docs/treasury.md "What the books expect"): BAI2 of the account the ODFI debits. Pure. */
-import type { RailStatementParts, SettlementFileEntryRow, SettlementMovement, SettlementRecords } from '../adapter';
+/** The ach_usd settlement account (docs/treasury.md "What the books expect"): BAI2 of the account the ODFI debits. Parses its BAI2 statements. Pure. */
+import type { ParsedStatement, RailStatementParts, SettlementFileEntryRow, SettlementMovement, SettlementRecords } from '../adapter';
+import { parseBai2 } from '../bai2/parse';
+import { statementKeys } from '../statement-keys';
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
@@ -29,9 +31,46 @@ export function achExpectedMovements(records: { events: SettlementRecords['event
   return out;
 }
 
+/** A BAI2 statement file of one account; throws when it does not parse, holds another number of accounts or lacks its ledger balances. */
+export function readBai2Statement(text: string): ParsedStatement {
+  const f = parseBai2(text);
+  const accounts = f.groups.flatMap((g) => g.accounts.map((a) => ({ g, a })));
+  if (accounts.length !== 1) throw new Error(`BAI2: a statement file must hold one account, this one holds ${accounts.length}`);
+  const { g, a } = accounts[0];
+  const opening = a.amounts['010'];
+  const closing = a.amounts['015'];
+  if (opening === undefined || closing === undefined) throw new Error('BAI2: the account has no opening (010) or closing (015) ledger balance');
+  const end = new Date(`${g.asOfDate}T00:00:00Z`);
+  if (g.asOfTime === null || g.asOfTime === '24:00') end.setUTCDate(end.getUTCDate() + 1);
+  else end.setUTCHours(Number(g.asOfTime.slice(0, 2)), Number(g.asOfTime.slice(3, 5)));
+  return {
+    format: 'bai2',
+    accountId: a.accountNumber,
+    currency: a.currency,
+    statementRef: f.fileId,
+    sequence: /^[0-9]{1,18}$/.test(f.fileId) ? BigInt(f.fileId) : null,
+    statementDate: g.asOfDate,
+    periodStart: new Date(`${g.asOfDate}T00:00:00Z`),
+    periodEnd: end,
+    openingMinor: BigInt(opening),
+    closingMinor: BigInt(closing),
+    entries: a.transactions.map((t) => ({
+      creditDebit: t.creditDebit,
+      amountMinor: BigInt(t.amountMinor),
+      typeCode: t.typeCode,
+      reference: t.customerReference ?? t.bankReference,
+      keys: statementKeys(t.creditDebit, [t.customerReference, t.bankReference]),
+      bookedOn: g.asOfDate,
+      description: t.text,
+    })),
+  };
+}
+
 export const achStatements: RailStatementParts = {
   format: 'bai2',
   currency: 'USD',
   accountIdentifier: () => null,
+  recognises: (content) => /^\s*01,/.test(content),
+  read: (content) => readBai2Statement(content),
   expected: async (records) => achExpectedMovements({ events: records.events, uploadedFileEntries: await records.uploadedFileEntries() }),
 };
