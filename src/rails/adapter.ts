@@ -292,8 +292,8 @@ export interface RailFileParts {
   compose(rows: RailInstructionRecord[], now: Date, fileId: string, log: RailHost['log']): Promise<ComposedRailFile>;
   /** Most transactions in one file (the bank's limit, RAIL_<RAIL>_MAX_FILE_TRANSACTIONS): a window with more becomes several files. */
   maxTransactions: number;
-  /** Where outbound files go. */
-  upload: { sftp: import('./sftp/transport').SftpConnectionConfig; dir: string };
+  /** Sends one composed file to the bank: `exists` when the bank already had the name (a crash between upload and record); throws when the bank cannot be reached (the activity retries). */
+  upload(name: string, content: string): Promise<'uploaded' | 'exists'>;
   /** When the entries of a file uploaded at `uploadedAt` settle unless answered (ACH); null when the bank says so itself. */
   settlesAt(executionDate: string | null, uploadedAt: Date): Date | null;
 }

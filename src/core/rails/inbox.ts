@@ -13,7 +13,6 @@ import { railEventRecord } from './records';
 import { liveRailConnection } from './rail-adapters';
 
 export type { InboxPollResult } from '../../rails/adapter';
-export { MAX_FILES_PER_POLL } from '../../rails/sftp/inbox';
 
 function connection(core: Core, rail: string) {
   const c = liveRailConnection(core, rail);

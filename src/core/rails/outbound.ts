@@ -1,7 +1,6 @@
-/** Outbound bank files (docs/rails.md "Files"): composed by the rail's module, recorded, then uploaded over SFTP. Names no rail. */
+/** Outbound bank files (docs/rails.md "Files"): composed by the rail's module, recorded, then uploaded by the rail's module (over SFTP for the file rails, src/rails/file-rail/). Names no rail and no transport. */
 import { newId } from '../../domain/ids';
 import type { RailFileParts } from '../../rails/adapter';
-import { SftpTransport } from '../../rails/sftp/transport';
 import type { Core } from '../context';
 import { railFiles } from '../metrics/registry';
 import { insertOutboundFile, markFileUploaded, sha256Hex } from './files';
@@ -52,18 +51,12 @@ export async function collectOutboundFile(core: Core, rail: string, windowKey: s
   });
 }
 
-/** `exists`: the server already had the name (crash between upload and record). Throws SftpError. */
+/** Uploads through the rail module (`RailFileParts.upload`); `exists`: the bank already had the name (crash between upload and record). Throws what the module throws (SftpError for file rails). */
 export async function uploadOutboundFile(core: Core, fileId: string): Promise<{ result: 'uploaded' | 'exists' | 'already_sent' }> {
   const file = await core.db.selectFrom('rail_files').selectAll().where('id', '=', fileId).executeTakeFirstOrThrow();
   if (file.status === 'uploaded') return { result: 'already_sent' };
   const parts = fileParts(core, file.rail);
-  const sftp = new SftpTransport(parts.upload.sftp);
-  let result: 'uploaded' | 'exists';
-  try {
-    result = await sftp.upload(parts.upload.dir, file.name, Buffer.from(file.content ?? '', 'utf8'));
-  } finally {
-    await sftp.close().catch(() => undefined);
-  }
+  const result = await parts.upload(file.name, file.content ?? '');
   const now = core.now();
   const settlesAt = parts.settlesAt(file.execution_date, now);
   if (await markFileUploaded(core.db, fileId, settlesAt, now)) {

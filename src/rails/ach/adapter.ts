@@ -1,8 +1,8 @@
 /** The live ach_usd rail (docs/rails.md "ACH"): `submit` queues one credit entry and answers `accepted` or `rejected`. */
 import { isValidAbaRouting } from '../../domain/recipients';
-import type { PaymentInstruction, RailAdapter, RailCapabilities, RailHealth, RailReferences, RailSubmitResult } from '../adapter';
+import type { RailAdapter, RailCapabilities, RailReferences } from '../adapter';
+import { fileRailAdapter } from '../file-rail';
 import { toNachaText } from '../nacha/text';
-import { sftpHealth } from '../sftp/transport';
 import { ACH_RAIL, type AchRailConfig } from './config';
 
 /** PPD to an individual, CCD to a business. */
@@ -42,6 +42,7 @@ export function achCarriageProblem(input: { name: string; routingNumber: string 
   return null;
 }
 
+/** The live ach_usd adapter: the shared file-rail `submit` (src/rails/file-rail/) with ACH's carriage rules and references. */
 export function achRailAdapter(config: AchRailConfig, deps: AchRailDeps): RailAdapter {
   const capabilities: RailCapabilities = {
     rails: [ACH_RAIL],
@@ -52,40 +53,34 @@ export function achRailAdapter(config: AchRailConfig, deps: AchRailDeps): RailAd
     returnsAfterSettlement: true,
     returnWindowMs: config.returnWindowMs,
   };
-  return {
+  return fileRailAdapter<QueuedAchEntry>({
     name: 'ach_nacha',
     capabilities,
-    async submit(instruction: PaymentInstruction): Promise<RailSubmitResult> {
+    sftp: config.sftp,
+    currency: 'USD',
+    railLabel: 'ACH',
+    fileLabel: 'The ACH file',
+    carriageProblem: (instruction) => {
       const account = instruction.creditor.account;
-      const problem =
-        instruction.currency !== 'USD'
-          ? { field: 'currency', message: `the ACH rail pays USD only, not ${instruction.currency}` }
-          : achCarriageProblem({ name: instruction.creditor.name, routingNumber: account.routing_number, accountNumber: account.account_number, accountType: account.account_type });
-      if (problem) {
-        return { outcome: 'rejected', failureCode: 'invalid_destination', message: `The ACH file cannot carry this payout: ${problem.message}`, retryable: false, retryAfterMs: 0, references: {} };
-      }
-      const stored = await deps.enqueue({
-        payoutId: instruction.payoutId,
-        attempt: instruction.attempt,
-        businessId: instruction.businessId,
-        endToEndId: `${instruction.payoutId.replace('_', '-')}-${instruction.attempt}`,
-        amountMinor: instruction.amountMinor,
-        currency: 'USD',
-        creditorName: instruction.creditor.name,
-        routingNumber: account.routing_number!,
-        accountNumber: account.account_number!,
-        accountType: account.account_type as 'checking' | 'savings',
-        secCode: instruction.creditor.kind === 'business' ? 'CCD' : 'PPD',
-        remittance: instruction.reference,
-      });
-      const references: RailReferences = { providerReference: stored.traceNumber, traceNumber: stored.traceNumber, endToEndId: stored.endToEndId };
-      return { outcome: 'accepted', references };
+      return achCarriageProblem({ name: instruction.creditor.name, routingNumber: account.routing_number, accountNumber: account.account_number, accountType: account.account_type });
     },
-    async status() {
-      return null;
+    entry: (instruction) => ({
+      payoutId: instruction.payoutId,
+      attempt: instruction.attempt,
+      businessId: instruction.businessId,
+      endToEndId: `${instruction.payoutId.replace('_', '-')}-${instruction.attempt}`,
+      amountMinor: instruction.amountMinor,
+      currency: 'USD',
+      creditorName: instruction.creditor.name,
+      routingNumber: instruction.creditor.account.routing_number!,
+      accountNumber: instruction.creditor.account.account_number!,
+      accountType: instruction.creditor.account.account_type as 'checking' | 'savings',
+      secCode: instruction.creditor.kind === 'business' ? 'CCD' : 'PPD',
+      remittance: instruction.reference,
+    }),
+    enqueue: async (entry): Promise<RailReferences> => {
+      const stored = await deps.enqueue(entry);
+      return { providerReference: stored.traceNumber, traceNumber: stored.traceNumber, endToEndId: stored.endToEndId };
     },
-    async health(): Promise<RailHealth> {
-      return sftpHealth(config.sftp);
-    },
-  };
+  });
 }

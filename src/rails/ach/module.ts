@@ -3,7 +3,7 @@ import { randomDigits } from '../../domain/ids';
 import type { ConfiguredRail, RailModule } from '../adapter';
 import { achEffectiveDate } from '../fed-calendar';
 import { achReturnAfterSettlementFailure, mapAchReturn } from '../reason-codes';
-import { pollSftpInbox } from '../sftp/inbox';
+import { pollFileRailInbox, sftpUpload } from '../file-rail';
 import { achCarriageProblem, achRailAdapter } from './adapter';
 import { ACH_RAIL, type AchRailConfig, achRailConfig } from './config';
 import { achStatements } from './statements';
@@ -49,12 +49,12 @@ function configured(ach: AchRailConfig): ConfiguredRail {
         },
       }),
     // ACH settles by silence: after a complete listing, entries past their settlement time that nothing returned.
-    poll: (host) => pollSftpInbox(host, ach, (file, bankTime) => processAchInboundFile(host, ach, file, bankTime), (listedAt) => settleDueAchFiles(host, ACH_RAIL, listedAt)),
+    poll: (host) => pollFileRailInbox(host, ach, (file, bankTime) => processAchInboundFile(host, ach, file, bankTime), (listedAt) => settleDueAchFiles(host, ACH_RAIL, listedAt)),
     readInboundFile: (host, file, bankTime) => processAchInboundFile(host, ach, file, bankTime),
     files: {
       compose: async (rows, now, fileId) => composeAchFile(ach, rows, now, fileId),
       maxTransactions: ach.maxFileTransactions,
-      upload: { sftp: ach.sftp, dir: ach.uploadDir },
+      upload: sftpUpload(ach.sftp, ach.uploadDir),
       settlesAt: (effectiveDate, uploadedAt) => achSettlesAt(ach, effectiveDate, uploadedAt),
     },
     latestArrival: (now) => {

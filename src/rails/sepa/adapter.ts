@@ -1,9 +1,9 @@
 /** The live sepa_eur rail (docs/rails.md): `submit` queues one transaction per attempt and answers `accepted` or `rejected`. */
 import { createHash } from 'node:crypto';
 import { electronicFormatIBAN, isValidBIC, isValidIBAN } from 'ibantools';
-import type { PaymentInstruction, RailAdapter, RailCapabilities, RailHealth, RailReferences, RailSubmitResult } from '../adapter';
+import type { RailAdapter, RailCapabilities, RailReferences } from '../adapter';
+import { fileRailAdapter } from '../file-rail';
 import { toSepaText } from '../iso20022/sepa-text';
-import { sftpHealth } from '../sftp/transport';
 import { SEPA_RAIL, type SepaRailConfig } from './config';
 
 /** Amounts in integer minor units of EUR. */
@@ -63,6 +63,7 @@ export function sepaCarriageProblem(input: { name: string; iban: string | null |
   return null;
 }
 
+/** The live sepa_eur adapter: the shared file-rail `submit` (src/rails/file-rail/) with SEPA's carriage rules and references. */
 export function sepaRailAdapter(config: SepaRailConfig, deps: SepaRailDeps): RailAdapter {
   const capabilities: RailCapabilities = {
     rails: [SEPA_RAIL],
@@ -73,39 +74,33 @@ export function sepaRailAdapter(config: SepaRailConfig, deps: SepaRailDeps): Rai
     returnsAfterSettlement: true,
     returnWindowMs: config.returnWindowMs,
   };
-  return {
+  return fileRailAdapter<QueuedTransfer>({
     name: 'iso20022_sftp',
     capabilities,
-    async submit(instruction: PaymentInstruction): Promise<RailSubmitResult> {
+    sftp: config.sftp,
+    currency: 'EUR',
+    railLabel: 'SEPA',
+    fileLabel: 'The bank file',
+    carriageProblem: (instruction) => {
       const account = instruction.creditor.account;
-      const problem =
-        instruction.currency !== 'EUR'
-          ? { field: 'currency', message: `the SEPA rail pays EUR only, not ${instruction.currency}` }
-          : sepaCarriageProblem({ name: instruction.creditor.name, iban: account.iban, bic: account.bic, remittance: instruction.reference });
-      if (problem) {
-        return { outcome: 'rejected', failureCode: 'invalid_destination', message: `The bank file cannot carry this payout: ${problem.message}`, retryable: false, retryAfterMs: 0, references: {} };
-      }
-      const stored = await deps.enqueue({
-        payoutId: instruction.payoutId,
-        attempt: instruction.attempt,
-        businessId: instruction.businessId,
-        endToEndId: sepaEndToEndId(instruction.payoutId, instruction.attempt),
-        uetr: sepaUetr(instruction.payoutId, instruction.attempt),
-        amountMinor: instruction.amountMinor,
-        currency: 'EUR',
-        creditorName: instruction.creditor.name,
-        creditorIban: electronicFormatIBAN(account.iban!)!,
-        creditorBic: account.bic ?? null,
-        remittance: instruction.reference,
-      });
-      const references: RailReferences = { providerReference: stored.endToEndId, endToEndId: stored.endToEndId, uetr: stored.uetr };
-      return { outcome: 'accepted', references };
+      return sepaCarriageProblem({ name: instruction.creditor.name, iban: account.iban, bic: account.bic, remittance: instruction.reference });
     },
-    async status() {
-      return null;
+    entry: (instruction) => ({
+      payoutId: instruction.payoutId,
+      attempt: instruction.attempt,
+      businessId: instruction.businessId,
+      endToEndId: sepaEndToEndId(instruction.payoutId, instruction.attempt),
+      uetr: sepaUetr(instruction.payoutId, instruction.attempt),
+      amountMinor: instruction.amountMinor,
+      currency: 'EUR',
+      creditorName: instruction.creditor.name,
+      creditorIban: electronicFormatIBAN(instruction.creditor.account.iban!)!,
+      creditorBic: instruction.creditor.account.bic ?? null,
+      remittance: instruction.reference,
+    }),
+    enqueue: async (transfer): Promise<RailReferences> => {
+      const stored = await deps.enqueue(transfer);
+      return { providerReference: stored.endToEndId, endToEndId: stored.endToEndId, uetr: stored.uetr };
     },
-    async health(): Promise<RailHealth> {
-      return sftpHealth(config.sftp);
-    },
-  };
+  });
 }

@@ -10,7 +10,7 @@ import { parsePain002 } from '../iso20022/pain002';
 import { writePain001 } from '../iso20022/pain001';
 import { validateIso20022 } from '../iso20022/validate';
 import { mapIso20022Reason, returnFailure } from '../reason-codes';
-import { pollSftpInbox, quarantineInboundFile } from '../sftp/inbox';
+import { pollFileRailInbox, quarantineInboundFile, sftpUpload } from '../file-rail';
 import { executionDate, sepaLatestArrival } from '../target2';
 import { sepaCarriageProblem, sepaMessageId, sepaRailAdapter } from './adapter';
 import { SEPA_RAIL, type SepaRailConfig, sepaRailConfig } from './config';
@@ -267,12 +267,12 @@ function configured(sepa: SepaRailConfig): ConfiguredRail {
           return { endToEndId: row.endToEndId, uetr: row.uetr! };
         },
       }),
-    poll: (host) => pollSftpInbox(host, sepa, (file) => readSepaInboundFile(host, file)),
+    poll: (host) => pollFileRailInbox(host, sepa, (file) => readSepaInboundFile(host, file)),
     readInboundFile: (host, file) => readSepaInboundFile(host, file),
     files: {
       compose: (rows, now, fileId, log) => composeSepaFile(sepa, rows, now, fileId, log),
       maxTransactions: sepa.maxFileTransactions,
-      upload: { sftp: sepa.sftp, dir: sepa.uploadDir },
+      upload: sftpUpload(sepa.sftp, sepa.uploadDir),
       settlesAt: () => null,
     },
     latestArrival: (now) => sepaLatestArrival(now, sepa.cutOff, sepa.timeZone),
