@@ -74,6 +74,20 @@ module.exports = {
       to: { path: '^src/(core|db|api|temporal|main)/|^activities/|^workflows/|(^|/)node_modules/(kysely|pg|@temporalio)/' },
     },
     {
+      name: 'core-through-rail-seam',
+      severity: 'error',
+      comment: 'src/core reaches rails only through the rail module interface and the registry (src/rails/adapter.ts, src/rails/registry.ts; docs/architecture.md "Seams"): never a rail module folder, the shared file-rail module, the SFTP transport or a statement parser (camt.053, BAI2). test/unit/seams-boundaries.test.ts runs this rule too.',
+      from: { path: '^src/core/' },
+      to: { path: '^src/rails/', pathNot: '^src/rails/(adapter|registry)\\.ts$' },
+    },
+    {
+      name: 'seam-modules-not-config',
+      severity: 'error',
+      comment: 'A seam module never imports src/config.ts: the loader merges the modules\' settings (src/seams/registry.ts), and a module reads its own parsed settings from what it is handed (docs/architecture.md "Seams").',
+      from: { path: '^src/(rails|seams)/' },
+      to: { path: '^src/config\\.ts$' },
+    },
+    {
       name: 'live-rates-not-sandbox',
       severity: 'error',
       comment: 'Live rates never come from the sandbox table: outside src/sandbox only the environment switch src/core/rates/pricing-rate.ts imports src/sandbox/fx.ts (docs/rates.md "The seam"), and src/api/examples.ts, which computes the OpenAPI documents\' example figures (documentation, never a price) from the sandbox table.',
