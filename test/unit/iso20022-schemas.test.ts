@@ -2,13 +2,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadSchema, PINNED_SCHEMAS, schemaAvailable, schemaDir } from '../../src/rails/iso20022/schemas';
+import { configureIso20022Tools, loadSchema, PINNED_SCHEMAS, schemaAvailable, schemaDir } from '../../src/rails/iso20022/schemas';
 import { validateIso20022 } from '../../src/rails/iso20022/validate';
 
 // A directory of its own, so nothing is fetched and the shared cache is untouched.
 const dir = mkdtempSync(join(tmpdir(), 'iso20022-xsd-test-'));
-process.env.ISO20022_XSD_DIR = dir;
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+configureIso20022Tools({ xsdDir: dir });
+afterAll(() => {
+  configureIso20022Tools({});
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('the pinned XSD store', () => {
   it('records a pinned wheel and sha256 for pain.001.001.09 and camt.054.001.08, and only a sha256 for pain.002.001.10', () => {

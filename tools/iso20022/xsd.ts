@@ -7,9 +7,10 @@
  */
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadSchema, PINNED_SCHEMAS, schemaDir } from '../../src/rails/iso20022/schemas';
+import { configureIso20022Tools, loadSchema, PINNED_SCHEMAS, schemaDir } from '../../src/rails/iso20022/schemas';
 import type { Iso20022Message } from '../../src/rails/iso20022/xml';
 
+configureIso20022Tools({ xsdDir: process.env.ISO20022_XSD_DIR });
 const force = process.argv.includes('--force');
 let failed = false;
 for (const message of Object.keys(PINNED_SCHEMAS) as Iso20022Message[]) {

@@ -59,9 +59,34 @@ export const PINNED_SCHEMAS: Record<Iso20022Message, { file: string; sha256: str
 
 const PROJECT_ROOT = resolve(import.meta.dirname, '..', '..', '..');
 
-/** `ISO20022_XSD_DIR`, else `.tools/iso20022-xsd`. */
+/**
+ * Where the pinned XSDs are kept and which `xmllint` validates large files (docs/rails.md "ISO 20022
+ * files and schemas"): handed in by whoever has them (the sepa module from its settings
+ * `ISO20022_XSD_DIR` and `XMLLINT_PATH`, tools/iso20022/xsd.ts from its environment); unset: the
+ * defaults. This folder reads no environment.
+ */
+export interface Iso20022Tools {
+  /** Directory of the pinned XSDs; unset: `.tools/iso20022-xsd` of the checkout. */
+  xsdDir?: string | undefined;
+  /** The libxml2 `xmllint` to run; unset: `xmllint` on PATH (absent: `xmllint-wasm`). */
+  xmllintPath?: string | undefined;
+}
+
+let tools: Iso20022Tools = {};
+
+/** Sets the process's {@link Iso20022Tools} (empty strings count as unset). */
+export function configureIso20022Tools(next: Iso20022Tools): void {
+  tools = { xsdDir: next.xsdDir || undefined, xmllintPath: next.xmllintPath || undefined };
+}
+
+/** The process's {@link Iso20022Tools}, as last configured. */
+export function iso20022Tools(): Readonly<Iso20022Tools> {
+  return tools;
+}
+
+/** The configured XSD directory, else `.tools/iso20022-xsd`. */
 export function schemaDir(): string {
-  return process.env.ISO20022_XSD_DIR || join(PROJECT_ROOT, '.tools', 'iso20022-xsd');
+  return tools.xsdDir || join(PROJECT_ROOT, '.tools', 'iso20022-xsd');
 }
 
 function sha256(data: Buffer): string {

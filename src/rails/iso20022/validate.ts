@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSchema, PINNED_SCHEMAS, schemaDir } from './schemas';
+import { iso20022Tools, loadSchema, PINNED_SCHEMAS, schemaDir } from './schemas';
 import { sepaPain001RuleErrors } from './sepa-rules';
 import type { Iso20022Message } from './xml';
 
@@ -44,15 +44,14 @@ export async function validateIso20022(xml: string, message: Iso20022Message): P
   return { valid: result.valid && errors.length === 0, errors };
 }
 
-let xmllintPath: string | null | undefined;
+/** Whether each candidate runs (checked once per candidate and process). */
+const runs = new Map<string, boolean>();
 
-/** `XMLLINT_PATH`, else `xmllint` on PATH, when it runs (checked once per process). */
+/** The configured `xmllint` (src/rails/iso20022/schemas.ts `Iso20022Tools`), else `xmllint` on PATH, when it runs. */
 function systemXmllint(): string | null {
-  if (xmllintPath === undefined) {
-    const candidate = process.env.XMLLINT_PATH || 'xmllint';
-    xmllintPath = spawnSync(candidate, ['--version'], { stdio: 'ignore' }).status === 0 ? candidate : null;
-  }
-  return xmllintPath;
+  const candidate = iso20022Tools().xmllintPath || 'xmllint';
+  if (!runs.has(candidate)) runs.set(candidate, spawnSync(candidate, ['--version'], { stdio: 'ignore' }).status === 0);
+  return runs.get(candidate) ? candidate : null;
 }
 
 /** Messages as `line <n>: <message>`; rejects when it cannot run. A private file, not a pipe: the SEPA rules run meanwhile. */

@@ -8,6 +8,7 @@ import { type Camt054Header, streamCamt054 } from '../iso20022/camt054-stream';
 import { Iso20022ParseError } from '../iso20022/xml';
 import { parsePain002 } from '../iso20022/pain002';
 import { writePain001 } from '../iso20022/pain001';
+import { configureIso20022Tools } from '../iso20022/schemas';
 import { validateIso20022 } from '../iso20022/validate';
 import { mapIso20022Reason, returnFailure } from '../reason-codes';
 import { pollFileRailInbox, quarantineInboundFile, sftpUpload } from '../file-rail';
@@ -311,6 +312,8 @@ export const sepaRailModule: RailModule<typeof SEPA_SETTINGS> = {
   rail: SEPA_RAIL,
   settings: SEPA_SETTINGS,
   connect(config) {
+    // The validator of the files this module writes takes its tools from the module's settings.
+    configureIso20022Tools({ xsdDir: config.ISO20022_XSD_DIR, xmllintPath: config.XMLLINT_PATH });
     const r = sepaRailConfig(config);
     return r.config ? { rail: configured(r.config), missing: [] } : { rail: null, missing: r.missing };
   },

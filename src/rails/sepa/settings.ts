@@ -47,4 +47,6 @@ export const SEPA_SETTINGS = {
     .max(100_000)
     .default(10_000)
     .describe('most transactions in one pain.001 (1-100,000); a window with more is split into several files, each valid and uploaded (docs/rails.md "Bank files at scale")'),
+  ISO20022_XSD_DIR: z.string().optional().describe('directory of the pinned official ISO 20022 XSDs (unset: `.tools/iso20022-xsd` of the checkout, fetched on first use; docs/rails.md "ISO 20022 files and schemas")'),
+  XMLLINT_PATH: z.string().optional().describe('the libxml2 `xmllint` that validates ISO 20022 files over 1 MiB (unset: `xmllint` on `PATH`; absent: `xmllint-wasm`)'),
 };
