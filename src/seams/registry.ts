@@ -14,4 +14,7 @@ export const SEAM_REGISTRIES = [
 ] as const;
 
 /** The docs/configuration.md headings of {@link SEAM_REGISTRIES}, in the same order (the generated tables' sections). */
-export const SEAM_TITLES: readonly string[] = ['Rails'];
+export const SEAM_TITLES: readonly string[] = [
+  'Rails',
+  // One heading per registry line above, in the same position.
+];

@@ -57,7 +57,8 @@ describe('the rail seam: src/core names no rail', () => {
     expect(railNames(path, "import { ACH_RAIL } from '../../rails/ach/config';\nif (rail === ACH_RAIL) {}")).toEqual(['import of ../../rails/ach/config', 'rail constant ACH_RAIL']);
     expect(railNames(path, "import { sepaRailConfig } from '../../rails/sepa/config';")).toEqual(['import of ../../rails/sepa/config']);
     expect(railNames(path, "for (const rail of ['sepa_credit_transfer', 'ach']) {}")).toEqual(["rail id literal 'sepa_credit_transfer'", "rail id literal 'ach'"]);
-    // The registry, the adapter types, shared formats and the core's own rails directory are not rails.
+    // The registry, the adapter types, shared formats and the core's own rails directory name no rail
+    // (this check; the dependency rule core-through-rail-seam keeps the formats out of the core too).
     expect(railNames(path, "import { statementPartsOf } from '../../rails/registry';\nimport type { RailModule } from '../../rails/adapter';\nimport { parseBai2 } from '../../rails/bai2/parse';\nimport { markInboundProcessed } from '../rails/files';")).toEqual([]);
   });
 
