@@ -47,8 +47,8 @@ const FULL_WINDOW_LONG_RECHECK = '5 seconds';
  * Retired patches (docs/operations.md "Retiring a workflow patch"): every run takes their new paths
  * and records their markers through `deprecatePatch`, so a worker still on the code before their
  * retirement replays it. A run started before a retired patch no longer replays: retire one early
- * only once visibility shows no such run open (the operator's check there). Remove these calls on or after
- * 2027-01-26 (landed 2026-11-26/27, plus 30 days of approval wait, plus the 30-day claim window).
+ * only once visibility shows no such run open (the operator's check there). Remove these calls
+ * on or after 2027-01-26 (landed 2026-11-26/27, plus 30 days of approval wait, plus the 30-day claim window).
  */
 const RETIRED_PATCHES = ['disbursement-claim-cadence', '39-child-status-upserts', '39-longer-runs'] as const;
 /**
