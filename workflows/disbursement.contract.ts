@@ -8,14 +8,12 @@ export const DISBURSEMENT_WORKFLOW_TYPE = 'disbursementWorkflow';
 /** Temporal allows 2,000 pending children per workflow. */
 export const DEFAULT_WINDOW = 300;
 export const DEFAULT_CLAIM_BATCH = 100;
-/** Children per run before continue-as-new, for runs recorded before `patched('39-longer-runs')`. */
-export const DEFAULT_ITEMS_PER_RUN = 500;
 /**
- * Children per run under `patched('39-longer-runs')` (docs/disbursements.md "Launch, the run, and
- * money"): a 5,000-item batch hands over once instead of nine times.
+ * Children per run of a run that starts its items as children (docs/disbursements.md "Launch, the
+ * run, and money"): a 5,000-item batch hands over once.
  */
 export const LONG_RUN_ITEMS = 2500;
-/** Under the same patch, a run hands over before its history passes this many events or bytes (Temporal fails a run at 51,200 events or 50 MB). */
+/** A run hands over before its history passes this many events or bytes (Temporal fails a run at 51,200 events or 50 MB). */
 export const LONG_RUN_MAX_EVENTS = 20_000;
 export const LONG_RUN_MAX_BYTES = 16 * 1024 * 1024;
 /**
@@ -34,7 +32,7 @@ export interface DisbursementWorkflowInput {
   window?: number;
   /** At most `window`. */
   claimBatch?: number;
-  /** Default {@link LONG_RUN_ITEMS} ({@link DEFAULT_ITEMS_PER_RUN} before `patched('39-longer-runs')`). */
+  /** Default {@link CLAIM_STARTED_RUN_ITEMS} ({@link LONG_RUN_ITEMS} in runs that start children). */
   itemsPerRun?: number;
   paused?: boolean;
   /** Claims are idempotent per number. */
@@ -92,8 +90,7 @@ export interface ClaimStartResult {
 
 /**
  * The workflow input of a claimed item: a payout's publishes PayoutStatus at long waits only
- * (`statusUpserts: 'long-waits'`) when `statusAtLongWaits`; other types and runs before
- * `patched('39-child-status-upserts')` keep the claim's arguments.
+ * (`statusUpserts: 'long-waits'`) when `statusAtLongWaits`; other types keep the claim's arguments.
  */
 export function claimedItemArgs(item: ClaimedItem, statusAtLongWaits: boolean): unknown[] {
   if (!statusAtLongWaits || item.workflowType !== PAYOUT_WORKFLOW_TYPE) return item.args;

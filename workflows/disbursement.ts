@@ -9,6 +9,7 @@ import type { SearchAttributePair } from '@temporalio/common';
 import {
   condition,
   continueAsNew,
+  deprecatePatch,
   ParentClosePolicy,
   patched,
   proxyActivities,
@@ -23,7 +24,6 @@ import {
   type ClaimedItem,
   claimedItemArgs,
   DEFAULT_CLAIM_BATCH,
-  DEFAULT_ITEMS_PER_RUN,
   DEFAULT_WINDOW,
   type DisbursementActivities,
   LONG_RUN_ITEMS,
@@ -43,20 +43,20 @@ import { SA } from './search-attributes.contract';
 const FULL_WINDOW_RECHECK = '1 second';
 /** The same while this run has at least `refillAt` children in flight (it hears them finish). */
 const FULL_WINDOW_LONG_RECHECK = '5 seconds';
-/** Versioning: refill after a third of the window (a tenth, and always the 1 s recheck, before it). */
-const CLAIM_CADENCE = 'disbursement-claim-cadence';
-/** Versioning: children started with `statusUpserts: 'long-waits'` (one PayoutStatus upsert per settled item). */
-const CHILD_STATUS_UPSERTS = '39-child-status-upserts';
 /**
- * Versioning: a run hands over after {@link LONG_RUN_ITEMS} starts or at its history caps, not
- * after 500 or at Temporal's suggestion (4,096 events, about 900 children): each hand-over drains the window
- * while the run waits for its last starts to be acknowledged.
+ * Retired patches (docs/operations.md "Retiring a workflow patch"): every run takes their new paths
+ * and records their markers through `deprecatePatch`, so a worker still on the code before their
+ * retirement replays it. A run started before a retired patch no longer replays: retire one early
+ * only once visibility shows no such run open (the operator's check there). Remove these calls
+ * on or after 2027-01-26 (landed 2026-11-26/27, plus 30 days of approval wait, plus the 30-day claim window).
  */
-const LONGER_RUNS = '39-longer-runs';
+const RETIRED_PATCHES = ['disbursement-claim-cadence', '39-child-status-upserts', '39-longer-runs'] as const;
 /**
  * Versioning: the claim activity starts the items' workflows (no children): no child events in the
  * run's history, no task of the run per finished item, and no hand-over racing child completions.
  * The run claims again when PostgreSQL's count shows free slots, every {@link CLAIM_STARTED_RECHECK}.
+ * Retirement date 2027-01-27 (landed 2026-11-28, plus 30 days plus the 30-day claim window): then
+ * deprecatePatch, then removed with the children path (docs/operations.md "Retiring a workflow patch").
  */
 const ITEMS_STARTED_BY_CLAIM = '39-items-started-by-claim';
 const CLAIM_STARTED_RECHECK = '250 milliseconds';
@@ -68,40 +68,42 @@ const acts = proxyActivities<DisbursementActivities>({
 
 type Status = DisbursementWorkflowStatus['status'];
 
+/** The run's sizes (from its input) and the one versioned choice left: who starts the items. */
 interface Limits {
   window: number;
   claimBatch: number;
   itemsPerRun: number;
-  /** After a full window, claim again once this many children of the run finished. */
+  /** After a full window, claim again once this many children of the run finished (a third of the window). */
   refillAt: number;
-  cadence: boolean;
-  childStatusAtLongWaits: boolean;
-  longerRuns: boolean;
+  /** The claim activity starts the items (`patched(ITEMS_STARTED_BY_CLAIM)`); else this run starts them as children. */
   startedByClaim: boolean;
 }
 
-function limitsOf(input: DisbursementWorkflowInput, cadence: boolean, childStatusAtLongWaits: boolean, longerRuns: boolean, startedByClaim: boolean): Limits {
+function limitsOf(input: DisbursementWorkflowInput, startedByClaim: boolean): Limits {
   const window = Math.max(1, Math.min(1000, Math.floor(input.window ?? DEFAULT_WINDOW)));
   const claimBatch = Math.max(1, Math.min(window, Math.floor(input.claimBatch ?? DEFAULT_CLAIM_BATCH)));
-  const runItems = startedByClaim ? CLAIM_STARTED_RUN_ITEMS : longerRuns ? LONG_RUN_ITEMS : DEFAULT_ITEMS_PER_RUN;
-  const itemsPerRun = Math.max(1, Math.floor(input.itemsPerRun ?? runItems));
-  const refillAt = Math.max(1, Math.min(claimBatch, Math.ceil(window / (cadence ? 3 : 10))));
-  return { window, claimBatch, itemsPerRun, refillAt, cadence, childStatusAtLongWaits, longerRuns, startedByClaim };
+  const itemsPerRun = Math.max(1, Math.floor(input.itemsPerRun ?? (startedByClaim ? CLAIM_STARTED_RUN_ITEMS : LONG_RUN_ITEMS)));
+  const refillAt = Math.max(1, Math.min(claimBatch, Math.ceil(window / 3)));
+  return { window, claimBatch, itemsPerRun, refillAt, startedByClaim };
 }
 
-/** This run has started its share of children, or its history is as long as it may grow. */
-function runDone(run: DisbursementRun): boolean {
-  if (run.startedThisRun >= run.limits.itemsPerRun) return true;
-  const info = workflowInfo();
-  if (!run.limits.longerRuns) return info.continueAsNewSuggested;
-  return info.historyLength >= LONG_RUN_MAX_EVENTS || info.historySize >= LONG_RUN_MAX_BYTES;
+/** Records the retired patches' markers (in their recorded order), then decides the live one. */
+function versionedLimits(input: DisbursementWorkflowInput): Limits {
+  for (const id of RETIRED_PATCHES) deprecatePatch(id);
+  return limitsOf(input, patched(ITEMS_STARTED_BY_CLAIM));
 }
+
+/** What the last claim said about the batch: items left to claim, and room in the window. */
+type ClaimView = { itemsLeft: boolean; windowFull: boolean };
+const FRESH: ClaimView = { itemsLeft: true, windowFull: false };
 
 /** One run's state, shared by its phases and Signal handlers (the safe-message-handlers shape). */
 class DisbursementRun {
   paused: boolean;
   claimSeq: number;
   status: Status = 'processing';
+  /** Set by the claim phase, reset by resume and retry-failed (which may free items or room). */
+  view: ClaimView = FRESH;
   inFlight = 0;
   /** Children whose start is not yet acknowledged (the hand-over waits for these only). */
   starting = 0;
@@ -109,9 +111,6 @@ class DisbursementRun {
   finishedThisRun = 0;
   wake = 0;
   signals = 0;
-  exhausted = false;
-  /** The last claim found the window full (PostgreSQL's count). */
-  full = false;
 
   constructor(
     readonly input: DisbursementWorkflowInput,
@@ -134,20 +133,25 @@ class DisbursementRun {
 
   resume(): void {
     this.paused = false;
-    this.exhausted = false;
-    this.full = false;
+    this.view = FRESH;
     this.signal();
   }
 
   retryFailed(): void {
-    this.exhausted = false;
-    this.full = false;
+    this.view = FRESH;
     this.signal();
   }
 
   private signal(): void {
     this.signals++;
     this.wake++;
+  }
+
+  /** This run has started its share of items, or its history is as long as it may grow. */
+  runDone(): boolean {
+    if (this.startedThisRun >= this.limits.itemsPerRun) return true;
+    const info = workflowInfo();
+    return info.historyLength >= LONG_RUN_MAX_EVENTS || info.historySize >= LONG_RUN_MAX_BYTES;
   }
 
   summary(): DisbursementWorkflowStatus {
@@ -176,7 +180,7 @@ class DisbursementRun {
         child = await startChild(item.workflowType, {
           workflowId: item.payoutId,
           taskQueue: item.taskQueue,
-          args: claimedItemArgs(item, this.limits.childStatusAtLongWaits),
+          args: claimedItemArgs(item, true),
           parentClosePolicy: ParentClosePolicy.ABANDON,
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
           typedSearchAttributes: childSearchAttributes(item, this.input.disbursementId),
@@ -211,57 +215,81 @@ function installHandlers(run: DisbursementRun): void {
   setHandler(disbursementStatusQuery, () => run.summary());
 }
 
+/** A phase's outcome: the batch's result ends the workflow; `next` asks {@link nextPhase} again. */
+type PhaseResult = DisbursementWorkflowResult | 'next';
+type Phase = (run: DisbursementRun) => Promise<PhaseResult>;
+
+/**
+ * The phase the run is in, read from its state in one place. The order of the tests is the command
+ * contract every recorded history replays: claim while there is room and items; hand over when this
+ * run has done its share; wait for room; drain this run's children; wait while paused; finalize.
+ */
+function nextPhase(run: DisbursementRun): Phase {
+  const { paused, view } = run;
+  const done = run.runDone();
+  if (!paused && view.itemsLeft && !view.windowFull && !done) return claimPhase;
+  if (done && !paused && view.itemsLeft) return handOverPhase;
+  if (view.windowFull && !paused) return refillPhase;
+  if (run.inFlight > 0) return drainPhase;
+  if (paused) return pausedPhase;
+  return finalizePhase;
+}
+
 /** Claims up to a batch of pending items (idempotent per claimSeq) and starts them (as children before {@link ITEMS_STARTED_BY_CLAIM}). */
-async function claimAndStart(run: DisbursementRun): Promise<void> {
+async function claimPhase(run: DisbursementRun): Promise<PhaseResult> {
   const limit = Math.min(run.limits.claimBatch, run.limits.itemsPerRun - run.startedThisRun);
   const claim = { disbursementId: run.input.disbursementId, claimSeq: run.claimSeq, limit, window: run.limits.window };
   const claimed = run.limits.startedByClaim ? await acts.disbursementClaimAndStartItems(claim) : await acts.disbursementClaimItems(claim);
   run.claimSeq++;
   if (claimed.paused) {
     run.paused = true;
-    return run.setStatus('paused');
+    run.setStatus('paused');
+    return 'next';
   }
   if (!run.paused) run.setStatus('processing');
-  run.full = claimed.full === true;
-  if (!claimed.more) run.exhausted = true;
-  if ('started' in claimed) {
-    run.startedThisRun += claimed.started;
-    return;
+  run.view = { itemsLeft: claimed.more, windowFull: claimed.full === true };
+  if ('started' in claimed) run.startedThisRun += claimed.started;
+  else {
+    run.startedThisRun += claimed.items.length;
+    for (const item of claimed.items) run.startItem(item);
   }
-  run.startedThisRun += claimed.items.length;
-  for (const item of claimed.items) run.startItem(item);
+  return 'next';
 }
 
 /** Continues as new once this run's starts are acknowledged; its children keep their window slots. */
-async function handOver(run: DisbursementRun): Promise<never> {
+async function handOverPhase(run: DisbursementRun): Promise<never> {
   while (run.starting > 0) await run.nextWake();
   return continueAsNew<typeof disbursementWorkflow>({ ...run.input, paused: run.paused, claimSeq: run.claimSeq });
 }
 
 /** The window is full: waits until `refillAt` children of this run finished, a signal, or the recheck. */
-async function waitForRefill(run: DisbursementRun): Promise<void> {
+async function refillPhase(run: DisbursementRun): Promise<PhaseResult> {
   const finished = run.finishedThisRun;
   const signalled = run.signals;
-  const recheck = run.limits.startedByClaim
-    ? CLAIM_STARTED_RECHECK
-    : run.limits.cadence && run.inFlight >= run.limits.refillAt
-      ? FULL_WINDOW_LONG_RECHECK
-      : FULL_WINDOW_RECHECK;
+  const recheck = run.limits.startedByClaim ? CLAIM_STARTED_RECHECK : run.inFlight >= run.limits.refillAt ? FULL_WINDOW_LONG_RECHECK : FULL_WINDOW_RECHECK;
   await condition(() => run.finishedThisRun - finished >= run.limits.refillAt || run.signals !== signalled, recheck);
-  run.full = false;
+  run.view = { ...run.view, windowFull: false };
+  return 'next';
+}
+
+/** Nothing to claim now: waits for a child of this run to finish or a signal. */
+async function drainPhase(run: DisbursementRun): Promise<PhaseResult> {
+  await run.nextWake();
+  return 'next';
 }
 
 /** Paused with nothing in flight: waits for a signal, re-reading the projection every 30 s (a lost resume). */
-async function waitWhilePaused(run: DisbursementRun): Promise<void> {
+async function pausedPhase(run: DisbursementRun): Promise<PhaseResult> {
   run.setStatus('paused');
-  if (await run.nextWake('30 seconds')) return;
-  if ((await acts.disbursementProjectionStatus({ disbursementId: run.input.disbursementId })) === 'paused') return;
+  if (await run.nextWake('30 seconds')) return 'next';
+  if ((await acts.disbursementProjectionStatus({ disbursementId: run.input.disbursementId })) === 'paused') return 'next';
   run.paused = false;
-  run.exhausted = false;
+  run.view = { ...run.view, itemsLeft: true };
+  return 'next';
 }
 
-/** Completes the batch when every item is final (the result); else goes on (undefined). */
-async function finalize(run: DisbursementRun): Promise<DisbursementWorkflowResult | undefined> {
+/** Completes the batch when every item is final (the result); else goes on. */
+async function finalizePhase(run: DisbursementRun): Promise<PhaseResult> {
   const signalled = run.signals;
   const f = await acts.disbursementFinalize({ disbursementId: run.input.disbursementId });
   if (f.done && run.signals === signalled) {
@@ -270,19 +298,17 @@ async function finalize(run: DisbursementRun): Promise<DisbursementWorkflowResul
   }
   if (!f.done && f.paused) {
     run.paused = true;
-    return undefined;
+    return 'next';
   }
-  run.exhausted = false;
+  run.view = { ...run.view, itemsLeft: true };
   // Payouts in flight that an earlier run started: wait for them in PostgreSQL.
   if (!f.done && f.pending === 0) await run.nextWake(FULL_WINDOW_RECHECK);
-  return undefined;
+  return 'next';
 }
 
+/** The batch's run (see the file header): one state object, its handlers, then phase after phase. */
 export async function disbursementWorkflow(input: DisbursementWorkflowInput): Promise<DisbursementWorkflowResult> {
-  const run = new DisbursementRun(
-    input,
-    limitsOf(input, patched(CLAIM_CADENCE), patched(CHILD_STATUS_UPSERTS), patched(LONGER_RUNS), patched(ITEMS_STARTED_BY_CLAIM)),
-  );
+  const run = new DisbursementRun(input, versionedLimits(input));
   if (run.paused) {
     run.status = 'paused';
     upsertSearchAttributes([{ key: SA.DisbursementStatus, value: 'paused' }]);
@@ -290,15 +316,7 @@ export async function disbursementWorkflow(input: DisbursementWorkflowInput): Pr
   installHandlers(run);
   for (;;) {
     if (run.paused) run.setStatus('paused');
-    const done = runDone(run);
-    if (!run.paused && !run.exhausted && !run.full && !done) await claimAndStart(run);
-    else if (done && !run.paused && !run.exhausted) await handOver(run);
-    else if (run.full && !run.paused) await waitForRefill(run);
-    else if (run.inFlight > 0) await run.nextWake();
-    else if (run.paused) await waitWhilePaused(run);
-    else {
-      const result = await finalize(run);
-      if (result) return result;
-    }
+    const result = await nextPhase(run)(run);
+    if (result !== 'next') return result;
   }
 }

@@ -11,6 +11,7 @@ import {
   allHandlersFinished,
   CancelledFailure,
   condition,
+  deprecatePatch,
   patched,
   proxyActivities,
   proxyLocalActivities,
@@ -55,7 +56,11 @@ const acts = proxyLocalActivities<PayoutActivities>({ startToCloseTimeout: '30 s
 
 /** An Update's effect: a regular activity, scheduled only by the task that durably accepted the Update. */
 const updateActs = proxyActivities<PayoutActivities>({ startToCloseTimeout: '10 seconds', retry });
-/** Versioning: runs that accepted an Update before this patch replay its effect as a local activity. */
+/**
+ * Versioning: runs that accepted an Update before this patch replay its effect as a local activity.
+ * Retirement date 2027-01-22 (landed 2026-11-23, plus 30 days of approval wait, plus the 30-day claim
+ * window): then deprecatePatch, then removed (docs/operations.md "Retiring a workflow patch").
+ */
 const updateEffects = (input: PayoutWorkflowInput) => (input.patchLevel || patched('update-effects-as-activities') ? updateActs : acts);
 
 /**
@@ -64,8 +69,17 @@ const updateEffects = (input: PayoutWorkflowInput) => (input.patchLevel || patch
  */
 const DELIVER_ATTEMPT_WITH_MOVE = 1;
 
-/** When an approval or claim wait begins, in ms; unpatched runs keep the business clock (docs/test-clocks.md). */
-const waitBegins = (run: PayoutRun): number => (run.input.patchLevel || patched('test-clock-deadline-from-real-time') ? Date.now() : run.clock.now());
+/**
+ * When an approval or claim wait begins, in ms (docs/test-clocks.md). Retired patch
+ * `test-clock-deadline-from-real-time` (docs/operations.md "Retiring a workflow patch"): its old path
+ * differed only after a sandbox test-clock advance, so a run without `patchLevel` records its marker
+ * through `deprecatePatch`; remove the call on or after 2027-01-24 (landed 2026-11-25, plus 60 days).
+ */
+const waitBegins = (run: PayoutRun): number => {
+  if (!run.input.patchLevel) deprecatePatch(TEST_CLOCK_DEADLINE_FROM_REAL_TIME);
+  return Date.now();
+};
+const TEST_CLOCK_DEADLINE_FROM_REAL_TIME = 'test-clock-deadline-from-real-time';
 
 /** The notification step: a provider call, retried up to an hour; its id is the provider's idempotency key. */
 const notifyActs = proxyActivities<PayoutNotificationActivities>({

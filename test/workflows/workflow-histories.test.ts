@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { DeterminismViolationError } from '@temporalio/workflow';
 import { temporal } from '@temporalio/proto';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -37,6 +38,8 @@ import { testClockAdvanceSignal } from '../../workflows/test-clock.contract';
  */
 const RECORD = process.env.RECORD_WORKFLOW_HISTORIES;
 const HISTORIES = new URL('../fixtures/histories/', import.meta.url);
+/** Histories recorded before a retired patch (docs/operations.md "Retiring a workflow patch"): today's code refuses them. */
+const RETIRED_HISTORIES = new URL('../fixtures/histories-retired/', import.meta.url);
 
 /** How a scripted payout's rail answers and how long its claim or approval window is, in ms. */
 interface Script {
@@ -527,5 +530,22 @@ describe('every recorded payout and disbursement history replays on today\'s cod
       if (r.error) failures.push(`${r.workflowId}: ${r.error.message}`);
     }
     expect(failures).toEqual([]);
+  });
+});
+
+describe('histories recorded before a retired patch are refused, not replayed on the wrong path', () => {
+  const files = readdirSync(RETIRED_HISTORIES).filter((f) => f.endsWith('.json')).sort();
+
+  it(`${files.length} retired histories, each a nondeterminism error`, async () => {
+    expect(files.length).toBeGreaterThan(0);
+    const histories = files.map((f) => ({
+      workflowId: f.replace(/\.json$/, ''),
+      history: temporal.api.history.v1.History.fromObject(JSON.parse(readFileSync(new URL(f, RETIRED_HISTORIES), 'utf8'))),
+    }));
+    const refused: string[] = [];
+    for await (const r of Worker.runReplayHistories({ workflowBundle: { codePath: inject('workflowBundlePath') } }, histories)) {
+      if (r.error instanceof DeterminismViolationError) refused.push(r.workflowId);
+    }
+    expect(refused).toEqual(histories.map((h) => h.workflowId));
   });
 });
