@@ -21,9 +21,7 @@ import { join, resolve } from 'node:path';
  * `npm run admin -- <command>`: the operator's commands (docs/configuration.md lists them). Every
  * command that changes state leaves an audit record (actor `user@host`). Uses DATABASE_URL, or
  * PGlite in DATA_DIR; while `npm run dev` holds that directory it exits 3 naming the holder.
- * With `--json`, every command prints exactly one JSON document on stdout and nothing else (errors,
- * logs and notes go to stderr), so `npm run -s admin -- … --json | jq` works (docs/configuration.md
- * "Commands").
+ * `--json`: exactly one JSON document on stdout, all else on stderr (docs/configuration.md "Install details").
  */
 const { positionals, values } = parseArgs({
   allowPositionals: true,
