@@ -1,15 +1,18 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verify } from '@octokit/webhooks-methods';
+import { LoopbackEndpoints } from './loopback-endpoints';
 
 /**
  * The Surface B part of `npm run demo` (tools/demo.ts calls {@link tourSurfaceB}): against a running
  * `npm run dev`, funds the sandbox, registers a webhook receiver with its own secret, sends money to
  * a phone number, opens the claim page and claims it as the recipient (start, then a payout
  * method), and prints every signed event received, each verified with @octokit/webhooks-methods.
- * Returns false when something went wrong (a bad signature, a missing event).
+ * Returns false when something went wrong (a bad signature, a missing event). Its webhook endpoint
+ * is deleted when the tour ends; it is remembered in `endpoints` (the demo's, when given) until then,
+ * so that a Ctrl-C deletes it too (tools/loopback-endpoints.ts).
  */
-export async function tourSurfaceB(base: string, key: string): Promise<boolean> {
+export async function tourSurfaceB(base: string, key: string, endpoints = new LoopbackEndpoints(base, key)): Promise<boolean> {
   const B = `${base}/sandbox/claim/v1`;
   const secret = `demo-secret-${Date.now().toString(36)}-0123456789`;
   const call = async (method: string, path: string, body?: unknown) => {
@@ -39,7 +42,8 @@ export async function tourSurfaceB(base: string, key: string): Promise<boolean> 
   try {
     console.log('\n== Surface B: fund, send to a phone, claim in the page, signed events');
     console.log('  fund:', (await call('POST', '/sandbox/fund', { amountUsd: '100.00' })).json);
-    await call('POST', '/webhooks', { url: hookUrl, events: ['disbursement.*'], secret });
+    const endpoint = (await call('POST', '/webhooks', { url: hookUrl, events: ['disbursement.*'], secret })).json as { id: string };
+    endpoints.add({ surface: 'B', base: '/sandbox/claim/v1', id: endpoint.id });
     const { json: d, headers } = await call('POST', '/disbursements', {
       recipientPhone: '+525512345678',
       amountUsd: '25.00',
@@ -72,6 +76,7 @@ export async function tourSurfaceB(base: string, key: string): Promise<boolean> 
     console.error(`  Surface B tour failed: ${(err as Error).message}`);
     return false;
   } finally {
+    await endpoints.deleteAll('B');
     receiver.close();
   }
 }

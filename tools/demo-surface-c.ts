@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LoopbackEndpoints } from './loopback-endpoints';
 
 /**
  * The Surface C part of `npm run demo` (tools/demo.ts calls {@link tourSurfaceC}): against a running
@@ -9,9 +10,10 @@ import type { AddressInfo } from 'node:net';
  * link and withdraws by bank transfer on the claim page, sends a batch (e-mail in English, SMS in
  * Portuguese), creates a payment link, lists payouts, and prints every Surface C event received with its signature checked.
  * Returns false if something failed. Runnable alone: `tsx tools/demo-surface-c.ts` with DEMO_URL
- * and DEMO_KEY.
+ * and DEMO_KEY. Its webhook endpoint is deleted when the tour ends; it is remembered in `endpoints`
+ * (the demo's, when given) until then, so that a Ctrl-C deletes it too (tools/loopback-endpoints.ts).
  */
-export async function tourSurfaceC(baseUrl: string, key: string): Promise<boolean> {
+export async function tourSurfaceC(baseUrl: string, key: string, endpoints = new LoopbackEndpoints(baseUrl.replace(/\/$/, ''), key)): Promise<boolean> {
   const C = `${baseUrl.replace(/\/$/, '')}/sandbox/guide/v1`;
   const runId = Date.now().toString(36);
   const call = async (method: string, path: string, body?: unknown, idem?: string): Promise<any> => {
@@ -59,6 +61,7 @@ export async function tourSurfaceC(baseUrl: string, key: string): Promise<boolea
   try {
     step('webhook endpoint (payout.*) and funds');
     const endpoint = await call('POST', '/webhooks', { url: hookUrl, events: ['payout.*'] }, 'hook');
+    endpoints.add({ surface: 'C', base: '/sandbox/guide/v1', id: endpoint.id });
     secret = endpoint.secret;
     console.log(`endpoint ${endpoint.id} -> ${hookUrl}`);
     const balance = await call('POST', '/sandbox/fund', { amount: '200.00' }, 'fund');
@@ -123,6 +126,7 @@ export async function tourSurfaceC(baseUrl: string, key: string): Promise<boolea
     console.error(`\nSurface C demo failed: ${(err as Error).message}`);
     return false;
   } finally {
+    await endpoints.deleteAll('C');
     receiver.close();
   }
 }

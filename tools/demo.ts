@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createPayoutsClient, unwrap } from '../clients/typescript';
+import { LoopbackEndpoints } from './loopback-endpoints';
 
 /**
  * `npm run demo`: acts as an integrator against a running `npm run dev`. Funds the sandbox, lists
@@ -12,6 +13,9 @@ import { createPayoutsClient, unwrap } from '../clients/typescript';
  *
  * Every call goes through the typed client (clients/typescript: types generated from the served
  * OpenAPI documents, openapi-fetch), so the demo also proves the client works against the service.
+ *
+ * Every webhook endpoint it registers (one per surface) is deleted again when it ends, also on a
+ * failure or Ctrl-C (tools/loopback-endpoints.ts), as `npm run listen` does.
  *
  * Options (env): DEMO_URL (default http://localhost:$PORT or :3000), DEMO_KEY (default: the sandbox
  * key in $DATA_DIR/dev-credentials.json).
@@ -58,6 +62,8 @@ const receiver = createServer((req, res) => {
 });
 await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
 const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+const endpoints = new LoopbackEndpoints(BASE, KEY);
+endpoints.deleteOnSignals(() => receiver.close());
 
 async function waitFinal(id: string, wanted: string[], timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
@@ -73,6 +79,7 @@ try {
   step('Register a local webhook receiver (payout.*)');
   const endpoint = unwrap(await api.POST('/webhooks', { body: { url: hookUrl, events: ['payout.*'] } }));
   if (!endpoint.secret) throw new Error('no secret in the creation response'); // absent only in an idempotent replay
+  endpoints.add({ surface: 'A', base: '/sandbox/v1', id: endpoint.id });
   secret = endpoint.secret;
   console.log(`endpoint ${endpoint.id} -> ${hookUrl} (secret shown once: ${secret.slice(0, 10)}…)`);
 
@@ -141,11 +148,12 @@ try {
   const bad = received.filter((e) => !e.verified).length;
   console.log(`\n${received.length} events received, ${bad} with a bad signature.`);
   if (bad > 0) process.exitCode = 1;
-  if (!(await (await import('./demo-surface-c')).tourSurfaceC(BASE, KEY))) process.exitCode = 1;
-  if (!(await (await import('./demo-surface-b')).tourSurfaceB(BASE, KEY))) process.exitCode = 1;
+  if (!(await (await import('./demo-surface-c')).tourSurfaceC(BASE, KEY, endpoints))) process.exitCode = 1;
+  if (!(await (await import('./demo-surface-b')).tourSurfaceB(BASE, KEY, endpoints))) process.exitCode = 1;
 } catch (err) {
   console.error(`\nDemo failed: ${(err as Error).message}`);
   process.exitCode = 1;
 } finally {
+  await endpoints.deleteAll();
   receiver.close();
 }

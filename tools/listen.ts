@@ -22,6 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { verify as verifyGithubStyle } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
+import { LoopbackEndpoints } from './loopback-endpoints';
 
 /** One surface the listener registers on: its sandbox base, how to register, how to verify. */
 interface SurfaceListener {
@@ -142,20 +143,13 @@ async function main(): Promise<void> {
   const port = (server.address() as AddressInfo).port;
 
   const auth = { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' };
-  const registered: { surface: SurfaceListener; id: string }[] = [];
-  let stopping = false;
+  const endpoints = new LoopbackEndpoints(api, key);
   const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    for (const r of registered) {
-      const res = await fetch(`${api}${r.surface.base}/webhooks/${r.id}`, { method: 'DELETE', headers: auth }).catch(() => undefined);
-      console.log(`Surface ${r.surface.id}: endpoint ${r.id} ${res && res.status < 300 ? 'deleted' : `NOT deleted (${res?.status ?? 'service unreachable'}); delete it with DELETE ${r.surface.base}/webhooks/${r.id}`}`);
-    }
+    await endpoints.deleteAll();
     server.close();
     process.exit(code);
   };
-  process.on('SIGINT', () => void stop(0));
-  process.on('SIGTERM', () => void stop(0));
+  endpoints.deleteOnSignals(() => server.close(), 0);
 
   for (const s of surfaces) {
     const url = `http://127.0.0.1:${port}/${s.id.toLowerCase()}`;
@@ -173,7 +167,7 @@ async function main(): Promise<void> {
       await stop(1);
       return;
     }
-    registered.push({ surface: s, id: body.id });
+    endpoints.add({ surface: s.id, base: s.base, id: body.id });
     secrets.set(s.id, s.id === 'B' ? B_SECRET : body.secret);
     console.log(`Surface ${s.id}: endpoint ${body.id} -> ${url}`);
   }

@@ -21,6 +21,7 @@ import { join, resolve } from 'node:path';
  * `npm run admin -- <command>`: the operator's commands (docs/configuration.md lists them). Every
  * command that changes state leaves an audit record (actor `user@host`). Uses DATABASE_URL, or
  * PGlite in DATA_DIR; while `npm run dev` holds that directory it exits 3 naming the holder.
+ * `--json`: exactly one JSON document on stdout, all else on stderr (docs/configuration.md "Install details").
  */
 const { positionals, values } = parseArgs({
   allowPositionals: true,
@@ -44,7 +45,9 @@ const usage =
   '       npm run admin -- treasury [--json]\n' +
   '       npm run admin -- audit verify [--business <id>] [--json]\n' +
   '       npm run admin -- secrets rotate [--json]\n' +
-  '       npm run admin -- db grants';
+  '       npm run admin -- db grants [--json]\n' +
+  'With --json, stdout carries exactly one JSON document (errors and logs go to stderr); npm prints\n' +
+  'its "> script" banner on stdout unless run as npm run -s admin -- ... --json | jq .';
 const auditVerify = positionals[0] === 'audit' && positionals[1] === 'verify';
 const secretsRotate = positionals[0] === 'secrets' && positionals[1] === 'rotate';
 const dbGrants = positionals[0] === 'db' && positionals[1] === 'grants';
@@ -92,7 +95,8 @@ try {
   } else if (dbGrants) {
     await applyGrants(db);
     await recordAuditEvent(db, { businessId: null, environment: null, ...operatorActor(), action: 'database.grants_applied', objectType: 'database', objectId: 'roles', before: null, after: null });
-    console.log('grants applied to payouts_api, payouts_worker, payouts_admin (each that exists)');
+    const roles = ['payouts_api', 'payouts_worker', 'payouts_admin'];
+    console.log(values.json ? JSON.stringify({ grants_applied: roles }) : `grants applied to ${roles.join(', ')} (each that exists)`);
   } else if (channelCmd) {
     const audit = createLogger({ base: { component: 'admin' } }, pino.destination(2));
     const channel = positionals[2]!;

@@ -1,4 +1,4 @@
-/** Stops a process on an unsupported Node.js with one line (README "Requirements"); imported first by the entry points. */
+/** Stops a process on an unsupported Node.js with one line (docs/configuration.md "Requirements"); imported first by the entry points. */
 
 /** package.json `engines.node` (test/unit/node-version.test.ts keeps them equal). */
 export const SUPPORTED_NODE_RANGE = '^22.12.0 || ^24.0.0';

@@ -17,8 +17,11 @@ import { openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
 import { hashKey } from '../../src/domain/api-keys';
 import { createHarness, type Harness } from '../helpers/harness';
+import { skipWithoutPostgres } from '../helpers/postgres';
 
-describe.skipIf(!process.env.DATABASE_URL)('API key cache across two API cores on one PostgreSQL database', () => {
+const NO_POSTGRES = skipWithoutPostgres('test/api/api-key-cache.test.ts', 'two API cores sharing one database');
+
+describe.skipIf(NO_POSTGRES)('API key cache across two API cores on one PostgreSQL database', () => {
   let h: Harness;
   let db2: Db;
   let clock = 0; // ms added to core 2's clock

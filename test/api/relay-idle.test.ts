@@ -8,10 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RELAY_BUSY_MIN_GAP_MS, RELAY_IDLE_MAX_MS, startRelay } from '../../src/core/relay';
 import { createHarness, type Harness } from '../helpers/harness';
+import { skipWithoutPostgres } from '../helpers/postgres';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe.skipIf(!process.env.DATABASE_URL)('relay at idle on PostgreSQL', () => {
+const NO_POSTGRES = skipWithoutPostgres('test/api/relay-idle.test.ts', "the relay's LISTEN/NOTIFY wake-up");
+
+describe.skipIf(NO_POSTGRES)('relay at idle on PostgreSQL', () => {
   let h: Harness;
   let stop: () => Promise<void>;
   const calls: number[] = [];
@@ -64,7 +67,7 @@ describe.skipIf(!process.env.DATABASE_URL)('relay at idle on PostgreSQL', () => 
   });
 });
 
-describe.skipIf(!process.env.DATABASE_URL)('relay under a stream of events on PostgreSQL', () => {
+describe.skipIf(NO_POSTGRES)('relay under a stream of events on PostgreSQL', () => {
   let h: Harness;
   let stop: () => Promise<void>;
   let pending = 0;

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isValidAbaRouting, isValidClabe } from '../../src/domain/recipients';
 import { createHarness, type Harness } from '../helpers/harness';
+import { skipWithoutPostgres } from '../helpers/postgres';
 
 let h: Harness;
 beforeAll(async () => {
@@ -125,8 +126,11 @@ describe('virtual accounts (security)', () => {
 
 const run = promisify(execFile);
 
+const NO_POSTGRES =
+  !process.env.ADMIN_TEST_DATABASE_URL && skipWithoutPostgres('test/api/virtual-accounts.test.ts', '"npm run admin -- business verify" (it creates a database; or set ADMIN_TEST_DATABASE_URL)');
+
 describe('npm run admin -- business verify', () => {
-  it.skipIf(!process.env.DATABASE_URL && !process.env.ADMIN_TEST_DATABASE_URL)(
+  it.skipIf(NO_POSTGRES)(
     'creates an unverified business, then verifies it (PostgreSQL)',
     async () => {
       const base = process.env.ADMIN_TEST_DATABASE_URL ?? (process.env.DATABASE_URL as string);

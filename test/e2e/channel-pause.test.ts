@@ -10,11 +10,14 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../src/temporal/dev-server';
 import { createHarness, type Harness } from '../helpers/harness';
+import { skipWithoutPostgres } from '../helpers/postgres';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
 
-describe.skipIf(!process.env.DATABASE_URL)('a channel paused at runtime', () => {
+const NO_POSTGRES = skipWithoutPostgres('test/e2e/channel-pause.test.ts', 'an API process and the admin CLI sharing one database');
+
+describe.skipIf(NO_POSTGRES)('a channel paused at runtime', () => {
   let h: Harness;
   let api: ChildProcess;
   let base = '';

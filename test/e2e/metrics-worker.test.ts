@@ -14,6 +14,7 @@ import { freePort } from '../../src/temporal/dev-server';
 import { createHarness, type Harness } from '../helpers/harness';
 import { serviceEnv } from '../helpers/service-env';
 import { parsePrometheus, sumOf, type Sample } from '../helpers/prometheus';
+import { skipWithoutPostgres } from '../helpers/postgres';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -27,7 +28,9 @@ async function waitFor<T>(fn: () => Promise<T | undefined | false>, what: string
   }
 }
 
-describe.skipIf(!process.env.DATABASE_URL)('worker GET /metrics (separate worker process)', () => {
+const NO_POSTGRES = skipWithoutPostgres('test/e2e/metrics-worker.test.ts', 'a separate worker process sharing one database');
+
+describe.skipIf(NO_POSTGRES)('worker GET /metrics (separate worker process)', () => {
   let h: Harness;
   let child: ChildProcess | undefined;
   let metricsUrl: string;

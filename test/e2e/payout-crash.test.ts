@@ -9,10 +9,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createHarness, type Harness } from '../helpers/harness';
 import { serviceEnv } from '../helpers/service-env';
+import { skipWithoutPostgres } from '../helpers/postgres';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-describe.skipIf(!process.env.DATABASE_URL)('payout survives a worker crash (SIGKILL)', () => {
+const NO_POSTGRES = skipWithoutPostgres('test/e2e/payout-crash.test.ts', 'a worker process killed and restarted on a shared database');
+
+describe.skipIf(NO_POSTGRES)('payout survives a worker crash (SIGKILL)', () => {
   let h: Harness;
   const workers: ChildProcess[] = [];
 

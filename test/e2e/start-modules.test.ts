@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { freePort } from '../../src/temporal/dev-server';
 import { createHarness, type Harness } from '../helpers/harness';
 import { serviceEnv } from '../helpers/service-env';
+import { skipWithoutPostgres } from '../helpers/postgres';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -34,7 +35,9 @@ const SEAM_PACKAGES = [
   '@electric-sql/pglite',
 ];
 
-describe.skipIf(!process.env.DATABASE_URL)('packages loaded at start by the API and the worker', () => {
+const NO_POSTGRES = skipWithoutPostgres('test/e2e/start-modules.test.ts', 'an API and a worker process sharing one database');
+
+describe.skipIf(NO_POSTGRES)('packages loaded at start by the API and the worker', () => {
   let h: Harness;
   const children: ChildProcess[] = [];
   let dir = '';

@@ -11,10 +11,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/temporal/dev-server';
 import { createHarness, type Harness } from '../helpers/harness';
 import { serviceEnv } from '../helpers/service-env';
+import { skipWithoutPostgres } from '../helpers/postgres';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-describe.skipIf(!process.env.DATABASE_URL)('Surface B rate limits across two API processes', () => {
+const NO_POSTGRES = skipWithoutPostgres('test/e2e/surface-b-rate-limit.test.ts', 'two API processes sharing one database');
+
+describe.skipIf(NO_POSTGRES)('Surface B rate limits across two API processes', () => {
   let h: Harness;
   const apis: ChildProcess[] = [];
   const bases: string[] = [];

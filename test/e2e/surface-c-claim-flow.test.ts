@@ -147,5 +147,10 @@ describe('Surface C end to end over HTTP', () => {
   it("npm run demo's Surface C tour (tools/demo-surface-c.ts) runs green against the served API", async () => {
     const b = await h.business();
     expect(await tourSurfaceC(apiUrl, b.sandbox)).toBe(true);
+    // The tour deletes the webhook endpoint it registered (tools/loopback-endpoints.ts): none is left
+    // pointing at its closed loopback port.
+    const left = await fetch(`${apiUrl}/sandbox/guide/v1/webhooks`, { headers: { Authorization: `Bearer ${b.sandbox}` } });
+    expect(left.status).toBe(200);
+    expect(((await left.json()) as { data: unknown[] }).data).toEqual([]);
   }, 180_000);
 });
