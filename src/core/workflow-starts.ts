@@ -33,6 +33,22 @@ export function workflowStartValues(start: PendingStart): Insertable<WorkflowSta
   };
 }
 
+/**
+ * The `workflow_starts` row of `start` for {@link insertWorkflowStartRowsJson} (args and attributes
+ * as JSON values): recorded at `at`, claimed by this process until `claimedUntil` (see handOffWorkflowStarts).
+ */
+export function workflowStartRow(start: PendingStart, at: Date, claimedUntil: Date | null) {
+  return {
+    workflow_id: start.workflowId,
+    workflow_type: start.workflowType,
+    args: start.args,
+    search_attributes: start.searchAttributes,
+    created_at: at,
+    started_at: null,
+    claimed_until: claimedUntil,
+  };
+}
+
 /** A CTE body inserting the start row `values` selected with `gate` appended; returns `workflow_id`. */
 export function workflowStartInsertSelect(values: Insertable<WorkflowStartsTable>, gate: RawBuilder<unknown>): RawBuilder<unknown> {
   const { columns, values: vals } = columnsAndValues(values);

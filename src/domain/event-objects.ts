@@ -8,6 +8,37 @@ import type { Payout } from './payouts';
 export type EventDataFormat = 'surface_a' | 'domain';
 
 /**
+ * The version of every event object's stored form (`v` in `events.data`; docs/webhooks.md "Event
+ * data"). A change a reader of the previous version cannot read (a field renamed, removed or given
+ * another meaning) raises it and comes with a migration rewriting the stored events to it; an added
+ * optional field does not. Rows stored before `v` existed are version 1.
+ */
+export const EVENT_OBJECT_VERSION = 1;
+
+/**
+ * A recipient as `recipient.updated` records it: the saved recipient with its details already
+ * masked (src/domain/recipients.ts maskRecipientDetails) and what changed it.
+ */
+export interface RecipientEventValue {
+  id: string;
+  type: string;
+  country: string | null;
+  currency: string | null;
+  name: string | null;
+  kind: string | null;
+  externalId: string | null;
+  /** Masked. */
+  details: Record<string, unknown>;
+  status: string;
+  missingFields: string[];
+  channels: string[];
+  createdAt: Date;
+  updatedAt: Date;
+  /** A bank's correction (docs/rails.md "ACH"). */
+  correction: { source: 'notification_of_change'; changeCode: string; payoutId: string };
+}
+
+/**
  * A domain object an event is about, by kind. A payout's notification events
  * (`payout.notification_*`) carry the notification beside the payout.
  */
@@ -15,7 +46,8 @@ export type EventObject =
   | { object: 'payment_request'; value: PaymentRequest }
   | { object: 'deposit'; value: Deposit }
   | { object: 'payout'; value: Payout; notification?: PayoutNotification }
-  | { object: 'disbursement'; value: Disbursement };
+  | { object: 'disbursement'; value: Disbursement }
+  | { object: 'recipient'; value: RecipientEventValue };
 
 function encode(v: unknown): unknown {
   if (typeof v === 'bigint') return { $bigint: v.toString() };
@@ -37,15 +69,16 @@ function decode(v: unknown): unknown {
   return v;
 }
 
-/** The JSON form stored in `events.data`: `{object, ...fields}`, bigints and Dates tagged. */
+/** The JSON form stored in `events.data`: `{v, object, ...fields}` (v = {@link EVENT_OBJECT_VERSION}), bigints and Dates tagged. */
 export function eventObjectData(o: EventObject): Record<string, unknown> {
-  const out = { object: o.object, ...(encode(o.value) as Record<string, unknown>) };
+  const out = { v: EVENT_OBJECT_VERSION, object: o.object, ...(encode(o.value) as Record<string, unknown>) };
   return o.object === 'payout' && o.notification ? { ...out, notification: encode(o.notification) } : out;
 }
 
-/** Throws Error on an unknown `object`. */
+/** The object stored by {@link eventObjectData}; throws Error on an unknown `object` or a version other than {@link EVENT_OBJECT_VERSION}. */
 export function parseEventObject(data: Record<string, unknown>): EventObject {
-  const { object, ...fields } = data;
+  const { v = 1, object, ...fields } = data;
+  if (v !== EVENT_OBJECT_VERSION) throw new Error(`event object version ${String(v)} is not ${EVENT_OBJECT_VERSION}`);
   const value = decode(fields);
   if (object === 'payment_request') return { object, value: value as PaymentRequest };
   if (object === 'deposit') return { object, value: value as Deposit };
@@ -54,5 +87,6 @@ export function parseEventObject(data: Record<string, unknown>): EventObject {
     return notification ? { object, value: payout, notification } : { object, value: payout };
   }
   if (object === 'disbursement') return { object, value: value as Disbursement };
+  if (object === 'recipient') return { object, value: value as RecipientEventValue };
   throw new Error(`unknown event object '${String(object)}'`);
 }

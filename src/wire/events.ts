@@ -5,7 +5,7 @@
  * keys first, then bytewise), the order a `surface_a` row is read back in, so an event's wire
  * bytes do not depend on how it was stored.
  */
-import { type EventDataFormat, type EventObject, parseEventObject } from '../domain/event-objects';
+import { type EventDataFormat, type EventObject, parseEventObject, type RecipientEventValue } from '../domain/event-objects';
 import { renderDeposit } from './surface-a/deposits';
 import { renderPayoutNotification } from './surface-a/notifications';
 import { renderDisbursement } from './surface-a/disbursements';
@@ -51,7 +51,30 @@ function render(o: EventObject): object {
       return renderPaymentRequest(o.value);
     case 'disbursement':
       return renderDisbursement(o.value);
+    case 'recipient':
+      return renderRecipientEvent(o.value);
     case 'payout':
       return o.notification ? { ...renderPayout(o.value), notification: renderPayoutNotification(o.notification) } : renderPayout(o.value);
   }
+}
+
+/** Surface A's recipient as `recipient.updated` carries it (the keys of src/core/recipients.ts recipientEventData). */
+function renderRecipientEvent(r: RecipientEventValue): object {
+  return {
+    id: r.id,
+    object: 'recipient',
+    type: r.type,
+    country: r.country,
+    currency: r.currency,
+    name: r.name,
+    kind: r.kind,
+    external_id: r.externalId,
+    [r.type]: r.details,
+    status: r.status,
+    missing_fields: r.missingFields,
+    channels: r.channels,
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+    correction: { source: r.correction.source, change_code: r.correction.changeCode, payout_id: r.correction.payoutId },
+  };
 }

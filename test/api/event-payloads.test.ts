@@ -1,7 +1,7 @@
 import { readFileSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emitEvent } from '../../src/core/events';
+import { emitLegacyEvent } from '../helpers/legacy-events';
 import { toDeposit } from '../../src/core/funding/deposits';
 import { eventObjectData } from '../../src/domain/event-objects';
 import { createHarness, type Harness } from '../helpers/harness';
@@ -249,7 +249,7 @@ describe('events stored before migration 0066 (Surface A snapshot)', () => {
     const row = await h.db.selectFrom('deposits').selectAll().where('id', '=', d.body.id).executeTakeFirstOrThrow();
     const emit = (data: Record<string, unknown>, dataFormat: 'surface_a' | 'domain', tag: string) =>
       h.db.transaction().execute((tx) =>
-        emitEvent(tx, { businessId: b.id, environment: 'sandbox', type: 'deposit.credited', objectType: 'deposit', objectId: row.id, data, dataFormat, dedupeKey: `test:${row.id}:${tag}` }),
+        emitLegacyEvent(tx, { businessId: b.id, environment: 'sandbox', type: 'deposit.credited', objectType: 'deposit', objectId: row.id, data, dataFormat, dedupeKey: `test:${row.id}:${tag}` }),
       );
     // The old code stored Surface A's rendering of the deposit, as GET /deposits/{id} answers it.
     const legacy = await emit(wire, 'surface_a', 'legacy');

@@ -23,10 +23,10 @@ import type { ClaimBatch } from '../../domain/claim-disbursements';
 import { USDC } from '../../domain/money';
 import type { Caller, Core } from '../context';
 import { getBalance, InsufficientFundsError, insufficientBalance, post } from '../ledger';
-import { payoutEventData, payoutStart, payoutValues, type PayoutRow, type PreparedPayout, preparePayout } from '../payouts';
-import { handOffWorkflowStarts, insertWorkflowStartRowsJson, startLeaseUntil } from '../workflow-starts';
-import { insertEventRowsJson } from '../events';
-import { insertPayoutRowsJson } from '../payouts/transitions';
+import { payoutStart, payoutValues, type PayoutRow, type PreparedPayout, preparePayout } from '../payouts';
+import { handOffWorkflowStarts, insertWorkflowStartRowsJson, startLeaseUntil, workflowStartRow } from '../workflow-starts';
+import { eventRow, insertEventRowsJson } from '../events';
+import { insertPayoutRowsJson, payoutEventInput } from '../payouts/transitions';
 import { renameCoreParam, validateClaimEntry } from './entry';
 import { applyBatchPolicy } from '../policies/batches';
 import { isUniqueViolation } from '../../db/errors';
@@ -174,26 +174,11 @@ export async function createClaimBatch(
       });
       const json = (rows: unknown[]) => JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
       await insertPayoutRowsJson(tx, json(out));
-      const events = out.map((r) => ({
-        id: newId('evt', now.getTime()),
-        business_id: r.business_id,
-        environment: r.environment,
-        type: 'payout.submitted',
-        object_type: 'payout',
-        object_id: r.id,
-        data: payoutEventData(r, core.config.publicUrl),
-        data_format: 'domain',
-        dedupe_key: `payout:${r.id}:submitted`,
-        created_at: now,
-        dispatched_at: null,
-      }));
+      const events = out.map((r) => eventRow(payoutEventInput(core, r, 'submitted')!, now));
       await insertEventRowsJson(tx, json(events));
       // Recorded claimed by this process (src/core/workflow-starts.ts handOffWorkflowStarts).
       const claimedUntil = startLeaseUntil(new Date());
-      const starts = out.map((r) => {
-        const s = payoutStart(r);
-        return { workflow_id: s.workflowId, workflow_type: s.workflowType, args: s.args, search_attributes: s.searchAttributes, created_at: now, started_at: null, claimed_until: claimedUntil };
-      });
+      const starts = out.map((r) => workflowStartRow(payoutStart(r), now, claimedUntil));
       await insertWorkflowStartRowsJson(tx, json(starts));
       return out;
     });

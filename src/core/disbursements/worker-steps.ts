@@ -11,9 +11,8 @@ import type { KeywordAttributes } from '../../temporal/client';
 import { isDisbursementRunRunning } from '../../temporal/disbursement-gateway';
 import { startRecordedWorkflow } from '../../temporal/starts';
 import { taskQueueFor } from '../../temporal/task-queues';
-import { eventObjectData } from '../../domain/event-objects';
 import type { Caller, Core } from '../context';
-import { emitEvent, eventValues, eventWritten, insertNewEventRowsJson } from '../events';
+import { emitEvent, eventRow, eventWritten, insertNewEventRowsJson } from '../events';
 import { InsufficientFundsError, post } from '../ledger';
 import { type PayoutRow, payoutStart, payoutValues, type PreparedPayout, preparePayout } from '../payouts';
 import { insertPayoutRowsJson, payoutEventInput } from '../payouts/transitions';
@@ -21,6 +20,7 @@ import { itemRequest } from './review';
 import { itemAggregates, loadDisbursement } from './read';
 import { signalWithStart } from './run-control';
 import { markItemsLaunched, updateDisbursement, updateDisbursementItem } from './disbursement-store';
+import { disbursementFinishedEvent } from '../../domain/domain-events';
 
 /** Result of {@link claimItems} (defined by the disbursement workflow's contract). */
 export type { ClaimResult };
@@ -225,7 +225,7 @@ export async function claimItems(
       });
       await insertPayoutRowsJson(tx, jsonRows(rows), Object.keys(rows[0]!));
       const events = rows.map((r) => payoutEventInput(core, { ...r, claim_started_at: null, cancel_requested_at: null, claim_batch_id: null }, 'submitted')!);
-      const eventRows = events.map((e) => ({ ...eventValues(e), data: e.data }));
+      const eventRows = events.map((e) => eventRow(e));
       const writtenKeys = await insertNewEventRowsJson(tx, Object.keys(eventRows[0]!), jsonRows(eventRows));
       for (const e of events) if (writtenKeys.has(e.dedupeKey)) eventWritten(e);
       await markItemsLaunched(
@@ -282,16 +282,8 @@ export async function finalizeDisbursement(core: Core, input: { disbursementId: 
     const status = completionStatus(agg.failed + agg.refunded);
     const now = core.now();
     const updated = await updateDisbursement(tx, row.id, { status, completed_at: now, paused_at: null, updated_at: now });
-    await emitEvent(tx, {
-      businessId: row.business_id,
-      environment: row.environment,
-      type: DISBURSEMENT_EVENT_ON_ENTER[status],
-      objectType: 'disbursement',
-      objectId: row.id,
-      data: eventObjectData({ object: 'disbursement', value: await loadDisbursement(tx, updated) }),
-      dataFormat: 'domain',
-      dedupeKey: `disbursement:${row.id}:${status}:${row.retry_round}`,
-    });
+    const d = await loadDisbursement(tx, updated);
+    await emitEvent(tx, disbursementFinishedEvent({ businessId: row.business_id, environment: row.environment }, DISBURSEMENT_EVENT_ON_ENTER[status], d, status, row.retry_round));
     return { done: true, status };
   });
 }
