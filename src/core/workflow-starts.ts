@@ -33,30 +33,19 @@ export function workflowStartValues(start: PendingStart): Insertable<WorkflowSta
   };
 }
 
-/**
- * The `workflow_starts` row of `start` for {@link insertWorkflowStartRowsJson} (args and attributes
- * as JSON values): recorded at `at`, claimed by this process until `claimedUntil` (see handOffWorkflowStarts).
- */
-export function workflowStartRow(start: PendingStart, at: Date, claimedUntil: Date | null) {
-  return {
-    workflow_id: start.workflowId,
-    workflow_type: start.workflowType,
-    args: start.args,
-    search_attributes: start.searchAttributes,
-    created_at: at,
-    started_at: null,
-    claimed_until: claimedUntil,
-  };
-}
-
 /** A CTE body inserting the start row `values` selected with `gate` appended; returns `workflow_id`. */
 export function workflowStartInsertSelect(values: Insertable<WorkflowStartsTable>, gate: RawBuilder<unknown>): RawBuilder<unknown> {
   const { columns, values: vals } = columnsAndValues(values);
   return sql`insert into workflow_starts (${columns}) select ${vals}${gate} on conflict (workflow_id) do nothing returning workflow_id`;
 }
 
-/** Records many starts in one statement from a JSON array of `workflow_starts` rows; known ids are skipped. */
-export async function insertWorkflowStartRowsJson(tx: DbOrTx, json: string): Promise<void> {
+/**
+ * Records many starts in one statement (their rows travel as one jsonb parameter): recorded at `at`,
+ * claimed by this process until `claimedUntil` (handOffWorkflowStarts; null: the relay's); known ids are skipped.
+ */
+export async function insertWorkflowStarts(tx: DbOrTx, starts: readonly PendingStart[], at: Date, claimedUntil: Date | null): Promise<void> {
+  const rows = starts.map((s) => ({ ...workflowStartValues(s), args: s.args, search_attributes: s.searchAttributes, created_at: at, started_at: null, claimed_until: claimedUntil }));
+  const json = JSON.stringify(rows);
   await sql`insert into workflow_starts select * from jsonb_populate_recordset(null::workflow_starts, ${json}::jsonb) on conflict (workflow_id) do nothing`.execute(tx);
 }
 

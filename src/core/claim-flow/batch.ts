@@ -24,7 +24,7 @@ import { USDC } from '../../domain/money';
 import type { Caller, Core } from '../context';
 import { getBalance, InsufficientFundsError, insufficientBalance, post } from '../ledger';
 import { payoutStart, payoutValues, type PayoutRow, type PreparedPayout, preparePayout } from '../payouts';
-import { handOffWorkflowStarts, insertWorkflowStartRowsJson, startLeaseUntil, workflowStartRow } from '../workflow-starts';
+import { handOffWorkflowStarts, insertWorkflowStarts, startLeaseUntil } from '../workflow-starts';
 import { eventRow, insertEventRowsJson } from '../events';
 import { insertPayoutRowsJson, payoutEventInput } from '../payouts/transitions';
 import { renameCoreParam, validateClaimEntry } from './entry';
@@ -178,8 +178,12 @@ export async function createClaimBatch(
       await insertEventRowsJson(tx, json(events));
       // Recorded claimed by this process (src/core/workflow-starts.ts handOffWorkflowStarts).
       const claimedUntil = startLeaseUntil(new Date());
-      const starts = out.map((r) => workflowStartRow(payoutStart(r), now, claimedUntil));
-      await insertWorkflowStartRowsJson(tx, json(starts));
+      await insertWorkflowStarts(
+        tx,
+        out.map((r) => payoutStart(r)),
+        now,
+        claimedUntil,
+      );
       return out;
     });
   } catch (err) {
