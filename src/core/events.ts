@@ -8,10 +8,7 @@ import type { DbOrTx } from '../db/schema';
 import type { EventsTable } from '../db/tables/payouts';
 import { columnList, columnsAndValues } from './sql-rows';
 
-/**
- * A domain event to put in the outbox (spec "Events"): built only by the event constructors
- * (src/domain/domain-events.ts), which own its dedupe key; its object is stored versioned.
- */
+/** A domain event for the outbox (spec "Events"), built by src/domain/domain-events.ts. */
 export type EventInput = DomainEvent;
 
 /** Writes an event in the caller's transaction (docs/architecture.md "Money rules", rule 3); null when `dedupeKey` exists. */
@@ -65,10 +62,7 @@ export function eventValues(e: EventInput): Insertable<EventsTable> {
   return { ...eventRow(e), data: JSON.stringify(eventObjectData(e.object)) };
 }
 
-/**
- * {@link eventValues} with `data` as the JSON object itself, for a row travelling inside a jsonb
- * parameter ({@link insertEventRowsJson}, {@link insertNewEventRowsJson}); `at` dates the id and `created_at`.
- */
+/** {@link eventValues} with `data` as JSON, for a jsonb-parameter insert; `at` dates the id and `created_at`. */
 export function eventRow(e: EventInput, at?: Date): Omit<Insertable<EventsTable>, 'data'> & { data: Record<string, unknown> } {
   return {
     id: newId('evt', at?.getTime()),

@@ -39,10 +39,7 @@ export function workflowStartInsertSelect(values: Insertable<WorkflowStartsTable
   return sql`insert into workflow_starts (${columns}) select ${vals}${gate} on conflict (workflow_id) do nothing returning workflow_id`;
 }
 
-/**
- * Records many starts in one statement (their rows travel as one jsonb parameter): recorded at `at`,
- * claimed by this process until `claimedUntil` (handOffWorkflowStarts; null: the relay's); known ids are skipped.
- */
+/** Records many starts in one statement, at `at`, claimed until `claimedUntil`; known ids are skipped. */
 export async function insertWorkflowStarts(tx: DbOrTx, starts: readonly PendingStart[], at: Date, claimedUntil: Date | null): Promise<void> {
   const rows = starts.map((s) => ({ ...workflowStartValues(s), args: s.args, search_attributes: s.searchAttributes, created_at: at, started_at: null, claimed_until: claimedUntil }));
   const json = JSON.stringify(rows);

@@ -1,9 +1,4 @@
-/**
- * Event constructors (spec "Events"; docs/webhooks.md "Event data"): one per event kind, each
- * owning the kind's dedupe key, so a retried step emits once and no other module spells a key.
- * Every event carries a domain object (src/domain/event-objects.ts), never a surface's wire shape.
- * Pure: the core's outbox (src/core/events.ts) writes what these return.
- */
+/** Event constructors, one per kind, each owning its dedupe key (docs/webhooks.md "Event data"). */
 import type { Deposit } from './deposits';
 import type { Disbursement } from './disbursements';
 import type { EventObject, RecipientEventValue } from './event-objects';
@@ -17,14 +12,12 @@ export interface EventOwner {
   environment: 'sandbox' | 'live';
 }
 
-/** A domain event to put in the outbox: its object is a domain object, its dedupe key the constructor's. */
+/** A domain event for the outbox; `dedupeKey` is unique per emission, so a retried step emits once. */
 export interface DomainEvent extends EventOwner {
   type: string;
   objectType: EventObject['object'];
   objectId: string;
-  /** The object at the event (stored versioned: src/domain/event-objects.ts eventObjectData). */
   object: EventObject;
-  /** Unique per emission (e.g. `payout:po_…:succeeded`): a retried activity emits once. */
   dedupeKey: string;
 }
 
@@ -38,20 +31,12 @@ const event = (owner: EventOwner, type: string, object: EventObject, dedupeKey: 
   dedupeKey,
 });
 
-/** The event `type` of a payout entering `status` (payout.submitted, payout.succeeded, …); dedupe `payout:{id}:{status}`. */
+/** A payout entering `status`, or `claim_started` (payout.claim_started); dedupe `payout:{id}:{status}`. */
 export function payoutStatusEvent(owner: EventOwner, type: string, payout: Payout, status: string): DomainEvent {
   return event(owner, type, { object: 'payout', value: payout }, `payout:${payout.id}:${status}`);
 }
 
-/** `payout.claim_started`: the recipient opened the claim (docs/claim-links.md); dedupe `payout:{id}:claim_started`. */
-export function payoutClaimStartedEvent(owner: EventOwner, type: string, payout: Payout): DomainEvent {
-  return event(owner, type, { object: 'payout', value: payout }, `payout:${payout.id}:claim_started`);
-}
-
-/**
- * `payout.notification_*` (docs/notifications.md "Events"): the payout with its notification;
- * dedupe `payout:{id}:notification_{sent|delivered|failed}`, one of each per payout.
- */
+/** `payout.notification_*` with the notification; dedupe `payout:{id}:notification_{sent|delivered|failed}`. */
 export function payoutNotificationEvent(owner: EventOwner, type: `payout.${string}`, payout: Payout, notification: PayoutNotification): DomainEvent {
   return event(owner, type, { object: 'payout', value: payout, notification }, `payout:${payout.id}:${type.slice('payout.'.length)}`);
 }

@@ -7,18 +7,10 @@ import type { Payout } from './payouts';
 
 export type EventDataFormat = 'surface_a' | 'domain';
 
-/**
- * The version of every event object's stored form (`v` in `events.data`; docs/webhooks.md "Event
- * data"). A change a reader of the previous version cannot read (a field renamed, removed or given
- * another meaning) raises it and comes with a migration rewriting the stored events to it; an added
- * optional field does not. Rows stored before `v` existed are version 1.
- */
+/** `v` of every stored event object; the rule for raising it: docs/webhooks.md "Event data". */
 export const EVENT_OBJECT_VERSION = 1;
 
-/**
- * A recipient as `recipient.updated` records it: the saved recipient with its details already
- * masked (src/domain/recipients.ts maskRecipientDetails) and what changed it.
- */
+/** The recipient `recipient.updated` records: details masked, with the bank's correction. */
 export interface RecipientEventValue {
   id: string;
   type: string;
@@ -27,21 +19,16 @@ export interface RecipientEventValue {
   name: string | null;
   kind: string | null;
   externalId: string | null;
-  /** Masked. */
   details: Record<string, unknown>;
   status: string;
   missingFields: string[];
   channels: string[];
   createdAt: Date;
   updatedAt: Date;
-  /** A bank's correction (docs/rails.md "ACH"). */
   correction: { source: 'notification_of_change'; changeCode: string; payoutId: string };
 }
 
-/**
- * A domain object an event is about, by kind. A payout's notification events
- * (`payout.notification_*`) carry the notification beside the payout.
- */
+/** The domain object an event is about, by kind; `payout.notification_*` add the notification. */
 export type EventObject =
   | { object: 'payment_request'; value: PaymentRequest }
   | { object: 'deposit'; value: Deposit }

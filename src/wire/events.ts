@@ -1,9 +1,6 @@
 /**
- * An event's object as Surface A renders it, from either stored form (src/domain/event-objects.ts):
- * the payload every surface's envelope is built from (src/core/event-log.ts, src/core/webhooks.ts).
- * A `domain` row is rendered with the keys in the order PostgreSQL's jsonb keeps them (shorter
- * keys first, then bytewise), the order a `surface_a` row is read back in, so an event's wire
- * bytes do not depend on how it was stored.
+ * An event's object as Surface A renders it, from either stored form, keys in jsonb order so the
+ * bytes do not depend on the form (docs/webhooks.md "Event data"); every envelope is built from it.
  */
 import { type EventDataFormat, type EventObject, parseEventObject, type RecipientEventValue } from '../domain/event-objects';
 import { renderDeposit } from './surface-a/deposits';
@@ -58,7 +55,6 @@ function render(o: EventObject): object {
   }
 }
 
-/** Surface A's recipient as `recipient.updated` carries it (the keys of src/core/recipients.ts recipientEventData). */
 function renderRecipientEvent(r: RecipientEventValue): object {
   return {
     id: r.id,

@@ -7,7 +7,6 @@ import {
   disbursementFinishedEvent,
   disbursementLaunchedEvent,
   paymentRequestEvent,
-  payoutClaimStartedEvent,
   payoutNotificationEvent,
   payoutStatusEvent,
   recipientCorrectedEvent,
@@ -58,7 +57,7 @@ describe('event constructors (docs/webhooks.md "Event data")', () => {
     expect(
       [
         payoutStatusEvent(owner, 'payout.succeeded', payout, 'succeeded'),
-        payoutClaimStartedEvent(owner, 'payout.claim_started', payout),
+        payoutStatusEvent(owner, 'payout.claim_started', payout, 'claim_started'),
         payoutNotificationEvent(owner, 'payout.notification_delivered', payout, n),
         disbursementLaunchedEvent(owner, 'disbursement.launched', d),
         disbursementAwaitingApprovalEvent(owner, 'disbursement.awaiting_approval', d, 'rev_2'),

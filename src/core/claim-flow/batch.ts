@@ -7,9 +7,8 @@
  * - ONE hold of the batch total, `claim_batch:{id}:hold` (available -> held; 402 if it does not
  *   fit), as Surface A's disbursement launch does; each payout later settles or releases its own
  *   debit_total from `held` exactly like a single payout (`payout:{id}:settle|release`);
- * - the payout rows (core payoutValues, status submitted), their `payout.submitted` events (dedupe
- *   `payout:{id}:submitted`) and their workflow starts (the workflow-start outbox), one
- *   statement per table (rows as one jsonb parameter).
+ * - the payout rows, their `payout.submitted` events and workflow starts, from the owners' builders,
+ *   one statement per table (rows as one jsonb parameter).
  * After commit the API process starts the workflows in the background; whatever it does not get to
  * (it died right after the 201) the worker's relay starts (sweepWorkflowStarts), so every entry's
  * workflow starts durably.

@@ -12,7 +12,7 @@ import { ApiError } from '../../domain/errors';
 import type { Caller, Core } from '../context';
 import { emitEvent } from '../events';
 import { cancelPayout, payoutFromRow, type PayoutRow } from '../payouts';
-import { payoutClaimStartedEvent } from '../../domain/domain-events';
+import { payoutStatusEvent } from '../../domain/domain-events';
 import { clearCancelRequested, markCancelRequested, markClaimStarted } from '../payouts/transitions';
 import { getClaimDisbursementRow } from './disbursements';
 import { claimStatusOfRow } from './status';
@@ -35,7 +35,7 @@ export async function startClaim(core: Core, token: string): Promise<PayoutRow |
     if (updated) {
       await emitEvent(
         tx,
-        payoutClaimStartedEvent({ businessId: updated.business_id, environment: updated.environment }, CLAIM_STARTED_EVENT, payoutFromRow(updated, core.config.publicUrl)),
+        payoutStatusEvent({ businessId: updated.business_id, environment: updated.environment }, CLAIM_STARTED_EVENT, payoutFromRow(updated, core.config.publicUrl), 'claim_started'),
       );
       return updated;
     }

@@ -214,10 +214,8 @@ export async function claimItems(
       launched.push({ item: it, prepared: p, payoutId: newId('po') });
     }
     if (launched.length) {
-      // Three statements for the whole claim, whatever its size (docs/benchmarks.md "2026-11-26
-      // (evening)", item 3): the payouts, their payout.submitted events, the items. Each table's rows travel
-      // as one jsonb parameter (as Surface B's batch, src/core/claim-flow/batch.ts); the columns
-      // are exactly insertPayout's (src/core/payouts/accept.ts), so the others keep their defaults.
+      // Three statements whatever the claim's size (docs/benchmarks.md "2026-11-26 (evening)", item 3), rows as
+      // one jsonb parameter each; the payout columns are insertPayout's, so the others keep their defaults.
       const rows = launched.map(({ item, prepared: p, payoutId }) => {
         const values = payoutValues(caller, p, { id: payoutId, status: 'submitted', now, disbursementId, disbursementItemId: item.id });
         // The attempt is part of the row (unique per item and attempt: never a second payout for it).

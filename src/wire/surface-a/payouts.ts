@@ -103,7 +103,7 @@ export function renderPayout(p: Payout): WirePayout {
   return out;
 }
 
-/** A payout's fees on the wire (decimal USDC strings), as Surface A and Surface C render them. */
+/** A payout's fees on Surfaces A and C. */
 export function renderPayoutFees(p: Payout): WirePayout['fees'] {
   return {
     provider: formatAmount(p.fees.provider, 'USDC'),
