@@ -23,12 +23,11 @@ import { type ContactRecipient, getContactRecipient } from '../../core/contacts'
 import {
   createNotifiedPayouts,
   NOTIFICATION_CHANNELS,
-  notificationFromRow,
   notificationsByPayout,
   type NotifiedPayoutRequest,
   validateNotificationRequest,
 } from '../../core/notifications';
-import { getPayout, listPayouts, payoutFromRow, type PayoutRequest } from '../../core/payouts';
+import { getPayout, listPayouts, type PayoutRequest } from '../../core/payouts';
 import { renderPayoutFailure, renderPayoutFees } from '../../wire/surface-a/payouts';
 import type { Payout } from '../../domain/payouts';
 import { renderPayoutNotification } from '../../wire/surface-a/notifications';
@@ -258,7 +257,7 @@ async function create(c: Context<AppEnv>, bodies: CreatePayoutBody[], batch: boo
     const requests: NotifiedPayoutRequest[] = [];
     for (const [i, b] of bodies.entries()) requests.push(await toCoreRequest(core, caller, b, pre(i)));
     const created = await createNotifiedPayouts(core, caller, requests, { idempotencyKey: c.get('idempotencyKey'), batch, paramPrefix: pre });
-    return created.map((p) => renderSurfaceCPayout(payoutFromRow(p.row, core.config.publicUrl), p.notification && notificationFromRow(p.notification)));
+    return created.map((p) => renderSurfaceCPayout(p.payout, p.notification));
   } catch (e) {
     if (e instanceof ApiError) throw toSurfaceC(e, (i) => bodies[i ?? 0]);
     throw e;
