@@ -101,7 +101,7 @@ try {
   for (const c of cases) {
     const recipient = c.channel === 'email' ? { type: 'email' as const, address: c.to } : { type: 'phone' as const, number: c.to };
     const [p] = await createNotifiedPayouts(core, caller, [{ payout: { channel: 'claim_link', recipient, destinationAmount: '25' }, notification: { channel: c.channel, destination: c.to, language: 'es' } }]);
-    const id = p!.row.id;
+    const id = p!.payout.id;
     await core.db.updateTable('payouts').set({ environment: 'live' }).where('id', '=', id).execute();
     await core.db.updateTable('notifications').set({ environment: 'live' }).where('payout_id', '=', id).execute();
     ids.push(id);

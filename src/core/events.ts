@@ -1,25 +1,15 @@
 /** The event outbox (spec "Events"; docs/architecture.md "Outboxes"): the one module that writes `events`. */
 import { type Insertable, type RawBuilder, sql } from 'kysely';
-import type { EventDataFormat } from '../domain/event-objects';
+import type { DomainEvent } from '../domain/domain-events';
+import { eventObjectData } from '../domain/event-objects';
 import { newId } from '../domain/ids';
 import { recordPayoutEvent } from './metrics/registry';
-import type { DbOrTx, Environment } from '../db/schema';
+import type { DbOrTx } from '../db/schema';
 import type { EventsTable } from '../db/tables/payouts';
 import { columnList, columnsAndValues } from './sql-rows';
 
-/** A domain event to put in the outbox (spec "Events"). */
-export interface EventInput {
-  businessId: string;
-  environment: Environment;
-  type: string;
-  objectType: string;
-  objectId: string;
-  /** The object at the event: the domain object's JSON form with `dataFormat: 'domain'`, else Surface A's rendering. */
-  data: Record<string, unknown>;
-  dataFormat?: EventDataFormat;
-  /** Unique per emission (e.g. `payout:po_…:succeeded`): a retried activity emits once. */
-  dedupeKey: string;
-}
+/** A domain event for the outbox (spec "Events"), built by src/domain/domain-events.ts. */
+export type EventInput = DomainEvent;
 
 /** Writes an event in the caller's transaction (docs/architecture.md "Money rules", rule 3); null when `dedupeKey` exists. */
 export async function emitEvent(tx: DbOrTx, e: EventInput): Promise<string | null> {
@@ -47,12 +37,10 @@ export function eventInsertSelect(values: Insertable<EventsTable>, gate: RawBuil
   return sql`insert into events (${columns}) select ${vals}${gate} on conflict (dedupe_key) do nothing returning id`;
 }
 
-/** Inserts many complete `events` rows (a JSON array) in one statement; a duplicate dedupe key fails it. */
+/** Inserts many complete `events` rows (a JSON array of {@link eventRow}s) in one statement; a duplicate dedupe key fails it. */
 export async function insertEventRowsJson(tx: DbOrTx, json: string): Promise<void> {
-  // A row without `data_format` is a Surface A snapshot (the column's default, which
-  // jsonb_populate_record would otherwise leave null).
   await sql`insert into events select (r).* from (
-    select jsonb_populate_record(null::events, '{"data_format":"surface_a"}'::jsonb || e) as r from jsonb_array_elements(${json}::jsonb) e) s`.execute(tx);
+    select jsonb_populate_record(null::events, e) as r from jsonb_array_elements(${json}::jsonb) e) s`.execute(tx);
 }
 
 /** Inserts `events` rows of `columns` from a JSON array, skipping known dedupe keys; returns the keys written. */
@@ -71,23 +59,29 @@ export async function markEventsDispatched(db: DbOrTx, ids: string[], now: Date)
 
 /** The `events` row of `e` with a new `evt_…` id, for a multi-write statement. */
 export function eventValues(e: EventInput): Insertable<EventsTable> {
+  return { ...eventRow(e), data: JSON.stringify(eventObjectData(e.object)) };
+}
+
+/** {@link eventValues} with `data` as JSON, for a jsonb-parameter insert; `at` dates the id and `created_at`. */
+export function eventRow(e: EventInput, at?: Date): Omit<Insertable<EventsTable>, 'data'> & { data: Record<string, unknown> } {
   return {
-    id: newId('evt'),
+    id: newId('evt', at?.getTime()),
     business_id: e.businessId,
     environment: e.environment,
     type: e.type,
     object_type: e.objectType,
     object_id: e.objectId,
-    data: JSON.stringify(e.data),
-    data_format: e.dataFormat ?? 'surface_a',
+    data: eventObjectData(e.object),
+    data_format: 'domain',
     dedupe_key: e.dedupeKey,
     dispatched_at: null,
+    ...(at ? { created_at: at } : {}),
   };
 }
 
 /** Counts a written event in the payout metrics. */
 export function eventWritten(e: EventInput): void {
-  if (e.objectType === 'payout') recordPayoutEvent(e.type, e.data.channel, e.environment);
+  if (e.object.object === 'payout') recordPayoutEvent(e.type, e.object.value.channel, e.environment);
 }
 
 /** Deletes up to `limit` dispatched events created before `cutoff`; never an undispatched one. */

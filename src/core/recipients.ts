@@ -13,6 +13,7 @@ import { type Page, paginate } from './paging';
 import type { Caller, Core } from './context';
 import type { DbOrTx } from '../db/schema';
 import { isUniqueViolation } from '../db/errors';
+import { recipientCorrectedEvent } from '../domain/domain-events';
 
 export type RecipientKind = 'individual' | 'business';
 
@@ -314,15 +315,12 @@ export async function correctRecipientFromBank(
       set = { details: JSON.stringify(current.details), status: 'needs_fields', missing_fields: JSON.stringify(missing), channels: JSON.stringify(current.channels) };
     }
     const updated = recipientFromRow(await trx.updateTable('recipients').set({ ...set, updated_at: now }).where('id', '=', recipientId).returningAll().executeTakeFirstOrThrow());
-    await emitEvent(trx, {
-      businessId: row.business_id,
-      environment: row.environment,
-      type: 'recipient.updated',
-      objectType: 'recipient',
-      objectId: recipientId,
-      data: { ...recipientEventData(updated), correction: { source: 'notification_of_change', change_code: source.changeCode, payout_id: source.payoutId } },
-      dedupeKey: `recipient:${recipientId}:correction:${source.correctionId}`,
-    });
+    const value = {
+      ...updated,
+      details: maskRecipientDetails(updated.type, updated.details),
+      correction: { source: 'notification_of_change' as const, changeCode: source.changeCode, payoutId: source.payoutId },
+    };
+    await emitEvent(trx, recipientCorrectedEvent({ businessId: row.business_id, environment: row.environment }, value, source.correctionId));
     return updated;
   });
 }

@@ -39,8 +39,10 @@ export function workflowStartInsertSelect(values: Insertable<WorkflowStartsTable
   return sql`insert into workflow_starts (${columns}) select ${vals}${gate} on conflict (workflow_id) do nothing returning workflow_id`;
 }
 
-/** Records many starts in one statement from a JSON array of `workflow_starts` rows; known ids are skipped. */
-export async function insertWorkflowStartRowsJson(tx: DbOrTx, json: string): Promise<void> {
+/** Records many starts in one statement, at `at`, claimed until `claimedUntil`; known ids are skipped. */
+export async function insertWorkflowStarts(tx: DbOrTx, starts: readonly PendingStart[], at: Date, claimedUntil: Date | null): Promise<void> {
+  const rows = starts.map((s) => ({ ...workflowStartValues(s), args: s.args, search_attributes: s.searchAttributes, created_at: at, started_at: null, claimed_until: claimedUntil }));
+  const json = JSON.stringify(rows);
   await sql`insert into workflow_starts select * from jsonb_populate_recordset(null::workflow_starts, ${json}::jsonb) on conflict (workflow_id) do nothing`.execute(tx);
 }
 

@@ -7,15 +7,34 @@ import type { Payout } from './payouts';
 
 export type EventDataFormat = 'surface_a' | 'domain';
 
-/**
- * A domain object an event is about, by kind. A payout's notification events
- * (`payout.notification_*`) carry the notification beside the payout.
- */
+/** `v` of every stored event object; the rule for raising it: docs/webhooks.md "Event data". */
+export const EVENT_OBJECT_VERSION = 1;
+
+/** The recipient `recipient.updated` records: details masked, with the bank's correction. */
+export interface RecipientEventValue {
+  id: string;
+  type: string;
+  country: string | null;
+  currency: string | null;
+  name: string | null;
+  kind: string | null;
+  externalId: string | null;
+  details: Record<string, unknown>;
+  status: string;
+  missingFields: string[];
+  channels: string[];
+  createdAt: Date;
+  updatedAt: Date;
+  correction: { source: 'notification_of_change'; changeCode: string; payoutId: string };
+}
+
+/** The domain object an event is about, by kind; `payout.notification_*` add the notification. */
 export type EventObject =
   | { object: 'payment_request'; value: PaymentRequest }
   | { object: 'deposit'; value: Deposit }
   | { object: 'payout'; value: Payout; notification?: PayoutNotification }
-  | { object: 'disbursement'; value: Disbursement };
+  | { object: 'disbursement'; value: Disbursement }
+  | { object: 'recipient'; value: RecipientEventValue };
 
 function encode(v: unknown): unknown {
   if (typeof v === 'bigint') return { $bigint: v.toString() };
@@ -37,15 +56,16 @@ function decode(v: unknown): unknown {
   return v;
 }
 
-/** The JSON form stored in `events.data`: `{object, ...fields}`, bigints and Dates tagged. */
+/** The JSON form stored in `events.data`: `{v, object, ...fields}` (v = {@link EVENT_OBJECT_VERSION}), bigints and Dates tagged. */
 export function eventObjectData(o: EventObject): Record<string, unknown> {
-  const out = { object: o.object, ...(encode(o.value) as Record<string, unknown>) };
+  const out = { v: EVENT_OBJECT_VERSION, object: o.object, ...(encode(o.value) as Record<string, unknown>) };
   return o.object === 'payout' && o.notification ? { ...out, notification: encode(o.notification) } : out;
 }
 
-/** Throws Error on an unknown `object`. */
+/** The object stored by {@link eventObjectData}; throws Error on an unknown `object` or a version other than {@link EVENT_OBJECT_VERSION}. */
 export function parseEventObject(data: Record<string, unknown>): EventObject {
-  const { object, ...fields } = data;
+  const { v = 1, object, ...fields } = data;
+  if (v !== EVENT_OBJECT_VERSION) throw new Error(`event object version ${String(v)} is not ${EVENT_OBJECT_VERSION}`);
   const value = decode(fields);
   if (object === 'payment_request') return { object, value: value as PaymentRequest };
   if (object === 'deposit') return { object, value: value as Deposit };
@@ -54,5 +74,6 @@ export function parseEventObject(data: Record<string, unknown>): EventObject {
     return notification ? { object, value: payout, notification } : { object, value: payout };
   }
   if (object === 'disbursement') return { object, value: value as Disbursement };
+  if (object === 'recipient') return { object, value: value as RecipientEventValue };
   throw new Error(`unknown event object '${String(object)}'`);
 }

@@ -1,11 +1,8 @@
 /**
- * An event's object as Surface A renders it, from either stored form (src/domain/event-objects.ts):
- * the payload every surface's envelope is built from (src/core/event-log.ts, src/core/webhooks.ts).
- * A `domain` row is rendered with the keys in the order PostgreSQL's jsonb keeps them (shorter
- * keys first, then bytewise), the order a `surface_a` row is read back in, so an event's wire
- * bytes do not depend on how it was stored.
+ * An event's object as Surface A renders it, from either stored form, keys in jsonb order so the
+ * bytes do not depend on the form (docs/webhooks.md "Event data"); every envelope is built from it.
  */
-import { type EventDataFormat, type EventObject, parseEventObject } from '../domain/event-objects';
+import { type EventDataFormat, type EventObject, parseEventObject, type RecipientEventValue } from '../domain/event-objects';
 import { renderDeposit } from './surface-a/deposits';
 import { renderPayoutNotification } from './surface-a/notifications';
 import { renderDisbursement } from './surface-a/disbursements';
@@ -51,7 +48,29 @@ function render(o: EventObject): object {
       return renderPaymentRequest(o.value);
     case 'disbursement':
       return renderDisbursement(o.value);
+    case 'recipient':
+      return renderRecipientEvent(o.value);
     case 'payout':
       return o.notification ? { ...renderPayout(o.value), notification: renderPayoutNotification(o.notification) } : renderPayout(o.value);
   }
+}
+
+function renderRecipientEvent(r: RecipientEventValue): object {
+  return {
+    id: r.id,
+    object: 'recipient',
+    type: r.type,
+    country: r.country,
+    currency: r.currency,
+    name: r.name,
+    kind: r.kind,
+    external_id: r.externalId,
+    [r.type]: r.details,
+    status: r.status,
+    missing_fields: r.missingFields,
+    channels: r.channels,
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+    correction: { source: r.correction.source, change_code: r.correction.changeCode, payout_id: r.correction.payoutId },
+  };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDisbursement } from '../../src/core/disbursements/read';
-import { emitEvent } from '../../src/core/events';
+import { emitLegacyEvent } from '../helpers/legacy-events';
 import { eventObjectData } from '../../src/domain/event-objects';
 import { createHarness, type Harness } from '../helpers/harness';
 
@@ -58,7 +58,7 @@ describe('disbursement events as domain objects', () => {
     const dRow = await h.db.selectFrom('disbursements').selectAll().where('id', '=', c.body.id).executeTakeFirstOrThrow();
     const emit = (data: Record<string, unknown>, dataFormat: 'surface_a' | 'domain', tag: string) =>
       h.db.transaction().execute((tx) =>
-        emitEvent(tx, { businessId: biz.id, environment: 'sandbox', type: 'disbursement.awaiting_approval', objectType: 'disbursement', objectId: dRow.id, data, dataFormat, dedupeKey: `test:${dRow.id}:${tag}` }),
+        emitLegacyEvent(tx, { businessId: biz.id, environment: 'sandbox', type: 'disbursement.awaiting_approval', objectType: 'disbursement', objectId: dRow.id, data, dataFormat, dedupeKey: `test:${dRow.id}:${tag}` }),
       );
     const legacy = (await emit(wire, 'surface_a', 'legacy')) as string;
     const domain = (await emit(eventObjectData({ object: 'disbursement', value: await loadDisbursement(h.db, dRow) }), 'domain', 'domain')) as string;

@@ -1,8 +1,10 @@
 import { readFileSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emitEvent } from '../../src/core/events';
+import { emitLegacyEvent } from '../helpers/legacy-events';
 import { toDeposit } from '../../src/core/funding/deposits';
+import { correctRecipientFromBank } from '../../src/core/recipients';
+import { expirePaymentRequest } from '../../src/core/payment-links/payment-requests';
 import { eventObjectData } from '../../src/domain/event-objects';
 import { createHarness, type Harness } from '../helpers/harness';
 import { type WebhookReceiver, waitFor, webhookReceiver } from '../helpers/webhook-receiver';
@@ -215,6 +217,27 @@ describe('recorded event payloads on every surface', () => {
     check('deposits-payment-requests', await payloads(b));
   });
 
+  it('a recipient corrected by a bank; a payment request expired', async () => {
+    const b = await subscribed();
+    const rec = await h.request('POST', `${A}/recipients`, {
+      key: b.sandbox,
+      body: { type: 'bank_account', country: 'US', currency: 'USD', name: 'Casey Noc', kind: 'individual', bank_account: { holder_name: 'Casey Noc', account_number: '000123456789', routing_number: '021000021', account_type: 'savings' } },
+    });
+    expect(rec.status, rec.text).toBe(201);
+    const corrected = await correctRecipientFromBank(h.core, rec.body.id, { fields: { account_number: '000987654321' } }, { correctionId: 'noc_1', changeCode: 'C01', payoutId: 'po_0000000000000000000001' });
+    expect(corrected?.status).toBe('ready');
+    const link = await h.request('POST', `${A}/payment-links`, { key: b.sandbox, body: { name: 'Invoices', methods: ['bank_transfer'] } });
+    expect(link.status, link.text).toBe(201);
+    const pr = await h.request('POST', `${A}/payment-requests`, {
+      key: b.sandbox,
+      body: { payment_link_id: link.body.id, amount: '80.00', currency: 'USD', reference: 'INV-2', expires_at: new Date(Date.now() + 3600_000).toISOString() },
+    });
+    expect(pr.status, pr.text).toBe(201);
+    expect(await expirePaymentRequest(h.core, pr.body.id, { clockOffsetMs: 2 * 3600_000 })).toEqual({ status: 'expired' });
+    await settled(b);
+    check('recipients-payment-request-expired', await payloads(b));
+  });
+
   it('Surface B disbursements and Surface C payouts', async () => {
     const b = await subscribed();
     const bd = await h.request('POST', `${B}/disbursements`, { key: b.sandbox, body: { recipientPhone: '+525512345678', amountUsd: '40.00', currency: 'USD', reference: 'inv-1', note: 'Gracias' } });
@@ -249,7 +272,7 @@ describe('events stored before migration 0066 (Surface A snapshot)', () => {
     const row = await h.db.selectFrom('deposits').selectAll().where('id', '=', d.body.id).executeTakeFirstOrThrow();
     const emit = (data: Record<string, unknown>, dataFormat: 'surface_a' | 'domain', tag: string) =>
       h.db.transaction().execute((tx) =>
-        emitEvent(tx, { businessId: b.id, environment: 'sandbox', type: 'deposit.credited', objectType: 'deposit', objectId: row.id, data, dataFormat, dedupeKey: `test:${row.id}:${tag}` }),
+        emitLegacyEvent(tx, { businessId: b.id, environment: 'sandbox', type: 'deposit.credited', objectType: 'deposit', objectId: row.id, data, dataFormat, dedupeKey: `test:${row.id}:${tag}` }),
       );
     // The old code stored Surface A's rendering of the deposit, as GET /deposits/{id} answers it.
     const legacy = await emit(wire, 'surface_a', 'legacy');

@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { verify as octokitVerify } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emitEvent } from '../../src/core/events';
+import { emitLegacyEvent } from '../helpers/legacy-events';
 import { surfaceBEnvelope } from '../../src/wire/surface-b-envelope';
 import { newId } from '../../src/domain/ids';
 import { createHarness, type Harness } from '../helpers/harness';
@@ -36,7 +36,7 @@ async function emitRaw(businessId: string, type: string, data: Record<string, un
   // Event ids are time-ordered per millisecond only: one millisecond apart, the emission order is the id order.
   await new Promise((r) => setTimeout(r, 2));
   const id = await h.db.transaction().execute((tx) =>
-    emitEvent(tx, {
+    emitLegacyEvent(tx, {
       businessId,
       environment,
       type,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emitEvent } from '../../src/core/events';
+import { emitLegacyEvent } from '../helpers/legacy-events';
 import { newId } from '../../src/domain/ids';
 import { createHarness, type Harness } from '../helpers/harness';
 import { waitFor, webhookReceiver as receiver } from '../helpers/webhook-receiver';
@@ -26,7 +26,7 @@ afterAll(async () => h?.close());
 async function emit(businessId: string, type: string, environment: 'sandbox' | 'live' = 'sandbox'): Promise<string> {
   const objectId = newId('po');
   const id = await h.db.transaction().execute((tx) =>
-    emitEvent(tx, {
+    emitLegacyEvent(tx, {
       businessId,
       environment,
       type,

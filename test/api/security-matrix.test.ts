@@ -3,7 +3,7 @@ import { surfaceMounts, type SurfaceMount } from '../../src/api/surfaces';
 import type { Environment } from '../../src/db/schema';
 import type { Surface } from '../../src/api/types';
 import { createHarness, type Harness } from '../helpers/harness';
-import { emitEvent } from '../../src/core/events';
+import { emitLegacyEvent } from '../helpers/legacy-events';
 import { newId } from '../../src/domain/ids';
 
 /**
@@ -120,7 +120,7 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
         // An event and a delivery of it to this endpoint (the harness runs no worker: written here).
         const objectId = newId('po');
         const eventId = await h.db.transaction().execute((tx) =>
-          emitEvent(tx, { businessId: biz.id, environment: env, type: 'payout.succeeded', objectType: 'payout', objectId, data: { id: objectId }, dedupeKey: `matrix:${objectId}` }),
+          emitLegacyEvent(tx, { businessId: biz.id, environment: env, type: 'payout.succeeded', objectType: 'payout', objectId, data: { id: objectId }, dedupeKey: `matrix:${objectId}` }),
         );
         const deliveryId = newId('whd');
         await h.db
@@ -189,12 +189,12 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
         const webhook = await ok('POST', `${base}/webhooks`, biz[env], { url: 'https://example.com/hooks', events: ['*'], secret: 'matrix-secret-long-enough' }, 201);
         const objectId = newId('po');
         const eventId = await h.db.transaction().execute((tx) =>
-          emitEvent(tx, { businessId: biz.id, environment: env, type: 'payout.succeeded', objectType: 'payout', objectId, data: { id: objectId }, dedupeKey: `matrix-b:${objectId}` }),
+          emitLegacyEvent(tx, { businessId: biz.id, environment: env, type: 'payout.succeeded', objectType: 'payout', objectId, data: { id: objectId }, dedupeKey: `matrix-b:${objectId}` }),
         );
         // An event Surface B receives (GET /events/{id}); the payout event above is not one (not a claim link).
         const depositId = newId('dep');
         const bEventId = await h.db.transaction().execute((tx) =>
-          emitEvent(tx, { businessId: biz.id, environment: env, type: 'deposit.credited', objectType: 'deposit', objectId: depositId, data: { id: depositId, credited_amount: '1.00' }, dedupeKey: `matrix-b:${depositId}` }),
+          emitLegacyEvent(tx, { businessId: biz.id, environment: env, type: 'deposit.credited', objectType: 'deposit', objectId: depositId, data: { id: depositId, credited_amount: '1.00' }, dedupeKey: `matrix-b:${depositId}` }),
         );
         const deliveryId = newId('whd');
         await h.db
@@ -240,7 +240,7 @@ const SURFACE_FIXTURES: Partial<Record<Surface, SurfaceFixtures>> = {
         // No live claim-link rail: business 1's sandbox payout stands in on live (as for Surface A).
         const objectId = newId('po');
         const eventId = await h.db.transaction().execute((tx) =>
-          emitEvent(tx, { businessId: biz.id, environment: env, type: 'payout.succeeded', objectType: 'payout', objectId, data: { id: objectId }, dedupeKey: `matrix-c:${objectId}` }),
+          emitLegacyEvent(tx, { businessId: biz.id, environment: env, type: 'payout.succeeded', objectType: 'payout', objectId, data: { id: objectId }, dedupeKey: `matrix-c:${objectId}` }),
         );
         const deliveryId = newId('whd');
         await h.db

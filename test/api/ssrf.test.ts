@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emitEvent } from '../../src/core/events';
+import { emitLegacyEvent } from '../helpers/legacy-events';
 import { attemptWebhookDelivery } from '../../src/core/webhooks';
 import { newId } from '../../src/domain/ids';
 import { createHarness, type Harness } from '../helpers/harness';
@@ -84,7 +84,7 @@ describe('delivery (security): checked again at every attempt; redirects not fol
       .execute();
     const objectId = newId('po');
     const eventId = await h.db.transaction().execute((tx) =>
-      emitEvent(tx, { businessId: biz.id, environment, type: 'payout.succeeded', objectType: 'payout', objectId, data: { id: objectId }, dedupeKey: `ssrf:${randomBytes(6).toString('hex')}` }),
+      emitLegacyEvent(tx, { businessId: biz.id, environment, type: 'payout.succeeded', objectType: 'payout', objectId, data: { id: objectId }, dedupeKey: `ssrf:${randomBytes(6).toString('hex')}` }),
     );
     const id = newId('whd');
     await h.db

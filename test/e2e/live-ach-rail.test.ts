@@ -233,7 +233,9 @@ describe.skipIf(SKIP)('live ach_usd over SFTP to the test bank', () => {
     expect(corrected.status).toBe('ready');
     const evt = await h.db.selectFrom('events').selectAll().where('object_id', '=', rec.body.id).where('type', '=', 'recipient.updated').execute();
     expect(evt).toHaveLength(1);
-    expect(evt[0]!.data).toMatchObject({ id: rec.body.id, bank_account: { account_number: `••••${ACH_NOC_CORRECTED_ACCOUNT.slice(-4)}` }, correction: { change_code: 'C01', payout_id: first.body.id } });
+    // Stored as the domain object (docs/webhooks.md "Event data").
+    expect(evt[0]!.data_format).toBe('domain');
+    expect(evt[0]!.data).toMatchObject({ v: 1, object: 'recipient', id: rec.body.id, details: { account_number: `••••${ACH_NOC_CORRECTED_ACCOUNT.slice(-4)}` }, correction: { changeCode: 'C01', payoutId: first.body.id } });
     // The business reads it through the API as its endpoints receive it.
     const listed = await h.request('GET', '/v1/events?type=recipient.*', { key: biz.live });
     expect(listed.status).toBe(200);

@@ -94,11 +94,11 @@ async function livePayout(channel: 'email' | 'sms' | 'whatsapp', destination: st
   const [p] = await createNotifiedPayouts(h.core, caller, [
     { payout: { channel: 'claim_link', recipient, destinationAmount: '25', ...(reference ? { reference } : {}) }, notification: { channel, destination, language: 'es' } },
   ]);
-  const id = p!.row.id;
+  const id = p!.payout.id;
   await drainWorkflowStarts(h.core);
   await h.core.temporal.workflow.getHandle(id).terminate('test: the notification step runs under test control');
-  expect(p!.row.environment).toBe('live');
-  expect(p!.notification!.environment).toBe('live');
+  expect((await h.db.selectFrom('payouts').select('environment').where('id', '=', id).executeTakeFirstOrThrow()).environment).toBe('live');
+  expect((await notificationOf(id)).environment).toBe('live');
   await openClaimWindow(h.core, id);
   return id;
 }
@@ -424,8 +424,8 @@ describe('through the payout workflow', () => {
     const make = async (channel: 'email' | 'sms' | 'whatsapp', destination: string) => {
       const recipient = channel === 'email' ? { type: 'email' as const, address: destination } : { type: 'phone' as const, number: destination };
       const [p] = await createNotifiedPayouts(h.core, caller, [{ payout: { channel: 'claim_link', recipient, destinationAmount: '25' }, notification: { channel, destination, language: 'en' } }]);
-      expect(p!.row.environment).toBe('live');
-      return p!.row.id;
+      expect((await h.db.selectFrom('payouts').select('environment').where('id', '=', p!.payout.id).executeTakeFirstOrThrow()).environment).toBe('live');
+      return p!.payout.id;
     };
     const ids = [await make('email', 'flow@example.com'), await make('sms', '+525512348001'), await make('whatsapp', '+525598768001'), await make('whatsapp', '+525598771026')];
     await drainWorkflowStarts(h.core);

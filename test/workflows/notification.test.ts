@@ -66,7 +66,7 @@ async function notifiedPayout(caller: Caller, notification: NotificationRequest 
   ]);
   // Answered before its workflow start was made (src/core/workflow-starts.ts handOffWorkflowStart).
   await drainWorkflowStarts(h.core);
-  return p.row.id;
+  return p.payout.id;
 }
 
 const notificationOf = (payoutId: string) => h.db.selectFrom('notifications').selectAll().where('payout_id', '=', payoutId).executeTakeFirstOrThrow();

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { loadConfig } from '../../src/config';
 import type { Caller, Core } from '../../src/core/context';
-import { emitEvent } from '../../src/core/events';
+import { emitLegacyEvent } from '../helpers/legacy-events';
 import { createWebhookEndpoint, dispatchWebhookEvents } from '../../src/core/webhooks';
 import { migrate, openDb } from '../../src/db/connection';
 import { resolveTestServer } from '../../src/temporal/binaries';
@@ -71,7 +71,7 @@ describe('Surface B webhook delivery schedule (time-skipping)', () => {
   it('attempts at 0, +5 min, +30 min, +2 h, +12 h against a failing receiver, then gives up: no sixth attempt', async () => {
     await createWebhookEndpoint(core, caller, { url, events: ['disbursement.*'], secret: 'schedule-secret-0123456789' }, 'B');
     await core.db.transaction().execute((tx) =>
-      emitEvent(tx, {
+      emitLegacyEvent(tx, {
         businessId: caller.businessId,
         environment: caller.environment,
         type: 'payout.submitted',

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { verify as verifyOctokit } from '@octokit/webhooks-methods';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { emitEvent } from '../../src/core/events';
+import { emitLegacyEvent } from '../helpers/legacy-events';
 import { signSurfaceA, signSurfaceB, verifySurfaceA, verifySurfaceB } from '../../src/core/webhook-signature';
 import { surfaceARetrySchedule } from '../../src/domain/webhook-events';
 import { newId } from '../../src/domain/ids';
@@ -85,7 +85,7 @@ async function register(key: string, url: string, events: string[]): Promise<{ i
 async function emit(businessId: string, type: string, data: Record<string, unknown> = {}): Promise<string> {
   const objectId = newId('po');
   const id = await h.db.transaction().execute((tx) =>
-    emitEvent(tx, {
+    emitLegacyEvent(tx, {
       businessId,
       environment: 'sandbox',
       type,
@@ -272,7 +272,7 @@ describe('delivery (spec "Events", Surface A)', () => {
     const ep = await register(biz.sandbox, rx.url, ['deposit.received']);
     // An event the relay does not dispatch (already marked), delivered by a workflow we start.
     const { eventId, deliveryId } = await h.db.transaction().execute(async (tx) => {
-      const eventId = (await emitEvent(tx, {
+      const eventId = (await emitLegacyEvent(tx, {
         businessId: biz.id,
         environment: 'sandbox',
         type: 'deposit.received',

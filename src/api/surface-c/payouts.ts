@@ -23,17 +23,17 @@ import { type ContactRecipient, getContactRecipient } from '../../core/contacts'
 import {
   createNotifiedPayouts,
   NOTIFICATION_CHANNELS,
-  notificationFromRow,
   notificationsByPayout,
   type NotifiedPayoutRequest,
   validateNotificationRequest,
 } from '../../core/notifications';
-import { getPayout, listPayouts, payoutFromRow, type PayoutRequest } from '../../core/payouts';
-import { renderPayout, type WirePayout } from '../../wire/surface-a/payouts';
+import { getPayout, listPayouts, type PayoutRequest } from '../../core/payouts';
+import { renderPayoutFailure, renderPayoutFees } from '../../wire/surface-a/payouts';
+import type { Payout } from '../../domain/payouts';
 import { renderPayoutNotification } from '../../wire/surface-a/notifications';
 import type { PayoutNotification } from '../../domain/notifications';
 import { ApiError, validationError } from '../../domain/errors';
-import { amountInputPattern } from '../../domain/money';
+import { amountInputPattern, formatAmount } from '../../domain/money';
 import { amountTypeError } from '../errors';
 import { CLAIM_LINK_25 } from '../examples';
 import { coreStatusesOf, SURFACE_C_PAYOUT_STATUSES, surfaceCPayoutStatus } from '../../domain/surface-c';
@@ -144,17 +144,19 @@ export const PayoutSchema = z
 /** A Surface C payout on the wire. */
 export type WireSurfaceCPayout = z.infer<typeof PayoutSchema>;
 
-/** The Surface C form of a core payout and its notification. */
-export function renderSurfaceCPayout(p: WirePayout, n: PayoutNotification | null): WireSurfaceCPayout {
-  const r = p.recipient;
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** The Surface C form of a core payout (the domain object) and its notification. */
+export function renderSurfaceCPayout(p: Payout, n: PayoutNotification | null): WireSurfaceCPayout {
+  const r: Record<string, unknown> = { type: p.recipient.type, ...p.recipient.details };
   return {
     id: p.id,
     object: 'payout',
     status: surfaceCPayoutStatus(p.status),
-    amount: p.destination_amount,
-    currency: p.destination_currency,
-    fees: p.fees,
-    recipient_id: p.recipient_id,
+    amount: formatAmount(p.destination.minor, p.destination.currency),
+    currency: p.destination.currency,
+    fees: renderPayoutFees(p),
+    recipient_id: p.recipientId,
     recipient: {
       type: String(r.type),
       phone_number: typeof r.number === 'string' ? r.number : null,
@@ -163,13 +165,13 @@ export function renderSurfaceCPayout(p: WirePayout, n: PayoutNotification | null
     delivery_channel: n ? n.channel : null,
     notification: n ? renderPayoutNotification(n) : null,
     claim_url: p.claim?.url ?? null,
-    claim_expires_at: p.claim?.expires_at ?? null,
+    claim_expires_at: p.claim ? iso(p.claim.expiresAt) : null,
     payout_method: p.claim?.method ?? null,
     reference: p.reference,
     message: p.message,
-    failure: p.failure,
-    created_at: p.created_at,
-    completed_at: p.delivered_at,
+    failure: renderPayoutFailure(p),
+    created_at: p.createdAt.toISOString(),
+    completed_at: iso(p.deliveredAt),
   };
 }
 
@@ -255,7 +257,7 @@ async function create(c: Context<AppEnv>, bodies: CreatePayoutBody[], batch: boo
     const requests: NotifiedPayoutRequest[] = [];
     for (const [i, b] of bodies.entries()) requests.push(await toCoreRequest(core, caller, b, pre(i)));
     const created = await createNotifiedPayouts(core, caller, requests, { idempotencyKey: c.get('idempotencyKey'), batch, paramPrefix: pre });
-    return created.map((p) => renderSurfaceCPayout(renderPayout(payoutFromRow(p.row, core.config.publicUrl)), p.notification && notificationFromRow(p.notification)));
+    return created.map((p) => renderSurfaceCPayout(p.payout, p.notification));
   } catch (e) {
     if (e instanceof ApiError) throw toSurfaceC(e, (i) => bodies[i ?? 0]);
     throw e;
@@ -347,13 +349,13 @@ export function registerPayoutRoutes(app: SurfaceRouter): void {
     const statuses = q.status ? coreStatusesOf(q.status) : undefined;
     const page = await listPayouts(core, c.get('caller'), { statuses, limit: q.limit, cursor: q.cursor });
     const notes = await notificationsByPayout(core.db, page.data.map((p) => p.id));
-    return c.json({ data: page.data.map((p) => renderSurfaceCPayout(renderPayout(p), notes.get(p.id) ?? null)), next_cursor: page.nextCursor }, 200);
+    return c.json({ data: page.data.map((p) => renderSurfaceCPayout(p, notes.get(p.id) ?? null)), next_cursor: page.nextCursor }, 200);
   });
 
   app.openapi(getPayoutRoute, async (c) => {
     const core = c.get('core');
     const p = await getPayout(core, c.get('caller'), c.req.valid('param').id);
     const notes = await notificationsByPayout(core.db, [p.id]);
-    return c.json(renderSurfaceCPayout(renderPayout(p), notes.get(p.id) ?? null), 200);
+    return c.json(renderSurfaceCPayout(p, notes.get(p.id) ?? null), 200);
   });
 }

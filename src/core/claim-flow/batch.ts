@@ -7,9 +7,8 @@
  * - ONE hold of the batch total, `claim_batch:{id}:hold` (available -> held; 402 if it does not
  *   fit), as Surface A's disbursement launch does; each payout later settles or releases its own
  *   debit_total from `held` exactly like a single payout (`payout:{id}:settle|release`);
- * - the payout rows (core payoutValues, status submitted), their `payout.submitted` events (dedupe
- *   `payout:{id}:submitted`) and their workflow starts (the workflow-start outbox), one
- *   statement per table (rows as one jsonb parameter).
+ * - the payout rows, their `payout.submitted` events and workflow starts, from the owners' builders,
+ *   one statement per table (rows as one jsonb parameter).
  * After commit the API process starts the workflows in the background; whatever it does not get to
  * (it died right after the 201) the worker's relay starts (sweepWorkflowStarts), so every entry's
  * workflow starts durably.
@@ -23,10 +22,10 @@ import type { ClaimBatch } from '../../domain/claim-disbursements';
 import { USDC } from '../../domain/money';
 import type { Caller, Core } from '../context';
 import { getBalance, InsufficientFundsError, insufficientBalance, post } from '../ledger';
-import { payoutEventData, payoutStart, payoutValues, type PayoutRow, type PreparedPayout, preparePayout } from '../payouts';
-import { handOffWorkflowStarts, insertWorkflowStartRowsJson, startLeaseUntil } from '../workflow-starts';
-import { insertEventRowsJson } from '../events';
-import { insertPayoutRowsJson } from '../payouts/transitions';
+import { payoutStart, payoutValues, type PayoutRow, type PreparedPayout, preparePayout } from '../payouts';
+import { handOffWorkflowStarts, insertWorkflowStarts, startLeaseUntil } from '../workflow-starts';
+import { eventRow, insertEventRowsJson } from '../events';
+import { insertPayoutRowsJson, payoutEventInput } from '../payouts/transitions';
 import { renameCoreParam, validateClaimEntry } from './entry';
 import { applyBatchPolicy } from '../policies/batches';
 import { isUniqueViolation } from '../../db/errors';
@@ -174,27 +173,16 @@ export async function createClaimBatch(
       });
       const json = (rows: unknown[]) => JSON.stringify(rows, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
       await insertPayoutRowsJson(tx, json(out));
-      const events = out.map((r) => ({
-        id: newId('evt', now.getTime()),
-        business_id: r.business_id,
-        environment: r.environment,
-        type: 'payout.submitted',
-        object_type: 'payout',
-        object_id: r.id,
-        data: payoutEventData(r, core.config.publicUrl),
-        data_format: 'domain',
-        dedupe_key: `payout:${r.id}:submitted`,
-        created_at: now,
-        dispatched_at: null,
-      }));
+      const events = out.map((r) => eventRow(payoutEventInput(core, r, 'submitted')!, now));
       await insertEventRowsJson(tx, json(events));
       // Recorded claimed by this process (src/core/workflow-starts.ts handOffWorkflowStarts).
       const claimedUntil = startLeaseUntil(new Date());
-      const starts = out.map((r) => {
-        const s = payoutStart(r);
-        return { workflow_id: s.workflowId, workflow_type: s.workflowType, args: s.args, search_attributes: s.searchAttributes, created_at: now, started_at: null, claimed_until: claimedUntil };
-      });
-      await insertWorkflowStartRowsJson(tx, json(starts));
+      await insertWorkflowStarts(
+        tx,
+        out.map((r) => payoutStart(r)),
+        now,
+        claimedUntil,
+      );
       return out;
     });
   } catch (err) {

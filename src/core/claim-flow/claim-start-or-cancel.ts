@@ -11,7 +11,8 @@
 import { ApiError } from '../../domain/errors';
 import type { Caller, Core } from '../context';
 import { emitEvent } from '../events';
-import { cancelPayout, payoutEventData, type PayoutRow } from '../payouts';
+import { cancelPayout, payoutFromRow, type PayoutRow } from '../payouts';
+import { payoutStatusEvent } from '../../domain/domain-events';
 import { clearCancelRequested, markCancelRequested, markClaimStarted } from '../payouts/transitions';
 import { getClaimDisbursementRow } from './disbursements';
 import { claimStatusOfRow } from './status';
@@ -32,16 +33,10 @@ export async function startClaim(core: Core, token: string): Promise<PayoutRow |
     const now = core.now();
     const updated = await markClaimStarted(tx, token, now);
     if (updated) {
-      await emitEvent(tx, {
-        businessId: updated.business_id,
-        environment: updated.environment,
-        type: CLAIM_STARTED_EVENT,
-        objectType: 'payout',
-        objectId: updated.id,
-        data: payoutEventData(updated, core.config.publicUrl),
-        dataFormat: 'domain',
-        dedupeKey: `payout:${updated.id}:claim_started`,
-      });
+      await emitEvent(
+        tx,
+        payoutStatusEvent({ businessId: updated.business_id, environment: updated.environment }, CLAIM_STARTED_EVENT, payoutFromRow(updated, core.config.publicUrl), 'claim_started'),
+      );
       return updated;
     }
     return tx.selectFrom('payouts').selectAll().where('claim_token', '=', token).executeTakeFirst();

@@ -2,7 +2,6 @@
 import { assertCanApply, DISBURSEMENT_EVENT_ON_ENTER, type DisbursementStatus, LAUNCHED_STATUSES, statusAfterApproval } from '../../domain/disbursement-state';
 import { ApiError } from '../../domain/errors';
 import type { Disbursement } from '../../domain/disbursements';
-import { eventObjectData } from '../../domain/event-objects';
 import type { Caller, Core } from '../context';
 import { emitEvent } from '../events';
 import type { DisbursementRow } from './shared';
@@ -10,6 +9,7 @@ import { itemAggregates, approvalsReceived, approvalsRequired, loadDisbursement,
 import { newRevision, recountDrafting } from './create';
 import { callerActor, recordAuditEvent } from '../audit';
 import { updateDisbursement } from './disbursement-store';
+import { disbursementAwaitingApprovalEvent } from '../../domain/domain-events';
 
 /** 409 items_need_review: `count` items still need review before submit or launch. */
 export const itemsNeedReview = (count: number) =>
@@ -46,16 +46,10 @@ export async function submitForApproval(core: Core, caller: Caller, id: string):
         updated_at: now,
       });
     const wire = await loadDisbursement(tx, updated);
-    await emitEvent(tx, {
-      businessId: row.business_id,
-      environment: row.environment,
-      type: DISBURSEMENT_EVENT_ON_ENTER.awaiting_approval,
-      objectType: 'disbursement',
-      objectId: id,
-      data: eventObjectData({ object: 'disbursement', value: wire }),
-      dataFormat: 'domain',
-      dedupeKey: `disbursement:${id}:awaiting_approval:${row.revision_id}`,
-    });
+    await emitEvent(
+      tx,
+      disbursementAwaitingApprovalEvent({ businessId: row.business_id, environment: row.environment }, DISBURSEMENT_EVENT_ON_ENTER.awaiting_approval, wire, row.revision_id),
+    );
     return wire;
   });
 }

@@ -8,7 +8,6 @@ import { RETRYABLE_FAILURE_CODES } from '../../domain/payout-state';
 import { DISBURSEMENT_WORKFLOW_TYPE, type DisbursementWorkflowInput } from '../../../workflows/disbursement.contract';
 import { type DisbursementSignal, signalDisbursementRun, signalWithStartDisbursementRun } from '../../temporal/disbursement-gateway';
 import type { Disbursement } from '../../domain/disbursements';
-import { eventObjectData } from '../../domain/event-objects';
 import type { Caller, Core } from '../context';
 import { emitEvent } from '../events';
 import { getBalance, InsufficientFundsError, insufficientBalance, post } from '../ledger';
@@ -26,6 +25,7 @@ import { applyLaunchPolicy } from '../policies/disbursement-launch';
 import { itemsNeedReview } from './approvals';
 import { callerActor, recordAuditEvent } from '../audit';
 import { queueReadyItems, requeueItems, updateDisbursement } from './disbursement-store';
+import { disbursementLaunchedEvent } from '../../domain/domain-events';
 
 /** Tuning of the disbursement workflow (operators and tests; not on the wire). */
 export interface RunOptions {
@@ -124,16 +124,7 @@ export async function launchDisbursement(core: Core, caller: Caller, id: string,
         updated_at: now,
       });
     const out = await loadDisbursement(tx, updated);
-    await emitEvent(tx, {
-      businessId: row.business_id,
-      environment: row.environment,
-      type: DISBURSEMENT_EVENT_ON_ENTER.processing,
-      objectType: 'disbursement',
-      objectId: id,
-      data: eventObjectData({ object: 'disbursement', value: out }),
-      dataFormat: 'domain',
-      dedupeKey: `disbursement:${id}:launched`,
-    });
+    await emitEvent(tx, disbursementLaunchedEvent({ businessId: row.business_id, environment: row.environment }, DISBURSEMENT_EVENT_ON_ENTER.processing, out));
     await enqueueWorkflowStart(tx, disbursementStart(updated, opts));
     await recordAuditEvent(
       tx,

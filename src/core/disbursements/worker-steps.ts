@@ -11,9 +11,8 @@ import type { KeywordAttributes } from '../../temporal/client';
 import { isDisbursementRunRunning } from '../../temporal/disbursement-gateway';
 import { startRecordedWorkflow } from '../../temporal/starts';
 import { taskQueueFor } from '../../temporal/task-queues';
-import { eventObjectData } from '../../domain/event-objects';
 import type { Caller, Core } from '../context';
-import { emitEvent, eventValues, eventWritten, insertNewEventRowsJson } from '../events';
+import { emitEvent, eventRow, eventWritten, insertNewEventRowsJson } from '../events';
 import { InsufficientFundsError, post } from '../ledger';
 import { type PayoutRow, payoutStart, payoutValues, type PreparedPayout, preparePayout } from '../payouts';
 import { insertPayoutRowsJson, payoutEventInput } from '../payouts/transitions';
@@ -21,6 +20,7 @@ import { itemRequest } from './review';
 import { itemAggregates, loadDisbursement } from './read';
 import { signalWithStart } from './run-control';
 import { markItemsLaunched, updateDisbursement, updateDisbursementItem } from './disbursement-store';
+import { disbursementFinishedEvent } from '../../domain/domain-events';
 
 /** Result of {@link claimItems} (defined by the disbursement workflow's contract). */
 export type { ClaimResult };
@@ -214,10 +214,8 @@ export async function claimItems(
       launched.push({ item: it, prepared: p, payoutId: newId('po') });
     }
     if (launched.length) {
-      // Three statements for the whole claim, whatever its size (docs/benchmarks.md "2026-11-26
-      // (evening)", item 3): the payouts, their payout.submitted events, the items. Each table's rows travel
-      // as one jsonb parameter (as Surface B's batch, src/core/claim-flow/batch.ts); the columns
-      // are exactly insertPayout's (src/core/payouts/accept.ts), so the others keep their defaults.
+      // Three statements whatever the claim's size (docs/benchmarks.md "2026-11-26 (evening)", item 3), rows as
+      // one jsonb parameter each; the payout columns are insertPayout's, so the others keep their defaults.
       const rows = launched.map(({ item, prepared: p, payoutId }) => {
         const values = payoutValues(caller, p, { id: payoutId, status: 'submitted', now, disbursementId, disbursementItemId: item.id });
         // The attempt is part of the row (unique per item and attempt: never a second payout for it).
@@ -225,7 +223,7 @@ export async function claimItems(
       });
       await insertPayoutRowsJson(tx, jsonRows(rows), Object.keys(rows[0]!));
       const events = rows.map((r) => payoutEventInput(core, { ...r, claim_started_at: null, cancel_requested_at: null, claim_batch_id: null }, 'submitted')!);
-      const eventRows = events.map((e) => ({ ...eventValues(e), data: e.data }));
+      const eventRows = events.map((e) => eventRow(e));
       const writtenKeys = await insertNewEventRowsJson(tx, Object.keys(eventRows[0]!), jsonRows(eventRows));
       for (const e of events) if (writtenKeys.has(e.dedupeKey)) eventWritten(e);
       await markItemsLaunched(
@@ -282,16 +280,8 @@ export async function finalizeDisbursement(core: Core, input: { disbursementId: 
     const status = completionStatus(agg.failed + agg.refunded);
     const now = core.now();
     const updated = await updateDisbursement(tx, row.id, { status, completed_at: now, paused_at: null, updated_at: now });
-    await emitEvent(tx, {
-      businessId: row.business_id,
-      environment: row.environment,
-      type: DISBURSEMENT_EVENT_ON_ENTER[status],
-      objectType: 'disbursement',
-      objectId: row.id,
-      data: eventObjectData({ object: 'disbursement', value: await loadDisbursement(tx, updated) }),
-      dataFormat: 'domain',
-      dedupeKey: `disbursement:${row.id}:${status}:${row.retry_round}`,
-    });
+    const d = await loadDisbursement(tx, updated);
+    await emitEvent(tx, disbursementFinishedEvent({ businessId: row.business_id, environment: row.environment }, DISBURSEMENT_EVENT_ON_ENTER[status], d, status, row.retry_round));
     return { done: true, status };
   });
 }

@@ -14,7 +14,6 @@ import {
   type DepositStatus,
 } from '../../domain/funding';
 import type { Deposit } from '../../domain/deposits';
-import { eventObjectData } from '../../domain/event-objects';
 import { newId } from '../../domain/ids';
 import { formatAmount, parseAmount, parseAmountParam, USDC } from '../../domain/money';
 import { freshRateCache } from '../rates/cache';
@@ -26,6 +25,7 @@ import { post } from '../ledger';
 import { enqueueWorkflowStart, flushWorkflowStart } from '../workflow-starts';
 import { matchDeposit } from './matching';
 import { getVirtualAccountRow } from './virtual-accounts';
+import { depositEvent } from '../../domain/domain-events';
 
 /** A stored deposit row (amount in minor units of currency; the rest micro-USDC). */
 export type DepositRow = Selectable<DepositsTable>;
@@ -63,7 +63,8 @@ export function toDeposit(row: DepositRow): Deposit {
   };
 }
 
-const depositEventData = (row: DepositRow) => eventObjectData({ object: 'deposit', value: toDeposit(row) });
+const depositEventOf = (row: DepositRow, type: string, status: 'received' | 'credited' | 'dropped') =>
+  depositEvent({ businessId: row.business_id, environment: row.environment }, type, toDeposit(row), status);
 
 /** Input of {@link receiveDeposit} (decimal strings); `virtualAccountId` only for `virtual_account`. */
 export interface ReceiveDepositInput {
@@ -177,16 +178,7 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
       .returningAll()
       .executeTakeFirst();
     if (!row) return undefined;
-    await emitEvent(tx, {
-      businessId: row.business_id,
-      environment: row.environment,
-      type: DEPOSIT_EVENT_ON_ENTER.received,
-      objectType: 'deposit',
-      objectId: row.id,
-      data: depositEventData(row),
-      dataFormat: 'domain',
-      dedupeKey: `deposit:${row.id}:received`,
-    });
+    await emitEvent(tx, depositEventOf(row, DEPOSIT_EVENT_ON_ENTER.received, 'received'));
     if (input.creditOnReceipt !== false) await enqueueDepositCredit(tx, row);
     return row;
   });
@@ -252,16 +244,7 @@ export async function dropDeposit(db: DbOrTx, depositId: string): Promise<boolea
   if (started) return false;
   const row = await db.updateTable('deposits').set({ status: 'dropped' }).where('id', '=', depositId).where('status', '=', 'received').returningAll().executeTakeFirst();
   if (!row) return false;
-  await emitEvent(db, {
-    businessId: row.business_id,
-    environment: row.environment,
-    type: DEPOSIT_EVENT_ON_ENTER.dropped,
-    objectType: 'deposit',
-    objectId: row.id,
-    data: depositEventData(row),
-      dataFormat: 'domain',
-    dedupeKey: `deposit:${row.id}:dropped`,
-  });
+  await emitEvent(db, depositEventOf(row, DEPOSIT_EVENT_ON_ENTER.dropped, 'dropped'));
   return true;
 }
 
@@ -294,16 +277,7 @@ export async function creditDeposit(core: Core, depositId: string): Promise<Depo
       .where('id', '=', dep.id)
       .returningAll()
       .executeTakeFirstOrThrow();
-    await emitEvent(tx, {
-      businessId: updated.business_id,
-      environment: updated.environment,
-      type: DEPOSIT_EVENT_ON_ENTER.credited,
-      objectType: 'deposit',
-      objectId: updated.id,
-      data: depositEventData(updated),
-      dataFormat: 'domain',
-      dedupeKey: `deposit:${updated.id}:credited`,
-    });
+    await emitEvent(tx, depositEventOf(updated, DEPOSIT_EVENT_ON_ENTER.credited, 'credited'));
     return { depositId, status: 'credited', paymentRequestId: match.paymentRequestId, match: match.result };
   });
 }

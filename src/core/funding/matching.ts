@@ -6,7 +6,7 @@ import { type DepositMatchResult, normaliseReference, PAYMENT_REQUEST_EVENT_ON_E
 import type { Core } from '../context';
 import { emitEvent } from '../events';
 import { markPaymentRequestPaid, toPaymentRequest } from '../payment-links/payment-requests';
-import { eventObjectData } from '../../domain/event-objects';
+import { paymentRequestEvent } from '../../domain/domain-events';
 
 type DepositRow = Selectable<DepositsTable>;
 
@@ -53,16 +53,8 @@ async function payRequest(tx: Transaction<Database>, core: Core, dep: DepositRow
   const paid = await markPaymentRequestPaid(tx, requestId, dep.id, now);
   if (!paid) return { result: 'no_match', paymentRequestId: null };
   const link = await tx.selectFrom('payment_links').select('token').where('id', '=', paid.payment_link_id).executeTakeFirstOrThrow();
-  await emitEvent(tx, {
-    businessId: paid.business_id,
-    environment: paid.environment,
-    type: PAYMENT_REQUEST_EVENT_ON_ENTER.paid,
-    objectType: 'payment_request',
-    objectId: paid.id,
-    data: eventObjectData({ object: 'payment_request', value: toPaymentRequest(paid, link.token, core.config.publicUrl) }),
-    dataFormat: 'domain',
-    dedupeKey: `payment_request:${paid.id}:paid`,
-  });
+  const request = toPaymentRequest(paid, link.token, core.config.publicUrl);
+  await emitEvent(tx, paymentRequestEvent({ businessId: paid.business_id, environment: paid.environment }, PAYMENT_REQUEST_EVENT_ON_ENTER.paid, request, 'paid'));
   return { result: 'matched', paymentRequestId: paid.id };
 }
 

@@ -4,11 +4,13 @@
  * first run's payouts.
  */
 import type { Caller, Core } from '../context';
-import { insertPayout, type PayoutRequest, type PayoutRow, payoutStart, preparePayout, type PreparedPayout } from '../payouts';
+import { insertPayout, payoutFromRow, type PayoutRequest, type PayoutRow, payoutStart, preparePayout, type PreparedPayout } from '../payouts';
+import type { PayoutNotification } from '../../domain/notifications';
+import type { Payout } from '../../domain/payouts';
 import { PAYOUT_PATCH_LEVEL, type PayoutWorkflowInput } from '../../../workflows/payout.contract';
 import { enqueueWorkflowStart, flushWorkflowStart, handOffWorkflowStart, type PendingStart } from '../workflow-starts';
 import { applyPayoutPolicy } from '../policies/payouts';
-import { insertPayoutNotification, type NotificationRequest, type NotificationRow } from './payout-notifications';
+import { insertPayoutNotification, type NotificationRequest, type NotificationRow, notificationFromRow } from './payout-notifications';
 import { isUniqueViolation } from '../../db/errors';
 import { ApiError } from '../../domain/errors';
 import { liveNotificationChannelProblem } from '../claim-routes';
@@ -18,14 +20,20 @@ export interface NotifiedPayoutRequest {
   notification: NotificationRequest | null;
 }
 
+/** A created payout and its notification, as domain objects. */
 export interface NotifiedPayout {
+  payout: Payout;
+  notification: PayoutNotification | null;
+}
+
+interface NotifiedRow {
   row: PayoutRow;
   notification: NotificationRow | null;
 }
 
 const itemKey = (key: string, i: number, batch: boolean) => (batch ? `${key}#${i}` : key);
 
-async function existingFor(core: Core, caller: Caller, keys: string[]): Promise<NotifiedPayout[] | null> {
+async function existingFor(core: Core, caller: Caller, keys: string[]): Promise<NotifiedRow[] | null> {
   const rows = await core.db
     .selectFrom('payouts')
     .selectAll()
@@ -51,6 +59,16 @@ export async function createNotifiedPayouts(
   items: NotifiedPayoutRequest[],
   opts: { idempotencyKey?: string; batch?: boolean; paramPrefix?: (i: number) => string } = {},
 ): Promise<NotifiedPayout[]> {
+  const rows = await createNotifiedRows(core, caller, items, opts);
+  return rows.map((r) => ({ payout: payoutFromRow(r.row, core.config.publicUrl), notification: r.notification && notificationFromRow(r.notification) }));
+}
+
+async function createNotifiedRows(
+  core: Core,
+  caller: Caller,
+  items: NotifiedPayoutRequest[],
+  opts: { idempotencyKey?: string; batch?: boolean; paramPrefix?: (i: number) => string },
+): Promise<NotifiedRow[]> {
   const batch = opts.batch ?? false;
   const key = opts.idempotencyKey;
   const keys = key ? items.map((_, i) => itemKey(key, i, batch)) : [];
@@ -69,11 +87,11 @@ export async function createNotifiedPayouts(
     if (problem) throw new ApiError(400, 'channel_unavailable', `The recipient cannot be notified by ${item.notification!.channel} in the live environment: ${problem}`, `${opts.paramPrefix?.(i) ?? ''}delivery_channel`);
   }
 
-  let created: NotifiedPayout[];
+  let created: NotifiedRow[];
   let starts: PendingStart[] = [];
   try {
     created = await core.db.transaction().execute(async (tx) => {
-      const out: NotifiedPayout[] = [];
+      const out: NotifiedRow[] = [];
       starts = [];
       for (const [i, p] of prepared.entries()) {
         const pre = opts.paramPrefix?.(i) ?? '';

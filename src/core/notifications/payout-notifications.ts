@@ -32,7 +32,8 @@ import { formatAmount } from '../../domain/money';
 import { isE164, phoneCountry } from '../../domain/recipients';
 import type { Core } from '../context';
 import { emitEvent } from '../events';
-import { payoutEventData } from '../payouts';
+import { payoutFromRow } from '../payouts';
+import { payoutNotificationEvent } from '../../domain/domain-events';
 import type { PayoutNotification } from '../../domain/notifications';
 import { liveProviderFor, liveProvidersOf } from './live-providers';
 import {
@@ -466,7 +467,7 @@ export async function recordNotificationSent(core: Core, notificationId: string,
       .returningAll()
       .executeTakeFirst();
     if (!updated) return;
-    await emitNotificationEvent(tx, core, updated, NOTIFICATION_SENT_EVENT, 'notification_sent');
+    await emitNotificationEvent(tx, core, updated, NOTIFICATION_SENT_EVENT);
   });
 }
 
@@ -475,18 +476,12 @@ export const NOTIFICATION_DELIVERED_EVENT = 'payout.notification_delivered';
 /** Event emitted when the notification finally failed: refused, undelivered, opted out, or retries ran out. */
 export const NOTIFICATION_FAILED_EVENT = 'payout.notification_failed';
 
-async function emitNotificationEvent(tx: DbOrTx, core: Core, n: NotificationRow, type: string, suffix: string): Promise<void> {
+async function emitNotificationEvent(tx: DbOrTx, core: Core, n: NotificationRow, type: `payout.${string}`): Promise<void> {
   const payout = await tx.selectFrom('payouts').selectAll().where('id', '=', n.payout_id).executeTakeFirstOrThrow();
-  await emitEvent(tx, {
-    businessId: payout.business_id,
-    environment: payout.environment,
-    type,
-    objectType: 'payout',
-    objectId: n.payout_id,
-    data: payoutEventData(payout, core.config.publicUrl, notificationFromRow(n)),
-    dataFormat: 'domain',
-    dedupeKey: `payout:${n.payout_id}:${suffix}`,
-  });
+  await emitEvent(
+    tx,
+    payoutNotificationEvent({ businessId: payout.business_id, environment: payout.environment }, type, payoutFromRow(payout, core.config.publicUrl), notificationFromRow(n)),
+  );
 }
 
 /**
@@ -514,7 +509,7 @@ export async function recordNotificationDelivered(core: Core, notificationId: st
       .returningAll()
       .executeTakeFirst();
     if (!updated) return false;
-    await emitNotificationEvent(tx, core, updated, NOTIFICATION_DELIVERED_EVENT, 'notification_delivered');
+    await emitNotificationEvent(tx, core, updated, NOTIFICATION_DELIVERED_EVENT);
     return true;
   });
 }
@@ -534,7 +529,7 @@ export async function failNotification(core: Core, notificationId: string, failu
       .returningAll()
       .executeTakeFirst();
     if (!updated) return false;
-    await emitNotificationEvent(tx, core, updated, NOTIFICATION_FAILED_EVENT, 'notification_failed');
+    await emitNotificationEvent(tx, core, updated, NOTIFICATION_FAILED_EVENT);
     return true;
   });
 }

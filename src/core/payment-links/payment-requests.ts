@@ -16,9 +16,9 @@ import { parseVirtualAccountCurrency } from '../funding/virtual-accounts';
 import { enqueueWorkflowStart, flushWorkflowStart } from '../workflow-starts';
 import { getPaymentLinkRow } from './payment-links';
 import { type PaymentRequest, paymentRequestUrl } from '../../domain/payment-links';
-import { eventObjectData } from '../../domain/event-objects';
 import type { Selectable } from 'kysely';
 import type { PaymentRequestsTable } from '../../db/tables/funding';
+import { paymentRequestEvent } from '../../domain/domain-events';
 
 /** Amount in minor units of currency. */
 export type PaymentRequestRow = Selectable<PaymentRequestsTable>;
@@ -198,16 +198,8 @@ export async function expirePaymentRequest(core: Core, requestId: string, opts: 
       .returningAll()
       .executeTakeFirst();
     if (!row) return undefined;
-    await emitEvent(tx, {
-      businessId: row.business_id,
-      environment: row.environment,
-      type: PAYMENT_REQUEST_EVENT_ON_ENTER.expired,
-      objectType: 'payment_request',
-      objectId: row.id,
-      data: eventObjectData({ object: 'payment_request', value: toPaymentRequest(row, await linkToken(tx, row.payment_link_id), core.config.publicUrl) }),
-      dataFormat: 'domain',
-      dedupeKey: `payment_request:${row.id}:expired`,
-    });
+    const request = toPaymentRequest(row, await linkToken(tx, row.payment_link_id), core.config.publicUrl);
+    await emitEvent(tx, paymentRequestEvent({ businessId: row.business_id, environment: row.environment }, PAYMENT_REQUEST_EVENT_ON_ENTER.expired, request, 'expired'));
     return row;
   });
   if (updated) return { status: 'expired' };

@@ -35,7 +35,6 @@ export {
   payoutFromRow,
   PAYOUT_VIEW_COLUMNS,
   type PayoutViewRow,
-  payoutEventData,
   getPayoutRow,
   getPayout,
   type ListPayoutsQuery,

@@ -4,8 +4,6 @@ import type { RecipientType } from '../../domain/channels';
 import { notFound } from '../../domain/errors';
 import type { PayoutFailureCode, PayoutStatus } from '../../domain/payout-state';
 import type { Payout, PayoutReceipt } from '../../domain/payouts';
-import { eventObjectData } from '../../domain/event-objects';
-import type { PayoutNotification } from '../../domain/notifications';
 import { maskRecipientDetails } from '../../domain/recipients';
 import { type Page, paginate } from '../paging';
 import type { Caller, Core } from '../context';
@@ -86,14 +84,6 @@ export function payoutFromRow(row: PayoutViewRow, publicUrl?: string, attempts?:
       }));
   }
   return out;
-}
-
-/**
- * The `events.data` of an event about this payout (and its notification, for `payout.notification_*`):
- * the domain form (src/domain/event-objects.ts), stored with `dataFormat: 'domain'`.
- */
-export function payoutEventData(row: PayoutRow, publicUrl: string, notification?: PayoutNotification): Record<string, unknown> {
-  return eventObjectData(notification ? { object: 'payout', value: payoutFromRow(row, publicUrl), notification } : { object: 'payout', value: payoutFromRow(row, publicUrl) });
 }
 
 /** The payout row with this id in the caller's business and environment; 404 not_found (param `id`) otherwise. */

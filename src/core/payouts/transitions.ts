@@ -22,7 +22,8 @@ import { columnList, columnsAndValues } from '../sql-rows';
 import { type EventInput, eventInsertQuery, eventWritten } from '../events';
 import { InsufficientFundsError, type Posting, postingCtes, resolvePostingOutcome } from '../ledger';
 import type { PayoutRow, PayoutAttemptRow } from './rows';
-import { payoutEventData } from './read';
+import { payoutFromRow } from './read';
+import { payoutStatusEvent } from '../../domain/domain-events';
 
 /** A move the transition table does not allow (a bug in the caller; activities do not retry it). */
 export class IllegalPayoutTransitionError extends Error {
@@ -69,16 +70,7 @@ const MONEY_ON_ENTER = PAYOUT_MONEY_ON_ENTER;
 export function payoutEventInput(core: Core, row: PayoutRow, status: PayoutStatus): EventInput | null {
   const type = EVENT_ON_ENTER[status];
   if (!type) return null;
-  return {
-    businessId: row.business_id,
-    environment: row.environment,
-    type,
-    objectType: 'payout',
-    objectId: row.id,
-    data: payoutEventData(row, core.config.publicUrl),
-    dataFormat: 'domain',
-    dedupeKey: `payout:${row.id}:${status}`,
-  };
+  return payoutStatusEvent({ businessId: row.business_id, environment: row.environment }, type, payoutFromRow(row, core.config.publicUrl), status);
 }
 
 /**

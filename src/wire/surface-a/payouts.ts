@@ -74,13 +74,7 @@ export function renderPayout(p: Payout): WirePayout {
     destination_amount: formatAmount(p.destination.minor, p.destination.currency),
     destination_currency: p.destination.currency,
     rate: p.rate,
-    fees: {
-      provider: formatAmount(p.fees.provider, 'USDC'),
-      service: formatAmount(p.fees.service, 'USDC'),
-      fx_spread: formatAmount(p.fees.fxSpread, 'USDC'),
-      total: formatAmount(p.fees.total, 'USDC'),
-      currency: 'USDC',
-    },
+    fees: renderPayoutFees(p),
     rate_details: p.rateDetails ? formatRateDetails(p.rateDetails) : undefined,
     reference: p.reference,
     memo: p.memo,
@@ -89,14 +83,7 @@ export function renderPayout(p: Payout): WirePayout {
     estimated_arrival: iso(p.estimatedArrival),
     delivered_at: iso(p.deliveredAt),
     provider_reference: p.providerReference,
-    failure: p.failure
-      ? {
-          code: p.failure.code,
-          message: p.failure.message,
-          retryable: p.failure.retryable ?? undefined,
-          rail_reason_code: p.failure.railReasonCode || undefined,
-        }
-      : null,
+    failure: renderPayoutFailure(p),
     attempts: p.attempts,
     claim: p.claim ? { url: p.claim.url, expires_at: iso(p.claim.expiresAt), claimed_at: iso(p.claim.claimedAt), method: p.claim.method } : null,
     disbursement_id: p.disbursementId,
@@ -114,6 +101,29 @@ export function renderPayout(p: Payout): WirePayout {
     }));
   }
   return out;
+}
+
+/** A payout's fees on Surfaces A and C. */
+export function renderPayoutFees(p: Payout): WirePayout['fees'] {
+  return {
+    provider: formatAmount(p.fees.provider, 'USDC'),
+    service: formatAmount(p.fees.service, 'USDC'),
+    fx_spread: formatAmount(p.fees.fxSpread, 'USDC'),
+    total: formatAmount(p.fees.total, 'USDC'),
+    currency: 'USDC',
+  };
+}
+
+/** A payout's failure on the wire (extensions present only when known), as Surface A and Surface C render it. */
+export function renderPayoutFailure(p: Payout): WirePayout['failure'] {
+  return p.failure
+    ? {
+        code: p.failure.code,
+        message: p.failure.message,
+        retryable: p.failure.retryable ?? undefined,
+        rail_reason_code: p.failure.railReasonCode || undefined,
+      }
+    : null;
 }
 
 /** Surface A's receipt. */
