@@ -62,7 +62,7 @@ describe('tenant scoping', () => {
     ]);
     expect(probe.unscoped[0]!.site).toBe(null); // built in the test, not in src/
     expect(leaks(probe.unscoped)).toHaveLength(3); // and no allow-list entry excuses it
-    const tenant = { businessId: newId('business'), environment: 'sandbox' as const };
+    const tenant = { businessId: newId('biz'), environment: 'sandbox' as const };
     await scoped(db, tenant).selectFrom('payouts').selectAll().where('id', '=', 'po_missing').execute();
     await scoped(db, tenant).updateTable('recipients').set({ deleted_at: new Date() }).where('id', '=', 'rcp_missing').execute();
     await scoped(db, tenant).deleteFrom('recipients').where('id', '=', 'rcp_missing').execute();
@@ -77,7 +77,7 @@ describe('tenant scoping', () => {
     const po = await h.request<{ id: string }>('POST', '/sandbox/v1/payouts', {
       key: a.sandbox,
       body: { channel: 'service_user_usdc', recipient: { type: 'service_user', handle: '@maria' }, source_amount: '10.00' },
-      headers: { 'Idempotency-Key': newId('business') },
+      headers: { 'Idempotency-Key': newId('biz') },
     });
     expect(po.status).toBe(201);
     const lists = ['/payouts', '/recipients', '/deposits', '/disbursements', '/events', '/webhooks', '/payment-links',
