@@ -2,13 +2,6 @@ import type { DeleteQueryBuilder, DeleteResult, Selectable, SelectQueryBuilder, 
 import type { Database, DbOrTx, Environment } from '../db/schema';
 import { notFound } from '../domain/errors';
 
-/**
- * Tenant scoping in one place (docs/architecture.md "Tenant scoping"): every read or write of a row that
- * belongs to a business goes through `scoped(db, tenant)` (or `ownedOr404`), which adds
- * `where <table>.business_id = ? and <table>.environment = ?`. A query written by hand on such a table is
- * flagged by test/unit/tenant-scoping.test.ts unless it is a documented system path.
- */
-
 /** Whose rows a query may touch: the caller's business and environment (a `Caller` is one). */
 export interface Tenant {
   businessId: string;
@@ -25,27 +18,19 @@ export type OwnedTable = {
   [T in TenantTable]: Database[T] extends { id: unknown } ? T : never;
 }[TenantTable];
 
-/** Query builders over one tenant's rows; each starts with the business and environment filter. */
+/** `selectFrom`, `updateTable`, `deleteFrom` over one tenant's rows: each starts `where table.business_id = ? and table.environment = ?`. */
 export interface TenantScope {
-  /** `selectFrom(table)` with `where table.business_id = ? and table.environment = ?`. */
   selectFrom<T extends TenantTable>(table: T): SelectQueryBuilder<Database, T, object>;
-  /** `updateTable(table)` with the same filter; add `.set(...)` and further conditions. */
   updateTable<T extends TenantTable>(table: T): UpdateQueryBuilder<Database, T, T, UpdateResult>;
-  /** `deleteFrom(table)` with the same filter. */
   deleteFrom<T extends TenantTable>(table: T): DeleteQueryBuilder<Database, T, DeleteResult>;
 }
 
-// Kysely cannot resolve a column of a generic table, so the filter is built over the union of tenant tables
-// (every member has both columns) and the result narrowed back to `T`; the SQL is the same either way.
+// Kysely cannot resolve a column of a generic table: build over the union of tenant tables, narrow to `T`.
 type AnyTenantSelect = SelectQueryBuilder<Database, TenantTable, object>;
 type AnyTenantUpdate = UpdateQueryBuilder<Database, TenantTable, TenantTable, UpdateResult>;
 type AnyTenantDelete = DeleteQueryBuilder<Database, TenantTable, DeleteResult>;
 
-/**
- * The one scoped query builder for a tenant (the habit of one scoped builder per tenant): the filter names
- * the table (`"payouts"."business_id"`), so a later join cannot make it ambiguous. Works on the root handle
- * or inside a transaction (`DbOrTx`).
- */
+/** The tenant's query builder (docs/architecture.md "Tenant scoping"); the filter names the table, so joins stay unambiguous. */
 export function scoped(db: DbOrTx, tenant: Tenant): TenantScope {
   return {
     selectFrom<T extends TenantTable>(table: T) {
@@ -69,11 +54,7 @@ export function scoped(db: DbOrTx, tenant: Tenant): TenantScope {
   };
 }
 
-/**
- * The row `table.id = id` of this tenant (all columns), or the 404 `not_found` every surface renders
- * (`No <what> with id '<id>'`, param `param`, default `id`; src/domain/errors.ts `notFound`). Another tenant's id is
- * indistinguishable from an unknown one.
- */
+/** The tenant's row `table.id = id` (all columns); 404 `not_found` (`notFound(what, id, param)`) for an unknown or another tenant's id. */
 export async function ownedOr404<T extends OwnedTable>(
   db: DbOrTx,
   tenant: Tenant,
