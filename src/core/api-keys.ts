@@ -11,6 +11,7 @@ import { ApiError, notFound, validationError } from '../domain/errors';
 import { newId, randomToken } from '../domain/ids';
 import { renderApiKey } from '../wire/surface-a/api-keys';
 import { type AuditInput, callerActor, operatorActor, recordAuditEvent } from './audit';
+import { scoped } from './tenancy';
 
 /** The secret is returned once and stored only as its SHA-256. */
 export interface IssuedKey {
@@ -189,11 +190,9 @@ export async function createApiKey(
 
 /** `GET /api-keys`: every key of the caller's business and environment, newest first. 400 validation_error (`cursor`). */
 export async function listApiKeys(core: Core, caller: Caller, page: { limit: number; cursor?: string }): Promise<Page<ApiKey>> {
-  const q = core.db
+  const q = scoped(core.db, caller)
     .selectFrom('api_keys')
-    .select(KEY_COLUMNS)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment);
+    .select(KEY_COLUMNS);
   const { rows, nextCursor } = await paginate(q, 'id', page);
   return { data: rows.map(toApiKey), nextCursor };
 }
@@ -310,12 +309,10 @@ export async function rollApiKey(core: Core, caller: Caller, id: string, input: 
   const now = core.now();
   const eviction = apiKeyCacheOf(core.db)?.expectEviction(id);
   const issued = await core.db.transaction().execute(async (tx) => {
-    const row = await tx
+    const row = await scoped(tx, caller)
       .selectFrom('api_keys')
       .select(KEY_COLUMNS)
       .where('id', '=', id)
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '=', caller.environment)
       .forUpdate()
       .executeTakeFirst();
     if (!row) throw notFound('API key', id);

@@ -6,6 +6,7 @@ import { newId } from '../domain/ids';
 import type { Db, DbOrTx, Environment } from '../db/schema';
 import type { Caller, Core, RequestSource } from './context';
 import { type Page, paginate } from './paging';
+import { scoped } from './tenancy';
 
 /**
  * The audit trail of privileged acts (docs/security.md "Audit trail"), secrets never included; the
@@ -238,7 +239,7 @@ export async function listAuditEvents(
   };
   const gte = time(filters.createdGte, 'created_gte');
   const lte = time(filters.createdLte, 'created_lte');
-  let q = core.db.selectFrom('audit_events').selectAll().where('business_id', '=', caller.businessId).where('environment', '=', caller.environment);
+  let q = scoped(core.db, caller).selectFrom('audit_events').selectAll();
   if (filters.actor) q = q.where('actor_id', '=', filters.actor);
   if (filters.action) q = q.where('action', '=', filters.action);
   if (filters.object) q = q.where('object_id', '=', filters.object);

@@ -7,6 +7,7 @@ import { surfaceASnapshot } from '../wire/events';
 import type { Caller, Core } from './context';
 import { paginate, type Page } from './paging';
 import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARDS, surfaceBEventType } from '../domain/surface-b';
+import { scoped } from './tenancy';
 
 /** The events API (docs/webhooks.md "Events API"): the events a surface receives; the surface renders their envelope. */
 
@@ -94,11 +95,9 @@ export async function listEvents(core: Core, caller: Caller, f: EventFilter, sur
     throw validationError('type', `'${f.type}' is not an event type of this surface or a wildcard (${s.wildcards.join(', ')})`);
   }
   const { after, before } = eventWindow(core, f);
-  let q = core.db
+  let q = scoped(core.db, caller)
     .selectFrom('events')
     .select(['id', 'type', 'created_at', 'data', 'data_format'])
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where((eb) => s.where(eb, f.type))
     .where('created_at', '>=', after);
   if (before) q = q.where('created_at', '<', before);
@@ -109,12 +108,10 @@ export async function listEvents(core: Core, caller: Caller, f: EventFilter, sur
 /** One event `surface`'s endpoints receive; 404 not_found when unknown, another tenant's, not received or past retention. */
 export async function getEvent(core: Core, caller: Caller, id: string, surface: EventSurface = 'A'): Promise<OutboxEvent> {
   const s = SURFACES[surface];
-  const row = await core.db
+  const row = await scoped(core.db, caller)
     .selectFrom('events')
     .select(['id', 'type', 'created_at', 'data', 'data_format'])
     .where('id', '=', id)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where((eb) => s.where(eb))
     .where('created_at', '>=', eventWindow(core, {}).after)
     .executeTakeFirst();

@@ -14,6 +14,7 @@ import { assertChannelAvailable, knownChannel } from './catalog';
 import type { Caller, Core } from './context';
 import { freshRateCache } from './rates/cache';
 import { pricingRate } from './rates/pricing-rate';
+import { scoped } from './tenancy';
 
 export const QUOTE_TTL_MS = 60_000;
 
@@ -133,12 +134,10 @@ export function quoteFromRow(row: Selectable<QuotesTable>): QuoteRecord {
 
 /** The caller's quote, or undefined; expiry is not checked. */
 export async function findQuote(core: Core, caller: Caller, id: string): Promise<QuoteRecord | undefined> {
-  const row = await core.db
+  const row = await scoped(core.db, caller)
     .selectFrom('quotes')
     .selectAll()
     .where('id', '=', id)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .executeTakeFirst();
   return row ? quoteFromRow(row) : undefined;
 }

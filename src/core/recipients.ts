@@ -14,6 +14,7 @@ import type { Caller, Core } from './context';
 import type { DbOrTx } from '../db/schema';
 import { isUniqueViolation } from '../db/errors';
 import { recipientCorrectedEvent } from '../domain/domain-events';
+import { scoped } from './tenancy';
 
 export type RecipientKind = 'individual' | 'business';
 
@@ -147,12 +148,10 @@ export async function createRecipient(core: Core, caller: Caller, input: CreateR
 
 /** `GET /recipients/{id}`; 404 not_found if absent, deleted or another tenant's. */
 export async function getRecipient(core: Core, caller: Caller, id: string): Promise<RecipientRecord> {
-  const row = await core.db
+  const row = await scoped(core.db, caller)
     .selectFrom('recipients')
     .selectAll()
     .where('id', '=', id)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!row) throw notFound('recipient', id);
@@ -165,11 +164,9 @@ export async function listRecipients(
   caller: Caller,
   query: ListRecipientsQuery,
 ): Promise<Page<RecipientRecord>> {
-  let q = core.db
+  let q = scoped(core.db, caller)
     .selectFrom('recipients')
     .selectAll()
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where('deleted_at', 'is', null);
   if (query.type) q = q.where('type', '=', query.type);
   if (query.country) q = q.where('country', '=', query.country.trim().toUpperCase());
@@ -189,12 +186,10 @@ export async function updateRecipient(
   input: UpdateRecipientInput,
 ): Promise<RecipientRecord> {
   return core.db.transaction().execute(async (trx) => {
-    const row = await trx
+    const row = await scoped(trx, caller)
       .selectFrom('recipients')
       .selectAll()
       .where('id', '=', id)
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '=', caller.environment)
       .where('deleted_at', 'is', null)
       .forUpdate()
       .executeTakeFirst();
@@ -250,12 +245,10 @@ export async function updateRecipient(
 /** `DELETE /recipients/{id}` (soft); 404 like {@link getRecipient}. */
 export async function deleteRecipient(core: Core, caller: Caller, id: string): Promise<void> {
   const now = core.now();
-  const res = await core.db
+  const res = await scoped(core.db, caller)
     .updateTable('recipients')
     .set({ deleted_at: now, updated_at: now })
     .where('id', '=', id)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!res.numUpdatedRows) throw notFound('recipient', id);

@@ -10,6 +10,7 @@ import { signalTestClockAdvance } from '../temporal/test-clock-gateway';
 import type { Caller, Core } from './context';
 import { ensureWorkflowStarted } from './workflow-starts';
 import { callerActor, recordAuditEvent } from './audit';
+import { scoped } from './tenancy';
 
 export const MAX_ADVANCE_MS = 400 * 24 * 3600 * 1000;
 
@@ -34,11 +35,9 @@ function sandboxOnly(caller: Caller): void {
 
 export async function getTestClock(core: Core, caller: Caller): Promise<TestClock> {
   sandboxOnly(caller);
-  const row = await core.db
+  const row = await scoped(core.db, caller)
     .selectFrom('test_clock_advances')
     .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('by_ms'), eb.lit(0)).as('total'))
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .executeTakeFirstOrThrow();
   const advancedMs = Number(row.total);
   return { businessId: caller.businessId, now: new Date(core.now().getTime() + advancedMs), advancedMs };
@@ -82,27 +81,21 @@ export async function advanceTestClock(core: Core, caller: Caller, input: { by: 
     );
   });
   const [payouts, requests, deliveries] = await Promise.all([
-    core.db
+    scoped(core.db, caller)
       .selectFrom('payouts')
       .select('id')
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '=', caller.environment)
       // A claim link just created is still `submitted` until its workflow opens the claim.
       .where((eb) => eb.or([eb('status', 'in', ['pending', 'awaiting_claim']), eb.and([eb('status', '=', 'submitted'), eb('channel', '=', 'claim_link')])]))
       .execute(),
-    core.db
+    scoped(core.db, caller)
       .selectFrom('payment_requests')
       .select('id')
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '=', caller.environment)
       .where('status', '=', 'open')
       .execute(),
     // Webhook deliveries still retrying; re-send n runs as workflow `<id>.r<n>` (src/core/webhook-deliveries.ts).
-    core.db
+    scoped(core.db, caller)
       .selectFrom('webhook_deliveries')
       .select(['id', 'retry_count'])
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '=', caller.environment)
       .where('status', '=', 'pending')
       .execute(),
   ]);

@@ -10,6 +10,7 @@ import { paginate, type Page } from './paging';
 import { surfaceBEventType, surfaceBRetrySchedule } from '../domain/surface-b';
 import { reopenDeliveries, WEBHOOK_DELIVERY_WORKFLOW, webhookRetrySchedule, type WebhookSurface } from './webhooks';
 import { enqueueWorkflowStart, flushWorkflowStart, type PendingStart } from './workflow-starts';
+import { scoped } from './tenancy';
 
 export type { WebhookDelivery, WebhookDeliveryAttempt, WebhookResend } from '../domain/webhooks';
 
@@ -24,12 +25,10 @@ function eventName(surface: string, type: string, data: Record<string, unknown>)
 }
 
 async function liveEndpoint(core: Core, caller: Caller, endpointId: string, surface: WebhookSurface) {
-  const ep = await core.db
+  const ep = await scoped(core.db, caller)
     .selectFrom('webhook_endpoints')
     .select(['id', 'surface'])
     .where('id', '=', endpointId)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where('surface', '=', surface)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();

@@ -14,6 +14,7 @@ import { checkSurfaceBSecret, isSurfaceBEventPattern, SURFACE_B_EVENT_TYPES, SUR
 import { type Keyring, keyringFor, openSecret, sealedKeyId, sealSecret, webhookSecretAad } from './secrets';
 import { callerActor, recordAuditEvent } from './audit';
 import type { CreatedWebhookEndpoint, RotatedWebhookEndpoint, WebhookEndpoint } from '../domain/webhooks';
+import { scoped } from './tenancy';
 
 export type { CreatedWebhookEndpoint, RotatedWebhookEndpoint, WebhookEndpoint } from '../domain/webhooks';
 
@@ -134,11 +135,9 @@ export async function listWebhookEndpoints(
   page: { limit: number; cursor?: string },
   surface: WebhookSurface = 'A',
 ): Promise<Page<WebhookEndpoint>> {
-  const q = core.db
+  const q = scoped(core.db, caller)
     .selectFrom('webhook_endpoints')
     .select(['id', 'url', 'events', 'created_at'])
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where('surface', '=', surface)
     .where('deleted_at', 'is', null);
   const { rows, nextCursor } = await paginate(q, 'id', page);
@@ -149,12 +148,10 @@ export async function listWebhookEndpoints(
 export async function deleteWebhookEndpoint(core: Core, caller: Caller, id: string, surface: WebhookSurface = 'A'): Promise<void> {
   const now = core.now();
   await core.db.transaction().execute(async (tx) => {
-    const row = await tx
+    const row = await scoped(tx, caller)
       .updateTable('webhook_endpoints')
       .set({ deleted_at: now })
       .where('id', '=', id)
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '=', caller.environment)
       .where('surface', '=', surface)
       .where('deleted_at', 'is', null)
       .returning(['id', 'url', 'events', 'created_at'])
@@ -201,12 +198,10 @@ export async function rotateWebhookSecret(
   const ring = keyringFor(core.config);
   // Sealed with a random IV, so compared opened; the UPDATE is conditional on the sealed value read.
   for (;;) {
-    const current = await core.db
+    const current = await scoped(core.db, caller)
       .selectFrom('webhook_endpoints')
       .select(['id', 'url', 'events', 'created_at', 'secret', 'previous_secret_expires_at'])
       .where('id', '=', id)
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '=', caller.environment)
       .where('surface', '=', surface)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();

@@ -80,10 +80,18 @@ export function writesOf(file: string, text: string): TableWrite[] {
   return out;
 }
 
+/**
+ * The tenant-scoped builder (docs/architecture.md "Tenant scoping") starts `updateTable(table)` and
+ * `deleteFrom(table)` for its callers: the write is the caller's, seen there with its literal table.
+ */
+const SCOPED_BUILDER = 'src/core/tenancy.ts';
+
 /** Every write of `src/` and `activities/` (migrations excepted). */
 export function scanWrites(root: string): TableWrite[] {
   const files = [...modulesUnder(root, 'src', ['src/db/migrations']), ...modulesUnder(root, 'activities')];
-  return files.flatMap((f) => writesOf(f, readFileSync(join(root, f), 'utf8')));
+  return files
+    .flatMap((f) => writesOf(f, readFileSync(join(root, f), 'utf8')))
+    .filter((w) => !(w.file === SCOPED_BUILDER && w.table === null && w.via !== 'sql'));
 }
 
 /** The tables of the schema: the members of every `export interface …Tables` of src/db/tables/. */

@@ -30,6 +30,7 @@ import { renameCoreParam, validateClaimEntry } from './entry';
 import { applyBatchPolicy } from '../policies/batches';
 import { isUniqueViolation } from '../../db/errors';
 import { claimDisbursementView } from './view';
+import { scoped } from '../tenancy';
 
 export type { ClaimBatch } from '../../domain/claim-disbursements';
 
@@ -206,11 +207,9 @@ export async function createClaimBatch(
 }
 
 async function findBatch(core: Core, caller: Caller, key: string): Promise<ClaimBatch | undefined> {
-  const b = await core.db
+  const b = await scoped(core.db, caller)
     .selectFrom('claim_batches')
     .selectAll()
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where('idempotency_key', '=', key)
     .executeTakeFirst();
   if (!b) return undefined;

@@ -11,6 +11,7 @@ import { createPayout, getPayoutRow, type PayoutRow } from '../payouts';
 import { type ClaimEntryInput, renameCoreParam, validateClaimEntry } from './entry';
 import { type ClaimStatus, claimStatusWhere } from './status';
 import { claimDisbursementView } from './view';
+import { scoped } from '../tenancy';
 
 /**
  * `POST /disbursements`: validates (validateClaimEntry), then creates the claim-link payout
@@ -39,12 +40,10 @@ export async function createClaimDisbursement(
 
 /** The caller's claim-link payout `id`; 404 `not_found` (param `id`) for any other id (unknown, another tenant's, not a claim link). */
 export async function getClaimDisbursementRow(core: Core, caller: Caller, id: string): Promise<PayoutRow> {
-  const row = await core.db
+  const row = await scoped(core.db, caller)
     .selectFrom('payouts')
     .selectAll()
     .where('id', '=', id)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where('channel', '=', 'claim_link')
     .executeTakeFirst();
   if (!row) throw notFound('disbursement', id);
@@ -87,11 +86,9 @@ export async function listClaimDisbursements(
   caller: Caller,
   q: ListClaimDisbursementsQuery,
 ): Promise<{ data: ClaimDisbursement[]; nextCursor: string | null }> {
-  let query = core.db
+  let query = scoped(core.db, caller)
     .selectFrom('payouts')
     .selectAll()
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where('channel', '=', 'claim_link');
   if (q.status) query = query.where(claimStatusWhere(q.status));
   if (q.reference !== undefined) query = query.where('reference', '=', q.reference);

@@ -3,13 +3,12 @@ import { ApiError, notFound } from '../../domain/errors';
 import { isE164 } from '../../domain/recipients';
 import type { Caller, Core } from '../context';
 import { type ContactRecipient, contactFromRow } from './contact-record';
+import { scoped as tenantScope } from '../tenancy';
 
 function scoped(core: Core, caller: Caller) {
-  return core.db
+  return tenantScope(core.db, caller)
     .selectFrom('recipients')
     .selectAll()
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where('deleted_at', 'is', null)
     .where((eb) => eb.or([eb('contact_phone', 'is not', null), eb('contact_email', 'is not', null)]));
 }

@@ -14,6 +14,7 @@ import { type Draft, reviewDrafts, insertItems } from './review';
 import { retentionCutoff } from '../idempotency-retention';
 import { itemAggregates, loadDisbursement, findRow } from './read';
 import { insertDisbursement, retireExpiredDisbursementIdempotencyKey, updateDisbursement } from './disbursement-store';
+import { scoped } from '../tenancy';
 
 const csvParse = lazyPackage<typeof import('csv-parse/sync')>('csv-parse/sync');
 
@@ -38,11 +39,9 @@ export async function createDisbursement(
     throw validationError('items', `A disbursement has at most ${MAX_ITEMS} items; got ${items.length}`);
   }
   if (opts.idempotencyKey) {
-    const existing = await core.db
+    const existing = await scoped(core.db, caller)
       .selectFrom('disbursements')
       .selectAll()
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '=', caller.environment)
       .where('idempotency_key', '=', opts.idempotencyKey)
       .where('created_at', '>=', retentionCutoff(core.now()))
       .executeTakeFirst();

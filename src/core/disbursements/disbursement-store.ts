@@ -8,6 +8,7 @@ import type { DbOrTx } from '../../db/schema';
 import type { DisbursementItemsTable, DisbursementsTable } from '../../db/tables/disbursements';
 import type { Caller } from '../context';
 import { retentionCutoff } from '../idempotency-retention';
+import { scoped } from '../tenancy';
 
 /** Inserts a new disbursement row; returns it. */
 export async function insertDisbursement(tx: DbOrTx, row: Insertable<DisbursementsTable>) {
@@ -82,11 +83,9 @@ export async function retireExpiredDisbursementIdempotencyKey(
   key: string,
   now: Date,
 ): Promise<number> {
-  const res = await tx
+  const res = await scoped(tx, caller)
     .updateTable('disbursements')
     .set({ idempotency_key: sql<string>`idempotency_key || '#retired:' || id` })
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where('idempotency_key', '=', key)
     .where('created_at', '<', retentionCutoff(now))
     .executeTakeFirst();

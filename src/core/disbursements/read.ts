@@ -18,6 +18,7 @@ import { maskRecipientDetails } from '../../domain/recipients';
 import { decodeCursor, encodeCursor, type Page } from '../paging';
 import type { Caller, Core } from '../context';
 import { type DisbursementItemRow, type DisbursementRow, str } from './shared';
+import { scoped } from '../tenancy';
 
 
 const n = (v: unknown) => Number(v ?? 0);
@@ -186,12 +187,10 @@ export async function loadDisbursement(db: DbOrTx, row: DisbursementRow): Promis
 
 /** The disbursement in the caller's business and environment; 404 not_found (param `id`) otherwise. */
 export async function findRow(db: DbOrTx, caller: Caller, id: string, lock = false): Promise<DisbursementRow> {
-  let q = db
+  let q = scoped(db, caller)
     .selectFrom('disbursements')
     .selectAll()
-    .where('id', '=', id)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment);
+    .where('id', '=', id);
   if (lock) q = q.forUpdate();
   const row = await q.executeTakeFirst();
   if (!row) throw notFound('disbursement', id);

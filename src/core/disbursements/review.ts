@@ -15,6 +15,7 @@ import type { Caller, Core } from '../context';
 import { type PayoutRequest, type PreparedPayout, preparePayout } from '../payouts';
 import { type DisbursementItemRow, INSERT_CHUNK, str, usdc } from './shared';
 import { insertDisbursementItems } from './disbursement-store';
+import { scoped } from '../tenancy';
 
 export type { DisbursementItemInput } from '../../domain/disbursements';
 
@@ -101,11 +102,9 @@ async function prefetchRecipients(db: DbOrTx, caller: Caller, drafts: Draft[]): 
   const ids = [...new Set(drafts.map((d) => d.input.recipientId).filter((v): v is string => typeof v === 'string' && v.length > 0))];
   const out = new Map<string, SavedRecipient>();
   for (let i = 0; i < ids.length; i += 1000) {
-    const rows = await db
+    const rows = await scoped(db, caller)
       .selectFrom('recipients')
       .select(['id', 'type', 'details', 'status', 'channels'])
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '=', caller.environment)
       .where('deleted_at', 'is', null)
       .where('id', 'in', ids.slice(i, i + 1000))
       .execute();

@@ -3,7 +3,7 @@ import type { Selectable } from 'kysely';
 import { type Page, paginate } from '../paging';
 import type { DbOrTx } from '../../db/schema';
 import type { DepositsTable } from '../../db/tables/funding';
-import { ApiError, notFound, validationError } from '../../domain/errors';
+import { ApiError, validationError } from '../../domain/errors';
 import {
   convertDeposit,
   DEPOSIT_CURRENCIES,
@@ -26,6 +26,7 @@ import { enqueueWorkflowStart, flushWorkflowStart } from '../workflow-starts';
 import { matchDeposit } from './matching';
 import { getVirtualAccountRow } from './virtual-accounts';
 import { depositEvent } from '../../domain/domain-events';
+import { ownedOr404, scoped } from '../tenancy';
 
 /** A stored deposit row (amount in minor units of currency; the rest micro-USDC). */
 export type DepositRow = Selectable<DepositsTable>;
@@ -185,11 +186,9 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
 
   const row =
     inserted ??
-    (await core.db
+    (await scoped(core.db, caller)
       .selectFrom('deposits')
       .selectAll()
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '=', caller.environment)
       .where('source', '=', input.source)
       .where('external_id', '=', input.externalId)
       .executeTakeFirstOrThrow());
@@ -284,15 +283,7 @@ export async function creditDeposit(core: Core, depositId: string): Promise<Depo
 
 /** The caller's deposit row; 404 not_found otherwise. */
 export async function getDepositRow(db: DbOrTx, caller: Caller, id: string): Promise<DepositRow> {
-  const row = await db
-    .selectFrom('deposits')
-    .selectAll()
-    .where('id', '=', id)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
-    .executeTakeFirst();
-  if (!row) throw notFound('deposit', id);
-  return row;
+  return ownedOr404(db, caller, 'deposits', id, 'deposit');
 }
 
 /** GET /deposits/{id}. 404 not_found. */
@@ -310,11 +301,9 @@ export interface ListDepositsQuery {
 
 /** GET /deposits: newest first, cursor paging. 400 validation_error (`currency`, `source`, `cursor`). */
 export async function listDeposits(core: Core, caller: Caller, q: ListDepositsQuery): Promise<Page<Deposit>> {
-  let query = core.db
+  let query = scoped(core.db, caller)
     .selectFrom('deposits')
-    .selectAll()
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment);
+    .selectAll();
   if (q.currency !== undefined) {
     if (!(DEPOSIT_CURRENCIES as readonly string[]).includes(q.currency)) {
       throw validationError('currency', `currency must be one of ${DEPOSIT_CURRENCIES.join(', ')}`);

@@ -4,7 +4,7 @@ import type { Selectable } from 'kysely';
 import { type Page, paginate } from '../paging';
 import type { DbOrTx, Environment } from '../../db/schema';
 import type { VirtualAccountsTable } from '../../db/tables/funding';
-import { ApiError, notFound, validationError } from '../../domain/errors';
+import { ApiError, validationError } from '../../domain/errors';
 import {
   ACCOUNT_IDENTIFIER_FIELD,
   maskAccountDetails,
@@ -19,6 +19,7 @@ import type { VirtualAccount } from '../../domain/virtual-accounts';
 import type { Caller, Core } from '../context';
 import { requireVerifiedBusiness } from './verification';
 import { isUniqueViolation } from '../../db/errors';
+import { ownedOr404, scoped } from '../tenancy';
 
 export type VirtualAccountRow = Selectable<VirtualAccountsTable>;
 
@@ -110,11 +111,9 @@ export async function listVirtualAccounts(
   caller: Caller,
   q: { limit: number; cursor?: string; currency?: string },
 ): Promise<Page<VirtualAccount>> {
-  let query = core.db
+  let query = scoped(core.db, caller)
     .selectFrom('virtual_accounts')
-    .selectAll()
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment);
+    .selectAll();
   if (q.currency !== undefined) query = query.where('currency', '=', parseVirtualAccountCurrency(q.currency));
   const page = await paginate(query, 'id', { limit: q.limit, cursor: q.cursor });
   return { data: page.rows.map(toVirtualAccount), nextCursor: page.nextCursor };
@@ -122,15 +121,7 @@ export async function listVirtualAccounts(
 
 /** The caller's virtual account row; 404 not_found naming `param`. */
 export async function getVirtualAccountRow(db: DbOrTx, caller: Caller, id: string, param = 'id'): Promise<VirtualAccountRow> {
-  const row = await db
-    .selectFrom('virtual_accounts')
-    .selectAll()
-    .where('id', '=', id)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
-    .executeTakeFirst();
-  if (!row) throw notFound('virtual account', id, param);
-  return row;
+  return ownedOr404(db, caller, 'virtual_accounts', id, 'virtual account', param);
 }
 
 /** GET /virtual-accounts/{id}. 404 not_found. */

@@ -12,6 +12,7 @@ import type { Payout } from '../../domain/payouts';
 import { createPayout } from '../payouts';
 import { requireVerifiedBusiness } from './verification';
 import { parseVirtualAccountCurrency } from './virtual-accounts';
+import { scoped } from '../tenancy';
 
 /**
  * Spec "Withdrawal create body" as parsed by a surface: `payoutDestinationId` a saved bank_account
@@ -52,12 +53,10 @@ export async function createWithdrawal(
   const destinationId = input.payoutDestinationId;
   await requireVerifiedBusiness(core.db, caller, 'A withdrawal');
   const channel = VIRTUAL_ACCOUNT_RAIL[currency];
-  const r = await core.db
+  const r = await scoped(core.db, caller)
     .selectFrom('recipients')
     .select(['id', 'type', 'currency', 'status', 'channels'])
     .where('id', '=', destinationId)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
   if (!r) throw notFound('payout destination', destinationId, 'payout_destination_id');

@@ -14,6 +14,7 @@ import { insertPayoutNotification, type NotificationRequest, type NotificationRo
 import { isUniqueViolation } from '../../db/errors';
 import { ApiError } from '../../domain/errors';
 import { liveNotificationChannelProblem } from '../claim-routes';
+import { scoped } from '../tenancy';
 
 export interface NotifiedPayoutRequest {
   payout: PayoutRequest;
@@ -34,11 +35,9 @@ interface NotifiedRow {
 const itemKey = (key: string, i: number, batch: boolean) => (batch ? `${key}#${i}` : key);
 
 async function existingFor(core: Core, caller: Caller, keys: string[]): Promise<NotifiedRow[] | null> {
-  const rows = await core.db
+  const rows = await scoped(core.db, caller)
     .selectFrom('payouts')
     .selectAll()
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where('idempotency_key', 'in', keys)
     .execute();
   if (rows.length === 0) return null;

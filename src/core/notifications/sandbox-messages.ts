@@ -5,6 +5,7 @@
 import { type Page, paginate } from '../paging';
 import type { Caller, Core } from '../context';
 import type { NotificationChannel, NotificationLanguage, SandboxNotification } from '../../domain/notifications';
+import { scoped } from '../tenancy';
 
 /**
  * The caller's recorded messages (business and environment scoped, domain form), newest first, optionally of
@@ -16,11 +17,9 @@ export async function listSandboxNotifications(
   caller: Caller,
   q: { payoutId?: string; limit: number; cursor?: string },
 ): Promise<Page<SandboxNotification>> {
-  let query = core.db
+  let query = scoped(core.db, caller)
     .selectFrom('sandbox_notification_messages')
-    .selectAll()
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment);
+    .selectAll();
   if (q.payoutId) query = query.where('payout_id', '=', q.payoutId);
   const page = await paginate(query, 'id', { limit: q.limit, cursor: q.cursor });
   return {

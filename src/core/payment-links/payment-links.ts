@@ -1,7 +1,7 @@
 /** Payment links (spec "PaymentLink"; docs/getting-paid.md "Payment links", including the `ready` rules). */
 import { type Page, paginate } from '../paging';
 import type { DbOrTx, Environment } from '../../db/schema';
-import { notFound, validationError } from '../../domain/errors';
+import { validationError } from '../../domain/errors';
 import { PAYMENT_METHOD_TYPES, type PaymentMethodType } from '../../domain/funding';
 import { newId, randomToken } from '../../domain/ids';
 import type { Caller, Core } from '../context';
@@ -9,6 +9,7 @@ import { cryptoDepositsWatched } from '../funding/crypto-addresses';
 import { type PaymentLink, paymentLinkUrl } from '../../domain/payment-links';
 import type { Selectable } from 'kysely';
 import type { PaymentLinksTable } from '../../db/tables/funding';
+import { ownedOr404, scoped } from '../tenancy';
 
 export type PaymentLinkRow = Selectable<PaymentLinksTable>;
 
@@ -92,15 +93,7 @@ export async function createPaymentLink(
 
 /** 404 not_found naming `param`. */
 export async function getPaymentLinkRow(db: DbOrTx, caller: Caller, id: string, param = 'id'): Promise<PaymentLinkRow> {
-  const row = await db
-    .selectFrom('payment_links')
-    .selectAll()
-    .where('id', '=', id)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
-    .executeTakeFirst();
-  if (!row) throw notFound('payment link', id, param);
-  return row;
+  return ownedOr404(db, caller, 'payment_links', id, 'payment link', param);
 }
 
 export async function getPaymentLink(core: Core, caller: Caller, id: string): Promise<PaymentLink> {
@@ -109,11 +102,9 @@ export async function getPaymentLink(core: Core, caller: Caller, id: string): Pr
 }
 
 export async function listPaymentLinks(core: Core, caller: Caller, q: { limit: number; cursor?: string }): Promise<Page<PaymentLink>> {
-  const query = core.db
+  const query = scoped(core.db, caller)
     .selectFrom('payment_links')
-    .selectAll()
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment);
+    .selectAll();
   const page = await paginate(query, 'id', q);
   const ready = await methodReadiness(core.db, caller.businessId, caller.environment, core.config);
   return { data: page.rows.map((r) => toPaymentLink(r, ready, core.config.publicUrl)), nextCursor: page.nextCursor };
@@ -132,12 +123,10 @@ export async function updatePaymentLink(
   if (input.published !== undefined) set.published = parsePublished(input.published);
   if (Object.keys(set).length === 1) throw validationError(null, 'Give at least one of name, methods, published');
   await getPaymentLinkRow(core.db, caller, id);
-  const row = await core.db
+  const row = await scoped(core.db, caller)
     .updateTable('payment_links')
     .set(set as any)
     .where('id', '=', id)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .returningAll()
     .executeTakeFirstOrThrow();
   return toPaymentLink(row, await methodReadiness(core.db, caller.businessId, caller.environment, core.config), core.config.publicUrl);

@@ -2,7 +2,7 @@
 import { emitEvent } from '../events';
 import { type Page, paginate } from '../paging';
 import type { DbOrTx } from '../../db/schema';
-import { notFound, validationError } from '../../domain/errors';
+import { validationError } from '../../domain/errors';
 import { normaliseReference, PAYMENT_REQUEST_EVENT_ON_ENTER, PAYMENT_REQUEST_STATUSES, type PaymentRequestStatus } from '../../domain/funding';
 import { newId, randomToken } from '../../domain/ids';
 import { parseAmount, parseAmountParam } from '../../domain/money';
@@ -19,6 +19,7 @@ import { type PaymentRequest, paymentRequestUrl } from '../../domain/payment-lin
 import type { Selectable } from 'kysely';
 import type { PaymentRequestsTable } from '../../db/tables/funding';
 import { paymentRequestEvent } from '../../domain/domain-events';
+import { ownedOr404 } from '../tenancy';
 
 /** Amount in minor units of currency. */
 export type PaymentRequestRow = Selectable<PaymentRequestsTable>;
@@ -129,15 +130,7 @@ export async function createPaymentRequest(core: Core, caller: Caller, input: Pa
 }
 
 export async function getPaymentRequestRow(db: DbOrTx, caller: Caller, id: string): Promise<PaymentRequestRow> {
-  const row = await db
-    .selectFrom('payment_requests')
-    .selectAll()
-    .where('id', '=', id)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
-    .executeTakeFirst();
-  if (!row) throw notFound('payment request', id);
-  return row;
+  return ownedOr404(db, caller, 'payment_requests', id, 'payment request');
 }
 
 export async function getPaymentRequest(core: Core, caller: Caller, id: string): Promise<PaymentRequest> {

@@ -23,6 +23,7 @@ import { retentionCutoff } from '../idempotency-retention';
 import { keyPolicy } from '../policies/policy';
 import { isUniqueViolation } from '../../db/errors';
 import { liveRateColumns } from '../quotes';
+import { scoped } from '../tenancy';
 
 /** Options of {@link insertPayout}. */
 export interface InsertPayoutOptions {
@@ -199,11 +200,9 @@ export function payoutStart(
 
 /** The payout created with `key` within the idempotency retention (30 days), if any. */
 async function findByIdempotencyKey(core: Core, caller: Caller, key: string): Promise<PayoutRow | undefined> {
-  return core.db
+  return scoped(core.db, caller)
     .selectFrom('payouts')
     .selectAll()
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
     .where('idempotency_key', '=', key)
     .where('created_at', '>=', retentionCutoff(core.now()))
     .executeTakeFirst();

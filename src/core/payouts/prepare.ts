@@ -16,6 +16,7 @@ import { railCarriageProblem, railLatestArrival } from '../rails/rail-adapters';
 import { livePricingOf } from '../quotes';
 import { missingLiveRate, pricingRate, rateUnavailable } from '../rates/pricing-rate';
 import { MAX_REFERENCE_LENGTH, MAX_MEMO_LENGTH, MAX_MESSAGE_LENGTH } from './rows';
+import { scoped } from '../tenancy';
 
 /**
  * Spec "Payout create body" in core form (decimal strings as given on the wire). Exactly one of
@@ -185,12 +186,10 @@ async function prepareChecked(
   let recipientDetails: Record<string, unknown>;
   if (isGiven(req.recipientId)) {
     const id = req.recipientId as string;
-    const r = await core.db
+    const r = await scoped(core.db, caller)
       .selectFrom('recipients')
       .select(['id', 'type', 'details', 'status', 'missing_fields', 'channels'])
       .where('id', '=', id)
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '=', caller.environment)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     if (!r) throw notFound('recipient', id, p('recipient_id'));
@@ -249,12 +248,10 @@ async function prepareChecked(
   let quoteId: string | null = null;
   if (isGiven(req.quoteId)) {
     const id = req.quoteId as string;
-    const q = await core.db
+    const q = await scoped(core.db, caller)
       .selectFrom('quotes')
       .selectAll()
       .where('id', '=', id)
-      .where('business_id', '=', caller.businessId)
-      .where('environment', '=', caller.environment)
       .executeTakeFirst();
     if (!q) throw notFound('quote', id, p('quote_id'));
     if (q.channel !== channel.id) {

@@ -1,11 +1,11 @@
 /** Reading payouts (spec GET /payouts, GET /payouts/{id}, GET /payouts/{id}/receipt): the domain payout of a row, and lookups. */
 import type { DbOrTx } from '../../db/schema';
 import type { RecipientType } from '../../domain/channels';
-import { notFound } from '../../domain/errors';
 import type { PayoutFailureCode, PayoutStatus } from '../../domain/payout-state';
 import type { Payout, PayoutReceipt } from '../../domain/payouts';
 import { maskRecipientDetails } from '../../domain/recipients';
 import { type Page, paginate } from '../paging';
+import { ownedOr404, scoped } from '../tenancy';
 import type { Caller, Core } from '../context';
 import type { PayoutRow, PayoutAttemptRow } from './rows';
 
@@ -88,15 +88,7 @@ export function payoutFromRow(row: PayoutViewRow, publicUrl?: string, attempts?:
 
 /** The payout row with this id in the caller's business and environment; 404 not_found (param `id`) otherwise. */
 export async function getPayoutRow(db: DbOrTx, caller: Caller, id: string): Promise<PayoutRow> {
-  const row = await db
-    .selectFrom('payouts')
-    .selectAll()
-    .where('id', '=', id)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment)
-    .executeTakeFirst();
-  if (!row) throw notFound('payout', id);
-  return row;
+  return ownedOr404(db, caller, 'payouts', id, 'payout');
 }
 
 /** GET /payouts/{id}: the payout with `attemptHistory`. 404 not_found (param `id`) for an unknown or other tenant's id. */
@@ -120,11 +112,9 @@ export interface ListPayoutsQuery {
 
 /** GET /payouts: newest first, cursor paging (src/core/paging.ts). 400 validation_error (`cursor`) for a foreign cursor. */
 export async function listPayouts(core: Core, caller: Caller, q: ListPayoutsQuery): Promise<Page<Payout>> {
-  let query = core.db
+  let query = scoped(core.db, caller)
     .selectFrom('payouts')
-    .select(PAYOUT_VIEW_COLUMNS)
-    .where('business_id', '=', caller.businessId)
-    .where('environment', '=', caller.environment);
+    .select(PAYOUT_VIEW_COLUMNS);
   if (q.status) query = query.where('status', '=', q.status);
   if (q.statuses?.length) query = query.where('status', 'in', [...q.statuses]);
   if (q.channel) query = query.where('channel', '=', q.channel);
