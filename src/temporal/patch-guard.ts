@@ -30,11 +30,7 @@ export function pastSafeAfter(p: RetiredPatch, now: Date): boolean {
   return now.getTime() >= Date.parse(`${p.safeAfter}T00:00:00Z`);
 }
 
-/**
- * Checks each retired patch whose `safeAfter` has not passed with one visibility query, all in
- * parallel; a query that throws is retried (`attempts`, `retryDelayMs` apart), then the check throws
- * an Error naming the query (fails closed).
- */
+/** One visibility query per patch before its `safeAfter`, in parallel; retried `attempts` times, then throws an Error naming the query (fails closed). */
 export async function checkRetiredPatches(
   patches: readonly RetiredPatch[],
   now: Date,
@@ -98,10 +94,7 @@ export function temporalVisibility(client: TemporalClient, limit = 10, deadlineM
     });
 }
 
-/**
- * The production worker's start check (src/main/worker.ts) of {@link RETIRED_PATCHES}: null when it
- * may start, else the refusal to print, also when visibility did not answer (fails closed).
- */
+/** The production worker's start check (src/main/worker.ts): null when it may start, else the refusal to print (also when visibility did not answer). */
 export async function workerStartRefusal(client: TemporalClient, now = new Date(), patches: readonly RetiredPatch[] = RETIRED_PATCHES): Promise<string | null> {
   try {
     return patchRefusal(await checkRetiredPatches(patches, now, temporalVisibility(client)));
