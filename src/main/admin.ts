@@ -6,6 +6,7 @@ import { revokeApiKeyAsOperator } from '../core/api-keys';
 import { renderApiKey } from '../wire/surface-a/api-keys';
 import { createBusiness, verifyBusiness } from '../core/businesses';
 import { runRailCommand } from './admin-rails';
+import { runWorkflowsCommand } from './admin-workflows';
 import { type ChannelPause, listChannelPauses, pauseChannel, resumeChannel } from '../core/channel-pauses';
 import { formatTreasuryReport, treasuryReport } from '../core/treasury/report';
 import { actAsRole, databaseRole, type DbTarget, migrate, openDb } from '../db/connection';
@@ -48,6 +49,7 @@ const usage =
   '       npm run admin -- db grants [--json]\n' +
   'With --json, stdout carries exactly one JSON document (errors and logs go to stderr); npm prints\n' +
   'its "> script" banner on stdout unless run as npm run -s admin -- ... --json | jq .';
+if (positionals[0] === 'workflows') process.exit(await runWorkflowsCommand(positionals.slice(1), values.json));
 const auditVerify = positionals[0] === 'audit' && positionals[1] === 'verify';
 const secretsRotate = positionals[0] === 'secrets' && positionals[1] === 'rotate';
 const dbGrants = positionals[0] === 'db' && positionals[1] === 'grants';

@@ -12,7 +12,9 @@ import { startRetention } from '../core/retention';
 import { startRateRefresher } from '../core/rates/refresher';
 import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
 import { prepareWorkflowBundle } from '../temporal/bundle';
+import { connectTemporal } from '../temporal/client';
 import { freePort } from '../temporal/dev-server';
+import { workerStartRefusal } from '../temporal/patch-guard';
 import { taskQueueFor } from '../temporal/task-queues';
 import { temporalConnectionOptions } from '../temporal/connection-options';
 import { createWorker, ensureSearchAttributes, sdkPrometheusTelemetry } from '../temporal/worker';
@@ -41,6 +43,18 @@ if (!config.DATABASE_URL) {
 const temporalOptions = temporalConnectionOptions(config);
 const address = temporalOptions.address;
 await ensureSearchAttributes(temporalOptions, config.TEMPORAL_NAMESPACE);
+// Retired workflow patches: refuse to start while an open run may lack a marker (docs/operations.md "Retiring a workflow patch").
+if (process.env.WORKER_SKIP_PATCH_CHECK === 'true') {
+  console.error('WARNING: WORKER_SKIP_PATCH_CHECK=true: retired-patch check skipped; an open run without a retired patch\'s marker fails on replay (docs/operations.md "Retiring a workflow patch")');
+} else {
+  const client = await connectTemporal(temporalOptions, config.TEMPORAL_NAMESPACE);
+  const refusal = await workerStartRefusal(client);
+  await client.connection.close();
+  if (refusal) {
+    console.error(refusal);
+    process.exit(1);
+  }
+}
 const core = await buildCore(config, { role: 'payouts_worker' });
 const workflowBundle = await prepareWorkflowBundle({
   prebuilt: config.WORKFLOW_BUNDLE,
