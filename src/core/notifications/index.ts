@@ -1,7 +1,6 @@
 /** Recipient notifications (docs/notifications.md). */
 export * from './provider';
 export * from './templates';
-export * from './sandbox-provider';
 export * from './live-provider';
 export * from './payout-notifications';
 export * from './sandbox-messages';
