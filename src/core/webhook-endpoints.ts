@@ -14,6 +14,7 @@ import { checkSurfaceBSecret, isSurfaceBEventPattern, SURFACE_B_EVENT_TYPES, SUR
 import { type Keyring, keyringFor, openSecret, sealedKeyId, sealSecret, webhookSecretAad } from './secrets';
 import { callerActor, recordAuditEvent } from './audit';
 import type { CreatedWebhookEndpoint, RotatedWebhookEndpoint, WebhookEndpoint } from '../domain/webhooks';
+import { isLoopbackHost } from '../domain/hosts';
 
 export type { CreatedWebhookEndpoint, RotatedWebhookEndpoint, WebhookEndpoint } from '../domain/webhooks';
 
@@ -21,13 +22,7 @@ export type { CreatedWebhookEndpoint, RotatedWebhookEndpoint, WebhookEndpoint } 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 export const MAX_WEBHOOK_EVENTS = 50;
 
-const LOOPBACK_V4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
-
-/** Whether a URL hostname is the loopback interface. */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/\.$/, '');
-  return h === 'localhost' || LOOPBACK_V4.test(h) || h === '[::1]';
-}
+export { isLoopbackHost };
 
 /** Checks an endpoint URL (https; loopback http in the sandbox). Throws 400 validation_error, param `url`. */
 export function validateWebhookUrl(url: string, environment: Environment): string {

@@ -47,7 +47,7 @@ import {
 import { notificationSends } from './metrics';
 import { hasOptedOut } from './opt-outs';
 import { type NotificationProvider, NotificationProviderError, type OutgoingNotification, type SentNotification } from './provider';
-import { WHATSAPP_CANNOT_RECEIVE } from './providers/whatsapp';
+import { WHATSAPP_CANNOT_RECEIVE } from '../../notifications/whatsapp';
 import {
   formatAmountFor,
   maskDestination,
