@@ -2,9 +2,11 @@ import { z } from 'zod';
 import { parseDuration } from './domain/durations';
 import { parseIntMap, parseRateRoutes } from './domain/rate-routes';
 import { NOTIFICATION_PROVIDERS } from './notifications/registry';
+import { RATE_SOURCES } from './rates/index';
 
 /** The settings of every seam module this branch registers (docs/architecture.md "Seams"). */
-const SEAM_SETTINGS = Object.assign({}, ...NOTIFICATION_PROVIDERS.map((m) => m.settings)) as UnionToIntersection<(typeof NOTIFICATION_PROVIDERS)[number]['settings']>;
+const SEAM_MODULES = [...NOTIFICATION_PROVIDERS, ...RATE_SOURCES] as const;
+const SEAM_SETTINGS = Object.assign({}, ...SEAM_MODULES.map((m) => m.settings)) as UnionToIntersection<(typeof SEAM_MODULES)[number]['settings']>;
 type UnionToIntersection<U> = (U extends unknown ? (k: U) => void : never) extends (k: infer I) => void ? I : never;
 
 /** Whether `fn` returns without throwing (config refinements over domain parsers). */
@@ -202,10 +204,6 @@ const schema = z.object({
     .string()
     .default('USD=kraken@PT5M,EUR=ecb@P4D|kraken@PT5M,MXN=banxico@P4D|ecb@P4D,BRL=ecb@P4D,GBP=ecb@P4D,INR=ecb@P4D,AUD=ecb@P4D')
     .refine((v) => ok(() => parseRateRoutes(v)), 'CUR=source@maxAge|source@maxAge, comma-separated (e.g. EUR=ecb@P4D|kraken@PT5M)'),
-  RATE_ECB_URL: z.string().url().default('https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml'),
-  RATE_KRAKEN_URL: z.string().url().default('https://api.kraken.com/0/public/Ticker'),
-  RATE_BANXICO_URL: z.string().url().default('https://www.banxico.org.mx/SieAPIRest/service/v1/series/SF43718/datos/oportuno'),
-  RATE_BANXICO_TOKEN: z.string().min(1).optional(),
   RATE_REFRESH_INTERVAL: isoDuration('PT30S').default('PT30S'),
   RATE_FETCH_TIMEOUT: isoDuration('PT5S').default('PT5S'),
   RATE_CACHE_TTL: isoDuration('PT1S').default('PT1S'),

@@ -5,18 +5,11 @@ import type { RailAdapter } from '../rails/adapter';
 import type { TemporalClient } from '../temporal/client';
 import type { NotificationProvider } from './notifications/provider';
 
-/**
- * What the sandbox environment is made of, handed to the core at composition (src/main/runtime.ts
- * passes src/sandbox/adapters.ts; docs/sandbox.md "Adapters"): the core never imports src/sandbox.
- */
+/** The sandbox environment, handed to the core at composition (docs/sandbox.md "Adapters"): rate table (decimal USDC/currency mid), claim window in ms per reference, rail, notifications. */
 export interface SandboxAdapters {
-  /** The sandbox's fixed USDC/`currency` mid rate, a decimal string (its rate source). */
   midRate(currency: string): string;
-  /** A sandbox claim-link payout's claim window in ms for its reference (magic values, docs/sandbox.md). */
   claimWindowMs(reference: string | null): number;
-  /** The simulated rail serving every rail of the sandbox. */
   railAdapter(config: Config): RailAdapter;
-  /** The provider that records sandbox notifications instead of sending them. */
   notificationProvider(db: Db): NotificationProvider;
 }
 
@@ -28,7 +21,6 @@ export interface Core {
   config: Config;
   log: Logger;
   now: () => Date;
-  /** The sandbox environment's adapters (rate table, claim window, rail, notifications). */
   sandbox: SandboxAdapters;
 }
 

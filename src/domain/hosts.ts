@@ -1,5 +1,3 @@
-/** Host names (pure). */
-
 const LOOPBACK_V4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
 
 /** Whether a URL hostname is the loopback interface (`localhost`, `127.x.y.z`, `[::1]`). */

@@ -20,7 +20,6 @@ const settings = {
   NOTIFICATIONS_LIVE_TOKEN: z.string().optional().describe('the messaging gateway\'s bearer token'),
 };
 
-/** The gateway's parsed settings. */
 export type HttpGatewaySettings = z.infer<z.ZodObject<typeof settings>>;
 
 /** Reads the settings it is handed; returns `{error}` naming what is missing instead of throwing. */
@@ -88,10 +87,7 @@ export function liveNotificationProvider(s: Partial<HttpGatewaySettings>): Notif
   };
 }
 
-/**
- * The generic HTTP gateway module: every channel, last in the registry; it always connects (an
- * incomplete configuration fails each send `not_configured`). A webhook adapter, not a provider.
- */
+/** The generic HTTP gateway: every channel, always connects (incomplete settings fail each send `not_configured`). */
 export const HTTP_GATEWAY_MODULE = notificationProviderModule({
   id: LIVE_HTTP_PROVIDER,
   channels: ['email', 'sms', 'whatsapp'],
@@ -100,5 +96,4 @@ export const HTTP_GATEWAY_MODULE = notificationProviderModule({
   connect: (s) => liveNotificationProvider(s),
 });
 
-/** Whether both gateway variables are set. */
 export const httpGatewayConfigured = (s: Partial<HttpGatewaySettings>) => Boolean(s.NOTIFICATIONS_LIVE_URL && s.NOTIFICATIONS_LIVE_TOKEN);

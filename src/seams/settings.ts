@@ -1,4 +1,3 @@
-/** Zod helpers the seam modules' settings share (docs/architecture.md "Seams"); src/config.ts uses the same. */
 import { z } from 'zod';
 import { parseDuration } from '../domain/durations';
 

@@ -1,8 +1,4 @@
-/**
- * The live providers, one per channel (docs/notifications.md "The seam"): per channel the first
- * module of src/notifications/registry.ts whose settings are complete, else the generic HTTP
- * gateway. Each module is handed the parsed configuration, never the raw environment.
- */
+/** The live provider per channel: the first registry module that connects (docs/notifications.md "The seam"). */
 import type { Config } from '../../config';
 import { parseDuration } from '../../domain/durations';
 import { type NotificationChannel, NOTIFICATION_CHANNELS } from '../../domain/notifications';
@@ -26,7 +22,6 @@ const cache = new WeakMap<Config, LiveProviders>();
 
 export const callbackBaseUrl = (config: Config) => (config.NOTIFY_CALLBACK_BASE_URL ?? config.publicUrl).replace(/\/$/, '');
 
-/** Connects every module of the registry once and picks, per channel, the first that connected. */
 export function buildLiveProviders(config: Config, modules: readonly NotificationProviderModule[] = NOTIFICATION_PROVIDERS): LiveProviders {
   const context = { timeoutMs: parseDuration(config.NOTIFY_PROVIDER_TIMEOUT), callbackBaseUrl: callbackBaseUrl(config) };
   const connected: Array<{ module: NotificationProviderModule; provider: ConnectedProvider }> = [];

@@ -6,33 +6,24 @@
 import { parseDuration } from '../../domain/durations';
 import type { RateObservation } from '../../domain/rate-routes';
 import { moveBps } from '../../domain/rates';
-import { RateSourceError, rateSourceFactory, type RateSource } from '../../rates/index';
+import { RATE_SOURCES, RateSourceError, type RateSource, type RateSourceModule } from '../../rates/index';
 import type { Core } from '../context';
 import { cachedBook, rateSettings, refreshRateCache } from './cache';
 import { rateRefusals, type RefusalReason, watchRates } from './metrics';
 import { readObservations, storeObservations } from './store';
 
-function sourceSettings(core: Core, id: string): { url: string; token?: string } | undefined {
-  const c = core.config;
-  if (id === 'ecb') return { url: c.RATE_ECB_URL };
-  if (id === 'kraken') return { url: c.RATE_KRAKEN_URL };
-  if (id === 'banxico') return { url: c.RATE_BANXICO_URL, ...(c.RATE_BANXICO_TOKEN ? { token: c.RATE_BANXICO_TOKEN } : {}) };
-  return undefined;
-}
-
-/** The sources RATE_ROUTES names (an unknown id is logged once and skipped). */
-export function routeSources(core: Core): RateSource[] {
+/** The sources RATE_ROUTES names, made from the modules of src/rates/index.ts (an unknown id is logged and skipped). */
+export function routeSources(core: Core, modules: readonly RateSourceModule[] = RATE_SOURCES): RateSource[] {
   const ids = new Set(Object.values(rateSettings(core.config).routes).flatMap((r) => r.map((s) => s.source)));
   const timeoutMs = parseDuration(core.config.RATE_FETCH_TIMEOUT);
   const out: RateSource[] = [];
   for (const id of ids) {
-    const factory = rateSourceFactory(id);
-    const settings = sourceSettings(core, id);
-    if (!factory || !settings) {
-      core.log.error({ source: id }, 'RATE_ROUTES names a rate source that is not registered or has no settings');
+    const module = modules.find((m) => m.id === id);
+    if (!module) {
+      core.log.error({ source: id }, 'RATE_ROUTES names a rate source that is not registered');
       continue;
     }
-    out.push(factory({ ...settings, timeoutMs, now: core.now }));
+    out.push(module.connect(core.config, { timeoutMs, now: core.now }));
   }
   return out;
 }
