@@ -36,9 +36,19 @@ export interface RefreshOutcome {
 
 const inFlight = new WeakMap<object, Map<string, Promise<RefreshOutcome>>>();
 
+// Sources that stay unreachable (offline in dev) are said so once, until they answer again (docs/rates.md "Refresher").
+const unreachableSaid = new WeakMap<object, Set<string>>();
+
 function refuse(core: Core, out: RefreshOutcome, reason: RefusalReason, detail: string): void {
   rateRefusals.inc({ source: out.source, reason });
   out.refused.push({ reason, detail });
+  let said = unreachableSaid.get(core.db);
+  if (!said) unreachableSaid.set(core.db, (said = new Set()));
+  if (reason === 'unreachable') {
+    if (said.has(out.source)) return core.log.debug({ source: out.source, reason, detail }, 'rate source answer refused');
+    said.add(out.source);
+    return core.log.warn({ source: out.source, reason, detail }, 'rate source unreachable; said once until it answers again (counted in the refusals metric)');
+  }
   core.log.warn({ source: out.source, reason, detail }, 'rate source answer refused');
 }
 
@@ -58,6 +68,7 @@ export function refreshSource(core: Core, source: RateSource): Promise<RefreshOu
       else refuse(core, out, 'unparseable', (e as Error).message);
       return out;
     }
+    if (unreachableSaid.get(core.db)?.delete(source.id)) core.log.info({ source: source.id }, 'rate source answers again');
     const fetchedAt = core.now();
     const maxMove = BigInt(core.config.RATE_MAX_MOVE_BPS);
     const previous = new Map((await readObservations(core.db)).filter((o) => o.source === source.id).map((o) => [`${o.base}/${o.quote}`, o]));
