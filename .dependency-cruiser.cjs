@@ -88,10 +88,24 @@ module.exports = {
       to: { path: '^src/config\\.ts$' },
     },
     {
+      name: 'core-not-sandbox',
+      severity: 'error',
+      comment: 'The sandbox is adapters the core is handed at composition (src/core/context.ts SandboxAdapters, built by src/sandbox/adapters.ts in src/main/runtime.ts; docs/sandbox.md "Adapters"): nothing under src/core imports src/sandbox.',
+      from: { path: '^src/core/' },
+      to: { path: '^src/sandbox/' },
+    },
+    {
+      name: 'notification-providers-below-core',
+      severity: 'error',
+      comment: 'Notification provider modules (src/notifications, docs/notifications.md "The seam") talk to providers only: they are handed their settings and never import src/config.ts, the core, the database, Temporal, a surface or the sandbox.',
+      from: { path: '^src/notifications/' },
+      to: { path: '^src/(core|db|api|temporal|main|sandbox)/|^src/config\\.ts$|^activities/|^workflows/|(^|/)node_modules/(kysely|pg|@temporalio)/' },
+    },
+    {
       name: 'live-rates-not-sandbox',
       severity: 'error',
-      comment: 'Live rates never come from the sandbox table: outside src/sandbox only the environment switch src/core/rates/pricing-rate.ts imports src/sandbox/fx.ts (docs/rates.md "The seam"), and src/api/examples.ts, which computes the OpenAPI documents\' example figures (documentation, never a price) from the sandbox table.',
-      from: { path: '^(src|workflows|activities)/', pathNot: '^src/sandbox/|^src/core/rates/pricing-rate\\.ts$|^src/api/examples\\.ts$' },
+      comment: 'Live rates never come from the sandbox table: outside src/sandbox only the composition (src/sandbox/adapters.ts hands the table to the core as the sandbox environment\'s rate source, docs/rates.md "The seam") imports src/sandbox/fx.ts, and src/api/examples.ts, which computes the OpenAPI documents\' example figures (documentation, never a price) from the sandbox table.',
+      from: { path: '^(src|workflows|activities)/', pathNot: '^src/sandbox/|^src/api/examples\\.ts$' },
       to: { path: '^src/sandbox/fx\\.ts$' },
     },
     {

@@ -89,10 +89,6 @@ const baseSettings = {
     .string()
     .default('USD=kraken@PT5M,EUR=ecb@P4D|kraken@PT5M,MXN=banxico@P4D|ecb@P4D,BRL=ecb@P4D,GBP=ecb@P4D,INR=ecb@P4D,AUD=ecb@P4D')
     .refine((v) => ok(() => parseRateRoutes(v)), 'CUR=source@maxAge|source@maxAge, comma-separated (e.g. EUR=ecb@P4D|kraken@PT5M)'),
-  RATE_ECB_URL: z.string().url().default('https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml'),
-  RATE_KRAKEN_URL: z.string().url().default('https://api.kraken.com/0/public/Ticker'),
-  RATE_BANXICO_URL: z.string().url().default('https://www.banxico.org.mx/SieAPIRest/service/v1/series/SF43718/datos/oportuno'),
-  RATE_BANXICO_TOKEN: z.string().min(1).optional(),
   RATE_REFRESH_INTERVAL: isoDuration('PT30S').default('PT30S'),
   RATE_FETCH_TIMEOUT: isoDuration('PT5S').default('PT5S'),
   RATE_CACHE_TTL: isoDuration('PT1S').default('PT1S'),
@@ -111,29 +107,11 @@ const baseSettings = {
     .refine((v) => ok(() => parseIntMap(v, 5000, 'RATE_DEPOSIT_SPREAD_BPS')), 'CUR=bps pairs, each 0 to 5000'),
   // ---- end of live rates ----
   // --- Notifications: live providers (issue #34; docs/notifications.md; docs/configuration.md "Notification providers") ---
-  NOTIFY_SMTP_URL: z.string().url().optional(),
-  NOTIFY_SMTP_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(3),
-  NOTIFY_EMAIL_FROM: z.string().min(3).optional(),
-  NOTIFY_EMAIL_BOUNCE_DOMAIN: z.string().min(1).optional(),
-  NOTIFY_DKIM_DOMAIN: z.string().min(1).optional(),
-  NOTIFY_DKIM_SELECTOR: z.string().min(1).optional(),
-  NOTIFY_DKIM_PRIVATE_KEY_PATH: z.string().min(1).optional(),
-  TWILIO_ACCOUNT_SID: z.string().min(1).optional(),
-  TWILIO_AUTH_TOKEN: z.string().min(1).optional(),
-  TWILIO_FROM: z.string().min(1).optional(),
-  /** Testing and demos only: a Twilio-shaped double instead of https://api.twilio.com. */
-  TWILIO_API_BASE_URL: z.string().url().optional(),
-  WHATSAPP_PHONE_NUMBER_ID: z.string().min(1).optional(),
-  WHATSAPP_ACCESS_TOKEN: z.string().min(1).optional(),
-  WHATSAPP_APP_SECRET: z.string().min(1).optional(),
-  WHATSAPP_VERIFY_TOKEN: z.string().min(1).optional(),
-  WHATSAPP_API_BASE_URL: z.string().url().default('https://graph.facebook.com'),
-  WHATSAPP_API_VERSION: z.string().regex(/^v\d+\.\d+$/, 'a Graph API version such as v21.0').default('v21.0'),
-  WHATSAPP_TEMPLATES: z.string().default('en:claim_link_payout:en_US,es:claim_link_payout:es,pt:claim_link_payout:pt_BR'),
   NOTIFY_CALLBACK_BASE_URL: z.string().url().optional(),
   NOTIFY_PROVIDER_TIMEOUT: isoDuration('PT10S').default('PT10S'),
-  NOTIFY_WHATSAPP_LOOKUP_GRACE: isoDuration('PT10M').default('PT10M'),
   // --- end of notification providers ---
+  // --- Seam modules' own settings (docs/architecture.md "Seams"): each module's variables, merged here ---
+  // --- end of seam modules' settings ---
   // --- Security (issue #36; docs/configuration.md "Security", docs/security.md) ---
   /** Unset: the embedded development key `dev` (public; refused when NODE_ENV=production). */
   SECRETS_KEYS: z

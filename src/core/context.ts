@@ -1,7 +1,17 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config';
 import type { Db, Environment } from '../db/schema';
+import type { RailAdapter } from '../rails/adapter';
 import type { TemporalClient } from '../temporal/client';
+import type { NotificationProvider } from './notifications/provider';
+
+/** The sandbox environment, handed to the core at composition (docs/sandbox.md "Adapters"): rate table (decimal USDC/currency mid), claim window in ms per reference, rail, notifications. */
+export interface SandboxAdapters {
+  midRate(currency: string): string;
+  claimWindowMs(reference: string | null): number;
+  railAdapter(config: Config): RailAdapter;
+  notificationProvider(db: Db): NotificationProvider;
+}
 
 /** The one core every surface and the worker share; services are plain functions `(core, caller, input)`. */
 export interface Core {
@@ -11,6 +21,7 @@ export interface Core {
   config: Config;
   log: Logger;
   now: () => Date;
+  sandbox: SandboxAdapters;
 }
 
 /** Resolved from the API key (spec "Authentication"). */

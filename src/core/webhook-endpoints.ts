@@ -15,6 +15,7 @@ import { type Keyring, keyringFor, openSecret, sealedKeyId, sealSecret, webhookS
 import { callerActor, recordAuditEvent } from './audit';
 import type { CreatedWebhookEndpoint, RotatedWebhookEndpoint, WebhookEndpoint } from '../domain/webhooks';
 import { scoped } from './tenancy';
+import { isLoopbackHost } from '../domain/hosts';
 
 export type { CreatedWebhookEndpoint, RotatedWebhookEndpoint, WebhookEndpoint } from '../domain/webhooks';
 
@@ -22,13 +23,7 @@ export type { CreatedWebhookEndpoint, RotatedWebhookEndpoint, WebhookEndpoint } 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 export const MAX_WEBHOOK_EVENTS = 50;
 
-const LOOPBACK_V4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
-
-/** Whether a URL hostname is the loopback interface. */
-export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/\.$/, '');
-  return h === 'localhost' || LOOPBACK_V4.test(h) || h === '[::1]';
-}
+export { isLoopbackHost };
 
 /** Checks an endpoint URL (https; loopback http in the sandbox). Throws 400 validation_error, param `url`. */
 export function validateWebhookUrl(url: string, environment: Environment): string {

@@ -48,3 +48,18 @@ export interface SandboxNotification {
   claimUrl: string;
   createdAt: Date;
 }
+
+/** A masked phone (`+52•••••5678`) or e-mail (`a•••@example.com`) for responses. */
+export function maskDestination(destination: string): string {
+  const at = destination.lastIndexOf('@');
+  if (at > 0) return `${destination[0]}•••${destination.slice(at)}`;
+  if (destination.length <= 7) return `${destination.slice(0, 1)}•••`;
+  return `${destination.slice(0, 3)}${'•'.repeat(destination.length - 7)}${destination.slice(-4)}`;
+}
+
+/** `text` with every phone number and e-mail masked, for provider error texts before they are logged or stored. */
+export function maskDestinationsIn(text: string): string {
+  return text
+    .replace(/[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g, (m) => maskDestination(m))
+    .replace(/\+?\d{7,15}\b/g, (m) => maskDestination(m));
+}

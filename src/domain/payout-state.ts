@@ -84,3 +84,6 @@ export const PAYOUT_MONEY_ON_ENTER: Readonly<Partial<Record<PayoutStatus, { name
   canceled: { name: 'release', from: 'held', to: 'available' },
   refunded: { name: 'refund', from: 'sent', to: 'available' },
 };
+
+/** Claim window of a claim link in ms (spec "Limits": claim-link arrival maximum 30 days). */
+export const CLAIM_WINDOW_MS = 30 * 24 * 3600 * 1000;

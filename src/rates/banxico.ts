@@ -2,7 +2,8 @@
  * Banxico's SIE series SF43718, the FIX in MXN per USD (docs/rates.md "Banxico"); `dato` is `N/E` on
  * days without a FIX; as-of is the date at 18:00 UTC.
  */
-import { decimalField, field, fetchText, RateSourceError, type RateSource, type RateSourceSettings, type SourceQuote } from './source';
+import { z } from 'zod';
+import { decimalField, field, fetchText, RateSourceError, type RateSource, type RateSourceSettings, rateSourceModule, type SourceQuote } from './source';
 
 export const BANXICO_FIX_SERIES = 'SF43718';
 
@@ -45,3 +46,13 @@ export function banxicoSource(settings: RateSourceSettings): RateSource {
     },
   };
 }
+
+/** The banxico module (docs/configuration.md "Live rates"). */
+export const BANXICO_MODULE = rateSourceModule({
+  id: 'banxico',
+  settings: {
+    RATE_BANXICO_URL: z.string().url().default('https://www.banxico.org.mx/SieAPIRest/service/v1/series/SF43718/datos/oportuno').describe('the MXN FIX (Banxico SIE, series SF43718 `datos/oportuno`)'),
+    RATE_BANXICO_TOKEN: z.string().min(1).optional().describe('Banxico SIE query token, sent as `Bmx-Token`'),
+  },
+  connect: (s, context) => banxicoSource({ url: s.RATE_BANXICO_URL, ...(s.RATE_BANXICO_TOKEN ? { token: s.RATE_BANXICO_TOKEN } : {}), ...context }),
+});

@@ -2,8 +2,9 @@
  * The ECB's euro reference rates (`eurofxref-daily.xml`; docs/rates.md "ECB"): EUR-based mids; as-of
  * is the reference date at 12:15 UTC (never younger than the 14:10 CET concertation).
  */
+import { z } from 'zod';
 import { lazyPackage } from '../lazy-package';
-import { decimalField, field, fetchText, RateSourceError, type RateSource, type RateSourceSettings, type SourceQuote } from './source';
+import { decimalField, field, fetchText, RateSourceError, type RateSource, type RateSourceSettings, rateSourceModule, type SourceQuote } from './source';
 
 type FastXmlParser = typeof import('fast-xml-parser');
 const parser = lazyPackage<FastXmlParser, InstanceType<FastXmlParser['XMLParser']>>('fast-xml-parser', (m) =>
@@ -44,3 +45,12 @@ export function ecbSource(settings: RateSourceSettings): RateSource {
     },
   };
 }
+
+/** The ecb module (docs/configuration.md "Live rates"). */
+export const ECB_MODULE = rateSourceModule({
+  id: 'ecb',
+  settings: {
+    RATE_ECB_URL: z.string().url().default('https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml').describe('the ECB euro reference rates'),
+  },
+  connect: (s, context) => ecbSource({ url: s.RATE_ECB_URL, ...context }),
+});

@@ -1,11 +1,9 @@
-/** The built-in rate sources, registered on import (docs/rates.md "The seam"). */
-import { banxicoSource } from './banxico';
-import { ecbSource } from './ecb';
-import { krakenSource } from './kraken';
-import { registerRateSource } from './source';
+/** The rate sources (docs/rates.md "The seam"): a plain registry, no registration on import. */
+import { BANXICO_MODULE } from './banxico';
+import { ECB_MODULE } from './ecb';
+import { KRAKEN_MODULE } from './kraken';
 
-registerRateSource('ecb', ecbSource);
-registerRateSource('kraken', krakenSource);
-registerRateSource('banxico', banxicoSource);
+/** Every rate-source module; RATE_ROUTES names them by id. Adding a source is its module and one line here. */
+export const RATE_SOURCES = [ECB_MODULE, KRAKEN_MODULE, BANXICO_MODULE] as const;
 
-export { rateSourceFactory, registeredRateSources, registerRateSource, RateSourceError, type RateSource, type SourceQuote } from './source';
+export { RateSourceError, type RateSource, type RateSourceContext, type RateSourceModule, type SourceQuote } from './source';

@@ -2,7 +2,8 @@
  * Kraken's public Ticker (docs/rates.md "Kraken"): an HTTP 200 with a non-empty `error` array is a
  * failure; no time of its own, so as-of is the time of receipt.
  */
-import { decimalField, field, fetchText, RateSourceError, type RateSource, type RateSourceSettings, type SourceQuote } from './source';
+import { z } from 'zod';
+import { decimalField, field, fetchText, RateSourceError, type RateSource, type RateSourceSettings, rateSourceModule, type SourceQuote } from './source';
 
 export const KRAKEN_PAIRS: Readonly<Record<string, { base: string; quote: string }>> = {
   USDCUSD: { base: 'USDC', quote: 'USD' },
@@ -55,3 +56,12 @@ export function krakenSource(settings: RateSourceSettings): RateSource {
     },
   };
 }
+
+/** The kraken module (docs/configuration.md "Live rates"). */
+export const KRAKEN_MODULE = rateSourceModule({
+  id: 'kraken',
+  settings: {
+    RATE_KRAKEN_URL: z.string().url().default('https://api.kraken.com/0/public/Ticker').describe('Kraken\'s public ticker (pairs USDCUSD, USDCEUR are added as `?pair=`)'),
+  },
+  connect: (s, context) => krakenSource({ url: s.RATE_KRAKEN_URL, ...context }),
+});

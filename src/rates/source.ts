@@ -1,3 +1,6 @@
+import type { z } from 'zod';
+import type { SeamModule, SeamSettings } from '../seams/module';
+
 /**
  * The rate-source seam (docs/rates.md "The seam"): adapters speak one published format each and
  * never touch our database; src/core/rates decides what is accepted.
@@ -41,19 +44,20 @@ export class RateSourceError extends Error {
 
 export type RateSourceFactory = (settings: RateSourceSettings) => RateSource;
 
-const factories = new Map<string, RateSourceFactory>();
-
-/** A second registration of the same id replaces the first. */
-export function registerRateSource(id: string, factory: RateSourceFactory): void {
-  factories.set(id, factory);
+/** Shared by every source: one fetch's timeout in ms. */
+export interface RateSourceContext {
+  timeoutMs: number;
+  now: () => Date;
 }
 
-export function rateSourceFactory(id: string): RateSourceFactory | undefined {
-  return factories.get(id);
+/** One rate-source module (docs/rates.md "The seam"): its id as RATE_ROUTES names it, its variables, its source. */
+export interface RateSourceModule<S extends SeamSettings = SeamSettings> extends SeamModule<S> {
+  connect(settings: z.infer<z.ZodObject<S>>, context: RateSourceContext): RateSource;
 }
 
-export function registeredRateSources(): string[] {
-  return [...factories.keys()];
+/** Declares a module with its settings' type checked against `connect` (an identity). */
+export function rateSourceModule<S extends SeamSettings>(m: RateSourceModule<S>): RateSourceModule<S> {
+  return m;
 }
 
 const DECIMAL = /^\d{1,12}(\.\d{1,12})?$/;

@@ -2,7 +2,7 @@
 import type { RailAttemptResult } from '../../workflows/payout.contract';
 import { parseDuration } from '../domain/durations';
 import { randomToken } from '../domain/ids';
-import type { PayoutFailureCode } from '../domain/payout-state';
+import { CLAIM_WINDOW_MS, type PayoutFailureCode } from '../domain/payout-state';
 
 /** The magic `reference` values (docs/sandbox.md). */
 export const SANDBOX_MAGIC = {
@@ -17,8 +17,7 @@ export const SANDBOX_MAGIC = {
   slow: 'sandbox:slow',
 } as const;
 
-/** Claim window of a claim link (spec "Limits": claim-link arrival maximum 30 days). */
-export const CLAIM_WINDOW_MS = 30 * 24 * 3600 * 1000;
+export { CLAIM_WINDOW_MS };
 /** Claim window under `sandbox:claim_expired`. */
 export const SANDBOX_SHORT_CLAIM_WINDOW_MS = 2000;
 export const SANDBOX_SLOW_ARRIVAL_MS = 5000;

@@ -5,16 +5,20 @@
  * processors, identity, ...) adds its registry array here as one line; a new module of an existing
  * seam adds one line to that seam's own registry, nothing here.
  */
+import { NOTIFICATION_PROVIDERS } from '../notifications/registry';
 import { RAIL_MODULES } from '../rails/registry';
+import { RATE_SOURCES } from '../rates/index';
 
 /** One seam's registry for the loader and the docs: its folder name, the docs heading and its modules (a tuple). */
 export const SEAM_REGISTRIES = [
   RAIL_MODULES,
-  // Notification providers, rate sources and the Solana network: one line each, e.g. NOTIFY_PROVIDERS,
+  NOTIFICATION_PROVIDERS,
+  RATE_SOURCES,
 ] as const;
 
 /** The docs/configuration.md headings of {@link SEAM_REGISTRIES}, in the same order (the generated tables' sections). */
 export const SEAM_TITLES: readonly string[] = [
   'Rails',
-  // One heading per registry line above, in the same position.
+  'Notification providers',
+  'Rate sources',
 ];

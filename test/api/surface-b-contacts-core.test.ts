@@ -18,6 +18,7 @@ import type { Caller, Core } from '../../src/core/context';
 import { createRecipient, getRecipient } from '../../src/core/recipients';
 import { migrate, openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
+import { sandboxAdapters } from '../../src/sandbox/adapters';
 
 let db: Db;
 let core: Core;
@@ -35,7 +36,7 @@ const ALive = caller('biz_a', 'live');
 beforeAll(async () => {
   db = await openDb({ memory: true });
   await migrate(db);
-  core = { db, temporal: {} as Client, config: loadConfig({ LOG_LEVEL: 'silent' }), log: pino({ level: 'silent' }), now: () => new Date() };
+  core = { db, temporal: {} as Client, config: loadConfig({ LOG_LEVEL: 'silent' }), log: pino({ level: 'silent' }), now: () => new Date(), sandbox: sandboxAdapters() };
 });
 afterAll(async () => db?.destroy());
 

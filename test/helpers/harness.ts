@@ -15,6 +15,7 @@ import { actAsRole, type AppRole, migrate, openDb } from '../../src/db/connectio
 import type { Db } from '../../src/db/schema';
 import { createWorker, type PaymentsWorker } from '../../src/temporal/worker';
 import { startRateRefresher } from '../../src/core/rates/refresher';
+import { sandboxAdapters } from '../../src/sandbox/adapters';
 import { type RateSourceServer, startRateSources } from '../../tools/rate-sources/server';
 
 /** Options of {@link Harness.request}. */
@@ -144,7 +145,7 @@ export async function createHarness(
   // A loaded 2-core CI machine can be slow to answer: retry instead of failing the file.
   const connection = await retry(() => Connection.connect({ address, connectTimeout: 10_000 }));
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const core: Core = { db, temporal, config, log: pino({ level: 'silent' }), now: () => new Date() };
+  const core: Core = { db, temporal, config, log: pino({ level: 'silent' }), now: () => new Date(), sandbox: sandboxAdapters() };
   const app = createApp(core);
   const stopRates = await startRateRefresher(core, { awaitFirst: true });
 

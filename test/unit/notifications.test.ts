@@ -10,9 +10,9 @@ import {
   readLiveNotificationConfig,
   renderNotification,
   resolveLanguage,
-  sandboxNotificationProvider,
   validateNotificationRequest,
 } from '../../src/core/notifications';
+import { sandboxNotificationProvider } from '../../src/sandbox/notifications';
 import { migrate, openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
 import { ApiError } from '../../src/domain/errors';

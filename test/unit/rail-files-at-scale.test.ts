@@ -34,6 +34,7 @@ import { answerNacha } from '../../tools/test-bank/ach-answers';
 import { skipWithoutNachaValidator, validateNacha } from '../../tools/nacha/validator';
 import { TEST_BANK_DEBTOR } from '../../tools/test-bank/bank';
 import { freshDatabase } from '../helpers/fresh-database';
+import { sandboxAdapters } from '../../src/sandbox/adapters';
 
 const ENV = {
   RAIL_SEPA_SFTP_HOST: '127.0.0.1',
@@ -65,7 +66,7 @@ beforeAll(async () => {
     withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn(),
     workflow: { getHandle: (payoutId: string) => ({ signal: async (_s: unknown, e: { type: string }) => void signals.push({ payoutId, type: e.type }) }) },
   } as unknown as TemporalClient;
-  core = { db, temporal, config: loadConfig({ ...process.env, ...ENV }), log: createLogger({ level: 'silent' }), now: () => new Date('2026-11-25T09:00:00Z') };
+  core = { db, temporal, config: loadConfig({ ...process.env, ...ENV }), log: createLogger({ level: 'silent' }), now: () => new Date('2026-11-25T09:00:00Z'), sandbox: sandboxAdapters() };
 }, 60_000);
 
 afterAll(async () => {

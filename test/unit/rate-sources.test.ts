@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBanxicoSeries, banxicoSource } from '../../src/rates/banxico';
 import { ecbSource, parseEcbDaily } from '../../src/rates/ecb';
 import { krakenSource, parseKrakenTicker } from '../../src/rates/kraken';
-import { RateSourceError, rateSourceFactory, registeredRateSources } from '../../src/rates/index';
+import { RATE_SOURCES, RateSourceError } from '../../src/rates/index';
 import { banxicoJson, defaultRateData, ecbXml, krakenTickerJson, type RateSourceServer, startRateSources } from '../../tools/rate-sources/server';
 
 const kind = (fn: () => unknown) => {
@@ -82,9 +82,13 @@ describe('the adapters over HTTP against the rate test servers', () => {
   });
   afterAll(async () => s?.stop());
 
-  it('the registry holds the three built-in sources', () => {
-    expect(registeredRateSources()).toEqual(expect.arrayContaining(['ecb', 'kraken', 'banxico']));
-    expect(rateSourceFactory('ecb')).toBe(ecbSource);
+  it('the registry is a plain array of the three built-in modules, each made from the settings it is handed', async () => {
+    expect(RATE_SOURCES.map((m) => m.id)).toEqual(['ecb', 'kraken', 'banxico']);
+    const ecb = RATE_SOURCES[0].connect({ RATE_ECB_URL: s.env.RATE_ECB_URL }, { timeoutMs: 2000, now: () => new Date() });
+    expect(ecb.id).toBe('ecb');
+    expect((await ecb.fetch())[0]).toMatchObject({ base: 'EUR', quote: 'USD', bid: '1.0865' });
+    const banxico = RATE_SOURCES[2].connect({ RATE_BANXICO_URL: s.env.RATE_BANXICO_URL, RATE_BANXICO_TOKEN: 'sie-token' }, { timeoutMs: 2000, now: () => new Date() });
+    expect((await banxico.fetch())[0].bid).toBe('17.0512');
   });
 
   it('fetch, parse; fail and garbage are refused by kind; Banxico sends its token', async () => {

@@ -1,9 +1,9 @@
 /**
  * No live code path imports the sandbox rate table (issue #33; docs/rates.md "The seam"): the
- * import graph from the live rate modules (src/rates, src/core/rates except the environment switch)
- * never reaches src/sandbox/fx.ts, and outside src/sandbox only the switch
- * (src/core/rates/pricing-rate.ts, in its sandbox branch) imports it. `npm run lint:boundaries`
- * enforces the same with the rule "live-rates-not-sandbox".
+ * import graph from the rate modules (src/rates, src/core/rates) never reaches src/sandbox/fx.ts;
+ * the sandbox hands its table to the core as the sandbox environment's rate source
+ * (src/sandbox/adapters.ts, docs/sandbox.md "Adapters"). `npm run lint:boundaries` enforces the
+ * same with the rules "live-rates-not-sandbox" and "core-not-sandbox".
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -55,23 +55,23 @@ function reachable(entries: string[], stopAt: Set<string>): Set<string> {
 }
 
 describe('live rates never read the sandbox table', () => {
-  const SWITCH = 'src/core/rates/pricing-rate.ts';
-  const live = [...files('src/rates'), ...files('src/core/rates').filter((f) => f !== SWITCH), 'src/domain/rates.ts', 'src/domain/rate-routes.ts'];
+  const COMPOSITION = 'src/sandbox/adapters.ts';
+  const live = [...files('src/rates'), ...files('src/core/rates'), 'src/domain/rates.ts', 'src/domain/rate-routes.ts'];
 
   it('no module of the live rate path reaches src/sandbox/fx.ts', () => {
-    const seen = reachable(live, new Set([SWITCH]));
+    const seen = reachable(live, new Set());
     expect([...seen].filter((f) => f === TABLE)).toEqual([]);
     expect(seen.has('src/core/rates/cache.ts')).toBe(true); // the walk does follow imports
   });
 
-  it('outside src/sandbox only the environment switch (and the OpenAPI example figures) import the table', () => {
+  it('outside src/sandbox only the OpenAPI example figures import the table', () => {
     const importers = [...files('src'), ...files('activities'), ...files('workflows')].filter((f) => !f.startsWith('src/sandbox/') && importsOf(f).includes(TABLE));
     // src/api/examples.ts computes the OpenAPI documents' example figures from the sandbox table:
     // documentation, imported by no pricing path (the walk above covers every live pricing module).
-    expect(importers.sort()).toEqual(['src/api/examples.ts', SWITCH].sort());
+    expect(importers).toEqual(['src/api/examples.ts']);
   });
 
   it('the check sees an import when there is one', () => {
-    expect(importsOf(SWITCH)).toContain(TABLE);
+    expect(importsOf(COMPOSITION)).toContain(TABLE);
   });
 });

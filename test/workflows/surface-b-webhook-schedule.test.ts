@@ -20,6 +20,7 @@ import { createWebhookEndpoint, dispatchWebhookEvents } from '../../src/core/web
 import { migrate, openDb } from '../../src/db/connection';
 import { resolveTestServer } from '../../src/temporal/binaries';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../src/temporal/search-attributes';
+import { sandboxAdapters } from '../../src/sandbox/adapters';
 
 const MIN = 60_000;
 let env: TestWorkflowEnvironment;
@@ -48,6 +49,7 @@ beforeAll(async () => {
     config: loadConfig({ TASK_QUEUE: 'surface-b-schedule', LOG_LEVEL: 'silent', PORT: '3999' }),
     log: pino({ level: 'silent' }),
     now: () => new Date(),
+    sandbox: sandboxAdapters(),
   };
   server = createServer((req, res) => {
     req.resume();

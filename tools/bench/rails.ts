@@ -54,6 +54,7 @@ import { answerPain001 } from '../../tools/test-bank/answers';
 import { TEST_BANK_ACH_COMPANY_ID, TEST_BANK_DEBTOR } from '../../tools/test-bank/bank';
 import { startTestSftpServer, type TestSftpServer } from '../../tools/test-bank/sshd';
 import { startPostgres } from '../stack/postgres';
+import { sandboxAdapters } from '../../src/sandbox/adapters';
 
 /** The figures of one phase: its seconds (the measured step), its process's peak RSS, and details. */
 export interface RailPhaseResult {
@@ -170,7 +171,7 @@ async function coreWith(env: Record<string, string>, rows: InstructionRow[], fil
     await db.insertInto('rail_instructions').values(rows.slice(i, i + 1000).map((r) => ({ ...r, details: r.details ? JSON.stringify(r.details) : null, status: 'in_file' as const, rail_file_id: fileId }))).execute();
   }
   const config = loadConfig({ ...process.env, ...env });
-  return { db, temporal: undefined as never, config, log: createLogger({ level: 'silent' }), now: () => new Date() };
+  return { db, temporal: undefined as never, config, log: createLogger({ level: 'silent' }), now: () => new Date(), sandbox: sandboxAdapters() };
 }
 
 /** Runs one phase in this process (a child of {@link runRailsBench}); `dir` holds the run's files. */

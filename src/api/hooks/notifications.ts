@@ -8,8 +8,8 @@ import type { Context, Hono } from 'hono';
 import { applyProviderStatus, applyTwilioInbound, callbackDigest, claimCallback, twilioStatus, whatsappStatus } from '../../core/notifications/callbacks';
 import { callbackBaseUrl } from '../../core/notifications/live-providers';
 import { notificationCallbacks } from '../../core/notifications/metrics';
-import { TWILIO_PROVIDER } from '../../core/notifications/providers/twilio';
-import { WHATSAPP_PROVIDER } from '../../core/notifications/providers/whatsapp';
+import { TWILIO_PROVIDER } from '../../notifications/twilio';
+import { WHATSAPP_PROVIDER } from '../../notifications/whatsapp';
 import type { AppEnv } from '../types';
 
 const forbidden = (c: Context<AppEnv>, provider: string, why: string) => {

@@ -4,24 +4,12 @@
  * most one sweep in flight per token account (unique partial index); recorded before sent, and a
  * restart re-sends the same signed transaction (same signature: lands once) until it expires.
  */
-import {
-  address,
-  appendTransactionMessageInstructions,
-  type Blockhash,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from '@solana/kit';
-import { getTransferCheckedInstruction } from '@solana-program/token';
 import { sql } from 'kysely';
 import { newId } from '../../domain/ids';
 import { depositSigner, signerFromHexSeed } from '../../solana/keys';
 import { type SolanaNetwork, solanaNetworkFor } from '../../solana/network';
 import { type SolanaRpc, solanaRpc } from '../../solana/rpc';
+import { signedTokenTransfer } from '../../solana/transfers';
 import type { Core } from '../context';
 import { listDepositAddresses } from './crypto-addresses';
 import { recordFeePayerBalance } from './crypto-watch';
@@ -99,19 +87,16 @@ export async function sweepSolanaDeposits(core: Core, environment: string, opts:
       if (amount <= 0n) continue;
       const authority = await depositSigner(net.seedHex, a.business_id, a.environment);
       const { blockhash, lastValidBlockHeight } = await rpc.getLatestBlockhash();
-      const tx = await pipe(
-        createTransactionMessage({ version: 0 }),
-        (m) => setTransactionMessageFeePayerSigner(feePayer, m),
-        (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash as Blockhash, lastValidBlockHeight }, m),
-        (m) =>
-          appendTransactionMessageInstructions(
-            [getTransferCheckedInstruction({ source: address(a.token_account), mint: address(net.mint), destination: address(net.sweep!.treasuryTokenAccount), authority, amount, decimals: 6 })],
-            m,
-          ),
-        (m) => signTransactionMessageWithSigners(m),
-      );
-      const signature = getSignatureFromTransaction(tx);
-      const wire = getBase64EncodedWireTransaction(tx);
+      const { signature, wire } = await signedTokenTransfer({
+        feePayer,
+        authority,
+        source: a.token_account,
+        destination: net.sweep.treasuryTokenAccount,
+        mint: net.mint,
+        amount,
+        blockhash,
+        lastValidBlockHeight,
+      });
       const id = newId('csw');
       const inserted = await core.db
         .insertInto('crypto_sweeps')

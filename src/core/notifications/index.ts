@@ -1,8 +1,7 @@
 /** Recipient notifications (docs/notifications.md). */
 export * from './provider';
 export * from './templates';
-export * from './sandbox-provider';
-export * from './live-provider';
+export { LIVE_HTTP_PROVIDER, LIVE_PROVIDER_TIMEOUT_MS, liveNotificationProvider, readLiveNotificationConfig, type LiveNotificationConfig } from '../../notifications/http-gateway';
 export * from './payout-notifications';
 export * from './sandbox-messages';
 export * from './notified-payouts';

@@ -1,16 +1,12 @@
-/**
- * The live providers, one per channel kind (docs/notifications.md "Providers"): SMTP, Twilio, WhatsApp
- * Cloud API when configured, else the generic HTTP gateway.
- */
+/** The live provider per channel: the first registry module that connects (docs/notifications.md "The seam"). */
 import type { Config } from '../../config';
 import { parseDuration } from '../../domain/durations';
+import { type NotificationChannel, NOTIFICATION_CHANNELS } from '../../domain/notifications';
+import { httpGatewayConfigured } from '../../notifications/http-gateway';
+import type { ConnectedProvider, NotificationProviderModule } from '../../notifications/module';
+import type { NotificationProvider } from '../../notifications/provider';
+import { NOTIFICATION_PROVIDERS } from '../../notifications/registry';
 import type { Core } from '../context';
-import { liveNotificationProvider } from './live-provider';
-import type { NotificationProvider } from './provider';
-import { domainOf, readDkim, smtpEmailProvider } from './providers/smtp';
-import { twilioSmsProvider } from './providers/twilio';
-import { parseWhatsAppTemplates, whatsappChatProvider } from './providers/whatsapp';
-import type { NotificationChannel } from './templates';
 
 /** `close()` ends pooled connections. */
 export interface LiveProviders {
@@ -26,48 +22,24 @@ const cache = new WeakMap<Config, LiveProviders>();
 
 export const callbackBaseUrl = (config: Config) => (config.NOTIFY_CALLBACK_BASE_URL ?? config.publicUrl).replace(/\/$/, '');
 
-export function buildLiveProviders(config: Config, env: NodeJS.ProcessEnv = process.env): LiveProviders {
-  const timeoutMs = parseDuration(config.NOTIFY_PROVIDER_TIMEOUT);
-  const gateway = liveNotificationProvider(env);
-  const gatewayConfigured = Boolean(env.NOTIFICATIONS_LIVE_URL && env.NOTIFICATIONS_LIVE_TOKEN);
-  const closers: (() => void)[] = [];
-  let email: NotificationProvider = gateway;
-  if (config.NOTIFY_SMTP_URL && config.NOTIFY_EMAIL_FROM) {
-    const smtp = smtpEmailProvider({
-      url: config.NOTIFY_SMTP_URL,
-      poolSize: config.NOTIFY_SMTP_POOL_SIZE,
-      from: config.NOTIFY_EMAIL_FROM,
-      bounceDomain: config.NOTIFY_EMAIL_BOUNCE_DOMAIN ?? domainOf(config.NOTIFY_EMAIL_FROM),
-      dkim: readDkim(config.NOTIFY_DKIM_DOMAIN, config.NOTIFY_DKIM_SELECTOR, config.NOTIFY_DKIM_PRIVATE_KEY_PATH),
-      timeoutMs,
-    });
-    closers.push(() => smtp.close());
-    email = smtp;
+export function buildLiveProviders(config: Config, modules: readonly NotificationProviderModule[] = NOTIFICATION_PROVIDERS): LiveProviders {
+  const context = { timeoutMs: parseDuration(config.NOTIFY_PROVIDER_TIMEOUT), callbackBaseUrl: callbackBaseUrl(config) };
+  const connected: Array<{ module: NotificationProviderModule; provider: ConnectedProvider }> = [];
+  for (const module of modules) {
+    const provider = module.connect(config, context);
+    if (provider) connected.push({ module, provider });
   }
-  const twilioOk = Boolean(config.TWILIO_ACCOUNT_SID && config.TWILIO_AUTH_TOKEN && config.TWILIO_FROM);
-  const sms = twilioOk
-    ? twilioSmsProvider({
-        accountSid: config.TWILIO_ACCOUNT_SID as string,
-        authToken: config.TWILIO_AUTH_TOKEN as string,
-        from: config.TWILIO_FROM as string,
-        callbackBaseUrl: callbackBaseUrl(config),
-        apiBaseUrl: config.TWILIO_API_BASE_URL,
-        timeoutMs,
-      })
-    : gateway;
-  const whatsapp =
-    config.WHATSAPP_PHONE_NUMBER_ID && config.WHATSAPP_ACCESS_TOKEN
-      ? whatsappChatProvider({
-          apiBaseUrl: config.WHATSAPP_API_BASE_URL,
-          apiVersion: config.WHATSAPP_API_VERSION,
-          phoneNumberId: config.WHATSAPP_PHONE_NUMBER_ID,
-          accessToken: config.WHATSAPP_ACCESS_TOKEN,
-          templates: parseWhatsAppTemplates(config.WHATSAPP_TEMPLATES),
-          timeoutMs,
-          lookupGraceMs: parseDuration(config.NOTIFY_WHATSAPP_LOOKUP_GRACE),
-        })
-      : gateway;
-  return { email, sms, whatsapp, smsConfigured: twilioOk || gatewayConfigured, close: () => closers.forEach((c) => c()) };
+  const pick = (channel: NotificationChannel) => connected.find((c) => c.module.channels.includes(channel));
+  const byChannel = Object.fromEntries(
+    NOTIFICATION_CHANNELS.map((channel) => {
+      const c = pick(channel);
+      if (!c) throw new Error(`No notification provider module serves ${channel}`);
+      return [channel, c.provider];
+    }),
+  ) as Record<NotificationChannel, NotificationProvider>;
+  const smsPick = pick('sms');
+  const smsConfigured = Boolean(smsPick && (!smsPick.module.gateway || httpGatewayConfigured(config)));
+  return { ...byChannel, smsConfigured, close: () => connected.forEach((c) => c.provider.close?.()) };
 }
 
 /** Built once per configuration. */

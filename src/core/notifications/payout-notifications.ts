@@ -48,8 +48,7 @@ import {
 import { notificationSends } from './metrics';
 import { hasOptedOut } from './opt-outs';
 import { type NotificationProvider, NotificationProviderError, type OutgoingNotification, type SentNotification } from './provider';
-import { WHATSAPP_CANNOT_RECEIVE } from './providers/whatsapp';
-import { sandboxNotificationProvider } from './sandbox-provider';
+import { WHATSAPP_CANNOT_RECEIVE } from '../../notifications/whatsapp';
 import {
   formatAmountFor,
   maskDestination,
@@ -168,7 +167,7 @@ export async function notificationsByPayout(db: DbOrTx, payoutIds: readonly stri
  * channel's provider (live-providers.ts: SMTP, Twilio, WhatsApp Cloud API, else the generic gateway).
  */
 export function notificationProviderFor(core: Core, environment: Environment, channel: NotificationChannel = 'email'): NotificationProvider {
-  return environment === 'sandbox' ? sandboxNotificationProvider(core.db) : liveProviderFor(core, channel);
+  return environment === 'sandbox' ? core.sandbox.notificationProvider(core.db) : liveProviderFor(core, channel);
 }
 
 /** What {@link sendPayoutNotification} did. */

@@ -2,7 +2,7 @@
 
 import { NOTIFICATION_LANGUAGES, type NotificationChannel, type NotificationLanguage } from '../../domain/notifications';
 
-export { NOTIFICATION_CHANNELS, NOTIFICATION_LANGUAGES, type NotificationChannel, type NotificationLanguage } from '../../domain/notifications';
+export { maskDestination, maskDestinationsIn, NOTIFICATION_CHANNELS, NOTIFICATION_LANGUAGES, type NotificationChannel, type NotificationLanguage } from '../../domain/notifications';
 
 const SPANISH_COUNTRIES = new Set([
   'AR', 'BO', 'CL', 'CO', 'CR', 'CU', 'DO', 'EC', 'ES', 'GQ', 'GT', 'HN', 'MX', 'NI', 'PA', 'PE', 'PR', 'PY', 'SV', 'UY', 'VE',
@@ -84,19 +84,4 @@ export function renderNotification(language: NotificationLanguage, channel: Noti
   };
   const expires = content.expiresAt ? t.expires(content.expiresAt.toISOString().slice(0, 10)) : '';
   return { language, subject: channel === 'email' ? t.subject(texts) : null, body: `${t.body(texts)}${expires}` };
-}
-
-/** A masked phone (`+52•••••5678`) or e-mail (`a•••@example.com`) for responses. */
-export function maskDestination(destination: string): string {
-  const at = destination.lastIndexOf('@');
-  if (at > 0) return `${destination[0]}•••${destination.slice(at)}`;
-  if (destination.length <= 7) return `${destination.slice(0, 1)}•••`;
-  return `${destination.slice(0, 3)}${'•'.repeat(destination.length - 7)}${destination.slice(-4)}`;
-}
-
-/** `text` with every phone number and e-mail masked, for provider error texts before they are logged or stored. */
-export function maskDestinationsIn(text: string): string {
-  return text
-    .replace(/[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g, (m) => maskDestination(m))
-    .replace(/\+?\d{7,15}\b/g, (m) => maskDestination(m));
 }

@@ -8,10 +8,9 @@
 import type { RailAttemptResult } from '../../../workflows/payout.contract';
 import { parseDuration } from '../../domain/durations';
 import { findChannel } from '../../domain/channels';
-import type { PayoutStatus } from '../../domain/payout-state';
+import { CLAIM_WINDOW_MS, type PayoutStatus } from '../../domain/payout-state';
 import type { PaymentInstruction, RailAdapter, RailSubmitResult } from '../../rails/adapter';
 import { RailError } from '../../rails/adapter';
-import { CLAIM_WINDOW_MS, sandboxClaimWindowMs } from '../../sandbox/rails';
 import type { Core } from '../context';
 import { liveServedRails, railAdapterFor } from '../rails/rail-adapters';
 import { CLAIM_LINK } from '../claim-routes';
@@ -29,13 +28,13 @@ export class NoRailAdapterError extends Error {
 
 /**
  * submitted -> awaiting_claim with a claim token and claim_expires_at: 30 days
- * ({@link CLAIM_WINDOW_MS}); in the sandbox only, 2 s under the magic reference
- * `sandbox:claim_expired` (a live payout's reference is never a sandbox magic value). Returns the
+ * ({@link CLAIM_WINDOW_MS}); in the sandbox, the window the sandbox's claim-window policy gives
+ * its reference (`core.sandbox.claimWindowMs`: 2 s under `sandbox:claim_expired`). Returns the
  * claim window left, in ms (>= 0). Throws IllegalPayoutTransitionError if the payout cannot await a claim.
  */
 export async function openClaimWindow(core: Core, payoutId: string): Promise<{ claimWindowMs: number }> {
   const current = await core.db.selectFrom('payouts').select(['reference', 'environment']).where('id', '=', payoutId).executeTakeFirstOrThrow();
-  const windowMs = current.environment === 'sandbox' ? sandboxClaimWindowMs(current.reference) : CLAIM_WINDOW_MS;
+  const windowMs = current.environment === 'sandbox' ? core.sandbox.claimWindowMs(current.reference) : CLAIM_WINDOW_MS;
   const row = await openClaim(core, payoutId, windowMs);
   const left = (row.claim_expires_at?.getTime() ?? core.now().getTime()) - core.now().getTime();
   return { claimWindowMs: Math.max(0, left) };

@@ -3,7 +3,6 @@ import type { Config } from '../../config';
 import type { Environment } from '../../db/schema';
 import type { ConfiguredRail, RailAdapter, RailCarriageProblem, RailHealth, RailModule } from '../../rails/adapter';
 import { RAIL_MODULES, railModuleOf, railsServedBy } from '../../rails/registry';
-import { sandboxRailAdapter } from '../../sandbox/rail-adapter';
 import type { Core } from '../context';
 import { railHost } from './host';
 
@@ -37,7 +36,7 @@ export function liveRailConnection(core: Core, rail: string): LiveRailConnection
 
 /** Null when that rail has no live connection configured. */
 export function railAdapterFor(core: Core, environment: Environment, rail: string): RailAdapter | null {
-  if (environment === 'sandbox') return sandboxRailAdapter({ sandboxArrival: core.config.SANDBOX_ARRIVAL });
+  if (environment === 'sandbox') return core.sandbox.railAdapter(core.config);
   const c = liveRailConnection(core, rail);
   return c ? c.configured.adapter(railHost(core, c.id)) : null;
 }

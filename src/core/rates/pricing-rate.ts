@@ -1,18 +1,17 @@
 /**
- * The rate a price or deposit uses (docs/rates.md): the sandbox's fixed table or, in live, the rate
- * cache. The only importer of the sandbox table outside src/sandbox (.dependency-cruiser.cjs).
+ * The rate a price or deposit uses (docs/rates.md): in the sandbox the sandbox's rate source it is
+ * handed (`core.sandbox.midRate`, docs/sandbox.md "Adapters"); in live, the rate cache.
  */
 import type { ChannelDefinition } from '../../domain/channels';
 import { ApiError } from '../../domain/errors';
 import type { PriceInput } from '../../domain/pricing';
 import type { MissingRate, ResolvedRate } from '../../domain/rate-routes';
-import { midRate } from '../../sandbox/fx';
 import type { Caller, Core } from '../context';
 import { depositSpreadBps, liveRate, spreadBps } from './cache';
 
 /** Live: throws {@link rateUnavailable} when no usable rate exists. */
 export function pricingRate(core: Core, caller: Caller, channel: ChannelDefinition, param = 'channel'): Pick<PriceInput, 'midRate' | 'live'> {
-  if (caller.environment !== 'live') return { midRate: midRate(channel.currency) };
+  if (caller.environment !== 'live') return { midRate: core.sandbox.midRate(channel.currency) };
   const r = liveRate(core, channel.currency);
   if ('missing' in r) throw rateUnavailable(channel.id, r, param);
   return {
@@ -44,7 +43,7 @@ export interface DepositRate {
 
 /** Sandbox table; live: the ask side plus the deposit spread, undefined without a usable rate. */
 export function depositRate(core: Core, environment: Caller['environment'], currency: string): DepositRate | undefined {
-  if (environment !== 'live') return { rate: midRate(currency) };
+  if (environment !== 'live') return { rate: core.sandbox.midRate(currency) };
   const r = liveRate(core, currency);
   if ('missing' in r) return undefined;
   return { rate: r.ask, live: { rate: r, spreadBps: depositSpreadBps(core.config, currency) } };

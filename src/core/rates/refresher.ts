@@ -6,33 +6,24 @@
 import { parseDuration } from '../../domain/durations';
 import type { RateObservation } from '../../domain/rate-routes';
 import { moveBps } from '../../domain/rates';
-import { RateSourceError, rateSourceFactory, type RateSource } from '../../rates/index';
+import { RATE_SOURCES, RateSourceError, type RateSource, type RateSourceModule } from '../../rates/index';
 import type { Core } from '../context';
 import { cachedBook, rateSettings, refreshRateCache } from './cache';
 import { rateRefusals, type RefusalReason, watchRates } from './metrics';
 import { readObservations, storeObservations } from './store';
 
-function sourceSettings(core: Core, id: string): { url: string; token?: string } | undefined {
-  const c = core.config;
-  if (id === 'ecb') return { url: c.RATE_ECB_URL };
-  if (id === 'kraken') return { url: c.RATE_KRAKEN_URL };
-  if (id === 'banxico') return { url: c.RATE_BANXICO_URL, ...(c.RATE_BANXICO_TOKEN ? { token: c.RATE_BANXICO_TOKEN } : {}) };
-  return undefined;
-}
-
-/** The sources RATE_ROUTES names (an unknown id is logged once and skipped). */
-export function routeSources(core: Core): RateSource[] {
+/** The sources RATE_ROUTES names, made from the modules of src/rates/index.ts (an unknown id is logged and skipped). */
+export function routeSources(core: Core, modules: readonly RateSourceModule[] = RATE_SOURCES): RateSource[] {
   const ids = new Set(Object.values(rateSettings(core.config).routes).flatMap((r) => r.map((s) => s.source)));
   const timeoutMs = parseDuration(core.config.RATE_FETCH_TIMEOUT);
   const out: RateSource[] = [];
   for (const id of ids) {
-    const factory = rateSourceFactory(id);
-    const settings = sourceSettings(core, id);
-    if (!factory || !settings) {
-      core.log.error({ source: id }, 'RATE_ROUTES names a rate source that is not registered or has no settings');
+    const module = modules.find((m) => m.id === id);
+    if (!module) {
+      core.log.error({ source: id }, 'RATE_ROUTES names a rate source that is not registered');
       continue;
     }
-    out.push(factory({ ...settings, timeoutMs, now: core.now }));
+    out.push(module.connect(core.config, { timeoutMs, now: core.now }));
   }
   return out;
 }
@@ -45,9 +36,19 @@ export interface RefreshOutcome {
 
 const inFlight = new WeakMap<object, Map<string, Promise<RefreshOutcome>>>();
 
+// Sources that stay unreachable (offline in dev) are said so once, until they answer again (docs/rates.md "Refresher").
+const unreachableSaid = new WeakMap<object, Set<string>>();
+
 function refuse(core: Core, out: RefreshOutcome, reason: RefusalReason, detail: string): void {
   rateRefusals.inc({ source: out.source, reason });
   out.refused.push({ reason, detail });
+  let said = unreachableSaid.get(core.db);
+  if (!said) unreachableSaid.set(core.db, (said = new Set()));
+  if (reason === 'unreachable') {
+    if (said.has(out.source)) return core.log.debug({ source: out.source, reason, detail }, 'rate source answer refused');
+    said.add(out.source);
+    return core.log.warn({ source: out.source, reason, detail }, 'rate source unreachable; said once until it answers again (counted in the refusals metric)');
+  }
   core.log.warn({ source: out.source, reason, detail }, 'rate source answer refused');
 }
 
@@ -67,6 +68,7 @@ export function refreshSource(core: Core, source: RateSource): Promise<RefreshOu
       else refuse(core, out, 'unparseable', (e as Error).message);
       return out;
     }
+    if (unreachableSaid.get(core.db)?.delete(source.id)) core.log.info({ source: source.id }, 'rate source answers again');
     const fetchedAt = core.now();
     const maxMove = BigInt(core.config.RATE_MAX_MOVE_BPS);
     const previous = new Map((await readObservations(core.db)).filter((o) => o.source === source.id).map((o) => [`${o.base}/${o.quote}`, o]));

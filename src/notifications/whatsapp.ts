@@ -2,8 +2,12 @@
  * WhatsApp Business Cloud API template messages (docs/notifications.md "Providers"). No lookup API:
  * after an unknown outcome `lookup` waits `lookupGraceMs` for a status webhook, then `not_found`.
  */
-import { type ChatProvider, NotificationProviderError, type OutgoingNotification, type SentNotification } from '../provider';
-import type { NotificationLanguage } from '../templates';
+import { z } from 'zod';
+import { parseDuration } from '../domain/durations';
+import { isoDuration } from '../seams/settings';
+import { notificationProviderModule } from './module';
+import { type ChatProvider, NotificationProviderError, type OutgoingNotification, type SentNotification } from './provider';
+import type { NotificationLanguage } from '../domain/notifications';
 
 export const WHATSAPP_PROVIDER = 'whatsapp-cloud';
 
@@ -110,3 +114,36 @@ export function whatsappChatProvider(s: WhatsAppSettings): ChatProvider {
     },
   };
 }
+
+/** The WhatsApp Cloud API module (docs/configuration.md "Notification providers"): chat when the phone number id and token are set. */
+export const WHATSAPP_MODULE = notificationProviderModule({
+  id: WHATSAPP_PROVIDER,
+  channels: ['whatsapp'],
+  settings: {
+    WHATSAPP_PHONE_NUMBER_ID: z.string().min(1).optional().describe('Cloud API sender phone number id'),
+    WHATSAPP_ACCESS_TOKEN: z.string().min(1).optional().describe('Cloud API system-user token'),
+    WHATSAPP_APP_SECRET: z.string().min(1).optional().describe('verifies `X-Hub-Signature-256`; unset: `/hooks/whatsapp` answers 403'),
+    WHATSAPP_VERIFY_TOKEN: z.string().min(1).optional().describe('the subscription handshake\'s verify token'),
+    WHATSAPP_API_BASE_URL: z.string().url().default('https://graph.facebook.com').describe('Graph API address'),
+    WHATSAPP_API_VERSION: z.string().regex(/^v\d+\.\d+$/, 'a Graph API version such as v21.0').default('v21.0').describe('Graph API version'),
+    WHATSAPP_TEMPLATES: z
+      .string()
+      .default('en:claim_link_payout:en_US,es:claim_link_payout:es,pt:claim_link_payout:pt_BR')
+      .describe('the approved claim template per language: `<language>:<name>:<template language code>`'),
+    NOTIFY_WHATSAPP_LOOKUP_GRACE: isoDuration('PT10M')
+      .default('PT10M')
+      .describe('after an unknown WhatsApp outcome, how long to wait for a status webhook naming our reference before sending again'),
+  },
+  connect(s, { timeoutMs }) {
+    if (!s.WHATSAPP_PHONE_NUMBER_ID || !s.WHATSAPP_ACCESS_TOKEN) return null;
+    return whatsappChatProvider({
+      apiBaseUrl: s.WHATSAPP_API_BASE_URL,
+      apiVersion: s.WHATSAPP_API_VERSION,
+      phoneNumberId: s.WHATSAPP_PHONE_NUMBER_ID,
+      accessToken: s.WHATSAPP_ACCESS_TOKEN,
+      templates: parseWhatsAppTemplates(s.WHATSAPP_TEMPLATES),
+      timeoutMs,
+      lookupGraceMs: parseDuration(s.NOTIFY_WHATSAPP_LOOKUP_GRACE),
+    });
+  },
+});

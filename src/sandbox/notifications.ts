@@ -1,7 +1,7 @@
 /** The sandbox provider: sends nothing, records each message once per notification id for testers to read. */
-import { newId } from '../../domain/ids';
-import type { Db } from '../../db/schema';
-import type { NotificationProvider, OutgoingNotification, SentNotification } from './provider';
+import { newId } from '../domain/ids';
+import type { Db } from '../db/schema';
+import type { NotificationProvider, OutgoingNotification, SentNotification } from '../core/notifications/provider';
 
 export const SANDBOX_PROVIDER = 'sandbox';
 

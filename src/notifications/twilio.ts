@@ -4,7 +4,9 @@
  * to the number by its body (the claim link is unique per payout).
  */
 import type Twilio from 'twilio';
-import { NotificationProviderError, type OutgoingNotification, type SentNotification, type SmsProvider } from '../provider';
+import { z } from 'zod';
+import { notificationProviderModule } from './module';
+import { NotificationProviderError, type OutgoingNotification, type SentNotification, type SmsProvider } from './provider';
 
 export const TWILIO_PROVIDER = 'twilio';
 
@@ -81,3 +83,26 @@ function toProviderError(err: unknown): NotificationProviderError {
   const nothingSent = netCode === 'ECONNREFUSED' || netCode === 'ENOTFOUND';
   return new NotificationProviderError(`Twilio unreachable: ${netCode} ${e.message ?? ''}`.trim(), true, 'unavailable', { outcomeUnknown: !nothingSent });
 }
+
+/** The Twilio module (docs/configuration.md "Notification providers"): SMS when account, token and sender are set. */
+export const TWILIO_MODULE = notificationProviderModule({
+  id: TWILIO_PROVIDER,
+  channels: ['sms'],
+  settings: {
+    TWILIO_ACCOUNT_SID: z.string().min(1).optional().describe('Twilio account'),
+    TWILIO_AUTH_TOKEN: z.string().min(1).optional().describe('Twilio auth token (also verifies `X-Twilio-Signature`)'),
+    TWILIO_FROM: z.string().min(1).optional().describe('Twilio sender (E.164 or a Messaging Service SID `MG…`)'),
+    TWILIO_API_BASE_URL: z.string().url().optional().describe('tests and demos only: the Twilio-shaped double; unset: api.twilio.com'),
+  },
+  connect(s, { timeoutMs, callbackBaseUrl }) {
+    if (!s.TWILIO_ACCOUNT_SID || !s.TWILIO_AUTH_TOKEN || !s.TWILIO_FROM) return null;
+    return twilioSmsProvider({
+      accountSid: s.TWILIO_ACCOUNT_SID,
+      authToken: s.TWILIO_AUTH_TOKEN,
+      from: s.TWILIO_FROM,
+      callbackBaseUrl,
+      apiBaseUrl: s.TWILIO_API_BASE_URL,
+      timeoutMs,
+    });
+  },
+});

@@ -4,7 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Transporter } from 'nodemailer';
-import { type EmailProvider, NotificationProviderError, type OutgoingNotification, type SentNotification } from '../provider';
+import { z } from 'zod';
+import { notificationProviderModule } from './module';
+import { type EmailProvider, NotificationProviderError, type OutgoingNotification, type SentNotification } from './provider';
 
 export const SMTP_PROVIDER = 'smtp';
 
@@ -98,3 +100,29 @@ export function smtpEmailProvider(s: SmtpSettings): EmailProvider & { close(): v
     },
   };
 }
+
+/** The SMTP module (docs/configuration.md "Notification providers"): e-mail when NOTIFY_SMTP_URL and NOTIFY_EMAIL_FROM are set. */
+export const SMTP_MODULE = notificationProviderModule({
+  id: SMTP_PROVIDER,
+  channels: ['email'],
+  settings: {
+    NOTIFY_SMTP_URL: z.string().url().optional().describe('SMTP submission server (`smtp://user:pass@host:587`, `smtps://…:465`)'),
+    NOTIFY_SMTP_POOL_SIZE: z.coerce.number().int().min(1).max(50).default(3).describe('pooled SMTP connections'),
+    NOTIFY_EMAIL_FROM: z.string().min(3).optional().describe('From header'),
+    NOTIFY_EMAIL_BOUNCE_DOMAIN: z.string().min(1).optional().describe('domain of each message\'s Message-ID and return path `bounce+<nmsg id>@<domain>`; unset: the From domain'),
+    NOTIFY_DKIM_DOMAIN: z.string().min(1).optional().describe('DKIM `d=`; unset: not signed'),
+    NOTIFY_DKIM_SELECTOR: z.string().min(1).optional().describe('DKIM `s=`; the public key goes to `<selector>._domainkey.<domain>`'),
+    NOTIFY_DKIM_PRIVATE_KEY_PATH: z.string().min(1).optional().describe('DKIM RSA private key (PEM file)'),
+  },
+  connect(s, { timeoutMs }) {
+    if (!s.NOTIFY_SMTP_URL || !s.NOTIFY_EMAIL_FROM) return null;
+    return smtpEmailProvider({
+      url: s.NOTIFY_SMTP_URL,
+      poolSize: s.NOTIFY_SMTP_POOL_SIZE,
+      from: s.NOTIFY_EMAIL_FROM,
+      bounceDomain: s.NOTIFY_EMAIL_BOUNCE_DOMAIN ?? domainOf(s.NOTIFY_EMAIL_FROM),
+      dkim: readDkim(s.NOTIFY_DKIM_DOMAIN, s.NOTIFY_DKIM_SELECTOR, s.NOTIFY_DKIM_PRIVATE_KEY_PATH),
+      timeoutMs,
+    });
+  },
+});

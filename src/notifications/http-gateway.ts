@@ -3,7 +3,8 @@
  * its own provider. Incomplete configuration: every send fails `not_configured`, never pretends to send.
  */
 import { z } from 'zod';
-import { isLoopbackHost } from '../webhooks';
+import { isLoopbackHost } from '../domain/hosts';
+import { notificationProviderModule } from './module';
 import { type NotificationProvider, NotificationProviderError, type OutgoingNotification, type SentNotification } from './provider';
 
 export const LIVE_HTTP_PROVIDER = 'live-http';
@@ -14,14 +15,15 @@ export interface LiveNotificationConfig {
   token: string;
 }
 
-const envSchema = z.object({
-  NOTIFICATIONS_LIVE_URL: z.string().optional(),
-  NOTIFICATIONS_LIVE_TOKEN: z.string().optional(),
-});
+const settings = {
+  NOTIFICATIONS_LIVE_URL: z.string().optional().describe('live recipient notifications: an https messaging gateway; unset, a live notification fails clearly'),
+  NOTIFICATIONS_LIVE_TOKEN: z.string().optional().describe('the messaging gateway\'s bearer token'),
+};
 
-/** Reads the configuration; returns `{error}` naming what is missing instead of throwing. */
-export function readLiveNotificationConfig(env: NodeJS.ProcessEnv = process.env): LiveNotificationConfig | { error: string } {
-  const e = envSchema.parse(env);
+export type HttpGatewaySettings = z.infer<z.ZodObject<typeof settings>>;
+
+/** Reads the settings it is handed; returns `{error}` naming what is missing instead of throwing. */
+export function readLiveNotificationConfig(e: Partial<HttpGatewaySettings>): LiveNotificationConfig | { error: string } {
   const url = e.NOTIFICATIONS_LIVE_URL?.trim();
   const token = e.NOTIFICATIONS_LIVE_TOKEN?.trim();
   const missing = [!url && 'NOTIFICATIONS_LIVE_URL', !token && 'NOTIFICATIONS_LIVE_TOKEN'].filter(Boolean);
@@ -43,8 +45,8 @@ export function readLiveNotificationConfig(env: NodeJS.ProcessEnv = process.env)
 }
 
 /** Always returns a provider; incomplete configuration makes `send` throw `not_configured` (not retryable). */
-export function liveNotificationProvider(env: NodeJS.ProcessEnv = process.env): NotificationProvider {
-  const config = readLiveNotificationConfig(env);
+export function liveNotificationProvider(s: Partial<HttpGatewaySettings>): NotificationProvider {
+  const config = readLiveNotificationConfig(s);
   return {
     name: LIVE_HTTP_PROVIDER,
     async send(m: OutgoingNotification): Promise<SentNotification> {
@@ -84,3 +86,14 @@ export function liveNotificationProvider(env: NodeJS.ProcessEnv = process.env): 
     },
   };
 }
+
+/** The generic HTTP gateway: every channel, always connects (incomplete settings fail each send `not_configured`). */
+export const HTTP_GATEWAY_MODULE = notificationProviderModule({
+  id: LIVE_HTTP_PROVIDER,
+  channels: ['email', 'sms', 'whatsapp'],
+  gateway: true,
+  settings,
+  connect: (s) => liveNotificationProvider(s),
+});
+
+export const httpGatewayConfigured = (s: Partial<HttpGatewaySettings>) => Boolean(s.NOTIFICATIONS_LIVE_URL && s.NOTIFICATIONS_LIVE_TOKEN);
