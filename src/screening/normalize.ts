@@ -1,0 +1,111 @@
+/**
+ * Name, country and date normalisation shared by the list parsers and the matcher (docs/screening.md
+ * "Matching"). Pure functions.
+ */
+import transliterate from '@sindresorhus/transliterate';
+
+/**
+ * Words that never score alone (docs/screening.md "Stop words"): legal forms, generic business
+ * words and name particles. They are dropped before names are compared; a name made only of them
+ * matches nothing.
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set([
+  // legal forms
+  'ag', 'as', 'bv', 'cjsc', 'co', 'company', 'corp', 'corporation', 'cv', 'gmbh', 'inc', 'incorporated', 'jsc', 'kg', 'llc', 'llp',
+  'lp', 'ltd', 'limited', 'nv', 'oao', 'ojsc', 'ooo', 'pao', 'pjsc', 'plc', 'pte', 'pty', 'sa', 'sal', 'sarl', 'sas', 'spa', 'srl',
+  'zao', 'fze', 'fzco', 'fzc', 'ltda', 'sac', 'sl', 'se', 'ab', 'oy', 'kft', 'doo', 'tov',
+  // generic business words
+  'bank', 'banco', 'banque', 'group', 'holding', 'holdings', 'international', 'trading', 'general', 'services', 'enterprise',
+  'enterprises', 'industries', 'industrial', 'import', 'export', 'investment', 'investments', 'shipping', 'petroleum', 'oil', 'gas',
+  'the', 'and', 'of', 'for', 'y', 'et', 'und',
+  // particles of personal and company names
+  'de', 'del', 'della', 'der', 'den', 'di', 'da', 'do', 'dos', 'das', 'du', 'la', 'le', 'el', 'al', 'van', 'von', 'bin', 'ibn', 'abu',
+  'mr', 'mrs', 'ms', 'dr',
+]);
+
+/**
+ * A name as compared: transliterated to Latin (`@sindresorhus/transliterate`: Cyrillic, Greek,
+ * Arabic, accents), lower case, punctuation and apostrophes removed, single spaces. OFAC's
+ * `LAST, First` order becomes `First LAST` first.
+ */
+export function normalizeName(name: string): string {
+  let n = name.trim();
+  const comma = /^([^,]+),\s*([^,]+)$/.exec(n);
+  if (comma) n = `${comma[2]} ${comma[1]}`;
+  return transliterate(n)
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/['’`]/g, '')
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
+}
+
+/** The tokens of a normalised name that may score: stop words removed. */
+export function nameTokens(normalized: string): string[] {
+  return normalized.split(' ').filter((t) => t.length > 0 && !STOP_WORDS.has(t));
+}
+
+const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+let countryIndex: Map<string, string> | undefined;
+
+/** Country names and common variants -> ISO 3166-1 alpha-2, built once from the runtime's CLDR data. */
+function countries(): Map<string, string> {
+  if (countryIndex) return countryIndex;
+  countryIndex = new Map();
+  const A = 'A'.charCodeAt(0);
+  for (let i = 0; i < 26; i++) {
+    for (let j = 0; j < 26; j++) {
+      const code = String.fromCharCode(A + i, A + j);
+      const name = regionNames.of(code);
+      if (name && name !== code) countryIndex.set(normalizeName(name), code);
+    }
+  }
+  const extra: Record<string, string> = {
+    'russian federation': 'RU', burma: 'MM', 'korea north': 'KP', 'north korea': 'KP', 'korea south': 'KR', 'south korea': 'KR',
+    "korea democratic people s republic of": 'KP', 'democratic people s republic of korea': 'KP', 'iran islamic republic of': 'IR',
+    'syrian arab republic': 'SY', 'united states': 'US', usa: 'US', 'united kingdom': 'GB', uk: 'GB', 'viet nam': 'VN',
+    'congo democratic republic of the': 'CD', 'democratic republic of the congo': 'CD', 'lao people s democratic republic': 'LA',
+    'venezuela bolivarian republic of': 'VE', 'bolivia plurinational state of': 'BO', 'tanzania united republic of': 'TZ',
+    'moldova republic of': 'MD', turkiye: 'TR', 'west bank': 'PS', 'gaza': 'PS', 'palestinian territories': 'PS',
+  };
+  for (const [k, v] of Object.entries(extra)) countryIndex.set(normalizeName(k), v);
+  return countryIndex;
+}
+
+/** ISO 3166-1 alpha-2 of a country name or code as the lists write it (`Cuba`, `CU`, `Russian Federation`), else null. */
+export function countryCode(nameOrCode: string | null | undefined): string | null {
+  if (!nameOrCode) return null;
+  const t = nameOrCode.trim();
+  if (/^[A-Za-z]{2}$/.test(t) && t.toUpperCase() !== 'UK') return regionNames.of(t.toUpperCase()) !== t.toUpperCase() ? t.toUpperCase() : null;
+  return countries().get(normalizeName(t)) ?? null;
+}
+
+const MONTHS: Record<string, string> = {
+  jan: '01', feb: '02', mar: '03', apr: '04', may: '05', jun: '06', jul: '07', aug: '08', sep: '09', oct: '10', nov: '11', dec: '12',
+};
+
+/**
+ * A date of birth as the lists write it -> ISO 8601 prefix (`1948-12-10`, `1948-12`, `1948`), else
+ * null. Accepts `10 Dec 1948`, `Dec 1948`, `1948`, `1948-12-10`, `10/12/1948` (day first, as the
+ * UK list writes it) and the UK list's `dd/mm/yyyy` with unknown parts as `00`.
+ */
+export function isoDate(text: string | null | undefined): string | null {
+  if (!text) return null;
+  const t = text.trim();
+  let m = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?/.exec(t);
+  if (m) return [m[1], m[2] && m[2] !== '00' ? m[2] : null, m[3] && m[3] !== '00' && m[2] !== '00' ? m[3] : null].filter(Boolean).join('-');
+  m = /^(?:(\d{1,2})\s+)?([A-Za-z]{3})[a-z]*\.?\s+(\d{4})$/.exec(t);
+  if (m && MONTHS[m[2]!.toLowerCase()]) return `${m[3]}-${MONTHS[m[2]!.toLowerCase()]}${m[1] ? `-${m[1].padStart(2, '0')}` : ''}`;
+  m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(t);
+  if (m) {
+    if (m[2] === '00' || m[2] === '0') return m[3]!;
+    return `${m[3]}-${m[2]!.padStart(2, '0')}${m[1] !== '00' && m[1] !== '0' ? `-${m[1]!.padStart(2, '0')}` : ''}`;
+  }
+  return null;
+}
+
+/** An identifier as compared: letters and digits only, upper case. */
+export function normalizeIdentifier(value: string): string {
+  return value.toUpperCase().replace(/[^A-Z0-9]/g, '');
+}
