@@ -22,6 +22,7 @@ import { join, resolve } from 'node:path';
  * command that changes state leaves an audit record (actor `user@host`). Uses DATABASE_URL, or
  * PGlite in DATA_DIR; while `npm run dev` holds that directory it exits 3 naming the holder.
  */
+if (process.argv[2] === 'screening') process.exit(await (await import('./admin-screening')).runScreeningCli(process.argv.slice(3)));
 const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: {

@@ -14,7 +14,8 @@ import { countryCode, nameTokens, normalizeIdentifier, normalizeName } from './n
 /** Who is screened: a name, whether a person or an organisation, and what else the caller knows. */
 export interface ScreeningSubject {
   name: string;
-  kind: 'individual' | 'entity';
+  /** Person or organisation; unknown (absent) skips the kind disambiguator. */
+  kind?: 'individual' | 'entity';
   /** ISO 3166-1 alpha-2 (or a country name) of the subject's address or nationality. */
   country?: string;
   /** ISO 8601 date (`1948-12-10`) or its year or month prefix. */
@@ -154,7 +155,7 @@ function disambiguate(entry: ListEntry, subject: ScreeningSubject, score: number
   const applied: Disambiguator[] = [];
   let strong = false;
   const isPerson = entry.kind === 'individual';
-  if ((subject.kind === 'individual') !== isPerson) {
+  if (subject.kind && (subject.kind === 'individual') !== isPerson) {
     score *= 0.85;
     applied.push('kind_differs');
   }

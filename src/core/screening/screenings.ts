@@ -4,6 +4,7 @@ import { newId } from '../../domain/ids';
 
 /** What one screening recorded. */
 export interface ScreeningRecord {
+  /** `individual`, `entity` or `unknown`. */
   subjectKind: string;
   subjectName: string;
   outcome: string;

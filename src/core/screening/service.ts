@@ -187,7 +187,7 @@ export class ScreeningService {
       list: v.list, versionId: v.id, sha256: v.sha256, publishedAt: v.publishedAt, checkedAt: v.checkedAt,
     }));
     const refs = listVersions.map((v) => ({ list: v.list, version_id: v.versionId }));
-    const base = { subjectKind: subject.kind, subjectName: subject.name, listVersions: refs, reference: opts.reference ?? null, screenedAt: this.now() };
+    const base = { subjectKind: subject.kind ?? 'unknown', subjectName: subject.name, listVersions: refs, reference: opts.reference ?? null, screenedAt: this.now() };
     if (!status.available) {
       const screeningId = await recordScreening(this.db, { ...base, outcome: 'unavailable', hits: [] });
       screeningsTotal.inc({ outcome: 'unavailable' });
