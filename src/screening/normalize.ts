@@ -58,16 +58,17 @@ function countries(): Map<string, string> {
     for (let j = 0; j < 26; j++) {
       const code = String.fromCharCode(A + i, A + j);
       const name = regionNames.of(code);
-      if (name && name !== code) countryIndex.set(normalizeName(name), code);
+      const key = name && name !== code ? normalizeName(name) : '';
+      if (key && !countryIndex.has(key)) countryIndex.set(key, code); // the first (current) code wins over a withdrawn one (RU over SU)
     }
   }
   const extra: Record<string, string> = {
-    'russian federation': 'RU', burma: 'MM', 'korea north': 'KP', 'north korea': 'KP', 'korea south': 'KR', 'south korea': 'KR',
-    "korea democratic people s republic of": 'KP', 'democratic people s republic of korea': 'KP', 'iran islamic republic of': 'IR',
+    'russian federation': 'RU', burma: 'MM', 'korea, north': 'KP', 'north korea': 'KP', 'korea, south': 'KR', 'south korea': 'KR',
+    "korea, democratic people's republic of": 'KP', "democratic people's republic of korea": 'KP', dprk: 'KP', 'iran, islamic republic of': 'IR',
     'syrian arab republic': 'SY', 'united states': 'US', usa: 'US', 'united kingdom': 'GB', uk: 'GB', 'viet nam': 'VN',
-    'congo democratic republic of the': 'CD', 'democratic republic of the congo': 'CD', 'lao people s democratic republic': 'LA',
-    'venezuela bolivarian republic of': 'VE', 'bolivia plurinational state of': 'BO', 'tanzania united republic of': 'TZ',
-    'moldova republic of': 'MD', turkiye: 'TR', 'west bank': 'PS', 'gaza': 'PS', 'palestinian territories': 'PS',
+    'congo, democratic republic of the': 'CD', 'democratic republic of the congo': 'CD', "lao people's democratic republic": 'LA',
+    'venezuela, bolivarian republic of': 'VE', 'bolivia, plurinational state of': 'BO', 'tanzania, united republic of': 'TZ',
+    'moldova, republic of': 'MD', turkiye: 'TR', 'west bank': 'PS', 'gaza': 'PS', 'palestinian territories': 'PS',
   };
   for (const [k, v] of Object.entries(extra)) countryIndex.set(normalizeName(k), v);
   return countryIndex;

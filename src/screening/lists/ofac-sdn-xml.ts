@@ -8,7 +8,7 @@
  */
 import { type EntryKind, type EntryName, ListFormatError, type ListFiles, type ParsedList, type ScreeningListModule, listSourceSettings } from '../entry';
 import { countryCode, isoDate } from '../normalize';
-import { all, distinct, one, parseXml, text } from './xml';
+import { all, distinct, one, parseXml, text, texts } from './xml';
 
 const { settings, source } = listSourceSettings('SCREENING_OFAC_SDN_XML', 'the OFAC SDN XML', {
   url: 'https://sanctionslistservice.ofac.treas.gov/api/PublicationPreview/exports/SDN.XML',
@@ -63,7 +63,7 @@ export function parseOfacSdnXml(files: ListFiles): ParsedList {
         const t = ID_TYPES.find(([re]) => re.test(text(i['idType'])))?.[1];
         return t && text(i['idNumber']) ? [{ type: t, value: text(i['idNumber']) }] : [];
       }),
-      programs: all(one(e, 'programList'), 'program').map(text).filter(Boolean),
+      programs: texts(one(e, 'programList'), 'program'),
     };
   });
   if (entries.some((e) => !e.id || e.names.length === 0)) throw new ListFormatError('sdn.xml: an sdnEntry without uid or lastName');

@@ -10,7 +10,7 @@
  */
 import { type EntryKind, type EntryName, ListFormatError, type ListFiles, type ParsedList, type ScreeningListModule, listSourceSettings } from '../entry';
 import { countryCode, isoDate } from '../normalize';
-import { type XmlNode, all, distinct, one, parseXml, text } from './xml';
+import { type XmlNode, all, distinct, one, parseXml, text, texts } from './xml';
 
 const { settings, source } = listSourceSettings('SCREENING_UK_SANCTIONS', 'the UK Sanctions List', {
   url: 'https://sanctionslist.fcdo.gov.uk/docs/UK-Sanctions-List.xml',
@@ -40,15 +40,15 @@ export function parseUkSanctions(files: ListFiles): ParsedList {
       id: text(d['UniqueID']),
       kind: KINDS[text(d['IndividualEntityShip']).toLowerCase()] ?? 'entity',
       names,
-      datesOfBirth: distinct(people.flatMap((p) => all(one(p, 'DOBs'), 'DOB').map((b) => isoDate(text(b))))),
+      datesOfBirth: distinct(people.flatMap((p) => texts(one(p, 'DOBs'), 'DOB').map(isoDate))),
       countries: distinct([
         ...all(one(d, 'Addresses'), 'Address').map((a) => countryCode(text(a['AddressCountry']))),
-        ...people.flatMap((p) => all(one(p, 'Nationalities'), 'Nationality').map((n) => countryCode(text(n)))),
+        ...people.flatMap((p) => texts(one(p, 'Nationalities'), 'Nationality').map(countryCode)),
       ]),
       identifiers: [
         ...people.flatMap((p) => all(one(p, 'PassportDetails'), 'PassportDetail').map((x) => ({ type: 'passport', value: text(x['PassportNumber']) }))),
         ...people.flatMap((p) => all(one(p, 'NationalIdentifierDetails'), 'NationalIdentifierDetail').map((x) => ({ type: 'national_id', value: text(x['NationalIdentifierNumber']) }))),
-        ...all(one(d, 'ShipDetails'), 'Ship').flatMap((s) => all(one(s, 'IMONumbers'), 'IMONumber').map((x) => ({ type: 'imo', value: text(x) }))),
+        ...all(one(d, 'ShipDetails'), 'Ship').flatMap((s) => texts(one(s, 'IMONumbers'), 'IMONumber').map((value) => ({ type: 'imo', value }))),
       ].filter((i) => i.value),
       programs: distinct([text(d['RegimeName'])]),
     };

@@ -9,7 +9,7 @@
  */
 import { type EntryKind, type EntryName, ListFormatError, type ListFiles, type ListEntry, type ParsedList, type ScreeningListModule, listSourceSettings } from '../entry';
 import { countryCode, isoDate } from '../normalize';
-import { type XmlNode, all, distinct, one, parseXml, text } from './xml';
+import { type XmlNode, all, distinct, one, parseXml, text, texts } from './xml';
 
 const { settings, source } = listSourceSettings('SCREENING_UN_SC', 'the UN Security Council consolidated list', {
   url: 'https://scsanctions.un.org/resources/xml/en/consolidated.xml',
@@ -39,7 +39,7 @@ function entry(e: XmlNode, kind: EntryKind): ListEntry {
       all(e, 'INDIVIDUAL_DATE_OF_BIRTH').flatMap((d) => [isoDate(text(d['DATE'])), isoDate(text(d['YEAR'])), isoDate(text(d['FROM_YEAR'])), isoDate(text(d['TO_YEAR']))]),
     ),
     countries: distinct([
-      ...all(one(e, 'NATIONALITY'), 'VALUE').map((v) => countryCode(text(v))),
+      ...texts(one(e, 'NATIONALITY'), 'VALUE').map(countryCode),
       ...all(e, `${prefix}_ADDRESS`).map((a) => countryCode(text(a['COUNTRY']))),
       ...all(e, 'INDIVIDUAL_PLACE_OF_BIRTH').map((a) => countryCode(text(a['COUNTRY']))),
     ]),

@@ -40,6 +40,14 @@ export function all(node: unknown, name: string): XmlNode[] {
   return (Array.isArray(v) ? v : [v]).filter((x): x is XmlNode => typeof x === 'object' && x !== null);
 }
 
+/** The texts of the child elements `name` of `node` (elements with only text, or with attributes and text). */
+export function texts(node: unknown, name: string): string[] {
+  if (!node || typeof node !== 'object') return [];
+  const v = (node as XmlNode)[name];
+  if (v === undefined) return [];
+  return (Array.isArray(v) ? v : [v]).map(text).filter(Boolean);
+}
+
 /** The first child element `name` of `node`, else undefined. */
 export function one(node: unknown, name: string): XmlNode | undefined {
   return all(node, name)[0];
