@@ -47,6 +47,8 @@ export function nameTokens(normalized: string): string[] {
 }
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
+/** Region codes the runtime names that are no current country (withdrawn: DD East Germany shown as "Germany", SU, YU; groupings: EU, UN). */
+const NOT_COUNTRIES = new Set(['AN', 'BU', 'CS', 'DD', 'EU', 'EZ', 'FX', 'NT', 'QO', 'SU', 'TP', 'UN', 'YD', 'YU', 'ZR', 'ZZ']);
 let countryIndex: Map<string, string> | undefined;
 
 /** Country names and common variants -> ISO 3166-1 alpha-2, built once from the runtime's CLDR data. */
@@ -58,7 +60,7 @@ function countries(): Map<string, string> {
     for (let j = 0; j < 26; j++) {
       const code = String.fromCharCode(A + i, A + j);
       const name = regionNames.of(code);
-      const key = name && name !== code ? normalizeName(name) : '';
+      const key = name && name !== code && !NOT_COUNTRIES.has(code) ? normalizeName(name) : '';
       if (key && !countryIndex.has(key)) countryIndex.set(key, code); // the first (current) code wins over a withdrawn one (RU over SU)
     }
   }
@@ -78,7 +80,8 @@ function countries(): Map<string, string> {
 export function countryCode(nameOrCode: string | null | undefined): string | null {
   if (!nameOrCode) return null;
   const t = nameOrCode.trim();
-  if (/^[A-Za-z]{2}$/.test(t) && t.toUpperCase() !== 'UK') return regionNames.of(t.toUpperCase()) !== t.toUpperCase() ? t.toUpperCase() : null;
+  const upper = t.toUpperCase();
+  if (/^[A-Z]{2}$/.test(upper) && upper !== 'UK') return regionNames.of(upper) !== upper && !NOT_COUNTRIES.has(upper) ? upper : null;
   return countries().get(normalizeName(t)) ?? null;
 }
 
