@@ -7,7 +7,7 @@ import type { ScreeningListModule } from './entry';
 import { euFsf } from './lists/eu-fsf';
 import { ofacSdnCsv } from './lists/ofac-sdn-csv';
 import { ofacSdnXml } from './lists/ofac-sdn-xml';
-import { sandboxList } from './lists/sandbox';
+import { sandboxList } from './lists/sandbox-list';
 import { ukSanctions } from './lists/uk-sanctions';
 import { unSc } from './lists/un-sc';
 

@@ -22,7 +22,7 @@ function rows(text: string | undefined, columns: number, file: string): (string 
   if (text === undefined) return [];
   let records: string[][];
   try {
-    records = parse(text.replace(/\x1a/g, ''), { relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: true });
+    records = parse(text.replaceAll('\u001a', ''), { relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: true });
   } catch (err) {
     throw new ListFormatError(`${file}: ${(err as Error).message}`);
   }

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ListEntry } from '../../../src/screening/entry';
-import { SANDBOX_LIST } from '../../../src/screening/lists/sandbox';
+import { SANDBOX_LIST } from '../../../src/screening/lists/sandbox-list';
 import { buildIndex, matchSubject } from '../../../src/screening/match';
 
 const entries: ListEntry[] = [
