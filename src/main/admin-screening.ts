@@ -1,17 +1,4 @@
-/**
- * `npm run admin -- screening load | check | status` (docs/screening.md "For operators"):
- *
- * - `screening load --list <id> (--dir <directory> | --url <url>) [--json]` fetches and stores one
- *   list from its official files (exit 1 when they cannot be read or parsed; the last good version
- *   stays current);
- * - `screening check --name "<name>" [--kind individual|entity] [--country CC] [--dob YYYY-MM-DD]
- *   [--id <identifier>] [--list <id>] [--json]` screens one name against the loaded lists
- *   (SCREENING_LISTS, or `--list`) and prints the best hits with score and list entry, or `clear`
- *   (exit 1 when screening is `unavailable`);
- * - `screening status [--json]` prints each configured list's version and age.
- *
- * `--json` prints exactly one JSON document (snake_case, ISO 8601 times).
- */
+/** `npm run admin -- screening load | check | status [--json]`: usage in `USAGE`, behaviour and exit codes in docs/screening.md "For operators". */
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { loadConfig } from '../config';

@@ -1,8 +1,4 @@
-/**
- * The screening seam's shapes (docs/screening.md "Lists"): every list module turns its official
- * files into the same {@link ListEntry} records, which src/core/screening stores and matches. A
- * list module never touches the database (docs/architecture.md "Seams").
- */
+/** The screening seam's shapes: every list module parses its files into {@link ListEntry} records and never touches the database (docs/screening.md "Lists"). */
 import { z } from 'zod';
 import type { SeamModule } from '../seams/module';
 
@@ -21,12 +17,7 @@ export interface EntryIdentifier {
   value: string;
 }
 
-/**
- * One designated person, entity, vessel or aircraft of a list. Dates of birth are ISO 8601
- * prefixes as precise as the list is (`1948`, `1948-12`, `1948-12-10`); countries are ISO 3166-1
- * alpha-2 codes where the list's country name or code maps to one (addresses, nationality,
- * citizenship, place of birth).
- */
+/** One designation: dates of birth are ISO 8601 prefixes as precise as the list (`1948`, `1948-12-10`), countries ISO 3166-1 alpha-2. */
 export interface ListEntry {
   /** The list's own id of the entry (OFAC `ent_num`, EU `logicalId`, UN `DATAID`, UK `UniqueID`). */
   id: string;
@@ -53,10 +44,7 @@ export class ListFormatError extends Error {
   override readonly name = 'ListFormatError';
 }
 
-/**
- * Where one list comes from and how fresh it must be: the parsed values of a list module's
- * settings (see {@link listSourceSettings}).
- */
+/** Where one list comes from and how fresh it must be: the parsed values of a list module's settings (see {@link listSourceSettings}). */
 export interface ListSourceConfig {
   /** Single-file lists: the file's URL; multi-file lists (OFAC CSV): the base URL the file names are appended to. */
   url?: string;
@@ -66,12 +54,8 @@ export interface ListSourceConfig {
   maxAgeHours: number;
 }
 
-/**
- * A sanctions list module (docs/screening.md "Lists"): a {@link SeamModule} whose `settings` are
- * its source and freshness variables, the official file names it reads and a pure parser.
- */
+/** A sanctions list module: a {@link SeamModule} with its source settings, the official file names it reads and a pure parser. */
 export interface ScreeningListModule extends SeamModule {
-  /** Human name (`OFAC SDN (CSV)`). */
   readonly title: string;
   /** The official file names the parser reads (`sdn.csv`, ...); the first is required, the rest optional. */
   readonly files: readonly string[];
@@ -81,10 +65,7 @@ export interface ScreeningListModule extends SeamModule {
   source(env: Record<string, unknown>): ListSourceConfig;
 }
 
-/**
- * The four variables of a list module (`<PREFIX>_URL`, `_DIR`, `_REFRESH_MINUTES`, `_MAX_AGE_HOURS`)
- * as a zod raw shape with their descriptions, and the reader of their parsed values.
- */
+/** A list module's `<PREFIX>_URL`, `_DIR`, `_REFRESH_MINUTES`, `_MAX_AGE_HOURS` as a zod raw shape, and the reader of their parsed values. */
 export function listSourceSettings(prefix: string, title: string, defaults: { url?: string; refreshMinutes: number; maxAgeHours: number }) {
   const settings = {
     [`${prefix}_URL`]: z

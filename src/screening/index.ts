@@ -1,7 +1,4 @@
-/**
- * The screening seam's registry (docs/screening.md; docs/architecture.md "Seams"): one module per
- * sanctions list, a plain array, and the seam's own variables.
- */
+/** The screening seam's registry (docs/screening.md; docs/architecture.md "Seams"): one module per sanctions list, a plain array, and the seam's own variables. */
 import { z } from 'zod';
 import type { ScreeningListModule } from './entry';
 import { euFsf } from './lists/eu-fsf';

@@ -1,10 +1,4 @@
-/**
- * Name matching after OFAC's published method (OFAC FAQ 249; docs/screening.md "Matching"): a
- * prefilter (a shared initial and comparable length), then Jaro-Winkler on the whole name and
- * Jaro-Winkler with Soundex per name part, over normalised names without stop words; date of birth,
- * country, kind and identifiers then lower or raise a name's score. Jaro-Winkler and Soundex are
- * talisman's. Pure and in memory: one {@link ListIndex} per loaded list version.
- */
+/** Name matching after OFAC's method (OFAC FAQ 249; docs/screening.md "Matching"), with talisman's Jaro-Winkler and Soundex; pure and in memory. */
 import jaroWinkler from 'talisman/metrics/jaro-winkler';
 import soundex from 'talisman/phonetics/soundex';
 import type { ListEntry } from './entry';
@@ -47,7 +41,7 @@ export interface ListIndex {
   byPart: number[][];
 }
 
-/** Which disambiguator changed a name's score and how (docs/screening.md "Disambiguators"). */
+/** Which disambiguator changed a name's score and how (docs/screening.md "Matching"). */
 export type Disambiguator =
   | 'date_of_birth_matches' | 'date_of_birth_differs' | 'country_matches' | 'country_differs'
   | 'identifier_matches' | 'identifier_differs' | 'kind_differs';
@@ -119,10 +113,7 @@ function partScore(a: string, ca: string, b: string, cb: string): number {
   return ca === cb ? jw : jw * 0.9;
 }
 
-/**
- * The mean best part score of the rows of `m` (a rows x columns matrix of part scores) against its
- * columns, each column used once.
- */
+/** The mean best part score of the rows of `m` (a rows x columns matrix of part scores) against its columns, each column used once. */
 function coverage(m: number[][], rows: number, cols: number, transpose: boolean): number {
   const used = new Set<number>();
   let sum = 0;
@@ -150,7 +141,7 @@ function partsScore(pair: (qi: number, part: number) => number, nq: number, n: I
 /** Whether a date of birth the list gives (`1948`, `1948-12`, `1948-12-10`) fits the subject's. */
 const datesFit = (listed: string, subject: string) => listed.startsWith(subject) || subject.startsWith(listed);
 
-/** Applies date of birth, country, kind and identifiers to a name score (docs/screening.md "Disambiguators"). */
+/** Applies date of birth, country, kind and identifiers to a name score (docs/screening.md "Matching"). */
 function disambiguate(entry: ListEntry, subject: ScreeningSubject, score: number): { score: number; applied: Disambiguator[]; strong: boolean } {
   const applied: Disambiguator[] = [];
   let strong = false;
@@ -193,10 +184,7 @@ function disambiguate(entry: ListEntry, subject: ScreeningSubject, score: number
   return { score, applied, strong };
 }
 
-/**
- * The entries of `index` whose best name, after disambiguators, scores at least `minScore`, best
- * first (one hit per entry). A subject name made only of stop words matches nothing.
- */
+/** The entries whose best name scores at least `minScore` after disambiguators, best first, one hit per entry. */
 export function matchSubject(index: ListIndex, subject: ScreeningSubject, minScore: number): MatchHit[] {
   const q = prepare(subject.name);
   if (q.tokens.length === 0) return [];
@@ -207,8 +195,7 @@ export function matchSubject(index: ListIndex, subject: ScreeningSubject, minSco
     if (row[part]! < 0) row[part] = partScore(q.tokens[qi]!, q.codes[qi]!, index.parts[part]!, index.codes[part]!);
     return row[part]!;
   };
-  // Prefilter (OFAC's first letter, then a close part): a name is a candidate when one of its parts
-  // shares a query part's initial and scores at least PREFILTER_PART_SCORE against it.
+  // Prefilter (OFAC's first letter, then a close part): a part sharing an initial and scoring PREFILTER_PART_SCORE.
   const candidates = new Set<number>();
   q.tokens.forEach((t, qi) => {
     for (const part of index.byInitial.get(t[0]!) ?? []) if (pair(qi, part) >= PREFILTER_PART_SCORE) for (const at of index.byPart[part]!) candidates.add(at);

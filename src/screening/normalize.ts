@@ -1,33 +1,19 @@
-/**
- * Name, country and date normalisation shared by the list parsers and the matcher (docs/screening.md
- * "Matching"). Pure functions.
- */
+/** Name, country and date normalisation shared by the list parsers and the matcher (docs/screening.md "Matching"). Pure functions. */
 import transliterate from '@sindresorhus/transliterate';
 
-/**
- * Words that never score alone (docs/screening.md "Stop words"): legal forms, generic business
- * words and name particles. They are dropped before names are compared; a name made only of them
- * matches nothing.
- */
+/** Words that never score alone: legal forms, generic business words, name particles (docs/screening.md "Matching"). */
 export const STOP_WORDS: ReadonlySet<string> = new Set([
-  // legal forms
   'ag', 'as', 'bv', 'cjsc', 'co', 'company', 'corp', 'corporation', 'cv', 'gmbh', 'inc', 'incorporated', 'jsc', 'kg', 'llc', 'llp',
   'lp', 'ltd', 'limited', 'nv', 'oao', 'ojsc', 'ooo', 'pao', 'pjsc', 'plc', 'pte', 'pty', 'sa', 'sal', 'sarl', 'sas', 'spa', 'srl',
   'zao', 'fze', 'fzco', 'fzc', 'ltda', 'sac', 'sl', 'se', 'ab', 'oy', 'kft', 'doo', 'tov',
-  // generic business words
   'bank', 'banco', 'banque', 'group', 'holding', 'holdings', 'international', 'trading', 'general', 'services', 'enterprise',
   'enterprises', 'industries', 'industrial', 'import', 'export', 'investment', 'investments', 'shipping', 'petroleum', 'oil', 'gas',
   'the', 'and', 'of', 'for', 'y', 'et', 'und',
-  // particles of personal and company names
   'de', 'del', 'della', 'der', 'den', 'di', 'da', 'do', 'dos', 'das', 'du', 'la', 'le', 'el', 'al', 'van', 'von', 'bin', 'ibn', 'abu',
   'mr', 'mrs', 'ms', 'dr',
 ]);
 
-/**
- * A name as compared: transliterated to Latin (`@sindresorhus/transliterate`: Cyrillic, Greek,
- * Arabic, accents), lower case, punctuation and apostrophes removed, single spaces. OFAC's
- * `LAST, First` order becomes `First LAST` first.
- */
+/** A name as compared (docs/screening.md "Matching"): Latin script, no accents, lower case, no punctuation; `LAST, First` turned to `First LAST`. */
 export function normalizeName(name: string): string {
   let n = name.trim();
   const comma = /^([^,]+),\s*([^,]+)$/.exec(n);
@@ -89,11 +75,7 @@ const MONTHS: Record<string, string> = {
   jan: '01', feb: '02', mar: '03', apr: '04', may: '05', jun: '06', jul: '07', aug: '08', sep: '09', oct: '10', nov: '11', dec: '12',
 };
 
-/**
- * A date of birth as the lists write it -> ISO 8601 prefix (`1948-12-10`, `1948-12`, `1948`), else
- * null. Accepts `10 Dec 1948`, `Dec 1948`, `1948`, `1948-12-10`, `10/12/1948` (day first, as the
- * UK list writes it) and the UK list's `dd/mm/yyyy` with unknown parts as `00`.
- */
+/** A date as the lists write it (`10 Dec 1948`, `Dec 1948`, `1948-12-10`, day-first `10/12/1948`, `00` unknown) -> ISO 8601 prefix, else null. */
 export function isoDate(text: string | null | undefined): string | null {
   if (!text) return null;
   const t = text.trim();

@@ -1,10 +1,4 @@
-/**
- * Loaded sanctions list versions (docs/screening.md "Lists"; owner of `screening_list_versions`):
- * reading a list's official files from its directory or URL, parsing them with the list's module,
- * and storing each new content once with its SHA-256 and publication time. A fetch that returns
- * content already stored only moves that version's `checked_at` (the list's age runs from there).
- * A failed fetch or parse stores nothing: the last good version stays current.
- */
+/** Loaded sanctions list versions, owner of `screening_list_versions` (docs/screening.md "Versions and refresh"): a failed fetch stores nothing. */
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -35,11 +29,7 @@ export interface ReadOptions {
   timeoutMs?: number;
 }
 
-/**
- * Reads a list's official files from `source.dir` or `source.url`. The first file of the module is
- * required; the others are read when present (a missing `sdn_comments.csv` is fine). Throws an
- * Error naming the file on a failed read or a non-2xx answer.
- */
+/** Reads a list's files from `source.dir` or `source.url` (the first required, the others when present); throws an Error naming the file. */
 export async function readListFiles(module: ScreeningListModule, source: ListSourceConfig, opts: ReadOptions = {}): Promise<{ files: ListFiles; from: string }> {
   const files = new Map<string, string>();
   if (module.files.length === 0) return { files, from: 'built-in' };
@@ -77,10 +67,7 @@ const toVersion = (r: {
   id: r.id, list: r.list, sha256: r.sha256, publishedAt: r.published_at, source: r.source, entryCount: r.entry_count, loadedAt: r.loaded_at, checkedAt: r.checked_at,
 });
 
-/**
- * Stores a parsed list version, or moves `checked_at` of the version with the same content.
- * Returns the version and whether it is new.
- */
+/** Stores a parsed list version, or moves `checked_at` of the version with the same content. Returns the version and whether it is new. */
 export async function storeListVersion(
   db: DbOrTx,
   v: { list: string; sha256: string; publishedAt: Date | null; source: string; entries: ListEntry[]; now: Date },
@@ -111,10 +98,7 @@ export async function storeListVersion(
   return { version: toVersion(row), changed: true };
 }
 
-/**
- * Fetches, parses and stores one list (docs/screening.md "Refresh"). Never throws for a bad
- * source or file: it answers `{ ok: false }` and the last good version stays current.
- */
+/** Fetches, parses and stores one list (docs/screening.md "Versions and refresh"). Never throws for a bad source or file: it answers `{ ok: false }` and the last good version stays current. */
 export async function refreshList(db: DbOrTx, module: ScreeningListModule, source: ListSourceConfig, opts: ReadOptions & { now?: Date } = {}): Promise<RefreshResult> {
   try {
     const { files, from } = await readListFiles(module, source, opts);

@@ -9,7 +9,7 @@ export interface ScreeningRecord {
   subjectName: string;
   outcome: string;
   hits: Record<string, unknown>[];
-  listVersions: { list: string; version_id: string }[];
+  listVersions: { list: string; versionId: string }[];
   reference: string | null;
   screenedAt: Date;
 }
@@ -26,7 +26,7 @@ export async function recordScreening(db: DbOrTx, r: ScreeningRecord): Promise<s
       subject_name: r.subjectName,
       outcome: r.outcome,
       hits: JSON.stringify(r.hits),
-      list_versions: JSON.stringify(r.listVersions),
+      list_versions: JSON.stringify(r.listVersions.map((v) => ({ list: v.list, version_id: v.versionId }))),
       reference: r.reference,
     })
     .execute();

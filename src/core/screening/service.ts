@@ -1,10 +1,4 @@
-/**
- * The screening service (docs/screening.md): screens a name against the configured lists held in
- * memory, records every screening with the list versions it used, and fails closed: a configured
- * list missing or past its maximum age makes every screening `unavailable` (the caller holds).
- * Loading stays off the request path: {@link ScreeningService.sync} (on a timer and after a load)
- * reads the current versions in one indexed query and a changed version's entries once.
- */
+/** The screening service (docs/screening.md "Outcomes", "Fail closed"): in-memory matching, every screening recorded, `unavailable` on a stale list. */
 import type { Logger } from 'pino';
 import type { DbOrTx } from '../../db/schema';
 import type { EntryKind } from '../../screening/entry';
@@ -42,11 +36,7 @@ export interface ScreeningHit {
   reason: string;
 }
 
-/**
- * What a screening answered (docs/screening.md "Outcomes"): `clear` (go on), `potential_match`
- * (hold for review), `confirmed_match` (refuse), or `unavailable` (a list is missing or stale:
- * hold, never pay unscreened).
- */
+/** What a screening answered; what each outcome means for the caller: docs/screening.md "Outcomes". */
 export type ScreeningResult =
   | { screeningId: string; outcome: 'clear' | 'potential_match' | 'confirmed_match'; hits: ScreeningHit[]; listVersions: ListVersionRef[] }
   | { screeningId: string; outcome: 'unavailable'; reasons: string[]; hits: []; listVersions: ListVersionRef[] };
@@ -89,10 +79,7 @@ export class ScreeningService {
     return this.opts.now?.() ?? new Date();
   }
 
-  /**
-   * Reads the current version of every configured list (one indexed query) and loads the entries
-   * of those that changed into memory. Returns the ids of the lists reloaded.
-   */
+  /** Reads the current versions (one indexed query) and loads the entries of those that changed; returns the lists reloaded. */
   async sync(): Promise<string[]> {
     const current = await currentListVersions(this.db, this.config.lists.map((l) => l.module.id));
     const reloaded: string[] = [];
@@ -109,10 +96,7 @@ export class ScreeningService {
     return reloaded;
   }
 
-  /**
-   * Fetches each configured list whose refresh interval has passed (all with `force`), then syncs.
-   * A failure is logged, counted and kept for the status; the last good version stays current.
-   */
+  /** Fetches the lists whose refresh interval passed (all with `force`) and syncs; a failure keeps the last good version. */
   async refresh(opts: ReadOptions & { force?: boolean } = {}): Promise<RefreshResult[]> {
     const results: RefreshResult[] = [];
     const now = this.now();
@@ -176,17 +160,13 @@ export class ScreeningService {
     return { available: reasons.length === 0, reasons, lists };
   }
 
-  /**
-   * Screens `subject` against every configured list in memory and records the screening (one
-   * insert). Hits are the entries scoring at least the configured minimum, best first, at most
-   * `limit` (default 10).
-   */
+  /** Screens in memory and records the screening (one insert); hits are the best `limit` (default 10) at or above the minimum score. */
   async screen(subject: ScreeningSubject, opts: { reference?: string; limit?: number } = {}): Promise<ScreeningResult> {
     const status = this.status();
     const listVersions: ListVersionRef[] = [...this.loaded.values()].map(({ version: v }) => ({
       list: v.list, versionId: v.id, sha256: v.sha256, publishedAt: v.publishedAt, checkedAt: v.checkedAt,
     }));
-    const refs = listVersions.map((v) => ({ list: v.list, version_id: v.versionId }));
+    const refs = listVersions.map((v) => ({ list: v.list, versionId: v.versionId }));
     const base = { subjectKind: subject.kind ?? 'unknown', subjectName: subject.name, listVersions: refs, reference: opts.reference ?? null, screenedAt: this.now() };
     if (!status.available) {
       const screeningId = await recordScreening(this.db, { ...base, outcome: 'unavailable', hits: [] });

@@ -1,18 +1,12 @@
 import type { Generated, JSONColumnType } from 'kysely';
 import type { ListEntry } from '../../screening/entry';
 
-/**
- * One loaded version of a sanctions list (docs/screening.md "Lists"): its entries as parsed, its
- * content hash (SHA-256 over the official files) and publication time. Written only by
- * src/core/screening/lists.ts.
- */
+/** One loaded version of a sanctions list, written only by src/core/screening/lists.ts (docs/screening.md "Versions and refresh"). */
 export interface ScreeningListVersionsTable {
   id: string;
-  /** List module id (`ofac-sdn-csv`). */
   list: string;
   sha256: string;
   published_at: Date | null;
-  /** URL or directory it was read from. */
   source: string;
   entry_count: number;
   entries: JSONColumnType<ListEntry[], string, string>;
@@ -27,11 +21,8 @@ export interface ScreeningsTable {
   screened_at: Generated<Date>;
   subject_kind: string;
   subject_name: string;
-  /** `clear`, `potential_match`, `confirmed_match` or `unavailable`. */
   outcome: string;
-  /** The hits: list, version id, entry id, matched name, scores, disambiguators, reason. */
   hits: JSONColumnType<Record<string, unknown>[], string, string>;
-  /** `[{ list, version_id }]` of every list the screening used. */
   list_versions: JSONColumnType<{ list: string; version_id: string }[], string, string>;
   /** What was screened for the caller (`po_...`, `rcp_...`), if it said. */
   reference: string | null;

@@ -1,13 +1,4 @@
-/**
- * The EU consolidated list of persons, groups and entities subject to financial sanctions, as its
- * XML (the Financial Sanctions Files' `export` schema, version 1.1; docs/screening.md "Lists"):
- * root `export` with `generationDate`; one `sanctionEntity` per designation (`logicalId`,
- * `euReferenceNumber`) with `subjectType@code` (`person`, `enterprise`), `nameAlias` (`wholeName`,
- * `firstName`, `middleName`, `lastName`), `regulation@programme`, `citizenship@countryIso2Code`,
- * `birthdate` (`birthdate` YYYY-MM-DD, or `year`/`monthOfYear`/`dayOfMonth`, `countryIso2Code`),
- * `identification` (`identificationTypeCode`, `number`, `countryIso2Code`) and
- * `address@countryIso2Code`.
- */
+/** The EU consolidated financial sanctions list, Financial Sanctions Files XML 1.1 (the fields read: docs/screening.md "Lists"). */
 import { type EntryKind, type EntryName, ListFormatError, type ListFiles, type ParsedList, type ScreeningListModule, listSourceSettings } from '../entry';
 import { countryCode, isoDate } from '../normalize';
 import { all, distinct, parseXml, text } from './xml';

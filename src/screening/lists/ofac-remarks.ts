@@ -1,9 +1,4 @@
-/**
- * OFAC's remarks field (sdn.csv `Remarks`, continued in sdn_comments.csv): `;`-separated facts such
- * as `DOB 10 Dec 1948`, `POB Giza, Egypt`, `nationality Cuba`, `Passport 1084010 (Egypt)`,
- * `alt. Passport 19820215`, `Tax ID No. 7744001497 (Russia)`, `Vessel Registration Identification
- * IMO 9187629` (docs/screening.md "Lists"). Pure.
- */
+/** OFAC's `Remarks` (continued in sdn_comments.csv): `;`-separated facts such as `DOB 10 Dec 1948` or `Passport 1084010 (Egypt)`. Pure. */
 import { countryCode, isoDate } from '../normalize';
 import type { EntryIdentifier } from '../entry';
 

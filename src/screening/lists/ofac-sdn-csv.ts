@@ -1,11 +1,4 @@
-/**
- * OFAC's Specially Designated Nationals list as its CSV set (docs/screening.md "Lists"): `sdn.csv`
- * (ent_num, SDN_Name, SDN_Type, Program, Title, Call_Sign, Vess_type, Tonnage, GRT, Vess_flag,
- * Vess_owner, Remarks), `add.csv` (Ent_num, Add_num, Address, City/State/Province/Postal Code,
- * Country, Add_remarks), `alt.csv` (ent_num, alt_num, alt_type, alt_name, alt_remarks) and
- * `sdn_comments.csv` (ent_num, Remarks_Extended), in that official column order with no header
- * row; `-0-` is null. The set carries no publication date.
- */
+/** OFAC's SDN list as its CSV set (docs/screening.md "Lists"): the official columns below, no header row, `-0-` as null, no publication date. */
 import { parse } from 'csv-parse/sync';
 import { type EntryKind, type ListEntry, ListFormatError, type ListFiles, type ParsedList, type ScreeningListModule, listSourceSettings } from '../entry';
 import { countryCode } from '../normalize';
@@ -18,7 +11,7 @@ const { settings, source } = listSourceSettings('SCREENING_OFAC_SDN_CSV', 'the O
 });
 
 /** Rows of one file, `-0-` as null, trailing blanks trimmed; the DOS end-of-file byte some copies end with is ignored. */
-function rows(text: string | undefined, columns: number, file: string): (string | null)[][] {
+function rows(text: string | undefined, file: keyof typeof COLUMNS): (string | null)[][] {
   if (text === undefined) return [];
   let records: string[][];
   try {
@@ -29,10 +22,17 @@ function rows(text: string | undefined, columns: number, file: string): (string 
   return records
     .filter((r) => r.length >= 2)
     .map((r) => {
-      if (r.length < columns) throw new ListFormatError(`${file}: a row has ${r.length} columns, the official layout has ${columns}`);
+      if (r.length < COLUMNS[file].length) throw new ListFormatError(`${file}: a row has ${r.length} columns, the official layout has ${COLUMNS[file].length}`);
       return r.map((v) => (v === '-0-' || v === '' ? null : v));
     });
 }
+
+const COLUMNS = {
+  'sdn.csv': ['ent_num', 'SDN_Name', 'SDN_Type', 'Program', 'Title', 'Call_Sign', 'Vess_type', 'Tonnage', 'GRT', 'Vess_flag', 'Vess_owner', 'Remarks'],
+  'add.csv': ['Ent_num', 'Add_num', 'Address', 'City/State/Province/Postal Code', 'Country', 'Add_remarks'],
+  'alt.csv': ['ent_num', 'alt_num', 'alt_type', 'alt_name', 'alt_remarks'],
+  'sdn_comments.csv': ['ent_num', 'Remarks_Extended'],
+} as const;
 
 const KINDS: Record<string, EntryKind> = { individual: 'individual', vessel: 'vessel', aircraft: 'aircraft' };
 
@@ -41,7 +41,7 @@ export function parseOfacSdnCsv(files: ListFiles): ParsedList {
   const sdn = files.get('sdn.csv');
   if (sdn === undefined) throw new ListFormatError('sdn.csv is missing');
   const byId = new Map<string, ListEntry & { remarks: string[] }>();
-  for (const r of rows(sdn, 12, 'sdn.csv')) {
+  for (const r of rows(sdn, 'sdn.csv')) {
     const [id, name, type, program, , , , , , flag, , remarks] = r;
     if (!id || !/^\d+$/.test(id) || !name) throw new ListFormatError(`sdn.csv: a row without ent_num or SDN_Name (${JSON.stringify(r.slice(0, 3))})`);
     const flagCode = countryCode(flag);
@@ -56,18 +56,18 @@ export function parseOfacSdnCsv(files: ListFiles): ParsedList {
       remarks: remarks ? [remarks] : [],
     });
   }
-  for (const [id, , address, city, country] of rows(files.get('add.csv'), 6, 'add.csv')) {
+  for (const [id, , address, city, country] of rows(files.get('add.csv'), 'add.csv')) {
     const e = byId.get(id ?? '');
     const c = countryCode(country) ?? countryCode(city?.split(',').at(-1)) ?? countryCode(address?.split(',').at(-1));
     if (e && c) e.countries.push(c);
   }
-  for (const [id, , type, name, remarks] of rows(files.get('alt.csv'), 5, 'alt.csv')) {
+  for (const [id, , type, name, remarks] of rows(files.get('alt.csv'), 'alt.csv')) {
     const e = byId.get(id ?? '');
     if (!e || !name) continue;
     const t = (type ?? 'aka').toLowerCase();
     e.names.push({ name, type: /weak/i.test(remarks ?? '') ? 'weak_aka' : t === 'fka' || t === 'nka' ? t : 'aka' });
   }
-  for (const [id, extended] of rows(files.get('sdn_comments.csv'), 2, 'sdn_comments.csv')) {
+  for (const [id, extended] of rows(files.get('sdn_comments.csv'), 'sdn_comments.csv')) {
     const e = byId.get(id ?? '');
     if (e && extended) e.remarks.push(extended);
   }

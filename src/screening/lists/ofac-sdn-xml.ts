@@ -1,11 +1,4 @@
-/**
- * OFAC's SDN list as its XML (`sdn.xml`, schema `sdn.xsd` of the Sanctions List Service;
- * docs/screening.md "Lists"): `sdnList` with `publshInformation/Publish_Date` (MM/DD/YYYY) and one
- * `sdnEntry` per designation: `uid`, `firstName`, `lastName`, `sdnType`, `programList/program`,
- * `akaList/aka` (`type` a.k.a./f.k.a./n.k.a., `category` strong/weak, `firstName`, `lastName`),
- * `addressList/address/country`, `idList/id` (`idType`, `idNumber`), `dateOfBirthList/
- * dateOfBirthItem/dateOfBirth`, `nationalityList/nationality/country`, `citizenshipList/citizenship/country`.
- */
+/** OFAC's SDN list as its XML, `sdn.xml` of schema `sdn.xsd` (the fields read: docs/screening.md "Lists"). */
 import { type EntryKind, type EntryName, ListFormatError, type ListFiles, type ParsedList, type ScreeningListModule, listSourceSettings } from '../entry';
 import { countryCode, isoDate } from '../normalize';
 import { all, distinct, one, parseXml, text, texts } from './xml';

@@ -1,13 +1,4 @@
-/**
- * The sandbox list (docs/screening.md "Sandbox"): a few made-up entries, built in, screened with
- * the same matcher as the official lists. Its magic names:
- *
- * - any name not close to those below: `clear`;
- * - `Sandy Sanctioned` (a person) or `Sandbox Sanctioned Trading` (an organisation), and names close
- *   to them (`Sandi Sanctioned`): `potential_match`;
- * - `Connor Confirmed` with date of birth `1970-01-01` or passport `SBX0000001`: `confirmed_match`
- *   (the same name with another date of birth is cleared by the date; without one it is a potential match).
- */
+/** The built-in sandbox list; its magic names and what each answers: docs/screening.md "Sandbox". */
 import type { ParsedList, ScreeningListModule } from '../entry';
 
 /** The built-in sandbox entries (fixed: their content hash never changes). */

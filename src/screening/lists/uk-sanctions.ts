@@ -1,13 +1,4 @@
-/**
- * The UK Sanctions List as its XML (the FCDO's `UK_Sanctions_List.xml`; docs/screening.md "Lists"):
- * root `Designations` with `DateGenerated`; one `Designation` per designation with `UniqueID`,
- * `RegimeName`, `IndividualEntityShip` (Individual, Entity, Ship), `Names/Name` (`Name1`..`Name6`,
- * Name6 the family or entity name; `NameType` Primary Name, Alias), `Addresses/Address/AddressCountry`,
- * `IndividualDetails/Individual` (`DOBs/DOB` dd/mm/yyyy with `00` for unknown parts,
- * `Nationalities/Nationality`, `PassportDetails/PassportDetail/PassportNumber`,
- * `NationalIdentifierDetails/NationalIdentifierDetail/NationalIdentifierNumber`) and, for ships,
- * `ShipDetails/Ship/IMONumbers/IMONumber`.
- */
+/** The FCDO's UK Sanctions List as its XML (the fields read: docs/screening.md "Lists"); `Name6` is the family or entity name. */
 import { type EntryKind, type EntryName, ListFormatError, type ListFiles, type ParsedList, type ScreeningListModule, listSourceSettings } from '../entry';
 import { countryCode, isoDate } from '../normalize';
 import { type XmlNode, all, distinct, one, parseXml, text, texts } from './xml';

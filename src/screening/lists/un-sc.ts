@@ -1,12 +1,4 @@
-/**
- * The United Nations Security Council consolidated list as its XML (`consolidated.xml`, schema
- * `sc-consolidated.xsd`; docs/screening.md "Lists"): root `CONSOLIDATED_LIST` with `dateGenerated`;
- * `INDIVIDUALS/INDIVIDUAL` and `ENTITIES/ENTITY`, each with `DATAID`, `FIRST_NAME`, `SECOND_NAME`,
- * `THIRD_NAME`, `FOURTH_NAME`, `UN_LIST_TYPE`, `REFERENCE_NUMBER`, `NATIONALITY/VALUE`,
- * `INDIVIDUAL_ALIAS`/`ENTITY_ALIAS` (`QUALITY` Good/Low, `ALIAS_NAME`), `INDIVIDUAL_ADDRESS`/
- * `ENTITY_ADDRESS` (`COUNTRY`), `INDIVIDUAL_DATE_OF_BIRTH` (`DATE`, `YEAR`, `FROM_YEAR`, `TO_YEAR`)
- * and `INDIVIDUAL_DOCUMENT` (`TYPE_OF_DOCUMENT`, `NUMBER`).
- */
+/** The UN Security Council consolidated list, `consolidated.xml` of schema `sc-consolidated.xsd` (the fields read: docs/screening.md "Lists"). */
 import { type EntryKind, type EntryName, ListFormatError, type ListFiles, type ListEntry, type ParsedList, type ScreeningListModule, listSourceSettings } from '../entry';
 import { countryCode, isoDate } from '../normalize';
 import { type XmlNode, all, distinct, one, parseXml, text, texts } from './xml';

@@ -6,8 +6,7 @@ import { ListFormatError } from '../entry';
 export type XmlNode = Record<string, unknown>;
 
 /**
- * Parses `text`, namespace prefixes removed, attributes kept without prefix, no value coerced to a
- * number (document numbers keep their leading zeros); the elements named in `arrays` are always
+ * Parses `text`, namespace prefixes removed, attributes kept without prefix, no value coerced to a number (document numbers keep their leading zeros); the elements named in `arrays` are always
  * arrays. Throws {@link ListFormatError} on malformed XML.
  */
 export function parseXml(text: string, file: string, arrays: readonly string[]): XmlNode {
