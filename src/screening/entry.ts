@@ -59,6 +59,8 @@ export interface ScreeningListModule extends SeamModule {
   readonly title: string;
   /** The official file names the parser reads (`sdn.csv`, ...); the first is required, the rest optional. */
   readonly files: readonly string[];
+  /** The names the files have under a multi-file list's base URL, where they differ (OFAC serves `SDN.CSV`). */
+  readonly remoteNames?: Readonly<Record<string, string>>;
   /** Parses the files; throws {@link ListFormatError} when they are not in the documented shape. */
   parse(files: ListFiles): ParsedList;
   /** This module's source settings out of the parsed environment. */

@@ -39,7 +39,7 @@ export async function readListFiles(module: ScreeningListModule, source: ListSou
     try {
       if (source.dir) files.set(name, await readFile(join(source.dir, name), 'utf8'));
       else {
-        const url = module.files.length > 1 ? new URL(name, source.url!.endsWith('/') ? source.url : `${source.url}/`).toString() : source.url!;
+        const url = module.files.length > 1 ? new URL(module.remoteNames?.[name] ?? name, source.url!.endsWith('/') ? source.url : `${source.url}/`).toString() : source.url!;
         const res = await (opts.fetch ?? fetch)(url, { signal: AbortSignal.timeout(opts.timeoutMs ?? 60_000) });
         if (!res.ok) throw new Error(`HTTP ${res.status}`);
         files.set(name, await res.text());

@@ -4,7 +4,6 @@ import { countryCode, isoDate } from '../normalize';
 import { all, distinct, parseXml, text } from './xml';
 
 const { settings, source } = listSourceSettings('SCREENING_EU_FSF', 'the EU consolidated financial sanctions list', {
-  url: 'https://webgate.ec.europa.eu/fsd/fsf/public/files/xmlFullSanctionsList_1_1/content',
   refreshMinutes: 60,
   maxAgeHours: 48,
 });

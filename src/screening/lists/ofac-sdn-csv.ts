@@ -90,6 +90,7 @@ export const ofacSdnCsv: ScreeningListModule = {
   title: 'OFAC SDN (CSV)',
   settings,
   files: ['sdn.csv', 'add.csv', 'alt.csv', 'sdn_comments.csv'],
+  remoteNames: { 'sdn.csv': 'SDN.CSV', 'add.csv': 'ADD.CSV', 'alt.csv': 'ALT.CSV', 'sdn_comments.csv': 'SDN_COMMENTS.CSV' },
   parse: parseOfacSdnCsv,
   source,
 };

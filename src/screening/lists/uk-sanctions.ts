@@ -4,7 +4,6 @@ import { countryCode, isoDate } from '../normalize';
 import { type XmlNode, all, distinct, one, parseXml, text, texts } from './xml';
 
 const { settings, source } = listSourceSettings('SCREENING_UK_SANCTIONS', 'the UK Sanctions List', {
-  url: 'https://sanctionslist.fcdo.gov.uk/docs/UK-Sanctions-List.xml',
   refreshMinutes: 60,
   maxAgeHours: 48,
 });
