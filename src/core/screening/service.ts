@@ -157,6 +157,7 @@ export class ScreeningService {
           ? [`list ${l.list} was last fetched ${Math.round(l.ageSeconds! / 3600)} h ago, beyond its maximum age of ${l.maxAgeHours} h${l.lastError ? ` (${l.lastError})` : ''}`]
           : [],
     );
+    if (lists.length === 0) reasons.push('no sanctions list is configured (SCREENING_LISTS)');
     return { available: reasons.length === 0, reasons, lists };
   }
 

@@ -73,6 +73,11 @@ describe('fail closed and refresh', () => {
   const config = screeningConfig({ SCREENING_LISTS: 'un-sc', SCREENING_UN_SC_DIR: unDir, SCREENING_UN_SC_MAX_AGE_HOURS: '24', SCREENING_MIN_SCORE: '0.9' });
   const service = () => new ScreeningService(db, config, { now: () => now });
 
+  it('answers unavailable when no list is configured: nothing is ever screened against nothing', async () => {
+    const none = new ScreeningService(db, screeningConfig({ SCREENING_LISTS: '' }));
+    expect(await none.screen({ name: 'Anyone' })).toMatchObject({ outcome: 'unavailable', reasons: ['no sanctions list is configured (SCREENING_LISTS)'] });
+  });
+
   it('answers unavailable before the list was ever loaded, and records that screening', async () => {
     const s = service();
     await s.sync();
