@@ -14,12 +14,14 @@ import type { TreasuryTables } from './tables/treasury';
 import type { RateTables } from './tables/rates';
 import type { SolanaTables } from './tables/solana';
 import type { AuditTables } from './tables/audit';
+import type { ScreeningTables } from './tables/screening';
 
 export type { Environment } from './tables/platform';
 
 export interface Database extends PlatformTables, CatalogTables, PayoutTables, WebhookTables, DisbursementTables, FundingTables,
   NotificationTables, RateLimitTables, ClaimFlowTables, TestClockTables, RailTables, TreasuryTables,
-  RateTables, SolanaTables, AuditTables {}
+  RateTables, SolanaTables, AuditTables,
+  ScreeningTables {}
 
 export type Db = Kysely<Database>;
 /** A Kysely transaction or the root handle: functions that take `DbOrTx` join the caller's transaction. */

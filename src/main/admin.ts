@@ -24,6 +24,7 @@ import { join, resolve } from 'node:path';
  * PGlite in DATA_DIR; while `npm run dev` holds that directory it exits 3 naming the holder.
  * `--json`: exactly one JSON document on stdout, all else on stderr (docs/configuration.md "Install details").
  */
+if (process.argv[2] === 'screening') process.exit(await (await import('./admin-screening')).runScreeningCli(process.argv.slice(3)));
 const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: {

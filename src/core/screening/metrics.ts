@@ -1,0 +1,41 @@
+/** Screening metrics (docs/screening.md "Metrics"; docs/operations.md "Metrics"); label values are fixed sets (outcomes, list ids). */
+import { Counter, Gauge } from 'prom-client';
+import { metricsRegistry } from '../metrics/registry';
+
+export const SCREENING_METRIC_LABELS = {
+  screenings_total: ['outcome'],
+  screening_list_age_seconds: ['list'],
+  screening_list_refresh_failures_total: ['list'],
+} as const;
+
+let watched: (() => { list: string; ageSeconds: number | null }[]) | undefined;
+
+/** Points the list-age gauge at a service's status (the last call wins). */
+export function watchScreeningLists(status: NonNullable<typeof watched>): void {
+  watched = status;
+}
+
+export const screeningsTotal = new Counter({
+  name: 'screenings_total',
+  help: 'Screenings by outcome (clear, potential_match, confirmed_match, unavailable).',
+  labelNames: SCREENING_METRIC_LABELS.screenings_total,
+  registers: [metricsRegistry],
+});
+
+export const screeningListAge = new Gauge({
+  name: 'screening_list_age_seconds',
+  help: 'Seconds since each configured sanctions list was last fetched successfully (absent: never loaded).',
+  labelNames: SCREENING_METRIC_LABELS.screening_list_age_seconds,
+  registers: [metricsRegistry],
+  collect() {
+    this.reset();
+    for (const l of watched?.() ?? []) if (l.ageSeconds !== null) this.set({ list: l.list }, l.ageSeconds);
+  },
+});
+
+export const screeningListRefreshFailures = new Counter({
+  name: 'screening_list_refresh_failures_total',
+  help: 'Failed fetches or parses of a sanctions list (the last good version stayed current).',
+  labelNames: SCREENING_METRIC_LABELS.screening_list_refresh_failures_total,
+  registers: [metricsRegistry],
+});
