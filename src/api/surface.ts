@@ -79,10 +79,7 @@ export function errorResponsesOf<Body>(vocabulary: ErrorVocabulary<Body>) {
   };
 }
 
-/**
- * Responds with `err` rendered by `vocabulary` (keeps headers already set, e.g. X-Request-ID) and
- * records the core's code as `errorCode` for middleware that runs after (idempotency).
- */
+/** Responds with `err` rendered by `vocabulary` and records the core's code as `errorCode`. */
 export function respondWithError(c: Context<AppEnv>, vocabulary: ErrorVocabulary, err: ApiError): Response {
   const { status, body } = vocabulary.render(err, c.get('requestId') ?? '');
   c.set('errorCode', err.code);

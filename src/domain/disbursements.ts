@@ -87,10 +87,8 @@ export interface DisbursementItem {
 }
 
 /**
- * One item as given (spec "Disbursement" item fields: channel and sourceAmount, a USDC decimal
- * string, required; exactly one of recipientId / recipient; reference; memo). Values are unknown
- * until reviewed: a bad value makes the item needs_review, never the whole request fail. `extra`
- * holds the other fields as given (a CSV row's record under `csv`), kept with the item's input.
+ * One item as given (spec "Disbursement" item fields), values unknown until reviewed (a bad one makes
+ * it needs_review); `extra` holds the other fields as given.
  */
 export interface DisbursementItemInput {
   channel?: unknown;

@@ -1,18 +1,7 @@
 /**
- * The one shape of every outside system (docs/architecture.md "Seams"): rails, notification
- * providers, rate sources, the Solana network, and the seams still to come (screening, card
- * processors, identity). A seam is a folder `src/<system>/` holding
- *
- * - one module per outside system, each a {@link SeamModule}: a stable `id` and the module's own
- *   environment variables as a zod shape (`settings`), which the config loader merges into the
- *   service's configuration at load (src/config.ts) and docs/configuration.md documents from the
- *   schema (each variable's `.describe()` text);
- * - a registry that is a plain array of those modules (`RAIL_MODULES`, ...), listed once in
- *   src/seams/registry.ts.
- *
- * Adding an outside system is its folder and one registry line: nothing in src/config.ts or
- * src/core changes. A module never imports src/config.ts (the loader imports the registries);
- * it reads its own parsed settings ({@link SettingsOf}) from what it is handed.
+ * The one shape of every outside system (docs/architecture.md "Seams"): a module per system is a
+ * {@link SeamModule} (stable `id`, its own variables as a zod `settings` shape), listed in its seam's
+ * registry. A module never imports src/config.ts; it reads its settings ({@link SettingsOf}) as handed.
  */
 import type { z } from 'zod';
 

@@ -1,20 +1,7 @@
 /**
- * Surface C payouts (spec "Surface C": POST /payouts, POST /payouts/batch, GET /payouts,
- * GET /payouts/{id}; docs/surface-c.md). A thin adapter over the core: a Surface C payout is a core
- * `claim_link` payout of `amount` US dollars (the recipient's amount; fees are added to the debit),
- * and with `delivery_channel` its recipient is notified by the payout workflow once the claim link
- * is open (src/core/notifications). The recipient chooses how to withdraw on the claim page.
- *
- * Choices (docs/surface-c.md):
- * - Recipient: `recipient_id` (a Surface C recipient), else `email`, else `destination` (the phone
- *   number or e-mail the notification goes to). recipient_id and email together are refused.
- * - `currency`: USD only (the claim-link channel pays US dollars); `amount` up to 2 decimals.
- * - `destination` defaults to the recipient's phone number (whatsapp, sms) or e-mail (email).
- * - `notification.send` (default true) false creates the payout without notifying;
- *   `notification.language` picks the template (en, es, pt; fallback: the recipient's country,
- *   then English).
- * - Batch: at most {@link MAX_BATCH_PAYOUTS} entries, all or nothing (one bad entry, or a balance
- *   short of the whole batch, refuses it and nothing is created); errors name `payouts.<i>.<field>`.
+ * Surface C payouts (spec "Surface C"; choices in docs/surface-c.md): a thin adapter, a Surface C
+ * payout being a core `claim_link` payout of `amount` US dollars whose recipient is notified.
+ * A batch holds at most {@link MAX_BATCH_PAYOUTS} entries, all or nothing.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';

@@ -124,15 +124,7 @@ function inferType(recipient: string, row: Record<string, string>): RecipientTyp
   return null;
 }
 
-/**
- * One CSV record as an item draft (docs/disbursements.md "CSV import"):
- * - `recipient`: a saved recipient id (`rcp_…`), or the inline recipient's identifier (phone in
- *   E.164, e-mail, Stellar address, @handle, or the Pago Móvil phone with the pagomovil_* columns);
- * - `type`: the recipient type (inferred when absent); bank_account rows must use a saved recipient;
- * - `amount` -> sourceAmount (USDC); `memo`, `reference` as is;
- * - `channel`: the row's column, else the form field when it pays the row's recipient type, else
- *   the type's only channel (saved recipient: the form field, else its only channel).
- */
+/** One CSV record as an item draft (docs/disbursements.md "CSV import"). */
 function csvDraft(row: Record<string, string>, lineNumber: number, formChannel: string | undefined): Draft {
   const v = (k: string) => {
     const s = row[k];

@@ -1,8 +1,4 @@
-/**
- * The one writer of `disbursements` and `disbursement_items` (docs/architecture.md "Table
- * owners"). The use cases of this folder decide what changes (state checks, reviews, money) and
- * call these functions inside their own transaction; each function is one statement.
- */
+/** The one writer of `disbursements` and `disbursement_items` (docs/architecture.md "Table owners"); one statement per function, in the caller's transaction. */
 import { type Insertable, sql, type Updateable } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
 import type { DisbursementItemsTable, DisbursementsTable } from '../../db/tables/disbursements';
@@ -57,11 +53,7 @@ export async function requeueItems(tx: DbOrTx, itemIds: string[], now: Date): Pr
     .execute();
 }
 
-/**
- * The claim step's launch of items (src/core/disbursements/worker-steps.ts): each item of
- * `launched` becomes `launched` with its payout, claim sequence `claimSeq`, and the payout's
- * debit total, fee total, destination amount and rate copied from the payout row (one statement).
- */
+/** The claim step's launch of items: each becomes `launched` with its payout and the payout's amounts (one statement). */
 export async function markItemsLaunched(tx: DbOrTx, launched: { itemId: string; payoutId: string }[], claimSeq: number, now: Date): Promise<void> {
   const values = sql.join(launched.map((l) => sql`(${l.itemId}, ${l.payoutId})`));
   await sql`
@@ -72,11 +64,7 @@ export async function markItemsLaunched(tx: DbOrTx, launched: { itemId: string; 
         where i.id = v.item_id and p.id = v.payout_id`.execute(tx);
 }
 
-/**
- * Retires `key` on disbursements of the caller's business and environment created before the
- * retention cutoff (src/core/idempotency-retention.ts), in the caller's transaction: renamed
- * `<key>#retired:<id>`, so a new disbursement may take it. Returns how many rows were retired.
- */
+/** Retires `key` (renamed `<key>#retired:<id>`) on disbursements created before the retention cutoff; returns how many. */
 export async function retireExpiredDisbursementIdempotencyKey(
   tx: DbOrTx,
   caller: Pick<Caller, 'businessId' | 'environment'>,

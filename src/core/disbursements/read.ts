@@ -100,12 +100,7 @@ export async function approvalsRequired(db: DbOrTx, businessId: string): Promise
   return b?.approvals_required ?? 1;
 }
 
-/**
- * What a disbursement's summary needs besides the item aggregates, in ONE statement: the items
- * by recipient type, the duplicate-recipient groups (item ids in batch order, groups by their
- * first item), the business's available USDC balance (0 without a balance row), the approvals it
- * requires (1 when unset) and the distinct keys that approved `revisionId`.
- */
+/** The summary's extras besides item aggregates (by type, duplicates, balance, approvals) in one statement. */
 async function summaryExtras(db: DbOrTx, row: DisbursementRow) {
   const { rows } = await sql<{
     by_type: [string, number][] | null;
@@ -141,11 +136,7 @@ const usdcMoney = (minor: bigint) => ({ minor, currency: USDC });
 const date = (d: Date | string) => new Date(d);
 const dateOrNull = (d: Date | string | null | undefined) => (d ? new Date(d) : null);
 
-/**
- * The disbursement of `row` with its summary (SQL aggregates; no item is loaded into JS): two
- * statements, the item aggregates and {@link summaryExtras}, plus the retry candidates of a
- * launched disbursement with failed items.
- */
+/** The disbursement of `row` with its summary (SQL aggregates; no item loaded into JS). */
 export async function loadDisbursement(db: DbOrTx, row: DisbursementRow): Promise<Disbursement> {
   const agg = await itemAggregates(db, row.id);
   const { byType, dups, available, approvalsRequired: needed, received } = await summaryExtras(db, row);

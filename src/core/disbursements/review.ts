@@ -114,11 +114,8 @@ async function prefetchRecipients(db: DbOrTx, caller: Caller, drafts: Draft[]): 
 }
 
 /**
- * Reviews drafts before any money moves (spec "Disbursement" rule 1): each becomes `ready` (priced
- * by preparePayout) or `needs_review` with the reasons ({code, message, param}: the ApiError
- * preparePayout threw, params prefixed by the draft's prefix). A saved recipient found by the one
- * prefetch query and payable on the channel is reviewed as its stored details (pure, no query);
- * anything else goes through preparePayout with the id, which reports the precise error.
+ * Reviews drafts before any money moves (spec "Disbursement" rule 1): each becomes `ready` (priced)
+ * or `needs_review` with reasons ({code, message, param}, the ApiError preparePayout threw).
  */
 export async function reviewDrafts(core: Core, caller: Caller, drafts: Draft[]): Promise<ReviewedItem[]> {
   const saved = await prefetchRecipients(core.db, caller, drafts);
@@ -192,10 +189,7 @@ export async function reviewDrafts(core: Core, caller: Caller, drafts: Draft[]):
   return out;
 }
 
-/**
- * The item as given in its stored form (`disbursement_items.input`, the storage's snake_case keys,
- * `extra` kept as given): what the item's `givenSourceAmount` and a later edit read back.
- */
+/** The item as given in its stored form (`disbursement_items.input`, snake_case keys, `extra` as given). */
 function storedInput(input: DisbursementItemInput): Record<string, unknown> {
   const out: Record<string, unknown> = { ...input.extra };
   const fields = { channel: input.channel, source_amount: input.sourceAmount, recipient_id: input.recipientId, recipient: input.recipient, reference: input.reference, memo: input.memo };

@@ -75,12 +75,9 @@ const approvalRequired = (received: number, required: number, submitted: boolean
   );
 
 /**
- * `POST /disbursements/{id}/launch`. Refused: 409 items_need_review while items need review;
- * 409 approval_required while the current revision lacks approvals; 402 insufficient_balance when
- * the available balance does not cover the sum of the items' debit totals; 409 invalid_state in
- * other statuses; 404. In ONE transaction: hold the batch total (`disbursement:{id}:hold:{rev}`),
- * ready items -> pending (attempt 1), status processing, event disbursement.launched, and the
- * workflow start (flushed after commit; the relay starts it if this process dies first).
+ * `POST /disbursements/{id}/launch`: in one transaction holds the batch total, moves ready items to
+ * pending and records the workflow start. 409 items_need_review / approval_required / invalid_state;
+ * 402 insufficient_balance; 404.
  */
 export async function launchDisbursement(core: Core, caller: Caller, id: string, opts: RunOptions = {}): Promise<Disbursement> {
   const wire = await core.db.transaction().execute(async (tx) => {
@@ -149,10 +146,7 @@ async function signal(core: Core, id: string, sig: DisbursementSignal): Promise<
   }
 }
 
-/**
- * {@link signalWithStart} after the projection committed: if Temporal cannot be reached the
- * change stands, the error is logged, and recoverDisbursementRuns (worker-steps.ts) starts the run later.
- */
+/** {@link signalWithStart} after commit; on failure logs and leaves the run to recoverDisbursementRuns. */
 async function signalWithStartAfterCommit(core: Core, row: DisbursementRow, sig: DisbursementSignal): Promise<void> {
   try {
     await signalWithStart(core, row, sig);
@@ -161,10 +155,7 @@ async function signalWithStartAfterCommit(core: Core, row: DisbursementRow, sig:
   }
 }
 
-/**
- * Signals the workflow, starting a new run if none is running (retry-failed after completion,
- * or a resume whose workflow was lost). The new run's claims are numbered after every earlier one.
- */
+/** Signals the workflow, starting a new run (claims numbered after earlier ones) if none is running. */
 export async function signalWithStart(core: Core, row: DisbursementRow, sig: DisbursementSignal): Promise<void> {
   const max = await core.db
     .selectFrom('disbursement_items')
@@ -219,14 +210,9 @@ export async function resumeDisbursement(core: Core, caller: Caller, id: string)
 }
 
 /**
- * `POST /disbursements/{id}/items/retry-failed`: every failed item whose failure code is retryable
- * (RETRYABLE_FAILURE_CODES) or which was corrected since it failed gets a new attempt: its debit
- * total is held again (`disbursement_item:{item}:retry:{n}:hold`), it becomes pending, and the
- * workflow is signalled (or a new run started if it completed). Its next payout is a new one for
- * the new attempt; an item whose payout succeeded is never retried. completed_with_failures ->
- * processing. While processing or paused with items already queued for a retry, it only signals
- * again (recovers a lost signal). 409 invalid_state (status, or no retryable item); 409
- * approval_required (a correction revision awaits approval); 402 insufficient_balance; 404.
+ * `POST /disbursements/{id}/items/retry-failed`: each retryable or corrected failed item is held again
+ * (`disbursement_item:{item}:retry:{n}:hold`) and made pending, and the workflow signalled.
+ * 409 invalid_state / approval_required; 402 insufficient_balance; 404.
  */
 export async function retryFailedItems(core: Core, caller: Caller, id: string): Promise<Disbursement> {
   const { wire, row } = await core.db.transaction().execute(async (tx) => {

@@ -25,10 +25,7 @@ import { disbursementFinishedEvent } from '../../domain/domain-events';
 /** Result of {@link claimItems} (defined by the disbursement workflow's contract). */
 export type { ClaimResult };
 
-/**
- * Payout statuses that occupy a slot of the window: on their way through a rail. A claim link
- * waiting (up to 30 days) for its recipient does not, or 300 unclaimed links would stall a batch.
- */
+/** Payout statuses that occupy a slot of the window (on a rail; a claim link awaiting its recipient does not). */
 const WINDOW_STATUSES = ['pending', 'submitted', 'claimed', 'delivering'] as const;
 
 /** Rows as one jsonb parameter (bigints as decimal strings, dates as ISO 8601). */
@@ -47,16 +44,10 @@ function claimedItem(core: Core, row: Parameters<typeof payoutStart>[0], itemId:
 }
 
 /**
- * Claim number `claimSeq` of a disbursement's workflow: up to `limit` pending items (batch order)
- * become payouts of their current attempt (the rows of insertPayout, funding 'batch', status
- * submitted, `disbursement_attempt` set, with their payout.submitted events; no workflow start: the
- * workflow starts each as its child), all of them in three statements whatever their number. With `window`, never more than leaves
- * `window` payouts of the batch in flight (statuses {@link WINDOW_STATUSES}, counted in Postgres,
- * so payouts started by an earlier run of the workflow count too; none free, or this claim took the
- * last free ones: `{full: true}`). Idempotent: a retried claim returns the
- * items it already claimed. Paused (projection) -> `{paused: true}`. An item that can no longer be
- * paid (channel paused, recipient deleted, ...) fails here with that error's code, and its share of
- * the hold is released. If its debit total changed since review, the hold is adjusted first.
+ * Claim `claimSeq` of a disbursement's workflow: up to `limit` pending items become submitted payouts
+ * (funding 'batch', in three statements), never more than `window` in flight (`{full: true}`);
+ * paused -> `{paused: true}`. An item that can no longer be paid fails with that error's code and
+ * its hold share is released. Idempotent: a retried claim returns the same items.
  */
 export async function claimItems(
   core: Core,
@@ -262,12 +253,7 @@ export async function claimAndStartItems(
 /** Result of {@link finalizeDisbursement} (defined by the disbursement workflow's contract). */
 export type { FinalizeResult };
 
-/**
- * When every item is final: completed (all succeeded) or completed_with_failures, with the event of
- * the same name (dedupe per retry round), in one transaction that locks the disbursement (so a
- * concurrent retry-failed either comes first and is seen here, or comes after and finds the final
- * status). Otherwise reports what is left. Idempotent.
- */
+/** When every item is final: completed or completed_with_failures with its event, under the disbursement's lock; else what is left. Idempotent. */
 export async function finalizeDisbursement(core: Core, input: { disbursementId: string }): Promise<FinalizeResult> {
   return core.db.transaction().execute(async (tx) => {
     const row = await tx.selectFrom('disbursements').selectAll().where('id', '=', input.disbursementId).forUpdate().executeTakeFirstOrThrow();
@@ -287,13 +273,9 @@ export async function finalizeDisbursement(core: Core, input: { disbursementId: 
 }
 
 /**
- * Relay recovery: every `processing` disbursement not changed for `olderThanMs` (default 30 s)
- * whose workflow is not running (closed, or never started) gets its run back by
- * signal-with-start (`retryFailed`, which only makes the run look for pending items). This covers
- * a retry-failed or resume whose signal-with-start failed after its commit (Temporal unreachable)
- * and a run that failed. Idempotent: a run that finds nothing left completes again without a
- * second event (the completion event is deduplicated per retry round). Returns how many runs it
- * started. Errors of one disbursement are logged and do not stop the others.
+ * Relay recovery: restarts by signal-with-start every `processing` disbursement idle `olderThanMs`
+ * (default 30 s) whose workflow is not running. Idempotent; returns how many runs it started; one
+ * disbursement's error is logged and does not stop the others.
  */
 export async function recoverDisbursementRuns(core: Core, opts: { olderThanMs?: number } = {}): Promise<number> {
   const before = new Date(core.now().getTime() - (opts.olderThanMs ?? 30_000));

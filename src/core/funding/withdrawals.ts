@@ -1,9 +1,6 @@
 /**
- * Withdrawals (spec "Withdrawal create body"; Surface A `POST /withdrawals`, Idem): the business
- * takes money home to its own bank account. A withdrawal is a payout on the rail of its currency
- * (USD -> ach_usd, EUR -> sepa_eur, MXN -> spei_mxn) to a saved bank_account recipient of the same
- * business — the `payout_destination_id` — accepted and run by the usual payouts core and payout
- * workflow (hold, payout.submitted, delivery, settle or release). The result is that Payout.
+ * Withdrawals (spec "Withdrawal create body"): a payout on the rail of its currency (USD -> ach_usd,
+ * EUR -> sepa_eur, MXN -> spei_mxn) to a saved bank_account recipient of the business.
  */
 import { ApiError, notFound, validationError } from '../../domain/errors';
 import { VIRTUAL_ACCOUNT_RAIL } from '../../domain/funding';
@@ -14,11 +11,7 @@ import { requireVerifiedBusiness } from './verification';
 import { parseVirtualAccountCurrency } from './virtual-accounts';
 import { scoped } from '../tenancy';
 
-/**
- * Spec "Withdrawal create body" as parsed by a surface: `payoutDestinationId` a saved bank_account
- * recipient; exactly one of `sourceAmount` (USDC decimal string) / `destinationAmount` (decimal
- * string in `currency`).
- */
+/** Spec "Withdrawal create body" as parsed by a surface (exactly one of sourceAmount / destinationAmount). */
 export interface WithdrawalCreate {
   currency: unknown;
   payoutDestinationId: unknown;
@@ -28,17 +21,9 @@ export interface WithdrawalCreate {
 }
 
 /**
- * POST /withdrawals: checks, then creates the payout through {@link createPayout} (so the same
- * Idempotency-Key never makes two payouts). Checks, in order:
- * - 400 validation_error `currency` (not USD, EUR, MXN), `payout_destination_id` (missing);
- * - 403 verification_required (the business is not verified);
- * - 404 not_found `payout_destination_id` (no such saved recipient in this business and environment);
- * - 400 validation_error `payout_destination_id` when the recipient is not a bank_account, or cannot
- *   be paid on the currency's rail (its currency or country does not fit);
- * - then everything createPayout checks (amounts: exactly one of source_amount (USDC) /
- *   destination_amount (the withdrawal currency), limits, 402 insufficient_balance, 422
- *   recipient_not_ready, reference at most 140 characters), and the key policy (403
- *   policy_exceeded naming `currency` for a rail outside `channels`, or the amount field).
+ * POST /withdrawals through {@link createPayout}. 400 validation_error (`currency`, `payout_destination_id`:
+ * missing, not a bank_account, or not payable on the currency's rail); 403 verification_required;
+ * 404 not_found `payout_destination_id`; then everything createPayout throws.
  */
 export async function createWithdrawal(
   core: Core,

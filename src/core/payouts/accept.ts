@@ -39,28 +39,15 @@ export interface InsertPayoutOptions {
   disbursementItemId?: string;
   /** Record the payoutWorkflow start in this transaction (flush it after commit with flushWorkflowStart). */
   startWorkflow: boolean;
-  /**
-   * The payout waits for approval (key policy approval_threshold; src/core/policies): status
-   * pending, funds held, no payout.submitted yet, a payout_approvals row, and the workflow started
-   * with `approval` (it waits for approve/reject up to `timeoutMs`).
-   */
+  /** The payout waits for approval up to `timeoutMs` (status pending, funds held, a payout_approvals row). */
   approval?: { timeoutMs: number; expiresAt: Date };
 }
 
 /**
- * Accepts a prepared payout (docs/architecture.md "Money rules", rules 2, 3, 5) in ONE SQL
- * statement, inside the caller's transaction or on its own (then atomic by itself): the payout row
- * (receipt token random; attempts 1 when submitted), the hold `payout:{id}:hold` (available ->
- * held, debit_total) when funding is 'balance', the payout.submitted event (dedupe
- * `payout:{id}:submitted`) when submitted, and the workflow start when `startWorkflow`. With a
- * hold, every row is inserted `from` the guarded balance UPDATE (src/core/ledger.ts
- * gatedPostingCtes): all of them are written or none. So the balance row, which every payout of a
- * business locks, is locked for one statement, and the accept costs one round trip
- * (docs/benchmarks.md). A payout waiting for approval also gets its payout_approvals row (a second
- * statement: call inside a transaction).
- * Throws ApiError 402 insufficient_balance when the available balance does not cover debit_total
- * (nothing written), and Error for a pending payout with startWorkflow (a pending payout is
- * started when it becomes submitted: transitionPayout + payoutStart).
+ * Accepts a prepared payout in one SQL statement (docs/architecture.md "Money rules", rules 2, 3, 5):
+ * the row, the hold `payout:{id}:hold` when funding is 'balance', payout.submitted and the workflow
+ * start, all or none. Throws ApiError 402 insufficient_balance (nothing written), and Error for a
+ * pending payout with startWorkflow.
  */
 export async function insertPayout(
   tx: DbOrTx,
@@ -115,13 +102,7 @@ export async function insertPayout(
   return { id, row: row as PayoutRow, start };
 }
 
-/**
- * The `payouts` row of an accepted payout (the one definition of its columns, shared by
- * {@link insertPayout} and batch acceptance such as Surface B's batch, src/core/claim-flow/batch.ts):
- * amounts from the prepared price, attempts 1 when submitted, a random receipt token, estimated
- * arrival = the rail calendar's latest arrival when prepared with one, else now + the channel's
- * maximum arrival.
- */
+/** The `payouts` row of an accepted payout (the one definition of its columns, also for batches). */
 export function payoutValues(
   caller: Caller,
   prepared: PreparedPayout,
@@ -174,11 +155,7 @@ export function payoutValues(
   };
 }
 
-/**
- * The workflow start of a payout (docs/architecture.md "Workflow ids and task queues"): type 'payoutWorkflow', id = the
- * payout id, args `[{payoutId, channel}]`, search attributes BusinessId, Environment,
- * PayoutStatus, Channel and DisbursementId when the payout belongs to a disbursement.
- */
+/** The payoutWorkflow start of a payout (docs/architecture.md "Workflow ids and task queues"). */
 export function payoutStart(
   row: Pick<PayoutRow, 'id' | 'business_id' | 'environment' | 'status' | 'channel' | 'disbursement_id'>,
   extra: Pick<PayoutWorkflowInput, 'approval'> = {},
@@ -208,18 +185,12 @@ async function findByIdempotencyKey(core: Core, caller: Caller, key: string): Pr
     .executeTakeFirst();
 }
 
-/**
- * {@link findByIdempotencyKey}, and in the same statement retires the key on a payout older than
- * the retention (src/core/idempotency-retention.ts), so that a new payout may take it.
- */
+/** {@link findByIdempotencyKey}, retiring in the same statement the key on a payout past the retention. */
 async function findOrRetireIdempotencyKey(core: Core, caller: Caller, key: string): Promise<PayoutRow | undefined> {
   return findOrRetirePayoutIdempotencyKey(core.db, caller, key, retentionCutoff(core.now()));
 }
 
-/**
- * Makes the recorded start of a payout found by its idempotency key, if it was never made (its
- * process died after commit); if Temporal is unreachable the relay makes it later.
- */
+/** Makes the recorded start of a payout found by its idempotency key, if it was never made. */
 async function flushSoon(core: Core, payoutId: string): Promise<void> {
   try {
     await flushWorkflowStart(core, payoutId);
@@ -229,22 +200,10 @@ async function flushSoon(core: Core, payoutId: string): Promise<void> {
 }
 
 /**
- * POST /payouts (spec "Endpoints", Surface A): prepares, then in one transaction inserts the
- * payout with its hold, event and workflow start (funding 'balance'), then hands the start to this
- * process's starter (src/core/workflow-starts.ts handOffWorkflowStart) and answers without waiting
- * for Temporal. Returns the Payout as created (status submitted, attempts 1). If a payout with this
- * idempotency key already exists for the business and environment (a process died before the
- * idempotency record was completed), returns that payout instead of creating a second one — within
- * the 30-day retention only: an older key is retired and starts a new payout.
- *
- * The existing payout is looked up only when the accept fails (docs/benchmarks.md "2026-11-26"):
- * the unique index on the key refuses a second payout, and any other refusal (402, a paused
- * channel, an expired quote…) is answered by the payout already made for the key, so
- * the happy path costs no lookup. A key held by a payout past the retention makes the accept fail
- * on that index; the lookup retires it and the accept runs once more.
- * Errors: those of {@link preparePayout}, 402 insufficient_balance, and 403 policy_exceeded from the
- * key's policy (src/core/policies/payouts.ts); above the key's approval_threshold the payout is
- * returned `pending` (attempts 0), its funds held, waiting for approval.
+ * POST /payouts (spec "Endpoints", Surface A): returns the Payout as created (submitted, or pending
+ * above the key's approval_threshold), or the payout already holding this key within the 30-day
+ * retention (looked up only when the accept fails: docs/benchmarks.md "2026-11-26").
+ * Errors: those of {@link preparePayout}, 402 insufficient_balance, 403 policy_exceeded.
  */
 export async function createPayout(
   core: Core,
@@ -262,10 +221,7 @@ export async function createPayout(
     return render(await acceptNewPayout(core, caller, req, key));
   } catch (err) {
     if (!key) throw err;
-    // A payout already made for this key (a process died before completing its idempotency
-    // record, or a concurrent request won the unique index) answers; a key past the retention is
-    // retired by the same statement.
-    // If the lookup fails too (the database is down), the accept's own error is the answer.
+    // A payout already made for this key answers; if the lookup fails too, the accept's error does.
     const existing = await findOrRetireIdempotencyKey(core, caller, key).catch(() => {
       throw err;
     });
@@ -284,11 +240,7 @@ export async function createPayout(
   }
 }
 
-/**
- * Prepares and accepts a new payout under `key` (see {@link createPayout}), then hands its
- * workflow start to this process's starter. Throws what preparePayout and insertPayout throw, and the unique
- * violation of `payouts_idempotency` when `key` is already on a payout (nothing is written then).
- */
+/** Prepares and accepts a new payout under `key`; throws as preparePayout/insertPayout, or the `payouts_idempotency` unique violation. */
 async function acceptNewPayout(core: Core, caller: Caller, req: PayoutRequest, key: string | undefined): Promise<PayoutRow> {
   const prepared = await preparePayout(core, caller, req);
   const amountParam = req.sourceAmount !== undefined && req.sourceAmount !== null ? 'source_amount' : req.destinationAmount !== undefined && req.destinationAmount !== null ? 'destination_amount' : 'quote_id';
@@ -297,11 +249,9 @@ async function acceptNewPayout(core: Core, caller: Caller, req: PayoutRequest, k
     const gate = await applyPayoutPolicy(tx, core, caller, prepared.channel.id, prepared.price.sourceAmount, { channel: 'channel', amount: amountParam });
     return insertPayout(tx, core, caller, prepared, { idempotencyKey: key, funding: 'balance', startWorkflow: true, approval: gate.approval ?? undefined });
   };
-  // Without a key policy the accept is one statement, atomic on its own; a policy's budget
-  // counter and approval row join it in a transaction (rolled back whole on a unique violation).
+  // A key policy's budget counter and approval row join the accept in a transaction.
   const accepted = keyPolicy(caller) ? await core.db.transaction().execute(accept) : await accept(core.db);
-  // The start is committed in the outbox: the request answers now and this process's starter makes
-  // it within milliseconds, or the relay does (docs/benchmarks.md "2026-11-26 (evening)").
+  // The start is in the outbox; answer now (docs/benchmarks.md "2026-11-26 (evening)").
   if (accepted.start) handOffWorkflowStart(core, accepted.start);
   return accepted.row;
 }

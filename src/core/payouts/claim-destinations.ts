@@ -1,14 +1,6 @@
 /**
- * Where a live claim-link payout is paid out (docs/notifications.md "When claim_link is live"):
- * the route its recipient chose on the claim page, and the delivery route of a payout. The only
- * writer of `payout_claim_destinations` (migration 0068).
- *
- * A claim link has no rail of its own. In live, the claim page offers the routes of
- * src/core/claim-routes.ts; the chosen route and the recipient's fields are validated as an
- * inline recipient of that channel (the same checks as `POST /payouts` on it, and what its rail can
- * carry), stored once, and then the payout's `claim` Update runs. The delivery
- * (src/core/payouts/delivery.ts) reads the route and hands the rail the same instruction as a
- * live direct payout on that channel. The sandbox simulator needs no route.
+ * Where a live claim-link payout is paid out (docs/notifications.md "When claim_link is live"). The
+ * only writer of `payout_claim_destinations`.
  */
 import { findChannel, type ChannelDefinition } from '../../domain/channels';
 import { ApiError, validationError } from '../../domain/errors';
@@ -30,11 +22,7 @@ export interface DeliveryRoute {
 /** The payout columns a route is derived from. */
 type RoutedPayout = Pick<PayoutRow, 'environment' | 'channel' | 'rail' | 'recipient_details'>;
 
-/**
- * The live routes the claim page of a payout in `currency` offers now: {@link liveClaimRoutes}
- * whose channel is `live` for `caller` (a working rail connection and a live rate, as for a direct
- * payout). Checks the rails' health first when none was checked yet.
- */
+/** The live routes the claim page of a payout in `currency` offers now (checks rail health first if unchecked). */
 export async function offeredClaimRoutes(core: Core, caller: Caller, currency: string): Promise<ChannelDefinition[]> {
   const routes = liveClaimRoutes(core, currency);
   const live = () => routes.filter((c) => statusFor(core, caller, c) === 'live');
@@ -80,11 +68,7 @@ export async function claimDestination(db: Db, payoutId: string): Promise<Delive
   return r ? { channel: r.channel, rail: r.rail, recipientDetails: r.details } : undefined;
 }
 
-/**
- * The route a payout is delivered on: its own channel, rail and recipient, except a live
- * claim-link payout, which goes where its recipient claimed it to ({@link chooseClaimRoute}; its
- * own when none is stored, which has no live adapter).
- */
+/** The route a payout is delivered on: its own, or for a live claim-link payout the claimed one. */
 export async function deliveryRoute(core: Core, payoutId: string, payout: RoutedPayout): Promise<DeliveryRoute> {
   const own = { channel: payout.channel, rail: payout.rail, recipientDetails: payout.recipient_details };
   if (payout.environment !== 'live' || payout.channel !== CLAIM_LINK) return own;

@@ -1,10 +1,4 @@
-/**
- * Delivery steps of a running payout: opening the claim window, making one rail attempt through
- * the rail adapter seam (docs/rails.md "The seam"; src/core/rails/rail-adapters.ts picks the adapter by
- * environment and rail), and the start of a delivery (the move to delivering and the first
- * attempt, in one step). Called by the payout activities (activities/payouts.ts), which turn the
- * errors below into the contract's failure types.
- */
+/** Delivery steps of a running payout through the rail adapter seam (docs/rails.md "The seam"). */
 import type { RailAttemptResult } from '../../../workflows/payout.contract';
 import { parseDuration } from '../../domain/durations';
 import { findChannel } from '../../domain/channels';
@@ -27,10 +21,8 @@ export class NoRailAdapterError extends Error {
 }
 
 /**
- * submitted -> awaiting_claim with a claim token and claim_expires_at: 30 days
- * ({@link CLAIM_WINDOW_MS}); in the sandbox, the window the sandbox's claim-window policy gives
- * its reference (`core.sandbox.claimWindowMs`: 2 s under `sandbox:claim_expired`). Returns the
- * claim window left, in ms (>= 0). Throws IllegalPayoutTransitionError if the payout cannot await a claim.
+ * submitted -> awaiting_claim for {@link CLAIM_WINDOW_MS} (sandbox: the claim-window policy `core.sandbox.claimWindowMs`, 2 s under
+ * `sandbox:claim_expired`). Returns the window left in ms; throws IllegalPayoutTransitionError if it cannot await a claim.
  */
 export async function openClaimWindow(core: Core, payoutId: string): Promise<{ claimWindowMs: number }> {
   const current = await core.db.selectFrom('payouts').select(['reference', 'environment']).where('id', '=', payoutId).executeTakeFirstOrThrow();
@@ -75,11 +67,7 @@ async function routed<T extends InstructionSource>(core: Core, payoutId: string,
   return { ...payout, channel: route.channel, rail: route.rail, recipient_details: route.recipientDetails };
 }
 
-/**
- * Hands attempt `attempt` of `payoutId` (its start already recorded, `existingProviderReference`
- * the reference stored on it, if any) to `adapter` and keeps the reference it gives; a RailError
- * becomes a retryable or final rejection (see {@link makeRailAttempt}).
- */
+/** Hands started attempt `attempt` to `adapter` and keeps its reference; a RailError becomes a rejection. */
 async function submitAttempt(
   core: Core,
   payoutId: string,
@@ -131,12 +119,8 @@ async function submitAttempt(
 }
 
 /**
- * Delivery attempt `attempt` (1-based): records its start (attempt_count >= attempt), hands the
- * payment instruction to the rail's adapter and keeps the reference it gives. A retried call
- * reuses the attempt's stored reference, so the rail sees one idempotent instruction per
- * (payout, attempt). A RailError the adapter throws becomes a retryable or final rejection. A live
- * claim-link payout goes on the route its recipient claimed it to (src/core/payouts/claim-destinations.ts).
- * Throws {@link NoRailAdapterError} when the payout's rail has no adapter in its environment.
+ * Delivery attempt `attempt` (1-based), idempotent per (payout, attempt): records its start and hands
+ * the instruction to the rail's adapter. Throws {@link NoRailAdapterError} when the rail has no adapter.
  */
 export async function makeRailAttempt(core: Core, payoutId: string, attempt: number): Promise<RailAttemptResult> {
   const stored = await core.db
@@ -155,18 +139,9 @@ export async function makeRailAttempt(core: Core, payoutId: string, attempt: num
 export const NOTHING_TO_DELIVER: readonly PayoutStatus[] = ['failed', 'canceled', 'refunded'];
 
 /**
- * The start of a payout's delivery (activity payoutTransition with `deliverAttempt`): the move to
- * `delivering` (`transitionPayout(core, payoutId, 'delivering')`) followed by delivery attempt
- * `attempt` ({@link makeRailAttempt}), with the same answers, in fewer round trips: a payout moved
- * from submitted or claimed takes one statement for the move, the attempt's start and the read of
- * the instruction ({@link startDelivery}), then the rail call and the storing of its reference. A
- * payout already delivering or past it (a replay after a lost workflow task), or one that cannot
- * enter delivering, takes the two calls as they are: a row already succeeded is delivered again
- * under its stored attempt reference (the rail sees the same idempotent instruction); a row in
- * {@link NOTHING_TO_DELIVER} is returned with no attempt. Throws IllegalPayoutTransitionError for
- * a move the transition table forbids and {@link NoRailAdapterError} when the rail has no adapter
- * (after the move). Returns the status now stored and the rail's answer
- * (null with a status in {@link NOTHING_TO_DELIVER}).
+ * `transitionPayout(…, 'delivering')` then {@link makeRailAttempt}, in fewer round trips. Returns the
+ * stored status and the rail's answer (null in {@link NOTHING_TO_DELIVER}); throws
+ * IllegalPayoutTransitionError or {@link NoRailAdapterError}.
  */
 export async function deliverPayout(core: Core, payoutId: string, attempt: number): Promise<{ status: PayoutStatus; attempt: RailAttemptResult | null }> {
   const liveRails = liveServedRails(core);

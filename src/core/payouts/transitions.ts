@@ -42,10 +42,7 @@ export type { AttemptResult };
 
 /** What a transition may also set on the payout (all optional). */
 export interface TransitionPatch {
-  /**
-   * failure.code / failure.message (-> failed, -> refunded); a rail failure also keeps whether a
-   * retry may help and the rail's own reason code (documented extensions, docs/rails.md).
-   */
+  /** failure code/message (-> failed, -> refunded), with retryable and rail reason code (docs/rails.md). */
   failure?: { code: PayoutFailureCode; message: string; retryable?: boolean; railReasonCode?: string | null };
   /** -> succeeded: when the rail booked it (ISO 8601; default now). */
   deliveredAt?: string;
@@ -56,10 +53,7 @@ export interface TransitionPatch {
   claimMethod?: string;
   /** Finishes this attempt in the same transaction. */
   attempt?: AttemptResult & { number: number };
-  /**
-   * Apply the move only from these states; from any other the row is returned unchanged (e.g. the
-   * claim window's expiry applies only to a payout still awaiting_claim).
-   */
+  /** Apply the move only from these states; from any other the row is returned unchanged. */
   onlyFrom?: readonly PayoutStatus[];
 }
 
@@ -73,11 +67,7 @@ export function payoutEventInput(core: Core, row: PayoutRow, status: PayoutStatu
   return payoutStatusEvent({ businessId: row.business_id, environment: row.environment }, type, payoutFromRow(row, core.config.publicUrl), status);
 }
 
-/**
- * The statement that finishes attempt `number` with `r`: inserts it finished, or finishes the row
- * its start recorded (status processing); an attempt already finished keeps its first result.
- * The payout's attempt_count is raised by the caller (in its own UPDATE of the payout).
- */
+/** The statement that finishes attempt `number` with `r` (a finished attempt keeps its first result). */
 function finishAttemptQuery(tx: DbOrTx, payoutId: string, number: number, r: AttemptResult, now: Date) {
   return tx
     .insertInto('payout_attempts')
@@ -116,15 +106,10 @@ async function raiseAttemptCount(tx: DbOrTx, payoutId: string, number: number): 
 }
 
 /**
- * Moves a payout to `to` in one transaction (spec "Payout status"; src/domain/payout-state.ts):
- * locks the row; if it is already `to`, or already past `to` (a replayed move: a workflow task lost
- * after its local activities committed runs them again), or not in `patch.onlyFrom`, returns it
- * unchanged (idempotent: the caller follows the returned status); if the table does not
- * allow the move, throws {@link IllegalPayoutTransitionError}; else updates the projection with
- * `patch`, applies the money movement of the table (settle / release / refund of debit_total,
- * posting keys `payout:{id}:<movement>`), emits EVENT_ON_ENTER[to] (dedupe `payout:{id}:{to}`)
- * and returns the updated row. Entering succeeded sets delivered_at and confirmed_received_at;
- * refunded clears confirmed_received_at; claimed sets claimed_at and claim_method.
+ * Moves a payout to `to` in one transaction (spec "Payout status"): a row already at or past `to`, or
+ * not in `patch.onlyFrom`, is returned unchanged; a move the table forbids throws
+ * {@link IllegalPayoutTransitionError}; else updates the row, posts the table's movement (keys
+ * `payout:{id}:<movement>`), emits EVENT_ON_ENTER[to] and returns the updated row.
  */
 export async function transitionPayout(core: Core, payoutId: string, to: PayoutStatus, patch: TransitionPatch = {}): Promise<PayoutRow> {
   return core.db.transaction().execute(async (tx) => {
@@ -163,9 +148,7 @@ export async function transitionPayout(core: Core, payoutId: string, to: PayoutS
     if (to === 'refunded') set.confirmed_received_at = null;
     if (to === 'submitted' && row.attempt_count < 1) set.attempt_count = 1;
 
-    // The writes in one statement (docs/benchmarks.md): the attempt, the projection, the event
-    // (rendered from the row as it will read back) and the money movement, which locks the
-    // business's balance row until this transaction's COMMIT.
+    // One statement: attempt, projection, event and money movement (docs/benchmarks.md).
     const event = payoutEventInput(core, { ...row, ...set } as PayoutRow, to);
     const money = MONEY_ON_ENTER[to];
     const posting: Posting | null = money
@@ -188,11 +171,7 @@ export async function transitionPayout(core: Core, payoutId: string, to: PayoutS
   });
 }
 
-/**
- * Opens the claim of a claim-link payout: submitted -> awaiting_claim with a new random claim
- * token and claim_expires_at = now + `windowMs` (event payout.awaiting_claim). Idempotent: if the
- * payout is already awaiting its claim, nothing changes. Returns the row.
- */
+/** Opens a claim-link payout's claim (submitted -> awaiting_claim, expiry now + `windowMs`); idempotent. */
 export async function openClaim(core: Core, payoutId: string, windowMs: number): Promise<PayoutRow> {
   const row = await core.db.selectFrom('payouts').selectAll().where('id', '=', payoutId).executeTakeFirst();
   if (row && row.status === 'awaiting_claim') return row;
@@ -201,12 +180,7 @@ export async function openClaim(core: Core, payoutId: string, windowMs: number):
   });
 }
 
-/**
- * Records that delivery attempt `number` started (idempotent upsert of payout_attempts
- * (payout_id, number) in status processing) and raises attempt_count to at least `number`, in one
- * statement. Returns the attempt row (with the provider reference of an earlier try of the same
- * attempt).
- */
+/** Records that attempt `number` started (idempotent upsert) and raises attempt_count; returns the attempt row. */
 export async function recordAttemptStart(core: Core, payoutId: string, number: number): Promise<PayoutAttemptRow> {
   const now = core.now();
   const r = await sql<PayoutAttemptRow>`
@@ -230,23 +204,9 @@ export async function recordAttemptStart(core: Core, payoutId: string, number: n
 const DELIVERING_FROM: readonly PayoutStatus[] = PAYOUT_STATUSES.filter((s) => canTransition(s, 'delivering'));
 
 /**
- * The first step of a delivery in one statement and no explicit transaction: moves
- * the payout from a state the transition table lets enter `delivering` (submitted, claimed) to
- * `delivering` and records that delivery attempt `number` started, as `transitionPayout(…,
- * 'delivering')` followed by {@link recordAttemptStart} would: the projection's status and
- * updated_at, attempt_count raised to at least `number`, the attempt row inserted in status
- * processing (an existing row of that attempt is kept). Entering `delivering` writes no event and
- * moves no money (src/domain/payout-state.ts), so one guarded UPDATE is the whole transition; the
- * guard (`status in (submitted, claimed)`) is re-checked on the locked row, so a concurrent move
- * wins or loses exactly as under `transitionPayout`'s row lock.
- *
- * Only payouts whose rail is in `environment = 'sandbox'` or in `liveRails` (the rails with an
- * adapter in this process) are moved. Returns the moved row and the provider reference already
- * stored on the attempt (null for a new one), or null when nothing was moved: the payout is
- * already delivering or past it (a replay after a lost workflow task), in a state that cannot
- * deliver, has no adapter, or a state table that gives `delivering` an event or a money movement;
- * the caller then takes the general path (transitionPayout, then recordAttemptStart), which
- * decides each of those. Throws only what the database throws.
+ * `transitionPayout(…, 'delivering')` plus {@link recordAttemptStart} in one guarded UPDATE, for a
+ * sandbox payout or one whose rail is in `liveRails`. Returns the moved row and the attempt's stored
+ * provider reference, or null when nothing moved (the caller then takes the general path).
  */
 export async function startDelivery(
   core: Core,
@@ -288,11 +248,7 @@ export async function recordAttemptProviderReference(core: Core, payoutId: strin
     .execute();
 }
 
-/**
- * Records the result of attempt `number` (idempotent: an attempt already finished keeps its
- * first result). Used for attempts that are retried; the final attempt is finished by the
- * transition (TransitionPatch.attempt) in the same transaction as the status change.
- */
+/** Records the result of a retried attempt `number` (idempotent: the first result is kept). */
 export async function recordAttemptResult(core: Core, payoutId: string, number: number, result: AttemptResult): Promise<void> {
   await core.db.transaction().execute(async (tx) => {
     await finishAttemptQuery(tx, payoutId, number, result, core.now()).execute();
@@ -300,21 +256,13 @@ export async function recordAttemptResult(core: Core, payoutId: string, number: 
   });
 }
 
-/**
- * The body of a CTE inserting the payout row `values` `select`ed with `gate` appended (`from
- * balance` when the accept holds funds, src/core/payouts/accept.ts), returning the row.
- */
+/** The body of a CTE inserting payout row `values` selected with `gate` appended, returning the row. */
 export function payoutInsertSelect(values: Record<string, unknown>, gate: RawBuilder<unknown>): RawBuilder<unknown> {
   const { columns, values: vals } = columnsAndValues(values);
   return sql`insert into payouts (${columns}) select ${vals}${gate} returning *`;
 }
 
-/**
- * Inserts many accepted payouts in one statement: `json` is a JSON array of rows (expanded by
- * jsonb_populate_recordset); with `columns`, only those columns are written (the others keep
- * their defaults: src/core/disbursements/worker-steps.ts), else every column (Surface B's batch,
- * src/core/claim-flow/batch.ts). A duplicate id or idempotency key fails the statement.
- */
+/** Inserts a JSON array of payout rows in one statement (only `columns` if given); a duplicate fails it. */
 export async function insertPayoutRowsJson(tx: DbOrTx, json: string, columns?: readonly string[]): Promise<void> {
   if (!columns) {
     await sql`insert into payouts select * from jsonb_populate_recordset(null::payouts, ${json}::jsonb)`.execute(tx);
@@ -324,11 +272,7 @@ export async function insertPayoutRowsJson(tx: DbOrTx, json: string, columns?: r
   await sql`insert into payouts (${cols}) select ${cols} from jsonb_populate_recordset(null::payouts, ${json}::jsonb)`.execute(tx);
 }
 
-/**
- * The recipient starts the claim of the payout with claim token `token` at `now`: sets
- * `claim_started_at`, only while it awaits its claim with neither a start nor a cancel under way
- * (src/core/claim-flow/claim-start-or-cancel.ts). Returns the updated row, or undefined.
- */
+/** Sets `claim_started_at` on the awaiting payout with claim `token` (no start or cancel under way); row or undefined. */
 export async function markClaimStarted(db: DbOrTx, token: string, now: Date): Promise<PayoutRow | undefined> {
   return db
     .updateTable('payouts')
@@ -341,10 +285,7 @@ export async function markClaimStarted(db: DbOrTx, token: string, now: Date): Pr
     .executeTakeFirst();
 }
 
-/**
- * Marks a cancel of claim-link payout `id` under way at `now`, refused (false) once its claim
- * started or when it is no longer pending, submitted or awaiting its claim.
- */
+/** Marks a cancel of claim-link payout `id` under way; false once its claim started or it moved on. */
 export async function markCancelRequested(db: DbOrTx, id: string, now: Date): Promise<boolean> {
   const marked = await db
     .updateTable('payouts')
@@ -361,11 +302,7 @@ export async function clearCancelRequested(db: DbOrTx, id: string): Promise<void
   await db.updateTable('payouts').set({ cancel_requested_at: null }).where('id', '=', id).where('status', '!=', 'canceled').execute();
 }
 
-/**
- * The payout of the caller's business and environment holding Idempotency-Key `key` created at or
- * after `cutoff` (the retention, src/core/idempotency-retention.ts), and in the same statement the
- * key retired (renamed `<key>#retired:<id>`) on a payout created before `cutoff`.
- */
+/** The payout holding Idempotency-Key `key` since `cutoff`; the same statement retires an older holder's key. */
 export async function findOrRetirePayoutIdempotencyKey(
   db: DbOrTx,
   caller: { businessId: string; environment: PayoutRow['environment'] },

@@ -8,11 +8,7 @@ import type { Payout } from '../../domain/payouts';
 import { getPayoutRow, getPayout } from './read';
 import { ensureWorkflowStarted } from '../workflow-starts';
 
-/**
- * Runs an Update of payout `id`'s workflow; if it is refused and the payout's recorded start was
- * never made (the accept answered before its start, src/core/workflow-starts.ts
- * handOffWorkflowStart), makes the start and runs the Update once more.
- */
+/** Runs an Update of payout `id`'s workflow, making its never-made recorded start and retrying once if refused. */
 export async function runOnStartedWorkflow(core: Core, id: string, run: () => Promise<PayoutUpdateOutcome>): Promise<PayoutUpdateOutcome> {
   const outcome = await run();
   if (outcome === 'refused' && (await ensureWorkflowStarted(core, id))) return run();
@@ -43,20 +39,14 @@ async function updatePayoutWorkflow(
 }
 
 /**
- * Acts as the recipient of a claim-link payout (sandbox `POST /sandbox/payouts/{id}/claim`):
- * executes the workflow's `claim` Update with the chosen method; the payout moves
- * awaiting_claim -> claimed -> delivering -> ... Returns the payout after the claim.
- * 404 not_found for an unknown id; 409 invalid_state unless the payout is awaiting its claim.
+ * Sandbox `POST /sandbox/payouts/{id}/claim`: the workflow's `claim` Update with the chosen method;
+ * returns the payout after it. 404 not_found; 409 invalid_state unless awaiting its claim.
  */
 export async function claimPayout(core: Core, caller: Caller, id: string, method: string): Promise<Payout> {
   return updatePayoutWorkflow(core, caller, id, ['awaiting_claim'], () => claimPayoutWorkflow(core.temporal, id, method as ClaimMethod));
 }
 
-/**
- * Cancels a payout that has not reached the recipient (pending or awaiting_claim) through the
- * workflow's `cancel` Update: status canceled, hold released, event payout.canceled.
- * 404 not_found; 409 invalid_state in any other status.
- */
+/** Cancels a pending or awaiting_claim payout via the workflow's `cancel` Update. 404 not_found; 409 invalid_state. */
 export async function cancelPayout(core: Core, caller: Caller, id: string): Promise<Payout> {
   return updatePayoutWorkflow(core, caller, id, ['pending', 'awaiting_claim'], () => cancelPayoutWorkflow(core.temporal, id));
 }

@@ -1,13 +1,7 @@
 /**
- * The shared file-rail module (docs/rails.md "Files"; docs/architecture.md "Seams"): what every rail
- * that sends and receives bank files over SFTP has in common, so a file rail's own folder holds only
- * its file formats and reason codes. The SEPA and ACH modules build on it; the core reaches none of
- * it except through the rail module interface (src/rails/adapter.ts `RailFileParts`, `ConfiguredRail.poll`).
- *
- * - {@link fileRailAdapter}: the one `submit` of a file rail (checks what the file can carry,
- *   queues one entry per payout attempt, answers `accepted` or `rejected`) and its SFTP health.
- * - {@link sftpUpload}: the upload of a composed file (`RailFileParts.upload`).
- * - {@link pollFileRailInbox}: the inbox poll of the bank's outbox (src/rails/sftp/inbox.ts).
+ * The shared file-rail module (docs/rails.md "Files"): what every SFTP bank-file rail has in common,
+ * reached by the core only through src/rails/adapter.ts: {@link fileRailAdapter} (submit and health),
+ * {@link sftpUpload} and {@link pollFileRailInbox}.
  */
 import type { PaymentInstruction, RailAdapter, RailCapabilities, RailHealth, RailReferences, RailSubmitResult } from '../adapter';
 import { type SftpConnectionConfig, SftpTransport, sftpHealth } from '../sftp/transport';
