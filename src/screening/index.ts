@@ -1,5 +1,6 @@
 /** The screening seam's registry (docs/screening.md; docs/architecture.md "Seams"): one module per sanctions list, a plain array, and the seam's own variables. */
 import { z } from 'zod';
+import type { SeamModule } from '../seams/module';
 import type { ScreeningListModule } from './entry';
 import { euFsf } from './lists/eu-fsf';
 import { ofacSdnCsv } from './lists/ofac-sdn-csv';
@@ -23,6 +24,12 @@ export const SCREENING_SETTINGS = {
   SCREENING_MIN_SCORE: z.coerce.number().min(0.5).max(1).default(0.88).describe('The score (0..1) at which a name is a potential match (docs/screening.md "Thresholds").'),
 } as const;
 
+/** The seam-wide settings as a module of its own, so the config loader merges and documents them (src/seams/registry.ts). */
+export const SCREENING_SEAM_MODULE = { id: 'screening', settings: SCREENING_SETTINGS } as const;
+
+/** The screening seam's registry for the config loader: the seam's settings, then every list module's. */
+export const SCREENING_MODULES: readonly SeamModule[] = [SCREENING_SEAM_MODULE, ...SCREENING_LIST_MODULES];
+
 /** The screening settings: the seam's and every list module's, as one zod shape. */
 export const screeningSettingsShape = () => Object.assign({}, SCREENING_SETTINGS, ...SCREENING_LIST_MODULES.map((m) => m.settings)) as z.ZodRawShape;
 
@@ -33,7 +40,7 @@ export interface ScreeningConfig {
 }
 
 /** Parses the screening variables out of `env` (throws zod's error on a bad value or an unknown list id). */
-export function screeningConfig(env: Record<string, string | undefined>): ScreeningConfig {
+export function screeningConfig(env: Record<string, unknown>): ScreeningConfig {
   const parsed = z.object(screeningSettingsShape()).parse(env) as Record<string, unknown>;
   const ids = String(parsed['SCREENING_LISTS']).split(',').map((s) => s.trim()).filter(Boolean);
   const lists = ids.map((id) => {
