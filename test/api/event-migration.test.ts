@@ -44,7 +44,7 @@ describe('migration 0070: legacy events rewritten into the domain form', () => {
     await payout({ channel: 'spei_mxn', recipient: spei, source_amount: '10', reference: 'sandbox:invalid_destination' }, 'failed');
     const claimId = await payout({ channel: 'claim_link', recipient: { type: 'phone', number: '+525512345678' }, source_amount: '50', message: 'Thanks!', reference: 'c-1' }, 'awaiting_claim');
     const { claim_token } = await h.db.selectFrom('payouts').select('claim_token').where('id', '=', claimId).executeTakeFirstOrThrow();
-    expect((await startClaim(h.core, claim_token as string))?.claim_started_at).toBeTruthy();
+    expect((await startClaim(h.core, claim_token as string))?.claimStartedAt).toBeTruthy();
     await payout({ channel: 'claim_link', recipient: { type: 'email', address: 'ana@example.com' }, source_amount: '20', reference: 'sandbox:claim_expired' }, 'failed');
 
     const rc = await h.request('POST', `${C}/recipients`, { key: b.sandbox, body: { phone_number: '+525512345679' } });

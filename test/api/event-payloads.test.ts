@@ -269,7 +269,7 @@ describe('recorded event payloads on every surface', () => {
     expect(claim.status, claim.text).toBe(201);
     await payoutStatus(b, claim.body.id, 'awaiting_claim');
     const { claim_token: token } = await h.db.selectFrom('payouts').select('claim_token').where('id', '=', claim.body.id).executeTakeFirstOrThrow();
-    expect((await startClaim(h.core, token as string))?.claim_started_at).toBeTruthy();
+    expect((await startClaim(h.core, token as string))?.claimStartedAt).toBeTruthy();
 
     const rc = await h.request('POST', `${C}/recipients`, { key: b.sandbox, body: { phone_number: '+525512345672' } });
     expect(rc.status, rc.text).toBe(201);
