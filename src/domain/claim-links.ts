@@ -6,8 +6,7 @@ export interface ClaimLink {
   payout: Payout;
   businessId: string;
   environment: 'sandbox' | 'live';
-  /** When the recipient started the claim on the page (Surface B `claimed`), else null. */
   claimStartedAt: Date | null;
-  /** When the sender asked to cancel (a cancel under way), else null. */
+  /** Set while the sender's cancel is under way. */
   cancelRequestedAt: Date | null;
 }

@@ -104,11 +104,7 @@ export function surfaceARetrySchedule(initialIntervalMs: number): WebhookRetrySc
   };
 }
 
-/**
- * An outbox event as each surface's envelope takes it (src/wire/events.ts `readStoredEvent`; docs/webhooks.md
- * "Event data"): `object` is the stored domain object, from which Surfaces B and C render; `data` is Surface A's
- * object. `object` is null only for a `surface_a` row the migration could not rewrite (the legacy reader).
- */
+/** An outbox event for the envelopes: `object` the domain object (null: a legacy row), `data` Surface A's object (docs/webhooks.md "Event data"). */
 export interface OutboxEvent {
   id: string;
   /** The core event type (`payout.succeeded`); Surface A's name where it differs. */

@@ -51,10 +51,7 @@ export function readStoredEvent(row: { id: string; type: string; createdAt: Date
   return { id: row.id, type: row.type, createdAt: row.createdAt, object, data: object ? surfaceAObject(object) : row.data };
 }
 
-/**
- * What Surface B's event rules read of an event (`channel`, `failure.code`; src/domain/surface-b.ts), from the
- * domain object, or from a legacy row's Surface A object.
- */
+/** What Surface B's event rules read (`channel`, `failure.code`), from the domain object or a legacy row's data. */
 export function surfaceBSelectors(e: Pick<OutboxEvent, 'object' | 'data'>): Record<string, unknown> {
   const o = e.object;
   if (!o) return e.data;

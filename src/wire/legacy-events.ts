@@ -1,7 +1,4 @@
-/**
- * Rewriting an event stored in the legacy `surface_a` form into the domain form (migration 0070;
- * docs/webhooks.md "Event data"). Pure.
- */
+/** Rewriting a legacy `surface_a` event into the domain form (migration 0070; docs/webhooks.md "Event data"). Pure. */
 import { eventObjectData } from '../domain/event-objects';
 import type { OutboxEvent } from '../domain/webhook-events';
 import { readStoredEvent, surfaceAObject } from './events';
@@ -9,12 +6,7 @@ import { invertSurfaceAObject } from './surface-a/event-inverse';
 import { surfaceBEnvelope } from './surface-b-envelope';
 import { surfaceCEnvelope } from './surface-c-envelope';
 
-/**
- * The domain form (`events.data` with `data_format = 'domain'`) of a legacy row, or null when it cannot be
- * rewritten exactly: the inverse of Surface A's rendering (src/wire/surface-a/event-inverse.ts) failed, or
- * the rewritten row, read back from its stored JSON, would not give every surface the same bytes as the
- * legacy row does (Surface A's object, Surface B's and Surface C's envelopes).
- */
+/** The domain form of a legacy row's `data`, or null unless, read back, it gives Surfaces A, B and C the legacy row's bytes. */
 export function domainFormOfLegacyEvent(row: { id: string; type: string; createdAt: Date; data: Record<string, unknown> }): Record<string, unknown> | null {
   const object = invertSurfaceAObject(row.data, surfaceAObject);
   if (!object) return null;

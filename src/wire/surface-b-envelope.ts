@@ -42,11 +42,7 @@ export interface SurfaceBEnvelope {
   };
 }
 
-/**
- * The Surface B envelope of an outbox event, or null when Surface B does not receive it: rendered from the
- * event's domain object, or, for a legacy row the migration left (`object` null), from its Surface A object
- * (docs/webhooks.md "Event data").
- */
+/** The Surface B envelope of an outbox event (from its domain object; a legacy row's from Surface A's object), or null. */
 export function surfaceBEnvelope(event: OutboxEvent): SurfaceBEnvelope | null {
   const type = surfaceBEventType(event.type, surfaceBSelectors(event));
   if (!type) return null;
@@ -93,7 +89,6 @@ function notificationData(n: PayoutNotification): Snapshot {
   return { channel: n.channel, destination: n.destination, status: n.status, deliveredAt: iso(n.deliveredAt), failureCode: n.failureCode, error: n.error };
 }
 
-/** The envelope data of a legacy row, read from its Surface A object as before domain events. */
 function legacyDataOf(type: SurfaceBEventType, d: Snapshot): SurfaceBEnvelope['data'] {
   if (type.startsWith('deposit.')) {
     const credited = str(d.credited_amount);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { surfaceAObject } from '../../src/wire/events';
 import { invertSurfaceAObject, minorUnits } from '../../src/wire/surface-a/event-inverse';
+import { domainFormOfLegacyEvent } from '../../src/wire/legacy-events';
 
 /**
  * The inverse of Surface A's rendering (migration 0070; docs/webhooks.md "Event data") over every recorded
@@ -23,7 +24,7 @@ function filled(v: unknown): unknown {
 const recorded = readdirSync(FIXTURES).flatMap((f) =>
   (JSON.parse(readFileSync(join(FIXTURES, f), 'utf8')) as { core_type: string; A?: { webhook: { data: { object: Record<string, unknown> } } } }[])
     .filter((e) => e.A)
-    .map((e) => ({ name: `${f} ${e.core_type}`, object: filled(e.A!.webhook.data.object) as Record<string, unknown> })),
+    .map((e) => ({ name: `${f} ${e.core_type}`, type: e.core_type, object: filled(e.A!.webhook.data.object) as Record<string, unknown> })),
 );
 
 describe('the inverse of Surface A rendering', () => {
@@ -35,6 +36,11 @@ describe('the inverse of Surface A rendering', () => {
     const o = invertSurfaceAObject(object, surfaceAObject);
     expect(o).not.toBeNull();
     expect(JSON.stringify(surfaceAObject(o!))).toBe(JSON.stringify(object));
+  });
+
+  it.each(recorded.map((r) => [r.name, r.type, r.object] as const))('%s: Surfaces B and C render the inverted object as they render the legacy row', (_, type, object) => {
+    // domainFormOfLegacyEvent compares Surface A's object and Surface B's and C's envelopes of both forms.
+    expect(domainFormOfLegacyEvent({ id: 'evt_01kb0000000000000000000001', type, createdAt: new Date(0), data: object })).not.toBeNull();
   });
 
   it('amounts go back to minor units by the currency exponent', () => {

@@ -1,12 +1,7 @@
 import type { Kysely } from 'kysely';
 import { domainFormOfLegacyEvent } from '../../wire/legacy-events';
 
-/**
- * Rewrites the events stored in the legacy `surface_a` form (Surface A's object, before migration 0066)
- * into the versioned domain form (docs/webhooks.md "Event data"), 500 rows at a time in id order. A row is
- * rewritten only when the rewrite gives every surface the same bytes (src/wire/legacy-events.ts); any other
- * row stays `surface_a`, read by the legacy reader, and is counted in the log line.
- */
+/** Rewrites `surface_a` events into the domain form where every surface keeps its bytes; logs how many stay (docs/webhooks.md "Event data"). */
 export async function up(db: Kysely<any>): Promise<void> {
   let after = '';
   let rewritten = 0;

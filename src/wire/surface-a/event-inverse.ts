@@ -1,15 +1,4 @@
-/**
- * The inverse of Surface A's rendering of an event's object (docs/webhooks.md "Event data"): reads a
- * `surface_a` events row (Surface A's object, as the code before domain events stored it) back into the
- * domain object it was rendered from, for migration 0070. Decimal strings become minor units by the
- * currency's exponent (src/domain/money.ts `exponent`), ISO 8601 strings Dates, snake_case keys the
- * domain's camelCase; a key Surface A leaves out when unknown (`rate_details`, `failure.retryable`,
- * `failure.rail_reason_code`) is read as null. Pure.
- *
- * The inverse is checked, not trusted: {@link invertSurfaceAObject} answers an object only when Surface A's
- * rendering of it (src/wire/events.ts `surfaceAObject`) is byte for byte the stored object; otherwise null,
- * and the row stays in the legacy form.
- */
+/** The inverse of Surface A's rendering of an event's object, for migration 0070 (docs/webhooks.md "Event data"). Pure. */
 import type { Deposit } from '../../domain/deposits';
 import type { Disbursement } from '../../domain/disbursements';
 import type { EventObject, RecipientEventValue } from '../../domain/event-objects';
@@ -20,7 +9,6 @@ import type { Payout, PayoutAttempt } from '../../domain/payouts';
 
 type Obj = Record<string, unknown>;
 
-/** Thrown inside the inverse for a value Surface A could not have rendered; {@link invertSurfaceAObject} answers null. */
 class NotInvertible extends Error {}
 
 const fail = (what: string): never => {
@@ -229,11 +217,8 @@ function recipient(s: Obj): RecipientEventValue {
 }
 
 /**
- * The domain object a stored Surface A object was rendered from, by its `object` kind, or null when it is
- * not one Surface A's current renderer produces (a shape of an older renderer, a value out of range): the
- * caller keeps such a row as it is. `render` is Surface A's rendering in jsonb key order (src/wire/events.ts),
- * passed in to keep this module below it; the answer is given only when `render(answer)` is byte for byte
- * `snapshot` (keys in jsonb order, as PostgreSQL reads them back).
+ * The domain object Surface A's object `snapshot` was rendered from, or null unless `render` (Surface A's, keys
+ * in jsonb order: src/wire/events.ts `surfaceAObject`) gives it back byte for byte; absent keys read as null.
  */
 export function invertSurfaceAObject(snapshot: Obj, render: (o: EventObject) => Obj): EventObject | null {
   let o: EventObject;
