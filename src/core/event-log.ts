@@ -3,7 +3,7 @@ import { fieldValidationError, notFound, validationError } from '../domain/error
 import { isSurfaceCEventPattern, SURFACE_C_EVENT_WILDCARDS, surfaceCCoreTypes, surfaceCEventType } from '../domain/surface-c';
 import { isValidEventPattern, matchesEventPattern, type OutboxEvent, SURFACE_A_EVENT_WILDCARDS, surfaceACoreTypes } from '../domain/webhook-events';
 import type { Database } from '../db/schema';
-import { surfaceASnapshot } from '../wire/events';
+import { readStoredEvent, surfaceBSelectors } from '../wire/events';
 import type { Caller, Core } from './context';
 import { paginate, type Page } from './paging';
 import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARDS, surfaceBEventType } from '../domain/surface-b';
@@ -47,7 +47,7 @@ const SURFACES: { [S in EventSurface]: { valid: (p: string) => boolean; wildcard
     valid: isSurfaceBEventPattern,
     wildcards: SURFACE_B_EVENT_WILDCARDS,
     where: surfaceBWhere,
-    receives: (e) => surfaceBEventType(e.type, e.data) !== null,
+    receives: (e) => surfaceBEventType(e.type, surfaceBSelectors(e)) !== null,
   },
   C: {
     valid: isSurfaceCEventPattern,
@@ -57,7 +57,7 @@ const SURFACES: { [S in EventSurface]: { valid: (p: string) => boolean; wildcard
   },
 };
 
-const toOutboxEvent = (row: EventRow): OutboxEvent => ({ id: row.id, type: row.type, createdAt: asDate(row.created_at), data: surfaceASnapshot(row.data_format, row.data) });
+const toOutboxEvent = (row: EventRow): OutboxEvent => readStoredEvent({ id: row.id, type: row.type, createdAt: asDate(row.created_at), format: row.data_format, data: row.data });
 
 /** `GET /events` filters: `type` a surface event name or wildcard; times ISO 8601 date-times as sent. */
 export interface EventFilter {

@@ -14,7 +14,8 @@ import type { Core } from './context';
 import { guardedPost, RefusedDestinationError } from './net-guard';
 import { recordWebhookAttempt, webhookDeliveriesFailed } from './metrics/registry';
 import { surfaceAEnvelope } from '../wire/surface-a/event-envelopes';
-import { surfaceASnapshot } from '../wire/events';
+import { readStoredEvent, surfaceBSelectors } from '../wire/events';
+import { parseEventObject } from '../domain/event-objects';
 import { SURFACE_A_SIGNATURE_HEADER, signSurfaceA, surfaceBSignatureHeaders } from './webhook-signature';
 import { surfaceBEventType, surfaceBRetrySchedule } from '../domain/surface-b';
 import { surfaceBEnvelope } from '../wire/surface-b-envelope';
@@ -92,9 +93,10 @@ export async function dispatchWebhookEvents(core: Core): Promise<number> {
     const deliveries: { id: string; business_id: string; environment: Environment; event_id: string; endpoint_id: string }[] = [];
     const surfaceBDeliveries = new Set<string>();
     for (const e of events) {
+      const selectors = surfaceBSelectors({ object: e.data_format === 'domain' ? parseEventObject(e.data) : null, data: e.data });
       for (const ep of endpoints) {
         if (ep.business_id !== e.business_id || ep.environment !== e.environment) continue;
-        const name = surfaceEventName(ep.surface, e.type, surfaceASnapshot(e.data_format, e.data));
+        const name = surfaceEventName(ep.surface, e.type, selectors);
         if (name === null || !endpointWantsEvent(ep.events, name)) continue;
         const id = newId('whd');
         if (ep.surface === 'B') surfaceBDeliveries.add(id);
@@ -195,7 +197,7 @@ export async function attemptWebhookDelivery(core: Core, deliveryId: string, att
     return { result: 'endpoint_deleted' };
   }
 
-  const event = { id: row.event_id, type: row.type, createdAt: asDate(row.event_created_at), data: surfaceASnapshot(row.data_format, row.data) };
+  const event = readStoredEvent({ id: row.event_id, type: row.type, createdAt: asDate(row.event_created_at), format: row.data_format, data: row.data });
   const rawBody = JSON.stringify(
     row.surface === 'C'
       ? surfaceCEnvelope(event)

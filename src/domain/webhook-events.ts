@@ -1,4 +1,5 @@
 /** Webhook event types and subscription patterns (spec "Events"). Pure. */
+import type { EventObject } from './event-objects';
 
 /** Surface A event types: the spec's table plus our extensions (docs/webhooks.md, docs/notifications.md "Events"). */
 export const SURFACE_A_EVENT_TYPES = [
@@ -103,11 +104,12 @@ export function surfaceARetrySchedule(initialIntervalMs: number): WebhookRetrySc
   };
 }
 
-/** An outbox event as each surface's envelope takes it: `data` is the object's Surface A snapshot (src/wire/events.ts). */
+/** An outbox event for the envelopes: `object` the domain object (null: a legacy row), `data` Surface A's object (docs/webhooks.md "Event data"). */
 export interface OutboxEvent {
   id: string;
   /** The core event type (`payout.succeeded`); Surface A's name where it differs. */
   type: string;
   createdAt: Date;
+  object: EventObject | null;
   data: Record<string, unknown>;
 }

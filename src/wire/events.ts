@@ -3,6 +3,7 @@
  * bytes do not depend on the form (docs/webhooks.md "Event data"); every envelope is built from it.
  */
 import { type EventDataFormat, type EventObject, parseEventObject, type RecipientEventValue } from '../domain/event-objects';
+import type { OutboxEvent } from '../domain/webhook-events';
 import { renderDeposit } from './surface-a/deposits';
 import { renderPayoutNotification } from './surface-a/notifications';
 import { renderDisbursement } from './surface-a/disbursements';
@@ -36,8 +37,26 @@ export function jsonbOrder(v: unknown): unknown {
 /** The Surface A snapshot of an event's stored `data` (Surface A's object, as its events carry it). */
 export function surfaceASnapshot(format: EventDataFormat | string, data: Record<string, unknown>): Record<string, unknown> {
   if (format !== 'domain') return data;
-  const o = parseEventObject(data);
+  return surfaceAObject(parseEventObject(data));
+}
+
+/** Surface A's object of a domain event object, keys in jsonb order. */
+export function surfaceAObject(o: EventObject): Record<string, unknown> {
   return jsonbOrder(render(o)) as Record<string, unknown>;
+}
+
+/** A stored `events` row as the envelopes take it: the domain object (null for a legacy row) and Surface A's object. */
+export function readStoredEvent(row: { id: string; type: string; createdAt: Date; format: EventDataFormat | string; data: Record<string, unknown> }): OutboxEvent {
+  const object = row.format === 'domain' ? parseEventObject(row.data) : null;
+  return { id: row.id, type: row.type, createdAt: row.createdAt, object, data: object ? surfaceAObject(object) : row.data };
+}
+
+/** What Surface B's event rules read (`channel`, `failure.code`), from the domain object or a legacy row's data. */
+export function surfaceBSelectors(e: Pick<OutboxEvent, 'object' | 'data'>): Record<string, unknown> {
+  const o = e.object;
+  if (!o) return e.data;
+  if (o.object !== 'payout') return {};
+  return { channel: o.value.channel, failure: o.value.failure ? { code: o.value.failure.code } : null };
 }
 
 function render(o: EventObject): object {

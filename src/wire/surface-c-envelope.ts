@@ -10,14 +10,15 @@ export interface SurfaceCEnvelope {
   data: { object: { id: string; object: 'payout'; status: SurfaceCPayoutStatus } };
 }
 
-/** Envelope of a core outbox event, or null when Surface C does not receive it. */
+/** Envelope of a core outbox event, or null when Surface C does not receive it: from the domain object (a legacy row: its Surface A object). */
 export function surfaceCEnvelope(event: OutboxEvent): SurfaceCEnvelope | null {
   const type = surfaceCEventType(event.type);
   if (!type) return null;
+  const ref = event.object ? { id: event.object.value.id, status: event.object.value.status } : { id: String(event.data.id), status: String(event.data.status) };
   return {
     id: event.id,
     type,
     created_at: event.createdAt.toISOString(),
-    data: { object: { id: String(event.data.id), object: 'payout', status: surfaceCPayoutStatus(String(event.data.status)) } },
+    data: { object: { id: ref.id, object: 'payout', status: surfaceCPayoutStatus(ref.status) } },
   };
 }

@@ -2,10 +2,13 @@ import { readFileSync, mkdirSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emitLegacyEvent } from '../helpers/legacy-events';
-import { toDeposit } from '../../src/core/funding/deposits';
+import { dropDeposit, toDeposit } from '../../src/core/funding/deposits';
+import { startClaim } from '../../src/core/claim-flow';
+import { failNotification, recordNotificationDelivered } from '../../src/core/notifications';
 import { correctRecipientFromBank } from '../../src/core/recipients';
 import { expirePaymentRequest } from '../../src/core/payment-links/payment-requests';
 import { eventObjectData } from '../../src/domain/event-objects';
+import { newId } from '../../src/domain/ids';
 import { createHarness, type Harness } from '../helpers/harness';
 import { type WebhookReceiver, waitFor, webhookReceiver } from '../helpers/webhook-receiver';
 
@@ -256,6 +259,56 @@ describe('recorded event payloads on every surface', () => {
     );
     await settled(b);
     check('surface-b-c', await payloads(b));
+  });
+  it('a claim started, notifications delivered and failed, a disbursement completed, a deposit dropped', async () => {
+    const b = await subscribed({ approvalsRequired: 0 });
+    const claim = await h.request('POST', `${A}/payouts`, {
+      key: b.sandbox,
+      body: { channel: 'claim_link', recipient: { type: 'phone', number: '+525512345671' }, source_amount: '30', reference: 'claim-start' },
+    });
+    expect(claim.status, claim.text).toBe(201);
+    await payoutStatus(b, claim.body.id, 'awaiting_claim');
+    const { claim_token: token } = await h.db.selectFrom('payouts').select('claim_token').where('id', '=', claim.body.id).executeTakeFirstOrThrow();
+    expect((await startClaim(h.core, token as string))?.claimStartedAt).toBeTruthy();
+
+    const rc = await h.request('POST', `${C}/recipients`, { key: b.sandbox, body: { phone_number: '+525512345672' } });
+    expect(rc.status, rc.text).toBe(201);
+    const notified: string[] = [];
+    for (const channel of ['sms', 'whatsapp']) {
+      const cp = await h.request('POST', `${C}/payouts`, {
+        key: b.sandbox,
+        body: { recipient_id: rc.body.id, amount: '15', currency: 'USD', delivery_channel: channel, destination: '+525512345672', notification: { send: true, language: 'en' } },
+      });
+      expect(cp.status, cp.text).toBe(201);
+      notified.push(cp.body.id);
+    }
+    const sent = (id: string) =>
+      waitFor(async () => h.db.selectFrom('notifications').selectAll().where('payout_id', '=', id).where('status', '=', 'sent').executeTakeFirst(), `notification of ${id} sent`);
+    const [delivered, failed] = [await sent(notified[0]), await sent(notified[1])];
+    expect(await recordNotificationDelivered(h.core, delivered.id, delivered.provider as string, delivered.provider_message_id)).toBe(true);
+    expect(await failNotification(h.core, failed.id, 'undelivered', 'The handset was unreachable')).toBe(true);
+
+    const d = await h.request('POST', `${A}/disbursements`, {
+      key: b.sandbox,
+      body: { name: 'Bonus', items: [{ channel: 'service_user_usdc', source_amount: '5', recipient: { type: 'service_user', handle: '@bonus_one' }, reference: 'bonus-1' }] },
+    });
+    expect(d.status, d.text).toBe(201);
+    const l = await h.request('POST', `${A}/disbursements/${d.body.id}/launch`, { key: b.sandbox });
+    expect(l.status, l.text).toBe(200);
+    await waitFor(async () => (await h.request('GET', `${A}/disbursements/${d.body.id}`, { key: b.sandbox })).body.status === 'completed', 'disbursement completed');
+
+    const va = await h.request('POST', `${A}/virtual-accounts`, { key: b.sandbox, body: { currency: 'USD' } });
+    expect(va.status, va.text).toBe(201);
+    const dep = await h.request('POST', `${A}/sandbox/deposits`, { key: b.sandbox, body: { virtual_account_id: va.body.id, amount: '7.00', currency: 'USD', reference: 'to-drop' } });
+    expect(dep.status, dep.text).toBe(201);
+    await waitFor(async () => (await h.request('GET', `${A}/deposits/${dep.body.id}`, { key: b.sandbox })).body.status === 'credited', 'deposit credited');
+    // A received deposit with no workflow yet (as a watched chain transfer is), dropped before it starts.
+    const row = await h.db.selectFrom('deposits').selectAll().where('id', '=', dep.body.id).executeTakeFirstOrThrow();
+    const droppedId = newId('dep');
+    await h.db.insertInto('deposits').values({ ...row, id: droppedId, status: 'received', external_id: `${row.external_id}-dropped`, credited_at: null, match_result: null }).execute();
+    expect(await dropDeposit(h.db, droppedId)).toBe(true);
+    await settled(b);
+    check('claim-started-notifications-completed-dropped', await payloads(b));
   });
 });
 

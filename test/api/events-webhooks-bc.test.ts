@@ -155,7 +155,7 @@ describe('Surface B: GET /events and /events/{id}', () => {
     const emitted: { id: string; type: string | null }[] = [];
     for (const [type, data] of snapshots) {
       const id = await emitRaw(biz.id, type, data);
-      emitted.push({ id, type: surfaceBEnvelope({ id, type, createdAt: new Date(), data })?.type ?? null });
+      emitted.push({ id, type: surfaceBEnvelope({ id, type, createdAt: new Date(), object: null, data })?.type ?? null });
     }
     const patterns = [undefined, '*', 'disbursement.*', 'deposit.*', 'disbursement.created', 'disbursement.claimed', 'disbursement.delivered', 'disbursement.failed', 'disbursement.expired', 'disbursement.cancelled', 'deposit.received', 'deposit.credited'];
     for (const p of patterns) {

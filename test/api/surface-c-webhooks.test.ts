@@ -39,14 +39,14 @@ describe('Surface C webhooks: happy', () => {
   });
 
   it('a Surface C endpoint gets payout.submitted as payout.created in the Surface C envelope; refunds and failures as payout.failed', async () => {
-    expect(surfaceCEnvelope({ id: 'evt_1', type: 'payout.submitted', createdAt: new Date('2026-01-01T00:00:00Z'), data: { id: 'po_1', status: 'submitted' } })).toEqual({
+    expect(surfaceCEnvelope({ id: 'evt_1', type: 'payout.submitted', createdAt: new Date('2026-01-01T00:00:00Z'), object: null, data: { id: 'po_1', status: 'submitted' } })).toEqual({
       id: 'evt_1',
       type: 'payout.created',
       created_at: '2026-01-01T00:00:00.000Z',
       data: { object: { id: 'po_1', object: 'payout', status: 'pending' } },
     });
-    expect(surfaceCEnvelope({ id: 'e', type: 'payout.refunded', createdAt: new Date(), data: { id: 'po_1', status: 'refunded' } })?.type).toBe('payout.failed');
-    expect(surfaceCEnvelope({ id: 'e', type: 'payout.claimed', createdAt: new Date(), data: { id: 'po_1', status: 'claimed' } })).toBeNull();
+    expect(surfaceCEnvelope({ id: 'e', type: 'payout.refunded', createdAt: new Date(), object: null, data: { id: 'po_1', status: 'refunded' } })?.type).toBe('payout.failed');
+    expect(surfaceCEnvelope({ id: 'e', type: 'payout.claimed', createdAt: new Date(), object: null, data: { id: 'po_1', status: 'claimed' } })).toBeNull();
 
     const b = await h.business();
     const c = await create({ url: 'https://example.com/only-created', events: ['payout.created'] }, b.sandbox);

@@ -21,7 +21,7 @@ describe('notification events', () => {
       expect(surfaceAEventType(t)).toBe(t);
       expect(surfaceCEventType(t)).toBe(t);
     }
-    expect(surfaceCEnvelope({ id: 'evt_1', type: 'payout.notification_failed', createdAt: new Date(0), data })).toMatchObject({
+    expect(surfaceCEnvelope({ id: 'evt_1', type: 'payout.notification_failed', createdAt: new Date(0), object: null, data })).toMatchObject({
       type: 'payout.notification_failed',
       data: { object: { id: 'po_1', object: 'payout', status: 'pending' } },
     });
@@ -30,7 +30,7 @@ describe('notification events', () => {
   it('Surface B receives them as disbursement.notification_* for claim links, with the notification in camelCase', () => {
     expect(surfaceBEventType('payout.notification_delivered', data)).toBe('disbursement.notification_delivered');
     expect(surfaceBEventType('payout.notification_failed', { ...data, channel: 'spei_mxn' })).toBeNull();
-    const env = surfaceBEnvelope({ id: 'evt_1', type: 'payout.notification_failed', createdAt: new Date(0), data });
+    const env = surfaceBEnvelope({ id: 'evt_1', type: 'payout.notification_failed', createdAt: new Date(0), object: null, data });
     expect(env).toMatchObject({
       type: 'disbursement.notification_failed',
       data: { id: 'po_1', status: 'pending', notification: { channel: 'sms', status: 'failed', failureCode: '30003', deliveredAt: null } },

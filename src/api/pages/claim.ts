@@ -5,12 +5,13 @@
  * changes anything (messaging apps fetch links for previews). The random token is the credential.
  */
 import type { Hono } from 'hono';
-import { startClaim } from '../../core/claim-flow';
+import { findClaimLink, startClaim } from '../../core/claim-flow';
 import type { Caller, Core } from '../../core/context';
-import { CLAIM_METHODS, claimPayout, payoutFromRow } from '../../core/payouts';
+import { CLAIM_METHODS, claimPayout } from '../../core/payouts';
 import { renderPayout } from '../../wire/surface-a/payouts';
 import { chooseClaimRoute, offeredClaimRoutes } from '../../core/payouts/claim-destinations';
 import { type ChannelDefinition, requirementsFor } from '../../domain/channels';
+import type { ClaimLink } from '../../domain/claim-links';
 import { ApiError } from '../../domain/errors';
 import type { AppEnv } from '../types';
 
@@ -69,47 +70,47 @@ function routeForms(token: string, routes: readonly ChannelDefinition[], given: 
 }
 
 /** The claim page's caller: the payout's business and environment, acting through the link's token. */
-const linkCaller = (row: { business_id: string; environment: 'sandbox' | 'live' }): Caller => ({
-  businessId: row.business_id,
-  environment: row.environment,
+const linkCaller = (link: ClaimLink): Caller => ({
+  businessId: link.businessId,
+  environment: link.environment,
   keyId: 'claim_page',
   role: 'member',
   policy: null,
 });
 
-async function liveMethods(core: Core, row: { business_id: string; environment: 'sandbox' | 'live'; destination_currency: string }) {
-  return offeredClaimRoutes(core, linkCaller(row), row.destination_currency);
+async function liveMethods(core: Core, link: ClaimLink) {
+  return offeredClaimRoutes(core, linkCaller(link), link.payout.destination.currency);
 }
 
 const NOT_FOUND = page('Claim link not found', '<h1>Claim link not found</h1><p>This link is not valid.</p>', false);
 
 /** Registers `GET /c/:token` and `POST /c/:token` (HTML). */
 export function registerClaimPage(app: Hono<AppEnv>): void {
-  const load = async (core: AppEnv['Variables']['core'], token: string) =>
-    core.db.selectFrom('payouts').selectAll().where('claim_token', '=', token).executeTakeFirst();
-
   app.get('/c/:token', async (c) => {
     const core = c.get('core');
-    const row = await load(core, c.req.param('token'));
+    const link = await findClaimLink(core, c.req.param('token'));
     c.header('Cache-Control', 'no-store');
-    if (!row) return c.html(NOT_FOUND, 404);
-    const p = renderPayout(payoutFromRow(row));
+    if (!link) return c.html(NOT_FOUND, 404);
+    const payout = link.payout;
+    const p = renderPayout(payout);
     const amount = `${esc(p.destination_amount)} ${esc(p.destination_currency)}`;
-    const sandbox = row.environment === 'sandbox';
-    if (row.status !== 'awaiting_claim') {
+    const sandbox = link.environment === 'sandbox';
+    if (payout.status !== 'awaiting_claim') {
+      const method = payout.claim?.method;
       const text =
-        row.status === 'failed' && row.failure_code === 'claim_expired'
+        payout.status === 'failed' && payout.failure?.code === 'claim_expired'
           ? 'This claim link expired; the funds went back to the sender.'
-          : row.status === 'canceled'
+          : payout.status === 'canceled'
             ? 'The sender canceled this payment.'
-            : `This payment was claimed${row.claim_method ? ` by ${esc(METHOD_TEXT[row.claim_method] ?? row.claim_method)}` : ''}. Status: ${esc(row.status)}.`;
+            : `This payment was claimed${method ? ` by ${esc(METHOD_TEXT[method] ?? method)}` : ''}. Status: ${esc(payout.status)}.`;
       return c.html(page('Payment', `<h1>Payment of ${amount}</h1><p>${text}</p>`, sandbox), 200);
     }
-    const message = row.message ? `<blockquote>${esc(row.message)}</blockquote>` : '';
-    const expires = row.claim_expires_at ? `<p>Claim before ${esc(row.claim_expires_at.toISOString().slice(0, 10))}.</p>` : '';
+    const message = payout.message ? `<blockquote>${esc(payout.message)}</blockquote>` : '';
+    const expiresAt = payout.claim?.expiresAt;
+    const expires = expiresAt ? `<p>Claim before ${esc(expiresAt.toISOString().slice(0, 10))}.</p>` : '';
     const token = esc(encodeURIComponent(c.req.param('token')));
-    if (!row.claim_started_at) {
-      const cancelling = row.cancel_requested_at ? '<p>The sender is cancelling this payment.</p>' : '';
+    if (!link.claimStartedAt) {
+      const cancelling = link.cancelRequestedAt ? '<p>The sender is cancelling this payment.</p>' : '';
       return c.html(
         page(
           'You have money to claim',
@@ -121,7 +122,7 @@ export function registerClaimPage(app: Hono<AppEnv>): void {
       );
     }
     if (!sandbox) {
-      const routes = await liveMethods(core, row);
+      const routes = await liveMethods(core, link);
       return c.html(page('You have money to claim', `<h1>You have money to claim</h1><p class="amount">${amount}</p>${message}${expires}
 <p>Choose where to receive it:</p>${routeForms(token, routes)}`, false), 200);
     }
@@ -141,32 +142,32 @@ export function registerClaimPage(app: Hono<AppEnv>): void {
 
   app.post('/c/:token/start', async (c) => {
     const token = c.req.param('token');
-    const row = await startClaim(c.get('core'), token);
-    if (!row) return c.html(NOT_FOUND, 404);
+    const link = await startClaim(c.get('core'), token);
+    if (!link) return c.html(NOT_FOUND, 404);
     return c.redirect(`/c/${encodeURIComponent(token)}`, 303);
   });
 
   app.post('/c/:token', async (c) => {
     const core = c.get('core');
     const token = c.req.param('token');
-    const row = await load(core, token);
-    if (!row) return c.html(NOT_FOUND, 404);
+    const link = await findClaimLink(core, token);
+    if (!link) return c.html(NOT_FOUND, 404);
     const form = await c.req.parseBody();
     const method = String(form.method ?? '');
     if (!(CLAIM_METHODS as readonly string[]).includes(method)) {
-      return c.html(page('Choose a method', '<h1>Choose a payout method</h1><p>Go back and pick one of the options.</p>', row.environment === 'sandbox'), 400);
+      return c.html(page('Choose a method', '<h1>Choose a payout method</h1><p>Go back and pick one of the options.</p>', link.environment === 'sandbox'), 400);
     }
-    const caller = linkCaller(row);
-    const started = row.claim_started_at ? row : await startClaim(core, token);
-    if (!started?.claim_started_at) return c.redirect(`/c/${encodeURIComponent(token)}`, 303);
-    if (row.environment === 'live' && row.status === 'awaiting_claim') {
-      const routes = await liveMethods(core, row);
+    const caller = linkCaller(link);
+    const started = link.claimStartedAt ? link : await startClaim(core, token);
+    if (!started?.claimStartedAt) return c.redirect(`/c/${encodeURIComponent(token)}`, 303);
+    if (link.environment === 'live' && link.payout.status === 'awaiting_claim') {
+      const routes = await liveMethods(core, link);
       const fields = Object.fromEntries(Object.entries(form).filter((e): e is [string, string] => typeof e[1] === 'string' && e[0] !== 'method' && e[0] !== 'route'));
       try {
-        await chooseClaimRoute(core, row, routes, String(form.route ?? ''), fields);
+        await chooseClaimRoute(core, link.payout, routes, String(form.route ?? ''), fields);
       } catch (err) {
         if (!(err instanceof ApiError) || err.status >= 500) throw err;
-        const p = renderPayout(payoutFromRow(row));
+        const p = renderPayout(link.payout);
         const safeToken = esc(encodeURIComponent(token));
         const body = `<h1>You have money to claim</h1><p class="amount">${esc(p.destination_amount)} ${esc(p.destination_currency)}</p>
 <p class="error" id="error" role="alert">${esc(err.message)}${err.param ? ` (${esc(err.param.replace(/^recipient\./, ''))})` : ''}</p>${routeForms(safeToken, routes, fields)}`;
@@ -174,7 +175,7 @@ export function registerClaimPage(app: Hono<AppEnv>): void {
       }
     }
     try {
-      await claimPayout(core, caller, row.id, method);
+      await claimPayout(core, caller, link.payout.id, method);
     } catch (err) {
       if (!(err instanceof ApiError && err.status === 409)) throw err;
       // Already claimed, expired or canceled: the GET page explains which.

@@ -18,28 +18,42 @@ import { getClaimDisbursementRow } from './disbursements';
 import { claimStatusOfRow } from './status';
 import { claimDisbursementView } from './view';
 import type { ClaimDisbursement } from '../../domain/claim-disbursements';
+import type { ClaimLink } from '../../domain/claim-links';
 
 /** Core event type of a claim start (Surface B `disbursement.claimed`; Surface A does not receive it). */
 export const CLAIM_STARTED_EVENT = 'payout.claim_started';
+
+const claimLinkOf = (row: PayoutRow, publicUrl: string): ClaimLink => ({
+  payout: payoutFromRow(row, publicUrl),
+  businessId: row.business_id,
+  environment: row.environment,
+  claimStartedAt: row.claim_started_at,
+  cancelRequestedAt: row.cancel_requested_at,
+});
+
+/** The claim link of `token` (the claim page's credential), or undefined for an unknown token. */
+export async function findClaimLink(core: Core, token: string): Promise<ClaimLink | undefined> {
+  const row = await core.db.selectFrom('payouts').selectAll().where('claim_token', '=', token).executeTakeFirst();
+  return row && claimLinkOf(row, core.config.publicUrl);
+}
 
 /**
  * The recipient starts the claim flow on the claim page (`token` is the claim link's token): sets
  * `claim_started_at` and emits {@link CLAIM_STARTED_EVENT} (dedupe `payout:{id}:claim_started`) in
  * one transaction, if the payout awaits its claim and no cancel is under way. Idempotent: a second
- * start changes nothing. Returns the row after the attempt, or undefined for an unknown token.
+ * start changes nothing. Returns the claim link after the attempt, or undefined for an unknown token.
  */
-export async function startClaim(core: Core, token: string): Promise<PayoutRow | undefined> {
+export async function startClaim(core: Core, token: string): Promise<ClaimLink | undefined> {
   return core.db.transaction().execute(async (tx) => {
     const now = core.now();
     const updated = await markClaimStarted(tx, token, now);
     if (updated) {
-      await emitEvent(
-        tx,
-        payoutStatusEvent({ businessId: updated.business_id, environment: updated.environment }, CLAIM_STARTED_EVENT, payoutFromRow(updated, core.config.publicUrl), 'claim_started'),
-      );
-      return updated;
+      const link = claimLinkOf(updated, core.config.publicUrl);
+      await emitEvent(tx, payoutStatusEvent({ businessId: link.businessId, environment: link.environment }, CLAIM_STARTED_EVENT, link.payout, 'claim_started'));
+      return link;
     }
-    return tx.selectFrom('payouts').selectAll().where('claim_token', '=', token).executeTakeFirst();
+    const row = await tx.selectFrom('payouts').selectAll().where('claim_token', '=', token).executeTakeFirst();
+    return row && claimLinkOf(row, core.config.publicUrl);
   });
 }
 

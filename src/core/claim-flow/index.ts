@@ -1,5 +1,5 @@
 /** Surface B's claim flow over the core's claim-link payouts (one core; see each module). */
-export { CLAIM_STARTED_EVENT, cancelClaimDisbursement, startClaim } from './claim-start-or-cancel';
+export { CLAIM_STARTED_EVENT, cancelClaimDisbursement, findClaimLink, startClaim } from './claim-start-or-cancel';
 export {
   createClaimDisbursement,
   getClaimDisbursement,

@@ -11,6 +11,7 @@ import { CLAIM_LINK, liveClaimRoutes } from '../claim-routes';
 import type { Caller, Core } from '../context';
 import { railCarriageProblem, refreshRailHealth } from '../rails/rail-adapters';
 import type { PayoutRow } from './rows';
+import type { Payout } from '../../domain/payouts';
 
 /** The delivery route of a payout: the catalog channel and rail its rail instruction names, and the recipient fields it carries. */
 export interface DeliveryRoute {
@@ -34,20 +35,20 @@ export async function offeredClaimRoutes(core: Core, caller: Caller, currency: s
 
 /**
  * Validates the recipient's choice of route `channelId` with `fields` (the channel's requirement
- * fields, wire names) for live claim-link payout `payoutId` and stores it once (a payout keeps the
+ * fields, wire names) for live claim-link payout `payout` and stores it once (a payout keeps the
  * first route stored; a later choice is ignored). Returns the stored route.
  * Throws ApiError 400 validation_error: `channel` (not one of `offered`), `recipient.<field>`
  * (invalid value, or one the rail cannot carry); 422 recipient_not_ready (`recipient`, missing fields).
  */
 export async function chooseClaimRoute(
   core: Core,
-  payout: Pick<PayoutRow, 'id' | 'destination_currency' | 'reference'>,
+  payout: Pick<Payout, 'id' | 'destination' | 'reference'>,
   offered: readonly ChannelDefinition[],
   channelId: string,
   fields: Record<string, string>,
 ): Promise<DeliveryRoute> {
   const channel = offered.find((c) => c.id === channelId);
-  if (!channel || channel.currency !== payout.destination_currency) throw validationError('channel', `Choose one of: ${offered.map((c) => c.id).join(', ') || 'none is available now'}`);
+  if (!channel || channel.currency !== payout.destination.currency) throw validationError('channel', `Choose one of: ${offered.map((c) => c.id).join(', ') || 'none is available now'}`);
   const { details } = validateInlineRecipient({ ...fields, type: channel.recipientType } as InlineRecipient, channel);
   const problem = railCarriageProblem(channel.rail, details, payout.reference, channel.id);
   if (problem) {

@@ -27,6 +27,7 @@ import * as m0061sol from './0061_solana_usdc';
 import * as m0065 from './0065_defense_in_depth';
 import * as m0066 from './0066_event_data_format';
 import * as m0069wsc from './0069_workflow_start_claims';
+import * as m0070edf from './0070_event_domain_form';
 import * as m0075scr from './0075_screening';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
@@ -59,6 +60,7 @@ export const migrations: Record<string, Migration> = {
   '0066_event_data_format': m0066,
   '0068_payout_claim_destinations': m0068pcd,
   '0069_workflow_start_claims': m0069wsc,
+  '0070_event_domain_form': m0070edf,
   '0075_screening': m0075scr,
 };
 
