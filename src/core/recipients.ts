@@ -263,25 +263,6 @@ export function checkRecipient(
   return receivability(input);
 }
 
-/** `recipient.updated` event data: the Surface A shape, type object masked, plus `updated_at`. */
-export function recipientEventData(r: RecipientRecord): Record<string, unknown> {
-  return {
-    id: r.id,
-    object: 'recipient',
-    type: r.type,
-    country: r.country,
-    currency: r.currency,
-    name: r.name,
-    kind: r.kind,
-    external_id: r.externalId,
-    [r.type]: maskRecipientDetails(r.type, r.details),
-    status: r.status,
-    missing_fields: r.missingFields,
-    channels: r.channels,
-    created_at: r.createdAt.toISOString(),
-    updated_at: r.updatedAt.toISOString(),
-  };
-}
 
 /**
  * Applies a bank's correction (ACH notification of change, docs/rails.md "ACH"): `fields` replace, or

@@ -9,6 +9,7 @@ import { renderPayoutNotification } from './surface-a/notifications';
 import { renderDisbursement } from './surface-a/disbursements';
 import { renderPaymentRequest } from './surface-a/payment-links';
 import { renderPayout } from './surface-a/payouts';
+import { renderRecipientObject } from './surface-a/recipients';
 
 const utf8 = new TextEncoder();
 
@@ -75,21 +76,6 @@ function render(o: EventObject): object {
 }
 
 function renderRecipientEvent(r: RecipientEventValue): object {
-  return {
-    id: r.id,
-    object: 'recipient',
-    type: r.type,
-    country: r.country,
-    currency: r.currency,
-    name: r.name,
-    kind: r.kind,
-    external_id: r.externalId,
-    [r.type]: r.details,
-    status: r.status,
-    missing_fields: r.missingFields,
-    channels: r.channels,
-    created_at: r.createdAt.toISOString(),
-    updated_at: r.updatedAt.toISOString(),
-    correction: { source: r.correction.source, change_code: r.correction.changeCode, payout_id: r.correction.payoutId },
-  };
+  const { source, changeCode, payoutId } = r.correction;
+  return { ...renderRecipientObject(r), correction: { source, change_code: changeCode, payout_id: payoutId } };
 }

@@ -6,13 +6,13 @@ import {
   deleteRecipient,
   getRecipient,
   listRecipients,
-  recipientEventData,
   type RecipientRecord,
   updateRecipient,
 } from '../../core/recipients';
 import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
 import { validationError } from '../../domain/errors';
-import { renderReceivability } from '../../wire/surface-a/recipients';
+import { maskRecipientDetails } from '../../domain/recipients';
+import { renderReceivability, renderRecipientObject } from '../../wire/surface-a/recipients';
 import { idempotency } from '../middleware/idempotency';
 import type { SurfaceRouter } from '../surface';
 import {
@@ -127,7 +127,7 @@ export const ReceivabilitySchema = z
 
 /** The wire Recipient: fields in spec order, the type object masked (spec "Recipient"; the core's event shape without `updated_at`). */
 export function renderRecipient(r: RecipientRecord): RecipientResponse {
-  const { updated_at: _updatedAt, ...wire } = recipientEventData(r);
+  const { updated_at: _updatedAt, ...wire } = renderRecipientObject({ ...r, details: maskRecipientDetails(r.type, r.details) });
   return wire as RecipientResponse;
 }
 
