@@ -1,6 +1,13 @@
 /** Name matching after OFAC's method (OFAC FAQ 249; docs/screening.md "Matching"), with talisman's Jaro-Winkler and Soundex; pure and in memory. */
-import jaroWinkler from 'talisman/metrics/jaro-winkler';
-import soundex from 'talisman/phonetics/soundex';
+import type jaroWinklerFn from 'talisman/metrics/jaro-winkler';
+import type soundexFn from 'talisman/phonetics/soundex';
+import { lazyPackage } from '../lazy-package';
+
+const jw = lazyPackage<{ default: typeof jaroWinklerFn } | typeof jaroWinklerFn, typeof jaroWinklerFn>('talisman/metrics/jaro-winkler', (m) => ('default' in m ? m.default : m));
+const sx = lazyPackage<{ default: typeof soundexFn } | typeof soundexFn, typeof soundexFn>('talisman/phonetics/soundex', (m) => ('default' in m ? m.default : m));
+/** Jaro-Winkler similarity (talisman, loaded at first use: docs/operations.md "Idle cost"). */
+const jaroWinkler = (a: string, b: string): number => jw()(a, b);
+const soundex = (t: string): string => sx()(t);
 import type { ListEntry } from './entry';
 import { countryCode, nameTokens, normalizeIdentifier, normalizeName } from './normalize';
 

@@ -1,5 +1,5 @@
 /** Name, country and date normalisation shared by the list parsers and the matcher (docs/screening.md "Matching"). Pure functions. */
-import transliterate from '@sindresorhus/transliterate';
+import { transliterate } from '../rails/transliterate';
 
 /** Words that never score alone: legal forms, generic business words, name particles (docs/screening.md "Matching"). */
 export const STOP_WORDS: ReadonlySet<string> = new Set([

@@ -1,5 +1,8 @@
 /** OFAC's SDN list as its CSV set (docs/screening.md "Lists"): the official columns below, no header row, `-0-` as null, no publication date. */
-import { parse } from 'csv-parse/sync';
+import type { parse as parseCsv } from 'csv-parse/sync';
+import { lazyPackage } from '../../lazy-package';
+
+const csv = lazyPackage<{ parse: typeof parseCsv }>('csv-parse/sync');
 import { type EntryKind, type ListEntry, ListFormatError, type ListFiles, type ParsedList, type ScreeningListModule, listSourceSettings } from '../entry';
 import { countryCode } from '../normalize';
 import { parseOfacRemarks } from './ofac-remarks';
@@ -15,7 +18,7 @@ function rows(text: string | undefined, file: keyof typeof COLUMNS): (string | n
   if (text === undefined) return [];
   let records: string[][];
   try {
-    records = parse(text.replaceAll('\u001a', ''), { relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: true });
+    records = csv().parse(text.replaceAll('\u001a', ''), { relax_column_count: true, relax_quotes: true, skip_empty_lines: true, trim: true });
   } catch (err) {
     throw new ListFormatError(`${file}: ${(err as Error).message}`);
   }

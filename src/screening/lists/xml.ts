@@ -1,5 +1,8 @@
 /** fast-xml-parser set up the way the XML list parsers read (docs/screening.md "Lists"): every value a string. */
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type * as FastXml from 'fast-xml-parser';
+import { lazyPackage } from '../../lazy-package';
+
+const fastXml = lazyPackage<typeof FastXml>('fast-xml-parser');
 import { ListFormatError } from '../entry';
 
 /** A parsed element: attributes under their own names, child elements under theirs, text as `#text`. */
@@ -10,10 +13,10 @@ export type XmlNode = Record<string, unknown>;
  * arrays. Throws {@link ListFormatError} on malformed XML.
  */
 export function parseXml(text: string, file: string, arrays: readonly string[]): XmlNode {
-  const valid = XMLValidator.validate(text);
+  const valid = fastXml().XMLValidator.validate(text);
   if (valid !== true) throw new ListFormatError(`${file}: not well-formed XML (${valid.err.msg}, line ${valid.err.line})`);
   const set = new Set(arrays);
-  return new XMLParser({
+  return new (fastXml().XMLParser)({
     ignoreAttributes: false,
     attributeNamePrefix: '',
     removeNSPrefix: true,
