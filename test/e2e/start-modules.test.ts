@@ -32,6 +32,7 @@ const SEAM_PACKAGES = [
   'csv-parse',
   'csv-stringify',
   'libphonenumber-js',
+  'talisman',
   '@electric-sql/pglite',
 ];
 
