@@ -8,12 +8,14 @@
 import { NOTIFICATION_PROVIDERS } from '../notifications/registry';
 import { RAIL_MODULES } from '../rails/registry';
 import { RATE_SOURCES } from '../rates/index';
+import { SOLANA_NETWORKS } from '../solana/settings';
 
 /** One seam's registry for the loader and the docs: its folder name, the docs heading and its modules (a tuple). */
 export const SEAM_REGISTRIES = [
   RAIL_MODULES,
   NOTIFICATION_PROVIDERS,
   RATE_SOURCES,
+  SOLANA_NETWORKS,
 ] as const;
 
 /** The docs/configuration.md headings of {@link SEAM_REGISTRIES}, in the same order (the generated tables' sections). */
@@ -21,4 +23,5 @@ export const SEAM_TITLES: readonly string[] = [
   'Rails',
   'Notification providers',
   'Rate sources',
+  'USDC on Solana',
 ];
