@@ -47,6 +47,11 @@ const baseSettings = {
     .enum(['true', 'false', ''])
     .default('')
     .transform((v) => v === 'true'),
+  /** `true`: the worker starts without the retired-patch check (docs/operations.md "Retiring a workflow patch"). */
+  WORKER_SKIP_PATCH_CHECK: z
+    .enum(['true', 'false', ''])
+    .default('')
+    .transform((v) => v === 'true'),
   PAUSED_CHANNELS: z.string().default(''),
   SANDBOX_ARRIVAL: z.string().default('PT0.2S'),
   RATE_LIMIT_LIVE_PER_SECOND: z.coerce.number().int().min(0).default(100),
