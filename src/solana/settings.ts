@@ -1,9 +1,4 @@
-/**
- * USDC on Solana as a seam module (docs/architecture.md "Seams"; docs/getting-paid.md "Crypto
- * deposits"): the Solana network's own variables, merged into the service's configuration at load
- * (src/config.ts) and documented from these descriptions in docs/configuration.md "USDC on Solana".
- * Seeds are secrets: never logged, never stored (keys are derived when needed, src/solana/keys.ts).
- */
+/** USDC on Solana as a seam module (docs/architecture.md "Seams"); seeds are secrets, never logged or stored. */
 import { z } from 'zod';
 import type { SeamModule } from '../seams/module';
 import { isoDuration } from '../seams/settings';

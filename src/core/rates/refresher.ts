@@ -17,20 +17,12 @@ import { cachedBook, rateSettings, refreshRateCache } from './cache';
 import { rateRefusals, type RefusalReason, watchRates } from './metrics';
 import { readObservations, storeObservations } from './store';
 
-/**
- * Which currencies' rates the refresher polls: `routes`, every currency RATE_ROUTES names (tests
- * that price live without a live rail, test/helpers/harness.ts); `live` (the default), those of
- * {@link liveRateCurrencies}; or an explicit list.
- */
+/** The currencies polled: `live` ({@link liveRateCurrencies}, the default), `routes` (all RATE_ROUTES names; the test harness) or a list. */
 export type RatePolling = 'live' | 'routes' | readonly string[];
 
 /**
- * The currencies a live route needs a rate for (docs/rates.md "Refresher"), sorted: the currency of
- * every catalog channel whose rail has a live connection configured (a rail module's `connect`,
- * src/core/rails/rail-adapters.ts: its payouts, the claim links paid over it, and the deposits that
- * arrive on it, such as an ACH virtual-account range or the payout partner's currencies). USDC
- * needs none (a Solana deposit credits USDC at 1), and the sandbox none (its own table). Empty with
- * no live rail configured (`npm run dev`'s defaults).
+ * The currencies a live route needs a rate for, sorted: those of the channels whose rail has a live
+ * connection configured; never USDC, never for the sandbox (docs/rates.md "Refresher").
  */
 export function liveRateCurrencies(core: Core): string[] {
   const currencies = new Set(CHANNELS.filter((c) => c.currency !== USDC && liveRailConnection(core, c.rail)).map((c) => c.currency));
@@ -44,10 +36,7 @@ function polledCurrencies(core: Core, polling: RatePolling): string[] {
   return wanted.filter((c) => routed.includes(c));
 }
 
-/**
- * The sources RATE_ROUTES names for `currencies` (default: every routed currency), made from the
- * modules of src/rates/index.ts (an unknown id is logged and skipped).
- */
+/** The sources RATE_ROUTES names for `currencies` (default: all), from src/rates/index.ts (an unknown id is logged and skipped). */
 export function routeSources(core: Core, modules: readonly RateSourceModule[] = RATE_SOURCES, currencies?: readonly string[]): RateSource[] {
   const routes = rateSettings(core.config).routes;
   const ids = new Set(Object.entries(routes).filter(([c]) => !currencies || currencies.includes(c)).flatMap(([, r]) => r.map((s) => s.source)));
@@ -136,11 +125,7 @@ export async function refreshRates(core: Core, polling: RatePolling = 'live'): P
   return outcomes;
 }
 
-/**
- * Starts the refresher (first round in the background unless `awaitFirst`); returns its stop
- * function. `polling` (default `live`, see {@link RatePolling}) is chosen once; the start logs which
- * currencies and sources it polls, or that no live route needs a live rate (and then polls nothing).
- */
+/** Starts the refresher (first round in the background unless `awaitFirst`), logging once what it polls; returns its stop function. */
 export async function startRateRefresher(core: Core, opts: { awaitFirst?: boolean; polling?: RatePolling } = {}): Promise<() => Promise<void>> {
   const every = parseDuration(core.config.RATE_REFRESH_INTERVAL);
   watchRates({ routes: rateSettings(core.config).routes, book: () => cachedBook(core), now: core.now });
