@@ -128,8 +128,10 @@ export async function refreshRates(core: Core, polling: RatePolling = 'live'): P
 /** Starts the refresher (first round in the background unless `awaitFirst`), logging once what it polls; returns its stop function. */
 export async function startRateRefresher(core: Core, opts: { awaitFirst?: boolean; polling?: RatePolling } = {}): Promise<() => Promise<void>> {
   const every = parseDuration(core.config.RATE_REFRESH_INTERVAL);
-  watchRates({ routes: rateSettings(core.config).routes, book: () => cachedBook(core), now: core.now });
   const currencies = polledCurrencies(core, opts.polling ?? 'live');
+  // Ages are reported for the polled currencies only: an unpolled one would only grow old.
+  const routes = Object.fromEntries(Object.entries(rateSettings(core.config).routes).filter(([c]) => currencies.includes(c)));
+  watchRates({ routes, book: () => cachedBook(core), now: core.now });
   if (currencies.length === 0) {
     core.log.info('live rates: none polled, no live channel needs one (no live rail is configured; the sandbox prices from its own table; docs/rates.md "Refresher")');
   } else {
