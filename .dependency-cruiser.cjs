@@ -84,7 +84,7 @@ module.exports = {
       name: 'seam-modules-not-config',
       severity: 'error',
       comment: 'A seam module never imports src/config.ts: the loader merges the modules\' settings (src/seams/registry.ts), and a module reads its own parsed settings from what it is handed (docs/architecture.md "Seams").',
-      from: { path: '^src/(rails|seams)/' },
+      from: { path: '^src/(rails|seams|solana|rates)/' },
       to: { path: '^src/config\\.ts$' },
     },
     {

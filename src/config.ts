@@ -47,6 +47,11 @@ const baseSettings = {
     .enum(['true', 'false', ''])
     .default('')
     .transform((v) => v === 'true'),
+  /** `true`: the worker starts without the retired-patch check (docs/operations.md "Retiring a workflow patch"). */
+  WORKER_SKIP_PATCH_CHECK: z
+    .enum(['true', 'false', ''])
+    .default('')
+    .transform((v) => v === 'true'),
   PAUSED_CHANNELS: z.string().default(''),
   SANDBOX_ARRIVAL: z.string().default('PT0.2S'),
   RATE_LIMIT_LIVE_PER_SECOND: z.coerce.number().int().min(0).default(100),
@@ -58,27 +63,6 @@ const baseSettings = {
   TREASURY_BOOKS_ONLY_GRACE: isoDuration('PT15M')
     .default('PT15M'),
   // --- end of Treasury ---
-  // --- USDC on Solana (issue #37; docs/getting-paid.md "Crypto deposits", docs/configuration.md "USDC on Solana") ---
-  SOLANA_RPC_URL: z.string().url().optional(),
-  SOLANA_USDC_MINT: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'a base58 Solana address').optional(),
-  /** Secret, never logged; derivation of the deposit keys in src/solana/keys.ts. */
-  SOLANA_DEPOSIT_SEED: z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters (32 bytes)').optional(),
-  SOLANA_MINIMUM_DEPOSIT: z.string().regex(/^[0-9]{1,7}(\.[0-9]{1,6})?$/, 'a USDC amount such as 1.00').default('1.00'),
-  SOLANA_POLL_INTERVAL: isoDuration('PT5S')
-    .default('PT5S'),
-  SOLANA_TREASURY_TOKEN_ACCOUNT: z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'a base58 Solana address').optional(),
-  /** Secret, never logged. */
-  SOLANA_FEE_PAYER_SEED: z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters (32 bytes)').optional(),
-  SOLANA_FEE_PAYER_MIN_LAMPORTS: z.coerce.number().int().min(0).default(50_000_000),
-  SOLANA_SWEEP_INTERVAL: isoDuration('PT10M')
-    .default('PT10M'),
-  SOLANA_SANDBOX_RPC_URL: z.string().url().optional(),
-  SOLANA_SANDBOX_USDC_MINT: z
-    .string()
-    .regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'a base58 Solana address')
-    .default('4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU'),
-  SOLANA_SANDBOX_DEPOSIT_SEED: z.string().regex(/^[0-9a-fA-F]{64}$/, '64 hex characters (32 bytes)').optional(),
-  // --- end USDC on Solana ---
   RETENTION_INTERVAL: isoDuration('PT1H')
     .default('PT1H'),
   WEBHOOK_RETRY_INITIAL: isoDuration('PT5S')

@@ -44,7 +44,7 @@ const temporalOptions = temporalConnectionOptions(config);
 const address = temporalOptions.address;
 await ensureSearchAttributes(temporalOptions, config.TEMPORAL_NAMESPACE);
 // Retired workflow patches: refuse to start while an open run may lack a marker (docs/operations.md "Retiring a workflow patch").
-if (process.env.WORKER_SKIP_PATCH_CHECK === 'true') {
+if (config.WORKER_SKIP_PATCH_CHECK) {
   console.error('WARNING: WORKER_SKIP_PATCH_CHECK=true: retired-patch check skipped; an open run without a retired patch\'s marker fails on replay (docs/operations.md "Retiring a workflow patch")');
 } else {
   const client = await connectTemporal(temporalOptions, config.TEMPORAL_NAMESPACE);

@@ -8,6 +8,7 @@
 import { NOTIFICATION_PROVIDERS } from '../notifications/registry';
 import { RAIL_MODULES } from '../rails/registry';
 import { RATE_SOURCES } from '../rates/index';
+import { SOLANA_NETWORKS } from '../solana/settings';
 import { SCREENING_MODULES } from '../screening/index';
 
 /** One seam's registry for the loader and the docs: its folder name, the docs heading and its modules (a tuple). */
@@ -16,6 +17,7 @@ export const SEAM_REGISTRIES = [
   NOTIFICATION_PROVIDERS,
   RATE_SOURCES,
   SCREENING_MODULES,
+  SOLANA_NETWORKS,
 ] as const;
 
 /** The docs/configuration.md headings of {@link SEAM_REGISTRIES}, in the same order (the generated tables' sections). */
@@ -24,4 +26,5 @@ export const SEAM_TITLES: readonly string[] = [
   'Notification providers',
   'Rate sources',
   'Sanctions screening',
+  'USDC on Solana',
 ];

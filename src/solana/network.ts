@@ -1,7 +1,8 @@
 /** Which Solana network serves which environment (docs/configuration.md "USDC on Solana"). Pure. */
-import type { Config } from '../config';
 import { parseAmount, USDC } from '../domain/money';
+import type { SettingsOf } from '../seams/module';
 import { SANDBOX_DEPOSIT_SEED } from './keys';
+import type { SOLANA_MODULE } from './settings';
 
 /** Secrets (`seedHex`) are never logged. */
 export interface SolanaNetwork {
@@ -18,19 +19,8 @@ export interface SolanaNetwork {
   sweep: { treasuryTokenAccount: string; feePayerSeedHex: string; feePayerMinLamports: bigint } | null;
 }
 
-type SolanaConfig = Pick<
-  Config,
-  | 'SOLANA_RPC_URL'
-  | 'SOLANA_USDC_MINT'
-  | 'SOLANA_DEPOSIT_SEED'
-  | 'SOLANA_MINIMUM_DEPOSIT'
-  | 'SOLANA_TREASURY_TOKEN_ACCOUNT'
-  | 'SOLANA_FEE_PAYER_SEED'
-  | 'SOLANA_FEE_PAYER_MIN_LAMPORTS'
-  | 'SOLANA_SANDBOX_RPC_URL'
-  | 'SOLANA_SANDBOX_USDC_MINT'
-  | 'SOLANA_SANDBOX_DEPOSIT_SEED'
->;
+/** The Solana module's parsed settings (src/solana/settings.ts); the loaded `Config` carries them. */
+type SolanaConfig = SettingsOf<typeof SOLANA_MODULE>;
 
 /** Null when crypto funding is not available in `environment`. */
 export function solanaNetworkFor(config: SolanaConfig, environment: string): SolanaNetwork | null {

@@ -147,7 +147,8 @@ export async function createHarness(
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const core: Core = { db, temporal, config, log: pino({ level: 'silent' }), now: () => new Date(), sandbox: sandboxAdapters() };
   const app = createApp(core);
-  const stopRates = await startRateRefresher(core, { awaitFirst: true });
+  // Every routed currency: tests price live against the test rate server without a live rail.
+  const stopRates = await startRateRefresher(core, { awaitFirst: true, polling: 'routes' });
 
   let worker: PaymentsWorker | undefined;
   let workerRun: Promise<void> | undefined;
