@@ -1,22 +1,9 @@
 /** Surface A's recipient and recipient check (spec "Recipient", "Receivability"). */
+import type { RecipientEventValue } from '../../domain/event-objects';
 import type { Receivability } from '../../domain/recipients';
 
-/** The fields of a recipient Surface A renders; `details` already masked by the caller. */
-export interface RecipientView {
-  id: string;
-  type: string;
-  country: string | null;
-  currency: string | null;
-  name: string | null;
-  kind: string | null;
-  externalId: string | null;
-  details: Record<string, unknown>;
-  status: string;
-  missingFields: string[];
-  channels: string[];
-  createdAt: Date;
-  updatedAt: Date;
-}
+/** The fields of a recipient Surface A renders (the event's recipient value without its correction); `details` already masked by the caller. */
+export type RecipientView = Omit<RecipientEventValue, 'correction'>;
 
 /** Surface A's recipient in spec order, the type object named by `type`; `created_at`/`updated_at` ISO 8601. */
 export function renderRecipientObject(r: RecipientView): Record<string, unknown> {
