@@ -16,11 +16,14 @@ import {
   NO_RAIL_ADAPTER,
   type PayoutActivities,
   type PayoutApprovalDecision,
+  type PayoutCheckActivities,
   type PayoutTransitionInput,
   type PayoutTransitionResult,
 } from '../workflows/payout.contract';
 import { decidePayoutApproval } from '../src/core/policies/payout-approvals';
 import { payoutRailStatus } from '../src/core/rails/inbox';
+import { screenPayout } from '../src/core/screening/payout-screening';
+import { recordPayeeDecision, verifyPayee } from '../src/core/payouts/payee-verification';
 
 export type { PayoutActivities, PayoutTransitionInput };
 
@@ -72,5 +75,17 @@ export function createPayoutActivities(core: Core) {
     async payoutApprovalDecide(input: PayoutApprovalDecision) {
       return guarded(() => decidePayoutApproval(core, input));
     },
-  } satisfies PayoutActivities;
+
+    async payoutScreen(input: { payoutId: string }) {
+      return screenPayout(core, input.payoutId);
+    },
+
+    async payoutVerifyPayee(input: { payoutId: string }) {
+      return verifyPayee(core, input.payoutId);
+    },
+
+    async payoutPayeeDecision(input: { payoutId: string; decision: 'confirmed' | 'canceled' | 'expired'; keyId?: string | null }) {
+      await recordPayeeDecision(core, input.payoutId, input.decision, input.keyId ?? null);
+    },
+  } satisfies PayoutActivities & PayoutCheckActivities;
 }

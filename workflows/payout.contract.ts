@@ -23,7 +23,16 @@ export interface PayoutWorkflowInput {
   statusUpserts?: 'long-waits';
   /** {@link PAYOUT_PATCH_LEVEL}: absent in runs started before it (they replay through the patch markers). */
   patchLevel?: typeof PAYOUT_PATCH_LEVEL;
+  /**
+   * `1`: the run takes the checks phase (sanctions screening, then Verification of Payee) before
+   * delivery (docs/screening.md "Holding payouts"). Versioning by input: runs started before it
+   * lack the field and replay without the phase, so no patch marker is needed.
+   */
+  checks?: typeof PAYOUT_CHECKS_LEVEL;
 }
+
+/** The {@link PayoutWorkflowInput.checks} every new run is started with. */
+export const PAYOUT_CHECKS_LEVEL = 1;
 
 /**
  * A run started with `patchLevel: 1` takes the new paths of `patched('update-effects-as-activities')`
@@ -144,6 +153,56 @@ export interface PayoutActivities {
   payoutRailStatus(input: { payoutId: string; attempt: number; overdueMs: number }): Promise<PayoutRailEvent[]>;
   payoutAttemptResult(input: AttemptResult & { payoutId: string; number: number }): Promise<void>;
   payoutApprovalDecide(input: PayoutApprovalDecision): Promise<{ status: PayoutStatus }>;
+}
+
+/**
+ * The screening step's answer (docs/screening.md "Outcomes"): `clear` goes on; `review` waits for the
+ * case's decision (Signal `screeningDecision`); `refused` (a confirmed match) fails the payout with
+ * `failure`; `unavailable` (a list past its maximum age, fail closed) screens again after `retryAfterMs`
+ * or on Signal `screeningRecheck`.
+ */
+export type PayoutScreeningStep =
+  | { outcome: 'clear'; screeningId: string }
+  | { outcome: 'review'; screeningId: string; caseId: string }
+  | { outcome: 'refused'; screeningId: string; failure: { code: PayoutFailureCode; message: string } }
+  | { outcome: 'unavailable'; screeningId: string; reasons: string[]; retryAfterMs: number };
+
+/** An operator's decision on a screening case (the case module records it, with its audit record, before signalling). */
+export interface ScreeningDecision {
+  caseId: string;
+  decision: 'released' | 'rejected';
+  /** The operators' reason, for the failure message of a rejection. */
+  reason?: string | null;
+}
+
+/** Sent by the screening case module after a decision is committed; applied once per case. */
+export const screeningDecisionSignal = defineSignal<[ScreeningDecision]>('screeningDecision');
+/** Sent when screening is available again (a fresh list), so a payout held `unavailable` screens again now. */
+export const screeningRecheckSignal = defineSignal<[]>('screeningRecheck');
+
+/**
+ * The Verification of Payee step (docs/payee-verification.md): `skipped` (the channel or the business
+ * does not verify), `match` and `not_possible` go on; `confirm` (a close match or no match) waits up to
+ * `confirmWithinMs` for Update `confirmPayee` (goes on) or `cancel` (canceled); past it the payout is
+ * canceled with `payee_not_confirmed`. `unavailable`: the verification could not be asked; asked again
+ * after `retryAfterMs`.
+ */
+export type PayeeVerificationStep =
+  | { outcome: 'skipped' | 'match' | 'not_possible' }
+  | { outcome: 'confirm'; result: 'close_match' | 'no_match'; confirmWithinMs: number }
+  | { outcome: 'unavailable'; retryAfterMs: number };
+
+/** The business confirms a close match or no match (Surface A `POST /payouts/{id}/confirm-payee`): submitted -> delivery goes on. */
+export const confirmPayeeUpdate = defineUpdate<PayoutStatus, [{ keyId: string }]>('confirmPayee');
+
+/** Local activities of the checks phase (activities/payouts.ts), each idempotent per payout. */
+export interface PayoutCheckActivities {
+  /** Screens the payout's recipient (or claimant) once per run step; opens a case on a potential match. */
+  payoutScreen(input: { payoutId: string }): Promise<PayoutScreeningStep>;
+  /** Asks the rail for a Verification of Payee, or returns the answer already recorded. */
+  payoutVerifyPayee(input: { payoutId: string }): Promise<PayeeVerificationStep>;
+  /** Records the business's confirmation, or the confirmation's expiry (`expired`). */
+  payoutPayeeDecision(input: { payoutId: string; decision: 'confirmed' | 'canceled' | 'expired'; keyId?: string | null }): Promise<void>;
 }
 
 /** Non-retryable: the provider refused or cannot send the notification. */

@@ -4,6 +4,7 @@ import type { Db, Environment } from '../db/schema';
 import type { RailAdapter } from '../rails/adapter';
 import type { TemporalClient } from '../temporal/client';
 import type { NotificationProvider } from './notifications/provider';
+import type { ScreeningServices } from './screening/service';
 
 /** The sandbox environment, handed to the core at composition (docs/sandbox.md "Adapters"): rate table (decimal USDC/currency mid), claim window in ms per reference, rail, notifications. */
 export interface SandboxAdapters {
@@ -22,6 +23,8 @@ export interface Core {
   log: Logger;
   now: () => Date;
   sandbox: SandboxAdapters;
+  /** Sanctions screening per environment (docs/screening.md), matching in memory. */
+  screening: ScreeningServices;
 }
 
 /** Resolved from the API key (spec "Authentication"). */

@@ -18,7 +18,7 @@ export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
 
 export const PAYOUT_TRANSITIONS: Readonly<Record<PayoutStatus, readonly PayoutStatus[]>> = {
   pending: ['submitted', 'canceled'],
-  submitted: ['delivering', 'awaiting_claim', 'failed'],
+  submitted: ['delivering', 'awaiting_claim', 'failed', 'canceled'],
   delivering: ['succeeded', 'failed'],
   awaiting_claim: ['claimed', 'failed', 'canceled'],
   claimed: ['delivering', 'failed'],
@@ -56,6 +56,8 @@ export const PAYOUT_FAILURE_CODES = [
   'provider_declined',
   'refunded_by_provider',
   'claim_expired',
+  'screening_rejected',
+  'payee_not_confirmed',
 ] as const;
 export type PayoutFailureCode = (typeof PAYOUT_FAILURE_CODES)[number];
 

@@ -5,6 +5,7 @@ import { createLogger } from '../core/logging';
 import { actAsRole, type AppRole, databaseRole, type DbTarget, migrate, openDb } from '../db/connection';
 import { keyringFor } from '../core/secrets';
 import { sandboxAdapters } from '../sandbox/adapters';
+import { createScreeningServices } from '../core/screening/service';
 import { connectTemporal } from '../temporal/client';
 import { drainWorkflowStarts } from '../core/workflow-starts';
 import { temporalConnectionOptions } from '../temporal/connection-options';
@@ -23,7 +24,7 @@ export async function buildCore(config: Config, opts: { memoryDb?: boolean; role
   if (role) db = await actAsRole(db, target, role);
   keyringFor(config); // refuses the development secrets key when NODE_ENV=production
   const temporal = await connectTemporal(temporalConnectionOptions(config), config.TEMPORAL_NAMESPACE);
-  return { db, temporal, config, log, now: () => new Date(), sandbox: sandboxAdapters() };
+  return { db, temporal, config, log, now: () => new Date(), sandbox: sandboxAdapters(), screening: createScreeningServices(db, config, log) };
 }
 
 

@@ -19,6 +19,7 @@ import { createRecipient, getRecipient } from '../../src/core/recipients';
 import { migrate, openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
 import { sandboxAdapters } from '../../src/sandbox/adapters';
+import { createScreeningServices } from '../../src/core/screening/service';
 
 let db: Db;
 let core: Core;
@@ -36,7 +37,7 @@ const ALive = caller('biz_a', 'live');
 beforeAll(async () => {
   db = await openDb({ memory: true });
   await migrate(db);
-  core = { db, temporal: {} as Client, config: loadConfig({ LOG_LEVEL: 'silent' }), log: pino({ level: 'silent' }), now: () => new Date(), sandbox: sandboxAdapters() };
+  core = { db, temporal: {} as Client, config: loadConfig({ LOG_LEVEL: 'silent' }), log: pino({ level: 'silent' }), now: () => new Date(), sandbox: sandboxAdapters(), screening: createScreeningServices(db, {}) };
 });
 afterAll(async () => db?.destroy());
 

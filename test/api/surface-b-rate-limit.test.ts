@@ -19,6 +19,7 @@ import { hitRateLimits, pruneRateLimitCounters } from '../../src/core/rate-limit
 import { migrate, openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
 import { sandboxAdapters } from '../../src/sandbox/adapters';
+import { createScreeningServices } from '../../src/core/screening/service';
 
 let db: Db;
 let clock = new Date('2026-01-01T00:00:10Z');
@@ -27,7 +28,7 @@ let core: Core;
 beforeAll(async () => {
   db = await openDb({ memory: true });
   await migrate(db);
-  core = { db, temporal: {} as Client, config: loadConfig({ LOG_LEVEL: 'silent' }), log: pino({ level: 'silent' }), now: () => clock, sandbox: sandboxAdapters() };
+  core = { db, temporal: {} as Client, config: loadConfig({ LOG_LEVEL: 'silent' }), log: pino({ level: 'silent' }), now: () => clock, sandbox: sandboxAdapters(), screening: createScreeningServices(db, {}) };
 });
 afterAll(async () => db?.destroy());
 

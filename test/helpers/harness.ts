@@ -16,6 +16,7 @@ import type { Db } from '../../src/db/schema';
 import { createWorker, type PaymentsWorker } from '../../src/temporal/worker';
 import { startRateRefresher } from '../../src/core/rates/refresher';
 import { sandboxAdapters } from '../../src/sandbox/adapters';
+import { createScreeningServices } from '../../src/core/screening/service';
 import { type RateSourceServer, startRateSources } from '../../tools/rate-sources/server';
 
 /** Options of {@link Harness.request}. */
@@ -145,7 +146,7 @@ export async function createHarness(
   // A loaded 2-core CI machine can be slow to answer: retry instead of failing the file.
   const connection = await retry(() => Connection.connect({ address, connectTimeout: 10_000 }));
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
-  const core: Core = { db, temporal, config, log: pino({ level: 'silent' }), now: () => new Date(), sandbox: sandboxAdapters() };
+  const core: Core = { db, temporal, config, log: pino({ level: 'silent' }), now: () => new Date(), sandbox: sandboxAdapters(), screening: createScreeningServices(db, config) };
   const app = createApp(core);
   // Every routed currency: tests price live against the test rate server without a live rail.
   const stopRates = await startRateRefresher(core, { awaitFirst: true, polling: 'routes' });

@@ -35,6 +35,7 @@ import { skipWithoutNachaValidator, validateNacha } from '../../tools/nacha/vali
 import { TEST_BANK_DEBTOR } from '../../tools/test-bank/bank';
 import { freshDatabase } from '../helpers/fresh-database';
 import { sandboxAdapters } from '../../src/sandbox/adapters';
+import { createScreeningServices } from '../../src/core/screening/service';
 
 const ENV = {
   RAIL_SEPA_SFTP_HOST: '127.0.0.1',
@@ -66,7 +67,7 @@ beforeAll(async () => {
     withDeadline: <T>(_deadline: number, fn: () => Promise<T>) => fn(),
     workflow: { getHandle: (payoutId: string) => ({ signal: async (_s: unknown, e: { type: string }) => void signals.push({ payoutId, type: e.type }) }) },
   } as unknown as TemporalClient;
-  core = { db, temporal, config: loadConfig({ ...process.env, ...ENV }), log: createLogger({ level: 'silent' }), now: () => new Date('2026-11-25T09:00:00Z'), sandbox: sandboxAdapters() };
+  core = { db, temporal, config: loadConfig({ ...process.env, ...ENV }), log: createLogger({ level: 'silent' }), now: () => new Date('2026-11-25T09:00:00Z'), sandbox: sandboxAdapters(), screening: createScreeningServices(db, {}) };
 }, 60_000);
 
 afterAll(async () => {

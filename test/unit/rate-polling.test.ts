@@ -5,6 +5,7 @@ import type { Core } from '../../src/core/context';
 import { liveRateCurrencies, routeSources, startRateRefresher } from '../../src/core/rates/refresher';
 import type { Db } from '../../src/db/schema';
 import { sandboxAdapters } from '../../src/sandbox/adapters';
+import { createScreeningServices } from '../../src/core/screening/service';
 import type { TemporalClient } from '../../src/temporal/client';
 import { freshDatabase } from '../helpers/fresh-database';
 
@@ -30,7 +31,7 @@ function coreWith(env: Record<string, string>, lines: Array<{ msg: string; obj?:
   const log = { info: say, warn: say, error: say, debug() {} };
   // A config object of its own per core: the rail connections are cached per config.
   const config = loadConfig({ PATH: process.env.PATH, RATE_FETCH_TIMEOUT: 'PT0.1S', RATE_REFRESH_INTERVAL: 'PT1H', ...env });
-  return { db, temporal: {} as TemporalClient, config, log: log as unknown as Core['log'], now: () => new Date(), sandbox: sandboxAdapters() };
+  return { db, temporal: {} as TemporalClient, config, log: log as unknown as Core['log'], now: () => new Date(), sandbox: sandboxAdapters(), screening: createScreeningServices(db, {}) };
 }
 
 describe('rate polling follows the live channels', () => {

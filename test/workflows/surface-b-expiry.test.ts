@@ -24,6 +24,7 @@ import { migrate, openDb } from '../../src/db/connection';
 import { resolveTestServer } from '../../src/temporal/binaries';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../src/temporal/search-attributes';
 import { sandboxAdapters } from '../../src/sandbox/adapters';
+import { createScreeningServices } from '../../src/core/screening/service';
 
 const DAY = 24 * 3600 * 1000;
 const SECRET = 'expiry-secret-0123456789';
@@ -48,7 +49,7 @@ beforeAll(async () => {
   const db = await openDb({ memory: true });
   await migrate(db);
   const config = loadConfig({ TASK_QUEUE: 'surface-b-expiry', SANDBOX_ARRIVAL: 'PT0.05S', LOG_LEVEL: 'silent', PORT: '3999' });
-  core = { db, temporal: env.client, config, log: pino({ level: 'silent' }), now: () => new Date(), sandbox: sandboxAdapters() };
+  core = { db, temporal: env.client, config, log: pino({ level: 'silent' }), now: () => new Date(), sandbox: sandboxAdapters(), screening: createScreeningServices(db, config) };
   const biz = await createBusiness(db, { name: 'Expiry', verified: true });
   const key = await db.selectFrom('api_keys').select('id').where('business_id', '=', biz.businessId).where('environment', '=', 'sandbox').executeTakeFirstOrThrow();
   caller = { businessId: biz.businessId, environment: 'sandbox', keyId: key.id, role: 'owner', policy: null };

@@ -21,6 +21,7 @@ import { migrate, openDb } from '../../src/db/connection';
 import { resolveTestServer } from '../../src/temporal/binaries';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../src/temporal/search-attributes';
 import { sandboxAdapters } from '../../src/sandbox/adapters';
+import { createScreeningServices } from '../../src/core/screening/service';
 
 const MIN = 60_000;
 let env: TestWorkflowEnvironment;
@@ -50,6 +51,7 @@ beforeAll(async () => {
     log: pino({ level: 'silent' }),
     now: () => new Date(),
     sandbox: sandboxAdapters(),
+    screening: createScreeningServices(db, {}),
   };
   server = createServer((req, res) => {
     req.resume();

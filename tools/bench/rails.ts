@@ -55,6 +55,7 @@ import { TEST_BANK_ACH_COMPANY_ID, TEST_BANK_DEBTOR } from '../../tools/test-ban
 import { startTestSftpServer, type TestSftpServer } from '../../tools/test-bank/sshd';
 import { startPostgres } from '../stack/postgres';
 import { sandboxAdapters } from '../../src/sandbox/adapters';
+import { createScreeningServices } from '../../src/core/screening/service';
 
 /** The figures of one phase: its seconds (the measured step), its process's peak RSS, and details. */
 export interface RailPhaseResult {
@@ -171,7 +172,7 @@ async function coreWith(env: Record<string, string>, rows: InstructionRow[], fil
     await db.insertInto('rail_instructions').values(rows.slice(i, i + 1000).map((r) => ({ ...r, details: r.details ? JSON.stringify(r.details) : null, status: 'in_file' as const, rail_file_id: fileId }))).execute();
   }
   const config = loadConfig({ ...process.env, ...env });
-  return { db, temporal: undefined as never, config, log: createLogger({ level: 'silent' }), now: () => new Date(), sandbox: sandboxAdapters() };
+  return { db, temporal: undefined as never, config, log: createLogger({ level: 'silent' }), now: () => new Date(), sandbox: sandboxAdapters(), screening: createScreeningServices(db, config) };
 }
 
 /** Runs one phase in this process (a child of {@link runRailsBench}); `dir` holds the run's files. */

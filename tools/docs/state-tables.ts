@@ -87,7 +87,8 @@ const PAYOUT_TRIGGERS: Record<string, string> = {
     'another key rejects it (`POST /payouts/{id}/reject`), or no decision within `PAYOUT_APPROVAL_TIMEOUT`; or a Surface B `DELETE /disbursements/{id}` of a claim link (the `cancel` Update)',
   'submitted->delivering': 'handed to the rail (first attempt; direct channels)',
   'submitted->awaiting_claim': 'claim link opened (`claim_link` channel; 30-day window)',
-  'submitted->failed': 'allowed by the table (a failure before the rail is reached); no path of today\'s workflow takes it',
+  'submitted->failed': 'the checks before the rail refused it: a sanctions screening rejected by operators or a confirmed match (`screening_rejected`; docs/screening.md)',
+  'submitted->canceled': 'Verification of Payee answered a close match or no match, and the business canceled or did not confirm in time (`payee_not_confirmed`; docs/payee-verification.md)',
   'awaiting_claim->claimed':
     'the recipient chose a method on the claim page `/c/{token}` (sandbox: `POST /sandbox/payouts/{id}/claim`): the `claim` Update',
   'awaiting_claim->failed': 'no claim within the window: failure `claim_expired`',

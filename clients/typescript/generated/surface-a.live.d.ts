@@ -1051,7 +1051,7 @@ export interface components {
             provider_reference: string | null;
             failure: {
                 /** @enum {string} */
-                code: "invalid_destination" | "recipient_rejected_by_provider" | "limit_exceeded" | "provider_timeout" | "provider_declined" | "refunded_by_provider" | "claim_expired";
+                code: "invalid_destination" | "recipient_rejected_by_provider" | "limit_exceeded" | "provider_timeout" | "provider_declined" | "refunded_by_provider" | "claim_expired" | "screening_rejected" | "payee_not_confirmed";
                 message: string;
                 /** @description Extension (rail failures): whether a new payout to the same destination may succeed. */
                 retryable?: boolean;

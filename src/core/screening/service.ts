@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { DbOrTx } from '../../db/schema';
 import type { EntryKind } from '../../screening/entry';
-import type { ScreeningConfig } from '../../screening/index';
+import { type ScreeningConfig, screeningConfig } from '../../screening/index';
 import { type ListIndex, type MatchHit, type ScreeningSubject, buildIndex, matchSubject } from '../../screening/match';
 import { type ListVersion, type ReadOptions, type RefreshResult, currentListVersions, listVersionEntries, refreshList } from './lists';
 import { screeningListRefreshFailures, screeningsTotal, watchScreeningLists } from './metrics';
@@ -199,4 +199,18 @@ export class ScreeningService {
     screeningsTotal.inc({ outcome });
     return { screeningId, outcome, hits, listVersions };
   }
+}
+
+/** The two screening services of a process (docs/screening.md "Where screening runs"): live against `SCREENING_LISTS`, sandbox against the built-in sandbox list. */
+export interface ScreeningServices {
+  live: ScreeningService;
+  sandbox: ScreeningService;
+}
+
+/** Builds both services from the configuration (not started: the worker starts their refresh loops). */
+export function createScreeningServices(db: DbOrTx, config: Record<string, unknown>, logger?: Logger): ScreeningServices {
+  return {
+    live: new ScreeningService(db, screeningConfig(config), { logger }),
+    sandbox: new ScreeningService(db, screeningConfig({ ...config, SCREENING_LISTS: 'sandbox' }), { logger }),
+  };
 }
