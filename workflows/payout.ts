@@ -27,10 +27,12 @@ import {
   CLAIM_METHODS,
   type ClaimMethod,
   claimUpdate,
+  confirmPayeeUpdate,
   ILLEGAL_PAYOUT_TRANSITION,
   MAX_DELIVERY_ATTEMPTS,
   NOTIFICATION_NOT_DELIVERABLE,
   type PayoutActivities,
+  type PayoutCheckActivities,
   type PayoutNotificationActivities,
   type PayoutRailEvent,
   type PayoutTransitionInput,
@@ -39,6 +41,9 @@ import {
   type RailAttemptResult,
   railEventSignal,
   rejectUpdate,
+  type ScreeningDecision,
+  screeningDecisionSignal,
+  screeningRecheckSignal,
   statusQuery,
 } from './payout.contract';
 import { SA } from './search-attributes.contract';
@@ -53,6 +58,11 @@ const retry: RetryPolicy = {
 
 /** The run's steps: short idempotent transactions and the rail call keyed by (payout, attempt). */
 const acts = proxyLocalActivities<PayoutActivities>({ startToCloseTimeout: '30 seconds', retry });
+
+/** The checks phase's steps (screening, Verification of Payee): local activities, idempotent per payout. */
+const checkActs = proxyLocalActivities<PayoutCheckActivities>({ startToCloseTimeout: '30 seconds', retry });
+/** The business's payee decision, an Update's effect: a regular activity, as {@link updateActs}. */
+const checkUpdateActs = proxyActivities<PayoutCheckActivities>({ startToCloseTimeout: '10 seconds', retry });
 
 /** An Update's effect: a regular activity, scheduled only by the task that durably accepted the Update. */
 const updateActs = proxyActivities<PayoutActivities>({ startToCloseTimeout: '10 seconds', retry });
@@ -108,6 +118,14 @@ class PayoutRun {
   private published: PayoutStatus;
   approval: 'approved' | 'rejected' | 'expired' | null = null;
   decision: 'claim' | 'cancel' | 'expire' | null = null;
+  /** What the checks phase holds the payout for, if anything (docs/screening.md "Holding payouts"). */
+  hold: 'screening_unavailable' | 'screening_review' | 'payee_confirmation' | null = null;
+  /** Operators' decisions by case id (Signal `screeningDecision`), the first per case kept. */
+  readonly screeningDecisions = new Map<string, ScreeningDecision>();
+  /** Signal `screeningRecheck` arrived since the last screening. */
+  recheck = false;
+  /** The business's answer to a payee confirmation; `expired` when its window passed first. */
+  payee: 'confirmed' | 'expired' | null = null;
   /** Rail events received and not yet applied (Signal `railEvent` or `payoutRailStatus`). */
   private readonly railEvents: PayoutRailEvent[] = [];
   private readonly appliedRailEvents = new Set<string>();
@@ -180,22 +198,48 @@ class PayoutRun {
     return 'claimed';
   }
 
+  /** Held for the business's payee confirmation, not yet answered: `cancel` and `confirmPayee` apply. */
+  awaitingPayee(): boolean {
+    return this.hold === 'payee_confirmation' && this.payee === null && this.status === 'submitted';
+  }
+
   validateCancel(): void {
-    if ((this.status !== 'pending' && this.status !== 'awaiting_claim' && !this.opening()) || this.decision !== null) {
-      throw new Error(`payout is ${this.status}; only pending or awaiting_claim payouts can be canceled`);
+    if ((this.status !== 'pending' && this.status !== 'awaiting_claim' && !this.opening() && !this.awaitingPayee()) || this.decision !== null) {
+      throw new Error(`payout is ${this.status}; only pending or awaiting_claim payouts, or one awaiting its payee confirmation, can be canceled`);
     }
   }
 
-  /** Update `cancel`: pending or awaiting_claim -> canceled. */
+  /** Update `cancel`: pending, awaiting_claim or awaiting its payee confirmation -> canceled. */
   async cancel(): Promise<PayoutStatus> {
     this.decision = 'cancel';
+    const payeeHold = this.awaitingPayee();
     await condition(() => this.status !== 'submitted' || !this.opening());
-    if (this.status !== 'pending' && this.status !== 'awaiting_claim') {
+    if (this.status !== 'pending' && this.status !== 'awaiting_claim' && !(payeeHold && this.awaitingPayee())) {
       this.decision = null;
       throw ApplicationFailure.nonRetryable(`payout is ${this.status}; only pending or awaiting_claim payouts can be canceled`, 'PayoutNotCancelable');
     }
-    await this.resetOnFailure('decision', () => this.enter('canceled', {}, updateEffects(this.input)));
+    await this.resetOnFailure('decision', async () => {
+      if (payeeHold) await checkUpdateActs.payoutPayeeDecision({ payoutId: this.payoutId, decision: 'canceled' });
+      await this.enter('canceled', {}, updateEffects(this.input));
+    });
     return 'canceled';
+  }
+
+  validateConfirmPayee(): void {
+    if (!this.awaitingPayee() || this.decision !== null) throw new Error(`payout is ${this.status}, not awaiting a payee confirmation`);
+  }
+
+  /** Update `confirmPayee`: the business confirms a close match or no match; delivery goes on. */
+  async confirmPayee(keyId: string): Promise<PayoutStatus> {
+    this.payee = 'confirmed';
+    try {
+      await checkUpdateActs.payoutPayeeDecision({ payoutId: this.payoutId, decision: 'confirmed', keyId });
+    } catch (err) {
+      this.payee = null;
+      throw err;
+    }
+    this.hold = null;
+    return this.status;
   }
 
   validateDecision(): void {
@@ -226,6 +270,14 @@ function installHandlers(run: PayoutRun): void {
   setHandler(railEventSignal, (e) => run.queueRailEvent(e));
   setHandler(claimUpdate, (arg) => run.claim(arg), { validator: (arg) => run.validateClaim(arg) });
   setHandler(cancelUpdate, () => run.cancel(), { validator: () => run.validateCancel() });
+  if (!run.input.checks) return;
+  setHandler(screeningDecisionSignal, (d) => {
+    if (!run.screeningDecisions.has(d.caseId)) run.screeningDecisions.set(d.caseId, d);
+  });
+  setHandler(screeningRecheckSignal, () => {
+    run.recheck = true;
+  });
+  setHandler(confirmPayeeUpdate, ({ keyId }) => run.confirmPayee(keyId), { validator: (_arg) => run.validateConfirmPayee() });
 }
 
 /** Waits for `predicate` until `deadline` (business clock, ms); false when the deadline passed first. */
@@ -277,6 +329,74 @@ async function claimPhase(run: PayoutRun): Promise<Phase> {
     run.publish();
     await condition(() => run.status !== 'awaiting_claim' || run.decision === null);
     if (run.status !== 'awaiting_claim') return isFinal(run.status) ? 'done' : 'next';
+  }
+}
+
+/**
+ * Checks before any money moves (docs/screening.md "Holding payouts", docs/payee-verification.md):
+ * sanctions screening, then Verification of Payee. Every wait is a condition on a Signal or an
+ * Update, or a durable timer; `next` when the payout may go to its rail, `done` when it ended here.
+ */
+async function checksPhase(run: PayoutRun): Promise<Phase> {
+  if ((await screeningStep(run)) === 'done') return 'done';
+  return payeeStep(run);
+}
+
+/** Screens until clear: a potential match waits for the operators' decision; unavailable screens again later (fail closed). */
+async function screeningStep(run: PayoutRun): Promise<Phase> {
+  for (;;) {
+    const s = await checkActs.payoutScreen({ payoutId: run.payoutId });
+    if (s.outcome === 'clear') break;
+    if (s.outcome === 'refused') {
+      await run.enter('failed', { failure: s.failure });
+      return 'done';
+    }
+    if (s.outcome === 'unavailable') {
+      run.hold = 'screening_unavailable';
+      run.recheck = false;
+      run.publish();
+      await condition(() => run.recheck, s.retryAfterMs);
+      continue;
+    }
+    run.hold = 'screening_review';
+    run.publish();
+    await condition(() => run.screeningDecisions.has(s.caseId));
+    const d = run.screeningDecisions.get(s.caseId)!;
+    if (d.decision === 'rejected') {
+      const message = `Sanctions screening review rejected the payout${d.reason ? `: ${d.reason}` : ''}; the funds were returned`;
+      await run.enter('failed', { failure: { code: 'screening_rejected', message } });
+      return 'done';
+    }
+  }
+  run.hold = null;
+  return isFinal(run.status) ? 'done' : 'next';
+}
+
+/** Verification of Payee: a close match or no match waits for `confirmPayee`, `cancel` or the window's end. */
+async function payeeStep(run: PayoutRun): Promise<Phase> {
+  for (;;) {
+    const v = await checkActs.payoutVerifyPayee({ payoutId: run.payoutId });
+    if (v.outcome === 'unavailable') {
+      await run.wait(v.retryAfterMs);
+      continue;
+    }
+    if (v.outcome !== 'confirm') return 'next';
+    run.hold = 'payee_confirmation';
+    const deadline = waitBegins(run) + v.confirmWithinMs;
+    for (;;) {
+      const answered = await waitUntil(run, deadline, () => run.payee !== null || run.decision === 'cancel');
+      if (!answered) {
+        run.payee = 'expired';
+        await checkActs.payoutPayeeDecision({ payoutId: run.payoutId, decision: 'expired' });
+        const failure = { code: 'payee_not_confirmed' as const, message: 'The payee\'s name was not confirmed in time; the funds were returned' };
+        await run.enter('canceled', { failure, onlyFrom: ['submitted'] });
+        return 'done';
+      }
+      // An Update's effect in flight: wait for it to apply, or to fail and reset its flag.
+      await condition(() => run.status !== 'submitted' || run.hold === null || (run.payee === null && run.decision === null));
+      if (run.status !== 'submitted') return 'done';
+      if (run.hold === null) return 'next';
+    }
   }
 }
 
@@ -385,6 +505,7 @@ export async function payoutWorkflow(input: PayoutWorkflowInput): Promise<Payout
   installHandlers(run);
   if (input.approval && (await approvalPhase(run, input.approval.timeoutMs)) === 'done') return finish(run);
   if (input.channel === 'claim_link' && (await claimPhase(run)) === 'done') return finish(run);
+  if (input.checks && (await checksPhase(run)) === 'done') return finish(run);
   await deliveryPhase(run);
   return finish(run);
 }

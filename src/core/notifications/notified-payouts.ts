@@ -7,7 +7,7 @@ import type { Caller, Core } from '../context';
 import { insertPayout, payoutFromRow, type PayoutRequest, type PayoutRow, payoutStart, preparePayout, type PreparedPayout } from '../payouts';
 import type { PayoutNotification } from '../../domain/notifications';
 import type { Payout } from '../../domain/payouts';
-import { PAYOUT_PATCH_LEVEL, type PayoutWorkflowInput } from '../../../workflows/payout.contract';
+import { PAYOUT_CHECKS_LEVEL, PAYOUT_PATCH_LEVEL, type PayoutWorkflowInput } from '../../../workflows/payout.contract';
 import { enqueueWorkflowStart, flushWorkflowStart, handOffWorkflowStart, type PendingStart } from '../workflow-starts';
 import { applyPayoutPolicy } from '../policies/payouts';
 import { insertPayoutNotification, type NotificationRequest, type NotificationRow, notificationFromRow } from './payout-notifications';
@@ -109,6 +109,7 @@ async function createNotifiedRows(
           ...(notification ? { notify: true, notifyFirst: 'local' as const } : { notify: false }),
           ...(gate.approval ? { approval: { timeoutMs: gate.approval.timeoutMs } } : {}),
           patchLevel: PAYOUT_PATCH_LEVEL,
+          checks: PAYOUT_CHECKS_LEVEL,
         };
         const start = { ...payoutStart(row), args: [input] };
         await enqueueWorkflowStart(tx, start);

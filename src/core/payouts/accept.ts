@@ -7,7 +7,7 @@ import type { PayoutsTable } from '../../db/tables/payouts';
 import type { DbOrTx } from '../../db/schema';
 import { parseDuration } from '../../domain/durations';
 import { newId, randomToken } from '../../domain/ids';
-import { PAYOUT_PATCH_LEVEL, type PayoutWorkflowInput } from '../../../workflows/payout.contract';
+import { PAYOUT_CHECKS_LEVEL, PAYOUT_PATCH_LEVEL, type PayoutWorkflowInput } from '../../../workflows/payout.contract';
 import { PAYOUT_WORKFLOW_TYPE } from '../../../workflows/payout.contract';
 import type { Caller, Core } from '../context';
 import { explainUnappliedPosting, gatedPostingCtes, getBalance, InsufficientFundsError, insufficientBalance, type Posting } from '../ledger';
@@ -160,7 +160,7 @@ export function payoutStart(
   row: Pick<PayoutRow, 'id' | 'business_id' | 'environment' | 'status' | 'channel' | 'disbursement_id'>,
   extra: Pick<PayoutWorkflowInput, 'approval'> = {},
 ): PendingStart {
-  const input: PayoutWorkflowInput = { payoutId: row.id, channel: row.channel, ...extra, patchLevel: PAYOUT_PATCH_LEVEL };
+  const input: PayoutWorkflowInput = { payoutId: row.id, channel: row.channel, ...extra, patchLevel: PAYOUT_PATCH_LEVEL, checks: PAYOUT_CHECKS_LEVEL };
   return {
     workflowType: PAYOUT_WORKFLOW_TYPE,
     workflowId: row.id,
