@@ -14,15 +14,22 @@ import {
   approveUpdate,
   cancelUpdate,
   claimUpdate,
+  confirmPayeeUpdate,
   NOTIFICATION_NOT_DELIVERABLE,
+  type PayeeVerificationStep,
+  PAYOUT_CHECKS_LEVEL,
   PAYOUT_PATCH_LEVEL,
   type PayoutActivities,
+  type PayoutCheckActivities,
   type PayoutNotificationActivities,
   type PayoutRailEvent,
   type PayoutWorkflowInput,
   type RailAttemptResult,
   railEventSignal,
   rejectUpdate,
+  type PayoutScreeningStep,
+  screeningDecisionSignal,
+  screeningRecheckSignal,
 } from '../../workflows/payout.contract';
 import { testClockAdvanceSignal } from '../../workflows/test-clock.contract';
 
@@ -50,6 +57,10 @@ interface Script {
   notifyFails?: boolean;
   /** The first payoutNotify attempt fails retryably (the local attempt), the next succeeds. */
   notifyFailsOnce?: boolean;
+  /** payoutScreen's answers in order, the last repeated (default clear). */
+  screening?: PayoutScreeningStep[];
+  /** payoutVerifyPayee's answer (default skipped). */
+  payee?: PayeeVerificationStep;
 }
 
 const settled = (arrivalMs = 200): RailAttemptResult => ({ ok: true, outcome: 'settled', providerReference: 'sbx_ref', arrivalMs });
@@ -67,6 +78,7 @@ const rejected = (retryable: boolean): RailAttemptResult => ({
 const scripts = new Map<string, Script>();
 const statuses = new Map<string, PayoutStatus>();
 const railStatusCalls = new Map<string, number>();
+const screenCalls = new Map<string, number>();
 const notifyFailed = new Set<string>();
 /** Disbursement state the scripted claim and finalize read (the projection's role). */
 const batches = new Map<string, { items: string[]; next: number; inFlight: Set<string>; failed: number; paused: boolean; claims: Map<number, ClaimResult>; window: number }>();
@@ -83,7 +95,17 @@ function move(payoutId: string, to: PayoutStatus): PayoutStatus {
   return to;
 }
 
-const payoutActivities: PayoutActivities & PayoutNotificationActivities = {
+const payoutActivities: PayoutActivities & PayoutNotificationActivities & PayoutCheckActivities = {
+  async payoutScreen({ payoutId }) {
+    const steps = scripts.get(payoutId)?.screening ?? [{ outcome: 'clear', screeningId: 'scr_rec' }];
+    const n = screenCalls.get(payoutId) ?? 0;
+    screenCalls.set(payoutId, n + 1);
+    return steps[Math.min(n, steps.length - 1)]!;
+  },
+  async payoutVerifyPayee({ payoutId }) {
+    return scripts.get(payoutId)?.payee ?? { outcome: 'skipped' };
+  },
+  async payoutPayeeDecision() {},
   async payoutTransition(input) {
     const to = move(input.payoutId, input.to);
     if (input.deliverAttempt === undefined) return { status: to };
@@ -358,6 +380,73 @@ const atPatchLevel = (path: PayoutPath): PayoutPath => ({ ...path, input: { ...p
 PAYOUT_PATHS['claim-claimed-patch-level'] = atPatchLevel(PAYOUT_PATHS['claim-notified-local']!);
 PAYOUT_PATHS['approval-approved-patch-level'] = atPatchLevel(PAYOUT_PATHS['approval-approved']!);
 PAYOUT_PATHS['claim-test-clock-expired-patch-level'] = atPatchLevel(PAYOUT_PATHS['claim-test-clock-expired']!);
+
+/** The checks phase (input `checks`, issue #52): screening and Verification of Payee before the rail. */
+const checked = (input: Omit<PayoutWorkflowInput, 'payoutId'> = { channel: 'service_user_usdc' }): Omit<PayoutWorkflowInput, 'payoutId'> => ({ ...input, patchLevel: PAYOUT_PATCH_LEVEL, checks: PAYOUT_CHECKS_LEVEL });
+const review: PayoutScreeningStep = { outcome: 'review', screeningId: 'scr_rec', caseId: 'scc_rec' };
+const screenedClear: PayoutScreeningStep = { outcome: 'clear', screeningId: 'scr_rec' };
+const afterScreening = (id: string) => until('screened', () => (screenCalls.get(id) ?? 0) > 0);
+const payeeWait = (result: 'close_match' | 'no_match', confirmWithinMs = 60_000): PayeeVerificationStep => ({ outcome: 'confirm', result, confirmWithinMs });
+Object.assign(PAYOUT_PATHS, {
+  'checks-clear': { input: checked(), ends: 'succeeded' },
+  'checks-released': {
+    input: checked(),
+    script: { screening: [review, screenedClear] },
+    drive: async (h: WorkflowHandle, id: string) => {
+      await afterScreening(id);
+      await h.signal(screeningDecisionSignal, { caseId: 'scc_rec', decision: 'released' });
+    },
+    ends: 'succeeded',
+  },
+  'checks-rejected': {
+    input: checked(),
+    script: { screening: [review] },
+    drive: async (h: WorkflowHandle, id: string) => {
+      await afterScreening(id);
+      await h.signal(screeningDecisionSignal, { caseId: 'scc_rec', decision: 'rejected', reason: 'listed' });
+    },
+    ends: 'failed',
+  },
+  'checks-refused': { input: checked(), script: { screening: [{ outcome: 'refused', screeningId: 'scr_rec', failure: { code: 'screening_rejected', message: 'Confirmed match' } }] }, ends: 'failed' },
+  'checks-unavailable-recheck': {
+    input: checked(),
+    script: { screening: [{ outcome: 'unavailable', screeningId: 'scr_rec', reasons: ['stale'], retryAfterMs: 60_000 }, screenedClear] },
+    drive: async (h: WorkflowHandle, id: string) => {
+      await afterScreening(id);
+      await h.signal(screeningRecheckSignal);
+    },
+    ends: 'succeeded',
+  },
+  'checks-review-running': { input: checked(), script: { screening: [review] }, ends: 'running' },
+  'checks-payee-confirmed': {
+    input: checked({ channel: 'sepa_eur' }),
+    script: { payee: payeeWait('close_match'), attempts: [settled()] },
+    drive: async (h: WorkflowHandle) => {
+      await until('payee wait', async () => (await h.executeUpdate(confirmPayeeUpdate, { args: [{ keyId: 'key_rec' }] }).catch(() => null)) === 'submitted');
+    },
+    ends: 'succeeded',
+  },
+  'checks-payee-canceled': {
+    input: checked({ channel: 'sepa_eur' }),
+    script: { payee: payeeWait('no_match') },
+    drive: async (h: WorkflowHandle) => {
+      await until('payee wait', async () => (await h.executeUpdate(cancelUpdate).catch(() => null)) === 'canceled');
+    },
+    ends: 'canceled',
+  },
+  'checks-payee-expired': { input: checked({ channel: 'sepa_eur' }), script: { payee: payeeWait('close_match', 300) }, ends: 'canceled' },
+  'checks-claim-released': {
+    input: checked({ channel: 'claim_link' }),
+    script: { screening: [review, screenedClear] },
+    drive: async (h: WorkflowHandle, id: string) => {
+      await until('awaiting_claim', statusIs(id, 'awaiting_claim'));
+      expect(await h.executeUpdate(claimUpdate, { args: [{ method: 'bank_transfer' }] })).toBe('claimed');
+      await afterScreening(id);
+      await h.signal(screeningDecisionSignal, { caseId: 'scc_rec', decision: 'released' });
+    },
+    ends: 'succeeded',
+  },
+} satisfies Record<string, PayoutPath>);
 
 describe.runIf(RECORD)('recording workflow histories', () => {
   it.each(Object.keys(PAYOUT_PATHS))('payout path %s', async (name) => {
