@@ -374,6 +374,7 @@ async function screeningStep(run: PayoutRun): Promise<Phase> {
 
 /** Verification of Payee: a close match or no match waits for `confirmPayee`, `cancel` or the window's end. */
 async function payeeStep(run: PayoutRun): Promise<Phase> {
+  if (run.status !== 'submitted') return 'next'; // a claimed claim link: the claimant gave the account
   for (;;) {
     const v = await checkActs.payoutVerifyPayee({ payoutId: run.payoutId });
     if (v.outcome === 'unavailable') {
