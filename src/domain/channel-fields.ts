@@ -59,7 +59,7 @@ export function identityFields(kind: NationalIdKind, idDescription: string): Req
   return [
     { name: 'full_name', type: 'string', required: true, description: 'Your full name as on your identity document' },
     { name: 'date_of_birth', type: 'date', required: true, description: 'Date of birth, YYYY-MM-DD' },
-    { name: 'national_id_kind', type: 'enum', required: true, values: [kind] },
+    { name: 'national_id_kind', type: 'enum', required: true, values: [kind], description: 'National identifier' },
     { name: 'national_id', type: 'string', required: true, pattern: NATIONAL_ID_PATTERNS[kind], description: idDescription },
   ];
 }
