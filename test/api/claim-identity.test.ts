@@ -76,6 +76,7 @@ describe('claim page: identity on a kycRequired channel', () => {
     const { id, path } = await surfaceBClaim();
     const r = await submit(path, { ...MX_CLAIM, national_id: 'LOGM900510MDFPRR08' });
     expect(r.status).toBe(400);
+    expect(r.headers.get('Cache-Control')).toBe('no-store');
     const html = await r.text();
     expect(html).toContain('<p class="error" id="spei_mxn-national_id-error">This CURP is not valid: check it against your document (its check digit does not match).</p>');
     expect(html).toContain('aria-invalid="true" aria-describedby="spei_mxn-national_id-error"');

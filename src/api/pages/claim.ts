@@ -1,7 +1,8 @@
 /**
  * The public claim page of a claim-link payout (docs/surface-b.md, docs/notifications.md "When
  * claim_link is live"): `GET /c/:token` shows it, `POST /c/:token/start` starts the claim,
- * `POST /c/:token` claims with a method (live: a route and its recipient fields). A GET never
+ * `POST /c/:token` claims with a method (live: a route and its recipient fields; on a channel that
+ * asks it, the claimant's identity: docs/screening.md "Identity at claim time"). A GET never
  * changes anything (messaging apps fetch links for previews). The random token is the credential.
  */
 import type { Hono } from 'hono';
@@ -215,6 +216,7 @@ ${sandboxChoices(token, sandboxIdentityChannel(link))}`,
         const choices = live ? routeForms(safeToken, routes, fields, { ...field, route }) : sandboxChoices(safeToken, sandboxIdentityChannel(link), fields, field);
         const body = `<h1>You have money to claim</h1><p class="amount">${esc(p.destination_amount)} ${esc(p.destination_currency)}</p>
 <p class="error" id="error" role="alert">${esc(err.message)}${field.field ? ` (${esc(field.field)})` : ''}</p>${choices}`;
+        c.header('Cache-Control', 'no-store');
         return c.html(page('Check your details', body, !live), err.status as 400 | 422);
       }
     }
