@@ -61,7 +61,12 @@ export async function tourSurfaceB(base: string, key: string, endpoints = new Lo
     console.log(`  claim page: ${base}${path}`);
     await fetch(`${base}${path}/start`, { method: 'POST', redirect: 'manual' });
     console.log(`  recipient started the claim: ${(await call('GET', `/disbursements/${d.id}`)).json.status}`);
-    await fetch(`${base}${path}`, { method: 'POST', redirect: 'manual', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'method=bank_transfer' });
+    // A Mexican bank account: the page asks the account and the claimant's identity (docs/screening.md "Identity at claim time").
+    const form = new URLSearchParams({
+      method: 'bank_transfer', route: 'spei_mxn', holder_name: 'MARIA LOPEZ GARCIA', clabe: '032180000118359719', recipient_kind: 'individual',
+      full_name: 'María López García', date_of_birth: '1990-05-10', national_id_kind: 'curp', national_id: 'LOGM900510MDFPRR07',
+    });
+    await fetch(`${base}${path}`, { method: 'POST', redirect: 'manual', body: form });
     let status = '';
     for (let i = 0; i < 100 && status !== 'delivered'; i++) {
       status = String((await call('GET', `/disbursements/${d.id}`)).json.status);

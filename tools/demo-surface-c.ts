@@ -85,7 +85,12 @@ export async function tourSurfaceC(baseUrl: string, key: string, endpoints = new
     console.log(`  GET ${message.claim_url} -> ${page.status}`);
     const started = await fetch(`${message.claim_url}/start`, { method: 'POST', redirect: 'manual' });
     console.log(`  POST claim (start) -> ${started.status}`);
-    const claimed = await fetch(message.claim_url, { method: 'POST', body: new URLSearchParams({ method: 'bank_transfer' }), redirect: 'manual' });
+    // A Mexican bank account: the page asks the account and the claimant's identity (docs/screening.md "Identity at claim time").
+    const form = new URLSearchParams({
+      method: 'bank_transfer', route: 'spei_mxn', holder_name: 'MARIA LOPEZ GARCIA', clabe: '032180000118359719', recipient_kind: 'individual',
+      full_name: 'María López García', date_of_birth: '1990-05-10', national_id_kind: 'curp', national_id: 'LOGM900510MDFPRR07',
+    });
+    const claimed = await fetch(message.claim_url, { method: 'POST', body: form, redirect: 'manual' });
     console.log(`  POST bank_transfer -> ${claimed.status}`);
     const done = await until(async () => {
       const p = await call('GET', `/payouts/${payout.id}`);

@@ -6,6 +6,7 @@ import {
   field,
   HOLDER_NAME,
   IBAN,
+  identityFields,
   PAGOMOVIL_FIELDS,
   PHONE_FIELDS,
   RECIPIENT_KIND,
@@ -34,6 +35,7 @@ interface BankSpec {
   serviceFee?: { percent: string; flat: string };
   fxSpreadPercent?: string;
   method?: string;
+  identityFields?: RequirementField[];
 }
 
 const SERVICE_FEE = { percent: '0.5', flat: '0' };
@@ -55,6 +57,7 @@ function bank(spec: BankSpec): ChannelDefinition {
     requirements: spec.requirements,
     method: spec.method ?? `${spec.rail}_bank`,
     kycRequired: true,
+    ...(spec.identityFields ? { identityFields: spec.identityFields } : {}),
   };
 }
 
@@ -94,6 +97,7 @@ const BANK_CHANNELS: ChannelDefinition[] = [
       { ...field('clabe', '^[0-9]{18}$', '18-digit CLABE (check digit validated)'), check: 'clabe' },
       RECIPIENT_KIND,
     ],
+    identityFields: identityFields('curp', 'CURP, 18 characters (check digit validated)'),
   }),
   bank({
     id: 'pix_brl',
@@ -110,6 +114,7 @@ const BANK_CHANNELS: ChannelDefinition[] = [
       field('tax_id', '^[0-9]{11}([0-9]{3})?$', 'CPF (11 digits) or CNPJ (14 digits), digits only'),
       RECIPIENT_KIND,
     ],
+    identityFields: identityFields('cpf', 'CPF, 11 digits, with or without dots and dash (check digits validated)'),
   }),
   bank({
     id: 'bank_cad',

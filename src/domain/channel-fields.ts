@@ -41,6 +41,27 @@ export interface ChannelDefinition {
   requirements: RequirementField[];
   method: string;
   kycRequired: boolean;
+  /** Identity fields a claimant gives on the claim page (docs/screening.md "Identity at claim time"); not recipient fields. */
+  identityFields?: RequirementField[];
+}
+
+/** The national identifiers the claim page validates by check digit: CURP (Mexico), CPF (Brazil). */
+export type NationalIdKind = 'curp' | 'cpf';
+
+/** National-id patterns (anchored, on the trimmed value); the check digits are validated beyond them. */
+export const NATIONAL_ID_PATTERNS: Readonly<Record<NationalIdKind, string>> = Object.freeze({
+  curp: '^[A-Z][AEIOUX][A-Z]{2}[0-9]{6}[HMX][A-Z]{5}[A-Z0-9][0-9]$',
+  cpf: '^[0-9]{3}\\.?[0-9]{3}\\.?[0-9]{3}-?[0-9]{2}$',
+});
+
+/** The identity fields of a kycRequired channel whose claimants give a national id of `kind`. */
+export function identityFields(kind: NationalIdKind, idDescription: string): RequirementField[] {
+  return [
+    { name: 'full_name', type: 'string', required: true, description: 'Your full name as on your identity document' },
+    { name: 'date_of_birth', type: 'date', required: true, description: 'Date of birth, YYYY-MM-DD' },
+    { name: 'national_id_kind', type: 'enum', required: true, values: [kind], description: 'National identifier' },
+    { name: 'national_id', type: 'string', required: true, pattern: NATIONAL_ID_PATTERNS[kind], description: idDescription },
+  ];
 }
 
 export const HOLDER_NAME: RequirementField = {

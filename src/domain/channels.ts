@@ -99,6 +99,8 @@ export interface ChannelRequirements {
   recipientType: RecipientType;
   fields: PublicRequirementField[];
   limits: ChannelLimits;
+  /** Extension: what a claimant gives on the claim page of a kycRequired channel (docs/screening.md "Identity at claim time"). */
+  identityFields?: PublicRequirementField[];
 }
 
 /** Spec "Channel" plus extension `countries` (ISO 3166-1 alpha-2), with its status for one caller. */
@@ -125,13 +127,13 @@ export function channelLimits(channel: ChannelDefinition): ChannelLimits {
 
 /** Spec "ChannelRequirements" for `channel`. */
 export function requirementsFor(channel: ChannelDefinition): ChannelRequirements {
+  const listed = (fields: readonly RequirementField[]) =>
+    fields.map(({ check: _check, ...f }) => ({ ...f, ...(f.values ? { values: [...f.values] } : {}) }));
   return {
     channel: channel.id,
     recipientType: channel.recipientType,
-    fields: channel.requirements.map(({ check: _check, ...listed }) => ({
-      ...listed,
-      ...(listed.values ? { values: [...listed.values] } : {}),
-    })),
+    fields: listed(channel.requirements),
     limits: channelLimits(channel),
+    ...(channel.identityFields ? { identityFields: listed(channel.identityFields) } : {}),
   };
 }

@@ -123,12 +123,17 @@ describe('channels: happy', () => {
           { name: 'recipient_kind', type: 'enum', required: true, values: ['individual', 'business'] },
         ],
         limits: { min: '1.00', max: '50000.00', currency: 'USDC' },
+        identity_fields: expect.any(Array),
       });
+      // Extension: what a claimant gives on the claim page (docs/screening.md "Identity at claim time").
+      expect(r.body.identity_fields.map((f: any) => f.name)).toEqual(['full_name', 'date_of_birth', 'national_id_kind', 'national_id']);
+      expect(r.body.identity_fields[2]).toMatchObject({ type: 'enum', values: ['curp'] });
     });
 
     it('asks Brazil for a payment key and a tax id, Hong Kong for a SWIFT code and an id document', async () => {
       const br = await h.request('GET', '/sandbox/v1/channels/pix_brl/requirements', { key: biz.sandbox });
       expect(br.body.fields.map((f: any) => f.name)).toEqual(expect.arrayContaining(['pix_key', 'tax_id']));
+      expect(br.body.identity_fields.find((f: any) => f.name === 'national_id_kind').values).toEqual(['cpf']);
       const hk = await h.request('GET', '/sandbox/v1/channels/chats_hkd/requirements', { key: biz.sandbox });
       expect(hk.body.fields.map((f: any) => f.name)).toEqual(expect.arrayContaining(['swift_code', 'id_document_number']));
       expect(hk.body.fields.every((f: any) => !('check' in f))).toBe(true);

@@ -33,6 +33,8 @@ const SEAM_PACKAGES = [
   'csv-stringify',
   'libphonenumber-js',
   'talisman',
+  'curp',
+  'cpf-cnpj-validator',
   '@electric-sql/pglite',
 ];
 

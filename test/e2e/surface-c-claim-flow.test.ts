@@ -118,7 +118,16 @@ describe('Surface C end to end over HTTP', () => {
     expect(start.status).toBe(303);
     const methods = await (await fetch(link)).text();
     expect(methods).toContain('value="bank_transfer"');
-    const claim = await fetch(link, { method: 'POST', body: new URLSearchParams({ method: 'bank_transfer' }), redirect: 'manual' });
+    // A Mexican bank account asks the claimant's identity (docs/screening.md "Identity at claim time").
+    expect(methods).toContain('name="national_id"');
+    const claim = await fetch(link, {
+      method: 'POST',
+      body: new URLSearchParams({
+        method: 'bank_transfer', route: 'spei_mxn', holder_name: 'MARIA LOPEZ GARCIA', clabe: '032180000118359719', recipient_kind: 'individual',
+        full_name: 'María López García', date_of_birth: '1990-05-10', national_id_kind: 'curp', national_id: 'LOGM900510MDFPRR07',
+      }),
+      redirect: 'manual',
+    });
     expect(claim.status).toBe(303);
 
     const done = await waitFor(async () => {

@@ -34,7 +34,13 @@ describe('Surface A catalog renderers (src/wire/surface-a): domain objects to th
         '{"name":"holder_name","type":"string","required":true,"description":"Full name of the account holder as the bank knows it"},' +
         '{"name":"clabe","type":"string","required":true,"pattern":"^[0-9]{18}$","description":"18-digit CLABE (check digit validated)"},' +
         '{"name":"recipient_kind","type":"enum","required":true,"values":["individual","business"]}],' +
-        '"limits":{"min":"1.00","max":"50000.00","currency":"USDC"}}',
+        '"limits":{"min":"1.00","max":"50000.00","currency":"USDC"},' +
+        // Extension: the claim page's identity fields (docs/screening.md "Identity at claim time").
+        '"identity_fields":[{"name":"full_name","type":"string","required":true,"description":"Your full name as on your identity document"},' +
+        '{"name":"date_of_birth","type":"date","required":true,"description":"Date of birth, YYYY-MM-DD"},' +
+        '{"name":"national_id_kind","type":"enum","required":true,"values":["curp"],"description":"National identifier"},' +
+        '{"name":"national_id","type":"string","required":true,"pattern":"^[A-Z][AEIOUX][A-Z]{2}[0-9]{6}[HMX][A-Z]{5}[A-Z0-9][0-9]$",' +
+        '"description":"CURP, 18 characters (check digit validated)"}]}',
     );
   });
 

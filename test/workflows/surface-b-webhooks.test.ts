@@ -100,7 +100,12 @@ describe('POST /webhooks (Surface B): happy', () => {
     await h.app.request(`${path}/start`, { method: 'POST' });
     const claimed = await eventFor(d.body.id, 'disbursement.claimed');
     expect(claimed.body.data).toMatchObject({ status: 'claimed', recipientPhone: '+525512345678', amountUsd: '25.00' });
-    await h.app.request(path, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: 'method=bank_transfer' });
+    // A Mexican bank account asks the claimant's identity (docs/screening.md "Identity at claim time").
+    const identity = new URLSearchParams({
+      method: 'bank_transfer', route: 'spei_mxn', holder_name: 'MARIA LOPEZ GARCIA', clabe: '032180000118359719', recipient_kind: 'individual',
+      full_name: 'María López García', date_of_birth: '1990-05-10', national_id_kind: 'curp', national_id: 'LOGM900510MDFPRR07',
+    });
+    await h.app.request(path, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: identity.toString() });
     const delivered = await eventFor(d.body.id, 'disbursement.delivered');
     expect(delivered.body.data).toMatchObject({ status: 'delivered', payoutMethod: 'bank_transfer', deliveredAt: expect.stringMatching(/Z$/) });
     expect(await verify(SECRET, delivered.raw, String(delivered.headers['x-service-signature']))).toBe(true);

@@ -1380,6 +1380,22 @@ export interface components {
                 description?: string;
             }[];
             limits: components["schemas"]["ChannelLimits"];
+            /** @description Extension: the identity fields the recipient of a claim link gives on the claim page when paid on this channel (identity checks at claim time; the integrator sends none). Present for channels that ask them (spei_mxn, pix_brl). */
+            identity_fields?: {
+                /** @example clabe */
+                name: string;
+                /** @enum {string} */
+                type: "string" | "enum" | "date" | "email" | "phone";
+                required: boolean;
+                /**
+                 * @description Regular expression the value must match
+                 * @example ^[0-9]{18}$
+                 */
+                pattern?: string;
+                /** @description Allowed values of an enum field */
+                values?: string[];
+                description?: string;
+            }[];
         };
         Quote: {
             /** @example qt_01k0000000000000000000000 */

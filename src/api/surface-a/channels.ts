@@ -41,22 +41,27 @@ export const ChannelSchema = z
   })
   .openapi('Channel');
 
-/** Spec "ChannelRequirements". */
+const RequirementFieldSchema = z.object({
+  name: z.string().openapi({ example: 'clabe' }),
+  type: z.enum(['string', 'enum', 'date', 'email', 'phone']),
+  required: z.boolean(),
+  pattern: z.string().optional().openapi({ description: 'Regular expression the value must match', example: '^[0-9]{18}$' }),
+  values: z.array(z.string()).optional().openapi({ description: 'Allowed values of an enum field' }),
+  description: z.string().optional(),
+});
+
+/** Spec "ChannelRequirements" (plus the extension `identity_fields`). */
 export const ChannelRequirementsSchema = z
   .object({
     channel: z.string().openapi({ example: 'spei_mxn' }),
     recipient_type: RecipientTypeSchema,
-    fields: z.array(
-      z.object({
-        name: z.string().openapi({ example: 'clabe' }),
-        type: z.enum(['string', 'enum', 'date', 'email', 'phone']),
-        required: z.boolean(),
-        pattern: z.string().optional().openapi({ description: 'Regular expression the value must match', example: '^[0-9]{18}$' }),
-        values: z.array(z.string()).optional().openapi({ description: 'Allowed values of an enum field' }),
-        description: z.string().optional(),
-      }),
-    ),
+    fields: z.array(RequirementFieldSchema),
     limits: LimitsSchema,
+    identity_fields: z.array(RequirementFieldSchema).optional().openapi({
+      description:
+        'Extension: the identity fields the recipient of a claim link gives on the claim page when paid on this channel ' +
+        '(identity checks at claim time; the integrator sends none). Present for channels that ask them (spei_mxn, pix_brl).',
+    }),
   })
   .openapi('ChannelRequirements');
 

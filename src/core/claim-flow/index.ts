@@ -12,3 +12,5 @@ export { CLAIM_STATUSES, type ClaimStatus, claimStatusOf, claimStatusOfRow, clai
 export { claimDisbursementView } from './view';
 export { type BatchEntryError, type ClaimBatch, type ClaimBatchInput, createClaimBatch, MAX_BATCH_ENTRIES } from './batch';
 export { type CardTopupView, cardTopupView, createCardTopup, findCardTopupByToken, finishCardTopup } from './card-topups';
+export { sandboxIdentityChannel, submitClaimDetails } from './claim-details';
+export { asksIdentity, hasClaimantIdentity, maskedClaimantIdentity } from './claimant-identity';

@@ -23,6 +23,7 @@ import * as m0063 from './0063_treasury';
 import * as m0064pti from './0064_partner_transfer_index';
 import * as m0060np from './0060_notification_providers';
 import * as m0068pcd from './0068_payout_claim_destinations';
+import * as m0078cid from './0078_claimant_identities';
 import * as m0061sol from './0061_solana_usdc';
 import * as m0065 from './0065_defense_in_depth';
 import * as m0066 from './0066_event_data_format';
@@ -62,6 +63,7 @@ export const migrations: Record<string, Migration> = {
   '0069_workflow_start_claims': m0069wsc,
   '0070_event_domain_form': m0070edf,
   '0075_screening': m0075scr,
+  '0078_claimant_identities': m0078cid,
 };
 
 /** Static provider (no filesystem scan), so bundlers and tsx see every migration. */

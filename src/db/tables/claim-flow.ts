@@ -37,7 +37,23 @@ export interface PayoutClaimDestinationsTable {
   created_at: Generated<Date>;
 }
 
+/** A claimant's identity (docs/screening.md "Identity at claim time"); `date_of_birth` and `national_id` sealed (src/core/secrets.ts). */
+export interface ClaimantIdentitiesTable {
+  payout_id: string;
+  business_id: string;
+  environment: 'sandbox' | 'live';
+  channel: string;
+  full_name: string;
+  date_of_birth: string;
+  national_id_kind: string;
+  national_id: string;
+  holder_name: string;
+  name_match: boolean;
+  created_at: Generated<Date>;
+}
+
 export interface ClaimFlowTables {
+  claimant_identities: ClaimantIdentitiesTable;
   claim_batches: ClaimBatchesTable;
   card_topups: CardTopupsTable;
   payout_claim_destinations: PayoutClaimDestinationsTable;

@@ -29,6 +29,8 @@ export interface WireChannelRequirements {
   recipient_type: RecipientType;
   fields: PublicRequirementField[];
   limits: WireChannelLimits;
+  /** Extension: the claim page's identity fields (docs/screening.md "Identity at claim time"). */
+  identity_fields?: PublicRequirementField[];
 }
 
 function renderLimits(l: ChannelListing['limits']): WireChannelLimits {
@@ -53,5 +55,11 @@ export function renderChannel(c: ChannelListing): WireChannel {
 
 /** `GET /channels/{channel}/requirements`. */
 export function renderChannelRequirements(r: ChannelRequirements): WireChannelRequirements {
-  return { channel: r.channel, recipient_type: r.recipientType, fields: r.fields, limits: renderLimits(r.limits) };
+  return {
+    channel: r.channel,
+    recipient_type: r.recipientType,
+    fields: r.fields,
+    limits: renderLimits(r.limits),
+    ...(r.identityFields ? { identity_fields: r.identityFields } : {}),
+  };
 }
