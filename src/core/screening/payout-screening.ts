@@ -54,8 +54,8 @@ export async function screenPayout(core: Core, payoutId: string): Promise<Payout
   const identity = payout.channel === 'claim_link' ? await claimantIdentity(core, payoutId) : null;
   const subject = identity?.subject ?? (await recipientSubject(core, payout));
   const service = core.screening[payout.environment];
-  // Pick up a version another process loaded; the sandbox list is built in, so it loads here.
-  if (!service.status().available) await (payout.environment === 'sandbox' ? service.refresh() : service.sync());
+  // Pick up a version another process loaded; built-in lists (sandbox) have no files to fetch, so they load here.
+  if (!service.status().available) await (service.config.lists.every((l) => l.module.files.length === 0) ? service.refresh() : service.sync());
   const r = await service.screen(subject, { reference: payoutId });
   if (r.outcome === 'unavailable') return { outcome: 'unavailable', screeningId: r.screeningId, reasons: r.reasons, retryAfterMs: service.config.unavailableRecheckMs };
   const hits = caseHits(r.hits as ScreeningHit[]);
