@@ -11,6 +11,7 @@ import { ScreeningService } from '../../src/core/screening/service';
 import { screeningConfig } from '../../src/screening/index';
 import { runScreeningCommand } from '../../src/main/admin-screening';
 import { createHarness, type Harness } from '../helpers/harness';
+import { waitFor } from '../helpers/webhook-receiver';
 
 const A = '/sandbox/v1';
 let h: Harness;
@@ -130,6 +131,9 @@ describe('screening review: four eyes', () => {
   it('open by one operator; release by the same is refused (exit 1); by another it releases, audits, emits and signals; a re-run only re-sends the signal', async () => {
     const id = await payoutTo('Sandy Sanctioned');
     const { caseId } = (await screenPayout(h.core, id)) as { caseId: string };
+    // The payout's run (started after acceptance; no worker here runs it): the Signals land in its history.
+    const run = h.core.temporal.workflow.getHandle(id);
+    await waitFor(() => run.describe().then((d) => d.status.name === 'RUNNING', () => false), 'payout workflow started');
 
     const queue = await review('alice@ops', 'list', '--json');
     expect(queue.code).toBe(0);
@@ -154,7 +158,7 @@ describe('screening review: four eyes', () => {
     expect(rel.code, rel.stderr).toBe(0);
     const doc = JSON.parse(rel.stdout);
     expect(doc).toMatchObject({ changed: true, case: { status: 'released', reviewer: 'alice@ops', decided_by: 'bob@ops', decision_reason: 'date of birth differs from the listed entry' } });
-    expect(['sent', 'not_running']).toContain(doc.signal);
+    expect(doc.signal).toBe('sent');
 
     expect(await audits(caseId)).toMatchObject([
       { action: 'screening_case.review_started', actor_type: 'operator', actor_id: 'alice@ops', business_id: businessId },
@@ -169,20 +173,25 @@ describe('screening review: four eyes', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ changed: false, case: { decided_by: 'bob@ops', decision_reason: 'date of birth differs from the listed entry' } });
     expect(await audits(caseId)).toHaveLength(2);
     expect((await events(id)).filter((e) => e.type === 'payout.screening_released')).toHaveLength(1);
-    if (doc.signal === 'sent') expect(await signals(id)).toEqual(['screeningDecision', 'screeningDecision']);
+    expect(await signals(id)).toEqual(['screeningDecision', 'screeningDecision']);
 
     const flip = await review('erin@ops', 'reject', caseId, '--reason', 'changed my mind');
     expect(flip.code).toBe(1);
     expect(flip.stderr).toMatch(/already released/);
+    await run.terminate('test done');
   });
 
   it('the reviewer may reject (the safe direction); the payout shows rejected and screening answers refused', async () => {
     const id = await payoutTo('Sandi Sanctioned');
     const { caseId } = (await screenPayout(h.core, id)) as { caseId: string };
+    // The payout's run has ended (here: terminated): the decision is recorded and nothing is signalled.
+    const run = h.core.temporal.workflow.getHandle(id);
+    await waitFor(() => run.describe().then((d) => d.status.name === 'RUNNING', () => false), 'payout workflow started');
+    await run.terminate('test: the run ended');
     expect((await review('alice@ops', 'open', caseId)).code).toBe(0);
     const rej = await review('alice@ops', 'reject', caseId, '--reason', 'same person as the listed entry');
     expect(rej.code, rej.stderr).toBe(0);
-    expect(rej.stdout).toMatch(new RegExp(`${caseId} rejected by alice@ops`));
+    expect(rej.stdout).toMatch(new RegExp(`${caseId} rejected by alice@ops; payout ${id} has no running workflow`));
     expect((await audits(caseId)).map((a) => a.action)).toEqual(['screening_case.review_started', 'screening_case.rejected']);
     expect(await screenPayout(h.core, id)).toMatchObject({ outcome: 'refused', failure: { code: 'screening_rejected', message: expect.stringContaining('same person as the listed entry') } });
     expect((await h.request('GET', `${A}/payouts/${id}`, { key })).body.screening).toMatchObject({ status: 'rejected', case_id: caseId });
