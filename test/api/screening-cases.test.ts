@@ -5,6 +5,8 @@
  * Signal sent after COMMIT (again on a re-run). The workflow's own checks phase is tested elsewhere.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ClaimantIdentity } from '../../src/core/claim-flow/claimant-identity';
+import { renderMetrics } from '../../src/core/metrics/scrape';
 import { caseOfPayout } from '../../src/core/screening/cases';
 import { screenPayout } from '../../src/core/screening/payout-screening';
 import { ScreeningService } from '../../src/core/screening/service';
@@ -12,6 +14,10 @@ import { screeningConfig } from '../../src/screening/index';
 import { runScreeningCommand } from '../../src/main/admin-screening';
 import { createHarness, type Harness } from '../helpers/harness';
 import { waitFor } from '../helpers/webhook-receiver';
+
+// The identity-at-claim seam is another module's (a stub here): each test says what it returns.
+const identities = vi.hoisted(() => new Map<string, ClaimantIdentity>());
+vi.mock('../../src/core/claim-flow/claimant-identity', () => ({ claimantIdentity: async (_core: unknown, payoutId: string) => identities.get(payoutId) ?? null }));
 
 const A = '/sandbox/v1';
 let h: Harness;
@@ -127,6 +133,36 @@ describe('screenPayout on the sandbox list', () => {
   });
 });
 
+describe('claim links: the claimant is screened', () => {
+  const claimLink = async () => {
+    const r = await h.request('POST', `${A}/payouts`, { key, body: { channel: 'claim_link', recipient: { type: 'phone', number: '+525512345678' }, source_amount: '5' } });
+    expect(r.status, r.text).toBe(201);
+    return r.body.id as string;
+  };
+
+  it("screens the claimant's identity instead of the recipient: Sandy Sanctioned opens a sanctions case", async () => {
+    const id = await claimLink();
+    identities.set(id, { subject: { name: 'Sandy Sanctioned', kind: 'individual' }, nameMismatch: null });
+    expect(await screenPayout(h.core, id)).toMatchObject({ outcome: 'review' });
+    expect(await caseOfPayout(h.db, id)).toMatchObject({ kind: 'sanctions', status: 'open' });
+  });
+
+  it('a name mismatch opens a name_mismatch case even when screening is clear', async () => {
+    const id = await claimLink();
+    identities.set(id, { subject: { name: 'Jane Doe', kind: 'individual' }, nameMismatch: { claimantName: 'Jane Doe', holderName: 'John Roe' } });
+    const step = await screenPayout(h.core, id);
+    expect(step).toMatchObject({ outcome: 'review' });
+    const c = await caseOfPayout(h.db, id);
+    expect(c).toMatchObject({ kind: 'name_mismatch', status: 'open', hits: [], summary: expect.stringContaining('"John Roe"') });
+    expect((await h.request('GET', `${A}/payouts/${id}`, { key })).body.screening).toMatchObject({ status: 'in_review', reason: expect.stringContaining("account holder's") });
+  });
+
+  it('without an identity, a claim link to a phone has no name to match and is clear', async () => {
+    const id = await claimLink();
+    expect(await screenPayout(h.core, id)).toMatchObject({ outcome: 'clear' });
+  });
+});
+
 describe('screening review: four eyes', () => {
   it('open by one operator; release by the same is refused (exit 1); by another it releases, audits, emits and signals; a re-run only re-sends the signal', async () => {
     const id = await payoutTo('Sandy Sanctioned');
@@ -198,5 +234,50 @@ describe('screening review: four eyes', () => {
     const show = await review(null, 'show', caseId, '--json');
     expect(JSON.parse(show.stdout)).toMatchObject({ id: caseId, status: 'rejected', hits: [expect.objectContaining({ list: 'sandbox' })] });
     expect((await review(null, 'show', 'scc_nope')).code).toBe(1);
+  });
+
+  it('a decision whose Signal could not be sent exits 1 and says to re-run; the re-run sends it and changes nothing else', async () => {
+    const id = await payoutTo('Sandy Sanctioned');
+    const { caseId } = (await screenPayout(h.core, id)) as { caseId: string };
+    const run = h.core.temporal.workflow.getHandle(id);
+    await waitFor(() => run.describe().then((d) => d.status.name === 'RUNNING', () => false), 'payout workflow started');
+    const down = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const out = vi.spyOn(console, 'log').mockImplementation(() => {});
+    let code: number;
+    let stderr = '';
+    try {
+      code = await runScreeningCommand(h.db, ['review', 'reject', caseId, '--reason', 'listed', '--operator', 'alice@ops'], {}, {
+        publicUrl: h.config.publicUrl,
+        temporal: async () => {
+          throw new Error('connection refused');
+        },
+      });
+      stderr = down.mock.calls.flat().join(' ');
+    } finally {
+      down.mockRestore();
+      out.mockRestore();
+    }
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/is rejected, but the payout's workflow was not signalled \(connection refused\); run the same command again/);
+    expect(await signals(id)).toEqual([]);
+    const again = await review('bob@ops', 'reject', caseId, '--reason', 'other words', '--json');
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ changed: false, signal: 'sent', case: { decided_by: 'alice@ops', decision_reason: 'listed' } });
+    expect(await signals(id)).toEqual(['screeningDecision']);
+    await run.terminate('test done');
+  });
+});
+
+describe('metrics', () => {
+  it('screening_cases_total counts by kind and decision; screening_review_queue_oldest_seconds is the oldest undecided case', async () => {
+    const text = await renderMetrics(h.db);
+    expect(text).toMatch(/screening_cases_total\{kind="sanctions",decision="opened"\} [1-9]/);
+    expect(text).toMatch(/screening_cases_total\{kind="sanctions",decision="released"\} 1/);
+    expect(text).toMatch(/screening_cases_total\{kind="name_mismatch",decision="opened"\} 1/);
+    const oldest = await h.db.selectFrom('screening_cases').select('opened_at').where('status', 'in', ['open', 'in_review']).orderBy('opened_at').executeTakeFirstOrThrow();
+    await h.db.updateTable('screening_cases').set({ opened_at: new Date(oldest.opened_at.getTime() - 3600_000) }).where('opened_at', '=', oldest.opened_at).execute();
+    const age = Number(/^screening_review_queue_oldest_seconds (\d+)/m.exec(await renderMetrics(h.db))?.[1]);
+    expect(age).toBeGreaterThanOrEqual(3600);
+    expect(age).toBeLessThan(3600 + 600);
   });
 });
