@@ -71,7 +71,8 @@ export function renderScreeningStatus(s: ScreeningStatus) {
 export function renderScreeningCase(c: ScreeningCase) {
   return {
     id: c.id, business_id: c.businessId, environment: c.environment, subject_type: c.subjectType, subject_id: c.subjectId, kind: c.kind,
-    screening_id: c.screeningId, status: c.status, summary: c.summary, hits: c.hits, opened_at: iso(c.openedAt), reviewer: c.reviewer,
+    screening_id: c.screeningId, status: c.status, summary: c.summary,
+    hits: c.hits.map((h) => ({ list: h.list, entry_id: h.entryId, entry_name: h.entryName, matched_name: h.matchedName, score: h.score, reason: h.reason })), opened_at: iso(c.openedAt), reviewer: c.reviewer,
     reviewed_at: iso(c.reviewedAt), decided_by: c.decidedBy, decided_at: iso(c.decidedAt), decision_reason: c.decisionReason,
   };
 }
@@ -119,7 +120,7 @@ async function runReviewCommand(
     }
     if (action === 'show') {
       const c = await getScreeningCase(db, caseId);
-      out(renderScreeningCase(c), [caseLine(c), ...c.hits.map((h) => `  ${h.score.toFixed(4)}  ${h.list} ${h.entry_id}  ${h.entry_name} (as "${h.matched_name}")  ${h.reason}`), ...(c.decisionReason ? [`  reason: ${c.decisionReason}`] : [])].join('\n'));
+      out(renderScreeningCase(c), [caseLine(c), ...c.hits.map((h) => `  ${h.score.toFixed(4)}  ${h.list} ${h.entryId}  ${h.entryName} (as "${h.matchedName}")  ${h.reason}`), ...(c.decisionReason ? [`  reason: ${c.decisionReason}`] : [])].join('\n'));
       return 0;
     }
     if (action === 'open') {

@@ -88,7 +88,7 @@ describe('screenPayout on the sandbox list', () => {
     expect(step).toMatchObject({ outcome: 'review', caseId: expect.stringMatching(/^scc_/) });
     const c = await caseOfPayout(h.db, id);
     expect(c).toMatchObject({ kind: 'sanctions', status: 'open', businessId, environment: 'sandbox', subjectId: id, reviewer: null });
-    expect(c!.hits[0]).toMatchObject({ list: 'sandbox', entry_name: expect.stringMatching(/Sanctioned/i), score: expect.any(Number), reason: expect.any(String) });
+    expect(c!.hits[0]).toMatchObject({ list: 'sandbox', entryName: expect.stringMatching(/Sanctioned/i), score: expect.any(Number), reason: expect.any(String) });
 
     const before = await h.db.selectFrom('screenings').select('id').where('reference', '=', id).execute();
     expect(await screenPayout(h.core, id)).toEqual(step);
@@ -232,7 +232,7 @@ describe('screening review: four eyes', () => {
     expect(await screenPayout(h.core, id)).toMatchObject({ outcome: 'refused', failure: { code: 'screening_rejected', message: expect.stringContaining('same person as the listed entry') } });
     expect((await h.request('GET', `${A}/payouts/${id}`, { key })).body.screening).toMatchObject({ status: 'rejected', case_id: caseId });
     const show = await review(null, 'show', caseId, '--json');
-    expect(JSON.parse(show.stdout)).toMatchObject({ id: caseId, status: 'rejected', hits: [expect.objectContaining({ list: 'sandbox' })] });
+    expect(JSON.parse(show.stdout)).toMatchObject({ id: caseId, status: 'rejected', hits: [expect.objectContaining({ list: 'sandbox', entry_id: expect.any(String), matched_name: expect.stringMatching(/sanctioned/i) })] });
     expect((await review(null, 'show', 'scc_nope')).code).toBe(1);
   });
 

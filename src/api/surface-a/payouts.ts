@@ -117,7 +117,11 @@ export const PayoutSchema = z
         reason: z.string().nullable().openapi({ description: 'Why the payout is held; once decided, the reason given with the decision' }),
       })
       .nullable()
-      .openapi({ description: 'Extension: the sanctions screening case that holds the payout (in_review) or was decided on it; null when screening raised none' }),
+      .optional()
+      .openapi({
+        description:
+          'Extension: the sanctions screening case that holds the payout (in_review) or was decided on it; null when screening raised none. Always on GET /payouts and GET /payouts/{id}; in events, on payout.screening_review and payout.screening_released only',
+      }),
     created_at: DateTimeSchema,
     updated_at: DateTimeSchema,
   })

@@ -20,15 +20,8 @@ import type { ScreeningHit } from './service';
 export type ScreeningCaseKind = 'sanctions' | 'name_mismatch';
 export type ScreeningCaseStatus = 'open' | 'in_review' | 'released' | 'rejected';
 
-/** One hit as a case keeps it (snake_case, as stored and printed). */
-export interface CaseHit {
-  list: string;
-  entry_id: string;
-  entry_name: string;
-  matched_name: string;
-  score: number;
-  reason: string;
-}
+/** One hit as a case keeps it. */
+export type CaseHit = Pick<ScreeningHit, 'list' | 'entryId' | 'entryName' | 'matchedName' | 'score' | 'reason'>;
 
 /** A screening case. Times are instants; `reviewer` and `decidedBy` are operator ids (`user@host`) or `system`. */
 export interface ScreeningCase {
@@ -70,7 +63,7 @@ export class ScreeningCaseError extends Error {
 
 /** The best hits of a screening as a case keeps them. */
 export const caseHits = (hits: readonly ScreeningHit[]): CaseHit[] =>
-  hits.map((h) => ({ list: h.list, entry_id: h.entryId, entry_name: h.entryName, matched_name: h.matchedName, score: h.score, reason: h.reason }));
+  hits.map((h) => ({ list: h.list, entryId: h.entryId, entryName: h.entryName, matchedName: h.matchedName, score: h.score, reason: h.reason }));
 
 function fromRow(r: ScreeningCaseRow): ScreeningCase {
   return {

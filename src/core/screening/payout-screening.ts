@@ -31,7 +31,7 @@ async function recipientSubject(core: Core, payout: PayoutRow): Promise<Screenin
   };
 }
 
-const hitsLine = (hits: readonly CaseHit[]) => hits.slice(0, 3).map((h) => `${h.entry_name} (${h.list} ${h.entry_id}, ${h.score.toFixed(2)})`).join('; ');
+const hitsLine = (hits: readonly CaseHit[]) => hits.slice(0, 3).map((h) => `${h.entryName} (${h.list} ${h.entryId}, ${h.score.toFixed(2)})`).join('; ');
 
 /** The step a case already gives: open or in review -> review; released -> clear; rejected -> refused. */
 function stepOfCase(c: ScreeningCase): PayoutScreeningStep {
