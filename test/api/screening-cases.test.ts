@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ClaimantIdentity } from '../../src/core/claim-flow/claimant-identity';
+import { verifyAuditChain } from '../../src/core/audit';
 import { renderMetrics } from '../../src/core/metrics/scrape';
 import { caseOfPayout } from '../../src/core/screening/cases';
 import { screenPayout } from '../../src/core/screening/payout-screening';
@@ -214,6 +215,7 @@ describe('screening review: four eyes', () => {
     const flip = await review('erin@ops', 'reject', caseId, '--reason', 'changed my mind');
     expect(flip.code).toBe(1);
     expect(flip.stderr).toMatch(/already released/);
+    expect(await verifyAuditChain(h.db, { businessId })).toMatchObject({ problems: [] });
     await run.terminate('test done');
   });
 
