@@ -116,9 +116,9 @@ describe('screenPayout on the sandbox list', () => {
     });
     expect(r.status, r.text).toBe(201);
     const step = await screenPayout(h.core, r.body.id);
-    expect(step).toMatchObject({ outcome: 'refused', failure: { code: 'screening_rejected', message: expect.stringContaining('confirmed match') } });
+    expect(step).toMatchObject({ outcome: 'refused', failure: { code: 'screening_rejected', message: 'Refused by sanctions screening: a confirmed match on a sanctions list' } });
     const c = await caseOfPayout(h.db, r.body.id);
-    expect(c).toMatchObject({ status: 'rejected', decidedBy: 'system' });
+    expect(c).toMatchObject({ status: 'rejected', decidedBy: 'system', summary: expect.stringMatching(/^confirmed match: CONFIRMED, Connor \(sandbox SBX-\d+, 1\.00\)/) });
     expect(await audits(c!.id)).toMatchObject([{ action: 'screening_case.rejected', actor_type: 'system', business_id: businessId }]);
     expect(await screenPayout(h.core, r.body.id)).toEqual(step);
     const list = await review('ops@a', 'list', '--status', 'rejected', '--json');

@@ -1075,8 +1075,8 @@ export interface components {
                 method: string | null;
             } | null;
             disbursement_id: string | null;
-            /** @description Extension: the sanctions screening case that holds the payout (in_review) or was decided on it; null when screening raised none */
-            screening: {
+            /** @description Extension: the sanctions screening case that holds the payout (in_review) or was decided on it; null when screening raised none. Always on GET /payouts and GET /payouts/{id}; in events, on payout.screening_review and payout.screening_released only */
+            screening?: {
                 /** @enum {string} */
                 status: "in_review" | "released" | "rejected";
                 /** @example scc_01k0000000000000000000000 */

@@ -141,11 +141,11 @@ export async function openPayoutCase(ctx: CaseContext, payout: PayoutRow, c: New
   return created ? fromRow(created) : (await caseOfPayout(ctx.db, payout.id))!;
 }
 
-/** Records a confirmed match as a case already `rejected` by `system`, with its audit record; returns the payout's case. */
-export async function recordSystemRejection(ctx: CaseContext, payout: PayoutRow, c: NewCase): Promise<ScreeningCase> {
+/** Records a confirmed match as a case already `rejected` by `system` for `reason` (the business sees it), with its audit record; returns the payout's case. */
+export async function recordSystemRejection(ctx: CaseContext, payout: PayoutRow, c: NewCase, reason: string): Promise<ScreeningCase> {
   const now = ctx.now();
   const created = await ctx.db.transaction().execute(async (tx) => {
-    const row = await insertCase(tx, now, payout, c, { status: 'rejected', decided_by: 'system', decided_at: now, decision_reason: c.summary });
+    const row = await insertCase(tx, now, payout, c, { status: 'rejected', decided_by: 'system', decided_at: now, decision_reason: reason });
     if (row) await audit(tx, row, { type: 'system', id: 'screening' }, null, 'screening_case.rejected', null, now);
     return row;
   });

@@ -38,7 +38,7 @@ function stepOfCase(c: ScreeningCase): PayoutScreeningStep {
   const screeningId = c.screeningId ?? '';
   if (c.status === 'released') return { outcome: 'clear', screeningId };
   if (c.status === 'rejected') {
-    return { outcome: 'refused', screeningId, failure: { code: 'screening_rejected', message: `Refused by sanctions screening: ${c.decisionReason ?? c.summary}` } };
+    return { outcome: 'refused', screeningId, failure: { code: 'screening_rejected', message: `Refused by sanctions screening: ${c.decisionReason ?? 'rejected'}` } };
   }
   return { outcome: 'review', screeningId, caseId: c.id };
 }
@@ -60,7 +60,7 @@ export async function screenPayout(core: Core, payoutId: string): Promise<Payout
   if (r.outcome === 'unavailable') return { outcome: 'unavailable', screeningId: r.screeningId, reasons: r.reasons, retryAfterMs: service.config.unavailableRecheckMs };
   const hits = caseHits(r.hits as ScreeningHit[]);
   if (r.outcome === 'confirmed_match') {
-    const c = await recordSystemRejection(core, payout, { kind: 'sanctions', screeningId: r.screeningId, hits, summary: `confirmed match: ${hitsLine(hits)}` });
+    const c = await recordSystemRejection(core, payout, { kind: 'sanctions', screeningId: r.screeningId, hits, summary: `confirmed match: ${hitsLine(hits)}` }, 'a confirmed match on a sanctions list');
     return stepOfCase(c);
   }
   const mismatch = identity?.nameMismatch;
