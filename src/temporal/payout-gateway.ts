@@ -4,7 +4,7 @@ import type { Config } from '../config';
 import {
   approveUpdate, rejectUpdate, cancelUpdate, type ClaimMethod, claimUpdate, PAYOUT_WORKFLOW_TYPE, type PayoutWorkflowInput, type ScreeningDecision, screeningDecisionSignal,
 } from '../../workflows/payout.contract';
-import { type RecordedStart, startIdempotently, type TemporalClient } from './client';
+import { type RecordedStart, startIdempotently, type TemporalClient, withCallDeadline } from './client';
 import { taskQueueFor } from './task-queues';
 
 /** `done` when applied; `refused` by its validator or a closed workflow (the caller re-reads the projection). */
@@ -55,10 +55,10 @@ export async function rejectPayoutWorkflow(
   return update(() => temporal.workflow.getHandle(payoutId).executeUpdate(rejectUpdate, { args: [arg] }));
 }
 
-/** Sends Signal `screeningDecision` after the case's decision is committed; `not_running` when no open workflow has that id (the payout ended, or never started). */
+/** Sends Signal `screeningDecision` after the case's decision is committed, within the client call deadline; `not_running` when no open workflow has that id (the payout ended, or never started). */
 export async function signalScreeningDecision(temporal: TemporalClient, payoutId: string, decision: ScreeningDecision): Promise<'sent' | 'not_running'> {
   try {
-    await temporal.workflow.getHandle(payoutId).signal(screeningDecisionSignal, decision);
+    await withCallDeadline(temporal, () => temporal.workflow.getHandle(payoutId).signal(screeningDecisionSignal, decision));
     return 'sent';
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return 'not_running';
