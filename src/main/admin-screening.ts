@@ -20,7 +20,8 @@ const USAGE =
   '       npm run admin -- screening check --name "<name>" [--kind individual|entity] [--country CC] [--dob YYYY-MM-DD] [--id <identifier>] [--list <id>] [--json]\n' +
   '       npm run admin -- screening status [--json]\n' +
   '       npm run admin -- screening review list [--status open|in_review|released|rejected|all] [--json]\n' +
-  '       npm run admin -- screening review show|open <case> [--operator <name>] [--json]\n' +
+  '       npm run admin -- screening review show <case> [--json]\n' +
+  '       npm run admin -- screening review open <case> [--operator <name>] [--json]\n' +
   '       npm run admin -- screening review release|reject <case> --reason "<text>" [--operator <name>] [--json]\n' +
   `lists: ${SCREENING_LIST_MODULES.map((m) => m.id).join(', ')}`;
 
@@ -72,8 +73,9 @@ export function renderScreeningCase(c: ScreeningCase) {
   return {
     id: c.id, business_id: c.businessId, environment: c.environment, subject_type: c.subjectType, subject_id: c.subjectId, kind: c.kind,
     screening_id: c.screeningId, status: c.status, summary: c.summary,
-    hits: c.hits.map((h) => ({ list: h.list, entry_id: h.entryId, entry_name: h.entryName, matched_name: h.matchedName, score: h.score, reason: h.reason })), opened_at: iso(c.openedAt), reviewer: c.reviewer,
-    reviewed_at: iso(c.reviewedAt), decided_by: c.decidedBy, decided_at: iso(c.decidedAt), decision_reason: c.decisionReason,
+    hits: c.hits.map((h) => ({ list: h.list, entry_id: h.entryId, entry_name: h.entryName, matched_name: h.matchedName, score: h.score, reason: h.reason })),
+    opened_at: iso(c.openedAt), reviewer: c.reviewer, reviewed_at: iso(c.reviewedAt), decided_by: c.decidedBy, decided_at: iso(c.decidedAt),
+    decision_reason: c.decisionReason,
   };
 }
 
