@@ -36,6 +36,11 @@ export function payoutStatusEvent(owner: EventOwner, type: string, payout: Payou
   return event(owner, type, { object: 'payout', value: payout }, `payout:${payout.id}:${status}`);
 }
 
+/** `payout.screening_{review|released}` for case `caseId` (docs/screening.md "Events"); dedupe `payout:{id}:screening_{review|released}:{caseId}`. */
+export function payoutScreeningEvent(owner: EventOwner, type: 'payout.screening_review' | 'payout.screening_released', payout: Payout, caseId: string): DomainEvent {
+  return event(owner, type, { object: 'payout', value: payout }, `payout:${payout.id}:${type.slice('payout.'.length)}:${caseId}`);
+}
+
 /** `payout.notification_*` with the notification; dedupe `payout:{id}:notification_{sent|delivered|failed}`. */
 export function payoutNotificationEvent(owner: EventOwner, type: `payout.${string}`, payout: Payout, notification: PayoutNotification): DomainEvent {
   return event(owner, type, { object: 'payout', value: payout, notification }, `payout:${payout.id}:${type.slice('payout.'.length)}`);

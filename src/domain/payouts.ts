@@ -62,8 +62,18 @@ export interface Payout {
   /** claim_link payouts only. */
   claim: PayoutClaim | null;
   disbursementId: string | null;
+  /** The payout's screening case (docs/screening.md "Holding payouts"); absent or null: none. */
+  screening?: PayoutScreening | null;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** A payout's screening case as the payout shows it: `in_review` (open or taken into review), `released` or `rejected`. */
+export interface PayoutScreening {
+  status: 'in_review' | 'released' | 'rejected';
+  caseId: string;
+  /** The operators' reason once decided; before, why the payout is held. */
+  reason: string | null;
 }
 
 /** A payout's receipt (spec "Receipt"). */

@@ -12,6 +12,8 @@ export const SURFACE_B_EVENT_TYPES = [
   'disbursement.cancelled',
   'disbursement.notification_delivered',
   'disbursement.notification_failed',
+  'disbursement.under_review',
+  'disbursement.review_released',
   'deposit.received',
   'deposit.credited',
 ] as const;
@@ -44,6 +46,8 @@ export const SURFACE_B_EVENT_RULES: readonly SurfaceBEventRule[] = [
   { core: 'payout.canceled', type: 'disbursement.cancelled', claimLinkOnly: true },
   { core: 'payout.notification_delivered', type: 'disbursement.notification_delivered', claimLinkOnly: true },
   { core: 'payout.notification_failed', type: 'disbursement.notification_failed', claimLinkOnly: true },
+  { core: 'payout.screening_review', type: 'disbursement.under_review', claimLinkOnly: true },
+  { core: 'payout.screening_released', type: 'disbursement.review_released', claimLinkOnly: true },
   { core: 'deposit.received', type: 'deposit.received', claimLinkOnly: false },
   { core: 'deposit.credited', type: 'deposit.credited', claimLinkOnly: false },
 ];

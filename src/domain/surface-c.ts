@@ -33,6 +33,8 @@ export const SURFACE_C_EVENT_TYPES = [
   'payout.notification_failed',
   'payout.completed',
   'payout.failed',
+  'payout.screening_review',
+  'payout.screening_released',
 ] as const;
 export type SurfaceCEventType = (typeof SURFACE_C_EVENT_TYPES)[number];
 export const SURFACE_C_EVENT_WILDCARDS = ['*', 'payout.*'] as const;
@@ -45,6 +47,8 @@ const EVENTS: Record<string, SurfaceCEventType> = {
   'payout.succeeded': 'payout.completed',
   'payout.failed': 'payout.failed',
   'payout.refunded': 'payout.failed',
+  'payout.screening_review': 'payout.screening_review',
+  'payout.screening_released': 'payout.screening_released',
 };
 
 /** Surface C name of a core event type, or null when Surface C does not receive it. */

@@ -12,6 +12,8 @@ export const SURFACE_A_EVENT_TYPES = [
   'payout.canceled',
   'payout.notification_delivered',
   'payout.notification_failed',
+  'payout.screening_review',
+  'payout.screening_released',
   'disbursement.awaiting_approval',
   'disbursement.launched',
   'disbursement.completed',

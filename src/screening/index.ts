@@ -1,6 +1,8 @@
 /** The screening seam's registry (docs/screening.md; docs/architecture.md "Seams"): one module per sanctions list, a plain array, and the seam's own variables. */
 import { z } from 'zod';
+import { parseDuration } from '../domain/durations';
 import type { SeamModule } from '../seams/module';
+import { isoDuration } from '../seams/settings';
 import type { ScreeningListModule } from './entry';
 import { euFsf } from './lists/eu-fsf';
 import { ofacSdnCsv } from './lists/ofac-sdn-csv';
@@ -22,6 +24,9 @@ export const SCREENING_SETTINGS = {
     .default('ofac-sdn-csv')
     .describe(`Comma-separated ids of the lists live payouts are screened against (${SCREENING_LIST_MODULES.map((m) => m.id).join(', ')}); the sandbox always screens against \`sandbox\` alone.`),
   SCREENING_MIN_SCORE: z.coerce.number().min(0.5).max(1).default(0.88).describe('The score (0..1) at which a name is a potential match (docs/screening.md "Thresholds").'),
+  SCREENING_UNAVAILABLE_RECHECK: isoDuration('PT1M')
+    .default('PT1M')
+    .describe('How long a payout held because screening is unavailable waits before it is screened again (docs/screening.md "Holding payouts").'),
 } as const;
 
 /** The seam-wide settings as a module of its own, so the config loader merges and documents them (src/seams/registry.ts). */
@@ -37,6 +42,8 @@ export const screeningSettingsShape = () => Object.assign({}, SCREENING_SETTINGS
 export interface ScreeningConfig {
   lists: { module: ScreeningListModule; source: ReturnType<ScreeningListModule['source']> }[];
   minScore: number;
+  /** SCREENING_UNAVAILABLE_RECHECK in ms. */
+  unavailableRecheckMs: number;
 }
 
 /** Parses the screening variables out of `env` (throws zod's error on a bad value or an unknown list id). */
@@ -48,5 +55,5 @@ export function screeningConfig(env: Record<string, unknown>): ScreeningConfig {
     if (!module) throw new Error(`SCREENING_LISTS: unknown list ${id} (known: ${SCREENING_LIST_MODULES.map((m) => m.id).join(', ')})`);
     return { module, source: module.source(parsed) };
   });
-  return { lists, minScore: parsed['SCREENING_MIN_SCORE'] as number };
+  return { lists, minScore: parsed['SCREENING_MIN_SCORE'] as number, unavailableRecheckMs: parseDuration(String(parsed['SCREENING_UNAVAILABLE_RECHECK'])) };
 }

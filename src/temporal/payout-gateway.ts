@@ -1,8 +1,10 @@
 /** Every Temporal client call about a payout's workflow (workflows/payout.contract.ts). Workflow id = payout id. */
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Config } from '../config';
-import { approveUpdate, rejectUpdate, cancelUpdate, type ClaimMethod, claimUpdate, PAYOUT_WORKFLOW_TYPE, type PayoutWorkflowInput } from '../../workflows/payout.contract';
-import { type RecordedStart, startIdempotently, type TemporalClient } from './client';
+import {
+  approveUpdate, rejectUpdate, cancelUpdate, type ClaimMethod, claimUpdate, PAYOUT_WORKFLOW_TYPE, type PayoutWorkflowInput, type ScreeningDecision, screeningDecisionSignal,
+} from '../../workflows/payout.contract';
+import { type RecordedStart, startIdempotently, type TemporalClient, withCallDeadline } from './client';
 import { taskQueueFor } from './task-queues';
 
 /** `done` when applied; `refused` by its validator or a closed workflow (the caller re-reads the projection). */
@@ -51,4 +53,15 @@ export async function rejectPayoutWorkflow(
   arg: { keyId: string; reason: string | null },
 ): Promise<PayoutUpdateOutcome> {
   return update(() => temporal.workflow.getHandle(payoutId).executeUpdate(rejectUpdate, { args: [arg] }));
+}
+
+/** Sends Signal `screeningDecision` after the case's decision is committed, within the client call deadline; `not_running` when no open workflow has that id (the payout ended, or never started). */
+export async function signalScreeningDecision(temporal: TemporalClient, payoutId: string, decision: ScreeningDecision): Promise<'sent' | 'not_running'> {
+  try {
+    await withCallDeadline(temporal, () => temporal.workflow.getHandle(payoutId).signal(screeningDecisionSignal, decision));
+    return 'sent';
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return 'not_running';
+    throw err;
+  }
 }

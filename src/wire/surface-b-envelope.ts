@@ -20,6 +20,8 @@ const STATUS_OF: Record<SurfaceBEventType, string> = {
   'disbursement.cancelled': 'cancelled',
   'disbursement.notification_delivered': 'pending',
   'disbursement.notification_failed': 'pending',
+  'disbursement.under_review': 'claimed',
+  'disbursement.review_released': 'claimed',
   'deposit.received': 'received',
   'deposit.credited': 'credited',
 };

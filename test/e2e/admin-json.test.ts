@@ -27,7 +27,7 @@ async function adminJson(...args: string[]): Promise<unknown> {
 }
 
 describe('npm run admin -- … --json prints one JSON document', () => {
-  it('business create, business verify, channel pause/list/resume, audit verify, treasury and db grants', async () => {
+  it('business create, business verify, channel pause/list/resume, audit verify, treasury, screening review list and db grants', async () => {
     const created = (await adminJson('business', 'create', '--name', 'Json Test')) as { business_id: string; keys: { sandbox: string } };
     expect(created.business_id).toMatch(/^biz_/);
     expect(created.keys.sandbox).toMatch(/^sk_test_/);
@@ -38,6 +38,7 @@ describe('npm run admin -- … --json prints one JSON document', () => {
     expect(await adminJson('channel', 'resume', 'spei_mxn')).toEqual({ channel: 'spei_mxn', resumed: true });
     expect(await adminJson('audit', 'verify')).toMatchObject({ problems: [] });
     expect(Array.isArray(await adminJson('treasury'))).toBe(true);
+    expect(await adminJson('screening', 'review', 'list')).toEqual({ cases: [] });
     expect(await adminJson('db', 'grants')).toEqual({ grants_applied: ['payouts_api', 'payouts_worker', 'payouts_admin'] });
   }, 240_000);
 

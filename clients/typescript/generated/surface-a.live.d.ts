@@ -1075,6 +1075,15 @@ export interface components {
                 method: string | null;
             } | null;
             disbursement_id: string | null;
+            /** @description Extension: the sanctions screening case that holds the payout (in_review) or was decided on it; null when screening raised none. Always on GET /payouts and GET /payouts/{id}; in events, on payout.screening_review and payout.screening_released only */
+            screening?: {
+                /** @enum {string} */
+                status: "in_review" | "released" | "rejected";
+                /** @example scc_01k0000000000000000000000 */
+                case_id: string;
+                /** @description Why the payout is held; once decided, the reason given with the decision */
+                reason: string | null;
+            } | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1642,7 +1651,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.notification_delivered, payout.notification_failed, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
+             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.notification_delivered, payout.notification_failed, payout.screening_review, payout.screening_released, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
              * @example [
              *       "payout.*"
              *     ]
@@ -1659,7 +1668,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.notification_delivered, payout.notification_failed, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
+             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.notification_delivered, payout.notification_failed, payout.screening_review, payout.screening_released, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
              * @example [
              *       "payout.*",
              *       "disbursement.completed"
@@ -1763,7 +1772,7 @@ export interface components {
             /** @example evt_01j9z3k4m5n6p7q8r9s0t1v2w3 */
             id: string;
             /**
-             * @description One of payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.notification_delivered, payout.notification_failed, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated
+             * @description One of payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.notification_delivered, payout.notification_failed, payout.screening_review, payout.screening_released, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated
              * @example payout.succeeded
              */
             type: string;

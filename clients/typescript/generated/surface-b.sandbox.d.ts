@@ -666,7 +666,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types: disbursement.created, disbursement.claimed, disbursement.delivered, disbursement.failed, disbursement.expired, disbursement.cancelled, disbursement.notification_delivered, disbursement.notification_failed, deposit.received, deposit.credited; or a wildcard: *, disbursement.*, deposit.*.
+             * @description Event types: disbursement.created, disbursement.claimed, disbursement.delivered, disbursement.failed, disbursement.expired, disbursement.cancelled, disbursement.notification_delivered, disbursement.notification_failed, disbursement.under_review, disbursement.review_released, deposit.received, deposit.credited; or a wildcard: *, disbursement.*, deposit.*.
              * @example [
              *       "disbursement.*",
              *       "deposit.credited"
@@ -800,7 +800,7 @@ export interface components {
             /** @example evt_01k0000000000000000000000 */
             id: string;
             /** @enum {string} */
-            type: "disbursement.created" | "disbursement.claimed" | "disbursement.delivered" | "disbursement.failed" | "disbursement.expired" | "disbursement.cancelled" | "disbursement.notification_delivered" | "disbursement.notification_failed" | "deposit.received" | "deposit.credited";
+            type: "disbursement.created" | "disbursement.claimed" | "disbursement.delivered" | "disbursement.failed" | "disbursement.expired" | "disbursement.cancelled" | "disbursement.notification_delivered" | "disbursement.notification_failed" | "disbursement.under_review" | "disbursement.review_released" | "deposit.received" | "deposit.credited";
             /**
              * Format: date-time
              * @example 2026-03-01T12:00:00.000Z
@@ -2279,7 +2279,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor: nextCursor of the previous page */
                 after?: string;
-                /** @description Event type (disbursement.created, disbursement.claimed, disbursement.delivered, disbursement.failed, disbursement.expired, disbursement.cancelled, disbursement.notification_delivered, disbursement.notification_failed, deposit.received, deposit.credited) or wildcard (*, disbursement.*, deposit.*) */
+                /** @description Event type (disbursement.created, disbursement.claimed, disbursement.delivered, disbursement.failed, disbursement.expired, disbursement.cancelled, disbursement.notification_delivered, disbursement.notification_failed, disbursement.under_review, disbursement.review_released, deposit.received, deposit.credited) or wildcard (*, disbursement.*, deposit.*) */
                 type?: string;
                 /** @description ISO 8601 date-time; events created at or after it */
                 createdAfter?: string;

@@ -587,7 +587,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types to receive: payout.created, payout.notification_sent, payout.notification_delivered, payout.notification_failed, payout.completed, payout.failed; or a wildcard: *, payout.*.
+             * @description Event types to receive: payout.created, payout.notification_sent, payout.notification_delivered, payout.notification_failed, payout.completed, payout.failed, payout.screening_review, payout.screening_released; or a wildcard: *, payout.*.
              * @example [
              *       "payout.*"
              *     ]
@@ -603,7 +603,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types to receive: payout.created, payout.notification_sent, payout.notification_delivered, payout.notification_failed, payout.completed, payout.failed; or a wildcard: *, payout.*.
+             * @description Event types to receive: payout.created, payout.notification_sent, payout.notification_delivered, payout.notification_failed, payout.completed, payout.failed, payout.screening_review, payout.screening_released; or a wildcard: *, payout.*.
              * @example [
              *       "payout.*"
              *     ]
@@ -706,7 +706,7 @@ export interface components {
             /** @example evt_01j9z3k4m5n6p7q8r9s0t1v2w3 */
             id: string;
             /** @enum {string} */
-            type: "payout.created" | "payout.notification_sent" | "payout.notification_delivered" | "payout.notification_failed" | "payout.completed" | "payout.failed";
+            type: "payout.created" | "payout.notification_sent" | "payout.notification_delivered" | "payout.notification_failed" | "payout.completed" | "payout.failed" | "payout.screening_review" | "payout.screening_released";
             /** Format: date-time */
             created_at: string;
             data: {

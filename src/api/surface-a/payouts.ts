@@ -110,6 +110,18 @@ export const PayoutSchema = z
       .nullable()
       .openapi({ description: 'claim_link payouts: the claim link and its state; null otherwise' }),
     disbursement_id: z.string().nullable(),
+    screening: z
+      .object({
+        status: z.enum(['in_review', 'released', 'rejected']),
+        case_id: z.string().openapi({ example: 'scc_01k0000000000000000000000' }),
+        reason: z.string().nullable().openapi({ description: 'Why the payout is held; once decided, the reason given with the decision' }),
+      })
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          'Extension: the sanctions screening case that holds the payout (in_review) or was decided on it; null when screening raised none. Always on GET /payouts and GET /payouts/{id}; in events, on payout.screening_review and payout.screening_released only',
+      }),
     created_at: DateTimeSchema,
     updated_at: DateTimeSchema,
   })

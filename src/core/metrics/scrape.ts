@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema';
+import { refreshScreeningQueueGauge } from '../screening/cases';
 import { refreshTreasuryGauges } from '../treasury/report';
 import { refreshSolanaGauges } from './solana';
 import { disbursementItemsInFlight, metricsRegistry, outboxBacklog, outboxOldestSeconds, railOldestWaitingPayout } from './registry';
@@ -53,6 +54,7 @@ export async function refreshScrapeTimeGauges(db: Db): Promise<void> {
   for (const w of waiting) railOldestWaitingPayout.set({ rail: w.rail }, Math.max(0, Math.floor((Date.now() - new Date(w.oldest).getTime()) / 1000)));
   await refreshTreasuryGauges(db);
   await refreshSolanaGauges(db);
+  await refreshScreeningQueueGauge(db);
 }
 
 /** The `/metrics` body: this process's registry, then `extra` (the Temporal SDK's metrics on the worker). */

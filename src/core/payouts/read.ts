@@ -5,6 +5,7 @@ import type { PayoutFailureCode, PayoutStatus } from '../../domain/payout-state'
 import type { Payout, PayoutReceipt } from '../../domain/payouts';
 import { maskRecipientDetails } from '../../domain/recipients';
 import { type Page, paginate } from '../paging';
+import { payoutScreenings } from '../screening/case-view';
 import { ownedOr404, scoped } from '../tenancy';
 import type { Caller, Core } from '../context';
 import type { PayoutRow, PayoutAttemptRow } from './rows';
@@ -95,7 +96,8 @@ export async function getPayoutRow(db: DbOrTx, caller: Caller, id: string): Prom
 export async function getPayout(core: Core, caller: Caller, id: string): Promise<Payout> {
   const row = await getPayoutRow(core.db, caller, id);
   const attempts = await core.db.selectFrom('payout_attempts').selectAll().where('payout_id', '=', id).orderBy('number').execute();
-  return payoutFromRow(row, core.config.publicUrl, attempts);
+  const screening = (await payoutScreenings(core.db, [id])).get(id) ?? null;
+  return { ...payoutFromRow(row, core.config.publicUrl, attempts), screening };
 }
 
 /** Filters and page of GET /payouts (spec: status, channel, since, limit 1..200, cursor). */
@@ -120,7 +122,8 @@ export async function listPayouts(core: Core, caller: Caller, q: ListPayoutsQuer
   if (q.channel) query = query.where('channel', '=', q.channel);
   if (q.since) query = query.where('created_at', '>=', q.since);
   const page = await paginate(query, 'id', { limit: q.limit, cursor: q.cursor });
-  return { data: page.rows.map((r) => payoutFromRow(r, core.config.publicUrl)), nextCursor: page.nextCursor };
+  const screenings = await payoutScreenings(core.db, page.rows.map((r) => r.id));
+  return { data: page.rows.map((r) => ({ ...payoutFromRow(r, core.config.publicUrl), screening: screenings.get(r.id) ?? null })), nextCursor: page.nextCursor };
 }
 
 /** GET /payouts/{id}/receipt: `{url: {publicUrl}/r/<receipt token>, confirmed_received_at}`. 404 as getPayout. */

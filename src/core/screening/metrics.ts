@@ -6,6 +6,8 @@ export const SCREENING_METRIC_LABELS = {
   screenings_total: ['outcome'],
   screening_list_age_seconds: ['list'],
   screening_list_refresh_failures_total: ['list'],
+  screening_cases_total: ['kind', 'decision'],
+  screening_review_queue_oldest_seconds: [],
 } as const;
 
 let watched: (() => { list: string; ageSeconds: number | null }[]) | undefined;
@@ -37,5 +39,20 @@ export const screeningListRefreshFailures = new Counter({
   name: 'screening_list_refresh_failures_total',
   help: 'Failed fetches or parses of a sanctions list (the last good version stayed current).',
   labelNames: SCREENING_METRIC_LABELS.screening_list_refresh_failures_total,
+  registers: [metricsRegistry],
+});
+
+/** Cases by kind (`sanctions`, `name_mismatch`) and decision (`opened`, `released`, `rejected`). */
+export const screeningCasesTotal = new Counter({
+  name: 'screening_cases_total',
+  help: 'Screening cases by kind (sanctions, name_mismatch) and decision (opened, released, rejected).',
+  labelNames: SCREENING_METRIC_LABELS.screening_cases_total,
+  registers: [metricsRegistry],
+});
+
+/** Set at scrape time by src/core/screening/cases.ts `refreshScreeningQueueGauge`. */
+export const screeningReviewQueueOldest = new Gauge({
+  name: 'screening_review_queue_oldest_seconds',
+  help: 'Age in seconds of the oldest screening case not yet decided (open or in review); 0 when the queue is empty.',
   registers: [metricsRegistry],
 });

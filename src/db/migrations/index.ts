@@ -30,6 +30,7 @@ import * as m0066 from './0066_event_data_format';
 import * as m0069wsc from './0069_workflow_start_claims';
 import * as m0070edf from './0070_event_domain_form';
 import * as m0075scr from './0075_screening';
+import * as m0076scc from './0076_screening_cases';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -63,6 +64,7 @@ export const migrations: Record<string, Migration> = {
   '0069_workflow_start_claims': m0069wsc,
   '0070_event_domain_form': m0070edf,
   '0075_screening': m0075scr,
+  '0076_screening_cases': m0076scc,
   '0078_claimant_identities': m0078cid,
 };
 

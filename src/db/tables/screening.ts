@@ -1,5 +1,6 @@
 import type { Generated, JSONColumnType } from 'kysely';
 import type { ListEntry } from '../../screening/entry';
+import type { Environment } from './platform';
 
 /** One loaded version of a sanctions list, written only by src/core/screening/lists.ts (docs/screening.md "Versions and refresh"). */
 export interface ScreeningListVersionsTable {
@@ -28,7 +29,33 @@ export interface ScreeningsTable {
   reference: string | null;
 }
 
+/** A payout held for an operator's decision (docs/screening.md "Holding payouts"). Written only by src/core/screening/cases.ts. */
+export interface ScreeningCasesTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  /** `payout`. */
+  subject_type: string;
+  subject_id: string;
+  /** `sanctions` or `name_mismatch`. */
+  kind: string;
+  screening_id: string | null;
+  /** The best hits (list, entry id and name, matched name, score, reason). */
+  hits: JSONColumnType<Record<string, unknown>[], string, string>;
+  /** One line for the queue: why the case was opened. */
+  summary: string;
+  /** `open`, `in_review`, `released` or `rejected`. */
+  status: string;
+  opened_at: Date;
+  reviewer: string | null;
+  reviewed_at: Date | null;
+  decided_by: string | null;
+  decided_at: Date | null;
+  decision_reason: string | null;
+}
+
 export interface ScreeningTables {
   screening_list_versions: ScreeningListVersionsTable;
   screenings: ScreeningsTable;
+  screening_cases: ScreeningCasesTable;
 }

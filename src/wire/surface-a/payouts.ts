@@ -47,6 +47,8 @@ export interface WirePayout {
   claim: { url: string | null; expires_at: string | null; claimed_at: string | null; method: string | null } | null;
   /** Extension: the disbursement this payout is an item of, or null. */
   disbursement_id: string | null;
+  /** Extension: the payout's screening case, null when none; absent where not read (docs/screening.md "Holding payouts"). */
+  screening?: { status: 'in_review' | 'released' | 'rejected'; case_id: string; reason: string | null } | null;
   created_at: string;
   updated_at: string;
 }
@@ -87,6 +89,7 @@ export function renderPayout(p: Payout): WirePayout {
     attempts: p.attempts,
     claim: p.claim ? { url: p.claim.url, expires_at: iso(p.claim.expiresAt), claimed_at: iso(p.claim.claimedAt), method: p.claim.method } : null,
     disbursement_id: p.disbursementId,
+    screening: p.screening ? { status: p.screening.status, case_id: p.screening.caseId, reason: p.screening.reason } : p.screening,
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),
   };
