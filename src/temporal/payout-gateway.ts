@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import { approveUpdate, rejectUpdate, cancelUpdate, type ClaimMethod, claimUpdate, PAYOUT_WORKFLOW_TYPE, type PayoutWorkflowInput } from '../../workflows/payout.contract';
 import { type RecordedStart, startIdempotently, type TemporalClient } from './client';
 import { taskQueueFor } from './task-queues';
+import { screeningRecheckSignal } from '../../workflows/payout.contract';
 
 /** `done` when applied; `refused` by its validator or a closed workflow (the caller re-reads the projection). */
 export type PayoutUpdateOutcome = 'done' | 'refused';
@@ -51,4 +52,15 @@ export async function rejectPayoutWorkflow(
   arg: { keyId: string; reason: string | null },
 ): Promise<PayoutUpdateOutcome> {
   return update(() => temporal.workflow.getHandle(payoutId).executeUpdate(rejectUpdate, { args: [arg] }));
+}
+
+/** Signals `screeningRecheck` to payout `payoutId` (screening available again); false when its workflow is gone. */
+export async function signalScreeningRecheck(temporal: TemporalClient, payoutId: string): Promise<boolean> {
+  try {
+    await temporal.workflow.getHandle(payoutId).signal(screeningRecheckSignal);
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
 }

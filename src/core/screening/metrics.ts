@@ -6,6 +6,8 @@ export const SCREENING_METRIC_LABELS = {
   screenings_total: ['outcome'],
   screening_list_age_seconds: ['list'],
   screening_list_refresh_failures_total: ['list'],
+  screening_available: ['environment'],
+  screening_rescreened_recipients_total: ['outcome'],
 } as const;
 
 let watched: (() => { list: string; ageSeconds: number | null }[]) | undefined;
@@ -37,5 +39,19 @@ export const screeningListRefreshFailures = new Counter({
   name: 'screening_list_refresh_failures_total',
   help: 'Failed fetches or parses of a sanctions list (the last good version stayed current).',
   labelNames: SCREENING_METRIC_LABELS.screening_list_refresh_failures_total,
+  registers: [metricsRegistry],
+});
+
+export const screeningAvailable = new Gauge({
+  name: 'screening_available',
+  help: 'Whether sanctions screening is available (1) or fails closed (0), per environment; set by the refresh loop.',
+  labelNames: SCREENING_METRIC_LABELS.screening_available,
+  registers: [metricsRegistry],
+});
+
+export const screeningRescreenedRecipients = new Counter({
+  name: 'screening_rescreened_recipients_total',
+  help: 'Saved recipients screened again after a sanctions list changed, by outcome.',
+  labelNames: SCREENING_METRIC_LABELS.screening_rescreened_recipients_total,
   registers: [metricsRegistry],
 });
