@@ -168,6 +168,15 @@ describe('saved recipients', () => {
     expect(sandy.status).toBe(201);
     const row = await lastScreening(sandy.body.id);
     expect(row).toMatchObject({ outcome: 'potential_match' });
+    // The view carries the last screening (GET and list too); a recipient without a name has none.
+    expect(jane.body.screening).toEqual({ status: 'clear', screened_at: expect.stringMatching(/Z$/) });
+    expect(sandy.body.screening).toMatchObject({ status: 'potential_match' });
+    expect((await h.request('GET', `/sandbox/v1/recipients/${sandy.body.id}`, { key: biz.sandbox })).body.screening).toMatchObject({ status: 'potential_match' });
+    const listed = (await h.request('GET', '/sandbox/v1/recipients?limit=100', { key: biz.sandbox })).body.data as { id: string; screening: unknown }[];
+    expect(listed.find((r) => r.id === jane.body.id)!.screening).toMatchObject({ status: 'clear' });
+    const handle = await h.request('POST', '/sandbox/v1/recipients', { key: biz.sandbox, body: { type: 'service_user', service_user: { handle: '@maria' } } });
+    expect(handle.status).toBe(201);
+    expect(handle.body.screening).toBeNull();
     const screening = await h.db.selectFrom('screenings').selectAll().where('id', '=', row!.screening_id).executeTakeFirstOrThrow();
     expect(screening).toMatchObject({ reference: sandy.body.id, subject_name: 'Sandy Sanctioned', outcome: 'potential_match' });
 
