@@ -113,9 +113,9 @@ export class ScreeningService {
     return l.index;
   }
 
-  /** Builds the index of every loaded list now (docs/screening.md "Loading into memory"). */
-  async warm(): Promise<void> {
-    await Promise.all([...this.loaded.keys()].map((list) => this.index(list)));
+  /** Builds the index of every loaded list (or of `lists`) now (docs/screening.md "Loading into memory"). */
+  async warm(lists: readonly string[] = [...this.loaded.keys()]): Promise<void> {
+    await Promise.all(lists.filter((list) => this.loaded.has(list)).map((list) => this.index(list)));
   }
 
   private async fetchDue(opts: ReadOptions & { force?: boolean; builtInOnly?: boolean }): Promise<RefreshResult[]> {
@@ -148,7 +148,7 @@ export class ScreeningService {
   /**
    * The refresh loop (docs/screening.md "Versions and refresh"), every `everyMs` (default 30 s) until
    * {@link stop}: with `fetch`, fetches the due lists (one process kind does); always stores the
-   * built-in lists (idempotent) and syncs; `warm` builds changed indexes at once; `onSync` gets each
+   * built-in lists (idempotent) and syncs; `warm` indexes changed downloaded lists at once; `onSync` gets each
    * tick's report. Screening never waits for it; the timer does not hold the process open.
    */
   start(opts: { fetch: boolean; everyMs?: number; warm?: boolean; onSync?: (report: SyncReport) => Promise<void> | void }): void {
@@ -159,7 +159,8 @@ export class ScreeningService {
       else if (first) await this.fetchDue({ builtInOnly: true });
       first = false;
       const reloaded = await this.sync();
-      if (opts.warm && reloaded.length > 0) await this.warm();
+      // Downloaded lists only: the built-in list is tiny, indexed at its first screening.
+      if (opts.warm) await this.warm(reloaded.filter((id) => this.config.lists.some((l) => l.module.id === id && l.module.files.length > 0)));
       const available = this.status().available;
       screeningAvailable.set({ environment: this.opts.environment ?? 'live' }, available ? 1 : 0);
       const report = { reloaded, available, becameAvailable: available && !wasAvailable };
