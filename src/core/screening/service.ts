@@ -106,10 +106,10 @@ export class ScreeningService {
   private index(list: string): Promise<ListIndex> {
     const l = this.loaded.get(list)!;
     const v = l.version;
-    l.index ??= listVersionEntries(this.db, v.id).then((entries) => buildIndex(v.list, v.id, entries));
-    l.index.catch(() => {
-      if (this.loaded.get(list) === l) l.index = null;
-    });
+    if (!l.index) {
+      l.index = listVersionEntries(this.db, v.id).then((entries) => buildIndex(v.list, v.id, entries));
+      l.index.catch(() => (l.index = null)); // a failed read is tried again at the next use
+    }
     return l.index;
   }
 
