@@ -244,6 +244,14 @@ describe('saved recipients', () => {
       expect(await lastScreening(ana.body.id)).toMatchObject({ outcome: 'clear' });
       expect(await metricsRegistry.getSingleMetricAsString('screening_rescreened_recipients_total')).toMatch(/outcome="potential_match"\} 1/);
       expect(await rescreenRecipients(h.core, 'live')).toMatchObject({ screened: 0 });
+
+      // The worker's reaction to a tick: nothing while the versions are unchanged; a changed version screens again.
+      writeFileSync(join(dir, 'consolidated.xml'), FIXTURE.replace(/kim/gi, 'Lee'));
+      await service.refresh({ force: true });
+      await afterScreeningSync(h.core, 'live', { reloaded: [], available: true, becameAvailable: false });
+      expect(await lastScreening(kim.body.id)).toMatchObject({ outcome: 'potential_match' });
+      await afterScreeningSync(h.core, 'live', { reloaded: ['un-sc'], available: true, becameAvailable: false });
+      expect(await lastScreening(kim.body.id)).toMatchObject({ outcome: 'clear' });
     } finally {
       h.core.screening.live = was;
     }
