@@ -41,6 +41,16 @@ export function railStatusFor(core: Core, caller: Caller, channel: ChannelDefini
   return channelStatus(channel, caller.environment, pausedChannels(core), working);
 }
 
+/**
+ * Why live screening fails closed (docs/screening.md "Fail closed"), or null: the listing then shows
+ * live channels `paused`, while payouts are still accepted and wait `submitted` until it is back.
+ */
+export function screeningPauseReason(core: Core, caller: Caller): string | null {
+  if (caller.environment !== 'live') return null;
+  const s = core.screening.live.status();
+  return s.available ? null : `sanctions screening is unavailable (${s.reasons.join('; ')}); payouts are accepted and wait until it is back`;
+}
+
 /** A sentence for channel_unavailable messages. */
 export function livePauseReason(core: Core, channel: ChannelDefinition): string {
   if (pausedChannels(core).has(channel.id)) return 'the operator paused it';
@@ -50,9 +60,10 @@ export function livePauseReason(core: Core, channel: ChannelDefinition): string 
 
 /** Spec "Channel" of `channel` for `caller` (status per {@link statusFor}). */
 export function channelListing(core: Core, caller: Caller, channel: ChannelDefinition): ChannelListing {
+  const status = statusFor(core, caller, channel);
   return {
     id: channel.id,
-    status: statusFor(core, caller, channel),
+    status: status === 'live' && screeningPauseReason(core, caller) ? 'paused' : status,
     country: channel.country,
     countries: [...channelCountries(channel)],
     currency: channel.currency,

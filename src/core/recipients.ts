@@ -15,6 +15,7 @@ import type { DbOrTx } from '../db/schema';
 import { isUniqueViolation } from '../db/errors';
 import { recipientCorrectedEvent } from '../domain/domain-events';
 import { scoped } from './tenancy';
+import { identityChanged, prepareRecipientScreening, saveRecipientScreening, screenRecipient } from './screening/recipient-screening';
 
 export type RecipientKind = 'individual' | 'business';
 
@@ -119,14 +120,16 @@ export async function insertRecipientRow(db: DbOrTx, row: Insertable<RecipientsT
   return db.insertInto('recipients').values(row).returningAll().executeTakeFirstOrThrow();
 }
 
-/** `POST /recipients`. Throws 400 validation_error (param e.g. `bank_account.clabe`) or 422 recipient_not_ready. */
+/** `POST /recipients`. Throws 400 validation_error (param e.g. `bank_account.clabe`) or 422 recipient_not_ready (also a confirmed sanctions match, docs/screening.md "Saved recipients"). */
 export async function createRecipient(core: Core, caller: Caller, input: CreateRecipientInput): Promise<RecipientRecord> {
   const country = upper(input.country);
   const currency = upper(input.currency);
   const v = evaluate(input.type, input.details, { country, currency, kind: input.kind ?? null });
   const now = core.now();
+  const id = newId('rcp', now.getTime());
+  const screening = await screenRecipient(core, caller.environment, id, { name: trimmed(input.name), kind: v.kind, country, details: v.details });
   const row = await insertRecipientRow(core.db, {
-      id: newId('rcp', now.getTime()),
+      id,
       business_id: caller.businessId,
       environment: caller.environment,
       type: input.type,
@@ -143,6 +146,7 @@ export async function createRecipient(core: Core, caller: Caller, input: CreateR
       created_at: now,
       updated_at: now,
   });
+  await saveRecipientScreening(core.db, { recipientId: id, businessId: caller.businessId, environment: caller.environment, screenedAt: now }, screening);
   return recipientFromRow(row);
 }
 
@@ -185,6 +189,7 @@ export async function updateRecipient(
   id: string,
   input: UpdateRecipientInput,
 ): Promise<RecipientRecord> {
+  await prepareRecipientScreening(core, caller.environment);
   return core.db.transaction().execute(async (trx) => {
     const row = await scoped(trx, caller)
       .selectFrom('recipients')
@@ -214,6 +219,11 @@ export async function updateRecipient(
     const v = evaluate(input.type, details, { country, currency, kind });
     const now = core.now();
     const externalId = trimmed(pick(input.externalId, current.externalId));
+    const identity = { name: trimmed(pick(input.name, current.name)), kind: v.kind, country, details: v.details };
+    if (identityChanged(current, identity)) {
+      const screening = await screenRecipient(core, caller.environment, id, identity, { db: trx });
+      await saveRecipientScreening(trx, { recipientId: id, businessId: caller.businessId, environment: caller.environment, screenedAt: now }, screening);
+    }
     const updated = await trx
       .updateTable('recipients')
       .set({

@@ -15,13 +15,14 @@ import type { RateTables } from './tables/rates';
 import type { SolanaTables } from './tables/solana';
 import type { AuditTables } from './tables/audit';
 import type { ScreeningTables } from './tables/screening';
+import type { RecipientScreeningTables } from './tables/recipient-screening';
 
 export type { Environment } from './tables/platform';
 
 export interface Database extends PlatformTables, CatalogTables, PayoutTables, WebhookTables, DisbursementTables, FundingTables,
   NotificationTables, RateLimitTables, ClaimFlowTables, TestClockTables, RailTables, TreasuryTables,
   RateTables, SolanaTables, AuditTables,
-  ScreeningTables {}
+  ScreeningTables, RecipientScreeningTables {}
 
 export type Db = Kysely<Database>;
 /** A Kysely transaction or the root handle: functions that take `DbOrTx` join the caller's transaction. */

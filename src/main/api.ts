@@ -5,6 +5,7 @@ import { createApp } from '../api/app';
 import { startApiKeyCache } from '../core/api-key-cache';
 import { startRailHealthChecks } from '../core/rails/lifecycle';
 import { refreshRateCache } from '../core/rates/cache';
+import { startScreening } from '../core/screening/running';
 import { keepMemoryReducerAwake } from './memory-reducer';
 import { buildCore, closeCore } from './runtime';
 
@@ -17,6 +18,8 @@ if (!config.DATABASE_URL) {
 const core = await buildCore(config, { role: 'payouts_api' });
 const keyCache = await startApiKeyCache(core.db, config.DATABASE_URL, core.log);
 const stopRailChecks = await startRailHealthChecks(core);
+// Syncs the lists the worker fetches (docs/screening.md "Versions and refresh").
+const stopScreening = startScreening(core, { fetch: false });
 await refreshRateCache(core).catch((err: Error) => core.log.warn({ err }, 'live rates not read yet'));
 const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname: config.HOST }, (info) =>
   core.log.info({ port: info.port }, 'api listening'),
@@ -29,6 +32,7 @@ server.on('request', () => {
 const stopReducerNudge = keepMemoryReducerAwake(() => performance.now() - lastRequestAt > 2000);
 const shutdown = () => {
   stopRailChecks();
+  stopScreening();
   stopReducerNudge();
   server.close(() => void keyCache.stop().then(() => closeCore(core)).then(() => process.exit(0)));
 };

@@ -10,6 +10,7 @@ import { startRelay } from '../core/relay';
 import { startRailHealthChecks, startRailPollers } from '../core/rails/lifecycle';
 import { startSolanaWatchers } from '../core/funding/crypto-lifecycle';
 import { startRetention } from '../core/retention';
+import { startScreening } from '../core/screening/running';
 import { startRateRefresher } from '../core/rates/refresher';
 import { relayTasks } from '../core/relay-tasks';
 import { type DevServer, freePort, startDevServer } from '../temporal/dev-server';
@@ -68,6 +69,7 @@ await startRailPollers(core);
 const stopRates = await startRateRefresher(core); // live rates (docs/rates.md "Refresher")
 await startSolanaWatchers(core);
 await startRetention(core);
+const stopScreening = startScreening(core, { fetch: true });
 const server = serve({ fetch: createApp(core).fetch, port: config.PORT, hostname: '0.0.0.0' });
 
 const base = `http://localhost:${config.PORT}`;
@@ -89,6 +91,7 @@ async function shutdown() {
   console.log('\nStopping ...');
   await new Promise<void>((r) => server.close(() => r()));
   stopRailChecks();
+  stopScreening();
   await stopRates();
   await stopRelay();
   // The SDK's runtime already drains the worker on SIGINT/SIGTERM; shutting down twice throws.

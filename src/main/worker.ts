@@ -9,6 +9,7 @@ import { startRelay } from '../core/relay';
 import { startRailHealthChecks, startRailPollers } from '../core/rails/lifecycle';
 import { startSolanaWatchers } from '../core/funding/crypto-lifecycle';
 import { startRetention } from '../core/retention';
+import { startScreening } from '../core/screening/running';
 import { startRateRefresher } from '../core/rates/refresher';
 import { DISBURSEMENT_WORKFLOW_TYPE } from '../../workflows/disbursement.contract';
 import { prepareWorkflowBundle } from '../temporal/bundle';
@@ -69,6 +70,8 @@ const stopRates = await startRateRefresher(core);
 const solanaWatchers = await startSolanaWatchers(core);
 if (solanaWatchers.length > 0) core.log.info({ environments: solanaWatchers }, 'solana deposit watchers running');
 await startRetention(core);
+// The worker fetches the sanctions lists and reacts to changes (docs/screening.md "Versions and refresh").
+const stopScreening = startScreening(core, { fetch: true });
 // A metrics port already taken must not stop payouts: log it and run on (Prometheus shows up == 0).
 const metrics = await startMetricsServer({
   port: config.METRICS_PORT,
@@ -83,6 +86,7 @@ if (metrics) core.log.info({ port: metrics.port }, 'worker metrics listening (GE
 core.log.info({ taskQueues: [config.TASK_QUEUE, taskQueueFor(config, DISBURSEMENT_WORKFLOW_TYPE)], address }, 'worker running');
 await worker.run();
 await metrics?.close();
+stopScreening();
 stopRailChecks();
 await stopRates();
 await stopRelay();

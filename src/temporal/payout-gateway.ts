@@ -2,7 +2,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Config } from '../config';
 import {
-  approveUpdate, rejectUpdate, cancelUpdate, type ClaimMethod, claimUpdate, PAYOUT_WORKFLOW_TYPE, type PayoutWorkflowInput, type ScreeningDecision, screeningDecisionSignal,
+  approveUpdate, rejectUpdate, cancelUpdate, type ClaimMethod, claimUpdate, PAYOUT_WORKFLOW_TYPE, type PayoutWorkflowInput, type ScreeningDecision, screeningDecisionSignal, screeningRecheckSignal,
 } from '../../workflows/payout.contract';
 import { type RecordedStart, startIdempotently, type TemporalClient, withCallDeadline } from './client';
 import { taskQueueFor } from './task-queues';
@@ -62,6 +62,17 @@ export async function signalScreeningDecision(temporal: TemporalClient, payoutId
     return 'sent';
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) return 'not_running';
+    throw err;
+  }
+}
+
+/** Signals `screeningRecheck` to payout `payoutId` (screening available again); false when its workflow is gone. */
+export async function signalScreeningRecheck(temporal: TemporalClient, payoutId: string): Promise<boolean> {
+  try {
+    await temporal.workflow.getHandle(payoutId).signal(screeningRecheckSignal);
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
     throw err;
   }
 }

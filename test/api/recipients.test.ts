@@ -57,6 +57,8 @@ describe('recipients: happy', () => {
         missing_fields: [],
         channels: ['spei_mxn'],
         created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+        // Screened against the sandbox list on create (docs/screening.md "Saved recipients").
+        screening: { status: 'clear', screened_at: expect.stringMatching(/Z$/) },
       });
       expect(r.text).not.toContain(VALID_CLABE);
       const row = await h.db.selectFrom('recipients').selectAll().where('id', '=', r.body.id).executeTakeFirstOrThrow();

@@ -139,6 +139,8 @@ export async function createHarness(
       RATE_LIMIT_SANDBOX_PER_SECOND: '10000',
       ...rates.env,
       RATE_REFRESH_INTERVAL: 'PT1S',
+      // Live screens against the built-in sandbox list too: OFAC is not loaded in tests (docs/screening.md "Sandbox"); fail-closed tests override it.
+      SCREENING_LISTS: 'sandbox',
       ...opts.env,
     },
     opts.config,
@@ -147,6 +149,9 @@ export async function createHarness(
   const connection = await retry(() => Connection.connect({ address, connectTimeout: 10_000 }));
   const temporal = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
   const core: Core = { db, temporal, config, log: pino({ level: 'silent' }), now: () => new Date(), sandbox: sandboxAdapters(), screening: createScreeningServices(db, config) };
+  // Stores the built-in list and syncs both services once (no loop; no network: a URL list is not fetched).
+  await core.screening.sandbox.refresh();
+  await core.screening.live.sync();
   const app = createApp(core);
   // Every routed currency: tests price live against the test rate server without a live rail.
   const stopRates = await startRateRefresher(core, { awaitFirst: true, polling: 'routes' });

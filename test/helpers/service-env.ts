@@ -6,5 +6,5 @@ import type { Harness } from './harness';
  * harness's database, the run's Temporal server and the harness's task queue, then `extra`.
  */
 export function serviceEnv(h: Harness, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, DATABASE_URL: h.databaseUrl, TEMPORAL_ADDRESS: inject('temporalAddress'), TASK_QUEUE: h.config.TASK_QUEUE, ...extra };
+  return { ...process.env, DATABASE_URL: h.databaseUrl, TEMPORAL_ADDRESS: inject('temporalAddress'), TASK_QUEUE: h.config.TASK_QUEUE, SCREENING_LISTS: 'sandbox', ...extra };
 }

@@ -1521,7 +1521,15 @@ export interface components {
             channels: string[];
             /** Format: date-time */
             created_at: string;
+            screening: components["schemas"]["RecipientScreening"];
         };
+        /** @description The last sanctions screening of the recipient (on create, on a change of its name or identity, and after a list change); null when never screened (no name). A confirmed match is refused on create and update; payouts to the recipient are screened again when they are made. */
+        RecipientScreening: {
+            /** @enum {string} */
+            status: "clear" | "potential_match" | "confirmed_match" | "unavailable";
+            /** Format: date-time */
+            screened_at: string;
+        } | null;
         /** @description Exactly one type object: the one named by type */
         RecipientCreate: {
             type: components["schemas"]["RecipientType"];

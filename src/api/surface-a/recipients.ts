@@ -9,6 +9,8 @@ import {
   type RecipientRecord,
   updateRecipient,
 } from '../../core/recipients';
+import type { Core } from '../../core/context';
+import { type RecipientScreeningStatus, recipientScreenings } from '../../core/screening/recipient-screening';
 import { RECIPIENT_TYPES, type RecipientType } from '../../domain/channels';
 import { validationError } from '../../domain/errors';
 import { maskRecipientDetails } from '../../domain/recipients';
@@ -112,6 +114,17 @@ export const RecipientSchema = z
     missing_fields: z.array(z.string()),
     channels: z.array(z.string()).openapi({ description: 'Channels the recipient can be paid on' }),
     created_at: DateTimeSchema,
+    screening: z
+      .object({
+        status: z.enum(['clear', 'potential_match', 'confirmed_match', 'unavailable']),
+        screened_at: DateTimeSchema,
+      })
+      .nullable()
+      .openapi('RecipientScreening', {
+        description:
+          'The last sanctions screening of the recipient (on create, on a change of its name or identity, and after a list change); null when never screened (no name). ' +
+          'A confirmed match is refused on create and update; payouts to the recipient are screened again when they are made.',
+      }),
   })
   .openapi('Recipient');
 
@@ -125,10 +138,16 @@ export const ReceivabilitySchema = z
   })
   .openapi('Receivability');
 
-/** The wire Recipient: fields in spec order, the type object masked (spec "Recipient"; the core's event shape without `updated_at`). */
-export function renderRecipient(r: RecipientRecord): RecipientResponse {
+/** The wire Recipient: fields in spec order, the type object masked (spec "Recipient"; the core's event shape without `updated_at`), then its last screening. */
+export function renderRecipient(r: RecipientRecord, screening: RecipientScreeningStatus | null = null): RecipientResponse {
   const { updated_at: _updatedAt, ...wire } = renderRecipientObject({ ...r, details: maskRecipientDetails(r.type, r.details) });
-  return wire as RecipientResponse;
+  return { ...wire, screening: screening && { status: screening.outcome, screened_at: screening.screenedAt.toISOString() } } as RecipientResponse;
+}
+
+/** {@link renderRecipient} of each of `records` with its last screening (one query). */
+async function renderRecipients(core: Core, records: RecipientRecord[]): Promise<RecipientResponse[]> {
+  const screenings = await recipientScreenings(core.db, records.map((r) => r.id));
+  return records.map((r) => renderRecipient(r, screenings.get(r.id) ?? null));
 }
 
 type TypeObjectBody = { type: RecipientType } & Partial<Record<RecipientType, Record<string, unknown> | undefined>>;
@@ -300,7 +319,7 @@ export function registerRecipientRoutes(app: SurfaceRouter): void {
       externalId: body.external_id,
       details,
     });
-    return c.json(renderRecipient(r), 201);
+    return c.json((await renderRecipients(c.get('core'), [r]))[0]!, 201);
   });
 
   app.openapi(listRecipientsRoute, async (c) => {
@@ -312,7 +331,7 @@ export function registerRecipientRoutes(app: SurfaceRouter): void {
       limit: q.limit,
       cursor: q.cursor,
     });
-    return c.json({ data: page.data.map(renderRecipient), next_cursor: page.nextCursor }, 200);
+    return c.json({ data: await renderRecipients(c.get('core'), page.data), next_cursor: page.nextCursor }, 200);
   });
 
   app.openapi(checkRoute, (c) => {
@@ -322,7 +341,7 @@ export function registerRecipientRoutes(app: SurfaceRouter): void {
 
   app.openapi(getRecipientRoute, async (c) => {
     const { id } = c.req.valid('param');
-    return c.json(renderRecipient(await getRecipient(c.get('core'), c.get('caller'), id)), 200);
+    return c.json((await renderRecipients(c.get('core'), [await getRecipient(c.get('core'), c.get('caller'), id)]))[0]!, 200);
   });
 
   app.openapi(updateRecipientRoute, async (c) => {
@@ -337,7 +356,7 @@ export function registerRecipientRoutes(app: SurfaceRouter): void {
       externalId: body.external_id,
       details: typeObjectOf(body, false),
     });
-    return c.json(renderRecipient(r), 200);
+    return c.json((await renderRecipients(c.get('core'), [r]))[0]!, 200);
   });
 
   app.openapi(deleteRecipientRoute, async (c) => {

@@ -6,6 +6,7 @@ import { newId } from '../../domain/ids';
 import { isE164, phoneCountry, validateRecipientDetails } from '../../domain/recipients';
 import type { Caller, Core } from '../context';
 import { insertRecipientRow } from '../recipients';
+import { saveRecipientScreening, screenRecipient } from '../screening/recipient-screening';
 import { type ContactRecipient, contactFromRow } from './contact-record';
 import { isUniqueViolation } from '../../db/errors';
 
@@ -69,9 +70,11 @@ export async function createContactRecipient(
   const type = c.phone ? 'phone' : 'email';
   const v = validateRecipientDetails(type, c.phone ? { number: c.phone } : { address: c.email }, c.country ? { country: c.country } : {});
   const now = core.now();
+  const id = newId('rcp', now.getTime());
+  const screening = await screenRecipient(core, caller.environment, id, { name: c.name, kind: 'individual', country: c.country, details: {} });
   try {
     const row = await insertRecipientRow(db, {
-        id: newId('rcp', now.getTime()),
+        id,
         business_id: caller.businessId,
         environment: caller.environment,
         type,
@@ -90,6 +93,7 @@ export async function createContactRecipient(
         created_at: now,
         updated_at: now,
     });
+    await saveRecipientScreening(db, { recipientId: id, businessId: caller.businessId, environment: caller.environment, screenedAt: now }, screening);
     return contactFromRow(row);
   } catch (err) {
     if (isUniqueViolation(err)) {

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
+import { isUniqueViolation } from '../../db/errors';
 import { newId } from '../../domain/ids';
 import type { ListEntry, ListFiles, ListSourceConfig, ScreeningListModule } from '../../screening/entry';
 
@@ -72,14 +73,16 @@ export async function storeListVersion(
   db: DbOrTx,
   v: { list: string; sha256: string; publishedAt: Date | null; source: string; entries: ListEntry[]; now: Date },
 ): Promise<{ version: ListVersion; changed: boolean }> {
-  const confirmed = await db
+  const confirm = () => db
     .updateTable('screening_list_versions')
     .set({ checked_at: v.now, source: v.source })
     .where('list', '=', v.list)
     .where('sha256', '=', v.sha256)
     .returning(['id', 'list', 'sha256', 'published_at', 'source', 'entry_count', 'loaded_at', 'checked_at'])
     .executeTakeFirst();
+  const confirmed = await confirm();
   if (confirmed) return { version: toVersion(confirmed), changed: false };
+  let changed = true;
   const row = await db
     .insertInto('screening_list_versions')
     .values({
@@ -94,8 +97,15 @@ export async function storeListVersion(
       checked_at: v.now,
     })
     .returning(['id', 'list', 'sha256', 'published_at', 'source', 'entry_count', 'loaded_at', 'checked_at'])
-    .executeTakeFirstOrThrow();
-  return { version: toVersion(row), changed: true };
+    .executeTakeFirstOrThrow()
+    .catch(async (err: unknown) => {
+      // Another process stored the same content first (two processes storing the built-in list at start).
+      const stored = isUniqueViolation(err) ? await confirm() : undefined;
+      if (!stored) throw err;
+      changed = false;
+      return stored;
+    });
+  return { version: toVersion(row), changed };
 }
 
 /** Fetches, parses and stores one list (docs/screening.md "Versions and refresh"). Never throws for a bad source or file: it answers `{ ok: false }` and the last good version stays current. */

@@ -8,6 +8,8 @@ export const SCREENING_METRIC_LABELS = {
   screening_list_refresh_failures_total: ['list'],
   screening_cases_total: ['kind', 'decision'],
   screening_review_queue_oldest_seconds: [],
+  screening_available: ['environment'],
+  screening_rescreened_recipients_total: ['outcome'],
 } as const;
 
 let watched: (() => { list: string; ageSeconds: number | null }[]) | undefined;
@@ -54,5 +56,19 @@ export const screeningCasesTotal = new Counter({
 export const screeningReviewQueueOldest = new Gauge({
   name: 'screening_review_queue_oldest_seconds',
   help: 'Age in seconds of the oldest screening case not yet decided (open or in review); 0 when the queue is empty.',
+  registers: [metricsRegistry],
+});
+
+export const screeningAvailable = new Gauge({
+  name: 'screening_available',
+  help: 'Whether sanctions screening is available (1) or fails closed (0), per environment; set by the refresh loop.',
+  labelNames: SCREENING_METRIC_LABELS.screening_available,
+  registers: [metricsRegistry],
+});
+
+export const screeningRescreenedRecipients = new Counter({
+  name: 'screening_rescreened_recipients_total',
+  help: 'Saved recipients screened again after a sanctions list changed, by outcome.',
+  labelNames: SCREENING_METRIC_LABELS.screening_rescreened_recipients_total,
   registers: [metricsRegistry],
 });

@@ -5,7 +5,7 @@ import type { EntryKind } from '../../screening/entry';
 import { type ScreeningConfig, screeningConfig } from '../../screening/index';
 import { type ListIndex, type MatchHit, type ScreeningSubject, buildIndex, matchSubject } from '../../screening/match';
 import { type ListVersion, type ReadOptions, type RefreshResult, currentListVersions, listVersionEntries, refreshList } from './lists';
-import { screeningListRefreshFailures, screeningsTotal, watchScreeningLists } from './metrics';
+import { screeningAvailable, screeningListRefreshFailures, screeningsTotal, watchScreeningLists } from './metrics';
 import { recordScreening } from './screenings';
 
 export type { ScreeningSubject } from '../../screening/match';
@@ -60,9 +60,16 @@ export interface ScreeningStatus {
   lists: ListStatus[];
 }
 
+/** One tick of {@link ScreeningService.start}: the lists whose version changed, and whether screening is (newly) available. */
+export interface SyncReport {
+  reloaded: string[];
+  available: boolean;
+  becameAvailable: boolean;
+}
+
 /** See the module comment. One per process; `now` is injectable for tests. */
 export class ScreeningService {
-  private readonly loaded = new Map<string, { version: ListVersion; index: ListIndex }>();
+  private readonly loaded = new Map<string, { version: ListVersion; index: Promise<ListIndex> | null }>();
   private readonly errors = new Map<string, string>();
   private readonly lastRefresh = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
@@ -70,7 +77,7 @@ export class ScreeningService {
   constructor(
     private readonly db: DbOrTx,
     readonly config: ScreeningConfig,
-    private readonly opts: { now?: () => Date; logger?: Logger } = {},
+    private readonly opts: { now?: () => Date; logger?: Logger; environment?: 'live' | 'sandbox' } = {},
   ) {
     watchScreeningLists(() => this.status().lists.map((l) => ({ list: l.list, ageSeconds: l.ageSeconds })));
   }
@@ -79,7 +86,7 @@ export class ScreeningService {
     return this.opts.now?.() ?? new Date();
   }
 
-  /** Reads the current versions (one indexed query) and loads the entries of those that changed; returns the lists reloaded. */
+  /** Reads the current versions (one indexed query); returns the lists whose version changed. Entries load at first use ({@link warm}, {@link screen}). */
   async sync(): Promise<string[]> {
     const current = await currentListVersions(this.db, this.config.lists.map((l) => l.module.id));
     const reloaded: string[] = [];
@@ -89,18 +96,33 @@ export class ScreeningService {
         had.version = v; // checked_at moves on a confirming fetch
         continue;
       }
-      const entries = await listVersionEntries(this.db, v.id);
-      this.loaded.set(v.list, { version: v, index: buildIndex(v.list, v.id, entries) });
+      this.loaded.set(v.list, { version: v, index: null });
       reloaded.push(v.list);
     }
     return reloaded;
   }
 
-  /** Fetches the lists whose refresh interval passed (all with `force`) and syncs; a failure keeps the last good version. */
-  async refresh(opts: ReadOptions & { force?: boolean } = {}): Promise<RefreshResult[]> {
+  /** The in-memory index of a loaded list, built from its entries (one query) at first use. */
+  private index(list: string): Promise<ListIndex> {
+    const l = this.loaded.get(list)!;
+    const v = l.version;
+    if (!l.index) {
+      l.index = listVersionEntries(this.db, v.id).then((entries) => buildIndex(v.list, v.id, entries));
+      l.index.catch(() => (l.index = null)); // a failed read is tried again at the next use
+    }
+    return l.index;
+  }
+
+  /** Builds the index of every loaded list (or of `lists`) now (docs/screening.md "Loading into memory"). */
+  async warm(lists: readonly string[] = [...this.loaded.keys()]): Promise<void> {
+    await Promise.all(lists.filter((list) => this.loaded.has(list)).map((list) => this.index(list)));
+  }
+
+  private async fetchDue(opts: ReadOptions & { force?: boolean; builtInOnly?: boolean }): Promise<RefreshResult[]> {
     const results: RefreshResult[] = [];
     const now = this.now();
     for (const { module, source } of this.config.lists) {
+      if (opts.builtInOnly && module.files.length > 0) continue;
       const last = this.lastRefresh.get(module.id);
       if (!opts.force && last !== undefined && now.getTime() - last < source.refreshMinutes * 60_000) continue;
       this.lastRefresh.set(module.id, now.getTime());
@@ -113,19 +135,48 @@ export class ScreeningService {
       }
       results.push(r);
     }
+    return results;
+  }
+
+  /** Fetches the lists whose refresh interval passed (all with `force`) and syncs; a failure keeps the last good version. */
+  async refresh(opts: ReadOptions & { force?: boolean } = {}): Promise<RefreshResult[]> {
+    const results = await this.fetchDue(opts);
     await this.sync();
     return results;
   }
 
-  /** Refreshes due lists and syncs every `everyMs` (default 30 s) until {@link stop}; the timer does not hold the process open. */
-  start(everyMs = 30_000): void {
-    const tick = () =>
-      this.refresh()
+  /**
+   * The refresh loop (docs/screening.md "Versions and refresh"), every `everyMs` (default 30 s) until
+   * {@link stop}: with `fetch`, fetches the due lists (one process kind does); always stores the
+   * built-in lists (idempotent) and syncs; `warm` indexes changed downloaded lists at once; `onSync` gets each
+   * tick's report. Screening never waits for it; the timer does not hold the process open.
+   */
+  start(opts: { fetch: boolean; everyMs?: number; warm?: boolean; onSync?: (report: SyncReport) => Promise<void> | void }): void {
+    let wasAvailable = false;
+    let first = true;
+    const tick = async () => {
+      if (opts.fetch) await this.fetchDue({});
+      else if (first) await this.fetchDue({ builtInOnly: true });
+      first = false;
+      const reloaded = await this.sync();
+      // Downloaded lists only: the built-in list is tiny, indexed at its first screening.
+      if (opts.warm) await this.warm(reloaded.filter((id) => this.config.lists.some((l) => l.module.id === id && l.module.files.length > 0)));
+      const available = this.status().available;
+      screeningAvailable.set({ environment: this.opts.environment ?? 'live' }, available ? 1 : 0);
+      const report = { reloaded, available, becameAvailable: available && !wasAvailable };
+      if (!available && (wasAvailable || reloaded.length > 0 || this.errors.size > 0)) {
+        this.opts.logger?.error({ environment: this.opts.environment, reasons: this.status().reasons }, 'sanctions screening unavailable: payouts wait (docs/operations.md "Screening unavailable")');
+      }
+      wasAvailable = available;
+      await opts.onSync?.(report);
+    };
+    const loop = () =>
+      tick()
         .catch((err: Error) => this.opts.logger?.error({ err: err.message }, 'screening refresh loop failed'))
         .finally(() => {
-          if (this.timer) this.timer = setTimeout(tick, everyMs).unref();
+          if (this.timer) this.timer = setTimeout(loop, opts.everyMs ?? 30_000).unref();
         });
-    this.timer = setTimeout(tick, 0).unref();
+    this.timer = setTimeout(loop, 0).unref();
   }
 
   /** Stops the loop of {@link start}. */
@@ -161,21 +212,27 @@ export class ScreeningService {
     return { available: reasons.length === 0, reasons, lists };
   }
 
-  /** Screens in memory and records the screening (one insert); hits are the best `limit` (default 10) at or above the minimum score. */
-  async screen(subject: ScreeningSubject, opts: { reference?: string; limit?: number } = {}): Promise<ScreeningResult> {
-    const status = this.status();
-    const listVersions: ListVersionRef[] = [...this.loaded.values()].map(({ version: v }) => ({
+  /** The list versions in memory now. */
+  versions(): ListVersionRef[] {
+    return [...this.loaded.values()].map(({ version: v }) => ({
       list: v.list, versionId: v.id, sha256: v.sha256, publishedAt: v.publishedAt, checkedAt: v.checkedAt,
     }));
+  }
+
+  /** Screens in memory and records the screening (one insert, in `db` when given); hits are the best `limit` (default 10) at or above the minimum score. */
+  async screen(subject: ScreeningSubject, opts: { reference?: string; limit?: number; db?: DbOrTx } = {}): Promise<ScreeningResult> {
+    const status = this.status();
+    const listVersions = this.versions();
     const refs = listVersions.map((v) => ({ list: v.list, versionId: v.versionId }));
     const base = { subjectKind: subject.kind ?? 'unknown', subjectName: subject.name, listVersions: refs, reference: opts.reference ?? null, screenedAt: this.now() };
     if (!status.available) {
-      const screeningId = await recordScreening(this.db, { ...base, outcome: 'unavailable', hits: [] });
+      const screeningId = await recordScreening(opts.db ?? this.db, { ...base, outcome: 'unavailable', hits: [] });
       screeningsTotal.inc({ outcome: 'unavailable' });
       return { screeningId, outcome: 'unavailable', reasons: status.reasons, hits: [], listVersions };
     }
-    const hits = this.config.lists
-      .flatMap(({ module }) => matchSubject(this.loaded.get(module.id)!.index, subject, this.config.minScore))
+    const indexes = await Promise.all(this.config.lists.map(({ module }) => this.index(module.id)));
+    const hits = indexes
+      .flatMap((index) => matchSubject(index, subject, this.config.minScore))
       .sort((a, b) => b.score - a.score)
       .slice(0, opts.limit ?? 10)
       .map(
@@ -195,7 +252,7 @@ export class ScreeningService {
         }),
       );
     const outcome = hits.length === 0 ? 'clear' : hits.some((h) => h.confirmed) ? 'confirmed_match' : 'potential_match';
-    const screeningId = await recordScreening(this.db, { ...base, outcome, hits: hits.map((h) => ({ ...h })) });
+    const screeningId = await recordScreening(opts.db ?? this.db, { ...base, outcome, hits: hits.map((h) => ({ ...h })) });
     screeningsTotal.inc({ outcome });
     return { screeningId, outcome, hits, listVersions };
   }
@@ -210,7 +267,7 @@ export interface ScreeningServices {
 /** Builds both services from the configuration (not started: the worker starts their refresh loops). */
 export function createScreeningServices(db: DbOrTx, config: Record<string, unknown>, logger?: Logger): ScreeningServices {
   return {
-    live: new ScreeningService(db, screeningConfig(config), { logger }),
-    sandbox: new ScreeningService(db, screeningConfig({ ...config, SCREENING_LISTS: 'sandbox' }), { logger }),
+    live: new ScreeningService(db, screeningConfig(config), { logger, environment: 'live' }),
+    sandbox: new ScreeningService(db, screeningConfig({ ...config, SCREENING_LISTS: 'sandbox' }), { logger, environment: 'sandbox' }),
   };
 }

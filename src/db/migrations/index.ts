@@ -31,6 +31,7 @@ import * as m0069wsc from './0069_workflow_start_claims';
 import * as m0070edf from './0070_event_domain_form';
 import * as m0075scr from './0075_screening';
 import * as m0076scc from './0076_screening_cases';
+import * as m0079rsc from './0079_recipient_screenings';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -66,6 +67,7 @@ export const migrations: Record<string, Migration> = {
   '0075_screening': m0075scr,
   '0076_screening_cases': m0076scc,
   '0078_claimant_identities': m0078cid,
+  '0079_recipient_screenings': m0079rsc,
 };
 
 /** Static provider (no filesystem scan), so bundlers and tsx see every migration. */
