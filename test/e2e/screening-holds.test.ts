@@ -47,7 +47,7 @@ const postings = async (id: string) =>
   (await h.db.selectFrom('ledger_postings').select('key').where('key', 'like', `payout:${id}:%`).orderBy('id').execute()).map((r) => r.key.split(':')[2]);
 const events = async (id: string) => (await h.db.selectFrom('events').select('type').where('object_id', '=', id).orderBy('id').execute()).map((r) => r.type);
 /** The rail's record of the payout: none while it was never handed to the rail. */
-const instruction = (id: string) => h.db.selectFrom('rail_instructions').select('id').where('payout_id', '=', id).executeTakeFirst();
+const instruction = (id: string) => h.db.selectFrom('rail_instructions').select('end_to_end_id').where('payout_id', '=', id).executeTakeFirst();
 const caseOf = (payoutId: string) => h.db.selectFrom('screening_cases').selectAll().where('subject_id', '=', payoutId).executeTakeFirst();
 
 /** A live 20 USD ach_usd payout to `name`; returns its id. */
