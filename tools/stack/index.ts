@@ -297,15 +297,15 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     const env: NodeJS.ProcessEnv = {
       ...PRODUCTION_NODE_ENV,
+      // Live screening against OFAC's SDN CSV set, from the small official-format copy in the
+      // repository (BANCO NACIONAL DE CUBA among it): the stack has no internet (docs/screening.md).
+      SCREENING_LISTS: 'ofac-sdn-csv',
+      SCREENING_OFAC_SDN_CSV_DIR: join(ROOT, 'test', 'fixtures', 'screening', 'ofac-csv'),
       ...process.env,
       DATABASE_URL: pg.url,
       TEMPORAL_ADDRESS: temporalAddress,
       WORKFLOW_BUNDLE: bundle,
       LOG_LEVEL: 'info',
-      // Live screening against OFAC's SDN CSV set, from the small official-format copy in the
-      // repository (BANCO NACIONAL DE CUBA among it): the stack has no internet (docs/screening.md).
-      SCREENING_LISTS: 'ofac-sdn-csv',
-      SCREENING_OFAC_SDN_CSV_DIR: join(ROOT, 'test', 'fixtures', 'screening', 'ofac-csv'),
       ...(bank
         ? {
             ...bank.env,
