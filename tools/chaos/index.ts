@@ -23,6 +23,7 @@ import { ChaosClient, newStats } from './client';
 import { startReceiver } from './receiver';
 import { Rng } from './rng';
 import { fundLive, type LiveCredit, liveLoop, liveRail } from './live';
+import { auditScreening, startReviewer } from './screening';
 import { clientLoop, newTrafficLog } from './traffic';
 import { startTreasuryChaos } from './treasury';
 import { auditRates, CHAOS_RATE_ENV, rateFaults } from './rates';
@@ -232,6 +233,8 @@ async function main(): Promise<number> {
     await solana.setup(owner.withKey(business.keys.live).withPrefix('/claim/v1'));
     const traffic = newTrafficLog();
     const faultLog: Fault[] = [];
+    // Operators deciding the payouts screening holds, until the audit (tools/chaos/screening.ts).
+    const stopReviewer = live && liveIban ? startReviewer(stack.db, stack.temporalAddress, say) : null;
     const start = Date.now();
     const until = start + trafficMs;
     say(`traffic starts (business ${business.business_id}, receiver ${receiver.url})`);
@@ -267,6 +270,8 @@ async function main(): Promise<number> {
     say('waiting for quiescence');
     const q = await quiesce(stack, Number(args['quiesce-timeout']) * 1000);
     say(`quiescent: ${q.ok} (${q.detail})`);
+    const reviewed = await stopReviewer?.();
+    if (reviewed) say(`screening reviewer: ${reviewed.decided} cases decided, ${reviewed.resignalled} decisions signalled again`);
     const checks: Check[] = [{ name: 'quiescence: nothing left in flight', ok: q.ok, detail: q.detail }];
     const diagnostics: string[] = [];
     checks.push(
@@ -287,6 +292,7 @@ async function main(): Promise<number> {
     if (partner) checks.push(...(await auditPartner(stack.db, partner, partnerTraffic)));
     checks.push(...(await solana.audit(stack.db)));
     checks.push(...(await notify.audit(stack.db)));
+    if (live && liveIban) checks.push(...(await auditScreening(stack.db)));
     checks.push({
       name: 'traffic: no unexpected answer',
       ok: traffic.unexpected.length === 0 && stats.gaveUp === 0,

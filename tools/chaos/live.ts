@@ -14,6 +14,7 @@ import type { TestBank } from '../test-bank/bank';
 import type { ChaosClient } from './client';
 import type { Rng } from './rng';
 import type { PayoutRecord, TrafficLog } from './traffic';
+import { isScreenedReference, SCREENED_NAME, SCREENED_OUTCOMES } from './screening';
 
 /** Live outcomes: the reference that names the outcome for the audit, and the creditor name the bank reads. */
 export const LIVE_OUTCOMES: readonly (readonly [number, string, string])[] = [
@@ -57,6 +58,9 @@ export const LIVE_EXPECTED: Record<string, { status: string; code: string | null
   'live:ach:R01': { status: 'failed', code: 'provider_declined' },
   'live:ach:R03': { status: 'failed', code: 'invalid_destination' },
   'live:ach:late': { status: 'refunded', code: 'refunded_by_provider' },
+  // Held by screening (tools/chaos/screening.ts), then released (paid) or rejected (funds returned).
+  'live:ach:screened:release': { status: 'succeeded', code: null },
+  'live:ach:screened:reject': { status: 'failed', code: 'screening_rejected' },
 };
 
 /** One camt.054 credit the bank sent (its reference is the deposit's external id; `copies`: how often it was delivered). */
@@ -105,7 +109,7 @@ export async function liveLoop(live: ChaosClient, rng: Rng, log: TrafficLog, run
         bank.credit({ creditorIban: iban, amountMinor: credit.amountMinor, debtorName: 'Chaos Payer SA', debtorIban: 'BE68539007547034', remittance: `Chaos ${n}`, reference });
       }
     } else {
-      const [reference, target] = rng.weighted([...LIVE_OUTCOMES, ...LIVE_ACH_OUTCOMES].map(([w, r, t]) => [w, [r, t] as const] as const));
+      const [reference, target] = rng.weighted([...LIVE_OUTCOMES, ...LIVE_ACH_OUTCOMES, ...SCREENED_OUTCOMES].map(([w, r, t]) => [w, [r, t] as const] as const));
       const rec: PayoutRecord = { idem: `chaos-${run}-live-${n}`, kind: 'live', reference, plan: null, status: 0, ids: new Set(), cut: rng.chance(0.25) };
       log.payouts.push(rec);
       const source_amount = `${rng.int(1, 40)}.${String(rng.int(0, 99)).padStart(2, '0')}`;
@@ -113,7 +117,14 @@ export async function liveLoop(live: ChaosClient, rng: Rng, log: TrafficLog, run
         liveRail(reference) === 'ach'
           ? {
               channel: 'ach_usd',
-              recipient: { type: 'bank_account', holder_name: 'Jordan Lee', account_number: target, routing_number: '021000021', account_type: 'checking', recipient_kind: 'individual' },
+              recipient: {
+                type: 'bank_account',
+                holder_name: isScreenedReference(reference) ? SCREENED_NAME : 'Jordan Lee',
+                account_number: target,
+                routing_number: '021000021',
+                account_type: 'checking',
+                recipient_kind: isScreenedReference(reference) ? 'business' : 'individual',
+              },
               source_amount,
               reference,
             }
