@@ -1,7 +1,7 @@
 /** Every Temporal client call about a payout's workflow (workflows/payout.contract.ts). Workflow id = payout id. */
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Config } from '../config';
-import { approveUpdate, rejectUpdate, cancelUpdate, type ClaimMethod, claimUpdate, PAYOUT_WORKFLOW_TYPE, type PayoutWorkflowInput } from '../../workflows/payout.contract';
+import { approveUpdate, rejectUpdate, cancelUpdate, type ClaimMethod, claimUpdate, confirmPayeeUpdate, PAYOUT_WORKFLOW_TYPE, type PayoutWorkflowInput } from '../../workflows/payout.contract';
 import { type RecordedStart, startIdempotently, type TemporalClient } from './client';
 import { taskQueueFor } from './task-queues';
 
@@ -51,4 +51,9 @@ export async function rejectPayoutWorkflow(
   arg: { keyId: string; reason: string | null },
 ): Promise<PayoutUpdateOutcome> {
   return update(() => temporal.workflow.getHandle(payoutId).executeUpdate(rejectUpdate, { args: [arg] }));
+}
+
+/** Executes the `confirmPayee` Update (docs/payee-verification.md); Update id `confirm-payee:<payout id>`. */
+export async function confirmPayeeWorkflow(temporal: TemporalClient, payoutId: string, arg: { keyId: string }): Promise<PayoutUpdateOutcome> {
+  return update(() => temporal.workflow.getHandle(payoutId).executeUpdate(confirmPayeeUpdate, { args: [arg], updateId: `confirm-payee:${payoutId}` }));
 }

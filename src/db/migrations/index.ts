@@ -29,6 +29,7 @@ import * as m0066 from './0066_event_data_format';
 import * as m0069wsc from './0069_workflow_start_claims';
 import * as m0070edf from './0070_event_domain_form';
 import * as m0075scr from './0075_screening';
+import * as m0077vop from './0077_payee_verification';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -62,6 +63,7 @@ export const migrations: Record<string, Migration> = {
   '0069_workflow_start_claims': m0069wsc,
   '0070_event_domain_form': m0070edf,
   '0075_screening': m0075scr,
+  '0077_payee_verification': m0077vop,
 };
 
 /** Static provider (no filesystem scan), so bundlers and tsx see every migration. */
