@@ -75,6 +75,8 @@ export interface Payout {
   disbursementId: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** Verification of Payee (sepa_eur), when loaded and verified. */
+  payeeVerification?: PayeeVerificationView | null;
 }
 
 /** A payout's receipt (spec "Receipt"). */

@@ -110,6 +110,17 @@ export const PayoutSchema = z
       .nullable()
       .openapi({ description: 'claim_link payouts: the claim link and its state; null otherwise' }),
     disbursement_id: z.string().nullable(),
+    payee_verification: z
+      .object({
+        result: z.enum(['match', 'close_match', 'no_match', 'not_possible']).openapi({ description: "The payee's bank's answer (EPC VOP MTCH, CMTC, NMTC, NOAP)" }),
+        name_returned: z.string().nullable().openapi({ description: "close_match: the account holder's name as the bank knows it" }),
+        reason_code: z.string().openapi({ description: 'The reason code of the answer', example: 'CMTC' }),
+        status: z.enum(['awaiting_confirmation', 'confirmed', 'canceled', 'expired', 'not_required']),
+        confirm_by: DateTimeSchema.nullable().openapi({ description: 'close_match, no_match: canceled (payee_not_confirmed) unless confirmed by then' }),
+      })
+      .nullable()
+      .optional()
+      .openapi({ description: 'Extension, sepa_eur payouts once verified (Verification of Payee; POST /payouts/{id}/confirm-payee); absent otherwise' }),
     created_at: DateTimeSchema,
     updated_at: DateTimeSchema,
   })

@@ -6,12 +6,11 @@
 import type { PayeeVerificationStep } from '../../../workflows/payout.contract';
 import { parseDuration } from '../../domain/durations';
 import { payeeConfirmationRequiredEvent } from '../../domain/domain-events';
-import type { PayeeVerificationView } from '../../domain/payouts';
 import type { PayeeVerificationsTable } from '../../db/tables/payouts';
 import type { Core } from '../context';
 import { emitEvent } from '../events';
 import { railAdapterFor } from '../rails/rail-adapters';
-import { payoutFromRow } from './read';
+import { payeeVerificationView, payoutFromRow } from './read';
 
 /** The one channel verified (EU Regulation 2024/886 covers euro credit transfers). */
 export const PAYEE_VERIFIED_CHANNEL = 'sepa_eur';
@@ -93,6 +92,7 @@ export async function verifyPayee(core: Core, payoutId: string): Promise<PayeeVe
     if (needsConfirmation && inserted) {
       const row = await tx.selectFrom('payouts').selectAll().where('id', '=', payoutId).executeTakeFirstOrThrow();
       const view = payoutFromRow(row, core.config.publicUrl);
+      view.payeeVerification = payeeVerificationView(await tx.selectFrom('payee_verifications').selectAll().where('payout_id', '=', payoutId).executeTakeFirst(), row.status);
       await emitEvent(tx, payeeConfirmationRequiredEvent({ businessId: row.business_id, environment: row.environment }, view));
     }
   });
@@ -112,12 +112,4 @@ export async function recordPayeeDecision(core: Core, payoutId: string, decision
 /** Whether the payout waits for the business's payee confirmation (a close match or no match, undecided, payout `submitted`). */
 export function awaitingPayeeConfirmation(status: string, row: Pick<PayeeVerificationsTable, 'result' | 'decision'> | undefined): boolean {
   return status === 'submitted' && !!row && (row.result === 'close_match' || row.result === 'no_match') && row.decision === null;
-}
-
-/** The payout's `payee_verification` view (docs/payee-verification.md "On the payout"); null when never verified. */
-export function payeeVerificationView(row: PayeeVerificationsTable | undefined, payoutStatus: string): PayeeVerificationView | null {
-  if (!row) return null;
-  const needs = row.result === 'close_match' || row.result === 'no_match';
-  const status: PayeeVerificationView['status'] = !needs ? 'not_required' : row.decision ?? (payoutStatus === 'canceled' ? 'canceled' : 'awaiting_confirmation');
-  return { result: row.result as PayeeVerificationView['result'], nameReturned: row.name_returned, reasonCode: row.reason_code, status, confirmBy: row.confirm_by };
 }
