@@ -24,11 +24,11 @@ export const SANDBOX_PAYEE_MAGIC = { closeMatch: 'close match', noMatch: 'no mat
 export function sandboxVerifyPayee(request: PayeeVerificationRequest): PayeeVerificationAnswer {
   const name = request.creditor.name;
   const lower = name.toLowerCase();
-  if (lower.includes(SANDBOX_PAYEE_MAGIC.noMatch)) return { result: 'no_match', nameReturned: null, reasonCode: 'NMTC' };
-  if (lower.includes(SANDBOX_PAYEE_MAGIC.notPossible)) return { result: 'not_possible', nameReturned: null, reasonCode: 'NOAP' };
+  if (lower.includes(SANDBOX_PAYEE_MAGIC.noMatch)) return { result: 'no_match', nameReturned: null, reasonCode: 'PN01' };
+  if (lower.includes(SANDBOX_PAYEE_MAGIC.notPossible)) return { result: 'not_possible', nameReturned: null, reasonCode: 'NR01' };
   if (lower.includes(SANDBOX_PAYEE_MAGIC.closeMatch)) {
     const real = name.replace(/close match/gi, ' ').replace(/\s+/g, ' ').trim();
-    return { result: 'close_match', nameReturned: real || 'Sandbox Account Holder', reasonCode: 'CMTC' };
+    return { result: 'close_match', nameReturned: real || 'Sandbox Account Holder', reasonCode: 'PN02' };
   }
   return { result: 'match', nameReturned: null, reasonCode: 'MTCH' };
 }

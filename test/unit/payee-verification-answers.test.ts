@@ -38,7 +38,7 @@ describe('the test bank answers Verification of Payee requests (pain.002.001.14,
       const report = parseVopReport(file!.xml);
       expect(report.groupStatus).toBe(group);
       expect(report.originalMessageId).toBe('VOP-po-01k0000000000000000000000');
-      expect(report.transactions).toEqual([{ originalEndToEndId: 'VOP-po-01k0000000000000000000000-1', result, reasonCode: { match: 'MTCH', close_match: 'CMTC', no_match: 'NMTC', not_possible: 'NOAP' }[result], nameReturned: returned }]);
+      expect(report.transactions).toEqual([{ originalEndToEndId: 'VOP-po-01k0000000000000000000000-1', result, reasonCode: { match: 'MTCH', close_match: 'PN02', no_match: 'PN01', not_possible: 'NR01' }[result], nameReturned: returned }]);
     }, 60_000);
   }
 
@@ -57,6 +57,7 @@ describe('the test bank answers Verification of Payee requests (pain.002.001.14,
     expect(vopGroupStatus(['not_possible'])).toBe('RVNC');
     const xml = writeVopReport({ messageId: 'M', createdAt: new Date(), originalMessageId: 'O', originalPaymentInformationId: 'P', transactions: [{ originalEndToEndId: 'E', iban: 'FR7630006000011234567890189', result: 'close_match', nameReturned: 'Marie Dupont' }] });
     expect(xml).toContain('<TxSts>RVMC</TxSts>');
+    expect(xml).toMatch(/<Rsn>\s*<Cd>PN02<\/Cd>\s*<\/Rsn>\s*<AddtlInf>CMTC<\/AddtlInf>/);
     expect(xml).toContain('<Nm>Marie Dupont</Nm>');
   });
 });
@@ -66,8 +67,8 @@ describe('the sandbox Verification of Payee (docs/sandbox.md magic holder names)
     sandboxVerifyPayee({ payoutId: 'po_1', environment: 'sandbox', businessId: 'biz_1', amountMinor: '100', creditor: { name, kind: 'individual', country: 'FR', account: { iban: 'FR7630006000011234567890189' } } });
   it('answers by the magic words', () => {
     expect(ask('Maria Dupont')).toEqual({ result: 'match', nameReturned: null, reasonCode: 'MTCH' });
-    expect(ask('Maria Close Match Dupont')).toEqual({ result: 'close_match', nameReturned: 'Maria Dupont', reasonCode: 'CMTC' });
-    expect(ask('Someone No Match')).toEqual({ result: 'no_match', nameReturned: null, reasonCode: 'NMTC' });
-    expect(ask('NOT POSSIBLE Ltd')).toEqual({ result: 'not_possible', nameReturned: null, reasonCode: 'NOAP' });
+    expect(ask('Maria Close Match Dupont')).toEqual({ result: 'close_match', nameReturned: 'Maria Dupont', reasonCode: 'PN02' });
+    expect(ask('Someone No Match')).toEqual({ result: 'no_match', nameReturned: null, reasonCode: 'PN01' });
+    expect(ask('NOT POSSIBLE Ltd')).toEqual({ result: 'not_possible', nameReturned: null, reasonCode: 'NR01' });
   });
 });

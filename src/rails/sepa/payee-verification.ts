@@ -52,7 +52,7 @@ export function composeVopRequest(sepa: SepaRailConfig, request: PayeeVerificati
 export async function sepaVerifyPayee(sepa: SepaRailConfig, host: Pick<RailHost, 'now' | 'log'>, request: PayeeVerificationRequest): Promise<PayeeVerificationAnswer> {
   const account = request.creditor.account;
   const problem = sepaCarriageProblem({ name: request.creditor.name, iban: account.iban, bic: account.bic });
-  if (problem) return { result: 'not_possible', nameReturned: null, reasonCode: 'NOAP' };
+  if (problem) return { result: 'not_possible', nameReturned: null, reasonCode: 'AC01' };
   const started = Date.now();
   const messageId = vopMessageId(request.payoutId);
   const answerName = `vop_${messageId}.xml`;
@@ -64,7 +64,7 @@ export async function sepaVerifyPayee(sepa: SepaRailConfig, host: Pick<RailHost,
       if (names.some((f) => f.name === answerName)) {
         const report = parseVopReport((await sftp.download(sepa.vop.downloadDir, answerName, MAX_REPORT_BYTES)).toString('utf8'));
         const tx = report.transactions[0];
-        if (report.originalMessageId !== messageId || !tx) return { result: 'not_possible', nameReturned: null, reasonCode: 'NOAP' };
+        if (report.originalMessageId !== messageId || !tx) return { result: 'not_possible', nameReturned: null, reasonCode: 'NR01' };
         return { result: tx.result, nameReturned: tx.nameReturned, reasonCode: tx.reasonCode };
       }
       if (Date.now() - started + VOP_POLL_MS > sepa.vop.timeoutMs) return { result: 'unavailable', reason: `no VoP report within ${sepa.vop.timeoutMs} ms` };
