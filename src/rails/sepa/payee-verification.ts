@@ -17,7 +17,7 @@ import type { SepaRailConfig } from './config';
 
 /** Largest VoP report read (bytes). */
 const MAX_REPORT_BYTES = 1024 * 1024;
-/** How often the download directory is listed while waiting, in ms. */
+/** How often the report is looked for while waiting, in ms. */
 export const VOP_POLL_MS = 250;
 
 /** The VoP request's message id (at most 35 characters, the SEPA character set). */
@@ -48,7 +48,7 @@ export function composeVopRequest(sepa: SepaRailConfig, request: PayeeVerificati
   });
 }
 
-/** Asks the bank (see the module comment); never throws: transport failures and a late bank answer `unavailable`. */
+/** Asks the bank (see the module comment): SFTP failures and a late bank answer `unavailable`, a report that does not parse `not_possible`. */
 export async function sepaVerifyPayee(sepa: SepaRailConfig, host: Pick<RailHost, 'now' | 'log'>, request: PayeeVerificationRequest): Promise<PayeeVerificationAnswer> {
   const account = request.creditor.account;
   const problem = sepaCarriageProblem({ name: request.creditor.name, iban: account.iban, bic: account.bic });
@@ -56,22 +56,24 @@ export async function sepaVerifyPayee(sepa: SepaRailConfig, host: Pick<RailHost,
   const started = Date.now();
   const messageId = vopMessageId(request.payoutId);
   const answerName = `vop_${messageId}.xml`;
-  const sftp = new SftpTransport({ ...sepa.sftp, operationTimeoutMs: Math.max(1_000, sepa.vop.timeoutMs) });
+  // Connecting takes part of the wait; the call's own deadline leaves room for it.
+  const sftp = new SftpTransport({ ...sepa.sftp, operationTimeoutMs: sepa.vop.timeoutMs + 10_000 });
   try {
     await sftp.upload(sepa.vop.uploadDir, `${messageId}.xml`, Buffer.from(composeVopRequest(sepa, request, host.now()), 'utf8'));
-    for (;;) {
-      const names = await sftp.list(sepa.vop.downloadDir);
-      if (names.some((f) => f.name === answerName)) {
-        const report = parseVopReport((await sftp.download(sepa.vop.downloadDir, answerName, MAX_REPORT_BYTES)).toString('utf8'));
-        const tx = report.transactions[0];
-        if (report.originalMessageId !== messageId || !tx) return { result: 'not_possible', nameReturned: null, reasonCode: 'NR01' };
-        return { result: tx.result, nameReturned: tx.nameReturned, reasonCode: tx.reasonCode };
-      }
-      if (Date.now() - started + VOP_POLL_MS > sepa.vop.timeoutMs) return { result: 'unavailable', reason: `no VoP report within ${sepa.vop.timeoutMs} ms` };
-      await new Promise((r) => setTimeout(r, VOP_POLL_MS));
-    }
+    const waitMs = Math.max(0, sepa.vop.timeoutMs - (Date.now() - started));
+    const content = await sftp.awaitFile(sepa.vop.downloadDir, answerName, MAX_REPORT_BYTES, waitMs, VOP_POLL_MS);
+    if (!content) return { result: 'unavailable', reason: `no VoP report within ${sepa.vop.timeoutMs} ms` };
+    const report = parseVopReport(content.toString('utf8'));
+    const tx = report.transactions[0];
+    if (report.originalMessageId !== messageId || !tx) return { result: 'not_possible', nameReturned: null, reasonCode: 'NR01' };
+    return { result: tx.result, nameReturned: tx.nameReturned, reasonCode: tx.reasonCode };
   } catch (err) {
-    if (!(err instanceof SftpError) && !(err instanceof Iso20022ParseError)) throw err;
+    if (err instanceof Iso20022ParseError) {
+      // Asking again would read the same file: the answer is "not possible", for an operator to look at.
+      host.log.error({ payoutId: request.payoutId, err: err.message }, 'Verification of Payee: the bank report does not parse');
+      return { result: 'not_possible', nameReturned: null, reasonCode: 'NR01' };
+    }
+    if (!(err instanceof SftpError)) throw err;
     host.log.warn({ payoutId: request.payoutId, err: err.message }, 'Verification of Payee: no answer from the bank');
     return { result: 'unavailable', reason: err.message };
   } finally {
