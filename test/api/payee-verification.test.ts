@@ -54,6 +54,10 @@ describe('verifyPayee against the sandbox adapter', () => {
     expect(events).toHaveLength(1);
     const got = await h.request('GET', `/sandbox/v1/payouts/${id}`, { key: biz.sandbox });
     expect(got.body.payee_verification).toMatchObject({ result: 'close_match', name_returned: 'Maria Dupont', reason_code: 'PN02' });
+    // The Surface A event carries the payout with the name the bank returned.
+    const listed = await h.request('GET', '/sandbox/v1/events?type=payout.payee_confirmation_required', { key: biz.sandbox });
+    const event = listed.body.data.find((e: any) => e.data.object.id === id);
+    expect(event.data.object.payee_verification).toMatchObject({ result: 'close_match', name_returned: 'Maria Dupont', status: 'awaiting_confirmation' });
     // The first decision wins.
     await recordPayeeDecision(h.core, id, 'expired', null);
     await recordPayeeDecision(h.core, id, 'confirmed', 'key_x');
