@@ -86,7 +86,14 @@ describe('verifyPayee against the sandbox adapter', () => {
     expect((await h.db.selectFrom('businesses').select('verify_payee_batches').where('id', '=', biz.id).executeTakeFirstOrThrow()).verify_payee_batches).toBe(true);
     expect(await setPayeeBatchVerification(h.db, biz.id, false)).toEqual({ businessId: biz.id, verifyPayeeBatches: false });
     await expect(setPayeeBatchVerification(h.db, 'biz_unknown', false)).rejects.toMatchObject({ status: 404 });
+    // A disbursement item (a payout with a disbursement id; set here as the disbursement workflow would) follows the setting.
+    const optedOut = await sepaPayout('Maria Close Match Dupont');
+    await h.db.updateTable('payouts').set({ disbursement_id: 'dsb_fixture' }).where('id', '=', optedOut).execute();
+    expect(await verifyPayee(h.core, optedOut)).toEqual({ outcome: 'skipped' });
     await setPayeeBatchVerification(h.db, biz.id, true);
+    const optedIn = await sepaPayout('Maria Close Match Dupont');
+    await h.db.updateTable('payouts').set({ disbursement_id: 'dsb_fixture' }).where('id', '=', optedIn).execute();
+    expect(await verifyPayee(h.core, optedIn)).toMatchObject({ outcome: 'confirm', result: 'close_match' });
   });
 });
 
