@@ -19,6 +19,8 @@ import type { SepaRailConfig } from './config';
 const MAX_REPORT_BYTES = 1024 * 1024;
 /** How often the report is looked for while waiting, in ms. */
 export const VOP_POLL_MS = 250;
+/** Time allowed to open the connection that waits for the report, in ms (a verification takes at most 2 × RAIL_SEPA_VOP_TIMEOUT + this). */
+export const VOP_CONNECT_MS = 3_000;
 
 /** The VoP request's message id (at most 35 characters, the SEPA character set). */
 export function vopMessageId(payoutId: string): string {
@@ -56,12 +58,14 @@ export async function sepaVerifyPayee(sepa: SepaRailConfig, host: Pick<RailHost,
   const started = Date.now();
   const messageId = vopMessageId(request.payoutId);
   const answerName = `vop_${messageId}.xml`;
-  // Connecting takes part of the wait; the call's own deadline leaves room for it.
-  const sftp = new SftpTransport({ ...sepa.sftp, operationTimeoutMs: sepa.vop.timeoutMs + 10_000 });
+  // The upload gets the whole budget; the wait what is left of it, plus time to connect (VOP_CONNECT_MS).
+  const upload = new SftpTransport({ ...sepa.sftp, connectTimeoutMs: sepa.vop.timeoutMs, operationTimeoutMs: sepa.vop.timeoutMs });
+  let waiting: SftpTransport | null = null;
   try {
-    await sftp.upload(sepa.vop.uploadDir, `${messageId}.xml`, Buffer.from(composeVopRequest(sepa, request, host.now()), 'utf8'));
+    await upload.upload(sepa.vop.uploadDir, `${messageId}.xml`, Buffer.from(composeVopRequest(sepa, request, host.now()), 'utf8'));
     const waitMs = Math.max(0, sepa.vop.timeoutMs - (Date.now() - started));
-    const content = await sftp.awaitFile(sepa.vop.downloadDir, answerName, MAX_REPORT_BYTES, waitMs, VOP_POLL_MS);
+    waiting = new SftpTransport({ ...sepa.sftp, connectTimeoutMs: VOP_CONNECT_MS, operationTimeoutMs: waitMs + VOP_CONNECT_MS });
+    const content = await waiting.awaitFile(sepa.vop.downloadDir, answerName, MAX_REPORT_BYTES, waitMs, VOP_POLL_MS);
     if (!content) return { result: 'unavailable', reason: `no VoP report within ${sepa.vop.timeoutMs} ms` };
     const report = parseVopReport(content.toString('utf8'));
     const tx = report.transactions[0];
@@ -77,6 +81,7 @@ export async function sepaVerifyPayee(sepa: SepaRailConfig, host: Pick<RailHost,
     host.log.warn({ payoutId: request.payoutId, err: err.message }, 'Verification of Payee: no answer from the bank');
     return { result: 'unavailable', reason: err.message };
   } finally {
-    await sftp.close().catch(() => undefined);
+    await upload.close().catch(() => undefined);
+    await waiting?.close().catch(() => undefined);
   }
 }
