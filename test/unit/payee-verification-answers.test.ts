@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { writePain001 } from '../../src/rails/iso20022/pain001';
 import { parseVopReport, vopGroupStatus, writeVopReport } from '../../src/rails/iso20022/pain002-vop';
 import { validateIso20022 } from '../../src/rails/iso20022/validate';
+import { composeVopRequest, sepaVerifyPayee, vopMessageId } from '../../src/rails/sepa/payee-verification';
 import { sandboxVerifyPayee } from '../../src/sandbox/rail-adapter';
 import { answerVopRequest, TEST_BANK_HOLDERS, verifyHolder } from '../../tools/test-bank/answers';
 
@@ -71,4 +72,45 @@ describe('the sandbox Verification of Payee (docs/sandbox.md magic holder names)
     expect(ask('Someone No Match')).toEqual({ result: 'no_match', nameReturned: null, reasonCode: 'PN01' });
     expect(ask('NOT POSSIBLE Ltd')).toEqual({ result: 'not_possible', nameReturned: null, reasonCode: 'NR01' });
   });
+});
+
+describe('the live sepa_eur verifier without a bank', () => {
+  const sepa = {
+    sftp: { host: '127.0.0.1', port: 1, username: 'nobody', privateKeyPath: '/nonexistent/key', hostKeySha256: `SHA256:${'A'.repeat(43)}` },
+    uploadDir: 'inbox',
+    downloadDir: 'outbox',
+    debtor,
+    bankName: 'Bank',
+    cutOff: '14:00',
+    timeZone: 'Europe/Brussels',
+    batchWindowMs: 1000,
+    maxFileTransactions: 10,
+    pollIntervalMs: 1000,
+    returnWindowMs: 1000,
+    vop: { uploadDir: 'vop/inbox', downloadDir: 'vop/outbox', timeoutMs: 1000 },
+    virtualIbanRange: null,
+  };
+  const warnings: string[] = [];
+  const host = { now: () => new Date('2026-11-29T10:00:00Z'), log: { info() {}, warn: (_o: object, msg: string) => void warnings.push(msg), error() {} } };
+  const ask = (name: string, iban: string) =>
+    sepaVerifyPayee(sepa, host, { payoutId: 'po_01k0000000000000000000000', environment: 'live', businessId: 'biz_1', amountMinor: '2000', creditor: { name, kind: 'individual', country: null, account: { iban } } });
+
+  it('an IBAN a SEPA file cannot carry is not possible (AC01), without asking', async () => {
+    expect(await ask('Marie Dupont', 'FR00 not an iban')).toEqual({ result: 'not_possible', nameReturned: null, reasonCode: 'AC01' });
+    expect(warnings).toEqual([]);
+  });
+
+  it('an unreachable bank answers unavailable (asked again later) and is logged', async () => {
+    expect(await ask('Marie Dupont', 'FR7630006000011234567890189')).toMatchObject({ result: 'unavailable' });
+    expect(warnings).toEqual(['Verification of Payee: no answer from the bank']);
+  });
+
+  it('the request is a one-transaction pain.001 valid against the official XSD, named by the payout', async () => {
+    const xml = composeVopRequest(sepa, { payoutId: 'po_01k0000000000000000000000', environment: 'live', businessId: 'biz_1', amountMinor: '2000', creditor: { name: 'José Núñez', kind: 'individual', country: null, account: { iban: 'FR7630006000011234567890189' } } }, new Date('2026-11-29T10:00:00Z'));
+    expect((await validateIso20022(xml, 'pain.001.001.09')).errors).toEqual([]);
+    expect(vopMessageId('po_01k0000000000000000000000')).toBe('VOP-po-01k0000000000000000000000');
+    expect(xml).toContain('<MsgId>VOP-po-01k0000000000000000000000</MsgId>');
+    expect(xml).toContain('<Nm>Jose Nunez</Nm>');
+    expect(xml.match(/<CdtTrfTxInf>/g)).toHaveLength(1);
+  }, 60_000);
 });
