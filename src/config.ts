@@ -59,6 +59,8 @@ const baseSettings = {
   MAX_BODY_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
   PAYOUT_APPROVAL_TIMEOUT: isoDuration('P7D')
     .default('P7D'),
+  PAYEE_CONFIRMATION_WINDOW: isoDuration('P1D')
+    .default('P1D'),
   // --- Treasury: the daily reconciliation of the settlement accounts (issue #33, docs/treasury.md) ---
   TREASURY_BOOKS_ONLY_GRACE: isoDuration('PT15M')
     .default('PT15M'),

@@ -33,3 +33,13 @@ export async function verifyBusiness(db: DbOrTx, businessId: string): Promise<{ 
   if (!res.numUpdatedRows) throw new ApiError(404, 'not_found', `No business with id '${businessId}'`, 'business_id');
   return { businessId, verified: true };
 }
+
+/**
+ * Opts a business's disbursement items in (`true`, the default) or out of Verification of Payee
+ * (docs/payee-verification.md "Batches"); single payouts are always verified. 404 not_found.
+ */
+export async function setPayeeBatchVerification(db: DbOrTx, businessId: string, verify: boolean): Promise<{ businessId: string; verifyPayeeBatches: boolean }> {
+  const res = await db.updateTable('businesses').set({ verify_payee_batches: verify }).where('id', '=', businessId).executeTakeFirst();
+  if (!res.numUpdatedRows) throw new ApiError(404, 'not_found', `No business with id '${businessId}'`, 'business_id');
+  return { businessId, verifyPayeeBatches: verify };
+}

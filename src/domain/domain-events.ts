@@ -41,6 +41,11 @@ export function payoutScreeningEvent(owner: EventOwner, type: 'payout.screening_
   return event(owner, type, { object: 'payout', value: payout }, `payout:${payout.id}:${type.slice('payout.'.length)}:${caseId}`);
 }
 
+/** `payout.payee_confirmation_required` (docs/payee-verification.md); dedupe `payout:{id}:payee_confirmation_required`. */
+export function payeeConfirmationRequiredEvent(owner: EventOwner, payout: Payout): DomainEvent {
+  return event(owner, 'payout.payee_confirmation_required', { object: 'payout', value: payout }, `payout:${payout.id}:payee_confirmation_required`);
+}
+
 /** `payout.notification_*` with the notification; dedupe `payout:{id}:notification_{sent|delivered|failed}`. */
 export function payoutNotificationEvent(owner: EventOwner, type: `payout.${string}`, payout: Payout, notification: PayoutNotification): DomainEvent {
   return event(owner, type, { object: 'payout', value: payout, notification }, `payout:${payout.id}:${type.slice('payout.'.length)}`);

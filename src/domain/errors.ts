@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'idempotency_conflict'
   | 'idempotency_in_flight'
   | 'approval_required'
+  | 'payee_confirmation_not_pending'
   | 'quote_expired'
   | 'recipient_not_ready'
   | 'policy_exceeded'

@@ -32,6 +32,17 @@ export interface PayoutClaim {
 }
 
 /** A payout. Source amounts and fees are micro-USDC; `destination` is in its currency's minor units. */
+/** A payout's Verification of Payee (docs/payee-verification.md "On the payout"). */
+export interface PayeeVerificationView {
+  result: 'match' | 'close_match' | 'no_match' | 'not_possible';
+  /** The holder's name the payee's bank returned (close match). */
+  nameReturned: string | null;
+  reasonCode: string;
+  status: 'awaiting_confirmation' | 'confirmed' | 'canceled' | 'expired' | 'not_required';
+  /** When an unconfirmed payout is canceled (close match, no match). */
+  confirmBy: Date | null;
+}
+
 export interface Payout {
   id: string;
   status: PayoutStatus;
@@ -66,6 +77,8 @@ export interface Payout {
   screening?: PayoutScreening | null;
   createdAt: Date;
   updatedAt: Date;
+  /** Verification of Payee (sepa_eur), when loaded and verified. */
+  payeeVerification?: PayeeVerificationView | null;
 }
 
 /** A payout's screening case as the payout shows it: `in_review` (open or taken into review), `released` or `rejected`. */

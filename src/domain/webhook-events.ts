@@ -10,6 +10,7 @@ export const SURFACE_A_EVENT_TYPES = [
   'payout.failed',
   'payout.refunded',
   'payout.canceled',
+  'payout.payee_confirmation_required',
   'payout.notification_delivered',
   'payout.notification_failed',
   'payout.screening_review',

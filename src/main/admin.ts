@@ -4,7 +4,7 @@ import pino from 'pino';
 import { loadConfig } from '../config';
 import { revokeApiKeyAsOperator } from '../core/api-keys';
 import { renderApiKey } from '../wire/surface-a/api-keys';
-import { createBusiness, verifyBusiness } from '../core/businesses';
+import { createBusiness, setPayeeBatchVerification, verifyBusiness } from '../core/businesses';
 import { runRailCommand } from './admin-rails';
 import { runWorkflowsCommand } from './admin-workflows';
 import { type ChannelPause, listChannelPauses, pauseChannel, resumeChannel } from '../core/channel-pauses';
@@ -43,6 +43,7 @@ const pauseJson = (p: ChannelPause) => ({ channel: p.channel, reason: p.reason, 
 const usage =
   'usage: npm run admin -- business create --name <name> [--verified] [--approvals N] [--json]\n' +
   '       npm run admin -- business verify <business_id> [--json]\n' +
+  '       npm run admin -- business payee-batches <business_id> on|off [--json]\n' +
   '       npm run admin -- key revoke <key_id> [--force] [--json]\n' +
   '       npm run admin -- treasury [--json]\n' +
   '       npm run admin -- audit verify [--business <id>] [--json]\n' +
@@ -55,13 +56,14 @@ const auditVerify = positionals[0] === 'audit' && positionals[1] === 'verify';
 const secretsRotate = positionals[0] === 'secrets' && positionals[1] === 'rotate';
 const dbGrants = positionals[0] === 'db' && positionals[1] === 'grants';
 const verify = positionals[0] === 'business' && positionals[1] === 'verify' && !!positionals[2];
+const payeeBatches = positionals[0] === 'business' && positionals[1] === 'payee-batches' && !!positionals[2] && (positionals[3] === 'on' || positionals[3] === 'off');
 const revokeKey = positionals[0] === 'key' && positionals[1] === 'revoke' && !!positionals[2];
 const rail =
   positionals[0] === 'rail' && (positionals[1] === 'files' || positionals[1] === 'unmatched' || positionals[1] === 'partner-transfers' || (positionals[1] === 'file' && !!positionals[2]));
 const channelCmd =
   positionals[0] === 'channel' && (positionals[1] === 'list' || ((positionals[1] === 'pause' || positionals[1] === 'resume') && !!positionals[2]));
 const treasury = positionals[0] === 'treasury' && positionals.length === 1;
-if (!verify && !revokeKey && !rail && !channelCmd && !treasury && !auditVerify && !secretsRotate && !dbGrants && (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name)) {
+if (!verify && !payeeBatches && !revokeKey && !rail && !channelCmd && !treasury && !auditVerify && !secretsRotate && !dbGrants && (positionals[0] !== 'business' || positionals[1] !== 'create' || !values.name)) {
   console.error(usage);
   process.exit(2);
 }
@@ -81,7 +83,12 @@ try {
   // Every command but `db grants` (which only the owner may run) acts as payouts_admin.
   const role = dbGrants ? null : databaseRole(config.DATABASE_ROLE, 'payouts_admin');
   if (role) db = await actAsRole(db, target, role, { poolSize: 1 });
-  if (auditVerify) {
+  if (payeeBatches) {
+    const on = positionals[3] === 'on';
+    const r = await setPayeeBatchVerification(db, positionals[2]!, on);
+    await recordAuditEvent(db, { businessId: r.businessId, environment: null, ...operatorActor(), action: 'business.payee_batches_set', objectType: 'business', objectId: r.businessId, before: null, after: { verify_payee_batches: on } });
+    console.log(values.json ? JSON.stringify({ business_id: r.businessId, verify_payee_batches: on }) : `business ${r.businessId}: disbursement items ${on ? 'are' : 'are not'} verified (Verification of Payee)`);
+  } else if (auditVerify) {
     const report = await verifyAuditChain(db, { businessId: values.business });
     if (values.json) console.log(JSON.stringify(report, null, 2));
     else {

@@ -104,6 +104,25 @@ export interface RailEvent {
 
 export type RailHealth = 'working' | 'not_configured' | 'failing';
 
+/** A Verification of Payee request (docs/payee-verification.md): the creditor's name as typed and the account. */
+export interface PayeeVerificationRequest {
+  payoutId: string;
+  environment: RailEnvironment;
+  businessId: string;
+  creditor: RailCreditor;
+  /** The payout's amount, integer minor units of its currency (a decimal-digit string). */
+  amountMinor: string;
+}
+
+/**
+ * A Verification of Payee answer (EPC VOP: MTCH, CMTC, NMTC, NOAP). `nameReturned`: the holder's
+ * name as the payee's bank knows it (close match); `reasonCode`: the rail's code (docs/payee-verification.md
+ * "The pain.002 VoP report"). `unavailable`: no answer in time (asked again later).
+ */
+export type PayeeVerificationAnswer =
+  | { result: 'match' | 'close_match' | 'no_match' | 'not_possible'; nameReturned: string | null; reasonCode: string }
+  | { result: 'unavailable'; reason: string };
+
 export interface RailAdapter {
   readonly name: string;
   readonly capabilities: RailCapabilities;
@@ -111,6 +130,8 @@ export interface RailAdapter {
   submit(instruction: PaymentInstruction): Promise<RailSubmitResult>;
   status(references: RailReferences): Promise<RailEvent | null>;
   health(): Promise<RailHealth>;
+  /** Verification of Payee, on rails that offer it (docs/payee-verification.md); never throws for a late bank: `unavailable`. */
+  verifyPayee?(request: PayeeVerificationRequest): Promise<PayeeVerificationAnswer>;
 }
 
 /** A rail call that failed. `retryable`: calling again may succeed. */

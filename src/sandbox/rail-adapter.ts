@@ -1,6 +1,6 @@
 /** The sandbox simulator as a rail adapter (docs/rails.md "The seam"): it answers `settled` or `rejected` at submission. */
 import { simulateRailAttempt } from './rails';
-import type { PaymentInstruction, RailAdapter, RailCapabilities, RailSubmitResult } from '../rails/adapter';
+import type { PayeeVerificationAnswer, PayeeVerificationRequest, PaymentInstruction, RailAdapter, RailCapabilities, RailSubmitResult } from '../rails/adapter';
 
 export interface SandboxRailOptions {
   /** ISO 8601 duration or ms. */
@@ -16,6 +16,22 @@ const CAPABILITIES: RailCapabilities = {
   returnsAfterSettlement: true,
   returnWindowMs: 0,
 };
+
+/** The magic holder names of the sandbox's Verification of Payee (docs/sandbox.md "Verification of Payee"; case-insensitive). */
+export const SANDBOX_PAYEE_MAGIC = { closeMatch: 'close match', noMatch: 'no match', notPossible: 'not possible' } as const;
+
+/** The sandbox's Verification of Payee answer for a holder name (docs/sandbox.md): a close match returns the name without its magic words. */
+export function sandboxVerifyPayee(request: PayeeVerificationRequest): PayeeVerificationAnswer {
+  const name = request.creditor.name;
+  const lower = name.toLowerCase();
+  if (lower.includes(SANDBOX_PAYEE_MAGIC.noMatch)) return { result: 'no_match', nameReturned: null, reasonCode: 'PN01' };
+  if (lower.includes(SANDBOX_PAYEE_MAGIC.notPossible)) return { result: 'not_possible', nameReturned: null, reasonCode: 'NR01' };
+  if (lower.includes(SANDBOX_PAYEE_MAGIC.closeMatch)) {
+    const real = name.replace(/close match/gi, ' ').replace(/\s+/g, ' ').trim();
+    return { result: 'close_match', nameReturned: real || 'Sandbox Account Holder', reasonCode: 'PN02' };
+  }
+  return { result: 'match', nameReturned: null, reasonCode: 'MTCH' };
+}
 
 /** Every rail of the sandbox environment. Never throws. */
 export function sandboxRailAdapter(options: SandboxRailOptions): RailAdapter {
@@ -54,6 +70,9 @@ export function sandboxRailAdapter(options: SandboxRailOptions): RailAdapter {
     },
     async health() {
       return 'working';
+    },
+    async verifyPayee(request) {
+      return sandboxVerifyPayee(request);
     },
   };
 }

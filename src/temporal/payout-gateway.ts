@@ -2,7 +2,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { Config } from '../config';
 import {
-  approveUpdate, rejectUpdate, cancelUpdate, type ClaimMethod, claimUpdate, PAYOUT_WORKFLOW_TYPE, type PayoutWorkflowInput, type ScreeningDecision, screeningDecisionSignal, screeningRecheckSignal,
+  approveUpdate, rejectUpdate, cancelUpdate, type ClaimMethod, claimUpdate, confirmPayeeUpdate, PAYOUT_WORKFLOW_TYPE, type PayoutWorkflowInput, type ScreeningDecision, screeningDecisionSignal, screeningRecheckSignal,
 } from '../../workflows/payout.contract';
 import { type RecordedStart, startIdempotently, type TemporalClient, withCallDeadline } from './client';
 import { taskQueueFor } from './task-queues';
@@ -75,4 +75,9 @@ export async function signalScreeningRecheck(temporal: TemporalClient, payoutId:
     if (err instanceof WorkflowNotFoundError) return false;
     throw err;
   }
+}
+
+/** Executes the `confirmPayee` Update (docs/payee-verification.md); Update id `confirm-payee:<payout id>`. */
+export async function confirmPayeeWorkflow(temporal: TemporalClient, payoutId: string, arg: { keyId: string }): Promise<PayoutUpdateOutcome> {
+  return update(() => temporal.workflow.getHandle(payoutId).executeUpdate(confirmPayeeUpdate, { args: [arg], updateId: `confirm-payee:${payoutId}` }));
 }

@@ -13,7 +13,7 @@ import { renderServedDocuments } from '../../tools/served-documents';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 /** Verbs an operationId may begin with; a new kind of operation adds its verb here. */
 const VERBS =
-  /^(list|get|create|update|delete|revoke|roll|rotate|approve|reject|cancel|claim|check|export|import|fund|submit|launch|pause|resume|retry|resend|replay|advance|send|verify|search)[A-Z]/;
+  /^(list|get|create|update|delete|revoke|roll|rotate|approve|reject|cancel|claim|confirm|check|export|import|fund|submit|launch|pause|resume|retry|resend|replay|advance|send|verify|search)[A-Z]/;
 
 describe('operationId', () => {
   it('every operation of the six served documents has a unique camelCase, verb-first operationId', async () => {

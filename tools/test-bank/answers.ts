@@ -43,6 +43,7 @@ import { createHash } from 'node:crypto';
 import { writeCamt054, type Camt054EntryInput } from '../../src/rails/iso20022/camt054';
 import { parsePain001, type Pain001File } from '../../src/rails/iso20022/pain001';
 import { writePain002 } from '../../src/rails/iso20022/pain002';
+import { type PayeeMatch, type VopTransactionResult, writeVopReport } from '../../src/rails/iso20022/pain002-vop';
 import { validateIso20022 } from '../../src/rails/iso20022/validate';
 
 /** The magic substrings of a creditor name, in the order they decide (see the table above). */
@@ -230,6 +231,77 @@ export function incomingCredit(input: IncomingCreditInput): BankFile {
           remittanceInformation: input.remittance.slice(0, 140) || null,
         },
       ],
+    }),
+  };
+}
+
+/**
+ * Verification of Payee (docs/payee-verification.md "Test bank"): the account holders the test bank
+ * knows, by IBAN. A name equal to the holder's (case, accents and spacing aside) matches, one within
+ * two letters of it is a close match (the holder's name is returned), any other is no match. An IBAN
+ * not in this table matches whatever the name (so every other live test passes its verification),
+ * unless the creditor name contains `NOAP` (verification not possible) or `VOPSILENT` (no answer).
+ */
+export const TEST_BANK_HOLDERS: Readonly<Record<string, string>> = {
+  FR7630006000011234567890189: 'Marie Dupont',
+  DE82370400440532013999: 'Erika Mustermann',
+};
+
+function normalisedName(name: string): string {
+  return name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+}
+
+/** Levenshtein distance (names are short). */
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/** The test bank's verification of `name` for `iban` (see {@link TEST_BANK_HOLDERS}); null: it does not answer. */
+export function verifyHolder(iban: string, name: string): { result: PayeeMatch; nameReturned: string | null } | null {
+  const upper = name.toUpperCase();
+  if (upper.includes('VOPSILENT')) return null;
+  if (upper.includes('NOAP')) return { result: 'not_possible', nameReturned: null };
+  const holder = TEST_BANK_HOLDERS[iban.replace(/\s+/g, '').toUpperCase()];
+  if (!holder) return { result: 'match', nameReturned: null };
+  const [given, known] = [normalisedName(name), normalisedName(holder)];
+  if (given === known) return { result: 'match', nameReturned: null };
+  if (editDistance(given, known) <= 2) return { result: 'close_match', nameReturned: holder };
+  return { result: 'no_match', nameReturned: null };
+}
+
+/**
+ * Answers a VoP request (a `pain.001.001.09` in `vop/inbox/`) with a `pain.002.001.14` VoP report
+ * named `vop_<MsgId>.xml` (null when no transaction is answered: `VOPSILENT`). An invalid request is
+ * answered RVNC with every transaction `not_possible` (reason `FF01` when nothing can be read).
+ */
+export async function answerVopRequest(xml: string, now: Date): Promise<BankFile | null> {
+  const validation = await validateIso20022(xml, 'pain.001.001.09');
+  const msgId = messageIdOf(xml);
+  if (!validation.valid) {
+    return { name: `vop_${fileId(msgId)}.xml`, xml: writeVopReport({ messageId: answerMessageId('pain002', `vop:${msgId}`, 1), createdAt: now, originalMessageId: msgId, originalPaymentInformationId: 'UNKNOWN', transactions: [], groupReasonCode: 'FF01' }) };
+  }
+  const file = parsePain001(xml);
+  const payment = file.payments[0]!;
+  const transactions: VopTransactionResult[] = [];
+  for (const t of payment.transfers) {
+    const v = verifyHolder(t.creditor.iban ?? '', t.creditor.name ?? '');
+    if (v) transactions.push({ originalEndToEndId: t.endToEndId, iban: t.creditor.iban ?? '', ...v });
+  }
+  if (transactions.length === 0) return null;
+  return {
+    name: `vop_${fileId(file.messageId)}.xml`,
+    xml: writeVopReport({
+      messageId: answerMessageId('pain002', `vop:${file.messageId}`, 1),
+      createdAt: now,
+      originalMessageId: file.messageId,
+      originalPaymentInformationId: payment.paymentInformationId,
+      transactions,
     }),
   };
 }

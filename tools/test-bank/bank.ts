@@ -17,13 +17,17 @@
  * late returns after `achLateReturnDelayMs` (default 10 s); `achCredit()` puts an incoming ACH
  * credit to a virtual account number in `ach/outbox/`.
  *
+ * Verification of Payee (docs/payee-verification.md "Test bank"): every VoP request (a one-transaction
+ * `pain.001`) that appears in `vop/inbox/` is answered at once with a `pain.002.001.14` VoP report in
+ * `vop/outbox/` (by tools/test-bank/answers.ts `TEST_BANK_HOLDERS`), the request moved to `vop/inbox/answered/`.
+ *
  * `settleAfterMs` delays the booking notifications (camt.054) after the status report, as a bank's
  * booking run follows its acceptance.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACH_BANK_ROUTING, type AchBankFile, answerNacha, incomingAchCredit, type IncomingAchCreditInput } from './ach-answers';
-import { answerPain001, type BankFile, incomingCredit, type IncomingCreditInput } from './answers';
+import { answerPain001, answerVopRequest, type BankFile, incomingCredit, type IncomingCreditInput } from './answers';
 import { startTestSftpServer, type TestSftpServer } from './sshd';
 import { type ClosedStatements, StatementBook, type StatementPlant } from './statements';
 
@@ -32,7 +36,7 @@ export interface TestBank {
   server: TestSftpServer;
   /** The RAIL_SEPA_* and RAIL_ACH_* environment that connects the service to this bank. */
   env: Record<string, string>;
-  /** The directory that holds every file exchanged (`inbox/`, `inbox/answered/`, `outbox/`; ACH: `ach/inbox/`, `ach/inbox/answered/`, `ach/outbox/`). */
+  /** The directory that holds every file exchanged (`inbox/`, `inbox/answered/`, `outbox/`; VoP: `vop/inbox/`, `vop/outbox/`; ACH: `ach/inbox/`, `ach/inbox/answered/`, `ach/outbox/`). */
   filesDir: string;
   /** Puts a camt.054 credit notification in the outbox; returns its file name. */
   credit(input: Omit<IncomingCreditInput, 'now'>): string;
@@ -84,6 +88,10 @@ export async function startTestBank(opts: { dir: string; pollMs?: number; settle
   mkdirSync(join(achInbox, 'answered'), { recursive: true });
   mkdirSync(join(achInbox, 'rejected'), { recursive: true });
   mkdirSync(achOutbox, { recursive: true });
+  const vopInbox = join(server.root, 'vop', 'inbox');
+  const vopOutbox = join(server.root, 'vop', 'outbox');
+  mkdirSync(join(vopInbox, 'answered'), { recursive: true });
+  mkdirSync(vopOutbox, { recursive: true });
   const later: Array<{ at: number; dir: string; file: BankFile | AchBankFile }> = [];
   // The settlement accounts' books: every file published moves them (statements.ts).
   const book = new StatementBook(TEST_BANK_DEBTOR.iban);
@@ -104,6 +112,14 @@ export async function startTestBank(opts: { dir: string; pollMs?: number; settle
       later.splice(later.indexOf(l), 1);
     }
     let n = 0;
+    for (const name of readdirSync(vopInbox).sort()) {
+      if (!name.endsWith('.xml')) continue;
+      const path = join(vopInbox, name);
+      const report = await answerVopRequest(readFileSync(path, 'utf8'), new Date());
+      if (report) publishFile(vopOutbox, report);
+      renameSync(path, join(vopInbox, 'answered', name));
+      n++;
+    }
     for (const name of readdirSync(inbox).sort()) {
       if (name.endsWith('.part') || name === 'answered' || !name.endsWith('.xml')) continue;
       const path = join(inbox, name);
@@ -163,6 +179,8 @@ export async function startTestBank(opts: { dir: string; pollMs?: number; settle
       RAIL_SEPA_SFTP_HOST_KEY: server.hostKeySha256,
       RAIL_SEPA_UPLOAD_DIR: 'inbox',
       RAIL_SEPA_DOWNLOAD_DIR: 'outbox',
+      RAIL_SEPA_VOP_UPLOAD_DIR: 'vop/inbox',
+      RAIL_SEPA_VOP_DOWNLOAD_DIR: 'vop/outbox',
       RAIL_SEPA_DEBTOR_NAME: TEST_BANK_DEBTOR.name,
       RAIL_SEPA_DEBTOR_IBAN: TEST_BANK_DEBTOR.iban,
       RAIL_SEPA_DEBTOR_BIC: TEST_BANK_DEBTOR.bic,

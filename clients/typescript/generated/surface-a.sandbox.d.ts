@@ -986,6 +986,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payouts/{id}/confirm-payee": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm the payee of a payout held by Verification of Payee (extension)
+         * @description A sepa_eur payout whose payee the bank answered a close match or no match waits (status submitted, payee_verification.status awaiting_confirmation, event payout.payee_confirmation_required) until payee_verification.confirm_by. Confirming sends it as typed; the business bears the risk of paying an account whose holder has another name (docs/payee-verification.md).
+         */
+        post: operations["confirmPayee"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payouts/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a payout held by Verification of Payee (extension)
+         * @description Only a payout awaiting its payee confirmation (payee_verification.status awaiting_confirmation): it is canceled, its hold released (event payout.canceled). A payout waiting for approval is rejected with POST /payouts/{id}/reject.
+         */
+        post: operations["cancelPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit-events": {
         parameters: {
             query?: never;
@@ -1083,6 +1123,28 @@ export interface components {
                 case_id: string;
                 /** @description Why the payout is held; once decided, the reason given with the decision */
                 reason: string | null;
+            } | null;
+            /** @description Extension, sepa_eur payouts once verified (Verification of Payee; POST /payouts/{id}/confirm-payee); absent otherwise */
+            payee_verification?: {
+                /**
+                 * @description The payee's bank's answer (EPC VOP MTCH, CMTC, NMTC, NOAP)
+                 * @enum {string}
+                 */
+                result: "match" | "close_match" | "no_match" | "not_possible";
+                /** @description close_match: the account holder's name as the bank knows it */
+                name_returned: string | null;
+                /**
+                 * @description The reason code of the answer
+                 * @example CMTC
+                 */
+                reason_code: string;
+                /** @enum {string} */
+                status: "awaiting_confirmation" | "confirmed" | "canceled" | "expired" | "not_required";
+                /**
+                 * Format: date-time
+                 * @description close_match, no_match: canceled (payee_not_confirmed) unless confirmed by then
+                 */
+                confirm_by: string | null;
             } | null;
             /** Format: date-time */
             created_at: string;
@@ -1659,7 +1721,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.notification_delivered, payout.notification_failed, payout.screening_review, payout.screening_released, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
+             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.payee_confirmation_required, payout.notification_delivered, payout.notification_failed, payout.screening_review, payout.screening_released, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
              * @example [
              *       "payout.*"
              *     ]
@@ -1676,7 +1738,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.notification_delivered, payout.notification_failed, payout.screening_review, payout.screening_released, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
+             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.payee_confirmation_required, payout.notification_delivered, payout.notification_failed, payout.screening_review, payout.screening_released, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
              * @example [
              *       "payout.*",
              *       "disbursement.completed"
@@ -1780,7 +1842,7 @@ export interface components {
             /** @example evt_01j9z3k4m5n6p7q8r9s0t1v2w3 */
             id: string;
             /**
-             * @description One of payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.notification_delivered, payout.notification_failed, payout.screening_review, payout.screening_released, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated
+             * @description One of payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.payee_confirmation_required, payout.notification_delivered, payout.notification_failed, payout.screening_review, payout.screening_released, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated
              * @example payout.succeeded
              */
             type: string;
@@ -6930,6 +6992,162 @@ export interface operations {
             };
             /** @description payload_too_large: the body is larger than the service accepts */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description End of the window, Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    confirmPayee: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried request safe (30 days). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout, confirmed (submitted or later) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key, or a key of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payee_confirmation_not_pending: the payout is not awaiting a payee confirmation; idempotency_conflict, idempotency_in_flight */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limited: too many requests for this API key; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed in the window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description End of the window, Unix seconds */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelPayout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retried request safe (30 days). */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The payout, canceled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payout"];
+                };
+            };
+            /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, unknown or revoked key, or a key of the other environment */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payee_confirmation_not_pending: the payout is not awaiting a payee confirmation; idempotency_conflict, idempotency_in_flight */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

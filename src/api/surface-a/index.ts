@@ -19,6 +19,7 @@ import { registerPaymentLinkRoutes } from './payment-links';
 import { registerPaymentRequestRoutes } from './payment-requests';
 import { registerWithdrawalRoutes } from './withdrawals';
 import { registerPayoutApprovalRoutes } from './payout-approvals';
+import { registerPayeeVerificationRoutes } from './payee-verification';
 import { registerAuditEventRoutes } from './audit-events';
 
 /** Every Surface A resource router, one module per resource (spec "Endpoints", Surface A). */
@@ -41,6 +42,7 @@ export function registerSurfaceARoutes(app: SurfaceRouter): void {
   registerPaymentRequestRoutes(app);
   registerWithdrawalRoutes(app);
   registerPayoutApprovalRoutes(app);
+  registerPayeeVerificationRoutes(app);
   registerAuditEventRoutes(app);
 }
 

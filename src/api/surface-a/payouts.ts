@@ -122,6 +122,17 @@ export const PayoutSchema = z
         description:
           'Extension: the sanctions screening case that holds the payout (in_review) or was decided on it; null when screening raised none. Always on GET /payouts and GET /payouts/{id}; in events, on payout.screening_review and payout.screening_released only',
       }),
+    payee_verification: z
+      .object({
+        result: z.enum(['match', 'close_match', 'no_match', 'not_possible']).openapi({ description: "The payee's bank's answer (EPC VOP MTCH, CMTC, NMTC, NOAP)" }),
+        name_returned: z.string().nullable().openapi({ description: "close_match: the account holder's name as the bank knows it" }),
+        reason_code: z.string().openapi({ description: 'The reason code of the answer', example: 'CMTC' }),
+        status: z.enum(['awaiting_confirmation', 'confirmed', 'canceled', 'expired', 'not_required']),
+        confirm_by: DateTimeSchema.nullable().openapi({ description: 'close_match, no_match: canceled (payee_not_confirmed) unless confirmed by then' }),
+      })
+      .nullable()
+      .optional()
+      .openapi({ description: 'Extension, sepa_eur payouts once verified (Verification of Payee; POST /payouts/{id}/confirm-payee); absent otherwise' }),
     created_at: DateTimeSchema,
     updated_at: DateTimeSchema,
   })

@@ -28,7 +28,7 @@ export {
   recordAttemptProviderReference,
   recordAttemptResult,
 } from './transitions';
-export { claimPayout, cancelPayout, runOnStartedWorkflow } from './updates';
+export { claimPayout, cancelPayeeHold, cancelPayout, confirmPayee, runOnStartedWorkflow } from './updates';
 export { makeRailAttempt, NoRailAdapterError, openClaimWindow } from './delivery';
 export type { AttemptResult } from './transitions';
 /** Claim methods a recipient may choose (sandbox claim endpoint; Surface B payoutMethod). */

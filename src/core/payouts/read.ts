@@ -2,7 +2,8 @@
 import type { DbOrTx } from '../../db/schema';
 import type { RecipientType } from '../../domain/channels';
 import type { PayoutFailureCode, PayoutStatus } from '../../domain/payout-state';
-import type { Payout, PayoutReceipt } from '../../domain/payouts';
+import type { PayeeVerificationView, Payout, PayoutReceipt } from '../../domain/payouts';
+import type { PayeeVerificationsTable } from '../../db/tables/payouts';
 import { maskRecipientDetails } from '../../domain/recipients';
 import { type Page, paginate } from '../paging';
 import { payoutScreenings } from '../screening/case-view';
@@ -97,7 +98,10 @@ export async function getPayout(core: Core, caller: Caller, id: string): Promise
   const row = await getPayoutRow(core.db, caller, id);
   const attempts = await core.db.selectFrom('payout_attempts').selectAll().where('payout_id', '=', id).orderBy('number').execute();
   const screening = (await payoutScreenings(core.db, [id])).get(id) ?? null;
-  return { ...payoutFromRow(row, core.config.publicUrl, attempts), screening };
+  const payee = await core.db.selectFrom('payee_verifications').selectAll().where('payout_id', '=', id).executeTakeFirst();
+  const payout = { ...payoutFromRow(row, core.config.publicUrl, attempts), screening };
+  if (payee) payout.payeeVerification = payeeVerificationView(payee, row.status);
+  return payout;
 }
 
 /** Filters and page of GET /payouts (spec: status, channel, since, limit 1..200, cursor). */
@@ -135,4 +139,12 @@ export async function getPayoutReceipt(core: Core, caller: Caller, id: string): 
 /** The payout behind a public receipt token (any business or environment), or undefined. */
 export async function findPayoutByReceiptToken(db: DbOrTx, token: string): Promise<PayoutRow | undefined> {
   return db.selectFrom('payouts').selectAll().where('receipt_token', '=', token).executeTakeFirst();
+}
+
+/** The payout's `payee_verification` view (docs/payee-verification.md "On the payout"); null when never verified. */
+export function payeeVerificationView(row: PayeeVerificationsTable | undefined, payoutStatus: string): PayeeVerificationView | null {
+  if (!row) return null;
+  const needs = row.result === 'close_match' || row.result === 'no_match';
+  const status: PayeeVerificationView['status'] = !needs ? 'not_required' : row.decision ?? (payoutStatus === 'canceled' ? 'canceled' : 'awaiting_confirmation');
+  return { result: row.result as PayeeVerificationView['result'], nameReturned: row.name_returned, reasonCode: row.reason_code, status, confirmBy: row.confirm_by };
 }

@@ -2,7 +2,8 @@
 import { ApiError } from '../../domain/errors';
 import type { PayoutStatus } from '../../domain/payout-state';
 import type { ClaimMethod } from '../../../workflows/payout.contract';
-import { cancelPayoutWorkflow, claimPayoutWorkflow, type PayoutUpdateOutcome } from '../../temporal/payout-gateway';
+import { cancelPayoutWorkflow, claimPayoutWorkflow, confirmPayeeWorkflow, type PayoutUpdateOutcome } from '../../temporal/payout-gateway';
+import { awaitingPayeeConfirmation, payeeVerificationOf } from './payee-verification';
 import type { Caller, Core } from '../context';
 import type { Payout } from '../../domain/payouts';
 import { getPayoutRow, getPayout } from './read';
@@ -46,7 +47,37 @@ export async function claimPayout(core: Core, caller: Caller, id: string, method
   return updatePayoutWorkflow(core, caller, id, ['awaiting_claim'], () => claimPayoutWorkflow(core.temporal, id, method as ClaimMethod));
 }
 
-/** Cancels a pending or awaiting_claim payout via the workflow's `cancel` Update. 404 not_found; 409 invalid_state. */
+/**
+ * Cancels a pending or awaiting_claim payout, or a submitted one awaiting its payee confirmation
+ * (docs/payee-verification.md), via the workflow's `cancel` Update. 404 not_found; 409 invalid_state.
+ */
 export async function cancelPayout(core: Core, caller: Caller, id: string): Promise<Payout> {
-  return updatePayoutWorkflow(core, caller, id, ['pending', 'awaiting_claim'], () => cancelPayoutWorkflow(core.temporal, id));
+  const row = await getPayoutRow(core.db, caller, id);
+  const payee = row.status === 'submitted' && awaitingPayeeConfirmation(row.status, await payeeVerificationOf(core, id));
+  const allowed: PayoutStatus[] = payee ? ['pending', 'awaiting_claim', 'submitted'] : ['pending', 'awaiting_claim'];
+  return updatePayoutWorkflow(core, caller, id, allowed, () => cancelPayoutWorkflow(core.temporal, id));
+}
+
+/**
+ * `POST /payouts/{id}/confirm-payee` (Surface A; docs/payee-verification.md): the workflow's
+ * `confirmPayee` Update. 404 not_found; 409 payee_confirmation_not_pending unless the payout awaits
+ * a payee confirmation. Returns the payout.
+ */
+export async function confirmPayee(core: Core, caller: Caller, id: string): Promise<Payout> {
+  const payout = await getPayoutRow(core.db, caller, id);
+  const notPending = (status: string) =>
+    new ApiError(409, 'payee_confirmation_not_pending', `Payout ${id} is ${status} and not awaiting a payee confirmation`, null);
+  if (!awaitingPayeeConfirmation(payout.status, await payeeVerificationOf(core, id))) throw notPending(payout.status);
+  const outcome = await runOnStartedWorkflow(core, id, () => confirmPayeeWorkflow(core.temporal, id, { keyId: caller.keyId }));
+  if (outcome === 'refused') throw notPending((await getPayoutRow(core.db, caller, id)).status);
+  return getPayout(core, caller, id);
+}
+
+/** Surface A `POST /payouts/{id}/cancel`: only a payout awaiting its payee confirmation (else 409 payee_confirmation_not_pending); 404 not_found. */
+export async function cancelPayeeHold(core: Core, caller: Caller, id: string): Promise<Payout> {
+  const payout = await getPayoutRow(core.db, caller, id);
+  if (!awaitingPayeeConfirmation(payout.status, await payeeVerificationOf(core, id))) {
+    throw new ApiError(409, 'payee_confirmation_not_pending', `Payout ${id} is ${payout.status} and not awaiting a payee confirmation`, null);
+  }
+  return cancelPayout(core, caller, id);
 }

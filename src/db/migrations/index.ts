@@ -32,6 +32,7 @@ import * as m0070edf from './0070_event_domain_form';
 import * as m0075scr from './0075_screening';
 import * as m0076scc from './0076_screening_cases';
 import * as m0079rsc from './0079_recipient_screenings';
+import * as m0077vop from './0077_payee_verification';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -68,6 +69,7 @@ export const migrations: Record<string, Migration> = {
   '0076_screening_cases': m0076scc,
   '0078_claimant_identities': m0078cid,
   '0079_recipient_screenings': m0079rsc,
+  '0077_payee_verification': m0077vop,
 };
 
 /** Static provider (no filesystem scan), so bundlers and tsx see every migration. */

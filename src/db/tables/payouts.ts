@@ -107,7 +107,26 @@ export interface EventsTable {
   dispatched_at: Date | null;
 }
 
+/** One Verification of Payee answer per payout and the business's decision on it (docs/payee-verification.md). Written only by src/core/payouts/payee-verification.ts. */
+export interface PayeeVerificationsTable {
+  payout_id: string;
+  business_id: string;
+  environment: Environment;
+  /** `match`, `close_match`, `no_match` or `not_possible`. */
+  result: string;
+  name_returned: string | null;
+  reason_code: string;
+  requested_at: Date;
+  answered_at: Date;
+  /** Close match or no match: when an unconfirmed payout is canceled; null otherwise. */
+  confirm_by: Date | null;
+  decision: 'confirmed' | 'canceled' | 'expired' | null;
+  decided_by: string | null;
+  decided_at: Date | null;
+}
+
 export interface PayoutTables {
+  payee_verifications: PayeeVerificationsTable;
   balances: BalancesTable;
   ledger_postings: LedgerPostingsTable;
   payouts: PayoutsTable;

@@ -9,6 +9,8 @@ export interface BusinessesTable {
   name: string;
   verified: boolean;
   approvals_required: Generated<number>;
+  /** Verification of Payee for disbursement items (docs/payee-verification.md "Batches"); default true. */
+  verify_payee_batches: Generated<boolean>;
   created_at: Generated<Date>;
 }
 

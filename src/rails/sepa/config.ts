@@ -23,6 +23,8 @@ export interface SepaRailConfig {
   pollIntervalMs: number;
   /** How long after settlement a return is still applied, in ms. */
   returnWindowMs: number;
+  /** Verification of Payee: SFTP directories and how long to wait for the report, in ms. */
+  vop: { uploadDir: string; downloadDir: string; timeoutMs: number };
   /** Country and leading BBAN characters; null when unset. */
   virtualIbanRange: { country: string; bbanPrefix: string } | null;
 }
@@ -63,6 +65,7 @@ export function sepaRailConfig(config: SepaSettings): { config: SepaRailConfig; 
       maxFileTransactions: config.RAIL_SEPA_MAX_FILE_TRANSACTIONS,
       pollIntervalMs: parseDuration(config.RAIL_SEPA_POLL_INTERVAL),
       returnWindowMs: parseDuration(config.RAIL_SEPA_RETURN_WINDOW),
+      vop: { uploadDir: config.RAIL_SEPA_VOP_UPLOAD_DIR, downloadDir: config.RAIL_SEPA_VOP_DOWNLOAD_DIR, timeoutMs: parseDuration(config.RAIL_SEPA_VOP_TIMEOUT) },
       virtualIbanRange: range ? { country: range[0]!, bbanPrefix: range[1]! } : null,
     },
   };

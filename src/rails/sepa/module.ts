@@ -17,6 +17,7 @@ import { sepaCarriageProblem, sepaMessageId, sepaRailAdapter } from './adapter';
 import { SEPA_RAIL, type SepaRailConfig, sepaRailConfig } from './config';
 import { sepaStatements } from './statements';
 import { SEPA_SETTINGS } from './settings';
+import { sepaVerifyPayee } from './payee-verification';
 
 /** An outbound file whose XML does not validate: never recorded, never sent (an operator alert). */
 export class InvalidRailFileError extends Error {
@@ -241,8 +242,8 @@ function configured(sepa: SepaRailConfig): ConfiguredRail {
   const length = range ? countrySpecs[range.country]?.chars : undefined;
   return {
     pollIntervalMs: sepa.pollIntervalMs,
-    adapter: (host) =>
-      sepaRailAdapter(sepa, {
+    adapter: (host) => ({
+      ...sepaRailAdapter(sepa, {
         enqueue: async (t) => {
           const now = host.now();
           const row = await host.store.queueInstruction(
@@ -268,6 +269,8 @@ function configured(sepa: SepaRailConfig): ConfiguredRail {
           return { endToEndId: row.endToEndId, uetr: row.uetr! };
         },
       }),
+      verifyPayee: (request) => sepaVerifyPayee(sepa, host, request),
+    }),
     poll: (host) => pollFileRailInbox(host, sepa, (file) => readSepaInboundFile(host, file)),
     readInboundFile: (host, file) => readSepaInboundFile(host, file),
     files: {

@@ -47,6 +47,9 @@ export const SEPA_SETTINGS = {
     .max(100_000)
     .default(10_000)
     .describe('most transactions in one pain.001 (1-100,000); a window with more is split into several files, each valid and uploaded (docs/rails.md "Bank files at scale")'),
+  RAIL_SEPA_VOP_UPLOAD_DIR: z.string().min(1).default('vop/inbox').describe('where we upload Verification of Payee requests (docs/payee-verification.md "On the bank\'s SFTP")'),
+  RAIL_SEPA_VOP_DOWNLOAD_DIR: z.string().min(1).default('vop/outbox').describe("where the bank writes its pain.002 VoP reports (kept apart from `RAIL_SEPA_DOWNLOAD_DIR`, which the inbox poller reads)"),
+  RAIL_SEPA_VOP_TIMEOUT: isoDuration('PT5S').default('PT5S').describe('how long a Verification of Payee waits for the bank\'s report before it counts as unavailable and is asked again later (EPC VOP: 5 s)'),
   ISO20022_XSD_DIR: z.string().optional().describe('directory of the pinned official ISO 20022 XSDs (unset: `.tools/iso20022-xsd` of the checkout, fetched on first use; docs/rails.md "ISO 20022 files and schemas")'),
   XMLLINT_PATH: z.string().optional().describe('the libxml2 `xmllint` that validates ISO 20022 files over 1 MiB (unset: `xmllint` on `PATH`; absent: `xmllint-wasm`)'),
 };

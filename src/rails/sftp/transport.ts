@@ -143,6 +143,27 @@ export class SftpTransport {
     });
   }
 
+  /**
+   * Waits up to `waitMs` for `<dir>/<name>` on one connection, looking every `pollMs`: its content,
+   * or null when it did not appear in time. Throws {@link SftpError} (`too_large` past `maxBytes`).
+   */
+  async awaitFile(dir: string, name: string, maxBytes: number, waitMs: number, pollMs: number): Promise<Buffer | null> {
+    checkName(name);
+    const path = posix.join(dir, name);
+    return this.call(`await ${path}`, async (c) => {
+      const until = Date.now() + waitMs;
+      for (;;) {
+        if (await regularFileExists(c, path)) {
+          const size = (await c.stat(path)).size;
+          if (size > maxBytes) throw new SftpError(`await ${path} on ${this.server}: ${size} bytes, over the limit of ${maxBytes}`, 'too_large', false);
+          return (await c.get(path)) as Buffer;
+        }
+        if (Date.now() + pollMs > until) return null;
+        await new Promise((r) => setTimeout(r, pollMs));
+      }
+    });
+  }
+
   async ping(): Promise<void> {
     await this.call('ping', async (c) => {
       await c.stat('.');

@@ -49,8 +49,19 @@ export interface WirePayout {
   disbursement_id: string | null;
   /** Extension: the payout's screening case, null when none; absent where not read (docs/screening.md "Holding payouts"). */
   screening?: { status: 'in_review' | 'released' | 'rejected'; case_id: string; reason: string | null } | null;
+  /** Extension, sepa_eur payouts once verified (docs/payee-verification.md "On the payout"). */
+  payee_verification?: WirePayeeVerification | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A payout's Verification of Payee on the wire. */
+export interface WirePayeeVerification {
+  result: 'match' | 'close_match' | 'no_match' | 'not_possible';
+  name_returned: string | null;
+  reason_code: string;
+  status: 'awaiting_confirmation' | 'confirmed' | 'canceled' | 'expired' | 'not_required';
+  confirm_by: string | null;
 }
 
 /** Spec "Receipt" on Surface A. */
@@ -90,6 +101,9 @@ export function renderPayout(p: Payout): WirePayout {
     claim: p.claim ? { url: p.claim.url, expires_at: iso(p.claim.expiresAt), claimed_at: iso(p.claim.claimedAt), method: p.claim.method } : null,
     disbursement_id: p.disbursementId,
     screening: p.screening ? { status: p.screening.status, case_id: p.screening.caseId, reason: p.screening.reason } : p.screening,
+    payee_verification: p.payeeVerification
+      ? { result: p.payeeVerification.result, name_returned: p.payeeVerification.nameReturned, reason_code: p.payeeVerification.reasonCode, status: p.payeeVerification.status, confirm_by: iso(p.payeeVerification.confirmBy) }
+      : undefined,
     created_at: p.createdAt.toISOString(),
     updated_at: p.updatedAt.toISOString(),
   };
