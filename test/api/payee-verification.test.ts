@@ -114,9 +114,10 @@ describe('POST /payouts/{id}/confirm-payee and /cancel refusals', () => {
       const r = await h.request('POST', `/sandbox/v1/payouts/${id}/${action}`, { key: biz.sandbox });
       expect(r.status).toBe(409);
       expect(r.body.error).toMatchObject({ code: 'payee_confirmation_not_pending', message: expect.stringContaining('not awaiting a payee confirmation') });
-      // An answered close match whose payout already moved on is not pending either.
+      // An answered close match whose payout already moved on (confirmed, then paid) is not pending either.
       const held = await sepaPayout('Maria Close Match Dupont');
-      await verifyPayee(h.core, held);
+      await waitFor(async () => (await h.request('GET', `/sandbox/v1/payouts/${held}`, { key: biz.sandbox })).body.payee_verification?.status === 'awaiting_confirmation', 'the payout held');
+      expect((await h.request('POST', `/sandbox/v1/payouts/${held}/confirm-payee`, { key: biz.sandbox })).status).toBe(200);
       await waitFor(async () => (await h.request('GET', `/sandbox/v1/payouts/${held}`, { key: biz.sandbox })).body.status === 'succeeded', 'the payout delivered');
       const moved = await h.request('POST', `/sandbox/v1/payouts/${held}/${action}`, { key: biz.sandbox });
       expect(moved.status).toBe(409);
@@ -130,4 +131,36 @@ describe('POST /payouts/{id}/confirm-payee and /cancel refusals', () => {
       expect(r.body.error.code).toBe('validation_error');
     });
   }
+});
+
+describe('a payout held for its payee (the workflow\'s checks phase, sandbox)', () => {
+  const get = async (id: string) => (await h.request('GET', `/sandbox/v1/payouts/${id}`, { key: biz.sandbox })).body;
+  const postings = async (id: string) =>
+    (await h.db.selectFrom('ledger_postings').select('key').where('key', 'like', `payout:${id}:%`).orderBy('id').execute()).map((p) => p.key.split(':')[2]);
+
+  it('a close match waits submitted with the name the bank returned; confirm-payee pays it', async () => {
+    const id = await sepaPayout('Maria Close Match Dupont');
+    await waitFor(async () => (await get(id)).payee_verification?.status === 'awaiting_confirmation', 'the payout held');
+    const held = await get(id);
+    expect(held).toMatchObject({ status: 'submitted', payee_verification: { result: 'close_match', name_returned: 'Maria Dupont', confirm_by: expect.any(String) } });
+    const events = async () => (await h.db.selectFrom('events').select('type').where('object_id', '=', id).execute()).map((e) => e.type);
+    expect(await events()).toContain('payout.payee_confirmation_required');
+    const r = await h.request('POST', `/sandbox/v1/payouts/${id}/confirm-payee`, { key: biz.sandbox });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    await waitFor(async () => (await get(id)).status === 'succeeded', 'the payout paid');
+    expect((await get(id)).payee_verification.status).toBe('confirmed');
+    expect(await postings(id)).toEqual(['hold', 'settle']);
+  });
+
+  it('a no match canceled by the business ends canceled and its hold is returned', async () => {
+    const before = (await h.request('GET', '/sandbox/v1/balance', { key: biz.sandbox })).body;
+    const id = await sepaPayout('X No Match');
+    await waitFor(async () => (await get(id)).payee_verification?.status === 'awaiting_confirmation', 'the payout held');
+    const r = await h.request('POST', `/sandbox/v1/payouts/${id}/cancel`, { key: biz.sandbox });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    await waitFor(async () => (await get(id)).status === 'canceled', 'the payout canceled');
+    expect((await get(id)).payee_verification.status).toBe('canceled');
+    expect(await postings(id)).toEqual(['hold', 'release']);
+    expect((await h.request('GET', '/sandbox/v1/balance', { key: biz.sandbox })).body).toEqual(before);
+  });
 });

@@ -208,4 +208,30 @@ describe.skipIf(SKIP)('live sepa_eur over SFTP to the test bank', () => {
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'validation_error', param: 'recipient.holder_name' });
   });
+
+  // Verification of Payee (docs/payee-verification.md): the test bank knows FR76...0189 as Marie Dupont, DE82...3999 as Erika Mustermann.
+  it('VoP close match: held submitted with the bank\'s name, never in a file; paid after the business confirms', async () => {
+    const id = await livePayout('Maria Dupont', 'FR7630006000011234567890189');
+    const held = await waitFor(async () => {
+      const p = await payout(id);
+      return p.payee_verification?.status === 'awaiting_confirmation' ? p : null;
+    }, 'the payout held for its payee');
+    expect(held).toMatchObject({ status: 'submitted', payee_verification: { result: 'close_match', name_returned: 'Marie Dupont', reason_code: 'PN02' } });
+    expect(await h.db.selectFrom('rail_instructions').select('end_to_end_id').where('payout_id', '=', id).executeTakeFirst()).toBeUndefined();
+    const r = await h.request('POST', `/v1/payouts/${id}/confirm-payee`, { key: biz.live });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    const paid = await finalStatus(id, ['succeeded', 'failed', 'canceled']);
+    expect(paid).toMatchObject({ status: 'succeeded', payee_verification: { status: 'confirmed' } });
+    expect(await events(id)).toEqual(expect.arrayContaining(['payout.payee_confirmation_required', 'payout.succeeded']));
+  });
+
+  it('VoP no match: canceled by the business, the hold returned, nothing sent to the bank', async () => {
+    const id = await livePayout('John Smith', 'DE82370400440532013999');
+    await waitFor(async () => (await payout(id)).payee_verification?.status === 'awaiting_confirmation', 'the payout held for its payee');
+    const r = await h.request('POST', `/v1/payouts/${id}/cancel`, { key: biz.live });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(await finalStatus(id, ['canceled', 'succeeded', 'failed'])).toMatchObject({ status: 'canceled', payee_verification: { result: 'no_match', status: 'canceled' } });
+    expect(await postings(id)).toEqual(['hold', 'release']);
+    expect(await h.db.selectFrom('rail_instructions').select('end_to_end_id').where('payout_id', '=', id).executeTakeFirst()).toBeUndefined();
+  });
 });
