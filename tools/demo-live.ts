@@ -29,6 +29,9 @@
  * 8. USDC on Solana (tools/demo-live/solana.ts): a payer sends USDC to the business's deposit
  *    address on the test chain: received, then credited after finality; a second transfer dropped
  *    before finality is never credited;
+ * 9. screening (tools/demo-live/screening.ts): a payout screened clear, one to an OFAC-listed bank
+ *    held before its rail and released by two operators with `npm run admin -- screening review`,
+ *    and a Verification of Payee close match held with the bank's name, paid once confirmed;
  * 7. ends with `files: <folder>`: the folder that holds every file exchanged with the bank
  *    (`inbox/answered/` what we sent, `outbox/` what the bank answered; ACH under `ach/`).
  *
@@ -51,6 +54,9 @@ import { startRateSources } from './rate-sources/server';
 import { DEMO_RATE_ENV, ratesDemo } from './demo-live/rates';
 import { partnerPart, startDemoPartner } from './demo-live/partner';
 import { startSolanaDemo } from './demo-live/solana';
+import { screeningPart } from './demo-live/screening';
+import { startPostgres } from './stack/postgres';
+import { startDevServer } from '../src/temporal/dev-server';
 
 const dir = resolve(process.env.DEMO_LIVE_DIR ?? join('.data', `demo-live-${new Date().toISOString().replace(/[:.]/g, '-')}`));
 mkdirSync(dir, { recursive: true });
@@ -58,6 +64,14 @@ const bank = await startTestBank({ dir: join(dir, 'bank'), pollMs: 200, settleAf
 const rates = await startRateSources();
 const partner = await startDemoPartner(bank.filesDir);
 const solana = await startSolanaDemo(); // USDC on Solana: the test chain (tools/demo-live/solana.ts)
+// PostgreSQL and Temporal of our own, so the operators' admin CLI can run beside the service
+// (on PGlite only the service's process may open the database): the screening part's review.
+const pg = await startPostgres().catch((err: Error) => {
+  console.log(`no PostgreSQL (${err.message.split('\n')[0]}): the service runs on PGlite and the operators' review is not shown`);
+  return null;
+});
+const temporalServer = pg ? await startDevServer({ dbFile: join(dir, 'temporal.sqlite') }) : null;
+const adminEnv = pg && temporalServer ? { DATABASE_URL: pg.url, TEMPORAL_ADDRESS: temporalServer.address } : null;
 const port = await freePort();
 const base = `http://127.0.0.1:${port}`;
 console.log(`test bank: SFTP on ${bank.server.host}:${bank.server.port} (host key ${bank.server.hostKeySha256})`);
@@ -73,7 +87,11 @@ const service = spawn(process.execPath, ['--import', 'tsx', 'src/main/dev.ts'], 
     ...solana.env,
     DATA_DIR: join(dir, 'service'),
     PORT: String(port),
-    TEMPORAL_ADDRESS: '',
+    TEMPORAL_ADDRESS: temporalServer?.address ?? '',
+    ...(pg ? { DATABASE_URL: pg.url } : {}),
+    // Live screening against OFAC's SDN CSV set: the repository's copy (no internet needed).
+    SCREENING_LISTS: 'ofac-sdn-csv',
+    SCREENING_OFAC_SDN_CSV_DIR: resolve('test/fixtures/screening/ofac-csv'),
     LOG_LEVEL: 'warn',
     RAIL_SEPA_BATCH_WINDOW: 'PT2S',
     RAIL_SEPA_POLL_INTERVAL: 'PT0.5S',
@@ -97,6 +115,8 @@ async function stop(code: number): Promise<never> {
   await rates.stop();
   await partner.stop();
   await solana.close();
+  await temporalServer?.stop();
+  pg?.stop();
   process.exit(code);
 }
 
@@ -310,6 +330,7 @@ try {
   await ratesDemo({ base, liveKey: live, rates });
   await partnerPart(partner, bank.filesDir, { base, live, call, until });
   await solana.part(call, live);
+  await screeningPart({ base, live, call, until }, adminEnv);
   for (const sub of ['inbox/answered', 'outbox']) {
     const folder = join(bank.filesDir, 'ach', sub);
     const names = readdirSync(folder).filter((n) => n.endsWith('.ach')).sort();
