@@ -297,10 +297,6 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
     const env: NodeJS.ProcessEnv = {
       ...PRODUCTION_NODE_ENV,
-      // Live screening against OFAC's SDN CSV set, from the small official-format copy in the
-      // repository (BANCO NACIONAL DE CUBA among it): the stack has no internet (docs/screening.md).
-      SCREENING_LISTS: 'ofac-sdn-csv',
-      SCREENING_OFAC_SDN_CSV_DIR: join(ROOT, 'test', 'fixtures', 'screening', 'ofac-csv'),
       ...process.env,
       DATABASE_URL: pg.url,
       TEMPORAL_ADDRESS: temporalAddress,
@@ -308,6 +304,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       LOG_LEVEL: 'info',
       ...(bank
         ? {
+            // Live screening against OFAC's SDN CSV set, from the small official-format copy in the
+            // repository (BANCO NACIONAL DE CUBA among it): the stack has no internet (docs/screening.md).
+            SCREENING_LISTS: 'ofac-sdn-csv',
+            SCREENING_OFAC_SDN_CSV_DIR: join(ROOT, 'test', 'fixtures', 'screening', 'ofac-csv'),
             ...bank.env,
             ...rates?.env,
             RATE_REFRESH_INTERVAL: 'PT2S',

@@ -6,7 +6,7 @@ import type { PayeeVerificationView, Payout, PayoutReceipt } from '../../domain/
 import type { PayeeVerificationsTable } from '../../db/tables/payouts';
 import { maskRecipientDetails } from '../../domain/recipients';
 import { type Page, paginate } from '../paging';
-import { payoutScreenings } from '../screening/case-view';
+import { payoutScreeningOf, payoutScreenings, screeningCaseColumn } from '../screening/case-view';
 import { ownedOr404, scoped } from '../tenancy';
 import type { Caller, Core } from '../context';
 import type { PayoutRow, PayoutAttemptRow } from './rows';
@@ -120,14 +120,17 @@ export interface ListPayoutsQuery {
 export async function listPayouts(core: Core, caller: Caller, q: ListPayoutsQuery): Promise<Page<Payout>> {
   let query = scoped(core.db, caller)
     .selectFrom('payouts')
-    .select(PAYOUT_VIEW_COLUMNS);
+    .select(PAYOUT_VIEW_COLUMNS)
+    .select(screeningCaseColumn());
   if (q.status) query = query.where('status', '=', q.status);
   if (q.statuses?.length) query = query.where('status', 'in', [...q.statuses]);
   if (q.channel) query = query.where('channel', '=', q.channel);
   if (q.since) query = query.where('created_at', '>=', q.since);
   const page = await paginate(query, 'id', { limit: q.limit, cursor: q.cursor });
-  const screenings = await payoutScreenings(core.db, page.rows.map((r) => r.id));
-  return { data: page.rows.map((r) => ({ ...payoutFromRow(r, core.config.publicUrl), screening: screenings.get(r.id) ?? null })), nextCursor: page.nextCursor };
+  return {
+    data: page.rows.map(({ screening_case, ...r }) => ({ ...payoutFromRow(r, core.config.publicUrl), screening: screening_case ? payoutScreeningOf(screening_case) : null })),
+    nextCursor: page.nextCursor,
+  };
 }
 
 /** GET /payouts/{id}/receipt: `{url: {publicUrl}/r/<receipt token>, confirmed_received_at}`. 404 as getPayout. */

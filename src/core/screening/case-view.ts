@@ -1,5 +1,5 @@
 /** Reading screening cases (docs/screening.md "Holding payouts"): the case of a payout as the payout shows it. Reads only; src/core/screening/cases.ts writes. */
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
 import type { ScreeningCasesTable } from '../../db/tables/screening';
 import type { PayoutScreening } from '../../domain/payouts';
@@ -33,3 +33,9 @@ export async function payoutScreenings(db: DbOrTx, payoutIds: readonly string[])
     .execute();
   return new Map(rows.map((r) => [r.subject_id, payoutScreeningOf(r)]));
 }
+
+/** The columns {@link payoutScreeningOf} reads, as one JSON value per payout row of a list (a correlated subquery on the case index, so a page costs no second round trip); null without a case. */
+export const screeningCaseColumn = () =>
+  sql<Pick<ScreeningCaseRow, 'id' | 'kind' | 'status' | 'decision_reason'> | null>`(select json_build_object('id', sc.id, 'kind', sc.kind, 'status', sc.status, 'decision_reason', sc.decision_reason) from screening_cases sc where sc.subject_type = 'payout' and sc.subject_id = payouts.id)`.as(
+    'screening_case',
+  );

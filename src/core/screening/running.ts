@@ -50,15 +50,15 @@ export async function afterScreeningSync(core: Core, environment: Environment, r
 
 /**
  * Starts both services' loops: `fetch` (the worker) downloads due lists and reacts to each tick;
- * other processes only sync. Live indexes are built at once when a version changes (only where the
- * lists are configured), the sandbox's at first use. Returns a function that stops both loops.
+ * other processes only sync. The worker builds live indexes at once when a version changes (only where
+ * lists are configured); the API builds them at its first screening, the sandbox's at first use. Returns a function that stops both loops.
  */
 export function startScreening(core: Core, opts: { fetch: boolean; everyMs?: number }): () => void {
   for (const environment of ['live', 'sandbox'] as const) {
     core.screening[environment].start({
       fetch: opts.fetch,
       everyMs: opts.everyMs,
-      warm: environment === 'live',
+      warm: environment === 'live' && opts.fetch,
       onSync: opts.fetch ? (report) => afterScreeningSync(core, environment, report) : undefined,
     });
   }
