@@ -337,7 +337,7 @@ try {
     console.log(`\nach/${sub}: ${folder}`);
     for (const n of names) console.log(`  ${n}`);
   }
-  await treasuryPart({ bank, base, service, dataDir: join(dir, 'service') });
+  await treasuryPart({ bank, base, service, dataDir: join(dir, 'service'), databaseUrl: pg?.url });
   console.log(`\nfiles: ${bank.filesDir}`);
   await stop(0);
 } catch (err) {

@@ -23,10 +23,10 @@ async function gaugeAtLeastOne(base: string, series: string, timeoutMs: number):
 
 /**
  * Runs the demo's treasury part (see the module comment): stops `service` (SIGINT, waits for its
- * exit) before running the admin command on `dataDir`. Throws when the planted break is not found
+ * exit) before running the admin command on `dataDir` (or `databaseUrl`, the service's PostgreSQL). Throws when the planted break is not found
  * within 60 s or the admin command fails.
  */
-export async function treasuryPart(opts: { bank: TestBank; base: string; service: ChildProcess; dataDir: string }): Promise<void> {
+export async function treasuryPart(opts: { bank: TestBank; base: string; service: ChildProcess; dataDir: string; databaseUrl?: string }): Promise<void> {
   const closed = opts.bank.closeDay({ EUR: { fee: { amountMinor: '750', text: 'Account maintenance fee' } } });
   console.log(`\nthe bank closes the day: ${closed.camt053.name} (EUR, camt.053) and ach/${closed.bai2.name} (USD, BAI2)`);
   for (const p of closed.planted) console.log(`planted: ${p.kind} on the ${p.account} statement, ${p.reference}, ${p.amountMinor} minor units`);
@@ -40,7 +40,7 @@ export async function treasuryPart(opts: { bank: TestBank; base: string; service
   }
   console.log('\nthe day\'s reconciliation report (npm run admin -- treasury):');
   const admin = spawn(process.execPath, ['--import', 'tsx', 'src/main/admin.ts', 'treasury'], {
-    env: { ...process.env, DATA_DIR: opts.dataDir, LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATA_DIR: opts.dataDir, ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const code = await new Promise<number | null>((r) => admin.once('exit', r));
