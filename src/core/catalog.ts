@@ -58,12 +58,18 @@ export function livePauseReason(core: Core, channel: ChannelDefinition): string 
   return 'its rail has no working live connection';
 }
 
-/** Spec "Channel" of `channel` for `caller` (status per {@link statusFor}). */
+/** Spec "Channel" of `channel` for `caller`: status per {@link statusFor}, also paused while live screening fails closed, and why. */
 export function channelListing(core: Core, caller: Caller, channel: ChannelDefinition): ChannelListing {
-  const status = statusFor(core, caller, channel);
+  const statusReason =
+    railStatusFor(core, caller, channel) === 'paused'
+      ? livePauseReason(core, channel)
+      : missingLiveRate(core, caller, channel)
+        ? 'no usable live rate for its currency (docs/rates.md)'
+        : screeningPauseReason(core, caller);
   return {
     id: channel.id,
-    status: status === 'live' && screeningPauseReason(core, caller) ? 'paused' : status,
+    status: statusReason ? 'paused' : 'live',
+    statusReason,
     country: channel.country,
     countries: [...channelCountries(channel)],
     currency: channel.currency,

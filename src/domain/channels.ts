@@ -107,6 +107,8 @@ export interface ChannelRequirements {
 export interface ChannelListing {
   id: string;
   status: 'live' | 'paused';
+  /** Extension: why the channel is paused (a sentence), null while live. */
+  statusReason: string | null;
   country: string | null;
   countries: string[];
   currency: string;

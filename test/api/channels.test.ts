@@ -39,9 +39,10 @@ describe('channels: happy', () => {
       const r = await h.request('GET', '/sandbox/v1/channels', { key: biz.sandbox });
       for (const c of r.body.data) {
         expect(Object.keys(c).sort()).toEqual(
-          ['arrival', 'countries', 'country', 'currency', 'fee', 'id', 'limits', 'rail', 'recipient_type', 'status'].sort(),
+          ['arrival', 'countries', 'country', 'currency', 'fee', 'id', 'limits', 'rail', 'recipient_type', 'status', 'status_reason'].sort(),
         );
         expect(c.status).toBe('live');
+        expect(c.status_reason).toBeNull();
         expect(c.country === null || /^[A-Z]{2}$/.test(c.country)).toBe(true);
         expect(c.currency).toMatch(/^[A-Z]{3,4}$/);
         expect(typeof c.rail).toBe('string');
@@ -66,6 +67,7 @@ describe('channels: happy', () => {
       expect(spei).toEqual({
         id: 'spei_mxn',
         status: 'live',
+        status_reason: null,
         country: 'MX',
         countries: ['MX'],
         currency: 'MXN',

@@ -102,9 +102,12 @@ describe('fail closed: a live list past its maximum age', () => {
 
       const listed = await h.request('GET', '/v1/channels', { key: biz.live });
       expect(listed.status).toBe(200);
-      const channels = listed.body.data as { id: string; status: string }[];
+      const channels = listed.body.data as { id: string; status: string; status_reason: string | null }[];
       expect(channels.length).toBeGreaterThan(0);
       expect(channels.every((c) => c.status === 'paused')).toBe(true);
+      // The channel says why (extension status_reason).
+      const wasLive = new Set(baseline.filter((c) => c.endsWith(':live')).map((c) => c.split(':')[0]));
+      for (const c of channels.filter((x) => wasLive.has(x.id))) expect(c.status_reason).toMatch(/^sanctions screening is unavailable \(list un-sc was last fetched 30 h ago/);
       const sandbox = await h.request('GET', '/sandbox/v1/channels', { key: biz.sandbox });
       expect((sandbox.body.data as { status: string }[]).some((c) => c.status === 'live')).toBe(true);
       const caller = { businessId: biz.id, environment: 'live' as const, keyId: 'key_test', role: 'owner' as const, policy: null };

@@ -178,4 +178,33 @@ describe.skipIf(SKIP)('live payouts screened against OFAC SDN before the rail', 
       expect(s).toEqual([{ outcome: 'clear', list_versions: [{ list: 'ofac-sdn-csv', version_id: expect.any(String) }] }]);
     }
   });
+
+  it('with the list past its maximum age live payouts wait and the channel says why; after a fresh load they go on, without a restart', async () => {
+    const service = h.core.screening.live;
+    // The loaded version was last confirmed 49 hours ago: past the default maximum age of 48 h.
+    await h.db.updateTable('screening_list_versions').set({ checked_at: new Date(Date.now() - 49 * 3600_000) }).where('list', '=', 'ofac-sdn-csv').execute();
+    await service.sync();
+    expect(service.status().available).toBe(false);
+    try {
+      const channel = (await h.request('GET', '/v1/channels', { key: biz.live })).body.data.find((c: any) => c.id === 'ach_usd');
+      expect(channel).toMatchObject({ status: 'paused', status_reason: expect.stringMatching(/^sanctions screening is unavailable \(list ofac-sdn-csv was last fetched 49 h ago/) });
+      const id = await livePayout('Jane Roe');
+      await waitFor(async () => (await h.db.selectFrom('screenings').select('outcome').where('reference', '=', id).where('outcome', '=', 'unavailable').executeTakeFirst()) ?? null, 'an unavailable screening');
+      await new Promise((r) => setTimeout(r, 1500)); // past SCREENING_UNAVAILABLE_RECHECK (PT1S): screened again, still unavailable
+      expect((await payout(id)).status).toBe('submitted');
+      expect(await instruction(id)).toBeUndefined();
+      expect(await caseOf(id)).toBeUndefined();
+
+      const loaded = await service.refresh({ force: true }); // the operator's `screening load`, seen by this process
+      expect(loaded.every((r) => r.ok)).toBe(true);
+      expect(service.status().available).toBe(true);
+      expect((await finalStatus(id, ['succeeded', 'failed'])).status).toBe('succeeded');
+      const outcomes = (await h.db.selectFrom('screenings').select('outcome').where('reference', '=', id).orderBy('screened_at').execute()).map((r) => r.outcome);
+      expect(outcomes[0]).toBe('unavailable');
+      expect(outcomes.at(-1)).toBe('clear');
+      expect((await h.request('GET', '/v1/channels', { key: biz.live })).body.data.find((c: any) => c.id === 'ach_usd')).toMatchObject({ status: 'live', status_reason: null });
+    } finally {
+      await service.refresh({ force: true });
+    }
+  });
 });

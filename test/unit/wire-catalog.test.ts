@@ -11,6 +11,7 @@ describe('Surface A catalog renderers (src/wire/surface-a): domain objects to th
     const listing: ChannelListing = {
       id: spei.id,
       status: 'live',
+      statusReason: null,
       country: spei.country,
       countries: ['MX'],
       currency: spei.currency,
@@ -22,7 +23,7 @@ describe('Surface A catalog renderers (src/wire/surface-a): domain objects to th
     };
     expect(listing.limits).toEqual({ min: 1_000_000n, max: 50_000_000_000n, currency: 'USDC' });
     expect(JSON.stringify(renderChannel(listing))).toBe(
-      '{"id":"spei_mxn","status":"live","country":"MX","countries":["MX"],"currency":"MXN","rail":"spei",' +
+      '{"id":"spei_mxn","status":"live","status_reason":null,"country":"MX","countries":["MX"],"currency":"MXN","rail":"spei",' +
         '"recipient_type":"bank_account","arrival":{"min":"PT1M","max":"PT30M"},' +
         '"limits":{"min":"1.00","max":"50000.00","currency":"USDC"},"fee":{"percent":"1.15","flat":"0.25","currency":"USDC"}}',
     );

@@ -1367,6 +1367,11 @@ export interface components {
              */
             status: "live" | "paused";
             /**
+             * @description Extension: why the channel is paused (the operator paused it, no working live connection, no usable live rate, or live sanctions screening unavailable: docs/screening.md "Fail closed"); null while live
+             * @example null
+             */
+            status_reason: string | null;
+            /**
              * @description ISO 3166-1 alpha-2; null for borderless channels (claim_link); "EU" for sepa_eur
              * @example MX
              */

@@ -21,6 +21,11 @@ export const ChannelSchema = z
   .object({
     id: z.string().openapi({ example: 'spei_mxn' }),
     status: z.enum(['live', 'paused']).openapi({ description: 'paused while a provider on the rail is degraded' }),
+    status_reason: z.string().nullable().openapi({
+      description:
+        'Extension: why the channel is paused (the operator paused it, no working live connection, no usable live rate, or live sanctions screening unavailable: docs/screening.md "Fail closed"); null while live',
+      example: null,
+    }),
     country: z.string().nullable().openapi({ description: 'ISO 3166-1 alpha-2; null for borderless channels (claim_link); "EU" for sepa_eur', example: 'MX' }),
     countries: z.array(z.string()).openapi({
       description: 'Extension: every country the channel pays to (all euro-area countries for sepa_eur; empty for borderless channels)',

@@ -13,6 +13,7 @@ export interface WireChannelLimits {
 export interface WireChannel {
   id: string;
   status: 'live' | 'paused';
+  status_reason: string | null;
   country: string | null;
   countries: string[];
   currency: string;
@@ -42,6 +43,7 @@ export function renderChannel(c: ChannelListing): WireChannel {
   return {
     id: c.id,
     status: c.status,
+    status_reason: c.statusReason,
     country: c.country,
     countries: [...c.countries],
     currency: c.currency,
