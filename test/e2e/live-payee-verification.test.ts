@@ -87,6 +87,8 @@ describe.skipIf(SKIP)('Verification of Payee on the live sepa_eur rail, against 
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const id = created.body.id as string;
+    // The payout's workflow asks in its checks phase; the core then answers from the record.
+    await waitFor(async () => h.db.selectFrom('payee_verifications').select('payout_id').where('payout_id', '=', id).executeTakeFirst(), 'the workflow\'s verification');
     const step = await verifyPayee(h.core, id);
     expect(step).toMatchObject({ outcome: 'confirm', result: 'close_match' });
     expect((step as { confirmWithinMs: number }).confirmWithinMs).toBeGreaterThan(23 * 3600_000);

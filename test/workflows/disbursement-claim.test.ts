@@ -76,7 +76,7 @@ describe('claimItems', () => {
     expect(payouts[0]!.recipient_details).toEqual({ handle: '@claim0' });
     expect(payouts.every((p) => p.created_at instanceof Date)).toBe(true);
     expect(claimed.map((c) => c.payoutId).sort()).toEqual(payouts.map((p) => p.id).sort());
-    expect(claimed[0]!.args).toEqual([{ payoutId: claimed[0]!.payoutId, channel: 'service_user_usdc', patchLevel: 1 }]);
+    expect(claimed[0]!.args).toEqual([{ payoutId: claimed[0]!.payoutId, channel: 'service_user_usdc', patchLevel: 1, checks: 1 }]);
     expect(claimed[0]!.searchAttributes).toMatchObject({ PayoutStatus: 'submitted', DisbursementId: id, Channel: 'service_user_usdc' });
 
     // The items point at their payouts and carry the payout's amounts.

@@ -200,42 +200,50 @@ describe('the cost of a sandbox payout (issue #23)', () => {
       'invalid-destination': 'failed',
     });
     // The history of each: the move to delivering and attempt 1 are one local activity, with no
-    // patch marker (nor its TemporalChangeVersion upsert): one event fewer than before each.
+    // patch marker (nor its TemporalChangeVersion upsert): one event fewer than before each. Since
+    // issue #52 the checks phase adds two local activities (two marker events) before the rail.
     const move = 'payoutTransition'; // -> delivering with deliverAttempt 1
-    expect(runs.succeeded!.shape).toEqual({ events: 14, workflowTasks: 2, timers: 1, localActivities: [move, 'payoutTransition'], patches: [], upserts: 2 });
+    const checks = ['payoutScreen', 'payoutVerifyPayee'];
+    expect(runs.succeeded!.shape).toEqual({ events: 16, workflowTasks: 2, timers: 1, localActivities: [...checks, move, 'payoutTransition'], patches: [], upserts: 2 });
     expect(runs.refunded!.shape).toEqual({
-      events: 21,
+      events: 23,
       workflowTasks: 3,
       timers: 2,
-      localActivities: [move, 'payoutTransition', 'payoutTransition'],
+      localActivities: [...checks, move, 'payoutTransition', 'payoutTransition'],
       patches: [],
       upserts: 3,
     });
     expect(runs['timeout-once']!.shape).toEqual({
-      events: 21,
+      events: 23,
       workflowTasks: 3,
       timers: 2,
-      localActivities: [move, 'payoutAttemptResult', 'payoutRailAttempt', 'payoutTransition'],
+      localActivities: [...checks, move, 'payoutAttemptResult', 'payoutRailAttempt', 'payoutTransition'],
       patches: [],
       upserts: 2,
     });
-    expect(runs['invalid-destination']!.shape).toEqual({ events: 8, workflowTasks: 1, timers: 0, localActivities: [move, 'payoutTransition'], patches: [], upserts: 1 });
+    expect(runs['invalid-destination']!.shape).toEqual({ events: 10, workflowTasks: 1, timers: 0, localActivities: [...checks, move, 'payoutTransition'], patches: [], upserts: 1 });
     // The move's recorded result carries the rail's answer (what a replay reads instead of a second activity).
     const moveResult = (run: (typeof runs)[string]) =>
-      markerPayload((run.history.events ?? []).find((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')!, 'result');
+      markerPayload((run.history.events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')[checks.length]!, 'result');
     expect(moveResult(runs.succeeded!)).toMatchObject({ status: 'delivering', attempt: { ok: true, providerReference: expect.stringMatching(/^sbx_/), arrivalMs: 50 } });
     expect(moveResult(runs['invalid-destination']!)).toMatchObject({ status: 'delivering', attempt: { ok: false, errorCode: 'invalid_destination', retryable: false } });
 
-    // A settled payout costs the worker 4 statements and one transaction (before: 7 and two,
-    // 'select payouts' + the transition's statement twice, the attempt's read, start and reference).
+    // A settled payout costs the worker 4 statements and one transaction for its delivery (before:
+    // 7 and two, 'select payouts' + the transition's statement twice, the attempt's read, start and
+    // reference), after 3 for its checks: its case (none), its row to screen (the screening itself
+    // is in memory; its record is written by the screening service), its row for the payee check
+    // (skipped off sepa_eur).
     expect(runs.succeeded!.statements).toEqual([
+      'select screening_cases',
+      'select payouts',
+      'select payouts',
       expect.stringMatching(/^raw with moved as \( update payouts/), // -> delivering + attempt 1 started
       'update payout_attempts', // the attempt's provider reference
       'select payouts', // -> succeeded: the row lock ...
       expect.stringMatching(/^raw with \? select payout\.\*/), // ... and its one statement (projection, attempt, event, settle)
     ]);
     expect(runs.succeeded!.transactions).toBe(1);
-    expect([runs.refunded!.statements.length, runs.refunded!.transactions]).toEqual([6, 2]);
-    expect([runs['invalid-destination']!.statements.length, runs['invalid-destination']!.transactions]).toEqual([4, 1]);
+    expect([runs.refunded!.statements.length, runs.refunded!.transactions]).toEqual([9, 2]);
+    expect([runs['invalid-destination']!.statements.length, runs['invalid-destination']!.transactions]).toEqual([7, 1]);
   });
 });

@@ -45,9 +45,10 @@ async function needsVerification(core: Core, payout: { channel: string; disburse
  * A close match or no match emits `payout.payee_confirmation_required` once.
  */
 export async function verifyPayee(core: Core, payoutId: string): Promise<PayeeVerificationStep> {
+  const payout = await core.db.selectFrom('payouts').selectAll().where('id', '=', payoutId).executeTakeFirstOrThrow();
+  if (payout.channel !== PAYEE_VERIFIED_CHANNEL) return { outcome: 'skipped' }; // one statement for every other payout
   const recorded = await payeeVerificationOf(core, payoutId);
   if (recorded) return stepOf(core, recorded);
-  const payout = await core.db.selectFrom('payouts').selectAll().where('id', '=', payoutId).executeTakeFirstOrThrow();
   if (!(await needsVerification(core, payout))) return { outcome: 'skipped' };
   const adapter = railAdapterFor(core, payout.environment, payout.rail);
   if (!adapter?.verifyPayee) return { outcome: 'skipped' };
