@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimantIdentity } from '../../src/core/claim-flow/claimant-identity';
 import { createHarness, type Harness } from '../helpers/harness';
+import { waitFor } from '../helpers/wait-for';
 
 let h: Harness;
 let biz: { id: string; sandbox: string; live: string };
@@ -21,16 +22,6 @@ beforeAll(async () => {
   expect((await h.request('POST', `${B}/sandbox/fund`, { key: biz.sandbox, body: { amountUsd: '500.00' } })).status).toBe(200);
 }, 120_000);
 afterAll(async () => h?.close());
-
-async function waitFor<T>(fn: () => Promise<T | undefined | false | null>, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** A started Surface B claim to `phone`: its id and claim page path. */
 async function surfaceBClaim(phone = '+525512345678'): Promise<{ id: string; path: string }> {

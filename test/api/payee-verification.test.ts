@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordPayeeDecision, verifyPayee } from '../../src/core/payouts/payee-verification';
 import { setPayeeBatchVerification } from '../../src/core/businesses';
 import { createHarness, type Harness } from '../helpers/harness';
+import { waitFor } from '../helpers/wait-for';
 
 let h: Harness;
 let biz: { id: string; sandbox: string; live: string };
@@ -18,14 +19,6 @@ beforeAll(async () => {
   expect(r.status).toBe(200);
 });
 afterAll(async () => h?.close());
-
-async function waitFor(fn: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function sepaPayout(holder: string): Promise<string> {
   const r = await h.request('POST', '/sandbox/v1/payouts', {

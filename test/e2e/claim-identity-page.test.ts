@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser, serveHarness } from '../helpers/browser';
 import { createHarness, type Harness } from '../helpers/harness';
+import { waitFor } from '../helpers/wait-for';
 
 let h: Harness;
 let biz: { id: string; sandbox: string; live: string };
@@ -26,16 +27,6 @@ afterAll(async () => {
   await web?.close();
   await h?.close();
 });
-
-async function waitFor<T>(fn: () => Promise<T | undefined | false | null>, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('claim page identity fields (headless Chromium)', () => {
   it('asks the identity of a Mexican claimant, refuses an invalid CURP next to the field, takes a valid one', async () => {

@@ -15,6 +15,7 @@ import { validateIso20022 } from '../../src/rails/iso20022/validate';
 import { startTestBank, type TestBank } from '../../tools/test-bank/bank';
 import { skipWithoutTestSftpServer } from '../../tools/test-bank/sshd';
 import { createHarness, type Harness } from '../helpers/harness';
+import { waitFor as poll } from '../helpers/wait-for';
 
 /** Skipped (with the reason) on a machine without OpenSSH, unless REQUIRE_SSHD=1 (CI): tools/test-bank/sshd.ts. */
 const SKIP = skipWithoutTestSftpServer('test/e2e/live-payee-verification.test.ts');
@@ -32,15 +33,8 @@ const request = (payoutId: string, name: string, iban: string): PayeeVerificatio
   creditor: { name, kind: 'individual', country: null, account: { iban } },
 });
 
-async function waitFor<T>(fn: () => Promise<T | undefined | false | null>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** The shared poll with this file's longer default (live rails over SFTP). */
+const waitFor = <T>(fn: () => T | Promise<T>, what: string, timeoutMs = 60_000) => poll(fn, what, timeoutMs);
 
 beforeAll(async () => {
   if (SKIP) return;

@@ -16,6 +16,7 @@ import { startTestBank, type TestBank } from '../../tools/test-bank/bank';
 import { skipWithoutTestSftpServer } from '../../tools/test-bank/sshd';
 import { ofacTestdataDir, ofacTestdataMissing } from '../../tools/screening/ofac-testdata';
 import { createHarness, type Harness } from '../helpers/harness';
+import { waitFor as poll } from '../helpers/wait-for';
 
 const OFAC = ofacTestdataDir();
 /** Skipped (with the reason) without OpenSSH or Go; CI requires both (REQUIRE_SSHD, REQUIRE_SCREENING_TESTDATA). */
@@ -27,15 +28,8 @@ let bank: TestBank;
 let dir: string;
 let biz: { id: string; sandbox: string; live: string };
 
-async function waitFor<T>(fn: () => Promise<T | undefined | false | null>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** The shared poll with this file's longer default (live rails over SFTP). */
+const waitFor = <T>(fn: () => T | Promise<T>, what: string, timeoutMs = 60_000) => poll(fn, what, timeoutMs);
 
 const payout = async (id: string) => (await h.request('GET', `/v1/payouts/${id}`, { key: biz.live })).body;
 const finalStatus = (id: string, statuses: string[]) =>

@@ -19,6 +19,7 @@ import {
   screeningRecheckSignal,
 } from '../../workflows/payout.contract';
 import { createHarness, type Harness } from '../helpers/harness';
+import { waitFor } from '../helpers/wait-for';
 
 let h: Harness;
 let biz: { id: string; sandbox: string; live: string };
@@ -70,16 +71,6 @@ async function withWorker<T>(fn: () => Promise<T>): Promise<T> {
     return await worker.runUntil(fn());
   } finally {
     await connection.close();
-  }
-}
-
-async function waitFor<T>(fn: () => Promise<T | undefined | false>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
