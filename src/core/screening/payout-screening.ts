@@ -8,27 +8,24 @@ import type { PayoutScreeningStep } from '../../../workflows/payout.contract';
 import { claimantIdentity } from '../claim-flow/claimant-identity';
 import type { PayoutRow } from '../payouts';
 import { type CaseHit, caseHits, caseOfPayout, openPayoutCase, recordSystemRejection, type ScreeningCase } from './cases';
+import { recipientSubject } from './recipient-screening';
 import type { ScreeningHit, ScreeningSubject } from './service';
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
-
-/** The recipient of `payout` as a screening subject: the saved recipient's name, kind and country, else the details' holder name, kind, date of birth and national id. */
-async function recipientSubject(core: Core, payout: PayoutRow): Promise<ScreeningSubject> {
-  const d = payout.recipient_details ?? {};
+/** The recipient of `payout` as a screening subject: the saved recipient's name, kind and country over the payout's recipient details (src/core/screening/recipient-screening.ts `recipientSubject`); a nameless recipient screens as an empty name. */
+async function payoutRecipientSubject(core: Core, payout: PayoutRow): Promise<ScreeningSubject> {
+  const details = payout.recipient_details ?? {};
   const saved = payout.recipient_id
     ? await core.db.selectFrom('recipients').select(['name', 'kind', 'country']).where('id', '=', payout.recipient_id).executeTakeFirst()
     : undefined;
-  const kind = saved?.kind ?? str(d['recipient_kind']);
-  const nationalId = str(d['national_id']);
-  const dateOfBirth = str(d['date_of_birth']);
-  const country = saved?.country ?? str(d['country']);
-  return {
-    name: str(d['holder_name']) ?? str(saved?.name) ?? str(d['name']) ?? '',
-    ...(kind === 'individual' ? { kind: 'individual' as const } : kind === 'business' ? { kind: 'entity' as const } : {}),
-    ...(country ? { country } : {}),
-    ...(dateOfBirth ? { dateOfBirth } : {}),
-    ...(nationalId ? { identifiers: [{ type: 'national_id', value: nationalId }] } : {}),
-  };
+  const kind = saved?.kind ?? details['recipient_kind'];
+  const country = saved?.country ?? details['country'];
+  const subject = recipientSubject({
+    name: saved?.name ?? null,
+    kind: kind === 'individual' || kind === 'business' ? kind : null,
+    country: typeof country === 'string' ? country : null,
+    details,
+  });
+  return subject ?? { name: '' };
 }
 
 const hitsLine = (hits: readonly CaseHit[]) => hits.slice(0, 3).map((h) => `${h.entryName} (${h.list} ${h.entryId}, ${h.score.toFixed(2)})`).join('; ');
@@ -52,7 +49,7 @@ export async function screenPayout(core: Core, payoutId: string): Promise<Payout
   if (existing) return stepOfCase(existing);
   const payout = await core.db.selectFrom('payouts').selectAll().where('id', '=', payoutId).executeTakeFirstOrThrow();
   const identity = payout.channel === 'claim_link' ? await claimantIdentity(core, payoutId) : null;
-  const subject = identity?.subject ?? (await recipientSubject(core, payout));
+  const subject = identity?.subject ?? (await payoutRecipientSubject(core, payout));
   const service = core.screening[payout.environment];
   // Pick up a version another process loaded; built-in lists (sandbox) have no files to fetch, so they load here.
   if (!service.status().available) await (service.config.lists.every((l) => l.module.files.length === 0) ? service.refresh() : service.sync());
