@@ -5,9 +5,11 @@ import type { DbOrTx, Environment } from '../db/schema';
 
 /**
  * Ledger accounts (docs/architecture.md "Money rules" 2): `available`, `held` (payouts in flight),
- * `sent` (left through a rail), `external`. The database moves balances from postings only.
+ * `reserve` (card money in the rolling reserve), `sent` (left through a rail), `external`, and the
+ * card accounts `card_fees` (processor fees), `refunds` (card refunds), `disputes` (chargebacks and
+ * their fees). The database moves balances (available, held, reserve) from postings only.
  */
-export type Account = 'available' | 'held' | 'sent' | 'external';
+export type Account = 'available' | 'held' | 'reserve' | 'sent' | 'external' | 'card_fees' | 'refunds' | 'disputes';
 
 /** Move `amount` micro-USDC (> 0) from `from` to `to` under `key`, unique per business and environment. */
 export interface Posting {
@@ -19,7 +21,7 @@ export interface Posting {
   amount: bigint;
 }
 
-const BALANCE_COLUMN: Partial<Record<Account, 'available' | 'held'>> = { available: 'available', held: 'held' };
+const BALANCE_COLUMN: Partial<Record<Account, 'available' | 'held' | 'reserve'>> = { available: 'available', held: 'held', reserve: 'reserve' };
 
 /** Thrown by {@link post} when `available` (or `held`) would go below zero. */
 export class InsufficientFundsError extends Error {

@@ -16,13 +16,14 @@ import type { SolanaTables } from './tables/solana';
 import type { AuditTables } from './tables/audit';
 import type { ScreeningTables } from './tables/screening';
 import type { RecipientScreeningTables } from './tables/recipient-screening';
+import type { CardTables } from './tables/cards';
 
 export type { Environment } from './tables/platform';
 
 export interface Database extends PlatformTables, CatalogTables, PayoutTables, WebhookTables, DisbursementTables, FundingTables,
   NotificationTables, RateLimitTables, ClaimFlowTables, TestClockTables, RailTables, TreasuryTables,
   RateTables, SolanaTables, AuditTables,
-  ScreeningTables, RecipientScreeningTables {}
+  ScreeningTables, RecipientScreeningTables, CardTables {}
 
 export type Db = Kysely<Database>;
 /** A Kysely transaction or the root handle: functions that take `DbOrTx` join the caller's transaction. */

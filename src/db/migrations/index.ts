@@ -33,6 +33,7 @@ import * as m0075scr from './0075_screening';
 import * as m0076scc from './0076_screening_cases';
 import * as m0079rsc from './0079_recipient_screenings';
 import * as m0077vop from './0077_payee_verification';
+import * as m0080cpy from './0080_card_payments';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -70,6 +71,7 @@ export const migrations: Record<string, Migration> = {
   '0078_claimant_identities': m0078cid,
   '0079_recipient_screenings': m0079rsc,
   '0077_payee_verification': m0077vop,
+  '0080_card_payments': m0080cpy,
 };
 
 /** Static provider (no filesystem scan), so bundlers and tsx see every migration. */

@@ -13,6 +13,8 @@ export interface BalancesTable {
   available: bigint;
   /** Micro-USDC held for payouts in flight. */
   held: bigint;
+  /** Micro-USDC of card money in the rolling reserve (docs/getting-paid.md "Card payments"). */
+  reserve: bigint;
   updated_at: Date;
 }
 

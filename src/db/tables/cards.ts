@@ -1,0 +1,107 @@
+import type { Environment } from './platform';
+
+/** Card payment statuses (docs/states.md "Card payment"). */
+export type CardPaymentStatus = 'creating' | 'open' | 'processing' | 'paid' | 'failed' | 'expired' | 'canceled';
+
+/** A live card payment: one Checkout Session (docs/getting-paid.md "Card payments"). Written only by src/core/cards/card-payments.ts. */
+export interface CardPaymentsTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  purpose: 'topup' | 'payment_link' | 'payment_request';
+  card_topup_id: string | null;
+  payment_link_id: string | null;
+  payment_request_id: string | null;
+  /** The card processor module's id (`stripe`). */
+  processor: string;
+  /** Minor units of `currency`. */
+  amount: bigint;
+  currency: string;
+  status: CardPaymentStatus;
+  session_id: string | null;
+  session_url: string | null;
+  session_expires_at: Date | null;
+  payment_intent_id: string | null;
+  charge_id: string | null;
+  /** The processor's fee, minor units of `currency`, once paid. */
+  fee: bigint | null;
+  deposit_id: string | null;
+  /** Micro-USDC of this payment still in the rolling reserve. */
+  reserve: bigint;
+  reserve_release_at: Date | null;
+  reserve_released_at: Date | null;
+  /** Minor units of `currency` refunded so far. */
+  refunded: bigint;
+  success_url: string;
+  cancel_url: string;
+  paid_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Each processor event once (`<processor>:<event id>`). Written only by src/core/cards/card-events.ts. */
+export interface CardProcessorEventsTable {
+  id: string;
+  processor: string;
+  type: string;
+  card_payment_id: string | null;
+  dispute_id: string | null;
+  payload: unknown;
+  /** What applying it did (`credited`, `stale`, `duplicate`, `unknown_payment`, ...). */
+  outcome: string | null;
+  received_at: Date;
+  applied_at: Date | null;
+}
+
+/** A refund of a card payment. Written only by src/core/cards/refunds.ts. */
+export interface CardRefundsTable {
+  id: string;
+  business_id: string;
+  environment: Environment;
+  card_payment_id: string | null;
+  card_topup_id: string | null;
+  /** Minor units of `currency` returned to the card. */
+  amount: bigint;
+  currency: string;
+  /** Micro-USDC debited from the balance. */
+  debit: bigint;
+  status: 'pending' | 'succeeded' | 'failed';
+  processor_refund_id: string | null;
+  failure_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A dispute (chargeback) of a card payment. Written only by src/core/cards/disputes.ts. */
+export interface CardDisputesTable {
+  /** The processor's dispute id. */
+  id: string;
+  processor: string;
+  card_payment_id: string;
+  business_id: string;
+  environment: Environment;
+  /** The processor's status (`needs_response`, `under_review`, `won`, `lost`, ...). */
+  status: string;
+  reason: string | null;
+  /** Minor units of the payment's currency. */
+  amount: bigint;
+  /** The dispute fee, minor units of the payment's currency. */
+  fee: bigint;
+  withdrawn_at: Date | null;
+  reinstated_at: Date | null;
+  /** Micro-USDC taken from `available` and from `reserve` when the funds were withdrawn. */
+  taken_available: bigint;
+  taken_reserve: bigint;
+  /** Micro-USDC the balance could not cover (the business's payouts are blocked until recovered). */
+  shortfall: bigint;
+  recovered_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface CardTables {
+  card_payments: CardPaymentsTable;
+  card_processor_events: CardProcessorEventsTable;
+  card_refunds: CardRefundsTable;
+  card_disputes: CardDisputesTable;
+}
