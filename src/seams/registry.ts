@@ -10,6 +10,7 @@ import { RAIL_MODULES } from '../rails/registry';
 import { RATE_SOURCES } from '../rates/index';
 import { SOLANA_NETWORKS } from '../solana/settings';
 import { SCREENING_MODULES } from '../screening/index';
+import { CARD_PROCESSORS } from '../card-processors/registry';
 
 /** One seam's registry for the loader and the docs: its folder name, the docs heading and its modules (a tuple). */
 export const SEAM_REGISTRIES = [
@@ -18,6 +19,7 @@ export const SEAM_REGISTRIES = [
   RATE_SOURCES,
   SCREENING_MODULES,
   SOLANA_NETWORKS,
+  CARD_PROCESSORS,
 ] as const;
 
 /** The docs/configuration.md headings of {@link SEAM_REGISTRIES}, in the same order (the generated tables' sections). */
@@ -27,4 +29,5 @@ export const SEAM_TITLES: readonly string[] = [
   'Rate sources',
   'Sanctions screening',
   'USDC on Solana',
+  'Card processors',
 ];

@@ -5,7 +5,9 @@ import { type Kysely, sql } from 'kysely';
  * processor, its signed events, refunds and disputes, and the rolling reserve.
  *
  * - `card_payments`: one per Checkout Session (a live card top-up, or a card payment on a payment
- *   link or request); `amount`/`fee`/`refunded` in minor units of `currency`, `reserve` in micro-USDC.
+ *   link or request); `amount`/`fee`/`refunded` in minor units of `currency`.
+ * - `card_reserves`: the rolling reserve of each card deposit, micro-USDC (`remaining` drops when a
+ *   dispute takes from it, and to zero when released).
  * - `card_processor_events`: each processor event once (`id` = `<processor>:<event id>`).
  * - `card_refunds`, `card_disputes`: amounts in minor units of the payment's currency, `taken_*` and
  *   `shortfall` in micro-USDC.
@@ -34,9 +36,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('charge_id', 'text')
     .addColumn('fee', 'bigint')
     .addColumn('deposit_id', 'text')
-    .addColumn('reserve', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`reserve >= 0`))
-    .addColumn('reserve_release_at', 'timestamptz')
-    .addColumn('reserve_released_at', 'timestamptz')
     .addColumn('refunded', 'bigint', (c) => c.notNull().defaultTo(0).check(sql`refunded >= 0`))
     .addColumn('success_url', 'text', (c) => c.notNull())
     .addColumn('cancel_url', 'text', (c) => c.notNull())
@@ -47,7 +46,22 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`create index card_payments_business on card_payments (business_id, environment, created_at desc, id desc)`.execute(db);
   await sql`create unique index card_payments_payment_intent on card_payments (processor, payment_intent_id) where payment_intent_id is not null`.execute(db);
   await sql`create index card_payments_open on card_payments (status, updated_at) where status in ('creating', 'open', 'processing')`.execute(db);
-  await sql`create index card_payments_reserve on card_payments (reserve_release_at) where reserve > 0 and reserve_released_at is null`.execute(db);
+
+  await db.schema
+    .createTable('card_reserves')
+    .addColumn('deposit_id', 'text', (c) => c.primaryKey())
+    .addColumn('business_id', 'text', (c) => c.notNull())
+    .addColumn('environment', 'text', (c) => c.notNull())
+    .addColumn('card_payment_id', 'text')
+    .addColumn('amount', 'bigint', (c) => c.notNull().check(sql`amount > 0`))
+    .addColumn('remaining', 'bigint', (c) => c.notNull().check(sql`remaining >= 0`))
+    .addColumn('release_at', 'timestamptz', (c) => c.notNull())
+    .addColumn('released_at', 'timestamptz')
+    .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+    .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+    .execute();
+  await sql`create index card_reserves_due on card_reserves (release_at) where released_at is null`.execute(db);
+  await sql`create index card_reserves_business on card_reserves (business_id, environment, release_at) where released_at is null`.execute(db);
 
   await db.schema
     .createTable('card_processor_events')
@@ -161,5 +175,5 @@ export async function down(db: Kysely<any>): Promise<void> {
   await replaceLedgerFunctions(db, false);
   await sql`alter table balances drop constraint balances_reserve_nonnegative`.execute(db);
   await sql`alter table balances drop column reserve`.execute(db);
-  for (const t of ['card_disputes', 'card_refunds', 'card_processor_events', 'card_payments']) await db.schema.dropTable(t).execute();
+  for (const t of ['card_reserves', 'card_disputes', 'card_refunds', 'card_processor_events', 'card_payments']) await db.schema.dropTable(t).execute();
 }

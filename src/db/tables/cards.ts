@@ -26,15 +26,27 @@ export interface CardPaymentsTable {
   /** The processor's fee, minor units of `currency`, once paid. */
   fee: bigint | null;
   deposit_id: string | null;
-  /** Micro-USDC of this payment still in the rolling reserve. */
-  reserve: bigint;
-  reserve_release_at: Date | null;
-  reserve_released_at: Date | null;
   /** Minor units of `currency` refunded so far. */
   refunded: bigint;
   success_url: string;
   cancel_url: string;
   paid_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** The rolling reserve of one card deposit, micro-USDC. Written only by src/core/cards/reserve.ts. */
+export interface CardReservesTable {
+  deposit_id: string;
+  business_id: string;
+  environment: Environment;
+  card_payment_id: string | null;
+  /** Micro-USDC moved available -> reserve at the credit. */
+  amount: bigint;
+  /** Micro-USDC still in the reserve (disputes take from it; the release moves it back). */
+  remaining: bigint;
+  release_at: Date;
+  released_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -102,6 +114,7 @@ export interface CardDisputesTable {
 export interface CardTables {
   card_payments: CardPaymentsTable;
   card_processor_events: CardProcessorEventsTable;
+  card_reserves: CardReservesTable;
   card_refunds: CardRefundsTable;
   card_disputes: CardDisputesTable;
 }
