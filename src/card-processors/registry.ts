@@ -4,9 +4,10 @@
  */
 import type { CardProcessor, CardProcessorModule } from './processor';
 import { CARD_SEAM_MODULE } from './settings';
+import { STRIPE_CARD_PROCESSOR_MODULE } from './stripe/module';
 
 /** Every card-processor module, in order of preference. */
-export const CARD_PROCESSOR_MODULES: readonly CardProcessorModule[] = [];
+export const CARD_PROCESSOR_MODULES: readonly CardProcessorModule[] = [STRIPE_CARD_PROCESSOR_MODULE as unknown as CardProcessorModule];
 
 /** The seam's registry for the config loader (src/seams/registry.ts): the seam's settings, then each processor's. */
 export const CARD_PROCESSORS = [CARD_SEAM_MODULE, ...CARD_PROCESSOR_MODULES] as const;
