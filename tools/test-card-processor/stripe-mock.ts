@@ -95,7 +95,7 @@ export async function startStripeMock(): Promise<StripeMock> {
   };
   for (let i = 0; ; i++) {
     try {
-      const r = await fetch(`${url}/v1/balance`, { headers: { authorization: 'Bearer sk_test_stripe_mock' } });
+      const r = await fetch(`${url}/v1/balance`, { headers: { authorization: 'Bearer sk_test_123' } });
       if (r.ok) break;
     } catch {
       // not yet listening
