@@ -10,7 +10,7 @@ import { CardEventRefusedError, CardProcessorError, type CardCheckoutInput, type
 import { CARD_PROCESSOR_MODULES, connectCardProcessor } from '../../src/card-processors/registry';
 import { STRIPE_CARD_PROCESSOR_MODULE } from '../../src/card-processors/stripe/module';
 import { STRIPE_SETTINGS } from '../../src/card-processors/stripe/settings';
-import { startTestCardProcessor, TEST_BANK_ACCOUNTS, TEST_CARDS, testCardFee, type TestCardProcessor } from '../../tools/test-card-processor/processor';
+import { startTestCardProcessor, type TestCardEvent, TEST_BANK_ACCOUNTS, TEST_CARDS, testCardFee, type TestCardProcessor } from '../../tools/test-card-processor/processor';
 import { waitFor } from '../helpers/wait-for';
 
 let tp: TestCardProcessor;
@@ -19,7 +19,7 @@ let stripe: CardProcessor;
 const received: Array<{ headers: Record<string, string>; body: string }> = [];
 
 beforeAll(async () => {
-  tp = await startTestCardProcessor({ stepMs: 30, retry: { attempts: 2, delayMs: 20 } });
+  tp = await startTestCardProcessor({ stepMs: 30, lateMs: 300, retry: { attempts: 2, delayMs: 20 } });
   tp.setWebhookTarget(async (headers, body) => {
     received.push({ headers, body });
     return 200;
@@ -232,6 +232,44 @@ describe('the Stripe module against the test card processor', () => {
         received.push({ headers, body });
         return 200;
       });
+    }
+  });
+
+  it('delivery modes: SHUFFLE sends a payment\'s events newest first, LATE after lateMs', async () => {
+    const shuffled = await stripe.createCheckout(input({ description: 'Top-up SHUFFLE' }));
+    await tp.pay(shuffled.sessionId, { bankAccount: TEST_BANK_ACCOUNTS.succeeds });
+    await tp.idle();
+    expect(verified(shuffled.sessionId).map((e) => e.type)).toEqual(['checkout.session.async_payment_succeeded', 'checkout.session.completed']);
+    const late = await stripe.createCheckout(input({ description: 'Top-up LATE' }));
+    const started = Date.now();
+    await tp.pay(late.sessionId, TEST_CARDS.succeeds);
+    expect(verified(late.sessionId)).toEqual([]);
+    await waitFor(() => verified(late.sessionId).length === 1, 'the late event');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+  });
+});
+
+describe('the test card processor\'s own clock', () => {
+  it('expires an open session at its expires_at (checkout.session.expired), signed at that clock, verified at the same clock', async () => {
+    let now = new Date('2031-03-01T12:00:00Z');
+    const deliveries: Array<{ headers: Record<string, string>; body: string }> = [];
+    const clocked = await startTestCardProcessor({ stripeMockUrl: tp.stripeMockUrl, clock: () => now, webhook: async (headers, body) => (deliveries.push({ headers, body }), 200) });
+    try {
+      const p = STRIPE_CARD_PROCESSOR_MODULE.connect(z.object(STRIPE_SETTINGS).parse(clocked.env), { timeoutMs: 10_000 })!;
+      const s = await p.createCheckout(input({ expiresAt: new Date(now.getTime() + 3_600_000) }));
+      expect(s.expiresAt).toEqual(new Date('2031-03-01T13:00:00Z'));
+      now = new Date('2031-03-01T13:00:01Z');
+      expect(await p.retrieveCheckout(s.sessionId)).toMatchObject({ status: 'expired', url: null });
+      await clocked.idle();
+      const events = deliveries.map((d) => p.verifyEvent(d.body, d.headers, now));
+      expect(events.map((e) => [e.kind, e.checkout?.sessionId, e.createdAt])).toEqual([['checkout_expired', s.sessionId, new Date('2031-03-01T13:00:01Z')]]);
+      // Ten minutes later by that clock the same delivery is expired.
+      expect(() => p.verifyEvent(deliveries[0]!.body, deliveries[0]!.headers, new Date('2031-03-01T13:10:02Z'))).toThrow(CardEventRefusedError);
+      // A create more than 24 h ahead is refused as Stripe refuses it.
+      await expect(p.createCheckout(input({ expiresAt: new Date(now.getTime() + 25 * 3_600_000) }))).rejects.toMatchObject({ retryable: false });
+      expect(clocked.events().map((e: TestCardEvent) => e.type)).toEqual(['checkout.session.expired']);
+    } finally {
+      await clocked.close();
     }
   });
 });
