@@ -5,10 +5,11 @@
  * the suite fails, naming `npx tsx tools/stripe-mock-bin.ts install`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Stripe from 'stripe';
 import { z } from 'zod';
 import { CardEventRefusedError, CardProcessorError, type CardCheckoutInput, type CardProcessor, type CardProcessorEvent } from '../../src/card-processors/processor';
 import { CARD_PROCESSOR_MODULES, connectCardProcessor } from '../../src/card-processors/registry';
-import { STRIPE_CARD_PROCESSOR_MODULE } from '../../src/card-processors/stripe/module';
+import { STRIPE_CARD_PROCESSOR_MODULE, stripeError } from '../../src/card-processors/stripe/module';
 import { STRIPE_SETTINGS } from '../../src/card-processors/stripe/settings';
 import { startTestCardProcessor, type TestCardEvent, TEST_BANK_ACCOUNTS, TEST_CARDS, testCardFee, type TestCardProcessor } from '../../tools/test-card-processor/processor';
 import { waitFor } from '../helpers/wait-for';
@@ -84,6 +85,23 @@ describe('the Stripe module against the test card processor', () => {
     const nowhere = STRIPE_CARD_PROCESSOR_MODULE.connect(z.object(STRIPE_SETTINGS).parse({ ...tp.env, CARD_STRIPE_API_URL: 'http://127.0.0.1:9', CARD_STRIPE_MAX_NETWORK_RETRIES: '0' }), { timeoutMs: 2000 })!;
     const down = await nowhere.retrieveCheckout('cs_test_x').catch((e: unknown) => e);
     expect(down).toMatchObject({ name: 'CardProcessorError', retryable: true });
+  });
+
+  it('maps Stripe\'s errors: network, 409, 429 and 5xx retryable; refusals not, with Stripe\'s code', async () => {
+    const E = Stripe.errors;
+    const cases: Array<[Error, boolean, string | null]> = [
+      [new E.StripeConnectionError({ message: 'socket hang up' }), true, 'connection'],
+      [new E.StripeRateLimitError({ message: 'slow down', statusCode: 429, code: 'rate_limit' }), true, 'rate_limit'],
+      [new E.StripeAPIError({ message: 'oops', statusCode: 500 }), true, 'api'],
+      [new E.StripeInvalidRequestError({ message: 'busy', statusCode: 409, code: 'lock_timeout' }), true, 'lock_timeout'],
+      [new E.StripeInvalidRequestError({ message: 'No such payment_intent', statusCode: 404, code: 'resource_missing' }), false, 'resource_missing'],
+      [new E.StripeCardError({ message: 'declined', statusCode: 402, code: 'card_declined' }), false, 'card_declined'],
+      [new E.StripeIdempotencyError({ message: 'other parameters', statusCode: 400 }), false, 'idempotency'],
+      [new E.StripeAuthenticationError({ message: 'bad key', statusCode: 401 }), false, 'authentication'],
+    ];
+    for (const [err, retryable, code] of cases) expect(stripeError(err, 'x'), err.message).toMatchObject({ name: 'CardProcessorError', retryable, code });
+    await expect(stripe.createCheckout(input({ amount: 0n }))).rejects.toMatchObject({ retryable: false, code: 'amount_out_of_range' });
+    await expect(stripe.refund({ paymentIntentId: 'pi_x', amount: 2n ** 60n, reference: 'cref_big' })).rejects.toMatchObject({ retryable: false, code: 'amount_out_of_range' });
   });
 
   it('a paid session read back has the payment intent, the charge and Stripe\'s fee; the signed event verifies and is checkout_completed', async () => {

@@ -49,8 +49,14 @@ export function stripeError(err: unknown, what: string): CardProcessorError {
   const e = err as { type?: string; statusCode?: number; code?: string; message?: string };
   const status = e.statusCode;
   const retryable = e.type === 'StripeConnectionError' || e.type === 'StripeAPIError' || e.type === 'StripeRateLimitError' || status === undefined || status === 409 || status === 429 || status >= 500;
-  const code = e.code ?? (e.type ? e.type.replace(/^Stripe/, '').replace(/Error$/, '').replace(/(?<=.)([A-Z])/g, '_$1').toLowerCase() : null);
+  const code = e.code ?? (e.type ? e.type.replace(/^Stripe/, '').replace(/Error$/, '').replace(/(?<=[a-z])([A-Z])/g, '_$1').toLowerCase() : null);
   return new CardProcessorError(`Stripe ${what} failed${status ? ` (HTTP ${status})` : ''}: ${e.message ?? String(err)}`, retryable, code);
+}
+
+/** Minor units as the JSON number Stripe takes; refuses (not retryable) an amount a number cannot carry exactly. */
+export function stripeAmount(amount: bigint): number {
+  if (amount <= 0n || amount > BigInt(Number.MAX_SAFE_INTEGER)) throw new CardProcessorError(`amount ${amount} is out of range for Stripe`, false, 'amount_out_of_range');
+  return Number(amount);
 }
 
 /** A {@link CardProcessor} over one `stripe` client, made at its first call. */
@@ -81,7 +87,7 @@ export function stripeCardProcessor(s: StripeProcessorSettings): CardProcessor {
         c.checkout.sessions.create(
           {
             mode: 'payment',
-            line_items: [{ quantity: 1, price_data: { currency: input.currency.toLowerCase(), unit_amount: Number(input.amount), product_data: { name: input.description } } }],
+            line_items: [{ quantity: 1, price_data: { currency: input.currency.toLowerCase(), unit_amount: stripeAmount(input.amount), product_data: { name: input.description } } }],
             client_reference_id: input.reference,
             metadata: input.metadata,
             // The same metadata on the payment intent, so its refunds and disputes name our payment.
@@ -110,7 +116,7 @@ export function stripeCardProcessor(s: StripeProcessorSettings): CardProcessor {
     },
     async refund(input) {
       const r = await call('refunds.create', (c) =>
-        c.refunds.create({ payment_intent: input.paymentIntentId, amount: Number(input.amount), metadata: { reference: input.reference } }, { idempotencyKey: input.reference }),
+        c.refunds.create({ payment_intent: input.paymentIntentId, amount: stripeAmount(input.amount), metadata: { reference: input.reference } }, { idempotencyKey: input.reference }),
       );
       return refundResult(r);
     },
