@@ -24,7 +24,7 @@
  * | card 4242424242424242 | paid: `checkout.session.completed` (payment_status `paid`) |
  * | card 4000000000000002 | declined `card_declined`: the page says so, the session stays open, no event |
  * | card 4000000000009995 | declined `card_declined` / `insufficient_funds` (as above) |
- * | card 4000000000005126 | paid; a later refund of it starts `succeeded` and turns `failed` (`refund.failed`), as Stripe's card of that number does |
+ * | card 4000000000005126 | paid; a later refund of it starts `succeeded` and turns `failed` (`refund.updated`, `refund.failed`), as Stripe's card of that number does |
  * | any other card number | declined (a non-test card in test mode), or `incorrect_number` when it fails the Luhn check |
  * | bank debit 000123456789 | `checkout.session.completed` (payment_status `unpaid`, the payment `processing`), then `checkout.session.async_payment_succeeded` |
  * | bank debit 000111111113 | `checkout.session.completed` (`unpaid`), then `checkout.session.async_payment_failed` |
@@ -750,6 +750,7 @@ export async function startTestCardProcessor(options: TestCardProcessorOptions =
           r.status = 'failed';
           r.failureReason = 'expired_or_canceled_card';
           c.refunded -= amount;
+          f.emit('refund.updated', renderRefund(r));
           f.emit('refund.failed', renderRefund(r));
           f.end();
         }),
