@@ -35,6 +35,7 @@ const SEAM_PACKAGES = [
   'talisman',
   'curp',
   'cpf-cnpj-validator',
+  'stripe',
   '@electric-sql/pglite',
 ];
 
