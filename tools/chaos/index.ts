@@ -24,6 +24,7 @@ import { startReceiver } from './receiver';
 import { Rng } from './rng';
 import { fundLive, type LiveCredit, liveLoop, liveRail } from './live';
 import { auditScreening, startReviewer } from './screening';
+import { startCardChaos } from './cards';
 import { clientLoop, newTrafficLog } from './traffic';
 import { startTreasuryChaos } from './treasury';
 import { auditRates, CHAOS_RATE_ENV, rateFaults } from './rates';
@@ -182,6 +183,8 @@ async function main(): Promise<number> {
   // The payout partner (tools/chaos/partner.ts): with the live traffic, on its own seed.
   const partner = args['no-live'] ? null : await startChaosPartner(new Rng(seed + 35));
   const partnerTraffic: PartnerTraffic = { ids: [], refused: [] };
+  // The card processor (tools/chaos/cards.ts): live card top-ups with the live traffic.
+  const cards = args['no-live'] ? null : await startCardChaos(new Rng(seed + 38));
   const notify = await startNotifyChaos(`/tmp/chaos-notify-${run}`);
   try {
     stack = await startStack({
@@ -190,15 +193,17 @@ async function main(): Promise<number> {
       clusterNodes: args['dev-server'] ? 0 : 2,
       testBank: !args['no-live'],
       // Webhook retries from 0.5 s (doubling) so that a recovered receiver is caught up quickly.
-      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info', TREASURY_BOOKS_ONLY_GRACE: 'PT5S', ...CHAOS_RATE_ENV, ...(partner ? chaosPartnerEnv(partner) : {}), ...solana.env, ...notify.env },
+      env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info', TREASURY_BOOKS_ONLY_GRACE: 'PT5S', ...CHAOS_RATE_ENV, ...(partner ? chaosPartnerEnv(partner) : {}), ...solana.env, ...notify.env, ...(cards?.env ?? {}) },
       log: (l) => say(`[stack] ${l}`),
     });
   } catch (err) {
     console.error(`chaos: the stack did not start: ${String((err as Error)?.stack ?? err)}`);
     await solana.close();
+    await cards?.close();
     return 2;
   }
   partner?.setWebhookTarget(`${stack.url}/hooks/partner/wise`);
+  cards?.attach(stack.url);
   const receiver = await startReceiver(rng.fork());
   notify.attach(stack.url);
   try {
@@ -259,6 +264,7 @@ async function main(): Promise<number> {
       ...(live && stack.bank && liveIban ? [liveLoop(live, rng.fork(), traffic, run, until, stack.bank, liveIban, liveCredits)] : []),
       ...(stack.rates ? [rateFaults(stack.rates, start, until, say)] : []),
       ...(live && liveIban && partner ? [partnerLoop(live, new Rng(seed + 36), run, until, partnerTraffic)] : []),
+      ...(live && liveIban && cards ? [cards.loop(owner.withKey(business.keys.live).withPrefix('/claim/v1'), until, run)] : []),
       ...(liveGuide ? [notify.loop(liveGuide.client, liveGuide.recipientId, rng.fork(), until, run, traffic)] : []),
     ]);
     clearInterval(progress);
@@ -293,6 +299,7 @@ async function main(): Promise<number> {
     checks.push(...(await solana.audit(stack.db)));
     checks.push(...(await notify.audit(stack.db)));
     if (live && liveIban) checks.push(...(await auditScreening(stack.db)));
+    if (live && liveIban && cards) checks.push(...(await cards.audit(stack.db)));
     checks.push({
       name: 'traffic: no unexpected answer',
       ok: traffic.unexpected.length === 0 && stats.gaveUp === 0,
@@ -321,6 +328,7 @@ async function main(): Promise<number> {
           ['live spei_mxn payouts through the payout partner (test partner with chaos)', String(partnerTraffic.ids.length)],
           solana.summary(),
           notify.summary(),
+          ...(cards ? [cards.summary()] : []),
           ['live deposits (camt.054 credits; sent twice)', `${liveCredits.length} (${liveCredits.filter((c) => c.copies > 1).length})`],
           ['payout requests answered other than 201', String(traffic.payouts.filter((p) => p.status !== 201).length)],
           ['fundings', String(traffic.funds.length)],
@@ -353,6 +361,7 @@ async function main(): Promise<number> {
     await stack.stop();
     await partner?.stop();
     await solana.close();
+    await cards?.close();
     await notify.stop();
   }
 }
