@@ -296,6 +296,10 @@ describe('payment links and requests paid by card (live)', () => {
     // Paid: the page no longer offers card.
     const after = await h.request('GET', reqPath);
     expect(after.text).not.toContain('Pay by card');
+    const again = await h.request('POST', `${reqPath}/card`, { form: new FormData() });
+    expect(again.status).toBe(409);
+    expect(again.text).toContain('This request has been paid');
+    expect(proc.created).toBe(2);
   });
 
   it('the page in headless Chromium: the card form posts under the page CSP and lands on the processor checkout', async () => {

@@ -119,7 +119,7 @@ const NOT_FOUND_PAGE = layout('Payment page not found', '<h1>Payment page not fo
 const pagePath = (token: string, requestToken?: string) =>
   `/pay/${encodeURIComponent(token)}${requestToken !== undefined ? `/${encodeURIComponent(requestToken)}` : ''}`;
 
-async function serve(c: Context<AppEnv>, token: string, requestToken?: string, cardError?: { status: 400 | 502; message: string }): Promise<Response> {
+async function serve(c: Context<AppEnv>, token: string, requestToken?: string, cardError?: { status: 400 | 409 | 502; message: string }): Promise<Response> {
   c.header('Cache-Control', 'no-store');
   const core = c.get('core');
   const page = await loadPaymentPage(core.db, token, requestToken, core.config);
@@ -147,7 +147,7 @@ async function payByCard(c: Context<AppEnv>, token: string, requestToken?: strin
     if (!url) return c.html(NOT_FOUND_PAGE, 404);
     return c.redirect(url, 303);
   } catch (err) {
-    if (err instanceof ApiError && (err.status === 400 || err.status === 502)) return serve(c, token, requestToken, { status: err.status, message: err.message });
+    if (err instanceof ApiError && (err.status === 400 || err.status === 409 || err.status === 502)) return serve(c, token, requestToken, { status: err.status, message: err.message });
     throw err;
   }
 }
@@ -155,7 +155,8 @@ async function payByCard(c: Context<AppEnv>, token: string, requestToken?: strin
 /**
  * Registers `GET /pay/:token` and `GET /pay/:token/:requestToken` (HTML; 404 page when unknown or
  * unpublished), and their card forms' `POST .../card` (303 to the card checkout; the page again
- * with the error, 400 or 502, when the amount is refused, card is not ready or the processor failed).
+ * with the error, 400, 409 or 502, when the amount is refused, card is not ready, the request is no
+ * longer open or the processor failed).
  */
 export function registerPaymentLinkPage(app: Hono<AppEnv>): void {
   app.get('/pay/:token', (c) => serve(c, c.req.param('token')));

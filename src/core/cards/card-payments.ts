@@ -100,7 +100,7 @@ export async function createCardPayment(core: Core, input: CreateCardPaymentInpu
   return openSession(core, row, expiresAt, input.description);
 }
 
-/** Asks the processor for the session of a `creating` payment (same idempotency key: one session) and stores it. */
+/** Asks the processor for the session of a `creating` payment (idempotency key `<id>:1`: one session) and stores it; 502 processor_unavailable (then `failed`). */
 async function openSession(core: Core, row: CardPaymentRow, expiresAt: Date, description: string): Promise<CardPaymentRow> {
   const processor = liveCardProcessor(core);
   if (!processor || processor.id !== row.processor) throw new ApiError(502, 'processor_unavailable', `Card processor ${row.processor} is not configured`, null);
@@ -122,10 +122,10 @@ async function openSession(core: Core, row: CardPaymentRow, expiresAt: Date, des
       idempotencyKey: `${row.id}:1`,
     });
   } catch (err) {
-    const retryable = err instanceof CardProcessorError ? err.retryable : true;
-    core.log.warn({ err, cardPaymentId: row.id }, 'card checkout not created');
-    // A refused create is final; one that may have reached the processor stays `creating` for the poller.
-    if (!retryable) await moveStatus(core, row.id, ['creating'], { status: 'failed' });
+    core.log.warn({ err, cardPaymentId: row.id, retryable: err instanceof CardProcessorError ? err.retryable : null }, 'card checkout not created');
+    // Nobody is given this payment's URL (the caller gets 502), so it can never be paid: `failed`,
+    // even when the session may exist at the processor (it expires there unseen).
+    await moveStatus(core, row.id, ['creating'], { status: 'failed' });
     throw new ApiError(502, 'processor_unavailable', 'The card processor could not start the checkout; try again', null);
   }
   const updated = await core.db
@@ -285,7 +285,8 @@ export const CARD_POLL_BATCH = 50;
  * The poller (a relay task, src/core/relay-tasks.ts): every `creating`, `open` or `processing`
  * payment with no change for CARD_POLL_AFTER is asked of the processor (`GET` the session) and its
  * state applied, so a lost event still credits; an open session past its expiry is expired at the
- * processor. A `creating` one retries its create (same idempotency key). Returns how many it looked at.
+ * processor. A `creating` one (its process stopped mid-create; nobody got its URL) is `failed`.
+ * Returns how many it looked at.
  */
 export async function pollCardPayments(core: Core): Promise<number> {
   const processor = liveCardProcessor(core);
@@ -306,9 +307,8 @@ export async function pollCardPayments(core: Core): Promise<number> {
       // Looked at now: the next look is CARD_POLL_AFTER later unless the state moves it.
       await core.db.updateTable('card_payments').set({ updated_at: now }).where('id', '=', p.id).where('status', '=', p.status).execute();
       if (!p.session_id) {
-        const expiresAt = new Date(p.created_at.getTime() + Math.min(MAX_LIFETIME_MS, parseDuration(core.config.CARD_CHECKOUT_LIFETIME)));
-        if (expiresAt.getTime() <= now.getTime() + MIN_LIFETIME_MS) await moveStatus(core, p.id, ['creating'], { status: 'failed' });
-        else await openSession(core, p, expiresAt, `card payment ${p.id}`);
+        // Left `creating` by a process that stopped mid-create: its caller never got a URL.
+        await moveStatus(core, p.id, ['creating'], { status: 'failed' });
         continue;
       }
       let state = await processor.retrieveCheckout(p.session_id);

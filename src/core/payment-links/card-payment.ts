@@ -18,7 +18,7 @@ export const MIN_LINK_CARD_USD = '1.00';
 /**
  * Makes the card payment of a page: a request's amount and currency, or `amountUsd` (decimal
  * string, USD) on a link's own page. Returns the checkout URL (the page answers 303 there), or
- * undefined when the page does not exist (404). Errors: 400 validation_error (`amount`), 400
+ * undefined when the page does not exist (404). Errors: 400 validation_error (`amount`), 409
  * invalid_state (the request is no longer open), 400 channel_unavailable (card not ready: not
  * offered by the link, not live, or no card processor), 502 processor_unavailable.
  */
@@ -34,7 +34,7 @@ export async function startPageCardPayment(core: Core, token: string, requestTok
   let currency: string;
   if (request) {
     if (request.status !== 'open' || new Date(request.expires_at).getTime() <= now.getTime()) {
-      throw new ApiError(400, 'invalid_state', 'This request is no longer open', null);
+      throw new ApiError(409, 'invalid_state', 'This request is no longer open', null);
     }
     amount = BigInt(request.amount);
     currency = request.currency;
