@@ -16,6 +16,7 @@ import { buildSurfaceApp, respondWithError } from './surface';
 import { surfaceMounts, surfaceOf } from './surfaces';
 import type { AppEnv } from './types';
 import { receiveRailWebhook } from '../core/rails/partner-webhooks';
+import { receiveCardEvent } from '../core/cards/card-events';
 
 export { surfaceOf };
 
@@ -74,6 +75,15 @@ export function createApp(core: Core): Hono<AppEnv> {
     if (!r) return c.json({ error: { code: 'not_found', message: 'No partner rail takes webhooks here' } }, 404);
     if (r.outcome === 'refused') return c.json({ error: { code: r.code, message: r.message } }, r.status);
     return c.json({ received: true, duplicate: r.duplicate }, 200);
+  });
+
+  // The card processor's signed events (docs/getting-paid.md "Card payments"): outside the surfaces.
+  app.post('/hooks/card/:processor', async (c) => {
+    const headers: Record<string, string | undefined> = {};
+    c.req.raw.headers.forEach((v, k) => (headers[k.toLowerCase()] = v));
+    const r = await receiveCardEvent(core, c.req.param('processor'), headers, await c.req.text());
+    if (!r) return c.json({ error: { code: 'not_found', message: 'No card processor takes events here' } }, 404);
+    return c.json(r.body, r.status);
   });
 
   const mounts = surfaceMounts();

@@ -36,7 +36,8 @@ export type ErrorCode =
   | 'amount_below_minimum'
   | 'disbursement_already_claimed'
   | 'external_id_taken'
-  | 'virtual_account_not_found';
+  | 'virtual_account_not_found'
+  | 'processor_unavailable';
 
 /** Fields the core names by a domain key (Surface A spelling); each surface maps a key to its param name. */
 export const FIELD_KEYS = {

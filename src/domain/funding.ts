@@ -116,16 +116,32 @@ export interface DepositConversion {
 
 /**
  * Converts `amount` (minor units of `currency`) to micro-USDC at `rate` and takes the fees; with
- * `spreadBps` (live) the spread is that many basis points, rounded up. BigInt throughout.
+ * `spreadBps` (live) the spread is that many basis points, rounded up. A card deposit's processing
+ * fee is `processorFee` (the card processor's fee, minor units of `currency`) converted at `rate`,
+ * rounded up, when given (a live card payment, docs/getting-paid.md "Card payments"); else
+ * {@link CARD_DEPOSIT_FEE}. BigInt throughout.
  */
-export function convertDeposit(amount: bigint, currency: string, rate: string, source: DepositSource, spreadBps?: number): DepositConversion {
+export function convertDeposit(
+  amount: bigint,
+  currency: string,
+  rate: string,
+  source: DepositSource,
+  spreadBps?: number,
+  processorFee?: bigint | null,
+): DepositConversion {
   const grossAmount = currency === USDC ? amount : divDecimal(amount, parseDecimal(rate), USDC, currency, 'floor');
   const fxSpread =
     spreadBps !== undefined && currency !== USDC
       ? divRound(grossAmount * BigInt(spreadBps), 10_000n, 'ceil')
       : percentOf(grossAmount, DEPOSIT_FX_SPREAD_PERCENT[currency] ?? '0');
   const processing =
-    source === 'card' ? percentOf(grossAmount, CARD_DEPOSIT_FEE.percent) + parseAmount(CARD_DEPOSIT_FEE.flat, USDC) : 0n;
+    source !== 'card'
+      ? 0n
+      : processorFee !== undefined && processorFee !== null
+        ? currency === USDC
+          ? processorFee
+          : divDecimal(processorFee, parseDecimal(rate), USDC, currency, 'ceil')
+        : percentOf(grossAmount, CARD_DEPOSIT_FEE.percent) + parseAmount(CARD_DEPOSIT_FEE.flat, USDC);
   const total = fxSpread + processing;
   return { rate: currency === USDC ? '1' : rate, grossAmount, fees: { fxSpread, processing, total }, netAmount: grossAmount - total };
 }

@@ -11,7 +11,8 @@ export type IdPrefix =
   | 'biz' | 'key' | 'qt' | 'rcp' | 'po' | 'att' | 'evt' | 'we' | 'whd' | 'dsb' | 'dsi' | 'rev' | 'req' | 'rct' | 'va' | 'dep' | 'plink' | 'preq'
   | 'ntf' | 'msg' | 'cbt' | 'ctu' | 'tca' | 'rf' | 'stm' | 'tbr' | 'cda' | 'csw' | 'nmsg'
   | 'aud'
-  | 'scr' | 'slv' | 'scc';
+  | 'scr' | 'slv' | 'scc'
+  | 'cpay';
 
 export function newId(prefix: IdPrefix, now: number = Date.now()): string {
   let ts = '';

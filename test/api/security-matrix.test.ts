@@ -41,7 +41,10 @@ const PUBLIC_ROUTES: readonly string[] = [
   'POST /checkout/:token', // the payer completes or cancels it there
   'GET /pay/:token', // public payment link page: the unguessable token is the credential
   'GET /pay/:token/:requestToken', // public payment request page (same token, plus the request's)
+  'POST /pay/:token/card', // that page's card form: starts a live card checkout (same token; docs/getting-paid.md "Card payments")
+  'POST /pay/:token/:requestToken/card', // a request page's card form (same tokens)
   'POST /hooks/partner/:rail', // a payout partner's webhooks: accepted only with the partner's RSA signature (docs/rails.md "Payout partner")
+  'POST /hooks/card/:processor', // the card processor's events: accepted only with the processor's signature (docs/getting-paid.md "Card payments")
   'POST /hooks/twilio/status', // Twilio's delivery status callbacks: accepted only with a valid X-Twilio-Signature (docs/notifications.md)
   'POST /hooks/twilio/inbound', // Twilio's inbound messages (STOP/START opt-outs): accepted only with a valid X-Twilio-Signature
   'GET /hooks/whatsapp', // the WhatsApp Cloud API's verification handshake (hub.verify_token)

@@ -179,6 +179,27 @@ describe('spreads', () => {
     expect(() => lessSpread({ n: 1n, d: 1n }, -1)).toThrow();
   });
 
+  it("a card deposit's processing fee is the processor's fee at the deposit's rate, rounded up; without it, 2.9 % + 0.30", () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 100n, max: 10n ** 9n }), fc.bigInt({ min: 0n, max: 10n ** 6n }), rateArb(6), fc.constantFrom('EUR', 'USD', 'MXN'), (amount, fee, rate, currency) => {
+        const c = convertDeposit(amount, currency, rate, 'card', 0, fee);
+        const [n, d] = exact(rate);
+        // fee micro-USDC = fee * d * 10^4 / n, rounded up
+        expect(c.fees.processing * n >= fee * d * 10n ** 4n).toBe(true);
+        expect((c.fees.processing - 1n) * n < fee * d * 10n ** 4n).toBe(true);
+        expect(c.fees.total).toBe(c.fees.fxSpread + c.fees.processing);
+        expect(c.netAmount).toBe(c.grossAmount - c.fees.total);
+        const plain = convertDeposit(amount, currency, rate, 'card', 0, null);
+        expect(plain.fees.processing).toBe(convertDeposit(amount, currency, rate, 'card', 0).fees.processing);
+        // Not a card: no processing fee, whatever is passed.
+        expect(convertDeposit(amount, currency, rate, 'virtual_account', 0, fee).fees.processing).toBe(0n);
+      }),
+      RUNS,
+    );
+    expect(convertDeposit(10_000n, 'USD', '1', 'card').fees.processing).toBe(3_200_000n);
+    expect(convertDeposit(10_000n, 'USD', '1', 'card', 0, 175n).fees.processing).toBe(1_750_000n);
+  });
+
   it('a live deposit: gross = floor(amount / ask rate) in micro-USDC; the spread fee rounds up; the credit never exceeds what the amount buys', () => {
     fc.assert(
       fc.property(fc.bigInt({ min: 1n, max: 10n ** 9n }), rateArb(6), fc.integer({ min: 0, max: 500 }), fc.constantFrom('EUR', 'USD', 'MXN'), (amount, rate, bps, currency) => {

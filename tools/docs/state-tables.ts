@@ -435,19 +435,20 @@ export function payoutCSection(): string {
 
 const PAYMENT_REQUEST_TRIGGERS: Record<string, string> = {
   '(none)->open': '`POST /payment-requests`',
-  'open->paid': 'exactly one deposit matched it (amount, currency, timing, owner; docs/getting-paid.md "Matching")',
+  'open->paid': 'exactly one deposit matched it (amount, currency, timing, owner; docs/getting-paid.md "Matching"), or a card payment made on its page was credited ("Card payments")',
   'open->expired': "its workflow's timer reached `expires_at` without a match",
 };
 
 const DEPOSIT_TRIGGERS: Record<string, string> = {
-  '(none)->received': 'money reached the account (sandbox: `POST /sandbox/deposits`; Surface B: crypto, card top-up)',
+  '(none)->received': 'money reached the account (sandbox: `POST /sandbox/deposits`; Surface B: crypto, card top-up; live: a card payment paid at the card processor)',
   'received->credited': "the deposit workflow's credit step: net amount posted, matching run (on-chain: started at `finalized`)",
   'received->dropped': 'the Solana watcher: the on-chain transaction disappeared before finality (or finalized failed); never credited',
 };
 
 const DEPOSIT_MONEY: Record<string, string> = {
   '(none)->received': '-',
-  'received->credited': '`deposit:{id}:credit` external → available (net of fees)',
+  'received->credited':
+    '`deposit:{id}:credit` external → available (net of fees); card: also `deposit:{id}:card_fee` external → card_fees (the processing fee) and, live, `deposit:{id}:reserve` available → reserve (the rolling reserve)',
   'received->dropped': '-',
 };
 

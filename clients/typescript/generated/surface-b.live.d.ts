@@ -377,9 +377,46 @@ export interface paths {
         put?: never;
         /**
          * Top up the balance by card (checkout page)
-         * @description Completing the checkout records a card deposit that credits the balance (deposit.received, deposit.credited).
+         * @description Completing the checkout records a card deposit that credits the balance (deposit.received, deposit.credited). Live: the checkout is the configured card processor's; the balance is credited once the processor confirms the payment (its signed event, or polling), net of its fee, with a share held in the rolling reserve.
          */
         post: operations["createCardFunding"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/funding/card/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One card top-up, with its status and fee */
+        get: operations["getCardFunding"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/funding/card/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a pending card top-up
+         * @description Live: the card processor expires the checkout first; if the payer already paid, the top-up completes instead. A finished top-up is returned unchanged.
+         */
+        post: operations["cancelCardFunding"];
         delete?: never;
         options?: never;
         head?: never;
@@ -896,14 +933,19 @@ export interface components {
             id: string;
             /** @example 50.00 */
             amountUsd: string;
-            /** @enum {string} */
-            status: "pending" | "completed" | "cancelled";
-            /** @description Send the payer here; afterwards they land on successUrl or cancelUrl */
+            /**
+             * @description pending until the payer pays (completed: credited) or leaves; cancelled (POST /funding/card/{id}/cancel, or the sandbox page); live only: expired (the checkout lapsed unpaid), failed (the card processor could not start the checkout, or an asynchronous payment failed)
+             * @enum {string}
+             */
+            status: "pending" | "completed" | "cancelled" | "expired" | "failed";
+            /** @description Send the payer here; afterwards they land on successUrl or cancelUrl. Sandbox: the built-in checkout page; live: the card processor's hosted checkout (empty when none was made) */
             checkoutUrl: string;
             successUrl: string;
             cancelUrl: string;
             /** @description The card deposit once completed (see GET /funding/deposits) */
             depositId: string | null;
+            /** @description GET and cancel only: the card processing fee taken from the deposit, USD (= USDC); null until completed */
+            feeUsd?: string | null;
             /**
              * Format: date-time
              * @example 2026-03-01T12:00:00.000Z
@@ -2699,7 +2741,7 @@ export interface operations {
                     "application/json": components["schemas"]["CardTopup"];
                 };
             };
-            /** @description validation_error (amountUsd: malformed or above 10000000; successUrl, cancelUrl); channel_unavailable on live */
+            /** @description validation_error (amountUsd: malformed or above 10000000; successUrl, cancelUrl); channel_unavailable on live with no card processor configured */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2755,6 +2797,158 @@ export interface operations {
             };
             /** @description internal_error (quote details.requestId) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description processor_unavailable: the live card processor could not start the checkout (try again) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCardFunding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The top-up */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardTopup"];
+                };
+            };
+            /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error (quote details.requestId) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelCardFunding: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The top-up after the cancel */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardTopup"];
+                };
+            };
+            /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error (quote details.requestId) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description processor_unavailable */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,8 +9,13 @@ import type { AppEnv } from '../types';
  * DENY` and `Referrer-Policy: no-referrer` (page URLs carry bearer tokens).
  */
 
-/** The CSP of an HTML document: inline style and script blocks admitted by hash. */
-export function pageContentSecurityPolicy(html: string): string {
+/**
+ * The CSP of an HTML document: inline style and script blocks admitted by hash. `formAction` widens
+ * `form-action 'self'` for a page whose form is answered by a redirect elsewhere (browsers check
+ * form-action on the redirect too): the payment page's card form goes on to the card processor's
+ * checkout (docs/getting-paid.md "Card payments").
+ */
+export function pageContentSecurityPolicy(html: string, opts: { formAction?: readonly string[] } = {}): string {
   const hashes = (tag: 'style' | 'script') => {
     const out = new Set<string>();
     const re = tag === 'style' ? /<style(?:\s[^>]*)?>([\s\S]*?)<\/style>/gi : /<script(?:\s[^>]*)?>([\s\S]*?)<\/script>/gi;
@@ -24,7 +29,7 @@ export function pageContentSecurityPolicy(html: string): string {
     styles.length ? `style-src ${styles.join(' ')}` : null,
     scripts.length ? `script-src ${scripts.join(' ')}` : null,
     "img-src 'self' data:",
-    "form-action 'self'",
+    ["form-action 'self'", ...(opts.formAction ?? [])].join(' '),
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ]
@@ -50,8 +55,11 @@ export const securityHeaders: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!res.headers.has('Cache-Control')) res.headers.set('Cache-Control', 'no-store');
   const type = res.headers.get('Content-Type') ?? '';
   if (type.startsWith('text/html') && !CSP_EXEMPT(c.req.path)) {
-    const html = await res.clone().text();
-    res.headers.set('Content-Security-Policy', pageContentSecurityPolicy(html));
+    // A page may set its own (pageContentSecurityPolicy with options); else it is derived here.
+    if (!res.headers.has('Content-Security-Policy')) {
+      const html = await res.clone().text();
+      res.headers.set('Content-Security-Policy', pageContentSecurityPolicy(html));
+    }
     res.headers.set('X-Frame-Options', 'DENY');
     res.headers.set('Referrer-Policy', 'no-referrer');
   }

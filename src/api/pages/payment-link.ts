@@ -2,10 +2,15 @@
  * The public payment page of a payment link and its payment requests (spec "PaymentLink": url), no
  * API key: how to pay by each ready method, virtual account details whole (the API masks them; a
  * payer needs them), a request's amount, reference and deadline. Unknown or unpublished: 404 page.
+ * Card (live, a card processor configured; docs/getting-paid.md "Card payments"): a "Pay by card"
+ * form whose POST makes a card payment and answers 303 to the processor's checkout.
  */
 import type { Context, Hono } from 'hono';
+import { startPageCardPayment } from '../../core/payment-links/card-payment';
 import { loadPaymentPage, type PageAccount, type PaymentPage } from '../../core/payment-links/page';
+import { ApiError } from '../../domain/errors';
 import { displayIdentifier } from '../../domain/funding';
+import { pageContentSecurityPolicy } from '../middleware/security-headers';
 import type { AppEnv } from '../types';
 
 const esc = (s: string) =>
@@ -43,10 +48,23 @@ function accountHtml(a: PageAccount, reference: string | null): string {
   return `<div class="account" data-currency="${esc(a.currency)}"><h3>${esc(RAIL_NAMES[a.rail] ?? a.rail)}</h3><dl>${rows.join('')}</dl></div>`;
 }
 
+/** What the page adds around the data: the card form's action path, the card checkout's outcome (`?card=`), an error of the card form. */
+export interface PaymentPageView {
+  cardAction?: string;
+  cardNotice?: 'paid' | 'canceled' | null;
+  cardError?: string | null;
+}
+
+const CARD_NOTICES = {
+  paid: 'Thank you: your card payment is being confirmed.',
+  canceled: 'The card payment was canceled; nothing was charged.',
+} as const;
+
 /** The page's HTML body for loaded data (everything escaped). */
-export function paymentPageHtml(p: PaymentPage): string {
+export function paymentPageHtml(p: PaymentPage, view: PaymentPageView = {}): string {
   const parts: string[] = [];
   if (p.environment === 'sandbox') parts.push('<p class="banner">Sandbox: no real money moves.</p>');
+  if (view.cardNotice) parts.push(`<p class="banner" id="card-notice">${esc(CARD_NOTICES[view.cardNotice])}</p>`);
   parts.push(`<h1 id="business">${esc(p.businessName)}</h1><p id="link-name">${esc(p.linkName)}</p>`);
   const r = p.request;
   if (r) {
@@ -81,21 +99,68 @@ export function paymentPageHtml(p: PaymentPage): string {
           `<p>Only USDC on the Solana network. ${r ? 'Send exactly this amount; add the reference as a memo if your wallet allows it.' : ''} Credited once the transfer is finalized.</p></section>`,
       );
     }
+    if (m === 'card' && p.card && view.cardAction) {
+      const k = p.card;
+      const error = view.cardError ? `<p class="banner" id="card-error">${esc(view.cardError)}</p>` : '';
+      const amount = k.amount
+        ? `<p id="card-amount">${esc(k.amount)} ${esc(k.currency)}</p>`
+        : `<p><label for="card-amount">Amount (USD)</label> <input id="card-amount" name="amount" inputmode="decimal" autocomplete="off" required pattern="[0-9]{1,8}([.][0-9]{1,2})?" placeholder="25.00"></p>`;
+      parts.push(
+        `<section id="card"><h2>Pay by card</h2>${error}<form method="post" action="${esc(view.cardAction)}">${amount}` +
+          `<button id="card-pay" type="submit">Pay by card</button></form><p>You continue to the card processor's secure checkout.</p></section>`,
+      );
+    }
   }
   return layout(`${p.businessName}: ${p.linkName}`, parts.join(''));
 }
 
-async function serve(c: Context<AppEnv>, token: string, requestToken?: string): Promise<Response> {
+const NOT_FOUND_PAGE = layout('Payment page not found', '<h1>Payment page not found</h1><p>This payment link is not valid or no longer published.</p>');
+
+const pagePath = (token: string, requestToken?: string) =>
+  `/pay/${encodeURIComponent(token)}${requestToken !== undefined ? `/${encodeURIComponent(requestToken)}` : ''}`;
+
+async function serve(c: Context<AppEnv>, token: string, requestToken?: string, cardError?: { status: 400 | 409 | 502; message: string }): Promise<Response> {
   c.header('Cache-Control', 'no-store');
-  const page = await loadPaymentPage(c.get('core').db, token, requestToken, c.get('core').config);
-  if (!page) {
-    return c.html(layout('Payment page not found', '<h1>Payment page not found</h1><p>This payment link is not valid or no longer published.</p>'), 404);
+  const core = c.get('core');
+  const page = await loadPaymentPage(core.db, token, requestToken, core.config);
+  if (!page) return c.html(NOT_FOUND_PAGE, 404);
+  const notice = c.req.query('card');
+  const html = paymentPageHtml(page, {
+    cardAction: `${pagePath(token, requestToken)}/card`,
+    cardNotice: notice === 'paid' || notice === 'canceled' ? notice : null,
+    cardError: cardError?.message ?? null,
+  });
+  if (page.card && page.readyMethods.includes('card')) {
+    // The card form is answered by a redirect to the processor's checkout, whose host is known only
+    // once the session exists: allow https targets (and http when this service itself runs on http, in development).
+    const formAction = core.config.publicUrl.startsWith('http:') ? ['https:', 'http:'] : ['https:'];
+    c.header('Content-Security-Policy', pageContentSecurityPolicy(html, { formAction }));
   }
-  return c.html(paymentPageHtml(page), 200);
+  return c.html(html, cardError?.status ?? 200);
 }
 
-/** Registers `GET /pay/:token` and `GET /pay/:token/:requestToken` (HTML; 404 page when unknown or unpublished). */
+async function payByCard(c: Context<AppEnv>, token: string, requestToken?: string): Promise<Response> {
+  c.header('Cache-Control', 'no-store');
+  const form = await c.req.parseBody();
+  try {
+    const url = await startPageCardPayment(c.get('core'), token, requestToken, form.amount);
+    if (!url) return c.html(NOT_FOUND_PAGE, 404);
+    return c.redirect(url, 303);
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 400 || err.status === 409 || err.status === 502)) return serve(c, token, requestToken, { status: err.status, message: err.message });
+    throw err;
+  }
+}
+
+/**
+ * Registers `GET /pay/:token` and `GET /pay/:token/:requestToken` (HTML; 404 page when unknown or
+ * unpublished), and their card forms' `POST .../card` (303 to the card checkout; the page again
+ * with the error, 400, 409 or 502, when the amount is refused, card is not ready, the request is no
+ * longer open or the processor failed).
+ */
 export function registerPaymentLinkPage(app: Hono<AppEnv>): void {
   app.get('/pay/:token', (c) => serve(c, c.req.param('token')));
   app.get('/pay/:token/:requestToken', (c) => serve(c, c.req.param('token'), c.req.param('requestToken')));
+  app.post('/pay/:token/card', (c) => payByCard(c, c.req.param('token')));
+  app.post('/pay/:token/:requestToken/card', (c) => payByCard(c, c.req.param('token'), c.req.param('requestToken')));
 }

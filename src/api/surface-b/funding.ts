@@ -5,7 +5,7 @@ import { listDeposits } from '../../core/funding/deposits';
 import type { Deposit } from '../../domain/deposits';
 import { createVirtualAccount, getVirtualAccount, listVirtualAccounts } from '../../core/funding/virtual-accounts';
 import type { VirtualAccount } from '../../domain/virtual-accounts';
-import { cardTopupView, createCardTopup } from '../../core/claim-flow';
+import { cancelCardTopup, type CardTopupDetail, cardTopupView, createCardTopup, getCardTopup } from '../../core/claim-flow';
 import { ApiError } from '../../domain/errors';
 import { formatAmount, USDC } from '../../domain/money';
 import type { SurfaceRouter } from '../surface';
@@ -169,11 +169,20 @@ const CardTopupSchema = z
   .object({
     id: z.string().openapi({ example: 'ctu_01k0000000000000000000000' }),
     amountUsd: z.string().openapi({ example: '50.00' }),
-    status: z.enum(['pending', 'completed', 'cancelled']),
-    checkoutUrl: z.string().openapi({ description: 'Send the payer here; afterwards they land on successUrl or cancelUrl' }),
+    status: z.enum(['pending', 'completed', 'cancelled', 'expired', 'failed']).openapi({
+      description:
+        'pending until the payer pays (completed: credited) or leaves; cancelled (POST /funding/card/{id}/cancel, or the sandbox page); live only: expired (the checkout lapsed unpaid), failed (the card processor could not start the checkout, or an asynchronous payment failed)',
+    }),
+    checkoutUrl: z.string().openapi({
+      description:
+        'Send the payer here; afterwards they land on successUrl or cancelUrl. Sandbox: the built-in checkout page; live: the card processor\'s hosted checkout (empty when none was made)',
+    }),
     successUrl: z.string(),
     cancelUrl: z.string(),
     depositId: z.string().nullable().openapi({ description: 'The card deposit once completed (see GET /funding/deposits)' }),
+    feeUsd: z.string().nullable().optional().openapi({
+      description: 'GET and cancel only: the card processing fee taken from the deposit, USD (= USDC); null until completed',
+    }),
     createdAt: DateTimeSchema,
   })
   .openapi('CardTopup');
@@ -196,13 +205,51 @@ const cardRoute = createRoute({
   path: '/funding/card',
   tags: ['Funding'],
   summary: 'Top up the balance by card (checkout page)',
-  description: 'Completing the checkout records a card deposit that credits the balance (deposit.received, deposit.credited).',
+  description:
+    'Completing the checkout records a card deposit that credits the balance (deposit.received, deposit.credited). Live: the checkout is the configured card processor\'s; the balance is credited once the processor confirms the payment (its signed event, or polling), net of its fee, with a share held in the rolling reserve.',
   middleware: [idempotency('B', { keyFrom: idempotencyKeyFromBody })] as const,
   request: { body: { required: true, content: jsonContent(CardCreateSchema) } },
   responses: {
     201: { description: 'The pending top-up and its checkout URL', content: jsonContent(CardTopupSchema) },
-    ...errorResponses({ 400: 'validation_error (amountUsd: malformed or above 10000000; successUrl, cancelUrl); channel_unavailable on live', ...COMMON_ERRORS, 422: 'amount_below_minimum' }),
+    ...errorResponses({
+      400: 'validation_error (amountUsd: malformed or above 10000000; successUrl, cancelUrl); channel_unavailable on live with no card processor configured',
+      ...COMMON_ERRORS,
+      422: 'amount_below_minimum',
+      502: 'processor_unavailable: the live card processor could not start the checkout (try again)',
+    }),
   },
+});
+
+const getCardRoute = createRoute({
+  operationId: 'getCardFunding',
+  method: 'get',
+  path: '/funding/card/{id}',
+  tags: ['Funding'],
+  summary: 'One card top-up, with its status and fee',
+  request: { params: z.object({ id: idParam('id', 'ctu_01k0000000000000000000000') }) },
+  responses: {
+    200: { description: 'The top-up', content: jsonContent(CardTopupSchema) },
+    ...errorResponses({ ...COMMON_ERRORS, 404: 'not_found' }),
+  },
+});
+
+const cancelCardRoute = createRoute({
+  operationId: 'cancelCardFunding',
+  method: 'post',
+  path: '/funding/card/{id}/cancel',
+  tags: ['Funding'],
+  summary: 'Cancel a pending card top-up',
+  description: 'Live: the card processor expires the checkout first; if the payer already paid, the top-up completes instead. A finished top-up is returned unchanged.',
+  request: { params: z.object({ id: idParam('id', 'ctu_01k0000000000000000000000') }) },
+  responses: {
+    200: { description: 'The top-up after the cancel', content: jsonContent(CardTopupSchema) },
+    ...errorResponses({ ...COMMON_ERRORS, 404: 'not_found', 502: 'processor_unavailable' }),
+  },
+});
+
+const renderCardTopup = (d: CardTopupDetail, publicUrl: string): CardTopupResponse => ({
+  ...cardTopupView(d.row, publicUrl, d.payment),
+  feeUsd: d.fee === null ? null : formatAmount(d.fee, USDC),
 });
 
 /** Registers Surface B's funding operations. */
@@ -246,8 +293,16 @@ export function registerFundingRoutes(app: SurfaceRouter): void {
   app.openapi(cardRoute, async (c) => {
     const b = c.req.valid('json');
     const core = c.get('core');
-    const row = await createCardTopup(core, c.get('caller'), b);
-    return c.json(cardTopupView(row, core.config.publicUrl), 201);
+    const d = await createCardTopup(core, c.get('caller'), b);
+    return c.json(cardTopupView(d.row, core.config.publicUrl, d.payment), 201);
+  });
+  app.openapi(getCardRoute, async (c) => {
+    const core = c.get('core');
+    return c.json(renderCardTopup(await getCardTopup(core, c.get('caller'), c.req.valid('param').id), core.config.publicUrl), 200);
+  });
+  app.openapi(cancelCardRoute, async (c) => {
+    const core = c.get('core');
+    return c.json(renderCardTopup(await cancelCardTopup(core, c.get('caller'), c.req.valid('param').id), core.config.publicUrl), 200);
   });
   app.openapi(depositsRoute, async (c) => {
     const q = c.req.valid('query');

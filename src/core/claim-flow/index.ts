@@ -11,6 +11,17 @@ export { type ClaimEntry, type ClaimEntryInput, MIN_DISBURSEMENT_CENTS, renameCo
 export { CLAIM_STATUSES, type ClaimStatus, claimStatusOf, claimStatusOfRow, claimStatusWhere } from './status';
 export { claimDisbursementView } from './view';
 export { type BatchEntryError, type ClaimBatch, type ClaimBatchInput, createClaimBatch, MAX_BATCH_ENTRIES } from './batch';
-export { type CardTopupView, cardTopupView, createCardTopup, findCardTopupByToken, finishCardTopup } from './card-topups';
+export {
+  cancelCardTopup,
+  type CardTopupDetail,
+  type CardTopupStatus,
+  type CardTopupView,
+  cardTopupDetail,
+  cardTopupView,
+  createCardTopup,
+  findCardTopupByToken,
+  finishCardTopup,
+  getCardTopup,
+} from './card-topups';
 export { sandboxIdentityChannel, submitClaimDetails } from './claim-details';
 export { asksIdentity, hasClaimantIdentity, maskedClaimantIdentity } from './claimant-identity';

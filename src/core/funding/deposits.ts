@@ -22,6 +22,8 @@ import { DEPOSIT_WORKFLOW_TYPE, type DepositCreditResult, type DepositWorkflowIn
 import type { Caller, Core } from '../context';
 import { emitEvent } from '../events';
 import { post } from '../ledger';
+import { holdCardReserve } from '../cards/reserve';
+import { parseDuration } from '../../domain/durations';
 import { enqueueWorkflowStart, flushWorkflowStart } from '../workflow-starts';
 import { matchDeposit } from './matching';
 import { getVirtualAccountRow } from './virtual-accounts';
@@ -81,6 +83,13 @@ export interface ReceiveDepositInput {
   receivedAt?: Date;
   /** false: record `received` without starting the credit ({@link startDepositCredit} later). Default true. */
   creditOnReceipt?: boolean;
+  /**
+   * A live card payment's processing fee as the card processor states it, minor units of `currency`
+   * (docs/getting-paid.md "Card payments"); null or absent: the card fee of {@link convertDeposit}.
+   */
+  processorFee?: bigint | null;
+  /** A card payment made for this payment request: the credit marks it paid when still open (docs/getting-paid.md "Matching"). */
+  paymentRequestId?: string | null;
 }
 
 export interface ReceivedDeposit {
@@ -122,8 +131,8 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
     virtualAccountId = va.id;
   } else if (input.source === 'crypto' && currency !== USDC) {
     throw validationError('currency', 'On-chain deposits are USDC');
-  } else if (input.source === 'card' && currency !== 'USD') {
-    throw validationError('currency', 'Card top-ups are USD');
+  } else if (input.source === 'card' && currency === USDC) {
+    throw validationError('currency', 'Card payments are in a fiat currency');
   }
   const amount = parseAmountParam(input.amount, currency, 'amount');
   if (amount > parseAmount(MAX_DEPOSIT_UNITS, currency)) {
@@ -135,7 +144,8 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
     // Money that arrived is never refused: the rail inbox retries when a rate source is back.
     throw new Error(`No usable live USDC/${currency} rate: the deposit waits for a rate source`);
   }
-  const conversion = convertDeposit(amount, currency, dr.rate, input.source, dr.live?.spreadBps);
+  const processorFee = input.source === 'card' ? (input.processorFee ?? null) : null;
+  const conversion = convertDeposit(amount, currency, dr.rate, input.source, dr.live?.spreadBps, processorFee);
   if (conversion.netAmount <= 0n) {
     throw validationError('amount', `amount is too small: ${formatAmount(conversion.fees.total, USDC)} USDC of fees exceed what it converts to`);
   }
@@ -171,7 +181,8 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
         sender_name: senderName,
         external_id: input.externalId,
         match_result: null,
-        payment_request_id: null,
+        // Only a card payment names its request up front; matching settles it at the credit.
+        payment_request_id: input.source === 'card' ? (input.paymentRequestId ?? null) : null,
         received_at: receivedAt,
         credited_at: null,
       })
@@ -249,7 +260,10 @@ export async function dropDeposit(db: DbOrTx, depositId: string): Promise<boolea
 
 /**
  * The credit step of depositWorkflow, one idempotent transaction: posts `deposit:{id}:credit` (external ->
- * available, net), matches payment requests, emits deposit.credited. Throws Error for an unknown id.
+ * available, net); for a card deposit also the processing fee `deposit:{id}:card_fee` (external ->
+ * card_fees) and, for a live card payment through a processor, the reserve share (holdCardReserve,
+ * `deposit:{id}:reserve`; docs/getting-paid.md "Card payments"); matches payment requests, emits
+ * deposit.credited. Throws Error for an unknown id.
  */
 export async function creditDeposit(core: Core, depositId: string): Promise<DepositCreditResult> {
   return core.db.transaction().execute(async (tx) => {
@@ -269,6 +283,7 @@ export async function creditDeposit(core: Core, depositId: string): Promise<Depo
       amount: dep.net_amount,
     });
     const now = core.now();
+    if (dep.source === 'card') await creditCardShares(tx, core, dep, now);
     const match = await matchDeposit(tx, core, dep, now);
     const updated = await tx
       .updateTable('deposits')
@@ -279,6 +294,32 @@ export async function creditDeposit(core: Core, depositId: string): Promise<Depo
     await emitEvent(tx, depositEventOf(updated, DEPOSIT_EVENT_ON_ENTER.credited, 'credited'));
     return { depositId, status: 'credited', paymentRequestId: match.paymentRequestId, match: match.result };
   });
+}
+
+/**
+ * A card deposit's extra postings, in the credit's transaction (docs/getting-paid.md "Card
+ * payments"): the processing fee external -> card_fees, then, for a live card payment (a
+ * `card_payments` row is the deposit's external id), the rolling reserve's share.
+ */
+async function creditCardShares(tx: DbOrTx, core: Core, dep: DepositRow, now: Date): Promise<void> {
+  const fee = BigInt(dep.fee_processing);
+  if (fee > 0n) {
+    await post(tx, { businessId: dep.business_id, environment: dep.environment, key: `deposit:${dep.id}:card_fee`, from: 'external', to: 'card_fees', amount: fee });
+  }
+  if (dep.environment !== 'live') return;
+  const payment = await tx
+    .selectFrom('card_payments')
+    .select('id')
+    .where('id', '=', dep.external_id)
+    .where('business_id', '=', dep.business_id)
+    .where('environment', '=', dep.environment)
+    .executeTakeFirst();
+  if (!payment) return;
+  await holdCardReserve(
+    tx,
+    { businessId: dep.business_id, environment: dep.environment, depositId: dep.id, cardPaymentId: payment.id, credited: BigInt(dep.net_amount), creditedAt: now },
+    { percent: core.config.CARD_RESERVE_PERCENT, periodMs: parseDuration(core.config.CARD_RESERVE_PERIOD) },
+  );
 }
 
 /** The caller's deposit row; 404 not_found otherwise. */

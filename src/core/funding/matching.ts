@@ -18,6 +18,19 @@ export interface MatchOutcome {
 /** Matches `dep` (being credited in `tx`); on exactly one fit marks the request paid and emits payment_request.paid. */
 export async function matchDeposit(tx: Transaction<Database>, core: Core, dep: DepositRow, now: Date): Promise<MatchOutcome> {
   if (dep.source === 'crypto') return matchCryptoDeposit(tx, core, dep, now);
+  // A card payment made on a request's page names it (docs/getting-paid.md "Card payments").
+  if (dep.source === 'card') {
+    if (!dep.payment_request_id) return { result: 'not_applicable', paymentRequestId: null };
+    const req = await tx
+      .selectFrom('payment_requests')
+      .select('id')
+      .where('id', '=', dep.payment_request_id)
+      .where('business_id', '=', dep.business_id)
+      .where('environment', '=', dep.environment)
+      .forUpdate()
+      .executeTakeFirst();
+    return req ? payRequest(tx, core, dep, req.id, now) : { result: 'no_match', paymentRequestId: null };
+  }
   if (dep.source !== 'virtual_account' || !dep.virtual_account_id) return { result: 'not_applicable', paymentRequestId: null };
   const va = await tx
     .selectFrom('virtual_accounts')

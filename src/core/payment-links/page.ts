@@ -27,6 +27,8 @@ export interface PaymentPage {
   request: { amount: string; currency: string; reference: string; status: PaymentRequestStatus; expiresAt: Date } | null;
   /** The deposit address when crypto is offered; `amount` in USDC for a USD request, else null. */
   crypto: { address: string; network: string; amount: string | null; minimumDeposit: string } | null;
+  /** When card is ready (live, a card processor): the request's amount and currency, or null amount (the payer enters USD). */
+  card: { amount: string | null; currency: string } | null;
 }
 
 /** Undefined when the link is unknown or unpublished, or the request is not the link's (the page answers 404). */
@@ -50,6 +52,7 @@ export async function loadPaymentPage(db: DbOrTx, token: string, requestToken?: 
   const accounts = (await activeVirtualAccounts(db, link.business_id, link.environment))
     .filter((a) => !request || a.currency === request.currency)
     .map((a) => ({ currency: a.currency, rail: a.rail, referenceRequired: a.reference_required, details: a.details }));
+  const card = ready.card && (link.methods as string[]).includes('card') ? { amount: request ? request.amount : null, currency: request ? request.currency : 'USD' } : null;
   return {
     environment: link.environment,
     businessName: business.name,
@@ -58,5 +61,6 @@ export async function loadPaymentPage(db: DbOrTx, token: string, requestToken?: 
     accounts,
     request,
     crypto,
+    card,
   };
 }

@@ -6,6 +6,7 @@ import { PAYMENT_METHOD_TYPES, type PaymentMethodType } from '../../domain/fundi
 import { newId, randomToken } from '../../domain/ids';
 import type { Caller, Core } from '../context';
 import { cryptoDepositsWatched } from '../funding/crypto-addresses';
+import { cardProcessorFor } from '../cards/processor';
 import { type PaymentLink, paymentLinkUrl } from '../../domain/payment-links';
 import type { Selectable } from 'kysely';
 import type { PaymentLinksTable } from '../../db/tables/funding';
@@ -27,7 +28,11 @@ export function toPaymentLink(row: PaymentLinkRow, ready: Record<PaymentMethodTy
 
 export const MAX_LINK_NAME = 200;
 
-/** Whether each method can take money now (docs/getting-paid.md); without `config`, crypto is not ready. */
+/**
+ * Whether each method can take money now (docs/getting-paid.md); without `config`, crypto and card
+ * are not ready. Card is ready in live when a live card processor is configured ("Card payments");
+ * the sandbox has no card form on payment pages.
+ */
 export async function methodReadiness(db: DbOrTx, businessId: string, environment: Environment, config?: Core['config']): Promise<Record<PaymentMethodType, boolean>> {
   const va = await db
     .selectFrom('virtual_accounts')
@@ -37,7 +42,11 @@ export async function methodReadiness(db: DbOrTx, businessId: string, environmen
     .where('status', '=', 'active')
     .limit(1)
     .executeTakeFirst();
-  return { bank_transfer: !!va, card: false, crypto: !!config && cryptoDepositsWatched(config, environment) };
+  return {
+    bank_transfer: !!va,
+    card: !!config && environment === 'live' && cardProcessorFor(config) !== null,
+    crypto: !!config && cryptoDepositsWatched(config, environment),
+  };
 }
 
 function parseName(v: unknown): string {

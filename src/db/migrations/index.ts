@@ -34,6 +34,7 @@ import * as m0076scc from './0076_screening_cases';
 import * as m0079rsc from './0079_recipient_screenings';
 import * as m0077vop from './0077_payee_verification';
 import * as m0080cpy from './0080_card_payments';
+import * as m0081ctp from './0081_card_topup_payments';
 
 /** Every migration in order. Add new files here; never edit one that has shipped. */
 export const migrations: Record<string, Migration> = {
@@ -72,6 +73,7 @@ export const migrations: Record<string, Migration> = {
   '0079_recipient_screenings': m0079rsc,
   '0077_payee_verification': m0077vop,
   '0080_card_payments': m0080cpy,
+  '0081_card_topup_payments': m0081ctp,
 };
 
 /** Static provider (no filesystem scan), so bundlers and tsx see every migration. */

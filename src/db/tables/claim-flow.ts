@@ -19,11 +19,14 @@ export interface CardTopupsTable {
   environment: 'sandbox' | 'live';
   /** US cents. */
   amount: bigint;
+  /** Sandbox only; a live top-up's status reads from its card payment (docs/surface-b.md "Card top-ups"). */
   status: 'pending' | 'completed' | 'cancelled';
   token: string;
   success_url: string;
   cancel_url: string;
   deposit_id: string | null;
+  /** A live top-up's card payment (`cpay_…`, src/core/cards/card-payments.ts); null in the sandbox. */
+  card_payment_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
