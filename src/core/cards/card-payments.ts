@@ -220,6 +220,7 @@ export async function applyCheckoutState(core: Core, state: CardCheckoutState, k
     payment_intent_id: payment.payment_intent_id ?? state.paymentIntentId,
     charge_id: payment.charge_id ?? state.chargeId,
   };
+  const withCharge = (s: CardCheckoutState) => ({ ...session, payment_intent_id: session.payment_intent_id ?? s.paymentIntentId, charge_id: session.charge_id ?? s.chargeId });
   const from = CARD_PAYMENT_OPEN_STATUSES.filter((s) => RANK[s] < RANK[target]);
   if (target !== 'paid') {
     const moved = await moveStatus(core, payment.id, from, { ...session, status: target });
@@ -227,6 +228,14 @@ export async function applyCheckoutState(core: Core, state: CardCheckoutState, k
   }
   if (state.amount !== BigInt(payment.amount) || state.currency.toUpperCase() !== payment.currency) {
     core.log.warn({ cardPaymentId: payment.id, sessionAmount: String(state.amount), sessionCurrency: state.currency }, 'card session amount differs from the payment; crediting the payment amount');
+  }
+  // An event's session carries no fee (the charge's balance transaction has it): ask the processor.
+  // A failed call throws: the event stays unapplied for its next delivery, or the poller.
+  let paidState = state;
+  const processor = state.fee === null ? liveCardProcessor(core) : null;
+  if (processor) {
+    const fresh = await processor.retrieveCheckout(state.sessionId);
+    if (fresh.status === 'complete' && fresh.paymentStatus === 'paid') paidState = fresh;
   }
   // Credit first (idempotent on the payment id), then mark paid: a crash between them is retried by the poller.
   const caller: Caller = { businessId: payment.business_id, environment: payment.environment, keyId: 'card_processor', role: 'member', policy: null };
@@ -236,13 +245,13 @@ export async function applyCheckoutState(core: Core, state: CardCheckoutState, k
     currency: payment.currency,
     externalId: payment.id,
     reference: `card payment ${payment.id}`,
-    processorFee: state.fee,
+    processorFee: paidState.fee,
     paymentRequestId: payment.payment_request_id,
   });
   const paid = await moveStatus(core, payment.id, from, {
-    ...session,
+    ...withCharge(paidState),
     status: 'paid',
-    fee: state.fee,
+    fee: paidState.fee,
     deposit_id: dep.deposit.id,
     paid_at: core.now(),
   });

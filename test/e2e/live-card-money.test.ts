@@ -1,0 +1,148 @@
+/**
+ * Live card money end to end (issue #53; docs/getting-paid.md "Card payments", "Refunds",
+ * "Disputes", "Rolling reserve"): the service's Stripe module over the official `stripe` client,
+ * talking to the test card processor (tools/test-card-processor: every request checked by
+ * stripe-mock against Stripe's OpenAPI), whose signed events reach `POST /hooks/card/stripe`.
+ * Needs the stripe-mock binary (`npx tsx tools/stripe-mock-bin.ts install`; .ci/run installs it).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestCardProcessor, TEST_CARDS, testCardFee, type TestCardProcessor } from '../../tools/test-card-processor/processor';
+import { divDecimal, formatAmount, parseDecimal, USDC } from '../../src/domain/money';
+import { launchBrowser, serveHarness } from '../helpers/browser';
+import { createHarness, type Harness } from '../helpers/harness';
+import { waitFor } from '../helpers/wait-for';
+
+let tp: TestCardProcessor;
+let h: Harness;
+beforeAll(async () => {
+  tp = await startTestCardProcessor({ stepMs: 20 });
+  // A 10 % reserve held for an hour (the defaults' percent; a period the test never reaches).
+  h = await createHarness({ env: { ...tp.env, CARD_RESERVE_PERCENT: '10', CARD_RESERVE_PERIOD: 'PT1H', CARD_POLL_AFTER: 'PT1H' } });
+  tp.setWebhookTarget(async (headers, body) => (await h.app.request('/hooks/card/stripe', { method: 'POST', headers, body })).status);
+}, 120_000);
+afterAll(async () => {
+  await h?.close();
+  await tp?.close();
+});
+
+const B = '/claim/v1';
+type Biz = { id: string; sandbox: string; live: string };
+
+const topup = (b: Biz, amountUsd: string, idempotencyKey?: string) =>
+  h.request('POST', `${B}/funding/card`, { key: b.live, body: { amountUsd, successUrl: 'https://shop.example/ok', cancelUrl: 'https://shop.example/back', ...(idempotencyKey ? { idempotencyKey } : {}) } });
+const sessionOf = (checkoutUrl: string) => new URL(checkoutUrl).pathname.split('/').pop()!;
+const balance = async (b: Biz) => {
+  const r = await h.db.selectFrom('balances').select(['available', 'held', 'reserve']).where('business_id', '=', b.id).where('environment', '=', 'live').executeTakeFirst();
+  return { available: BigInt(r?.available ?? 0), reserve: BigInt(r?.reserve ?? 0) };
+};
+const cardDeposits = (b: Biz) => h.db.selectFrom('deposits').selectAll().where('business_id', '=', b.id).where('environment', '=', 'live').where('source', '=', 'card').execute();
+/** The top-up once completed and its deposit credited (the deposit workflow credits after the payment is paid). */
+const completed = (b: Biz, id: string) =>
+  waitFor(async () => {
+    const r = await h.request('GET', `${B}/funding/card/${id}`, { key: b.live });
+    if (r.body.status !== 'completed' || !r.body.depositId) return null;
+    const dep = await h.db.selectFrom('deposits').select('status').where('id', '=', r.body.depositId).executeTakeFirst();
+    return dep?.status === 'credited' ? r.body : null;
+  }, `card top-up ${id} completed and credited`);
+
+describe('live card top-up over the Stripe client and the test card processor', () => {
+  it('makes one Checkout Session (stripe-mock accepted it), credits only after the signed completion, once when it comes twice, never for a tampered or 10-minute-old signature', async () => {
+    const b = await h.business();
+    const r = await topup(b, '100.00', 'card-e2e-1');
+    expect(r.status).toBe(201);
+    const again = await topup(b, '100.00', 'card-e2e-1');
+    expect(again.body.id).toBe(r.body.id);
+    const sessionId = sessionOf(r.body.checkoutUrl);
+    expect(r.body.checkoutUrl).toBe(`${tp.url}/checkout/${sessionId}`);
+    const mine = tp.sessions().filter((s) => s.metadata.card_topup_id === r.body.id || s.id === sessionId);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ amount: 10000n, currency: 'usd', status: 'open' });
+    expect(mine[0]!.clientReferenceId).toMatch(/^cpay_/);
+
+    // Paid, but its event held back: nothing is credited yet.
+    const paid = await tp.pay(sessionId, { card: TEST_CARDS.succeeds }, { delivery: 'silent' });
+    expect(paid.outcome).toBe('succeeded');
+    await tp.idle();
+    const event = tp.events().find((e) => e.type === 'checkout.session.completed' && e.objectId === sessionId)!;
+    expect(event.delivered).toBe(false);
+    const send = (body: string, signature: string) => h.request('POST', '/hooks/card/stripe', { rawBody: body, headers: { 'content-type': 'application/json', 'stripe-signature': signature } });
+
+    // A tampered body under the genuine signature, and the genuine body signed 10 minutes ago: 400, nothing changes.
+    const tampered = await send(event.body.replace('"amount_total":10000', '"amount_total":99999999'), tp.sign(event.body));
+    expect(tampered.status).toBe(400);
+    expect(tampered.body.error.code).toBe('signature_invalid');
+    const stale = await send(event.body, tp.sign(event.body, Math.floor(Date.now() / 1000) - 600));
+    expect(stale.status).toBe(400);
+    expect(stale.body.error.code).toBe('signature_expired');
+    expect(await cardDeposits(b)).toEqual([]);
+    expect(await balance(b)).toEqual({ available: 0n, reserve: 0n });
+    expect(await h.db.selectFrom('card_processor_events').select('id').execute().then((rows) => rows.filter((x) => x.id.endsWith(JSON.parse(event.body).id)))).toEqual([]);
+
+    // The genuine delivery, twice: credited once.
+    expect((await send(event.body, tp.sign(event.body))).status).toBe(200);
+    expect((await send(event.body, tp.sign(event.body))).status).toBe(200);
+    const done = await completed(b, r.body.id);
+    const deposits = await cardDeposits(b);
+    expect(deposits).toHaveLength(1);
+    const dep = deposits[0]!;
+    // The processor's fee (2.9 % + 0.30 = 3.20 USD on 100.00) at the deposit's live rate, rounded up,
+    // is the processing fee, posted to card_fees; the balance gets the rest.
+    expect(testCardFee(10000n)).toBe(320n);
+    const fee = divDecimal(320n, parseDecimal(dep.rate), USDC, 'USD', 'ceil');
+    expect(dep).toMatchObject({ status: 'credited', amount: 10000n, fee_processing: fee, net_amount: BigInt(dep.gross_amount) - fee });
+    expect(done.feeUsd).toBe(formatAmount(fee, USDC));
+    const fees = await h.db.selectFrom('ledger_postings').select(['amount']).where('key', '=', `deposit:${dep.id}:card_fee`).where('credit_account', '=', 'card_fees').execute();
+    expect(fees.map((f) => f.amount)).toEqual([fee]);
+    // 10 % of the credit (rounded down) in the rolling reserve, the rest available.
+    const reserve = (BigInt(dep.net_amount) * 10n) / 100n;
+    expect(await balance(b)).toEqual({ available: BigInt(dep.net_amount) - reserve, reserve });
+  });
+
+  it('pays a live top-up in headless Chromium on the processor\'s checkout page, showing a decline first', async () => {
+    const b = await h.business();
+    const served = await serveHarness(h);
+    const chromium = await launchBrowser();
+    try {
+      const r = await h.request('POST', `${B}/funding/card`, { key: b.live, body: { amountUsd: '25.50', successUrl: `${served.origin}/docs`, cancelUrl: `${served.origin}/docs` } });
+      expect(r.status).toBe(201);
+      const page = await chromium.browser.newPage();
+      await page.goto(r.body.checkoutUrl);
+      expect(await page.$eval('#amount', (e) => e.textContent)).toBe('25.50 USD');
+      await page.type('#card', TEST_CARDS.declined);
+      await Promise.all([page.waitForNavigation(), page.click('#pay')]);
+      expect(await page.$eval('#error', (e) => e.getAttribute('data-code'))).toBe('card_declined');
+      await page.type('#card', TEST_CARDS.succeeds);
+      await Promise.all([page.waitForNavigation(), page.click('#pay')]);
+      expect(page.url()).toBe(`${served.origin}/docs`);
+      await page.close();
+      const done = await completed(b, r.body.id);
+      const dep = (await cardDeposits(b))[0]!;
+      expect(done).toMatchObject({ amountUsd: '25.50', depositId: dep.id, feeUsd: formatAmount(BigInt(dep.fee_processing), USDC) });
+      expect(dep.fee_processing).toBe(divDecimal(testCardFee(2550n), parseDecimal(dep.rate), USDC, 'USD', 'ceil'));
+    } finally {
+      await chromium.close();
+      await served.close();
+    }
+  });
+
+  it('a live payment request paid by card through its page is paid and credits the business', async () => {
+    const b = await h.business();
+    const link = (await h.request('POST', '/v1/payment-links', { key: b.live, body: { name: 'Invoices', methods: ['card'] } })).body;
+    expect(link.methods).toEqual([{ type: 'card', ready: true }]);
+    const req = await h.request('POST', '/v1/payment-requests', {
+      key: b.live,
+      body: { payment_link_id: link.id, amount: '75.00', currency: 'USD', reference: 'INV-CARD-1', expires_at: new Date(Date.now() + 3_600_000).toISOString() },
+    });
+    expect(req.status).toBe(201);
+    const go = await h.request('POST', `${new URL(req.body.url).pathname}/card`, { form: new FormData() });
+    expect(go.status).toBe(303);
+    const sessionId = sessionOf(go.headers.get('location')!);
+    expect((await tp.pay(sessionId, { card: TEST_CARDS.succeeds })).outcome).toBe('succeeded');
+    const paid = await waitFor(async () => {
+      const r = await h.request('GET', `/v1/payment-requests/${req.body.id}`, { key: b.live });
+      return r.body.status === 'paid' ? r.body : null;
+    }, 'the request paid by card');
+    const dep = (await cardDeposits(b)).find((d) => d.id === paid.deposit_id);
+    expect(dep).toMatchObject({ amount: 7500n, payment_request_id: req.body.id, status: 'credited' });
+  });
+});
