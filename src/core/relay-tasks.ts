@@ -2,6 +2,7 @@ import { recoverDisbursementRuns } from './disbursements';
 import type { RelayTask } from './relay';
 import { dispatchWebhookEvents } from './webhooks';
 import { sendPendingFallbacks } from './notifications/payout-notifications';
+import { cardMoneyBackSweep } from './cards/sweep';
 
 /** Runs `task` at most once per `everyMs`; reports 0 so it never drains in a loop. */
 function throttled(task: RelayTask, everyMs: number): RelayTask {
@@ -14,5 +15,5 @@ function throttled(task: RelayTask, everyMs: number): RelayTask {
   };
 }
 
-/** Relay tasks beyond the start sweep: webhook dispatch, disbursement run recovery (30 s), SMS fallbacks (1 s). */
-export const relayTasks: RelayTask[] = [dispatchWebhookEvents, throttled((core) => recoverDisbursementRuns(core), 30_000), throttled(sendPendingFallbacks, 1000)];
+/** Relay tasks beyond the start sweep: webhook dispatch, disbursement run recovery (30 s), SMS fallbacks (1 s), card money back (60 s: reserve releases, refund retries, dispute shortfall recovery). */
+export const relayTasks: RelayTask[] = [dispatchWebhookEvents, throttled((core) => recoverDisbursementRuns(core), 30_000), throttled(sendPendingFallbacks, 1000), throttled(cardMoneyBackSweep, 60_000)];
