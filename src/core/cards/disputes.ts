@@ -48,7 +48,7 @@ export async function applyDisputeEvent(
   const now = core.now();
   const result = await core.db.transaction().execute(async (tx) => {
     const processor = await tx.selectFrom('card_payments').select('processor').where('id', '=', payment.id).executeTakeFirst();
-    await tx
+    const insert = await tx
       .insertInto('card_disputes')
       .values({
         id: d.id,
@@ -70,10 +70,10 @@ export async function applyDisputeEvent(
         updated_at: now,
       })
       .onConflict((oc) => oc.column('id').doNothing())
-      .execute();
+      .executeTakeFirst();
     const row = await tx.selectFrom('card_disputes').selectAll().where('id', '=', d.id).forUpdate().executeTakeFirstOrThrow();
     if (row.business_id !== payment.businessId || row.environment !== payment.environment) return { outcome: 'stale' };
-    let outcome = event.kind === 'dispute_created' ? 'opened' : 'updated';
+    let outcome = (insert.numInsertedOrUpdatedRows ?? 0n) > 0n ? 'opened' : 'updated';
     const set: Record<string, unknown> = {};
     const finalNow = FINAL_DISPUTE_STATUSES.includes(row.status);
     if (!finalNow && d.status !== row.status) set.status = d.status;
