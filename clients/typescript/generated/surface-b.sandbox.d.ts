@@ -403,6 +403,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/funding/card/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Refunds of a card top-up */
+        get: operations["listCardTopupRefunds"];
+        put?: never;
+        /**
+         * Refund a card top-up (all or part)
+         * @description Debits the balance first (the credited share of amountUsd), then returns amountUsd to the card. Sandbox: succeeded at once. Live: pending until the card processor confirms; a failed refund credits the debit back. Refunds of a top-up add up to at most its amount.
+         */
+        post: operations["createCardTopupRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -950,6 +971,53 @@ export interface components {
              * @example 2026-03-01T12:00:00.000Z
              */
             creditedAt: string | null;
+        };
+        CardRefund: {
+            /** @example cref_01k0000000000000000000000 */
+            id: string;
+            /** @example ctu_01k0000000000000000000000 */
+            topupId: string | null;
+            /**
+             * @description Returned to the card, USD
+             * @example 20.00
+             */
+            amountUsd: string;
+            /**
+             * @description Debited from the balance, USD (= USDC): the top-up's credited share of amountUsd, rounded up; the card fee is not returned
+             * @example 19.200000
+             */
+            debitedUsd: string;
+            /**
+             * @description pending (live: the card processor has not confirmed yet), succeeded, or failed (the debit is credited back)
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            failureReason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        CardRefundCreate: {
+            /**
+             * @description Default: all that is left to refund of the top-up
+             * @example 20.00
+             */
+            amountUsd?: string;
+            /**
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent. Optional, but a retry without one is a new request: a timeout and a retry can pay twice.
+             * @example payroll-2026-03-row-17
+             */
+            idempotencyKey?: string;
+        };
+        CardRefundList: {
+            data: components["schemas"]["CardRefund"][];
         };
     };
     responses: never;
@@ -2799,6 +2867,171 @@ export interface operations {
             };
             /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error (quote details.requestId) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCardTopupRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refunds, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardRefundList"];
+                };
+            };
+            /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found (no card top-up with this id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error (quote details.requestId) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCardTopupRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CardRefundCreate"];
+            };
+        };
+        responses: {
+            /** @description The refund */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardRefund"];
+                };
+            };
+            /** @description validation_error (amountUsd malformed); amount_out_of_range (amountUsd above what is left to refund) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_balance (the available balance does not cover the debit; nothing is refunded) */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found (no card top-up with this id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_state (the top-up is not completed, is already fully refunded, or its deposit is not credited yet) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than the service accepts */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
