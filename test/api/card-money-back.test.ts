@@ -111,6 +111,11 @@ describe('refunds of card top-ups', () => {
     expect([r3.status, r3.body.error]).toEqual([409, 'invalid_state']);
     const list = await h.request('GET', `${B}/funding/card/${t.topupId}/refunds`, { key: b.sandbox });
     expect(list.body.data.map((x: { amountUsd: string }) => x.amountUsd)).toEqual(['30.00', '20.00']);
+    const events = await h.db.selectFrom('events').select(['type', 'data']).where('business_id', '=', b.id).where('type', '=', 'deposit.refunded').execute();
+    expect(events.map((e) => (e.data as { refund: { id: string } }).refund.id).sort()).toEqual([r1.body.id, r2.body.id].sort());
+    const a = await h.request('GET', '/sandbox/v1/events?type=deposit.refunded', { key: b.sandbox });
+    expect(a.status).toBe(200);
+    expect(a.body.data[0].data.object).toMatchObject({ object: 'deposit', id: t.depositId, refund: { id: expect.stringMatching(/^cref_/), status: 'succeeded', currency: 'USD' } });
   });
 
   it('402 insufficient_balance when available does not cover the debit: nothing written', async () => {
@@ -235,6 +240,12 @@ describe('disputes', () => {
     expect(ok.status).toBe(201);
     expect(await applyDisputeEvent(h.core, ev('dispute_closed', dispute(id, { status: 'lost', withdrawn: { amount: 5000n, fee: 1500n } })), payment)).toBe('closed');
     expect((await h.db.selectFrom('card_disputes').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status).toBe('lost');
+    const events = await h.db.selectFrom('events').select(['type', 'data']).where('business_id', '=', b.id).where('type', 'like', 'deposit.dispute%').orderBy('created_at').execute();
+    expect(events.map((e) => e.type)).toEqual(['deposit.disputed', 'deposit.dispute_closed']);
+    expect((events[0]!.data as { dispute: unknown }).dispute).toMatchObject({ id, status: 'needs_response', shortfall: { $bigint: String(row.shortfall) } });
+    const bEvents = await h.request('GET', `${B}/events?type=deposit.disputed`, { key: b.sandbox });
+    expect(bEvents.status).toBe(200);
+    expect(bEvents.body.data[0]).toMatchObject({ type: 'deposit.disputed', data: { id: t.depositId, dispute: { id, status: 'needs_response', currency: 'USD' } } });
   });
 
   it('won: the reinstatement gives back exactly what was taken and clears the shortfall; replays change nothing', async () => {

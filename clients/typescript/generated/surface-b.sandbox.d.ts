@@ -687,7 +687,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types: disbursement.created, disbursement.claimed, disbursement.delivered, disbursement.failed, disbursement.expired, disbursement.cancelled, disbursement.notification_delivered, disbursement.notification_failed, disbursement.under_review, disbursement.review_released, deposit.received, deposit.credited; or a wildcard: *, disbursement.*, deposit.*.
+             * @description Event types: disbursement.created, disbursement.claimed, disbursement.delivered, disbursement.failed, disbursement.expired, disbursement.cancelled, disbursement.notification_delivered, disbursement.notification_failed, disbursement.under_review, disbursement.review_released, deposit.received, deposit.credited, deposit.refunded, deposit.disputed, deposit.dispute_closed; or a wildcard: *, disbursement.*, deposit.*.
              * @example [
              *       "disbursement.*",
              *       "deposit.credited"
@@ -821,7 +821,7 @@ export interface components {
             /** @example evt_01k0000000000000000000000 */
             id: string;
             /** @enum {string} */
-            type: "disbursement.created" | "disbursement.claimed" | "disbursement.delivered" | "disbursement.failed" | "disbursement.expired" | "disbursement.cancelled" | "disbursement.notification_delivered" | "disbursement.notification_failed" | "disbursement.under_review" | "disbursement.review_released" | "deposit.received" | "deposit.credited";
+            type: "disbursement.created" | "disbursement.claimed" | "disbursement.delivered" | "disbursement.failed" | "disbursement.expired" | "disbursement.cancelled" | "disbursement.notification_delivered" | "disbursement.notification_failed" | "disbursement.under_review" | "disbursement.review_released" | "deposit.received" | "deposit.credited" | "deposit.refunded" | "deposit.disputed" | "deposit.dispute_closed";
             /**
              * Format: date-time
              * @example 2026-03-01T12:00:00.000Z
@@ -2347,7 +2347,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor: nextCursor of the previous page */
                 after?: string;
-                /** @description Event type (disbursement.created, disbursement.claimed, disbursement.delivered, disbursement.failed, disbursement.expired, disbursement.cancelled, disbursement.notification_delivered, disbursement.notification_failed, disbursement.under_review, disbursement.review_released, deposit.received, deposit.credited) or wildcard (*, disbursement.*, deposit.*) */
+                /** @description Event type (disbursement.created, disbursement.claimed, disbursement.delivered, disbursement.failed, disbursement.expired, disbursement.cancelled, disbursement.notification_delivered, disbursement.notification_failed, disbursement.under_review, disbursement.review_released, deposit.received, deposit.credited, deposit.refunded, deposit.disputed, deposit.dispute_closed) or wildcard (*, disbursement.*, deposit.*) */
                 type?: string;
                 /** @description ISO 8601 date-time; events created at or after it */
                 createdAfter?: string;

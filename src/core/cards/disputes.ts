@@ -16,12 +16,19 @@
  * (funds withdrawn before created, reinstated before withdrawn) change nothing twice.
  */
 import type { CardDisputeState } from '../../card-processors/processor';
+import type { Selectable } from 'kysely';
 import type { DbOrTx } from '../../db/schema';
+import type { CardDisputesTable } from '../../db/tables/cards';
 import { divDecimal, parseDecimal, USDC } from '../../domain/money';
 import type { Core } from '../context';
+import { depositDisputeEvent } from '../../domain/domain-events';
+import { emitEvent } from '../events';
+import { toDeposit } from '../funding/deposits';
 import { cardDisputeShortfalls } from '../metrics/registry';
 import { InsufficientFundsError, post } from '../ledger';
 import { takeFromReserves } from './reserve';
+
+type CardDisputesRow = Selectable<CardDisputesTable>;
 
 /** Processor statuses after which a dispute's status no longer changes (docs/getting-paid.md "Disputes"). */
 export const FINAL_DISPUTE_STATUSES: readonly string[] = ['won', 'lost', 'warning_closed', 'prevented'];
@@ -124,10 +131,19 @@ export async function applyDisputeEvent(
       set.status = d.status;
       if (outcome === 'updated') outcome = 'closed';
     }
+    const opened = outcome === 'opened' || (insert.numInsertedOrUpdatedRows ?? 0n) > 0n;
+    const closedNow = set.status !== undefined && FINAL_DISPUTE_STATUSES.includes(set.status as string) && !finalNow;
     if (Object.keys(set).length > 0) {
-      await tx.updateTable('card_disputes').set({ ...set, updated_at: now }).where('id', '=', d.id).execute();
+      const after = await tx.updateTable('card_disputes').set({ ...set, updated_at: now }).where('id', '=', d.id).returningAll().executeTakeFirstOrThrow();
+      if ((opened || closedNow) && payment.depositId) {
+        const type = closedNow ? 'deposit.dispute_closed' : 'deposit.disputed';
+        if (opened && closedNow) await emitDisputeEvent(tx, 'deposit.disputed', after, payment.depositId, payment.currency);
+        await emitDisputeEvent(tx, type, after, payment.depositId, payment.currency);
+      }
     } else if (outcome === 'updated') {
       outcome = 'stale';
+    } else if (opened && payment.depositId) {
+      await emitDisputeEvent(tx, 'deposit.disputed', row, payment.depositId, payment.currency);
     }
     return { outcome, shortfall };
   });
@@ -139,6 +155,26 @@ export async function applyDisputeEvent(
     );
   }
   return result.outcome;
+}
+
+/** Emits `deposit.disputed` / `deposit.dispute_closed` with the dispute as recorded (docs/getting-paid.md "Disputes"), in `tx`. */
+async function emitDisputeEvent(tx: DbOrTx, type: 'deposit.disputed' | 'deposit.dispute_closed', r: CardDisputesRow, depositId: string, currency: string): Promise<void> {
+  const dep = await tx.selectFrom('deposits').selectAll().where('id', '=', depositId).executeTakeFirst();
+  if (!dep) return;
+  const taken = BigInt(r.taken_available) + BigInt(r.taken_reserve);
+  const recovered = r.recovered_at !== null && r.reinstated_at === null ? BigInt(r.shortfall) : 0n;
+  const dispute = {
+    id: r.id,
+    status: r.status,
+    reason: r.reason,
+    amount: BigInt(r.amount),
+    fee: BigInt(r.fee),
+    currency: currency.toUpperCase(),
+    withdrawn: taken + recovered,
+    shortfall: r.recovered_at === null ? BigInt(r.shortfall) : 0n,
+    reinstated: r.reinstated_at !== null ? taken : 0n,
+  };
+  await emitEvent(tx, depositDisputeEvent({ businessId: r.business_id, environment: r.environment }, type, toDeposit(dep), dispute));
 }
 
 /**

@@ -17,6 +17,9 @@ import { ApiError } from '../../domain/errors';
 import { newId } from '../../domain/ids';
 import { divRound, formatAmount, parseAmountParam, USDC } from '../../domain/money';
 import type { Caller, Core } from '../context';
+import { depositRefundedEvent } from '../../domain/domain-events';
+import { emitEvent } from '../events';
+import { toDeposit } from '../funding/deposits';
 import { getBalance, InsufficientFundsError, insufficientBalance, post } from '../ledger';
 import { liveCardProcessor } from './processor';
 
@@ -125,6 +128,7 @@ export async function refundCardTopup(core: Core, caller: Caller, topupId: strin
       if (e instanceof InsufficientFundsError) throw insufficientBalance(debit, (await getBalance(tx, caller.businessId, caller.environment)).available, 'amountUsd');
       throw e;
     }
+    if (inserted.status === 'succeeded') await emitRefunded(tx, inserted);
     return { row: inserted, paymentIntentId };
   });
   if (row.status !== 'pending' || !paymentIntentId) return cardRefundView(row);
@@ -175,13 +179,25 @@ async function recordRefundResult(core: Core, id: string, result: CardRefundResu
   if (result.status === 'failed' || result.status === 'canceled') return failRefund(core, id, result.failureReason ?? result.status, result.refundId);
   const now = core.now();
   const set = result.status === 'succeeded' ? { status: 'succeeded' as const, processor_refund_id: result.refundId, updated_at: now } : { processor_refund_id: result.refundId, updated_at: now };
-  return core.db
-    .updateTable('card_refunds')
-    .set(set)
-    .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .returningAll()
+  return core.db.transaction().execute(async (tx) => {
+    const updated = await tx.updateTable('card_refunds').set(set).where('id', '=', id).where('status', '=', 'pending').returningAll().executeTakeFirst();
+    if (updated?.status === 'succeeded') await emitRefunded(tx, updated);
+    return updated;
+  });
+}
+
+/** Emits `deposit.refunded` (the top-up's deposit with the refund; docs/getting-paid.md "Refunds") for a succeeded refund, in `tx`. */
+async function emitRefunded(tx: DbOrTx, r: CardRefundsTable): Promise<void> {
+  if (!r.card_topup_id) return;
+  const dep = await tx
+    .selectFrom('card_topups')
+    .innerJoin('deposits', 'deposits.id', 'card_topups.deposit_id')
+    .selectAll('deposits')
+    .where('card_topups.id', '=', r.card_topup_id)
     .executeTakeFirst();
+  if (!dep) return;
+  const refund = { id: r.id, status: r.status, amount: BigInt(r.amount), currency: r.currency, debited: BigInt(r.debit), createdAt: new Date(r.created_at) };
+  await emitEvent(tx, depositRefundedEvent({ businessId: r.business_id, environment: r.environment }, toDeposit(dep), refund));
 }
 
 /** Marks refund `id` failed (from pending or succeeded) and gives the debit back (`card_refund:<id>:reversal`, refunds -> available); idempotent. */
