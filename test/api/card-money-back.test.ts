@@ -107,7 +107,7 @@ describe('refunds of card top-ups', () => {
     const r2 = await h.request('POST', `${B}/funding/card/${t.topupId}/refunds`, { key: b.sandbox, body: {} });
     expect([r2.status, r2.body.amountUsd]).toEqual([201, '30.00']);
     expect((await balances(b)).available).toBe(before.available - t.credited);
-    const r3 = await h.request('POST', `${B}/funding/card/${t.topupId}/refunds`, { key: b.sandbox, body: {} });
+    const r3 = await h.request('POST', `${B}/funding/card/${t.topupId}/refunds`, { key: b.sandbox });
     expect([r3.status, r3.body.error]).toEqual([409, 'invalid_state']);
     const list = await h.request('GET', `${B}/funding/card/${t.topupId}/refunds`, { key: b.sandbox });
     expect(list.body.data.map((x: { amountUsd: string }) => x.amountUsd)).toEqual(['30.00', '20.00']);

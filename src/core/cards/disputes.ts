@@ -91,6 +91,15 @@ export async function applyDisputeEvent(
     if (d.withdrawn && !row.withdrawn_at && !row.reinstated_at) {
       const dep = payment.depositId ? await tx.selectFrom('deposits').select(['rate']).where('id', '=', payment.depositId).executeTakeFirst() : undefined;
       const total = disputeMicroUsdc(d.withdrawn.amount + d.withdrawn.fee, payment.currency, dep?.rate ?? null);
+      // Lock order as the release sweep's (reserve rows, then the balance row): no deadlock between them.
+      await tx
+        .selectFrom('card_reserves')
+        .select('deposit_id')
+        .where('business_id', '=', payment.businessId)
+        .where('environment', '=', payment.environment)
+        .where('released_at', 'is', null)
+        .forUpdate()
+        .execute();
       const bal = await tx
         .selectFrom('balances')
         .select('available')
