@@ -81,9 +81,13 @@ export function depositRefundedEvent(owner: EventOwner, d: Deposit, refund: Depo
   return event(owner, 'deposit.refunded', { object: 'deposit', value: d, refund }, `deposit:${d.id}:refund:${refund.id}`);
 }
 
-/** `deposit.disputed` (a dispute opened) or `deposit.dispute_closed` (its final status); dedupe `deposit:{id}:dispute:{disputeId}:{opened|closed}`. */
-export function depositDisputeEvent(owner: EventOwner, type: 'deposit.disputed' | 'deposit.dispute_closed', d: Deposit, dispute: DepositDisputeFact): DomainEvent {
-  return event(owner, type, { object: 'deposit', value: d, dispute }, `deposit:${d.id}:dispute:${dispute.id}:${type === 'deposit.disputed' ? 'opened' : 'closed'}`);
+/**
+ * `deposit.disputed` (phase `opened`: a dispute first seen; `withdrawn`: its funds withdrawn later) or
+ * `deposit.dispute_closed` (phase `closed`: its final status); dedupe `deposit:{id}:dispute:{disputeId}:{phase}`.
+ */
+export function depositDisputeEvent(owner: EventOwner, phase: 'opened' | 'withdrawn' | 'closed', d: Deposit, dispute: DepositDisputeFact): DomainEvent {
+  const type = phase === 'closed' ? 'deposit.dispute_closed' : 'deposit.disputed';
+  return event(owner, type, { object: 'deposit', value: d, dispute }, `deposit:${d.id}:dispute:${dispute.id}:${phase}`);
 }
 
 /** `recipient.updated` by a bank's correction (docs/rails.md "ACH"); dedupe `recipient:{id}:correction:{correctionId}`. */

@@ -267,6 +267,13 @@ describe('disputes', () => {
     expect(await recoverDisputeShortfalls(h.core)).toBe(0);
     const ok = await h.request('POST', '/sandbox/v1/payouts', { key: b.sandbox, body: { channel: 'service_user_usdc', recipient: { type: 'service_user', handle: '@maria' }, source_amount: '1.00' } });
     expect(ok.status).toBe(201);
+    // Opened, then withdrawn (shortfall > 0), then closed won: each once.
+    const events = await h.db.selectFrom('events').select(['type', 'data']).where('business_id', '=', b.id).where('type', 'like', 'deposit.dispute%').orderBy('created_at').execute();
+    expect(events.map((e) => e.type)).toEqual(['deposit.disputed', 'deposit.disputed', 'deposit.dispute_closed']);
+    const facts = events.map((e) => (e.data as { dispute: { shortfall: { $bigint: string }; status: string } }).dispute);
+    expect(facts[0]!.shortfall.$bigint).toBe('0');
+    expect(BigInt(facts[1]!.shortfall.$bigint)).toBeGreaterThan(0n);
+    expect([facts[2]!.status, facts[2]!.shortfall.$bigint]).toEqual(['won', '0']);
   });
 
   it('reinstated before withdrawn (reordered): nothing moves', async () => {

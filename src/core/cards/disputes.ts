@@ -140,19 +140,22 @@ export async function applyDisputeEvent(
       set.status = d.status;
       if (outcome === 'updated') outcome = 'closed';
     }
-    const opened = outcome === 'opened' || (insert.numInsertedOrUpdatedRows ?? 0n) > 0n;
+    const opened = (insert.numInsertedOrUpdatedRows ?? 0n) > 0n;
+    const withdrawnNow = set.withdrawn_at !== undefined;
     const closedNow = set.status !== undefined && FINAL_DISPUTE_STATUSES.includes(set.status as string) && !finalNow;
+    let after = row;
     if (Object.keys(set).length > 0) {
-      const after = await tx.updateTable('card_disputes').set({ ...set, updated_at: now }).where('id', '=', d.id).returningAll().executeTakeFirstOrThrow();
-      if ((opened || closedNow) && payment.depositId) {
-        const type = closedNow ? 'deposit.dispute_closed' : 'deposit.disputed';
-        if (opened && closedNow) await emitDisputeEvent(tx, 'deposit.disputed', after, payment.depositId, payment.currency);
-        await emitDisputeEvent(tx, type, after, payment.depositId, payment.currency);
-      }
+      after = await tx.updateTable('card_disputes').set({ ...set, updated_at: now }).where('id', '=', d.id).returningAll().executeTakeFirstOrThrow();
     } else if (outcome === 'updated') {
       outcome = 'stale';
-    } else if (opened && payment.depositId) {
-      await emitDisputeEvent(tx, 'deposit.disputed', row, payment.depositId, payment.currency);
+    }
+    // deposit.disputed when first seen, and again (its own dedupe key) when the funds are withdrawn
+    // later; deposit.dispute_closed at the final status (docs/getting-paid.md "Disputes").
+    if (payment.depositId) {
+      const emit = (phase: 'opened' | 'withdrawn' | 'closed') => emitDisputeEvent(tx, phase, after, payment.depositId!, payment.currency);
+      if (opened) await emit('opened');
+      else if (withdrawnNow) await emit('withdrawn');
+      if (closedNow) await emit('closed');
     }
     return { outcome, shortfall };
   });
@@ -166,8 +169,8 @@ export async function applyDisputeEvent(
   return result.outcome;
 }
 
-/** Emits `deposit.disputed` / `deposit.dispute_closed` with the dispute as recorded (docs/getting-paid.md "Disputes"), in `tx`. */
-async function emitDisputeEvent(tx: DbOrTx, type: 'deposit.disputed' | 'deposit.dispute_closed', r: CardDisputesRow, depositId: string, currency: string): Promise<void> {
+/** Emits `deposit.disputed` (phase opened or withdrawn) / `deposit.dispute_closed` (closed) with the dispute as recorded (docs/getting-paid.md "Disputes"), in `tx`. */
+async function emitDisputeEvent(tx: DbOrTx, phase: 'opened' | 'withdrawn' | 'closed', r: CardDisputesRow, depositId: string, currency: string): Promise<void> {
   const dep = await tx.selectFrom('deposits').selectAll().where('id', '=', depositId).executeTakeFirst();
   if (!dep) return;
   const taken = BigInt(r.taken_available) + BigInt(r.taken_reserve);
@@ -183,7 +186,7 @@ async function emitDisputeEvent(tx: DbOrTx, type: 'deposit.disputed' | 'deposit.
     shortfall: r.recovered_at === null ? BigInt(r.shortfall) : 0n,
     reinstated: r.reinstated_at !== null ? taken : 0n,
   };
-  await emitEvent(tx, depositDisputeEvent({ businessId: r.business_id, environment: r.environment }, type, toDeposit(dep), dispute));
+  await emitEvent(tx, depositDisputeEvent({ businessId: r.business_id, environment: r.environment }, phase, toDeposit(dep), dispute));
 }
 
 /**
