@@ -230,6 +230,9 @@ describe('disputes', () => {
     expect(a.body.error.message).toContain(id);
     const d = await h.request('POST', `${B}/disbursements`, { key: b.sandbox, body: { recipientEmail: 'ana@example.com', amountUsd: '5.00' } });
     expect([d.status, d.body.error]).toEqual([403, 'payouts_blocked']);
+    const c = await h.request('POST', '/sandbox/guide/v1/payouts', { key: b.sandbox, body: { email: 'a@example.com', amount: '1', currency: 'USD' } });
+    expect(c.status).toBe(403);
+    expect(JSON.stringify(c.body)).toContain('payouts_blocked');
     const afterRefused = await balances(b);
     expect(afterRefused).toEqual({ available: 100_000_000n, held: 0n, reserve: 0n });
 
