@@ -96,10 +96,12 @@ export async function refundCardTopup(core: Core, caller: Caller, topupId: strin
     const debit = refundDebit({ amount, topupAmount, credited: BigInt(dep.net_amount), refundedAmount: done.amount, debited: done.debit });
     if (debit <= 0n) throw new ApiError(409, 'invalid_state', `Card top-up ${topupId} has nothing left to debit`, null);
     let paymentIntentId: string | null = null;
+    let cardPaymentId: string | null = null;
     if (caller.environment === 'live') {
-      const pay = await tx.selectFrom('card_payments').select(['payment_intent_id']).where('card_topup_id', '=', topupId).where('status', '=', 'paid').executeTakeFirst();
+      const pay = await tx.selectFrom('card_payments').select(['id', 'payment_intent_id']).where('card_topup_id', '=', topupId).where('status', '=', 'paid').executeTakeFirst();
       if (!pay?.payment_intent_id) throw new ApiError(409, 'invalid_state', `Card top-up ${topupId} has no paid card payment to refund`, null);
       paymentIntentId = pay.payment_intent_id;
+      cardPaymentId = pay.id;
     }
     const id = newId('cref', now.getTime());
     const inserted = await tx
@@ -108,7 +110,7 @@ export async function refundCardTopup(core: Core, caller: Caller, topupId: strin
         id,
         business_id: caller.businessId,
         environment: caller.environment,
-        card_payment_id: null,
+        card_payment_id: cardPaymentId,
         card_topup_id: topupId,
         amount,
         currency: 'USD',
