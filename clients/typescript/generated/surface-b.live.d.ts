@@ -832,7 +832,7 @@ export interface components {
         EventData: {
             /** @description The disbursement (po_…) or deposit (dep_…) */
             id: string;
-            /** @description The disbursement status the event reports (pending, claimed, delivered, failed, expired, cancelled) or, for deposits, received / credited */
+            /** @description The disbursement status the event reports (pending, claimed, delivered, failed, expired, cancelled) or, for deposits, received / credited (credited on deposit.refunded, deposit.disputed, deposit.dispute_closed) */
             status: string;
             recipientPhone: string | null;
             /** @description USD decimal string; for a deposit what the balance is credited */
@@ -849,6 +849,41 @@ export interface components {
             amount?: string | null;
             /** @description Deposit events: virtual_account, crypto or card */
             source?: string | null;
+            /** @description deposit.refunded: the card refund of the top-up (docs/getting-paid.md "Refunds") */
+            refund?: {
+                /** @example cref_01k0000000000000000000000 */
+                id: string;
+                /** @description succeeded */
+                status: string;
+                /** @description Returned to the card, USD */
+                amountUsd: string;
+                /** @description Debited from the balance, USD (= USDC) */
+                debitedUsd: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-03-01T12:00:00.000Z
+                 */
+                createdAt: string;
+            };
+            /** @description deposit.disputed, deposit.dispute_closed: the card dispute of the deposit (docs/getting-paid.md "Disputes") */
+            dispute?: {
+                /** @description The card processor's dispute id */
+                id: string;
+                /** @description The processor's status: needs_response, under_review, won, lost, ... */
+                status: string;
+                reason: string | null;
+                /** @description Disputed amount, in currency */
+                amount: string;
+                /** @description The dispute fee, in currency */
+                fee: string;
+                currency: string;
+                /** @description Taken from the balance (available, then the rolling reserve), USD (= USDC) */
+                withdrawnUsd: string;
+                /** @description What the balance did not cover; above zero, new disbursements answer 403 payouts_blocked until it is recovered */
+                shortfallUsd: string;
+                /** @description Given back to the balance (a won dispute) */
+                reinstatedUsd: string;
+            };
         };
         FundingAccount: {
             /** @example va_01k0000000000000000000000 */
