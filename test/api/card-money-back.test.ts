@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CardProcessorError, type CardDisputeState, type CardProcessor, type CardRefundInput, type CardRefundResult } from '../../src/card-processors/processor';
 import type { Caller, Core } from '../../src/core/context';
-import { applyDisputeEvent, recoverDisputeShortfalls } from '../../src/core/cards/disputes';
+import { applyDisputeEvent, disputeMicroUsdc, recoverDisputeShortfalls } from '../../src/core/cards/disputes';
 import { applyRefundEvent, refundCardTopup, refundDebit, retryPendingRefunds } from '../../src/core/cards/refunds';
-import { holdCardReserve, releaseDueReserves, reserveShare } from '../../src/core/cards/reserve';
+import { holdCardReserve, releaseDueReserves, reserveShare, takeFromReserves } from '../../src/core/cards/reserve';
 import { creditDeposit, receiveDeposit } from '../../src/core/funding/deposits';
 import { post as postLedger } from '../../src/core/ledger';
 import { newId } from '../../src/domain/ids';
@@ -93,6 +93,10 @@ describe('refunds of card top-ups', () => {
     expect(refundDebit({ ...o, amount: 3333n })).toBe(32_163_450n);
     expect(refundDebit({ ...o, amount: 1n })).toBe(9650n);
     expect(refundDebit({ ...o, amount: 1667n, refundedAmount: 3333n, debited: 32_163_450n })).toBe(48_250_000n - 32_163_450n);
+    // Dispute amounts: USD 1:1 (cents x 10^4), another currency at its deposit's rate (currency per USDC), rounded up.
+    expect(disputeMicroUsdc(6500n, 'usd', null)).toBe(65_000_000n);
+    expect(disputeMicroUsdc(1750n, 'mxn', '17.5')).toBe(1_000_000n);
+    expect(disputeMicroUsdc(1n, 'mxn', '17.5')).toBe(572n);
   });
 
   it('sandbox: a partial then the full rest succeed at once, debit the balance first and add up to the credit; then 409', async () => {
@@ -190,6 +194,23 @@ describe('rolling reserve', () => {
     expect(await releaseDueReserves(later)).toBeGreaterThanOrEqual(1);
     expect(await balances(b)).toEqual(before);
     expect(await releaseDueReserves(later)).toBe(0);
+  });
+
+  it('a reserve a dispute took part of releases only what remains; the percent rounds down', async () => {
+    expect(reserveShare(48_250_001n, '10')).toBe(4_825_000n);
+    expect(reserveShare(48_250_000n, '2.5')).toBe(1_206_250n);
+    const b = await h.business();
+    const t = await creditedTopup(b, 10_000n);
+    const settings = { percent: '10', periodMs: 1000 };
+    const held = await h.db.transaction().execute((tx) =>
+      holdCardReserve(tx, { businessId: b.id, environment: 'sandbox', depositId: t.depositId, cardPaymentId: null, credited: t.credited, creditedAt: new Date() }, settings),
+    );
+    const taken = await h.db.transaction().execute((tx) => takeFromReserves(tx, b.id, 'sandbox', 'dp_partial', 1_000_000n, new Date()));
+    expect(taken).toBe(1_000_000n);
+    const before = await balances(b);
+    expect(before.reserve).toBe(held - taken);
+    await releaseDueReserves({ ...h.core, now: () => new Date(Date.now() + 60_000) });
+    expect(await balances(b)).toEqual({ available: before.available + held - taken, held: 0n, reserve: 0n });
   });
 });
 
