@@ -2,6 +2,7 @@ import { type RawBuilder, sql } from 'kysely';
 import { ApiError } from '../domain/errors';
 import { formatAmount, USDC } from '../domain/money';
 import type { DbOrTx, Environment } from '../db/schema';
+import { noOpenShortfall, openShortfall, payoutsBlocked } from './cards/payout-block';
 
 /**
  * Ledger accounts (docs/architecture.md "Money rules" 2): `available`, `held` (payouts in flight),
@@ -19,6 +20,11 @@ export interface Posting {
   from: Account;
   to: Account;
   amount: bigint;
+  /**
+   * A new payout's hold: refused while the business has an open card dispute shortfall (403
+   * `payouts_blocked`, docs/getting-paid.md "Disputes"); the condition joins the balance guard.
+   */
+  refusedWhenPayoutsBlocked?: boolean;
 }
 
 const BALANCE_COLUMN: Partial<Record<Account, 'available' | 'held' | 'reserve'>> = { available: 'available', held: 'held', reserve: 'reserve' };
@@ -42,7 +48,7 @@ function balanceGuard(p: Posting): RawBuilder<unknown> {
   if (!from) return sql`balance as (select 1 as covered)`;
   return sql`balance as (
       select 1 as covered from balances
-      where business_id = ${p.businessId} and environment = ${p.environment} and currency = ${USDC} and ${sql.ref(from)} >= ${p.amount}
+      where business_id = ${p.businessId} and environment = ${p.environment} and currency = ${USDC} and ${sql.ref(from)} >= ${p.amount}${p.refusedWhenPayoutsBlocked ? sql` and ${noOpenShortfall(p.businessId, p.environment)}` : sql``}
       for no key update
     )`;
 }
@@ -83,7 +89,7 @@ export async function post(tx: DbOrTx, p: Posting): Promise<boolean> {
     with ${postingCtes(p)}
     select (select count(*) from posting)::int as posted, (select count(*) from balance)::int as moved`.execute(tx);
   const outcome = await resolvePostingOutcome(tx, p, r.rows[0]!.posted, r.rows[0]!.moved);
-  if (outcome === 'unapplied') throw new InsufficientFundsError(p.from, p.amount);
+  if (outcome === 'unapplied') return explainUnappliedPosting(tx, p);
   return outcome === 'applied';
 }
 
@@ -100,7 +106,12 @@ export function gatedPostingCtes(p: Posting): RawBuilder<unknown> {
     )`;
 }
 
-export async function explainUnappliedPosting(_tx: DbOrTx, p: Posting): Promise<never> {
+/** Throws why a posting was not applied: ApiError 403 `payouts_blocked` for a blocked hold, else {@link InsufficientFundsError}. */
+export async function explainUnappliedPosting(tx: DbOrTx, p: Posting): Promise<never> {
+  if (p.refusedWhenPayoutsBlocked) {
+    const blocked = await openShortfall(tx, p.businessId, p.environment);
+    if (blocked) throw payoutsBlocked(blocked);
+  }
   throw new InsufficientFundsError(p.from, p.amount);
 }
 

@@ -1,7 +1,7 @@
 /** Event constructors, one per kind, each owning its dedupe key (docs/webhooks.md "Event data"). */
 import type { Deposit } from './deposits';
 import type { Disbursement } from './disbursements';
-import type { EventObject, RecipientEventValue } from './event-objects';
+import type { DepositDisputeFact, DepositRefundFact, EventObject, RecipientEventValue } from './event-objects';
 import type { PayoutNotification } from './notifications';
 import type { PaymentRequest } from './payment-links';
 import type { Payout } from './payouts';
@@ -74,6 +74,20 @@ export function paymentRequestEvent(owner: EventOwner, type: string, r: PaymentR
 /** `deposit.{received|credited|dropped}`; dedupe `deposit:{id}:{status}`. */
 export function depositEvent(owner: EventOwner, type: string, d: Deposit, status: 'received' | 'credited' | 'dropped'): DomainEvent {
   return event(owner, type, { object: 'deposit', value: d }, `deposit:${d.id}:${status}`);
+}
+
+/** `deposit.refunded`: a card refund of the deposit succeeded; dedupe `deposit:{id}:refund:{refundId}`. */
+export function depositRefundedEvent(owner: EventOwner, d: Deposit, refund: DepositRefundFact): DomainEvent {
+  return event(owner, 'deposit.refunded', { object: 'deposit', value: d, refund }, `deposit:${d.id}:refund:${refund.id}`);
+}
+
+/**
+ * `deposit.disputed` (phase `opened`: a dispute first seen; `withdrawn`: its funds withdrawn later) or
+ * `deposit.dispute_closed` (phase `closed`: its final status); dedupe `deposit:{id}:dispute:{disputeId}:{phase}`.
+ */
+export function depositDisputeEvent(owner: EventOwner, phase: 'opened' | 'withdrawn' | 'closed', d: Deposit, dispute: DepositDisputeFact): DomainEvent {
+  const type = phase === 'closed' ? 'deposit.dispute_closed' : 'deposit.disputed';
+  return event(owner, type, { object: 'deposit', value: d, dispute }, `deposit:${d.id}:dispute:${dispute.id}:${phase}`);
 }
 
 /** `recipient.updated` by a bank's correction (docs/rails.md "ACH"); dedupe `recipient:{id}:correction:{correctionId}`. */

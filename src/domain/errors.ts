@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'quote_expired'
   | 'recipient_not_ready'
   | 'policy_exceeded'
+  | 'payouts_blocked'
   | 'authentication_required'
   | 'invalid_api_key'
   | 'api_key_revoked'

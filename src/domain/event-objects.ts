@@ -28,10 +28,39 @@ export interface RecipientEventValue {
   correction: { source: 'notification_of_change'; changeCode: string; payoutId: string };
 }
 
-/** The domain object an event is about, by kind; `payout.notification_*` add the notification. */
+/** A card refund of a deposit's top-up, as `deposit.refunded` records it (docs/getting-paid.md "Refunds"). */
+export interface DepositRefundFact {
+  id: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  /** Returned to the card, minor units of `currency`. */
+  amount: bigint;
+  currency: string;
+  /** Debited from the balance, micro-USDC. */
+  debited: bigint;
+  createdAt: Date;
+}
+
+/** A card dispute of a deposit's payment, as `deposit.disputed` / `deposit.dispute_closed` record it (docs/getting-paid.md "Disputes"). */
+export interface DepositDisputeFact {
+  id: string;
+  /** The processor's status (`needs_response`, `under_review`, `won`, `lost`, ...). */
+  status: string;
+  reason: string | null;
+  /** Disputed amount and dispute fee, minor units of `currency`. */
+  amount: bigint;
+  fee: bigint;
+  currency: string;
+  /** Micro-USDC taken from the balance (available and reserve) so far, and the part not covered. */
+  withdrawn: bigint;
+  shortfall: bigint;
+  /** Micro-USDC given back (a won dispute). */
+  reinstated: bigint;
+}
+
+/** The domain object an event is about, by kind; `payout.notification_*` add the notification, the card deposit events a refund or a dispute. */
 export type EventObject =
   | { object: 'payment_request'; value: PaymentRequest }
-  | { object: 'deposit'; value: Deposit }
+  | { object: 'deposit'; value: Deposit; refund?: DepositRefundFact; dispute?: DepositDisputeFact }
   | { object: 'payout'; value: Payout; notification?: PayoutNotification }
   | { object: 'disbursement'; value: Disbursement }
   | { object: 'recipient'; value: RecipientEventValue };
@@ -59,6 +88,7 @@ function decode(v: unknown): unknown {
 /** The JSON form stored in `events.data`: `{v, object, ...fields}` (v = {@link EVENT_OBJECT_VERSION}), bigints and Dates tagged. */
 export function eventObjectData(o: EventObject): Record<string, unknown> {
   const out = { v: EVENT_OBJECT_VERSION, object: o.object, ...(encode(o.value) as Record<string, unknown>) };
+  if (o.object === 'deposit') return { ...out, ...(o.refund ? { refund: encode(o.refund) } : {}), ...(o.dispute ? { dispute: encode(o.dispute) } : {}) };
   return o.object === 'payout' && o.notification ? { ...out, notification: encode(o.notification) } : out;
 }
 
@@ -68,7 +98,10 @@ export function parseEventObject(data: Record<string, unknown>): EventObject {
   if (v !== EVENT_OBJECT_VERSION) throw new Error(`event object version ${String(v)} is not ${EVENT_OBJECT_VERSION}`);
   const value = decode(fields);
   if (object === 'payment_request') return { object, value: value as PaymentRequest };
-  if (object === 'deposit') return { object, value: value as Deposit };
+  if (object === 'deposit') {
+    const { refund, dispute, ...deposit } = value as Deposit & { refund?: DepositRefundFact; dispute?: DepositDisputeFact };
+    return { object, value: deposit, ...(refund ? { refund } : {}), ...(dispute ? { dispute } : {}) };
+  }
   if (object === 'payout') {
     const { notification, ...payout } = value as Payout & { notification?: PayoutNotification };
     return notification ? { object, value: payout, notification } : { object, value: payout };

@@ -10,7 +10,7 @@ const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 export type IdPrefix =
   | 'biz' | 'key' | 'qt' | 'rcp' | 'po' | 'att' | 'evt' | 'we' | 'whd' | 'dsb' | 'dsi' | 'rev' | 'req' | 'rct' | 'va' | 'dep' | 'plink' | 'preq'
   | 'ntf' | 'msg' | 'cbt' | 'ctu' | 'tca' | 'rf' | 'stm' | 'tbr' | 'cda' | 'csw' | 'nmsg'
-  | 'aud'
+  | 'aud' | 'cref'
   | 'scr' | 'slv' | 'scc'
   | 'cpay';
 

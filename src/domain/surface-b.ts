@@ -16,6 +16,9 @@ export const SURFACE_B_EVENT_TYPES = [
   'disbursement.review_released',
   'deposit.received',
   'deposit.credited',
+  'deposit.refunded',
+  'deposit.disputed',
+  'deposit.dispute_closed',
 ] as const;
 export type SurfaceBEventType = (typeof SURFACE_B_EVENT_TYPES)[number];
 export const SURFACE_B_EVENT_WILDCARDS = ['*', 'disbursement.*', 'deposit.*'] as const;
@@ -50,6 +53,9 @@ export const SURFACE_B_EVENT_RULES: readonly SurfaceBEventRule[] = [
   { core: 'payout.screening_released', type: 'disbursement.review_released', claimLinkOnly: true },
   { core: 'deposit.received', type: 'deposit.received', claimLinkOnly: false },
   { core: 'deposit.credited', type: 'deposit.credited', claimLinkOnly: false },
+  { core: 'deposit.refunded', type: 'deposit.refunded', claimLinkOnly: false },
+  { core: 'deposit.disputed', type: 'deposit.disputed', claimLinkOnly: false },
+  { core: 'deposit.dispute_closed', type: 'deposit.dispute_closed', claimLinkOnly: false },
 ];
 
 function ruleMatches(rule: SurfaceBEventRule, coreType: string, data: Snapshot | null | undefined): boolean {

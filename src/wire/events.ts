@@ -4,7 +4,7 @@
  */
 import { type EventDataFormat, type EventObject, parseEventObject, type RecipientEventValue } from '../domain/event-objects';
 import type { OutboxEvent } from '../domain/webhook-events';
-import { renderDeposit } from './surface-a/deposits';
+import { renderDeposit, renderDepositCardFacts } from './surface-a/deposits';
 import { renderPayoutNotification } from './surface-a/notifications';
 import { renderDisbursement } from './surface-a/disbursements';
 import { renderPaymentRequest } from './surface-a/payment-links';
@@ -63,7 +63,7 @@ export function surfaceBSelectors(e: Pick<OutboxEvent, 'object' | 'data'>): Reco
 function render(o: EventObject): object {
   switch (o.object) {
     case 'deposit':
-      return renderDeposit(o.value);
+      return o.refund || o.dispute ? { ...renderDeposit(o.value), ...renderDepositCardFacts(o) } : renderDeposit(o.value);
     case 'payment_request':
       return renderPaymentRequest(o.value);
     case 'disbursement':

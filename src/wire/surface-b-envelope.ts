@@ -2,7 +2,7 @@
 import { formatAmount, parseAmount, USDC } from '../domain/money';
 import { surfaceBEventType, type SurfaceBEventType } from '../domain/surface-b';
 import type { Deposit } from '../domain/deposits';
-import type { EventObject } from '../domain/event-objects';
+import type { DepositDisputeFact, DepositRefundFact, EventObject } from '../domain/event-objects';
 import type { PayoutNotification } from '../domain/notifications';
 import type { Payout } from '../domain/payouts';
 import type { OutboxEvent } from '../domain/webhook-events';
@@ -24,6 +24,9 @@ const STATUS_OF: Record<SurfaceBEventType, string> = {
   'disbursement.review_released': 'claimed',
   'deposit.received': 'received',
   'deposit.credited': 'credited',
+  'deposit.refunded': 'credited',
+  'deposit.disputed': 'credited',
+  'deposit.dispute_closed': 'credited',
 };
 
 /** Spec "Envelope and events, Surface B". */
@@ -56,7 +59,7 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const detail = (p: Payout, type: string, key: string) => (p.recipient.type === type ? str(p.recipient.details[key]) : null);
 
 function dataOf(type: SurfaceBEventType, o: EventObject): SurfaceBEnvelope['data'] | null {
-  if (o.object === 'deposit') return depositData(type, o.value);
+  if (o.object === 'deposit') return { ...depositData(type, o.value), ...depositCardFacts(o) };
   if (o.object !== 'payout') return null;
   const p = o.value;
   return {
@@ -85,6 +88,30 @@ function depositData(type: SurfaceBEventType, d: Deposit): SurfaceBEnvelope['dat
     amount: formatAmount(d.amount.minor, d.amount.currency),
     source: d.source,
   };
+}
+
+/** `refund` / `dispute` of the card deposit events on Surface B (camelCase; `*Usd` in USD = USDC of the balance). */
+function depositCardFacts(o: { refund?: DepositRefundFact; dispute?: DepositDisputeFact }): Snapshot {
+  const out: Snapshot = {};
+  if (o.refund) {
+    const r = o.refund;
+    out.refund = { id: r.id, status: r.status, amountUsd: formatAmount(r.amount, r.currency), debitedUsd: formatAmount(r.debited, USDC), createdAt: r.createdAt.toISOString() };
+  }
+  if (o.dispute) {
+    const d = o.dispute;
+    out.dispute = {
+      id: d.id,
+      status: d.status,
+      reason: d.reason,
+      amount: formatAmount(d.amount, d.currency),
+      fee: formatAmount(d.fee, d.currency),
+      currency: d.currency,
+      withdrawnUsd: formatAmount(d.withdrawn, USDC),
+      shortfallUsd: formatAmount(d.shortfall, USDC),
+      reinstatedUsd: formatAmount(d.reinstated, USDC),
+    };
+  }
+  return out;
 }
 
 function notificationData(n: PayoutNotification): Snapshot {

@@ -5,9 +5,10 @@
  *
  * Ledger model (src/core/ledger.ts): every posting is one row moving `amount` from a debit account
  * to a credit account of one business and environment, so each posting (a ledger transaction) has
- * debits = credits by construction; the audit replays all postings per business into the four
- * accounts (available, held, sent, external) and checks that they sum to zero and that the
- * `balances` rows equal the replay.
+ * debits = credits by construction; the audit replays all postings per business into its
+ * accounts (available, held, reserve, sent, external, and the card accounts card_fees, refunds,
+ * disputes) and checks that they sum to zero and that the `balances` rows (available, held,
+ * reserve) equal the replay.
  */
 import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
@@ -18,6 +19,9 @@ import { coreIdempotencyKey } from '../../src/domain/idempotency-keys';
 import { formatAmount, USDC } from '../../src/domain/money';
 import type { ChaosClient } from './client';
 import type { Receiver } from './receiver';
+
+/** The ledger accounts of src/core/ledger.ts `Account`, at zero. */
+const EMPTY_ACCOUNTS: Record<string, bigint> = { available: 0n, held: 0n, reserve: 0n, sent: 0n, external: 0n, card_fees: 0n, refunds: 0n, disputes: 0n };
 import { type LiveCredit, LIVE_EXPECTED } from './live';
 import { isPartnerReference } from './partner';
 import { EXPECTED, type TrafficLog } from './traffic';
@@ -74,40 +78,44 @@ export async function audit(opts: {
     const amount = BigInt(p.amount);
     if (amount <= 0n || p.debit_account === p.credit_account) malformed++;
     const k = `${p.business_id}/${p.environment}`;
-    const a = accounts.get(k) ?? { available: 0n, held: 0n, sent: 0n, external: 0n };
+    const a = accounts.get(k) ?? { ...EMPTY_ACCOUNTS };
     a[p.debit_account] = (a[p.debit_account] ?? 0n) - amount;
     a[p.credit_account] = (a[p.credit_account] ?? 0n) + amount;
     accounts.set(k, a);
   }
-  const balances = await db.selectFrom('balances').select(['business_id', 'environment', 'available', 'held']).execute();
+  const balances = await db.selectFrom('balances').select(['business_id', 'environment', 'available', 'held', 'reserve']).execute();
   let mismatched = 0;
   let unbalanced = 0;
   for (const b of balances) {
-    const a = accounts.get(`${b.business_id}/${b.environment}`) ?? { available: 0n, held: 0n, sent: 0n, external: 0n };
-    if (a.available !== BigInt(b.available) || a.held !== BigInt(b.held)) mismatched++;
+    const a = accounts.get(`${b.business_id}/${b.environment}`) ?? { ...EMPTY_ACCOUNTS };
+    if (a.available !== BigInt(b.available) || a.held !== BigInt(b.held) || a.reserve !== BigInt(b.reserve)) mismatched++;
   }
   for (const a of accounts.values()) if (Object.values(a).reduce((s, v) => s + v, 0n) !== 0n) unbalanced++;
   add(
-    'ledger: every transaction debits = credits',
+    'ledger: every transaction debits = credits (with card fees, reserve, refunds and disputes), balances = replay',
     malformed === 0 && unbalanced === 0 && mismatched === 0,
     `${postings.length} postings, ${malformed} malformed; ${accounts.size} ledgers, ${unbalanced} not summing to 0; ${mismatched} balance rows differ from the replay`,
   );
 
   // 2. The money equation per business (and the chaos business over HTTP).
-  const flows = await sql<{ business_id: string; environment: string; funded: string; deposits: string; withdrawals: string; settled: string; refunds: string }>`
+  const flows = await sql<{ business_id: string; environment: string; funded: string; deposits: string; withdrawals: string; settled: string; refunds: string; card_back: string }>`
     select business_id, environment,
       coalesce(sum(amount) filter (where debit_account = 'external' and credit_account = 'available' and key like 'fund:%'), 0)::text as funded,
       coalesce(sum(amount) filter (where debit_account = 'external' and credit_account = 'available' and key not like 'fund:%'), 0)::text as deposits,
       coalesce(sum(amount) filter (where credit_account = 'external'), 0)::text as withdrawals,
       coalesce(sum(amount) filter (where debit_account = 'held' and credit_account = 'sent'), 0)::text as settled,
-      coalesce(sum(amount) filter (where debit_account = 'sent' and credit_account = 'available'), 0)::text as refunds
+      coalesce(sum(amount) filter (where debit_account = 'sent' and credit_account = 'available'), 0)::text as refunds,
+      (coalesce(sum(amount) filter (where credit_account in ('refunds', 'disputes')), 0)
+        - coalesce(sum(amount) filter (where debit_account in ('refunds', 'disputes')), 0))::text as card_back
     from ledger_postings group by business_id, environment`.execute(db);
   let eqFailed = 0;
   let chaosLine = '';
   for (const f of flows.rows) {
     const b = balances.find((x) => x.business_id === f.business_id && x.environment === f.environment);
-    const lhs = BigInt(f.funded) + BigInt(f.deposits) - BigInt(f.withdrawals) - BigInt(f.settled) + BigInt(f.refunds);
-    const rhs = BigInt(b?.available ?? 0n) + BigInt(b?.held ?? 0n);
+    // Card money going back (card refunds, disputes: docs/getting-paid.md "Refunds", "Disputes") leaves
+    // available or reserve; the reserve is the business's money still (docs/getting-paid.md "Rolling reserve").
+    const lhs = BigInt(f.funded) + BigInt(f.deposits) - BigInt(f.withdrawals) - BigInt(f.settled) + BigInt(f.refunds) - BigInt(f.card_back);
+    const rhs = BigInt(b?.available ?? 0n) + BigInt(b?.held ?? 0n) + BigInt(b?.reserve ?? 0n);
     if (lhs !== rhs) eqFailed++;
     if (f.business_id === businessId && f.environment === 'sandbox') {
       chaosLine = `chaos business: funded ${usdc(BigInt(f.funded))} + deposits ${usdc(BigInt(f.deposits))} - withdrawals ${usdc(BigInt(f.withdrawals))} - settled (amount + fees) ${usdc(BigInt(f.settled))} + refunds ${usdc(BigInt(f.refunds))} = ${usdc(lhs)}; available + held = ${usdc(rhs)}`;
@@ -117,7 +125,7 @@ export async function audit(opts: {
   const chaosBal = balances.find((x) => x.business_id === businessId && x.environment === 'sandbox');
   const httpOk = http.status === 200 && http.body.available === usdc(BigInt(chaosBal?.available ?? 0n)) && http.body.held === usdc(BigInt(chaosBal?.held ?? 0n));
   add(
-    'money: funded + deposits - (settled + fees) + refunds = available + held',
+    'money: funded + deposits - (settled + fees) + refunds - card refunds and disputes = available + held + reserve',
     eqFailed === 0 && httpOk,
     `${flows.rows.length} business ledgers, ${eqFailed} off; ${chaosLine}; GET /balance ${http.status} ${httpOk ? 'agrees' : `DISAGREES (${JSON.stringify(http.body)})`}`,
   );

@@ -1726,7 +1726,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.payee_confirmation_required, payout.notification_delivered, payout.notification_failed, payout.screening_review, payout.screening_released, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
+             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.payee_confirmation_required, payout.notification_delivered, payout.notification_failed, payout.screening_review, payout.screening_released, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, deposit.refunded, deposit.disputed, deposit.dispute_closed, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
              * @example [
              *       "payout.*"
              *     ]
@@ -1743,7 +1743,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.payee_confirmation_required, payout.notification_delivered, payout.notification_failed, payout.screening_review, payout.screening_released, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
+             * @description Event types to receive: payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.payee_confirmation_required, payout.notification_delivered, payout.notification_failed, payout.screening_review, payout.screening_released, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, deposit.refunded, deposit.disputed, deposit.dispute_closed, payment_request.paid, payment_request.expired, recipient.updated; or a wildcard: *, payout.*, disbursement.*, deposit.*, payment_request.*, recipient.*.
              * @example [
              *       "payout.*",
              *       "disbursement.completed"
@@ -1847,7 +1847,7 @@ export interface components {
             /** @example evt_01j9z3k4m5n6p7q8r9s0t1v2w3 */
             id: string;
             /**
-             * @description One of payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.payee_confirmation_required, payout.notification_delivered, payout.notification_failed, payout.screening_review, payout.screening_released, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, payment_request.paid, payment_request.expired, recipient.updated
+             * @description One of payout.submitted, payout.awaiting_claim, payout.claimed, payout.succeeded, payout.failed, payout.refunded, payout.canceled, payout.payee_confirmation_required, payout.notification_delivered, payout.notification_failed, payout.screening_review, payout.screening_released, disbursement.awaiting_approval, disbursement.launched, disbursement.completed, disbursement.completed_with_failures, deposit.received, deposit.refunded, deposit.disputed, deposit.dispute_closed, payment_request.paid, payment_request.expired, recipient.updated
              * @example payout.succeeded
              */
             type: string;

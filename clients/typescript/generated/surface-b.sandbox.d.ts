@@ -440,6 +440,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/funding/card/{id}/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Refunds of a card top-up */
+        get: operations["listCardTopupRefunds"];
+        put?: never;
+        /**
+         * Refund a card top-up (all or part)
+         * @description Debits the balance first (the credited share of amountUsd), then returns amountUsd to the card. Sandbox: succeeded at once. Live: pending until the card processor confirms; a failed refund credits the debit back. Refunds of a top-up add up to at most its amount.
+         */
+        post: operations["createCardTopupRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -703,7 +724,7 @@ export interface components {
              */
             url: string;
             /**
-             * @description Event types: disbursement.created, disbursement.claimed, disbursement.delivered, disbursement.failed, disbursement.expired, disbursement.cancelled, disbursement.notification_delivered, disbursement.notification_failed, disbursement.under_review, disbursement.review_released, deposit.received, deposit.credited; or a wildcard: *, disbursement.*, deposit.*.
+             * @description Event types: disbursement.created, disbursement.claimed, disbursement.delivered, disbursement.failed, disbursement.expired, disbursement.cancelled, disbursement.notification_delivered, disbursement.notification_failed, disbursement.under_review, disbursement.review_released, deposit.received, deposit.credited, deposit.refunded, deposit.disputed, deposit.dispute_closed; or a wildcard: *, disbursement.*, deposit.*.
              * @example [
              *       "disbursement.*",
              *       "deposit.credited"
@@ -837,7 +858,7 @@ export interface components {
             /** @example evt_01k0000000000000000000000 */
             id: string;
             /** @enum {string} */
-            type: "disbursement.created" | "disbursement.claimed" | "disbursement.delivered" | "disbursement.failed" | "disbursement.expired" | "disbursement.cancelled" | "disbursement.notification_delivered" | "disbursement.notification_failed" | "disbursement.under_review" | "disbursement.review_released" | "deposit.received" | "deposit.credited";
+            type: "disbursement.created" | "disbursement.claimed" | "disbursement.delivered" | "disbursement.failed" | "disbursement.expired" | "disbursement.cancelled" | "disbursement.notification_delivered" | "disbursement.notification_failed" | "disbursement.under_review" | "disbursement.review_released" | "deposit.received" | "deposit.credited" | "deposit.refunded" | "deposit.disputed" | "deposit.dispute_closed";
             /**
              * Format: date-time
              * @example 2026-03-01T12:00:00.000Z
@@ -848,7 +869,7 @@ export interface components {
         EventData: {
             /** @description The disbursement (po_…) or deposit (dep_…) */
             id: string;
-            /** @description The disbursement status the event reports (pending, claimed, delivered, failed, expired, cancelled) or, for deposits, received / credited */
+            /** @description The disbursement status the event reports (pending, claimed, delivered, failed, expired, cancelled) or, for deposits, received / credited (credited on deposit.refunded, deposit.disputed, deposit.dispute_closed) */
             status: string;
             recipientPhone: string | null;
             /** @description USD decimal string; for a deposit what the balance is credited */
@@ -865,6 +886,41 @@ export interface components {
             amount?: string | null;
             /** @description Deposit events: virtual_account, crypto or card */
             source?: string | null;
+            /** @description deposit.refunded: the card refund of the top-up (docs/getting-paid.md "Refunds") */
+            refund?: {
+                /** @example cref_01k0000000000000000000000 */
+                id: string;
+                /** @description succeeded */
+                status: string;
+                /** @description Returned to the card, USD */
+                amountUsd: string;
+                /** @description Debited from the balance, USD (= USDC) */
+                debitedUsd: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-03-01T12:00:00.000Z
+                 */
+                createdAt: string;
+            };
+            /** @description deposit.disputed, deposit.dispute_closed: the card dispute of the deposit (docs/getting-paid.md "Disputes") */
+            dispute?: {
+                /** @description The card processor's dispute id */
+                id: string;
+                /** @description The processor's status: needs_response, under_review, won, lost, ... */
+                status: string;
+                reason: string | null;
+                /** @description Disputed amount, in currency */
+                amount: string;
+                /** @description The dispute fee, in currency */
+                fee: string;
+                currency: string;
+                /** @description Taken from the balance (available, then the rolling reserve), USD (= USDC) */
+                withdrawnUsd: string;
+                /** @description What the balance did not cover; above zero, new disbursements answer 403 payouts_blocked until it is recovered */
+                shortfallUsd: string;
+                /** @description Given back to the balance (a won dispute) */
+                reinstatedUsd: string;
+            };
         };
         FundingAccount: {
             /** @example va_01k0000000000000000000000 */
@@ -992,6 +1048,53 @@ export interface components {
              * @example 2026-03-01T12:00:00.000Z
              */
             creditedAt: string | null;
+        };
+        CardRefund: {
+            /** @example cref_01k0000000000000000000000 */
+            id: string;
+            /** @example ctu_01k0000000000000000000000 */
+            topupId: string | null;
+            /**
+             * @description Returned to the card, USD
+             * @example 20.00
+             */
+            amountUsd: string;
+            /**
+             * @description Debited from the balance, USD (= USDC): the top-up's credited share of amountUsd, rounded up; the card fee is not returned
+             * @example 19.200000
+             */
+            debitedUsd: string;
+            /**
+             * @description pending (live: the card processor has not confirmed yet), succeeded, or failed (the debit is credited back)
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+            failureReason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-03-01T12:00:00.000Z
+             */
+            updatedAt: string;
+        };
+        CardRefundCreate: {
+            /**
+             * @description Default: all that is left to refund of the top-up
+             * @example 20.00
+             */
+            amountUsd?: string;
+            /**
+             * @description Makes a retried request safe for 24 hours: the same key with the same body returns the first result (Idempotent-Replayed: true); with another body 409 idempotency_conflict. The Idempotency-Key header is accepted too; the body field wins when both are sent. Optional, but a retry without one is a new request: a timeout and a retry can pay twice.
+             * @example payroll-2026-03-row-17
+             */
+            idempotencyKey?: string;
+        };
+        CardRefundList: {
+            data: components["schemas"]["CardRefund"][];
         };
     };
     responses: never;
@@ -2321,7 +2424,7 @@ export interface operations {
                 limit?: number;
                 /** @description Opaque cursor: nextCursor of the previous page */
                 after?: string;
-                /** @description Event type (disbursement.created, disbursement.claimed, disbursement.delivered, disbursement.failed, disbursement.expired, disbursement.cancelled, disbursement.notification_delivered, disbursement.notification_failed, disbursement.under_review, disbursement.review_released, deposit.received, deposit.credited) or wildcard (*, disbursement.*, deposit.*) */
+                /** @description Event type (disbursement.created, disbursement.claimed, disbursement.delivered, disbursement.failed, disbursement.expired, disbursement.cancelled, disbursement.notification_delivered, disbursement.notification_failed, disbursement.under_review, disbursement.review_released, deposit.received, deposit.credited, deposit.refunded, deposit.disputed, deposit.dispute_closed) or wildcard (*, disbursement.*, deposit.*) */
                 type?: string;
                 /** @description ISO 8601 date-time; events created at or after it */
                 createdAfter?: string;
@@ -2993,6 +3096,171 @@ export interface operations {
             };
             /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error (quote details.requestId) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCardTopupRefunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refunds, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardRefundList"];
+                };
+            };
+            /** @description validation_error: a parameter, header or body is malformed or holds NUL characters or unpaired surrogates, or JSON nests deeper than 32 levels */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found (no card top-up with this id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description rate_limit_exceeded (details: limit, rule, resetAt, retryAfterSeconds) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description internal_error (quote details.requestId) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCardTopupRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CardRefundCreate"];
+            };
+        };
+        responses: {
+            /** @description The refund */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardRefund"];
+                };
+            };
+            /** @description validation_error (amountUsd malformed); amount_out_of_range (amountUsd above what is left to refund) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description authentication_required, invalid_api_key, api_key_revoked, environment_mismatch (a key of the other environment) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description insufficient_balance (the available balance does not cover the debit; nothing is refunded) */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description not_found (no card top-up with this id) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description invalid_state (the top-up is not completed, is already fully refunded, or its deposit is not credited yet) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description payload_too_large: the body is larger than the service accepts */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -16,7 +16,7 @@ const nullableString = z.string().nullable();
 const EventData = z
   .object({
     id: z.string().openapi({ description: 'The disbursement (po_…) or deposit (dep_…)' }),
-    status: z.string().openapi({ description: 'The disbursement status the event reports (pending, claimed, delivered, failed, expired, cancelled) or, for deposits, received / credited' }),
+    status: z.string().openapi({ description: 'The disbursement status the event reports (pending, claimed, delivered, failed, expired, cancelled) or, for deposits, received / credited (credited on deposit.refunded, deposit.disputed, deposit.dispute_closed)' }),
     recipientPhone: nullableString,
     amountUsd: nullableString.openapi({ description: 'USD decimal string; for a deposit what the balance is credited' }),
     reference: nullableString,
@@ -26,6 +26,30 @@ const EventData = z
     currency: nullableString.optional().openapi({ description: 'Deposit events: the currency that arrived' }),
     amount: nullableString.optional().openapi({ description: 'Deposit events: the amount that arrived, in currency' }),
     source: nullableString.optional().openapi({ description: 'Deposit events: virtual_account, crypto or card' }),
+    refund: z
+      .object({
+        id: z.string().openapi({ example: 'cref_01k0000000000000000000000' }),
+        status: z.string().openapi({ description: 'succeeded' }),
+        amountUsd: z.string().openapi({ description: 'Returned to the card, USD' }),
+        debitedUsd: z.string().openapi({ description: 'Debited from the balance, USD (= USDC)' }),
+        createdAt: DateTimeSchema,
+      })
+      .optional()
+      .openapi({ description: 'deposit.refunded: the card refund of the top-up (docs/getting-paid.md "Refunds")' }),
+    dispute: z
+      .object({
+        id: z.string().openapi({ description: "The card processor's dispute id" }),
+        status: z.string().openapi({ description: "The processor's status: needs_response, under_review, won, lost, ..." }),
+        reason: nullableString,
+        amount: z.string().openapi({ description: 'Disputed amount, in currency' }),
+        fee: z.string().openapi({ description: 'The dispute fee, in currency' }),
+        currency: z.string(),
+        withdrawnUsd: z.string().openapi({ description: 'Taken from the balance (available, then the rolling reserve), USD (= USDC)' }),
+        shortfallUsd: z.string().openapi({ description: 'What the balance did not cover; above zero, new disbursements answer 403 payouts_blocked until it is recovered' }),
+        reinstatedUsd: z.string().openapi({ description: 'Given back to the balance (a won dispute)' }),
+      })
+      .optional()
+      .openapi({ description: 'deposit.disputed, deposit.dispute_closed: the card dispute of the deposit (docs/getting-paid.md "Disputes")' }),
   })
   .openapi('EventData');
 

@@ -5,6 +5,7 @@
 import { rateLimit } from '../middleware/rate-limit';
 import { defineSurface, type SurfaceRouter } from '../surface';
 import { registerBatchRoutes } from './batch';
+import { registerCardRefundRoutes } from './card-refunds';
 import { registerDisbursementRoutes } from './disbursements';
 import { surfaceBErrors } from './errors';
 import { registerEventRoutes } from './events';
@@ -30,6 +31,7 @@ export function registerSurfaceBRoutes(app: SurfaceRouter): void {
   registerWebhookDeliveryRoutes(app);
   registerEventRoutes(app);
   registerFundingRoutes(app);
+  registerCardRefundRoutes(app);
 }
 
 export const surfaceB = defineSurface({

@@ -150,7 +150,7 @@ export async function createClaimBatch(
         'disbursements',
       );
       try {
-        await post(tx, { businessId: caller.businessId, environment: caller.environment, key: `claim_batch:${id}:hold`, from: 'available', to: 'held', amount: debit });
+        await post(tx, { businessId: caller.businessId, environment: caller.environment, key: `claim_batch:${id}:hold`, from: 'available', to: 'held', amount: debit, refusedWhenPayoutsBlocked: true });
       } catch (e) {
         if (e instanceof InsufficientFundsError) {
           const balance = await getBalance(tx, caller.businessId, caller.environment);

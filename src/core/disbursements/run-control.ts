@@ -104,6 +104,7 @@ export async function launchDisbursement(core: Core, caller: Caller, id: string,
         from: 'available',
         to: 'held',
         amount: total,
+        refusedWhenPayoutsBlocked: true,
       });
     } catch (err) {
       if (err instanceof InsufficientFundsError) {
@@ -252,6 +253,7 @@ export async function retryFailedItems(core: Core, caller: Caller, id: string): 
           from: 'available',
           to: 'held',
           amount: c.debitTotal,
+          refusedWhenPayoutsBlocked: true,
         });
       } catch (err) {
         if (err instanceof InsufficientFundsError) throw insufficientBalance(total, balance.available);

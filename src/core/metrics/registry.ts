@@ -29,6 +29,7 @@ export const METRIC_LABELS = {
   outbox_oldest_seconds: ['outbox'],
   webhook_deliveries_failed_total: [],
   treasury_open_breaks: ['rail', 'kind'],
+  card_dispute_shortfalls_total: ['environment'],
 } as const;
 
 /** HTTP request duration in seconds; `route` is the matched template or `unmatched`, never the raw path. */
@@ -145,5 +146,13 @@ export const webhookDeliveriesFailed = new Counter({
   name: 'webhook_deliveries_failed_total',
   help: 'Webhook deliveries that ended failed (their retry window spent, or their endpoint deleted).',
   labelNames: METRIC_LABELS.webhook_deliveries_failed_total,
+  registers: [metricsRegistry],
+});
+
+/** Card disputes whose withdrawal the balance and reserve did not cover (payouts blocked: alert on any; docs/operations.md "Dispute runbook"). */
+export const cardDisputeShortfalls = new Counter({
+  name: 'card_dispute_shortfalls_total',
+  help: 'Card disputes whose withdrawal the available balance and the reserve did not cover; the business\'s new payouts are blocked until recovered.',
+  labelNames: METRIC_LABELS.card_dispute_shortfalls_total,
   registers: [metricsRegistry],
 });

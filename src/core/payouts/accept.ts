@@ -71,7 +71,7 @@ export async function insertPayout(
   const start = opts.startWorkflow ? payoutStart(expected, opts.approval ? { approval: { timeoutMs: opts.approval.timeoutMs } } : {}) : undefined;
   const hold: Posting | null =
     opts.funding === 'balance'
-      ? { businessId: caller.businessId, environment: caller.environment, key: `payout:${id}:hold`, from: 'available', to: 'held', amount: pr.debitTotal }
+      ? { businessId: caller.businessId, environment: caller.environment, key: `payout:${id}:hold`, from: 'available', to: 'held', amount: pr.debitTotal, refusedWhenPayoutsBlocked: true }
       : null;
 
   const gate = hold ? sql` from balance` : sql``;

@@ -1,7 +1,8 @@
 /** Surface A's deposit (extension resource, docs/getting-paid.md "Deposits"; snake_case, decimal strings). */
 import type { Deposit } from '../../domain/deposits';
+import type { DepositDisputeFact, DepositRefundFact } from '../../domain/event-objects';
 import type { DepositMatchResult, DepositSource, DepositStatus } from '../../domain/funding';
-import { formatAmount } from '../../domain/money';
+import { formatAmount, USDC } from '../../domain/money';
 import { formatDepositFees, formatRateDetails, type WireDepositFees, type WireRateDetails } from './fees';
 
 /** A deposit on Surface A. Amounts are decimal strings. */
@@ -59,4 +60,52 @@ export function renderDeposit(d: Deposit): WireDeposit {
     credited_at: d.creditedAt ? d.creditedAt.toISOString() : null,
     created_at: d.createdAt.toISOString(),
   };
+}
+
+/** The card refund of `deposit.refunded` on Surface A (docs/integration.md "Events"); amounts decimal strings. */
+export interface WireDepositRefund {
+  id: string;
+  status: string;
+  amount: string;
+  currency: string;
+  /** USDC debited from the balance. */
+  debited_amount: string;
+  created_at: string;
+}
+
+/** The card dispute of `deposit.disputed` / `deposit.dispute_closed` on Surface A; `withdrawn_amount`, `shortfall`, `reinstated_amount` in USDC. */
+export interface WireDepositDispute {
+  id: string;
+  status: string;
+  reason: string | null;
+  amount: string;
+  fee: string;
+  currency: string;
+  withdrawn_amount: string;
+  shortfall: string;
+  reinstated_amount: string;
+}
+
+/** The `refund` or `dispute` member added to the deposit of a card deposit event (Surface A). */
+export function renderDepositCardFacts(o: { refund?: DepositRefundFact; dispute?: DepositDisputeFact }): { refund?: WireDepositRefund; dispute?: WireDepositDispute } {
+  const out: { refund?: WireDepositRefund; dispute?: WireDepositDispute } = {};
+  if (o.refund) {
+    const r = o.refund;
+    out.refund = { id: r.id, status: r.status, amount: formatAmount(r.amount, r.currency), currency: r.currency, debited_amount: formatAmount(r.debited, USDC), created_at: r.createdAt.toISOString() };
+  }
+  if (o.dispute) {
+    const d = o.dispute;
+    out.dispute = {
+      id: d.id,
+      status: d.status,
+      reason: d.reason,
+      amount: formatAmount(d.amount, d.currency),
+      fee: formatAmount(d.fee, d.currency),
+      currency: d.currency,
+      withdrawn_amount: formatAmount(d.withdrawn, USDC),
+      shortfall: formatAmount(d.shortfall, USDC),
+      reinstated_amount: formatAmount(d.reinstated, USDC),
+    };
+  }
+  return out;
 }
