@@ -6,49 +6,42 @@
 import type { z } from 'zod';
 import type { SeamModule, SeamSettings } from '../seams/module';
 
-/** What a Checkout Session is made for; `reference` is our card payment id (`cpay_…`). */
+/**
+ * A Checkout Session to make: `reference` our card payment id (`client_reference_id`), `metadata`
+ * ours (shown back in events), `amount` minor units > 0, `description` the line item the payer sees,
+ * `expiresAt` at most 24 h ahead, `idempotencyKey` one per attempt (`<reference>:<attempt>`).
+ */
 export interface CardCheckoutInput {
-  /** Our card payment id: the session's `client_reference_id`. */
   reference: string;
-  /** Ours, shown back in events (`business_id`, `environment`, `purpose`, `card_topup_id`, ...). */
   metadata: Record<string, string>;
-  /** Minor units of `currency`, > 0. */
   amount: bigint;
   currency: string;
-  /** The line item's name the payer sees. */
   description: string;
   successUrl: string;
   cancelUrl: string;
-  /** At most 24 h after creation (the processor's limit). */
   expiresAt: Date;
-  /** One per attempt to create (`<reference>:<attempt>`): a retried create makes one session. */
   idempotencyKey: string;
 }
 
-/** A session as the processor states it now. */
+/** A session as the processor states it now: `url` where the payer pays, `reference` its `client_reference_id`, `fee` the charge's fee (minor units) when paid and known. */
 export interface CardCheckoutState {
   sessionId: string;
-  /** Where the payer pays. */
   url: string | null;
   status: 'open' | 'complete' | 'expired';
   paymentStatus: 'paid' | 'unpaid' | 'no_payment_required';
-  /** The session's `client_reference_id` (our card payment id), if any. */
   reference: string | null;
-  /** Minor units. */
   amount: bigint;
   currency: string;
   expiresAt: Date | null;
   paymentIntentId: string | null;
   chargeId: string | null;
-  /** The processor's fee for the charge, minor units of `currency`, when paid and known. */
   fee: bigint | null;
 }
 
-/** A refund request: minor units of the payment's currency. */
+/** A refund request: minor units of the payment's currency; `reference` our refund id (`cref_…`), also the idempotency key. */
 export interface CardRefundInput {
   paymentIntentId: string;
   amount: bigint;
-  /** Our refund id (`cref_…`), also the idempotency key: a retried call refunds once. */
   reference: string;
 }
 
@@ -58,17 +51,18 @@ export interface CardRefundResult {
   failureReason: string | null;
 }
 
-/** A dispute as an event states it; amounts in minor units of `currency`. */
+/**
+ * A dispute as an event states it, minor units of `currency`: `status` the processor's (`needs_response`,
+ * `under_review`, `won`, `lost`, ...); `withdrawn`/`reinstated` its balance transactions so far, with their fees.
+ */
 export interface CardDisputeState {
   id: string;
   paymentIntentId: string | null;
   chargeId: string | null;
-  /** The processor's status (`warning_needs_response`, `needs_response`, `under_review`, `won`, `lost`, ...). */
   status: string;
   reason: string | null;
   amount: bigint;
   currency: string;
-  /** Net of the dispute's balance transactions so far: withdrawn (negative) and reinstated (positive), and the fees among them. */
   withdrawn: { amount: bigint; fee: bigint } | null;
   reinstated: { amount: bigint; fee: bigint } | null;
 }
@@ -87,23 +81,16 @@ export type CardEventKind =
   | 'dispute_closed'
   | 'other';
 
-/** A verified processor event, normalized. */
+/** A verified processor event, normalized: `id`/`type` the processor's (`evt_…`, `checkout.session.completed`); `checkout`, `refund`, `dispute` by kind; `payload` the parsed body. */
 export interface CardProcessorEvent {
-  /** The processor's event id (`evt_…`). */
   id: string;
-  /** The processor's own type (`checkout.session.completed`). */
   type: string;
   kind: CardEventKind;
   createdAt: Date;
-  /** Live or test mode as the processor states it. */
   livemode: boolean;
-  /** For checkout_* kinds. */
   checkout: CardCheckoutState | null;
-  /** For refund_updated. */
   refund: (CardRefundResult & { paymentIntentId: string | null; amount: bigint; reference: string | null }) | null;
-  /** For dispute_* kinds. */
   dispute: CardDisputeState | null;
-  /** The parsed body, stored as received. */
   payload: unknown;
 }
 
@@ -132,11 +119,9 @@ export class CardProcessorError extends Error {
 
 /** A connected processor. Every call throws {@link CardProcessorError} on failure. */
 export interface CardProcessor {
-  /** The module id (`stripe`). */
   readonly id: string;
   createCheckout(input: CardCheckoutInput): Promise<CardCheckoutState>;
   retrieveCheckout(sessionId: string): Promise<CardCheckoutState>;
-  /** Expires an open session (the payer can no longer pay); the state after. */
   expireCheckout(sessionId: string): Promise<CardCheckoutState>;
   refund(input: CardRefundInput): Promise<CardRefundResult>;
   /**

@@ -3,7 +3,7 @@
  * the first module whose settings are complete is the live card processor.
  */
 import type { CardProcessor, CardProcessorModule } from './processor';
-import { CARD_SEAM_MODULE } from './settings';
+import { CARD_SEAM_MODULE } from './seam-settings';
 import { STRIPE_CARD_PROCESSOR_MODULE } from './stripe/module';
 
 /** Every card-processor module, in order of preference. */

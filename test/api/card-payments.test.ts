@@ -47,6 +47,9 @@ const postings = async (b: Biz) =>
 const hook = (d: { body: string; headers: Record<string, string> }, processor = 'testcards') =>
   h.request('POST', `/hooks/card/${processor}`, { rawBody: d.body, headers: d.headers });
 
+/** What stays available of a live card credit of `net` micro-USDC: the default 10 % reserve (CARD_RESERVE_PERCENT) rounded down is held. */
+const spendable = (net: bigint | string) => BigInt(net) - (BigInt(net) * 10n) / 100n;
+
 /** The core at `now() + ms`, for the poller's "no change for CARD_POLL_AFTER". */
 const later = (ms: number): Core => ({ ...h.core, now: () => new Date(Date.now() + ms) });
 
@@ -82,10 +85,12 @@ describe('Surface B live card top-up', () => {
     // The processor's fee (1.75 USD) at the deposit's rate, rounded up, is the processing fee.
     expect(BigInt(dep.fee_processing)).toBe(divDecimal(175n, parseDecimal(dep.rate), USDC, 'USD', 'ceil'));
     const bal = await liveBalance(b);
-    expect(BigInt(bal?.available ?? 0)).toBe(BigInt(dep.net_amount));
+    expect(BigInt(bal?.available ?? 0)).toBe(spendable(dep.net_amount));
+    expect(BigInt(bal?.reserve ?? 0)).toBe(BigInt(dep.net_amount) - spendable(dep.net_amount));
     expect(await postings(b)).toEqual([
       { key: `deposit:${dep.id}:card_fee`, debit_account: 'external', credit_account: 'card_fees', amount: BigInt(dep.fee_processing) },
       { key: `deposit:${dep.id}:credit`, debit_account: 'external', credit_account: 'available', amount: BigInt(dep.net_amount) },
+      { key: `deposit:${dep.id}:reserve`, debit_account: 'available', credit_account: 'reserve', amount: BigInt(dep.net_amount) - spendable(dep.net_amount) },
     ]);
     expect(await paymentOf(cpayId)).toMatchObject({ status: 'paid', fee: 175n, deposit_id: dep.id, payment_intent_id: `pi_${session.sessionId}` });
 
@@ -97,7 +102,7 @@ describe('Surface B live card top-up', () => {
     const late = await hook(proc.delivery('checkout_completed', session.sessionId));
     expect(late.body).toMatchObject({ outcome: 'stale' });
     expect(await liveDeposits(b)).toHaveLength(1);
-    expect(BigInt((await liveBalance(b))?.available ?? 0)).toBe(BigInt(dep.net_amount));
+    expect(BigInt((await liveBalance(b))?.available ?? 0)).toBe(spendable(dep.net_amount));
 
     const got = await h.request('GET', `${B}/funding/card/${r.body.id}`, { key: b.live });
     expect(got.status).toBe(200);
@@ -266,7 +271,7 @@ describe('payment links and requests paid by card (live)', () => {
     await hook(proc.delivery('checkout_completed', s1.sessionId));
     const dep = await waitFor(async () => (await liveDeposits(b)).find((d) => d.status === 'credited'), 'link card deposit credited');
     expect(dep).toMatchObject({ amount: 2000n, payment_request_id: null, match_result: 'not_applicable' });
-    expect(BigInt((await liveBalance(b))?.available ?? 0)).toBe(BigInt(dep.net_amount));
+    expect(BigInt((await liveBalance(b))?.available ?? 0)).toBe(spendable(dep.net_amount));
     expect((await h.db.selectFrom('card_payments').select(['purpose', 'payment_link_id']).where('id', '=', dep.external_id).executeTakeFirstOrThrow())).toEqual({ purpose: 'payment_link', payment_link_id: link.id });
 
     const expiresAt = new Date(Date.now() + 3600_000).toISOString();

@@ -1,12 +1,7 @@
 /**
- * Live card payments (docs/getting-paid.md "Card payments"): one Checkout Session at the live card
- * processor per payment (a Surface B card top-up, or a card payment on a payment link's page or a
- * payment request's page). Owns `card_payments`.
- *
- * States (docs/states.md "Card payment"): creating -> open -> processing -> paid | failed;
- * open -> expired | canceled; creating -> failed (the processor refused or could not be reached).
- * A payment only moves forward ({@link applyCheckoutState}); `paid` credits the business once, as
- * a deposit with source `card` whose external id is the payment id.
+ * Live card payments (docs/getting-paid.md "Card payments"; states in docs/states.md "Card
+ * payment"): one Checkout Session per Surface B top-up or payment link/request card payment, moved
+ * forward only; `paid` credits once, as a card deposit whose external id is the payment id. Owns `card_payments`.
  */
 import type { Selectable } from 'kysely';
 import { type CardCheckoutState, type CardEventKind, CardProcessorError } from '../../card-processors/processor';
@@ -123,8 +118,7 @@ async function openSession(core: Core, row: CardPaymentRow, expiresAt: Date, des
     });
   } catch (err) {
     core.log.warn({ err, cardPaymentId: row.id, retryable: err instanceof CardProcessorError ? err.retryable : null }, 'card checkout not created');
-    // Nobody is given this payment's URL (the caller gets 502), so it can never be paid: `failed`,
-    // even when the session may exist at the processor (it expires there unseen).
+    // Nobody got this URL (the caller gets 502): `failed`, even if the session exists (it expires unseen).
     await moveStatus(core, row.id, ['creating'], { status: 'failed' });
     throw new ApiError(502, 'processor_unavailable', 'The card processor could not start the checkout; try again', null);
   }
@@ -199,13 +193,9 @@ export interface CheckoutApplied {
 }
 
 /**
- * Applies a session's state, from a verified event (`kind`) or from polling: moves the payment
- * forward only (open -> processing -> paid | failed; open -> expired); a final payment never
- * changes (a late `checkout.session.completed` after it expired changes nothing). On `paid` it
- * credits once: receiveDeposit with source `card`, externalId = the payment id, the payment's
- * amount and currency, the processor's fee (when the state gives it) and, for a request's payment,
- * the request id (the credit marks the request paid). Idempotent; throws what receiveDeposit throws
- * (no usable rate yet: the poller tries again).
+ * Applies a session's state, from a verified event (`kind`) or polling: forward only, a final payment
+ * never changes. On `paid` it credits once (receiveDeposit: source `card`, externalId the payment id,
+ * the processor's fee, a request's id). Idempotent; throws what receiveDeposit or the processor throws.
  */
 export async function applyCheckoutState(core: Core, state: CardCheckoutState, kind?: CardEventKind, known?: CardPaymentRow): Promise<CheckoutApplied> {
   const payment = known ?? (await findCardPaymentOfSession(core, liveCardProcessor(core)?.id ?? '', state.sessionId, state.reference));
@@ -229,8 +219,7 @@ export async function applyCheckoutState(core: Core, state: CardCheckoutState, k
   if (state.amount !== BigInt(payment.amount) || state.currency.toUpperCase() !== payment.currency) {
     core.log.warn({ cardPaymentId: payment.id, sessionAmount: String(state.amount), sessionCurrency: state.currency }, 'card session amount differs from the payment; crediting the payment amount');
   }
-  // An event's session carries no fee (the charge's balance transaction has it): ask the processor.
-  // A failed call throws: the event stays unapplied for its next delivery, or the poller.
+  // An event's session has no fee: ask the processor (a failure leaves the event to its redelivery or the poller).
   let paidState = state;
   const processor = state.fee === null ? liveCardProcessor(core) : null;
   if (processor) {
@@ -291,11 +280,9 @@ export async function cancelCardPayment(core: Core, id: string): Promise<CardPay
 export const CARD_POLL_BATCH = 50;
 
 /**
- * The poller (a relay task, src/core/relay-tasks.ts): every `creating`, `open` or `processing`
- * payment with no change for CARD_POLL_AFTER is asked of the processor (`GET` the session) and its
- * state applied, so a lost event still credits; an open session past its expiry is expired at the
- * processor. A `creating` one (its process stopped mid-create; nobody got its URL) is `failed`.
- * Returns how many it looked at.
+ * The poller (a relay task): each `open`/`processing` payment unchanged for CARD_POLL_AFTER is asked
+ * of the processor and its state applied (a lost event still credits); a `creating` one left by a
+ * stopped process is `failed`. Returns how many it looked at.
  */
 export async function pollCardPayments(core: Core): Promise<number> {
   const processor = liveCardProcessor(core);

@@ -1,14 +1,8 @@
 /**
- * Surface B card top-ups (spec "Surface B resources": card top-up create `{amountUsd, successUrl,
- * cancelUrl}`; "Funds the balance ... by card top-up"; docs/surface-b.md "Card top-ups"). A top-up
- * is a checkout: the payer completes or cancels it and is sent on to successUrl or cancelUrl.
- * Completion records a core deposit with source `card` (receiveDeposit: deposit.received, then
- * credited by its workflow; the same deposits Surface A lists).
- * - Sandbox: the built-in checkout page (`{publicUrl}/checkout/<token>`) simulates the card form;
- *   the deposit is idempotent on the top-up id.
- * - Live: a card payment at the live card processor (src/core/cards/card-payments.ts; the checkout
- *   URL is its session's); the top-up's status and deposit read from that card payment. With no
- *   card processor configured: 400 channel_unavailable.
+ * Surface B card top-ups (spec "Surface B resources"; docs/surface-b.md "Card top-ups"): a checkout
+ * whose completion records a card deposit. Sandbox: the built-in checkout page
+ * (`{publicUrl}/checkout/<token>`), idempotent on the top-up id. Live: a card payment at the live
+ * processor (src/core/cards/card-payments.ts), whose status the top-up reads; none configured: 400 channel_unavailable.
  */
 import { ApiError, validationError } from '../../domain/errors';
 import { newId, randomToken } from '../../domain/ids';
@@ -113,10 +107,8 @@ function httpUrl(v: unknown, param: string): string {
 
 /**
  * `POST /funding/card`: a pending top-up with its checkout URL. Errors: 400 validation_error
- * (`amountUsd`: malformed, over 2 decimals or above MAX_DEPOSIT_UNITS; `successUrl`, `cancelUrl`:
- * not http(s)), 422
- * amount_below_minimum under 1.00 USD, 400 channel_unavailable on live with no card processor,
- * 502 processor_unavailable when the live processor cannot start the checkout (the top-up is `failed`).
+ * (`amountUsd`, `successUrl`, `cancelUrl`), 422 amount_below_minimum under 1.00 USD, 400
+ * channel_unavailable (live, no processor), 502 processor_unavailable (the top-up is `failed`).
  */
 export async function createCardTopup(core: Core, caller: Caller, input: { amountUsd: unknown; successUrl: unknown; cancelUrl: unknown }): Promise<CardTopupDetail> {
   let cents: bigint;

@@ -3,7 +3,7 @@ import type { Environment } from './platform';
 /** Card payment statuses (docs/states.md "Card payment"). */
 export type CardPaymentStatus = 'creating' | 'open' | 'processing' | 'paid' | 'failed' | 'expired' | 'canceled';
 
-/** A live card payment: one Checkout Session (docs/getting-paid.md "Card payments"). Written only by src/core/cards/card-payments.ts. */
+/** A live card payment, one Checkout Session (docs/getting-paid.md "Card payments"); `amount`, `fee` (the processor's), `refunded`: minor units of `currency`. Written only by src/core/cards/card-payments.ts. */
 export interface CardPaymentsTable {
   id: string;
   business_id: string;
@@ -12,9 +12,7 @@ export interface CardPaymentsTable {
   card_topup_id: string | null;
   payment_link_id: string | null;
   payment_request_id: string | null;
-  /** The card processor module's id (`stripe`). */
   processor: string;
-  /** Minor units of `currency`. */
   amount: bigint;
   currency: string;
   status: CardPaymentStatus;
@@ -23,7 +21,6 @@ export interface CardPaymentsTable {
   session_expires_at: Date | null;
   payment_intent_id: string | null;
   charge_id: string | null;
-  /** The processor's fee, minor units of `currency`, once paid. */
   fee: bigint | null;
   deposit_id: string | null;
   /** Minor units of `currency` refunded so far. */
@@ -35,15 +32,13 @@ export interface CardPaymentsTable {
   updated_at: Date;
 }
 
-/** The rolling reserve of one card deposit, micro-USDC. Written only by src/core/cards/reserve.ts. */
+/** The rolling reserve of one card deposit, micro-USDC (`remaining`: not yet taken by disputes or released). Written only by src/core/cards/reserve.ts. */
 export interface CardReservesTable {
   deposit_id: string;
   business_id: string;
   environment: Environment;
   card_payment_id: string | null;
-  /** Micro-USDC moved available -> reserve at the credit. */
   amount: bigint;
-  /** Micro-USDC still in the reserve (disputes take from it; the release moves it back). */
   remaining: bigint;
   release_at: Date;
   released_at: Date | null;
@@ -65,17 +60,15 @@ export interface CardProcessorEventsTable {
   applied_at: Date | null;
 }
 
-/** A refund of a card payment. Written only by src/core/cards/refunds.ts. */
+/** A refund of a card payment: `amount` minor units of `currency`, `debit` micro-USDC. Written only by src/core/cards/refunds.ts. */
 export interface CardRefundsTable {
   id: string;
   business_id: string;
   environment: Environment;
   card_payment_id: string | null;
   card_topup_id: string | null;
-  /** Minor units of `currency` returned to the card. */
   amount: bigint;
   currency: string;
-  /** Micro-USDC debited from the balance. */
   debit: bigint;
   status: 'pending' | 'succeeded' | 'failed';
   processor_refund_id: string | null;
@@ -84,20 +77,16 @@ export interface CardRefundsTable {
   updated_at: Date;
 }
 
-/** A dispute (chargeback) of a card payment. Written only by src/core/cards/disputes.ts. */
+/** A dispute (chargeback), `id` the processor's; `amount`, `fee` minor units of the payment's currency. Written only by src/core/cards/disputes.ts. */
 export interface CardDisputesTable {
-  /** The processor's dispute id. */
   id: string;
   processor: string;
   card_payment_id: string;
   business_id: string;
   environment: Environment;
-  /** The processor's status (`needs_response`, `under_review`, `won`, `lost`, ...). */
   status: string;
   reason: string | null;
-  /** Minor units of the payment's currency. */
   amount: bigint;
-  /** The dispute fee, minor units of the payment's currency. */
   fee: bigint;
   withdrawn_at: Date | null;
   reinstated_at: Date | null;
