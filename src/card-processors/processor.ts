@@ -53,7 +53,7 @@ export interface CardRefundResult {
 
 /**
  * A dispute as an event states it, minor units of `currency`: `status` the processor's (`needs_response`,
- * `under_review`, `won`, `lost`, ...); `withdrawn`/`reinstated` its balance transactions so far, with their fees.
+ * `under_review`, `won`, `lost`, ...); `withdrawn`/`reinstated` its balance transactions so far, with their fees, as magnitudes (>= 0).
  */
 export interface CardDisputeState {
   id: string;

@@ -14,6 +14,7 @@ import { holdCardReserve, releaseDueReserves, reserveShare, takeFromReserves } f
 import { creditDeposit, receiveDeposit } from '../../src/core/funding/deposits';
 import { post as postLedger } from '../../src/core/ledger';
 import { newId } from '../../src/domain/ids';
+import { formatAmount } from '../../src/domain/money';
 import { createHarness, type Harness } from '../helpers/harness';
 
 let h: Harness;
@@ -40,7 +41,7 @@ async function creditedTopup(b: Biz, cents: bigint, environment: 'sandbox' | 'li
     .insertInto('card_topups')
     .values({ id: topupId, business_id: b.id, environment, amount: cents, status: 'pending', token: topupId, success_url: 'https://x.test/ok', cancel_url: 'https://x.test/no', deposit_id: null, created_at: now, updated_at: now })
     .execute();
-  const dep = await receiveDeposit(h.core, callerOf(b, environment), { source: 'card', amount: (Number(cents) / 100).toFixed(2), currency: 'USD', externalId: topupId });
+  const dep = await receiveDeposit(h.core, callerOf(b, environment), { source: 'card', amount: formatAmount(cents, 'USD'), currency: 'USD', externalId: topupId });
   await creditDeposit(h.core, dep.deposit.id);
   await h.db.updateTable('card_topups').set({ status: 'completed', deposit_id: dep.deposit.id }).where('id', '=', topupId).execute();
   const row = await h.db.selectFrom('deposits').select('net_amount').where('id', '=', dep.deposit.id).executeTakeFirstOrThrow();
@@ -76,14 +77,17 @@ function processor(refund: (i: CardRefundInput) => Promise<CardRefundResult>): C
 async function liveTopup(b: Biz, cents: bigint) {
   const t = await creditedTopup(b, cents, 'live');
   const now = new Date();
+  const cpayId = newId('cpay');
   await h.db
     .insertInto('card_payments')
     .values({
-      id: newId('req'), business_id: b.id, environment: 'live', purpose: 'topup', card_topup_id: t.topupId, payment_link_id: null, payment_request_id: null, processor: 'test',
+      id: cpayId, business_id: b.id, environment: 'live', purpose: 'topup', card_topup_id: t.topupId, payment_link_id: null, payment_request_id: null, processor: 'test',
       amount: cents, currency: 'USD', status: 'paid', session_id: null, session_url: null, session_expires_at: null, payment_intent_id: `pi_${t.topupId}`, charge_id: null, fee: null,
       deposit_id: t.depositId, refunded: 0n, success_url: 'https://x.test/ok', cancel_url: 'https://x.test/no', paid_at: now, created_at: now, updated_at: now,
     })
     .execute();
+  // A live top-up reads its status and deposit from its card payment (src/core/claim-flow/card-topups.ts).
+  await h.db.updateTable('card_topups').set({ card_payment_id: cpayId, status: 'pending', deposit_id: null }).where('id', '=', t.topupId).execute();
   return t;
 }
 

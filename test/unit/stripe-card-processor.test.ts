@@ -192,14 +192,14 @@ describe('the Stripe module against the test card processor', () => {
     const events = verified(disputeId);
     expect(events.map((e) => e.kind)).toEqual(['dispute_created', 'dispute_funds_withdrawn', 'dispute_updated', 'dispute_funds_reinstated', 'dispute_closed']);
     expect(events[0]!.dispute).toMatchObject({ id: disputeId, paymentIntentId, status: 'needs_response', reason: 'fraudulent', amount: 7000n, currency: 'USD', withdrawn: null, reinstated: null });
-    expect(events[1]!.dispute!.withdrawn).toEqual({ amount: -7000n, fee: 1500n });
-    expect(events[4]!.dispute).toMatchObject({ status: 'won', withdrawn: { amount: -7000n, fee: 1500n }, reinstated: { amount: 7000n, fee: 0n } });
+    expect(events[1]!.dispute!.withdrawn).toEqual({ amount: 7000n, fee: 1500n });
+    expect(events[4]!.dispute).toMatchObject({ status: 'won', withdrawn: { amount: 7000n, fee: 1500n }, reinstated: { amount: 7000n, fee: 0n } });
     const lost = await stripe.createCheckout(input({ amount: 900n }));
     const paid = await tp.pay(lost.sessionId, TEST_CARDS.succeeds);
     const d2 = await tp.dispute(paid.paymentIntentId!, { outcome: 'lost', reason: 'product_not_received' });
     await tp.idle();
     const last = verified(d2.disputeId).at(-1)!;
-    expect(last).toMatchObject({ kind: 'dispute_closed', dispute: { status: 'lost', reason: 'product_not_received', withdrawn: { amount: -900n, fee: 1500n }, reinstated: null } });
+    expect(last).toMatchObject({ kind: 'dispute_closed', dispute: { status: 'lost', reason: 'product_not_received', withdrawn: { amount: 900n, fee: 1500n }, reinstated: null } });
   });
 
   it('verifyEvent refuses a tampered body, a 10-minute-old signature and a body that is not JSON; another event type is other', async () => {

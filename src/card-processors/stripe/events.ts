@@ -77,8 +77,10 @@ export function disputeState(d: Stripe.Dispute): CardDisputeState {
     const same = bt.currency.toUpperCase() === currency;
     const amount = same ? BigInt(bt.amount) : bt.amount < 0 ? -BigInt(d.amount) : BigInt(d.amount);
     const fee = same ? BigInt(bt.fee) : 0n;
+    // Stripe signs a withdrawal negative; the seam states magnitudes.
     const side = amount < 0n ? 'withdrawn' : 'reinstated';
-    sums[side] = { amount: (sums[side]?.amount ?? 0n) + amount, fee: (sums[side]?.fee ?? 0n) + fee };
+    const magnitude = amount < 0n ? -amount : amount;
+    sums[side] = { amount: (sums[side]?.amount ?? 0n) + magnitude, fee: (sums[side]?.fee ?? 0n) + fee };
   }
   return {
     id: d.id,

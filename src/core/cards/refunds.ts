@@ -84,8 +84,14 @@ export async function refundCardTopup(core: Core, caller: Caller, topupId: strin
       .forUpdate()
       .executeTakeFirst();
     if (!topup) throw new ApiError(404, 'not_found', `No card top-up with id '${topupId}'`, 'id');
-    if (topup.status !== 'completed' || !topup.deposit_id) throw new ApiError(409, 'invalid_state', `Card top-up ${topupId} is ${topup.status}: only a completed top-up can be refunded`, null, { status: topup.status });
-    const dep = await tx.selectFrom('deposits').select(['net_amount', 'status']).where('id', '=', topup.deposit_id).executeTakeFirstOrThrow();
+    // A live top-up's status and deposit are its card payment's (src/core/claim-flow/card-topups.ts).
+    const pay = topup.card_payment_id
+      ? await tx.selectFrom('card_payments').select(['id', 'status', 'deposit_id', 'payment_intent_id']).where('id', '=', topup.card_payment_id).executeTakeFirst()
+      : undefined;
+    const completed = pay ? pay.status === 'paid' : topup.status === 'completed';
+    const depositId = pay ? pay.deposit_id : topup.deposit_id;
+    if (!completed || !depositId) throw new ApiError(409, 'invalid_state', `Card top-up ${topupId} is not completed: only a completed top-up can be refunded`, null, { status: pay?.status ?? topup.status });
+    const dep = await tx.selectFrom('deposits').select(['net_amount', 'status']).where('id', '=', depositId).executeTakeFirstOrThrow();
     if (dep.status !== 'credited') throw new ApiError(409, 'invalid_state', `The deposit of card top-up ${topupId} is not credited yet`, null, { status: dep.status });
     const done = await refundedSoFar(tx, topupId);
     const topupAmount = BigInt(topup.amount);
@@ -98,7 +104,6 @@ export async function refundCardTopup(core: Core, caller: Caller, topupId: strin
     let paymentIntentId: string | null = null;
     let cardPaymentId: string | null = null;
     if (caller.environment === 'live') {
-      const pay = await tx.selectFrom('card_payments').select(['id', 'payment_intent_id']).where('card_topup_id', '=', topupId).where('status', '=', 'paid').executeTakeFirst();
       if (!pay?.payment_intent_id) throw new ApiError(409, 'invalid_state', `Card top-up ${topupId} has no paid card payment to refund`, null);
       paymentIntentId = pay.payment_intent_id;
       cardPaymentId = pay.id;
