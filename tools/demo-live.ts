@@ -32,6 +32,9 @@
  * 9. screening (tools/demo-live/screening.ts): a payout screened clear, one to an OFAC-listed bank
  *    held before its rail and released by two operators with `npm run admin -- screening review`,
  *    and a Verification of Payee close match held with the bank's name, paid once confirmed;
+ * 10. card money (tools/demo-live/cards.ts): a live card top-up paid in headless Chromium on the
+ *    test card processor's checkout page, a payment request paid by card, a refund, a dispute lost
+ *    and one won, the balance after each; the processor's requests and signed events in `cards/`;
  * 7. ends with `files: <folder>`: the folder that holds every file exchanged with the bank
  *    (`inbox/answered/` what we sent, `outbox/` what the bank answered; ACH under `ach/`).
  *
@@ -55,6 +58,7 @@ import { DEMO_RATE_ENV, ratesDemo } from './demo-live/rates';
 import { partnerPart, startDemoPartner } from './demo-live/partner';
 import { startSolanaDemo } from './demo-live/solana';
 import { screeningPart } from './demo-live/screening';
+import { cardsPart, startDemoCards } from './demo-live/cards';
 import { startPostgres } from './stack/postgres';
 import { startDevServer } from '../src/temporal/dev-server';
 
@@ -64,6 +68,7 @@ const bank = await startTestBank({ dir: join(dir, 'bank'), pollMs: 200, settleAf
 const rates = await startRateSources();
 const partner = await startDemoPartner(bank.filesDir);
 const solana = await startSolanaDemo(); // USDC on Solana: the test chain (tools/demo-live/solana.ts)
+const cards = await startDemoCards(dir); // the live card processor (tools/demo-live/cards.ts)
 // PostgreSQL and Temporal of our own, so the operators' admin CLI can run beside the service
 // (on PGlite only the service's process may open the database): the screening part's review.
 const pg = await startPostgres().catch((err: Error) => {
@@ -85,6 +90,7 @@ const service = spawn(process.execPath, ['--import', 'tsx', 'src/main/dev.ts'], 
     ...DEMO_RATE_ENV,
     ...partner.env,
     ...solana.env,
+    ...cards.env,
     DATA_DIR: join(dir, 'service'),
     PORT: String(port),
     TEMPORAL_ADDRESS: temporalServer?.address ?? '',
@@ -115,6 +121,7 @@ async function stop(code: number): Promise<never> {
   await rates.stop();
   await partner.stop();
   await solana.close();
+  await cards.stop();
   await temporalServer?.stop();
   pg?.stop();
   process.exit(code);
@@ -331,6 +338,7 @@ try {
   await partnerPart(partner, bank.filesDir, { base, live, call, until });
   await solana.part(call, live);
   await screeningPart({ base, live, call, until }, adminEnv);
+  await cardsPart({ base, live, call, until }, cards);
   for (const sub of ['inbox/answered', 'outbox']) {
     const folder = join(bank.filesDir, 'ach', sub);
     const names = readdirSync(folder).filter((n) => n.endsWith('.ach')).sort();

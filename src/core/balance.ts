@@ -13,7 +13,7 @@ export const MAX_SANDBOX_FUNDING_USDC = '10000000';
 /** Micro-USDC. */
 export async function getBalanceView(core: Core, caller: Caller): Promise<Balance> {
   const b = await getBalance(core.db, caller.businessId, caller.environment);
-  return { available: { minor: b.available, currency: USDC }, held: { minor: b.held, currency: USDC } };
+  return { available: { minor: b.available, currency: USDC }, held: { minor: b.held, currency: USDC }, reserve: { minor: b.reserve, currency: USDC } };
 }
 
 /**

@@ -131,15 +131,15 @@ export async function getBalance(
   db: DbOrTx,
   businessId: string,
   environment: Environment,
-): Promise<{ available: bigint; held: bigint }> {
+): Promise<{ available: bigint; held: bigint; reserve: bigint }> {
   const row = await db
     .selectFrom('balances')
-    .select(['available', 'held'])
+    .select(['available', 'held', 'reserve'])
     .where('business_id', '=', businessId)
     .where('environment', '=', environment)
     .where('currency', '=', USDC)
     .executeTakeFirst();
-  return { available: row?.available ?? 0n, held: row?.held ?? 0n };
+  return { available: row?.available ?? 0n, held: row?.held ?? 0n, reserve: row?.reserve ?? 0n };
 }
 
 export function insufficientBalance(needed: bigint, available: bigint, param: string | null = null): ApiError {

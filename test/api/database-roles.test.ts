@@ -69,7 +69,7 @@ describe('database roles: catalog grants', () => {
     const who = await sql<{ u: string }>`select current_user as u`.execute(api);
     expect(who.rows[0]!.u).toBe('payouts_api');
     await api.transaction().execute((tx) => post(tx, { businessId: 'biz_roles', environment: 'sandbox', key: 'fund:r1', from: 'external', to: 'available', amount: 7n }));
-    expect(await getBalance(api, 'biz_roles', 'sandbox')).toEqual({ available: 7n, held: 0n });
+    expect(await getBalance(api, 'biz_roles', 'sandbox')).toEqual({ available: 7n, held: 0n, reserve: 0n });
     await expect(sql`update balances set available = 1000`.execute(api)).rejects.toThrow(/permission denied/);
     await expect(sql`create table x (a int)`.execute(api)).rejects.toThrow(/permission denied/);
   });

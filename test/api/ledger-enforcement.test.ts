@@ -82,14 +82,14 @@ describe('ledger_postings is append-only', () => {
 
 describe('a balance moves only with its posting', () => {
   it('the database moves the balance when a posting is inserted (no application UPDATE)', async () => {
-    expect(await getBalance(db, BIZ, 'sandbox')).toEqual({ available: 4_000_000n, held: 1_000_000n });
+    expect(await getBalance(db, BIZ, 'sandbox')).toEqual({ available: 4_000_000n, held: 1_000_000n, reserve: 0n });
     // An application role inserts a posting with raw SQL: the balance follows in the same statement.
     await db.transaction().execute(async (tx) => {
       await sql`set local role payouts_worker`.execute(tx);
       await sql`insert into ledger_postings (business_id, environment, key, currency, debit_account, credit_account, amount)
         values (${BIZ}, 'sandbox', 'payout:po_1:settle', 'USDC', 'held', 'sent', 1000000)`.execute(tx);
     });
-    expect(await getBalance(db, BIZ, 'sandbox')).toEqual({ available: 4_000_000n, held: 0n });
+    expect(await getBalance(db, BIZ, 'sandbox')).toEqual({ available: 4_000_000n, held: 0n, reserve: 0n });
   });
 
   it('an UPDATE of a balance without its posting does not commit, for the owner and every role', async () => {
@@ -101,7 +101,7 @@ describe('a balance moves only with its posting', () => {
         values ('${BIZ}', 'sandbox', 'fund:forged', 'USDC', 'external', 'sent', 1) returning 1)
       update balances set available = available + 1 where business_id = '${BIZ}' and exists (select 1 from p)`);
     expect(err?.message).toMatch(/balances move only with a ledger posting/);
-    expect(await getBalance(db, BIZ, 'sandbox')).toEqual({ available: 4_000_000n, held: 0n });
+    expect(await getBalance(db, BIZ, 'sandbox')).toEqual({ available: 4_000_000n, held: 0n, reserve: 0n });
   });
 
   it('refuses a DELETE, a TRUNCATE and a non-zero INSERT of balances', async () => {
@@ -122,7 +122,7 @@ describe('a balance moves only with its posting', () => {
       await expect(post(tx, { businessId: BIZ, environment: 'sandbox', key: 'payout:po_3:hold', from: 'available', to: 'held', amount: 9_000_000n })).rejects.toBeInstanceOf(
         InsufficientFundsError,
       );
-      expect(await getBalance(tx, BIZ, 'sandbox')).toEqual({ available: 4_000_000n, held: 0n });
+      expect(await getBalance(tx, BIZ, 'sandbox')).toEqual({ available: 4_000_000n, held: 0n, reserve: 0n });
       // A replayed key answers false and changes nothing, even when it would no longer be covered.
       expect(await post(tx, { businessId: BIZ, environment: 'sandbox', key: 'payout:po_1:hold', from: 'available', to: 'held', amount: 9_000_000n })).toBe(false);
     });

@@ -609,7 +609,7 @@ describe('payouts: error', () => {
       const r = await post(poor, speiBody({ source_amount: '10' }));
       expect(r.status).toBe(402);
       expect(r.body.error.code).toBe('insufficient_balance');
-      expect(await balance(poor)).toEqual({ object: 'balance', currency: 'USDC', available: '5.00', held: '0.00' });
+      expect(await balance(poor)).toEqual({ object: 'balance', currency: 'USDC', available: '5.00', held: '0.00', reserve: '0.00' });
       const list = await h.request('GET', '/sandbox/v1/payouts', { key: poor.sandbox });
       expect(list.body.data).toEqual([]);
     });
@@ -619,7 +619,7 @@ describe('payouts: error', () => {
       const r = await post(never, speiBody({ source_amount: '10' }), { 'Idempotency-Key': 'never-funded-1' });
       expect([r.status, r.body.error.code]).toEqual([402, 'insufficient_balance']);
       expect(r.body.error.message).toContain('0.00 USDC available');
-      expect(await balance(never)).toEqual({ object: 'balance', currency: 'USDC', available: '0.00', held: '0.00' });
+      expect(await balance(never)).toEqual({ object: 'balance', currency: 'USDC', available: '0.00', held: '0.00', reserve: '0.00' });
       const count = async (table: 'payouts' | 'ledger_postings' | 'events') =>
         Number((await h.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).where('business_id', '=', never.id).executeTakeFirstOrThrow()).n);
       expect([await count('payouts'), await count('ledger_postings'), await count('events')]).toEqual([0, 0, 0]);
@@ -698,10 +698,10 @@ describe('payouts: error', () => {
   describe('sandbox funding (extension)', () => {
     it('funds the sandbox balance; validates the amount; does not exist live', async () => {
       const b = await newBiz();
-      expect(await balance(b)).toEqual({ object: 'balance', currency: 'USDC', available: '0.00', held: '0.00' });
+      expect(await balance(b)).toEqual({ object: 'balance', currency: 'USDC', available: '0.00', held: '0.00', reserve: '0.00' });
       const r = await h.request('POST', '/sandbox/v1/sandbox/fund', { key: b.sandbox, body: { amount: '12.345678' } });
       expect(r.status).toBe(200);
-      expect(r.body).toEqual({ object: 'balance', currency: 'USDC', available: '12.345678', held: '0.00' });
+      expect(r.body).toEqual({ object: 'balance', currency: 'USDC', available: '12.345678', held: '0.00', reserve: '0.00' });
       for (const amount of ['-1', '0', '1.1234567', 'abc', '99999999999']) {
         const bad = await h.request('POST', '/sandbox/v1/sandbox/fund', { key: b.sandbox, body: { amount } });
         expect([bad.status, bad.body.error.code, bad.body.error.param], amount).toEqual([400, 'validation_error', 'amount']);

@@ -1314,6 +1314,11 @@ export interface components {
              * @example 1250.50
              */
             held: string;
+            /**
+             * @description Live card money held in the rolling reserve until its release date; not spendable (docs: Rolling reserve)
+             * @example 1250.50
+             */
+            reserve: string;
         };
         SandboxFund: {
             /**

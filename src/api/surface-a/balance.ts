@@ -13,6 +13,7 @@ export const BalanceSchema = z
     currency: z.literal('USDC'),
     available: Amount.openapi({ description: 'Spendable now' }),
     held: Amount.openapi({ description: 'Reserved by payouts in flight (amount + fees)' }),
+    reserve: Amount.openapi({ description: 'Live card money held in the rolling reserve until its release date; not spendable (docs: Rolling reserve)' }),
   })
   .openapi('Balance');
 

@@ -8,9 +8,10 @@ export interface WireBalance {
   currency: 'USDC';
   available: string;
   held: string;
+  reserve: string;
 }
 
 /** Surface A's balance (also Surface C's `POST /sandbox/fund` answer). */
 export function renderBalance(b: Balance): WireBalance {
-  return { object: 'balance', currency: 'USDC', available: formatAmount(b.available.minor, b.available.currency), held: formatAmount(b.held.minor, b.held.currency) };
+  return { object: 'balance', currency: 'USDC', available: formatAmount(b.available.minor, b.available.currency), held: formatAmount(b.held.minor, b.held.currency), reserve: formatAmount(b.reserve.minor, b.reserve.currency) };
 }
