@@ -4,8 +4,8 @@
  * checked by stripe-mock) is the stack's live processor. During the run, live Surface B card top-ups
  * are paid with Stripe's test cards and bank debits, their events delivered normally, twice, out of
  * order, late or never (polling must find those); some are declined, some refunded, some disputed
- * (won and lost). Deliveries to an API process that is down are retried by the processor, then left
- * to polling.
+ * (won and lost). Deliveries to an API process that is down are retried by the processor (10
+ * attempts, doubling from 0.3 s); a checkout event never sent is left to polling.
  *
  * Audit: the processor's paid sessions and our paid card payments are the same set, each credited
  * exactly once (one deposit per card payment, credited); every dispute the processor closed ends
@@ -62,7 +62,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Starts the chaos card processor (seeded by `rng`). */
 export async function startCardChaos(rng: Rng): Promise<CardChaos> {
-  const processor = await startTestCardProcessor({ stepMs: 300, lateMs: 6000, retry: { attempts: 6, delayMs: 300 } });
+  // Stripe redelivers for days; 10 attempts from 0.3 s, doubling, outlast any process the faults kill.
+  const processor = await startTestCardProcessor({ stepMs: 300, lateMs: 6000, retry: { attempts: 10, delayMs: 300 } });
   const traffic: CardTraffic = { topups: 0, paid: 0, refunds: 0, disputes: { won: 0, lost: 0 }, unexpected: [] };
   const background: Promise<unknown>[] = [];
   return {
@@ -114,7 +115,9 @@ export async function startCardChaos(rng: Rng): Promise<CardChaos> {
             background.push(
               (async () => {
                 await sleep(rng.int(1000, 4000));
-                await processor.dispute(intent, { outcome, delivery: rng.weighted(DELIVERIES.map(([w, v]) => [w, v] as const)) });
+                // Never `silent`: polling covers checkout sessions only; a dispute's events are redelivered until answered.
+                const delivery = rng.weighted(DELIVERIES.filter(([, v]) => v !== 'silent').map(([w, v]) => [w, v] as const));
+                await processor.dispute(intent, { outcome, delivery });
                 traffic.disputes[outcome]++;
               })().catch((err: Error) => traffic.unexpected.push(`dispute ${intent}: ${err.message}`)),
             );
