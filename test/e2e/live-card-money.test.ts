@@ -236,4 +236,26 @@ describe('live card top-up over the Stripe client and the test card processor', 
     expect(BigInt(won.taken_available)).toBeGreaterThan(0n);
     expect(await balance(c)).toEqual({ available: before.available + BigInt(won.taken_reserve), reserve: before.reserve - BigInt(won.taken_reserve) });
   });
+
+  it('a dispute whose payment is not known yet (its completion still on its way) is answered 503 and applied on redelivery', async () => {
+    const b = await h.business();
+    const r = await topup(b, '30.00');
+    const sessionId = sessionOf(r.body.checkoutUrl);
+    const paid = await tp.pay(sessionId, { card: TEST_CARDS.succeeds }, { delivery: 'silent' });
+    await tp.dispute(paid.paymentIntentId!, { outcome: 'lost' });
+    // The processor's first delivery of the dispute finds no paid payment: 503, nothing applied.
+    const created = await waitFor(async () => tp.events().find((e) => e.type === 'charge.dispute.created' && e.body.includes(paid.paymentIntentId!) && e.attempts.length > 0), 'the dispute delivered once');
+    expect(created.attempts[0]).toBe(503);
+    expect(await h.db.selectFrom('card_disputes').select('id').where('business_id', '=', b.id).execute()).toEqual([]);
+    // The completion arrives; the processor's next attempts apply the dispute.
+    const completion = tp.events().find((e) => e.type === 'checkout.session.completed' && e.objectId === sessionId)!;
+    const sent = await h.request('POST', '/hooks/card/stripe', { rawBody: completion.body, headers: { 'content-type': 'application/json', 'stripe-signature': tp.sign(completion.body) } });
+    expect(sent.status).toBe(200);
+    await tp.idle();
+    const d = await waitFor(async () => {
+      const row = await h.db.selectFrom('card_disputes').select(['status', 'withdrawn_at']).where('business_id', '=', b.id).executeTakeFirst();
+      return row?.status === 'lost' && row.withdrawn_at ? row : null;
+    }, 'the dispute applied on redelivery');
+    expect(d.status).toBe('lost');
+  });
 });

@@ -14,7 +14,7 @@ import { applyRefundEvent } from './refunds';
 
 /** The hook's answer: HTTP status and JSON body. */
 export interface CardEventReply {
-  status: 200 | 400;
+  status: 200 | 400 | 503;
   body: { received: true; duplicate: boolean; outcome: string } | { error: { code: string; message: string } };
 }
 
@@ -23,7 +23,9 @@ export interface CardEventReply {
  * id `processorId` is configured (the route answers 404). A refused signature or body answers 400
  * `{ error: { code, message } }` and writes nothing. An event already applied answers 200 with
  * `duplicate: true` and applies nothing; one recorded but not applied (an earlier attempt failed)
- * is applied again. Throws when applying fails (the route answers 500; the processor redelivers).
+ * is applied again. A dispute event of a payment not known yet (its completion is still on its way)
+ * stays unapplied and answers 503 `payment_not_known_yet`, so the processor redelivers it. Throws
+ * when applying fails (the route answers 500; the processor redelivers).
  */
 export async function receiveCardEvent(core: Core, processorId: string, headers: Record<string, string | undefined>, rawBody: string): Promise<CardEventReply | null> {
   const processor = liveCardProcessor(core);
@@ -60,6 +62,10 @@ export async function receiveCardEvent(core: Core, processorId: string, headers:
     if (prior.applied_at) return { status: 200, body: { received: true, duplicate: true, outcome: prior.outcome ?? 'applied' } };
   }
   const { payment, outcome } = await applyCardEvent(core, processor.id, event);
+  if (outcome === 'unknown_payment' && event.dispute) {
+    await core.db.updateTable('card_processor_events').set({ outcome }).where('id', '=', id).execute();
+    return { status: 503, body: { error: { code: 'payment_not_known_yet', message: `No paid card payment of ${event.dispute.paymentIntentId ?? 'this dispute'} yet; deliver it again later` } } };
+  }
   await core.db
     .updateTable('card_processor_events')
     .set({ outcome, card_payment_id: payment?.id ?? null, applied_at: core.now() })
@@ -92,7 +98,8 @@ async function applyCardEvent(core: Core, processor: string, event: CardProcesso
     case 'dispute_closed': {
       if (!event.dispute) return { payment: undefined, outcome: 'payload_incomplete' };
       const payment = event.dispute.paymentIntentId ? await findCardPaymentOfIntent(core, processor, event.dispute.paymentIntentId) : undefined;
-      if (!payment) return { payment, outcome: 'unknown_payment' };
+      // Not credited yet (its completion still on its way): the caller answers 503 so it comes again.
+      if (!payment?.deposit_id) return { payment, outcome: 'unknown_payment' };
       const outcome = await applyDisputeEvent(
         core,
         { id: event.id, kind: event.kind, createdAt: event.createdAt, dispute: event.dispute },
