@@ -192,6 +192,9 @@ describe('live card top-up over the Stripe client and the test card processor', 
     }, 'the refund succeeded at the processor');
     const afterRefund = await balance(b);
     expect(afterRefund).toEqual({ available: start.available - netB, reserve: start.reserve });
+    const refunded = await h.request('GET', '/v1/events?type=deposit.refunded', { key: b.live });
+    const secondPayment = await cpay(second.id);
+    expect(refunded.body.data.map((e: { data: { object: { id: string } } }) => e.data.object.id)).toEqual([credited.find((d) => d.external_id === secondPayment)!.id]);
 
     // The first payment disputed and lost: 100.00 + the 15.00 dispute fee, more than available and the reserve together.
     await tp.dispute(first.paymentIntentId, { outcome: 'lost' });

@@ -121,7 +121,7 @@ export async function cardsPart(ctx: DemoContext, cards: DemoCards): Promise<voi
     await cards.processor.dispute(paid2.paymentIntentId!, { outcome: 'won' });
     await cards.processor.idle();
     await new Promise((r) => setTimeout(r, 1000));
-    console.log('dispute of the 50.00 USD top-up won (what was withdrawn comes back):');
+    console.log('dispute of the 50.00 USD top-up won: 65.00 withdrawn, then all of it given back (the balance is where it was):');
     await balance('the won dispute');
     const events = await call('GET', '/v1/events?limit=50', live);
     const cardEvents = events.data.filter((e: any) => e.type.startsWith('deposit.') || e.type === 'payment_request.paid').map((e: any) => e.type);

@@ -196,9 +196,11 @@ async function recordRefundResult(core: Core, id: string, result: CardRefundResu
 /** Emits `deposit.refunded` (the top-up's deposit with the refund; docs/getting-paid.md "Refunds") for a succeeded refund, in `tx`. */
 async function emitRefunded(tx: DbOrTx, r: CardRefundsTable): Promise<void> {
   if (!r.card_topup_id) return;
+  // A live top-up's deposit is its card payment's (src/core/claim-flow/card-topups.ts).
   const dep = await tx
     .selectFrom('card_topups')
-    .innerJoin('deposits', 'deposits.id', 'card_topups.deposit_id')
+    .leftJoin('card_payments', 'card_payments.id', 'card_topups.card_payment_id')
+    .innerJoin('deposits', (j) => j.on((eb) => eb('deposits.id', '=', eb.fn.coalesce('card_payments.deposit_id', 'card_topups.deposit_id'))))
     .selectAll('deposits')
     .where('card_topups.id', '=', r.card_topup_id)
     .executeTakeFirst();
