@@ -1,19 +1,10 @@
 /**
- * Disputes (chargebacks) of card payments (docs/getting-paid.md "Disputes"): the processor's
- * dispute events move money between `available`, `reserve` and `disputes`; a shortfall blocks the
- * business's new payouts until recovered (src/core/cards/payout-block.ts). Owns `card_disputes`.
- *
- * Money (micro-USDC, converted from the payment's currency at its deposit's rate, rounded up):
- * - funds withdrawn: `amount + fee` is taken from `available` first (`card_dispute:<id>:withdraw_available`,
- *   available -> disputes), then from the reserves (src/core/cards/reserve.ts takeFromReserves); what
- *   neither covers is the `shortfall` (never a negative balance), which blocks new payouts, logs an
- *   error-level alert and counts `card_dispute_shortfalls_total`.
- * - funds reinstated (won): exactly what was taken goes back to `available` (`card_dispute:<id>:reinstate`,
- *   the reserve part included), and an open shortfall is cleared.
- * - recovery (relay task): an open shortfall is taken from `available` once it covers it fully
- *   (`card_dispute:<id>:recover`), which lifts the block.
- * Each step is guarded by the dispute row (locked) and its own posting key: replays and reordering
- * (funds withdrawn before created, reinstated before withdrawn) change nothing twice.
+ * Disputes of card payments (docs/getting-paid.md "Disputes", where the money rules are): funds
+ * withdrawn take `amount + fee` (micro-USDC at the deposit's rate, rounded up) from `available`,
+ * then the reserves; the rest is a `shortfall` that blocks new payouts (an alert and
+ * `card_dispute_shortfalls_total`) until a relay task recovers it; funds reinstated give back all
+ * that was taken. Each step is guarded by the locked dispute row and its own posting key, so replays
+ * and reordering change nothing twice. Owns `card_disputes`.
  */
 import type { CardDisputeState } from '../../card-processors/processor';
 import type { Selectable } from 'kysely';

@@ -1,13 +1,8 @@
 /**
- * Refunds of card top-ups (docs/getting-paid.md "Refunds", docs/surface-b.md "Card top-ups"): the
- * balance is debited first (posting to `refunds`), then the processor is asked; a failed refund
- * gives the money back. Owns `card_refunds`; the refunded total of a top-up is the sum of its
- * refunds that did not fail (computed here, never stored elsewhere).
- *
- * The debit rule: refunding X cents of a top-up of A cents that credited N micro-USDC debits
- * ceil(X * N / A), never more than what is left of N; the refund of the whole rest debits exactly
- * the rest of N, so all refunds of a top-up debit N in total. The processor's card fee is not
- * returned by processors, so it is not part of N (the credit was net of it).
+ * Refunds of card top-ups (docs/getting-paid.md "Refunds"): the balance is debited first (to
+ * `refunds`), then the processor is asked; a failed refund gives the money back. Refunding X of a
+ * top-up of A that credited N micro-USDC debits ceil(X * N / A), the last refund exactly the rest of
+ * N (the processor's fee is not returned). Owns `card_refunds` (a top-up's refunded total is summed here).
  */
 import type { CardProcessor, CardRefundResult } from '../../card-processors/processor';
 import { CardProcessorError } from '../../card-processors/processor';
