@@ -12,7 +12,8 @@ type Binary = { envVar: string; name: string };
 const CLI: Binary = { envVar: 'TEMPORAL_CLI', name: 'temporal' };
 const TEST_SERVER: Binary = { envVar: 'TEMPORAL_TEST_SERVER', name: 'temporal-test-server' };
 
-function executable(path: string): boolean {
+/** Whether `path` is a file this process may execute. */
+export function executable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;
@@ -21,7 +22,8 @@ function executable(path: string): boolean {
   }
 }
 
-function onPath(name: string): string | undefined {
+/** The first executable `name` on PATH, or undefined. */
+export function onPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     if (dir && executable(join(dir, name))) return join(dir, name);
   }

@@ -6,8 +6,9 @@
  * in Stripe's shapes, but keeps no state: tools/test-card-processor/processor.ts keeps the state.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { accessSync, constants, mkdirSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { executable, onPath } from '../../src/temporal/binaries';
 
 /** The pinned stripe-mock release (its Go module version). */
 export const STRIPE_MOCK_VERSION = 'v0.203.0';
@@ -16,14 +17,6 @@ export const STRIPE_MOCK_MODULE = 'github.com/stripe/stripe-mock';
 export const STRIPE_MOCK_DIR = join(resolve(import.meta.dirname, '..', '..'), '.tools', 'stripe-mock');
 const INSTALL_HINT = 'run `npx tsx tools/stripe-mock-bin.ts install` (needs Go; builds github.com/stripe/stripe-mock@' + STRIPE_MOCK_VERSION + ' into .tools/stripe-mock/)';
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The stripe-mock binary: `STRIPE_MOCK` (a path), else the pinned one in `.tools/stripe-mock/`, else
@@ -37,7 +30,8 @@ export function resolveStripeMock(): string {
   }
   const local = join(STRIPE_MOCK_DIR, 'stripe-mock');
   if (executable(local)) return local;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) if (dir && executable(join(dir, 'stripe-mock'))) return join(dir, 'stripe-mock');
+  const found = onPath('stripe-mock');
+  if (found) return found;
   throw new Error(`The stripe-mock binary was not found (STRIPE_MOCK, .tools/stripe-mock/stripe-mock, PATH): ${INSTALL_HINT}.`);
 }
 
