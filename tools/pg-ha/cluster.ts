@@ -2,9 +2,9 @@
  * A high-availability PostgreSQL on one machine, for the chaos run, the HA tests and `npm run
  * pg-ha` (docs/operations.md "High-availability PostgreSQL"): pg_auto_failover (Debian's
  * `postgresql-15-auto-failover`, the `pg_autoctl` command) runs a monitor and two data nodes, each
- * in its own data directory on its own loopback port, each node's keeper (`pg_autoctl run`) in its
- * own process group so that {@link PgHaNode.kill} takes the whole "machine" (keeper, postmaster and
- * backends) with SIGKILL. The primary commits synchronously to the standby (`synchronous_commit =
+ * in its own data directory on its own loopback port; {@link PgHaNode.kill} takes a node's whole
+ * "machine" (its keeper's process tree: the keeper, its services, the postmaster and the backends)
+ * with SIGKILL at once. The primary commits synchronously to the standby (`synchronous_commit =
  * on` with `synchronous_standby_names`, set by the monitor); the monitor promotes the standby when
  * the primary stops answering, and a killed node started again rejoins as the standby (pg_rewind).
  * WAL is archived to one directory both nodes share, for point-in-time recovery.
@@ -155,7 +155,7 @@ export async function startPgHa(opts: PgHaOptions = {}): Promise<PgHaCluster> {
   const spawnKeeper = (name: string, args: string[]): ChildProcess => {
     const out = createWriteStream(join(dir, `${name}.log`), { flags: 'a' });
     const full = [...prefix, ...envArgs, autoctl, ...args];
-    // detached: its own process group, so kill() takes the keeper, the postmaster and the backends.
+    // detached: out of the caller's process group (a Ctrl-C reaches the caller, whose exit handler stops the cluster).
     const child = spawn(full[0]!, full.slice(1), { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.pipe(out);
     child.stderr!.pipe(out);
@@ -166,11 +166,7 @@ export async function startPgHa(opts: PgHaOptions = {}): Promise<PgHaCluster> {
   const killGroup = async (child: ChildProcess | null) => {
     if (!child?.pid || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
+    killTree(child.pid);
     await exited;
   };
 
@@ -178,14 +174,7 @@ export async function startPgHa(opts: PgHaOptions = {}): Promise<PgHaCluster> {
   const stop = () => {
     if (stopped) return;
     stopped = true;
-    for (const c of children) {
-      try {
-        if (c.pid) process.kill(-c.pid, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    }
-    // Postmasters whose keeper is gone: their own process groups are the keepers' (killed above).
+    for (const c of children) if (c.pid) killTree(c.pid);
     if (!opts.keep) rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', stop);
@@ -292,6 +281,33 @@ export async function startPgHa(opts: PgHaOptions = {}): Promise<PgHaCluster> {
   } catch (err) {
     stop();
     throw err;
+  }
+}
+
+/**
+ * SIGKILLs `pid` and every process below it at once. A process group would not do: pg_autoctl's
+ * supervised services and PostgreSQL's backends each call setsid, and an orphaned pg_autoctl
+ * "start/stop postgres" service starts its PostgreSQL again.
+ */
+function killTree(pid: number): void {
+  const ps = spawnSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' }).stdout ?? '';
+  const kids = new Map<number, number[]>();
+  for (const line of ps.split('\n')) {
+    const [p, pp] = line.trim().split(/\s+/).map(Number);
+    if (p && pp !== undefined) kids.set(pp, [...(kids.get(pp) ?? []), p]);
+  }
+  const tree: number[] = [];
+  const walk = (p: number) => {
+    tree.push(p);
+    for (const k of kids.get(p) ?? []) walk(k);
+  };
+  walk(pid);
+  for (const p of tree) {
+    try {
+      process.kill(p, 'SIGKILL');
+    } catch {
+      // already gone
+    }
   }
 }
 
