@@ -229,7 +229,7 @@ describe.skipIf(SKIP)('high-availability PostgreSQL (pg_auto_failover)', () => {
       let backup: BaseBackup | null = null;
       let restored: RestoredDatabase | null = null;
       let restoredDb: Db | null = null;
-      // node-postgres takes one host: the primary's own address (the service uses the multi-host URL).
+      // The primary's own address: the base backup and the WAL archive come from it.
       const db = await openDb({ url: nodeUrl(primary) }, { poolSize: 2 });
       try {
         backup = takeBaseBackup({ host: '127.0.0.1', port: primary.port });
