@@ -4,6 +4,7 @@ import type { Core } from '../core/context';
 import { createLogger } from '../core/logging';
 import { actAsRole, type AppRole, databaseRole, type DbTarget, migrate, openDb } from '../db/connection';
 import { keyringFor } from '../core/secrets';
+import { failoverSettingsOf } from '../db/primary';
 import { sandboxAdapters } from '../sandbox/adapters';
 import { createScreeningServices } from '../core/screening/service';
 import { connectTemporal } from '../temporal/client';
@@ -17,7 +18,7 @@ import { temporalConnectionOptions } from '../temporal/connection-options';
  */
 export async function buildCore(config: Config, opts: { memoryDb?: boolean; role?: AppRole } = {}): Promise<Core> {
   const log = createLogger({ level: config.LOG_LEVEL });
-  const target: DbTarget = config.DATABASE_URL ? { url: config.DATABASE_URL } : opts.memoryDb ? { memory: true } : { pgliteDir: resolve(join(config.DATA_DIR)) };
+  const target: DbTarget = config.DATABASE_URL ? { url: config.DATABASE_URL, failover: failoverSettingsOf(config) } : opts.memoryDb ? { memory: true } : { pgliteDir: resolve(join(config.DATA_DIR)) };
   let db = await openDb(target);
   await migrate(db);
   const role = databaseRole(config.DATABASE_ROLE, opts.role);
