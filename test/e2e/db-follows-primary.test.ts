@@ -1,4 +1,11 @@
-import { sql } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from 'kysely';
+import type pg from 'pg';
+import { createApp } from '../../src/api/app';
+import type { Database } from '../../src/db/schema';
+import { parseDatabaseUrl } from '../../src/db/database-url';
+import { DatabaseUnavailableError } from '../../src/db/errors';
+import { DEFAULT_FAILOVER, FollowingPool } from '../../src/db/primary';
+import { pgTypeParser } from '../../src/db/type-parsers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiKeyCache, startApiKeyCache } from '../../src/core/api-key-cache';
 import { metricsRegistry } from '../../src/core/metrics/registry';
@@ -63,6 +70,10 @@ describe.skipIf(SKIP)('DATABASE_URL with several hosts follows the primary', () 
 
     await first.kill();
     const t0 = Date.now();
+    // The killed node's backends (each its own session, so outside the keeper's process group) see
+    // the postmaster gone and end their connections within milliseconds; a statement sent in that
+    // instant on an idle pooled connection fails (the API's 503). Then the pool has none left there.
+    await new Promise((r) => setTimeout(r, 1000));
     // Issued during the failover: acquiring waits for a writable host, then the write runs there.
     // (txid_current() assigns a transaction id: a standby refuses it.)
     const write = await sql<{ port: number; rec: boolean; xid: boolean }>`select inet_server_port() as port, pg_is_in_recovery() as rec, txid_current() > 0 as xid`.execute(h.db);
@@ -85,4 +96,85 @@ describe.skipIf(SKIP)('DATABASE_URL with several hosts follows the primary', () 
     const steady = await cluster.waitForSteadyState(60_000);
     expect(steady.primary).toBe(second);
   }, 90_000);
+
+  it('a payout whose COMMIT answer is lost answers 503 service_unavailable; the retry with the same key answers the committed payout, made once', async () => {
+    // The seam (a Kysely pool around the service's FollowingPool): the statement that accepts the
+    // payout (one statement, its own transaction) runs and commits, then the connection is reported
+    // lost (the commit's answer never arrived), and the next acquisition finds no writable server
+    // (the failover still running), so the accept's own lookup by key fails too. Killing a node at
+    // exactly the commit is not reproducible; this is the same ambiguity at the same point.
+    const hosts = parseDatabaseUrl(h.databaseUrl!);
+    const inner = new FollowingPool(hosts, { max: 5, types: { getTypeParser: pgTypeParser as pg.CustomTypesConfig['getTypeParser'] } }, DEFAULT_FAILOVER);
+    let armed = false;
+    let failAcquisitions = 0;
+    const pool: PostgresPool = {
+      async connect() {
+        if (failAcquisitions > 0) {
+          failAcquisitions--;
+          throw new DatabaseUnavailableError(['(test: failover in progress)'], 0);
+        }
+        const client = (await inner.connect()) as pg.PoolClient;
+        const query = (text: string, params: unknown[]) => {
+          // The accept is one statement in its own transaction: it commits as it ends.
+          if (armed && /insert into "?payouts"?/i.test(text)) {
+            armed = false;
+            return client.query(text, params).then(() => {
+              failAcquisitions = 1;
+              throw new Error('Connection terminated unexpectedly');
+            });
+          }
+          return client.query(text, params);
+        };
+        return { query, release: () => client.release() } as unknown as PostgresPoolClient;
+      },
+      end: () => inner.end(),
+    };
+    const faulty = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const app = createApp({ ...h.core, db: faulty });
+    try {
+      const biz = await h.business();
+      const call = async (method: string, path: string, body: unknown, headers: Record<string, string> = {}) => {
+        const res = await app.request(path, { method, headers: { Authorization: `Bearer ${biz.sandbox}`, 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) });
+        return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+      };
+      expect((await call('POST', '/sandbox/v1/sandbox/fund', { amount: '100' })).status).toBeLessThan(300);
+      const rcp = await call('POST', '/sandbox/v1/recipients', {
+        type: 'bank_account',
+        country: 'MX',
+        currency: 'MXN',
+        name: 'Ana López',
+        bank_account: { holder_name: 'Ana López', clabe: '002010077777777771', recipient_kind: 'individual' },
+      });
+      const payout = { channel: 'spei_mxn', recipient_id: rcp.body.id, source_amount: '10' };
+      const balance = async () => (await (await app.request('/sandbox/v1/balance', { headers: { Authorization: `Bearer ${biz.sandbox}` } })).json()) as any;
+      const before = await balance();
+
+      armed = true;
+      const first = await call('POST', '/sandbox/v1/payouts', payout, { 'Idempotency-Key': 'ha-commit-1' });
+      expect(armed).toBe(false);
+      expect(first.status).toBe(503);
+      expect(first.body.error.code).toBe('service_unavailable');
+      expect(first.headers.get('Retry-After')).toBe('5');
+      // It did commit: one payout holds the key.
+      const made = await sql<{ id: string }>`select id from payouts where business_id = ${biz.id} and idempotency_key like ${'%ha-commit-1'}`.execute(h.db);
+      expect(made.rows).toHaveLength(1);
+
+      const retry = await call('POST', '/sandbox/v1/payouts', payout, { 'Idempotency-Key': 'ha-commit-1' });
+      expect(retry.status).toBe(201);
+      expect(retry.body.id).toBe(made.rows[0]!.id);
+      const replay = await call('POST', '/sandbox/v1/payouts', payout, { 'Idempotency-Key': 'ha-commit-1' });
+      expect(replay.headers.get('Idempotent-Replayed')).toBe('true');
+      expect(replay.body.id).toBe(made.rows[0]!.id);
+      // Still one payout, and the balance moved once (its hold).
+      expect((await sql<{ n: number }>`select count(*)::int as n from payouts where business_id = ${biz.id}`.execute(h.db)).rows[0]!.n).toBe(1);
+      // The balance moved once: one payout of 10 plus its fees is held (twice would hold 20 or more).
+      const after = await balance();
+      const held = Number(after.held) - Number(before.held);
+      expect(Number(before.available) - Number(after.available)).toBeCloseTo(held, 6);
+      expect(held).toBeGreaterThanOrEqual(10);
+      expect(held).toBeLessThan(20);
+    } finally {
+      await faulty.destroy();
+    }
+  }, 60_000);
 });
