@@ -29,12 +29,7 @@ const INT8 = 20;
 export async function openDb(target: DbTarget, opts: { poolSize?: number; role?: string } = {}): Promise<Db> {
   if ('url' in target) {
     const parsed = parseDatabaseUrl(target.url);
-    const config = {
-      max: opts.poolSize ?? 10,
-      // Every connection acts as the application role from its start (docs/security.md "Database roles").
-      ...(opts.role ? { options: `-c role=${opts.role}` } : {}),
-      types: { getTypeParser: pgTypeParser as pg.CustomTypesConfig['getTypeParser'] },
-    };
+    const config = pgPoolConfig(opts);
     // One host: node-postgres reads the URL itself, as always. Several: follow the primary (docs/architecture.md "High availability").
     const pool = parsed.needsSelection
       ? new FollowingPool(parsed, config, target.failover ?? DEFAULT_FAILOVER, listenForErrors)
@@ -64,8 +59,18 @@ export async function openDb(target: DbTarget, opts: { poolSize?: number; role?:
   return db;
 }
 
+/** The node-postgres settings of every pool of the service (without the address). */
+export function pgPoolConfig(opts: { poolSize?: number; role?: string }): Omit<pg.PoolConfig, 'connectionString'> {
+  return {
+    max: opts.poolSize ?? 10,
+    // Every connection acts as the application role from its start (docs/security.md "Database roles").
+    ...(opts.role ? { options: `-c role=${opts.role}` } : {}),
+    types: { getTypeParser: pgTypeParser as pg.CustomTypesConfig['getTypeParser'] },
+  };
+}
+
 /** The listeners every node-postgres pool needs: without them a connection PostgreSQL closes (restart, failover) would end the process. */
-function listenForErrors(pool: pg.Pool): pg.Pool {
+export function listenForErrors(pool: pg.Pool): pg.Pool {
   pool.on('error', (err) => {
     console.error(`PostgreSQL: an idle pooled connection failed (${err.message}); it was discarded`);
   });

@@ -5,6 +5,8 @@ import { createLogger } from '../core/logging';
 import { actAsRole, type AppRole, databaseRole, type DbTarget, migrate, openDb } from '../db/connection';
 import { keyringFor } from '../core/secrets';
 import { failoverSettingsOf } from '../db/primary';
+import { openStandbyReads, StandbyReadsUnavailableError } from '../db/standby-reads';
+import { parseDuration } from '../domain/durations';
 import { sandboxAdapters } from '../sandbox/adapters';
 import { createScreeningServices } from '../core/screening/service';
 import { connectTemporal } from '../temporal/client';
@@ -24,8 +26,14 @@ export async function buildCore(config: Config, opts: { memoryDb?: boolean; role
   const role = databaseRole(config.DATABASE_ROLE, opts.role);
   if (role) db = await actAsRole(db, target, role);
   keyringFor(config); // refuses the development secrets key when NODE_ENV=production
+  // DATABASE_READS=standby: the listed read paths may read a standby in sync (docs/operations.md "Reads from the standby").
+  const reads =
+    config.DATABASE_READS === 'standby' && 'url' in target
+      ? (await openStandbyReads(db, target.url, { maxLagMs: parseDuration(config.DATABASE_STANDBY_MAX_LAG), failover: target.failover, role: role ?? undefined })).db
+      : undefined;
+  if (config.DATABASE_READS === 'standby' && !reads) throw new StandbyReadsUnavailableError();
   const temporal = await connectTemporal(temporalConnectionOptions(config), config.TEMPORAL_NAMESPACE);
-  return { db, temporal, config, log, now: () => new Date(), sandbox: sandboxAdapters(), screening: createScreeningServices(db, config, log) };
+  return { db, reads, temporal, config, log, now: () => new Date(), sandbox: sandboxAdapters(), screening: createScreeningServices(db, config, log) };
 }
 
 
@@ -33,5 +41,6 @@ export async function buildCore(config: Config, opts: { memoryDb?: boolean; role
 export async function closeCore(core: Core): Promise<void> {
   await drainWorkflowStarts(core);
   await core.temporal.connection.close().catch(() => {});
+  await core.reads?.destroy();
   await core.db.destroy();
 }

@@ -5,6 +5,7 @@ import type { Database } from '../../src/db/schema';
 import { parseDatabaseUrl } from '../../src/db/database-url';
 import { DatabaseUnavailableError } from '../../src/db/errors';
 import { DEFAULT_FAILOVER, FollowingPool } from '../../src/db/primary';
+import { openStandbyReads } from '../../src/db/standby-reads';
 import { pgTypeParser } from '../../src/db/type-parsers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ApiKeyCache, startApiKeyCache } from '../../src/core/api-key-cache';
@@ -175,6 +176,41 @@ describe.skipIf(SKIP)('DATABASE_URL with several hosts follows the primary', () 
       expect(held).toBeLessThan(20);
     } finally {
       await faulty.destroy();
+    }
+  }, 60_000);
+
+  it('DATABASE_READS=standby: the read paths go to the standby while it is in sync, to the primary when it is down', async () => {
+    const { primary, standby } = await cluster.waitForSteadyState();
+    const reads = await openStandbyReads(h.db, h.databaseUrl!, { maxLagMs: 1000 });
+    try {
+      const port = async () => (await sql<{ port: number }>`select inet_server_port() as port`.execute(reads.db)).rows[0]!.port;
+      await until('the standby is in sync', () => reads.inSync(), 15_000);
+      expect(await port()).toBe(standby.port);
+      // The API's GET /payouts and GET /events read through it (counted by a plugin on the handle).
+      let readsThroughStandby = 0;
+      const counted = reads.db.withPlugin({
+        transformQuery: (args) => {
+          readsThroughStandby++;
+          return args.node;
+        },
+        transformResult: async (args) => args.result,
+      });
+      const app = createApp({ ...h.core, reads: counted });
+      const biz = await h.business();
+      for (const path of ['/sandbox/v1/payouts', '/sandbox/v1/events']) {
+        const res = await app.request(path, { headers: { Authorization: `Bearer ${biz.sandbox}` } });
+        expect(res.status).toBe(200);
+      }
+      expect(readsThroughStandby).toBe(2);
+
+      await standby.kill();
+      // As above: the dead node's backends close their connections within milliseconds.
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await port()).toBe(primary.port);
+      await until('the primary no longer lists a standby in sync', () => !reads.inSync(), 5_000);
+      expect(await port()).toBe(primary.port);
+    } finally {
+      await reads.destroy();
     }
   }, 60_000);
 });

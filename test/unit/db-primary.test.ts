@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { openDb } from '../../src/db/connection';
 import { parseDatabaseUrl } from '../../src/db/database-url';
+import type { Db } from '../../src/db/schema';
+import { openStandbyReads, standbysInSync, StandbyReadsUnavailableError } from '../../src/db/standby-reads';
 import { DatabaseUnavailableError, isDatabaseUnavailable } from '../../src/db/errors';
 import { backoffMs, connectClient, failoverSettingsOf, FollowingPool, hostOrder, lastWritableHost, noteWritable, passes, primaryEvents, type PrimaryChange, satisfies } from '../../src/db/primary';
 
@@ -76,5 +79,15 @@ describe('host selection (src/db/primary.ts)', () => {
     expect(isDatabaseUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toBe(true);
     expect(isDatabaseUnavailable(Object.assign(new Error('dup'), { code: '23505' }))).toBe(false);
     expect(isDatabaseUnavailable(new Error('boom'))).toBe(false);
+  });
+
+  it('standby reads need a multi-host URL, and a server with no standby is never "in sync"', async () => {
+    await expect(openStandbyReads({} as Db, 'postgres://u@h:5432/d', { maxLagMs: 1000 })).rejects.toBeInstanceOf(StandbyReadsUnavailableError);
+    const db = await openDb({ memory: true });
+    try {
+      expect(await standbysInSync(db, 1000)).toBe(false);
+    } finally {
+      await db.destroy();
+    }
   });
 });
