@@ -11,7 +11,7 @@ import { parseDatabaseUrl } from './db/database-url';
  * docs/configuration.md "Service variables".
  */
 const baseSettings = {
-  /** One URL, or libpq's multi-host form with target_session_attrs (src/db/database-url.ts; docs/operations.md "High-availability PostgreSQL"). */
+  /** One URL, or libpq's multi-host form with target_session_attrs (src/db/database-url.ts; docs/operations.md "Following the primary"). */
   DATABASE_URL: z
     .string()
     .superRefine((v, ctx) => {

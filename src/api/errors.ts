@@ -74,12 +74,7 @@ export function fromZodError(error: ZodError, input?: unknown): ApiError {
 /** Seconds a 503 `service_unavailable` asks the client to wait (`Retry-After`): about a failover's length (docs/architecture.md "High availability"). */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 5;
 
-/**
- * Anything thrown in a handler, as an ApiError (PostgreSQL's numeric overflow 22003 becomes 400
- * validation_error; a lost database connection or no writable database within
- * DATABASE_FAILOVER_WAIT, 503 service_unavailable: the work may or may not have committed, and a
- * retry with the same key looks it up; other unknown errors 500 internal_error).
- */
+/** Anything thrown in a handler, as an ApiError (numeric overflow 22003: 400 validation_error; a lost database: 503 service_unavailable; else 500 internal_error). */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof HTTPException) {

@@ -47,11 +47,7 @@ export function apiKeyCacheOf(db: Db): ApiKeyCache | undefined {
   return caches.get(db);
 }
 
-/**
- * Starts the cache with a LISTEN connection to `databaseUrl` (the same database: NOTIFY does not
- * cross databases; the primary of a multi-host URL, src/db/primary.ts, within `failover`); throws
- * if the first LISTEN fails.
- */
+/** Starts the cache with a LISTEN connection to `databaseUrl`'s primary (NOTIFY does not cross databases); throws if the first LISTEN fails. */
 export async function startApiKeyCache(
   db: Db,
   databaseUrl: string,

@@ -17,11 +17,7 @@ export interface SandboxAdapters {
 /** The one core every surface and the worker share; services are plain functions `(core, caller, input)`. */
 export interface Core {
   db: Db;
-  /**
-   * The read-only handle of the read paths docs/operations.md "Reads from the standby" lists (a
-   * standby within DATABASE_STANDBY_MAX_LAG, else the primary); unset: `db`. Use it through
-   * {@link readsOf}, and never for a read that a write depends on.
-   */
+  /** The listed read paths' handle (docs/operations.md "Reads from the standby"); through {@link readsOf}, never for a write's read. */
   reads?: Db;
   /** Core passes it to the gateways in src/temporal, never calls it itself. */
   temporal: TemporalClient;

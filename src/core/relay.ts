@@ -90,10 +90,7 @@ export function startRelay(core: Core, tasks: RelayTask[], intervalMs = 250, opt
   };
 }
 
-/**
- * LISTENs on {@link OUTBOX_CHANNEL} on its own connection (to the primary of a multi-host URL,
- * src/db/primary.ts), re-listening when it drops (a failover included); returns a stop function.
- */
+/** LISTENs on {@link OUTBOX_CHANNEL} on its own connection (to the primary), re-listening when it drops; returns a stop function. */
 function listen(databaseUrl: string, onNotify: () => void, onState: (up: boolean) => void, core: Core): () => Promise<void> {
   const url = parseDatabaseUrl(databaseUrl);
   const failover = failoverSettingsOf(core.config);

@@ -1,9 +1,4 @@
-/**
- * DATABASE_URL in libpq's forms (docs/operations.md "High-availability PostgreSQL"): one host, as
- * node-postgres reads it, or several, `postgres://user@h1:p1,h2:p2/db?target_session_attrs=read-write`
- * (what `pg_autoctl show uri` prints), which node-postgres does not read. This module only parses;
- * src/db/primary.ts connects. No I/O.
- */
+/** DATABASE_URL in libpq's forms, one host or several (docs/operations.md "Following the primary"). No I/O. */
 
 /** libpq's `target_session_attrs`: which server a connection may end on (libpq "Parameter Key Words"). */
 export const TARGET_SESSION_ATTRS = ['any', 'read-write', 'read-only', 'primary', 'standby', 'prefer-standby'] as const;
@@ -17,16 +12,11 @@ export interface DatabaseHost {
 
 /** A parsed DATABASE_URL. */
 export interface ParsedDatabaseUrl {
-  /** The servers, in the URL's order (libpq tries them in this order). */
   hosts: DatabaseHost[];
-  /** `any` when the URL does not say. */
   targetSessionAttrs: TargetSessionAttrs;
-  /** One single-host URL per host (same user, password, database and parameters, without `target_session_attrs`), for node-postgres. */
+  /** One single-host URL per host, without `target_session_attrs`, for node-postgres. */
   hostUrls: string[];
-  /**
-   * True when connecting needs more than node-postgres does: several hosts, or a
-   * `target_session_attrs` other than `any`. False: the URL is handed to node-postgres unchanged.
-   */
+  /** False: the URL goes to node-postgres unchanged (one host, `target_session_attrs` any). */
   needsSelection: boolean;
 }
 
@@ -49,15 +39,10 @@ function parseHost(part: string): DatabaseHost {
   return { host: m[1]!, port };
 }
 
-/**
- * Parses DATABASE_URL (libpq's URI syntax, one or several comma-separated `host:port`). Throws
- * {@link DatabaseUrlError} with the reason when it is malformed or `target_session_attrs` is not
- * one of {@link TARGET_SESSION_ATTRS}.
- */
+/** Parses DATABASE_URL (libpq's URI syntax); throws {@link DatabaseUrlError} with the reason. */
 export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
   const m = URL_SHAPE.exec(url.trim());
   if (!m) {
-    // Whatever node-postgres reads today (one host) keeps working unchanged.
     if (isUrl(url) && !new URL(url).searchParams.has('target_session_attrs')) return passThrough(url, null);
     throw new DatabaseUrlError('it does not start with postgres:// or postgresql://, or has a fragment');
   }

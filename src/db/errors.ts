@@ -8,11 +8,7 @@ export const isUniqueViolation = (err: unknown): boolean => pgErrorCode(err) ===
 
 export const isNumericOverflow = (err: unknown): boolean => pgErrorCode(err) === '22003';
 
-/**
- * No server of DATABASE_URL accepted a connection of the wanted kind (`target_session_attrs`)
- * within DATABASE_FAILOVER_WAIT: a failover that did not finish, or every server down
- * (docs/architecture.md "High availability"). No statement was sent.
- */
+/** No server of DATABASE_URL fit within DATABASE_FAILOVER_WAIT (docs/architecture.md "High availability"); nothing was sent. */
 export class DatabaseUnavailableError extends Error {
   constructor(
     readonly hosts: string[],
@@ -32,11 +28,7 @@ const LOST = /^(08|57P0[123]$|25006$)/;
 const LOST_MESSAGES = /Connection terminated|not queryable|Connection ended|connection error/i;
 const LOST_NODE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTCONN']);
 
-/**
- * Whether `err` says the database connection was lost or the server stopped being the primary (a
- * failover): the statement may or may not have committed, so the caller answers "retry" (503) and
- * a retry looks the outcome up by its idempotency key (docs/architecture.md "High availability").
- */
+/** Whether `err` is a lost connection or a demoted primary: the work may have committed (docs/architecture.md "High availability"). */
 export function isDatabaseUnavailable(err: unknown): boolean {
   if (err instanceof DatabaseUnavailableError) return true;
   if (!err || typeof err !== 'object') return false;

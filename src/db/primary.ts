@@ -1,12 +1,4 @@
-/**
- * Following the primary of a multi-host DATABASE_URL (docs/architecture.md "High availability"):
- * node-postgres connects to one host, so this module tries the URL's hosts in order, as libpq
- * does, and keeps a connection only on a server of the wanted kind (`target_session_attrs`;
- * `read-write`: `transaction_read_only` is off). A host that refuses, does not answer within the
- * connect timeout, or is of the wrong kind is skipped; when none fits (a failover in progress)
- * acquiring waits with backoff up to the failover wait, then throws DatabaseUnavailableError.
- * Retrying an acquisition is safe: no statement was sent.
- */
+/** Following the primary of a multi-host DATABASE_URL as libpq does (docs/architecture.md "High availability"). */
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
@@ -16,16 +8,15 @@ import { parseDuration } from '../domain/durations';
 
 /** How a multi-host connection waits (DATABASE_CONNECT_TIMEOUT, DATABASE_FAILOVER_WAIT; docs/configuration.md). */
 export interface FailoverSettings {
-  /** A host that does not complete the connection (TCP and startup) within this is skipped (ms). */
   connectTimeoutMs: number;
-  /** How long acquiring keeps trying when no host fits (ms); 0: one pass over the hosts. */
+  /** 0: one pass over the hosts. */
   failoverWaitMs: number;
 }
 
-/** The defaults of {@link FailoverSettings} (the settings' own defaults, src/config.ts). */
+/** The settings' defaults (src/config.ts). */
 export const DEFAULT_FAILOVER: FailoverSettings = { connectTimeoutMs: 2000, failoverWaitMs: 30_000 };
 
-/** {@link FailoverSettings} from the settings DATABASE_CONNECT_TIMEOUT and DATABASE_FAILOVER_WAIT (ISO 8601 durations or ms). */
+/** {@link FailoverSettings} from DATABASE_CONNECT_TIMEOUT and DATABASE_FAILOVER_WAIT. */
 export function failoverSettingsOf(config: { DATABASE_CONNECT_TIMEOUT: string; DATABASE_FAILOVER_WAIT: string }): FailoverSettings {
   return { connectTimeoutMs: parseDuration(config.DATABASE_CONNECT_TIMEOUT), failoverWaitMs: parseDuration(config.DATABASE_FAILOVER_WAIT) };
 }
@@ -37,10 +28,7 @@ export interface PrimaryChange {
   at: Date;
 }
 
-/**
- * Process-wide events of the connections that follow the primary: `primary-change` (src/main
- * wires it to the `db_primary_changes_total` metric; src/db does not import src/core).
- */
+/** Process-wide `primary-change` events (src/core/metrics/database.ts counts them). */
 export const primaryEvents = new EventEmitter<{ 'primary-change': [PrimaryChange] }>();
 
 /** What a session is: libpq's two checks (`transaction_read_only`, `pg_is_in_recovery()`). */
@@ -49,10 +37,7 @@ export interface SessionKind {
   inRecovery: boolean;
 }
 
-/**
- * Whether a session of this kind satisfies `tsa` (libpq's meaning; `prefer-standby`'s first pass
- * wants a standby, `fallback` is its second pass, which takes any).
- */
+/** Whether a session of this kind satisfies `tsa` as libpq means it; `fallback`: `prefer-standby`'s second pass. */
 export function satisfies(tsa: TargetSessionAttrs, kind: SessionKind, fallback = false): boolean {
   switch (tsa) {
     case 'any':
@@ -73,10 +58,7 @@ export function satisfies(tsa: TargetSessionAttrs, kind: SessionKind, fallback =
 /** The passes over the hosts for `tsa`: `prefer-standby` makes a second pass that takes any server. */
 export const passes = (tsa: TargetSessionAttrs): boolean[] => (tsa === 'prefer-standby' ? [false, true] : [false]);
 
-/**
- * The order in which to try `count` hosts: the one last seen writable first (for the kinds that
- * want the primary), then the URL's order.
- */
+/** The order in which to try `count` hosts: the one last seen writable first (for the primary), then the URL's. */
 export function hostOrder(count: number, tsa: TargetSessionAttrs, lastWritable: number | null): number[] {
   const order = Array.from({ length: count }, (_, i) => i);
   if (lastWritable === null || !(tsa === 'read-write' || tsa === 'primary')) return order;
@@ -111,11 +93,7 @@ export const lastWritableHost = (url: ParsedDatabaseUrl): number | null => lastW
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/**
- * Runs passes over the hosts until `attempt` returns a value for one, waiting with backoff
- * between passes up to `settings.failoverWaitMs`. `attempt` returns null to skip a host (it
- * cleans up itself). Throws DatabaseUnavailableError.
- */
+/** Passes over the hosts until `attempt` returns non-null, with backoff up to the failover wait; throws DatabaseUnavailableError. */
 async function untilOneFits<T>(
   url: ParsedDatabaseUrl,
   settings: FailoverSettings,
@@ -142,12 +120,7 @@ async function untilOneFits<T>(
   }
 }
 
-/**
- * A connected `pg.Client` on a server of `url`'s kind (for LISTEN and other dedicated sessions):
- * tries the hosts in order, waiting up to the failover wait. A single-host URL with
- * `target_session_attrs=any` connects as node-postgres always did. Throws
- * DatabaseUnavailableError (multi-host) or the connection error (single host).
- */
+/** A connected `pg.Client` on a server of `url`'s kind (LISTEN sessions); throws DatabaseUnavailableError, or a single host's connection error. */
 export async function connectClient(url: ParsedDatabaseUrl, config: Omit<pg.ClientConfig, 'connectionString'>, settings: FailoverSettings = DEFAULT_FAILOVER): Promise<pg.Client> {
   if (!url.needsSelection) {
     const c = new pg.Client({ ...config, connectionString: url.hostUrls[0] });
@@ -156,7 +129,6 @@ export async function connectClient(url: ParsedDatabaseUrl, config: Omit<pg.Clie
   }
   return untilOneFits(url, settings, null, async (i, fallback) => {
     const c = new pg.Client({ ...config, connectionString: url.hostUrls[i], connectionTimeoutMillis: settings.connectTimeoutMs });
-    // An error before the caller's own listener must not end the process.
     const swallow = () => {};
     c.on('error', swallow);
     try {
@@ -176,12 +148,7 @@ export async function connectClient(url: ParsedDatabaseUrl, config: Omit<pg.Clie
   });
 }
 
-/**
- * A Kysely `PostgresPool` over a multi-host URL: one node-postgres pool per host, used one at a
- * time; a new connection is checked ({@link sessionKind}) before it is handed out, and when the
- * host in use stops fitting the next is found and the old host's pool closed. `configure` adds the
- * listeners every node-postgres pool of this service has (src/db/connection.ts).
- */
+/** Kysely's pool over a multi-host URL: one node-postgres pool per host, one in use; new connections are checked first. */
 export class FollowingPool implements PostgresPool {
   private readonly pools = new Map<number, pg.Pool>();
   private readonly unchecked = new WeakSet<pg.PoolClient>();
@@ -211,7 +178,6 @@ export class FollowingPool implements PostgresPool {
     return p;
   }
 
-  /** Closes host `i`'s pool (its connections in use close when released). */
   private retire(i: number): void {
     const p = this.pools.get(i);
     if (!p) return;
@@ -241,7 +207,6 @@ export class FollowingPool implements PostgresPool {
         }
         if (!satisfies(this.url.targetSessionAttrs, kind, fallback)) {
           client.release(true);
-          // Its idle connections are of the wrong kind too (a demoted primary).
           if (this.current === i) this.current = null;
           this.retire(i);
           return null;
@@ -259,7 +224,6 @@ export class FollowingPool implements PostgresPool {
     });
   }
 
-  /** Closes every host's pool. */
   async end(): Promise<void> {
     this.ended = true;
     const all = [...this.pools.values()];

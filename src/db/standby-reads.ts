@@ -1,11 +1,4 @@
-/**
- * Reads from the standby (DATABASE_READS=standby; docs/operations.md "Reads from the standby"):
- * a Kysely handle whose connections go to a standby of the multi-host DATABASE_URL while every
- * standby the primary streams to is within the staleness bound (checked on the primary's
- * `pg_stat_replication` at most once a second), and to the primary otherwise or when the standby
- * does not answer (acquiring is before any statement, so falling back is safe). Only the read
- * paths listed in docs/operations.md use it; a read of a write path never does.
- */
+/** Reads from the standby within a staleness bound, else the primary (docs/operations.md "Reads from the standby"). */
 import { Kysely, type PostgresPool, type PostgresPoolClient, PostgresDialect, sql } from 'kysely';
 import { listenForErrors, pgPoolConfig } from './connection';
 import { parseDatabaseUrl } from './database-url';
@@ -20,7 +13,7 @@ export const STANDBY_SKIP_MS = 5000;
 
 /** Options of {@link openStandbyReads}. */
 export interface StandbyReadsOptions {
-  /** The staleness bound (DATABASE_STANDBY_MAX_LAG, ms). */
+  /** DATABASE_STANDBY_MAX_LAG (ms). */
   maxLagMs: number;
   failover?: FailoverSettings;
   poolSize?: number;
@@ -29,11 +22,8 @@ export interface StandbyReadsOptions {
 
 /** The read handle and its state. */
 export interface StandbyReads {
-  /** Kysely on the standby while it is in sync, else on the primary. */
   db: Db;
-  /** Whether the last check found every standby within the bound. */
   inSync(): boolean;
-  /** Stops the checks and closes both pools (as `db.destroy()` does). */
   destroy(): Promise<void>;
 }
 
@@ -45,11 +35,7 @@ export class StandbyReadsUnavailableError extends Error {
   }
 }
 
-/**
- * Whether every standby `primary` streams to is `streaming` with a replay lag within `maxLagMs`
- * (a lag PostgreSQL no longer reports counts when the standby replayed everything). False when
- * there is none, on an error, or when the role may not read the columns (pg_monitor).
- */
+/** Whether every standby `primary` streams to replays within `maxLagMs`; false when none, on an error, or hidden (pg_monitor). */
 export async function standbysInSync(primary: Db, maxLagMs: number): Promise<boolean> {
   try {
     const { rows } = await sql<{ n: number; fresh: number }>`
@@ -90,21 +76,16 @@ class ReadPool implements PostgresPool {
   }
 }
 
-/**
- * Opens the read handle on `url` (several hosts), checking the lag through `primary` (the
- * service's own handle). Throws {@link StandbyReadsUnavailableError} for a single-host URL.
- */
+/** Opens the read handle on `url`, checking the lag through `primary`; throws {@link StandbyReadsUnavailableError} for one host. */
 export async function openStandbyReads(primary: Db, url: string, opts: StandbyReadsOptions): Promise<StandbyReads> {
   const parsed = parseDatabaseUrl(url);
   if (parsed.hosts.length < 2) throw new StandbyReadsUnavailableError();
   const failover = opts.failover ?? DEFAULT_FAILOVER;
   const config = pgPoolConfig({ poolSize: opts.poolSize, role: opts.role });
-  // One pass over the hosts: when no standby answers, the primary does at once.
   const standby = new FollowingPool({ ...parsed, targetSessionAttrs: 'standby' }, config, { ...failover, failoverWaitMs: 0 }, listenForErrors);
   const fallback = new FollowingPool(parsed, { ...config, max: Math.max(2, Math.ceil((opts.poolSize ?? 10) / 2)) }, failover, listenForErrors);
   let inSync = false;
   let stopped = false;
-  /** After a standby failed to connect, reads skip it this long (ms) even when the primary still lists it. */
   let skipUntil = 0;
   const check = async () => {
     inSync = await standbysInSync(primary, opts.maxLagMs);
@@ -123,7 +104,6 @@ export async function openStandbyReads(primary: Db, url: string, opts: StandbyRe
     },
   );
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  // Closing the handle stops the checks too (the core closes `reads` like `db`).
   const destroy = db.destroy.bind(db);
   db.destroy = async () => {
     stopped = true;

@@ -74,7 +74,7 @@ async function freshDb(): Promise<{ db: Db; url?: string; drop: () => Promise<vo
     return { db, drop: async () => {} };
   }
   const name = `t_${randomBytes(6).toString('hex')}`;
-  // A multi-host URL (a pg_auto_failover cluster, docs/operations.md "High-availability PostgreSQL"): the primary's.
+  // A multi-host URL (a pg_auto_failover cluster, docs/operations.md "Following the primary"): the primary's.
   const hostsUrl = parseDatabaseUrl(url);
   const adminClient = async () => {
     if (hostsUrl.needsSelection) return connectClient(hostsUrl, {});

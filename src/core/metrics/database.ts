@@ -1,9 +1,4 @@
-/**
- * The database's high-availability metrics (docs/operations.md "Metrics"; docs/architecture.md
- * "High availability"): `db_primary_changes_total` and `db_seconds_since_failover` from the
- * primary changes src/db/primary.ts reports, `db_synchronous_standbys` sampled on the primary at
- * scrape time (at most every {@link SYNC_SAMPLE_MS}).
- */
+/** The database's high-availability metrics (docs/operations.md "Metrics"). */
 import { sql } from 'kysely';
 import { Counter, Gauge } from 'prom-client';
 import type { Db } from '../../db/schema';
@@ -45,10 +40,7 @@ primaryEvents.on('primary-change', (c) => {
 
 let sampledAt = 0;
 
-/**
- * Samples `db_synchronous_standbys` on `db` (the primary's pool) unless sampled within
- * {@link SYNC_SAMPLE_MS}; never throws (unknown: -1). PGlite has no replication: -1.
- */
+/** Samples `db_synchronous_standbys` on `db` at most every {@link SYNC_SAMPLE_MS}; never throws (unknown: -1). */
 export async function refreshDatabaseGauges(db: Db, now = Date.now()): Promise<void> {
   if (now - sampledAt < SYNC_SAMPLE_MS) return;
   sampledAt = now;
@@ -59,7 +51,6 @@ export async function refreshDatabaseGauges(db: Db, now = Date.now()): Promise<v
              (select version()) as version
         from pg_stat_replication`.execute(db);
     const r = rows[0];
-    // PGlite reports itself in version(); pg_stat_replication hides sync_state from roles without pg_read_all_stats.
     dbSynchronousStandbys.set(!r || r.hidden > 0 || /pglite|emscripten/i.test(r.version) ? -1 : r.sync);
   } catch {
     dbSynchronousStandbys.set(-1);

@@ -93,11 +93,7 @@ export async function getPayoutRow(db: DbOrTx, caller: Caller, id: string): Prom
   return ownedOr404(db, caller, 'payouts', id, 'payout');
 }
 
-/**
- * GET /payouts/{id}: the payout with `attemptHistory`. 404 not_found (param `id`) for an unknown or
- * other tenant's id. `opts.reads`: the GET route's own read, which the standby may serve
- * (docs/operations.md "Reads from the standby"); a write path's read-back never sets it.
- */
+/** GET /payouts/{id} with `attemptHistory`; 404 not_found (param `id`). `opts.reads`: the GET route's read (may be the standby's). */
 export async function getPayout(core: Core, caller: Caller, id: string, opts: { reads?: boolean } = {}): Promise<Payout> {
   const db = opts.reads ? readsOf(core) : core.db;
   const row = await getPayoutRow(db, caller, id);
