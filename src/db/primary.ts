@@ -17,8 +17,11 @@ export interface FailoverSettings {
 export const DEFAULT_FAILOVER: FailoverSettings = { connectTimeoutMs: 2000, failoverWaitMs: 30_000 };
 
 /** {@link FailoverSettings} from DATABASE_CONNECT_TIMEOUT and DATABASE_FAILOVER_WAIT. */
-export function failoverSettingsOf(config: { DATABASE_CONNECT_TIMEOUT: string; DATABASE_FAILOVER_WAIT: string }): FailoverSettings {
-  return { connectTimeoutMs: parseDuration(config.DATABASE_CONNECT_TIMEOUT), failoverWaitMs: parseDuration(config.DATABASE_FAILOVER_WAIT) };
+export function failoverSettingsOf(config: { DATABASE_CONNECT_TIMEOUT?: string; DATABASE_FAILOVER_WAIT?: string }): FailoverSettings {
+  return {
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT ? parseDuration(config.DATABASE_CONNECT_TIMEOUT) : DEFAULT_FAILOVER.connectTimeoutMs,
+    failoverWaitMs: config.DATABASE_FAILOVER_WAIT ? parseDuration(config.DATABASE_FAILOVER_WAIT) : DEFAULT_FAILOVER.failoverWaitMs,
+  };
 }
 
 /** This process saw the writable host change from `from` to `to`. */
@@ -133,12 +136,14 @@ export async function connectClient(url: ParsedDatabaseUrl, config: Omit<pg.Clie
     c.on('error', swallow);
     try {
       await c.connect();
-      const kind = await sessionKind(c);
-      if (!satisfies(url.targetSessionAttrs, kind, fallback)) {
-        await c.end().catch(() => {});
-        return null;
+      if (url.targetSessionAttrs !== 'any') {
+        const kind = await sessionKind(c);
+        if (!satisfies(url.targetSessionAttrs, kind, fallback)) {
+          await c.end().catch(() => {});
+          return null;
+        }
+        if (!kind.readOnly) noteWritable(url, i);
       }
-      if (!kind.readOnly) noteWritable(url, i);
       c.off('error', swallow);
       return c;
     } catch (err) {
@@ -196,7 +201,7 @@ export class FollowingPool implements PostgresPool {
         if (this.current === i) this.current = null;
         throw err;
       }
-      if (this.unchecked.has(client)) {
+      if (this.unchecked.has(client) && this.url.targetSessionAttrs !== 'any') {
         let kind: SessionKind;
         try {
           kind = await sessionKind(client);
