@@ -213,4 +213,16 @@ describe.skipIf(SKIP)('DATABASE_URL with several hosts follows the primary', () 
       await reads.destroy();
     }
   }, 60_000);
+
+  it('a planned switchover: the next query runs on the new primary (the demoted one is read-only and skipped)', async () => {
+    for (const n of cluster.nodes) n.start();
+    const before = await cluster.waitForSteadyState(60_000);
+    expect(await serverPort()).toBe(before.primary.port);
+    const changes = await metric('db_primary_changes_total');
+    const after = await cluster.switchover();
+    expect(after.primary).toBe(before.standby);
+    const write = await sql<{ port: number; xid: boolean }>`select inet_server_port() as port, txid_current() > 0 as xid`.execute(h.db);
+    expect(write.rows[0]).toEqual({ port: after.primary.port, xid: true });
+    expect(await metric('db_primary_changes_total')).toBe(changes + 1);
+  }, 90_000);
 });
