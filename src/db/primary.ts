@@ -175,7 +175,7 @@ export class FollowingPool implements PostgresPool {
   private poolFor(i: number): pg.Pool {
     let p = this.pools.get(i);
     if (!p) {
-      p = new pg.Pool({ ...this.config, connectionString: this.url.hostUrls[i], connectionTimeoutMillis: this.settings.connectTimeoutMs });
+      p = new pg.Pool({ keepAlive: true, ...this.config, connectionString: this.url.hostUrls[i], connectionTimeoutMillis: this.settings.connectTimeoutMs });
       this.configure(p);
       p.on('connect', (c) => this.unchecked.add(c));
       this.pools.set(i, p);
