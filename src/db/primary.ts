@@ -100,13 +100,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function untilOneFits<T>(
   url: ParsedDatabaseUrl,
   settings: FailoverSettings,
-  first: number | null,
+  first: () => number | null,
   attempt: (i: number, fallback: boolean) => Promise<T | null>,
 ): Promise<T> {
   const started = Date.now();
   let lastError: unknown;
   for (let round = 0; ; round++) {
-    const order = hostOrder(url.hosts.length, url.targetSessionAttrs, first ?? lastWritableHost(url));
+    const order = hostOrder(url.hosts.length, url.targetSessionAttrs, first() ?? lastWritableHost(url));
     for (const fallback of passes(url.targetSessionAttrs)) {
       for (const i of order) {
         try {
@@ -130,7 +130,7 @@ export async function connectClient(url: ParsedDatabaseUrl, config: Omit<pg.Clie
     await c.connect();
     return c;
   }
-  return untilOneFits(url, settings, null, async (i, fallback) => {
+  return untilOneFits(url, settings, () => null, async (i, fallback) => {
     const c = new pg.Client({ ...config, connectionString: url.hostUrls[i], connectionTimeoutMillis: settings.connectTimeoutMs });
     const swallow = () => {};
     c.on('error', swallow);
@@ -175,7 +175,14 @@ export class FollowingPool implements PostgresPool {
   private poolFor(i: number): pg.Pool {
     let p = this.pools.get(i);
     if (!p) {
-      p = new pg.Pool({ keepAlive: true, ...this.config, connectionString: this.url.hostUrls[i], connectionTimeoutMillis: this.settings.connectTimeoutMs });
+      // The connect timeout bounds opening a connection only; waiting for a free one is unbounded, as on one host.
+      const connectionTimeoutMillis = this.settings.connectTimeoutMs;
+      class TimedClient extends pg.Client {
+        constructor(c?: string | pg.ClientConfig) {
+          super({ ...(typeof c === 'object' ? c : {}), connectionTimeoutMillis });
+        }
+      }
+      p = new pg.Pool({ keepAlive: true, ...this.config, connectionString: this.url.hostUrls[i], Client: TimedClient });
       this.configure(p);
       p.on('connect', (c) => this.unchecked.add(c));
       this.pools.set(i, p);
@@ -193,7 +200,7 @@ export class FollowingPool implements PostgresPool {
   /** A connection on a host of the wanted kind; throws DatabaseUnavailableError after the failover wait. */
   async connect(): Promise<PostgresPoolClient> {
     if (this.ended) throw new Error('The database pool was closed');
-    return untilOneFits(this.url, this.settings, this.current, async (i, fallback) => {
+    return untilOneFits(this.url, this.settings, () => this.current, async (i, fallback) => {
       let client: pg.PoolClient;
       try {
         client = await this.poolFor(i).connect();

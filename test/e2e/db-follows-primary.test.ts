@@ -214,6 +214,21 @@ describe.skipIf(SKIP)('DATABASE_URL with several hosts follows the primary', () 
     }
   }, 60_000);
 
+  it('a busy pool is not a failover: waiting for a free connection is not bounded by the connect timeout', async () => {
+    const pool = new FollowingPool(parseDatabaseUrl(h.databaseUrl!), { max: 1 }, { connectTimeoutMs: 300, failoverWaitMs: 1000 });
+    try {
+      const held = await pool.connect();
+      const waiting = pool.connect();
+      await new Promise((r) => setTimeout(r, 1500));
+      held.release();
+      const next = await waiting;
+      expect((await next.query<{ one: number }>('select 1 as one', [])).rows).toEqual([{ one: 1 }]);
+      next.release();
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('a planned switchover: the next query runs on the new primary (the demoted one is read-only and skipped)', async () => {
     for (const n of cluster.nodes) n.start();
     const before = await cluster.waitForSteadyState(60_000);
