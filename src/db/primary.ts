@@ -88,7 +88,9 @@ export function noteWritable(url: ParsedDatabaseUrl, i: number): void {
   const before = lastWritable.get(key);
   if (before === i) return;
   lastWritable.set(key, i);
-  if (before !== undefined) primaryEvents.emit('primary-change', { from: url.hosts[before]!, to: url.hosts[i]!, at: new Date() });
+  if (before === undefined) return;
+  console.warn(`PostgreSQL: the writable host is now ${hostLabel(url.hosts[i]!)} (was ${hostLabel(url.hosts[before]!)})`);
+  primaryEvents.emit('primary-change', { from: url.hosts[before]!, to: url.hosts[i]!, at: new Date() });
 }
 
 /** The host of `url` this process last saw writable, or null. */
