@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from 'kysely';
 import type pg from 'pg';
 import { createApp } from '../../src/api/app';
@@ -55,6 +56,11 @@ afterAll(async () => {
   await cache?.stop();
   await h?.close().catch(() => {});
   cluster?.stop();
+  // stop() removes the directory while the killed servers may still write to it: remove what they left.
+  if (cluster) {
+    await new Promise((r) => setTimeout(r, 1000));
+    rmSync(cluster.dir, { recursive: true, force: true });
+  }
 });
 
 describe.skipIf(SKIP)('DATABASE_URL with several hosts follows the primary', () => {
