@@ -169,11 +169,6 @@ export class FollowingPool implements PostgresPool {
     private readonly configure: (pool: pg.Pool) => void = () => {},
   ) {}
 
-  /** The host this pool hands out connections to, or null before the first (or during a failover). */
-  host(): DatabaseHost | null {
-    return this.current === null ? null : this.url.hosts[this.current]!;
-  }
-
   private poolFor(i: number): pg.Pool {
     let p = this.pools.get(i);
     if (!p) {
