@@ -174,7 +174,10 @@ export async function startPgHa(opts: PgHaOptions = {}): Promise<PgHaCluster> {
   const stop = () => {
     if (stopped) return;
     stopped = true;
-    for (const c of children) if (c.pid) killTree(c.pid);
+    const pids = [...children].flatMap((c) => (c.pid ? killTree(c.pid) : []));
+    // The directory goes only once every process is gone (a dying server still writes to it).
+    const until = Date.now() + 5000;
+    while (pids.some(isAlive) && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
     if (!opts.keep) rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', stop);
@@ -285,11 +288,11 @@ export async function startPgHa(opts: PgHaOptions = {}): Promise<PgHaCluster> {
 }
 
 /**
- * SIGKILLs `pid` and every process below it at once. A process group would not do: pg_autoctl's
+ * SIGKILLs `pid` and every process below it at once; returns their pids. A process group would not do: pg_autoctl's
  * supervised services and PostgreSQL's backends each call setsid, and an orphaned pg_autoctl
  * "start/stop postgres" service starts its PostgreSQL again.
  */
-function killTree(pid: number): void {
+function killTree(pid: number): number[] {
   const ps = spawnSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' }).stdout ?? '';
   const kids = new Map<number, number[]>();
   for (const line of ps.split('\n')) {
@@ -308,6 +311,16 @@ function killTree(pid: number): void {
     } catch {
       // already gone
     }
+  }
+  return tree;
+}
+
+/** Whether `pid` still runs (a zombie whose parent has not reaped it counts as gone). */
+function isAlive(pid: number): boolean {
+  try {
+    return !/^\d+ \S+ Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/\(.*\)/, 'x'));
+  } catch {
+    return false;
   }
 }
 
