@@ -34,6 +34,9 @@ export function addCommonResponses<T extends object>(doc: T): T {
       }
       const secured = Array.isArray(op.security) ? op.security.length > 0 : globalSecurity;
       if (secured) responses['429'] ??= response('rate_limited: too many requests for this API key; retry after Retry-After seconds', { headers: rateHeaders });
+      responses['503'] ??= response('service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered)', {
+        headers: { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },
+      });
     }
   }
   return doc;

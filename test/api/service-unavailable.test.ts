@@ -5,6 +5,7 @@ import { toApiError } from '../../src/api/errors';
 import { DatabaseUnavailableError } from '../../src/db/errors';
 import type { Database } from '../../src/db/schema';
 import { createHarness, type Harness } from '../helpers/harness';
+import { renderServedDocuments } from '../../tools/served-documents';
 
 /**
  * A database that cannot be reached (no writable host within DATABASE_FAILOVER_WAIT, or a lost
@@ -48,5 +49,15 @@ describe('503 service_unavailable', () => {
     expect(res.status).toBe(503);
     expect(res.headers.get('Retry-After')).toBe('5');
     expect(codeOf(await res.json())).toBe('service_unavailable');
+  });
+
+  it('every served OpenAPI document lists the 503 with Retry-After on every operation', async () => {
+    const docs = await renderServedDocuments();
+    expect(docs.length).toBe(6);
+    for (const { ref, document } of docs) {
+      const ops = Object.values(document.paths).flatMap((item) => ['get', 'post', 'put', 'patch', 'delete'].map((m) => item[m]).filter(Boolean));
+      expect(ops.length, ref.url).toBeGreaterThan(3);
+      for (const op of ops) expect((op as { responses?: Record<string, any> }).responses?.['503']?.headers?.['Retry-After'], ref.url).toBeDefined();
+    }
   });
 });

@@ -2525,6 +2525,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createPayout: {
@@ -2641,6 +2652,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPayout: {
@@ -2701,6 +2723,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2773,6 +2806,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getBalance: {
@@ -2822,6 +2866,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2899,6 +2954,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2993,6 +3059,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getTestClock: {
@@ -3051,6 +3128,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3134,6 +3222,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listChannels: {
@@ -3189,6 +3288,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3255,6 +3365,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3329,6 +3450,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listRecipients: {
@@ -3390,6 +3522,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3485,6 +3628,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     checkRecipient: {
@@ -3540,6 +3694,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3612,6 +3777,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteRecipient: {
@@ -3670,6 +3846,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3773,6 +3960,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWebhookEndpoints: {
@@ -3827,6 +4025,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3913,6 +4122,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteWebhookEndpoint: {
@@ -3971,6 +4191,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4043,6 +4274,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4122,6 +4364,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4219,6 +4472,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     rotateWebhookSecret: {
@@ -4310,6 +4574,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listEvents: {
@@ -4376,6 +4651,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getEvent: {
@@ -4436,6 +4722,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4522,6 +4819,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDisbursement: {
@@ -4582,6 +4890,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4654,6 +4973,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4743,6 +5073,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4845,6 +5186,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     submitDisbursementForApproval: {
@@ -4914,6 +5266,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5004,6 +5367,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     pauseDisbursement: {
@@ -5079,6 +5453,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     resumeDisbursement: {
@@ -5148,6 +5533,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5238,6 +5634,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     approveDisbursementRevision: {
@@ -5317,6 +5724,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5412,6 +5830,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     exportDisbursementCsv: {
@@ -5478,6 +5907,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listApiKeys: {
@@ -5532,6 +5972,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5627,6 +6078,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     revokeApiKey: {
@@ -5705,6 +6167,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5811,6 +6284,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listVirtualAccounts: {
@@ -5869,6 +6353,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5952,6 +6447,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getVirtualAccount: {
@@ -6012,6 +6518,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6084,6 +6601,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDeposit: {
@@ -6144,6 +6672,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6245,6 +6784,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listPaymentLinks: {
@@ -6302,6 +6852,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6376,6 +6937,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPaymentLink: {
@@ -6436,6 +7008,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6521,6 +7104,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listPaymentRequests: {
@@ -6580,6 +7174,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6663,6 +7268,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPaymentRequest: {
@@ -6723,6 +7339,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6845,6 +7472,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     approvePayout: {
@@ -6923,6 +7561,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7026,6 +7675,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     confirmPayee: {
@@ -7098,6 +7758,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7182,6 +7853,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listAuditEvents: {
@@ -7246,6 +7928,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -1199,6 +1199,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listDisbursements: {
@@ -1258,6 +1269,17 @@ export interface operations {
             /** @description internal_error (quote details.requestId) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1360,6 +1382,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getDisbursement: {
@@ -1421,6 +1454,17 @@ export interface operations {
             /** @description internal_error (quote details.requestId) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1503,6 +1547,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listRecipients: {
@@ -1558,6 +1613,17 @@ export interface operations {
             /** @description internal_error (quote details.requestId) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1642,6 +1708,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getRecipientByPhone: {
@@ -1704,6 +1781,17 @@ export interface operations {
             /** @description internal_error (quote details.requestId) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1777,6 +1865,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getRecipient: {
@@ -1838,6 +1937,17 @@ export interface operations {
             /** @description internal_error (quote details.requestId) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1931,6 +2041,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteWebhook: {
@@ -1990,6 +2111,17 @@ export interface operations {
             /** @description internal_error (quote details.requestId) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2074,6 +2206,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWebhookDeliveries: {
@@ -2141,6 +2284,17 @@ export interface operations {
             /** @description internal_error (quote details.requestId) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2237,6 +2391,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     resendWebhookEvents: {
@@ -2320,6 +2485,17 @@ export interface operations {
             /** @description internal_error (quote details.requestId) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2415,6 +2591,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listEvents: {
@@ -2476,6 +2663,17 @@ export interface operations {
             /** @description internal_error (quote details.requestId) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2549,6 +2747,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listFundingAccounts: {
@@ -2604,6 +2813,17 @@ export interface operations {
             /** @description internal_error (quote details.requestId) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2697,6 +2917,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getFundingAccount: {
@@ -2764,6 +2995,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCryptoFundingAddress: {
@@ -2814,6 +3056,17 @@ export interface operations {
             /** @description internal_error (quote details.requestId) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2916,6 +3169,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getCardFunding: {
@@ -2977,6 +3241,17 @@ export interface operations {
             /** @description internal_error (quote details.requestId) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3059,6 +3334,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listFundingDeposits: {
@@ -3115,6 +3401,17 @@ export interface operations {
             /** @description internal_error (quote details.requestId) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3182,6 +3479,17 @@ export interface operations {
             /** @description internal_error (quote details.requestId) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3280,6 +3588,17 @@ export interface operations {
             /** @description internal_error (quote details.requestId) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -850,6 +850,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getRecipient: {
@@ -916,6 +927,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listPayouts: {
@@ -972,6 +994,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1085,6 +1118,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     createPayoutBatch: {
@@ -1192,6 +1236,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPayout: {
@@ -1252,6 +1307,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1338,6 +1404,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     getPaymentLink: {
@@ -1398,6 +1475,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1468,6 +1556,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWebhookEndpoints: {
@@ -1522,6 +1621,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1608,6 +1718,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWebhookDeliveries: {
@@ -1674,6 +1795,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1753,6 +1885,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1850,6 +1993,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     rotateWebhookSecret: {
@@ -1941,6 +2095,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listEvents: {
@@ -2001,6 +2166,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2073,6 +2249,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listSandboxNotifications: {
@@ -2138,6 +2325,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2227,6 +2425,17 @@ export interface operations {
                     "X-RateLimit-Remaining"?: number;
                     /** @description End of the window, Unix seconds */
                     "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description service_unavailable: the database connection was lost or is failing over; retry after Retry-After seconds (with the same Idempotency-Key: a committed first try is answered) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
