@@ -61,8 +61,14 @@ export interface TemporalCluster {
 
 /** Options of {@link startTemporalCluster}. */
 export interface ClusterOptions {
-  /** PostgreSQL of the cluster (a superuser without a password on loopback, as tools/stack/postgres.ts makes). */
-  pg: { host: string; port: number; user: string };
+  /**
+   * PostgreSQL of the cluster (a superuser without a password on loopback, as tools/stack/postgres.ts
+   * makes): `host`/`port` is where the schema tool and psql go (the primary at start; `members()`
+   * keeps asking it, a standby answers too); `addr`, when set, is
+   * what the servers connect to instead, `h1:p1,h2:p2` for a high-availability pair (TEMPORAL_PG_ADDR
+   * of deploy/temporal/config.yaml: pgx, `target_session_attrs=read-write`, so they follow a failover).
+   */
+  pg: { host: string; port: number; user: string; addr?: string };
   /** Directory for logs. */
   dir: string;
   /** Number of server processes (default 2). */
@@ -194,6 +200,8 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
       TEMPORAL_PG_HOST: opts.pg.host,
       TEMPORAL_PG_PORT: String(opts.pg.port),
       TEMPORAL_PG_USER: opts.pg.user,
+      // Empty: the template's default (host:port), whatever the caller's environment says.
+      TEMPORAL_PG_ADDR: opts.pg.addr ?? '',
       TEMPORAL_NUM_HISTORY_SHARDS: String(HISTORY_SHARDS),
       TEMPORAL_PUBLIC_FRONTEND: address,
       TEMPORAL_DYNAMIC_CONFIG: DYNAMIC_CONFIG,
@@ -266,7 +274,7 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
       if (tries > 30) throw new Error(`search attributes: ${r.out}`);
       await new Promise((res) => setTimeout(res, 1000));
     }
-    log(`cluster of ${n} nodes behind ${address} (PostgreSQL ${opts.pg.host}:${opts.pg.port}, ${HISTORY_SHARDS} history shards)`);
+    log(`cluster of ${n} nodes behind ${address} (PostgreSQL ${opts.pg.addr ?? `${opts.pg.host}:${opts.pg.port}`}, ${HISTORY_SHARDS} history shards)`);
   } catch (err) {
     await stop();
     throw err;
