@@ -4,13 +4,31 @@ import { mergeSettings } from './seams/merge';
 import type { SeamModule } from './seams/module';
 import { SEAM_REGISTRIES } from './seams/registry';
 import { isoDuration, ok } from './seams/settings';
+import { parseDatabaseUrl } from './db/database-url';
 
 /**
  * The service's own variables (not any seam module's); each is documented by hand in
  * docs/configuration.md "Service variables".
  */
 const baseSettings = {
-  DATABASE_URL: z.string().url().optional(),
+  /** One URL, or libpq's multi-host form with target_session_attrs (src/db/database-url.ts; docs/operations.md "Following the primary"). */
+  DATABASE_URL: z
+    .string()
+    .superRefine((v, ctx) => {
+      try {
+        parseDatabaseUrl(v);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    })
+    .optional(),
+  /** Multi-host DATABASE_URL: a host that does not complete the connection within this is skipped. */
+  DATABASE_CONNECT_TIMEOUT: isoDuration('PT2S').default('PT2S'),
+  /** Multi-host DATABASE_URL: how long acquiring a connection waits for a writable host (a failover) before failing. */
+  DATABASE_FAILOVER_WAIT: isoDuration('PT30S').default('PT30S'),
+  /** `standby`: the read paths of docs/operations.md "Reads from the standby" use a standby in sync within DATABASE_STANDBY_MAX_LAG. */
+  DATABASE_READS: z.enum(['primary', 'standby']).default('primary'),
+  DATABASE_STANDBY_MAX_LAG: isoDuration('PT1S').default('PT1S'),
   TEMPORAL_ADDRESS: z.string().optional(),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TLS: z

@@ -1,7 +1,7 @@
 import { HTTPException } from 'hono/http-exception';
 import type { ZodError } from 'zod';
 import { ApiError, validationError } from '../domain/errors';
-import { isNumericOverflow } from '../db/errors';
+import { isDatabaseUnavailable, isNumericOverflow } from '../db/errors';
 
 /** Dotted parameter path of a zod issue (`items.3.source_amount`), or null at the root. */
 export function issueParam(path: readonly PropertyKey[]): string | null {
@@ -71,7 +71,10 @@ export function fromZodError(error: ZodError, input?: unknown): ApiError {
   return validationError(param, message);
 }
 
-/** Anything thrown in a handler, as an ApiError (PostgreSQL's numeric overflow 22003 becomes 400 validation_error; other unknown errors 500 internal_error). */
+/** Seconds a 503 `service_unavailable` asks the client to wait (`Retry-After`): about a failover's length (docs/architecture.md "High availability"). */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 5;
+
+/** Anything thrown in a handler, as an ApiError (numeric overflow 22003: 400 validation_error; a lost database: 503 service_unavailable; else 500 internal_error). */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof HTTPException) {
@@ -86,6 +89,9 @@ export function toApiError(err: unknown): ApiError {
   // Amounts are bounded where parsed; this is the net under figures derived from them (bad input is never a 500).
   if (isNumericOverflow(err)) {
     return validationError(null, 'A number in this request is too large to be recorded');
+  }
+  if (isDatabaseUnavailable(err)) {
+    return new ApiError(503, 'service_unavailable', 'The database is unavailable (a failover may be in progress); retry after Retry-After seconds with the same Idempotency-Key', null);
   }
   return new ApiError(500, 'internal_error', 'An internal error occurred; quote the request id when reporting it', null);
 }

@@ -2,14 +2,14 @@
  * The router factory every API surface is built with (spec "Endpoints"; docs/architecture.md
  * "Adding a surface"). One app per surface and environment: bearer auth on every route but
  * `openapi.json`; the surface's {@link ErrorVocabulary} for everything thrown (zod failures: 400
- * `validation_error` naming the `param`; unknown errors: 500 `internal_error`, logged).
+ * `validation_error` naming the `param`; a lost database, 503 `service_unavailable` with `Retry-After`; other unknown errors: 500 `internal_error`, logged).
  */
 import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Environment } from '../db/schema';
 import type { ApiError, ErrorCode, FieldKey } from '../domain/errors';
-import { fromZodError, toApiError } from './errors';
+import { fromZodError, SERVICE_UNAVAILABLE_RETRY_AFTER_S, toApiError } from './errors';
 import { authenticate } from './middleware/auth';
 import { keyRateLimit } from './middleware/key-rate-limit';
 import { addCommonResponses } from './openapi-common';
@@ -83,6 +83,7 @@ export function errorResponsesOf<Body>(vocabulary: ErrorVocabulary<Body>) {
 export function respondWithError(c: Context<AppEnv>, vocabulary: ErrorVocabulary, err: ApiError): Response {
   const { status, body } = vocabulary.render(err, c.get('requestId') ?? '');
   c.set('errorCode', err.code);
+  if (err.status === 503) c.header('Retry-After', String(SERVICE_UNAVAILABLE_RETRY_AFTER_S));
   return c.json(body, status);
 }
 

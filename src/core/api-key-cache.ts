@@ -6,9 +6,11 @@
  * `npm run api` on PostgreSQL only; elsewhere every request reads PostgreSQL.
  */
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Caller } from './context';
 import type { Db } from '../db/schema';
+import { parseDatabaseUrl } from '../db/database-url';
+import { connectClient, DEFAULT_FAILOVER, type FailoverSettings } from '../db/primary';
 
 export const API_KEYS_CHANNEL = 'api_keys_changed';
 export const API_KEYS_ACK_CHANNEL = 'api_keys_evicted';
@@ -45,12 +47,14 @@ export function apiKeyCacheOf(db: Db): ApiKeyCache | undefined {
   return caches.get(db);
 }
 
-/** Starts the cache with a LISTEN connection to `databaseUrl` (the same database: NOTIFY does not cross databases); throws if the first LISTEN fails. */
+/** Starts the cache with a LISTEN connection to `databaseUrl`'s primary (NOTIFY does not cross databases); throws if the first LISTEN fails. */
 export async function startApiKeyCache(
   db: Db,
   databaseUrl: string,
   log: { warn: (obj: object, msg: string) => void } = { warn: () => {} },
+  failover: FailoverSettings = DEFAULT_FAILOVER,
 ): Promise<ApiKeyCache> {
+  const url = parseDatabaseUrl(databaseUrl);
   if (caches.has(db)) throw new Error('startApiKeyCache: already started for this database handle');
   const byHash = new Map<string, CachedKey>();
   const hashesById = new Map<string, Set<string>>();
@@ -59,6 +63,7 @@ export async function startApiKeyCache(
   let up = false;
   let stopped = false;
   let client: pg.Client | null = null;
+  let attempt: object | null = null;
   let retry: ReturnType<typeof setTimeout> | null = null;
 
   const clear = () => {
@@ -91,14 +96,17 @@ export async function startApiKeyCache(
   };
 
   const listen = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: databaseUrl, application_name: LISTENER_APPLICATION_NAME, keepAlive: true });
+    const mine = {};
+    attempt = mine;
+    let c: pg.Client | null = null;
     const lost = (err?: unknown) => {
-      if (client !== c) return;
+      if (attempt !== mine) return;
+      attempt = null;
       client = null;
       up = false;
       clear();
       if (err) log.warn({ err }, 'api key cache: LISTEN connection lost; reading every key from PostgreSQL until it is back');
-      c.end().catch(() => {});
+      c?.end().catch(() => {});
       if (!stopped) {
         retry = setTimeout(() => {
           retry = null;
@@ -107,28 +115,34 @@ export async function startApiKeyCache(
         retry.unref?.();
       }
     };
-    client = c;
-    c.on('notification', (n) => {
-      if (n.channel === API_KEYS_CHANNEL) onNotification(c, n.payload);
-      else if (n.channel === API_KEYS_ACK_CHANNEL && n.payload) onAck(n.payload);
-    });
-    c.on('error', (err) => lost(err));
-    c.on('end', () => lost(new Error('connection ended')));
     try {
-      await c.connect();
+      c = await connectClient(url, { application_name: LISTENER_APPLICATION_NAME, keepAlive: true }, failover);
+      if (attempt !== mine || stopped) {
+        await c.end().catch(() => {});
+        return;
+      }
+      client = c;
+      const conn = c;
+      c.on('notification', (n) => {
+        if (n.channel === API_KEYS_CHANNEL) onNotification(conn, n.payload);
+        else if (n.channel === API_KEYS_ACK_CHANNEL && n.payload) onAck(n.payload);
+      });
+      c.on('error', (err) => lost(err));
+      c.on('end', () => lost(new Error('connection ended')));
       await c.query(`LISTEN ${API_KEYS_CHANNEL}; LISTEN ${API_KEYS_ACK_CHANNEL}`);
     } catch (err) {
-      if (client === c) {
+      if (attempt === mine) {
         if (!caches.has(db)) {
+          attempt = null;
           client = null;
-          await c.end().catch(() => {});
+          await c?.end().catch(() => {});
           throw err;
         }
         lost(err);
       }
       return;
     }
-    if (client !== c || stopped) return;
+    if (attempt !== mine || stopped) return;
     clear();
     up = true;
   };
@@ -199,6 +213,7 @@ export async function startApiKeyCache(
     size: () => byHash.size,
     async stop() {
       stopped = true;
+      attempt = null;
       caches.delete(db);
       if (retry) clearTimeout(retry);
       const c = client;

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { validationError } from '../domain/errors';
 import { newId } from '../domain/ids';
 import type { Db, DbOrTx, Environment } from '../db/schema';
-import type { Caller, Core, RequestSource } from './context';
+import { type Caller, type Core, readsOf, type RequestSource } from './context';
 import { type Page, paginate } from './paging';
 import { scoped } from './tenancy';
 
@@ -239,7 +239,7 @@ export async function listAuditEvents(
   };
   const gte = time(filters.createdGte, 'created_gte');
   const lte = time(filters.createdLte, 'created_lte');
-  let q = scoped(core.db, caller).selectFrom('audit_events').selectAll();
+  let q = scoped(readsOf(core), caller).selectFrom('audit_events').selectAll();
   if (filters.actor) q = q.where('actor_id', '=', filters.actor);
   if (filters.action) q = q.where('action', '=', filters.action);
   if (filters.object) q = q.where('object_id', '=', filters.object);

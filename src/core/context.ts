@@ -17,6 +17,8 @@ export interface SandboxAdapters {
 /** The one core every surface and the worker share; services are plain functions `(core, caller, input)`. */
 export interface Core {
   db: Db;
+  /** The listed read paths' handle (docs/operations.md "Reads from the standby"); through {@link readsOf}, never for a write's read. */
+  reads?: Db;
   /** Core passes it to the gateways in src/temporal, never calls it itself. */
   temporal: TemporalClient;
   config: Config;
@@ -26,6 +28,9 @@ export interface Core {
   /** Sanctions screening per environment (docs/screening.md), matching in memory. */
   screening: ScreeningServices;
 }
+
+/** The handle of a read path that may be served by the standby (docs/operations.md "Reads from the standby"): `core.reads`, else `core.db`. */
+export const readsOf = (core: Core): Db => core.reads ?? core.db;
 
 /** Resolved from the API key (spec "Authentication"). */
 export interface Caller {

@@ -4,7 +4,7 @@ import { isSurfaceCEventPattern, SURFACE_C_EVENT_WILDCARDS, surfaceCCoreTypes, s
 import { isValidEventPattern, matchesEventPattern, type OutboxEvent, SURFACE_A_EVENT_WILDCARDS, surfaceACoreTypes } from '../domain/webhook-events';
 import type { Database } from '../db/schema';
 import { readStoredEvent, surfaceBSelectors } from '../wire/events';
-import type { Caller, Core } from './context';
+import { type Caller, type Core, readsOf } from './context';
 import { paginate, type Page } from './paging';
 import { isSurfaceBEventPattern, SURFACE_B_EVENT_RULES, SURFACE_B_EVENT_WILDCARDS, surfaceBEventType } from '../domain/surface-b';
 import { scoped } from './tenancy';
@@ -95,7 +95,7 @@ export async function listEvents(core: Core, caller: Caller, f: EventFilter, sur
     throw validationError('type', `'${f.type}' is not an event type of this surface or a wildcard (${s.wildcards.join(', ')})`);
   }
   const { after, before } = eventWindow(core, f);
-  let q = scoped(core.db, caller)
+  let q = scoped(readsOf(core), caller)
     .selectFrom('events')
     .select(['id', 'type', 'created_at', 'data', 'data_format'])
     .where((eb) => s.where(eb, f.type))

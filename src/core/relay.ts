@@ -1,5 +1,7 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { Core } from './context';
+import { parseDatabaseUrl } from '../db/database-url';
+import { connectClient, failoverSettingsOf } from '../db/primary';
 import { sweepWorkflowStarts } from './workflow-starts';
 
 /** A periodic task of the relay; returns how much work it found (0 = idle). */
@@ -88,38 +90,50 @@ export function startRelay(core: Core, tasks: RelayTask[], intervalMs = 250, opt
   };
 }
 
-/** LISTENs on {@link OUTBOX_CHANNEL} on its own connection, re-listening when it drops; returns a stop function. */
+/** LISTENs on {@link OUTBOX_CHANNEL} on its own connection (to the primary), re-listening when it drops; returns a stop function. */
 function listen(databaseUrl: string, onNotify: () => void, onState: (up: boolean) => void, core: Core): () => Promise<void> {
+  const url = parseDatabaseUrl(databaseUrl);
+  const failover = failoverSettingsOf(core.config);
   let stopped = false;
   let client: pg.Client | null = null;
+  let attempt: object | null = null;
   let retry: ReturnType<typeof setTimeout> | null = null;
   const connect = () => {
-    const c = new pg.Client({ connectionString: databaseUrl, application_name: 'payouts-relay-listener', keepAlive: true });
-    client = c;
+    const mine = {};
+    attempt = mine;
+    let c: pg.Client | null = null;
     const lost = (err: unknown) => {
-      if (client !== c) return;
+      if (attempt !== mine) return;
+      attempt = null;
       client = null;
       onState(false);
       if (!stopped) core.log.warn({ err }, 'relay: LISTEN connection lost; polling every tick until it is back');
-      c.end().catch(() => {});
+      c?.end().catch(() => {});
       if (!stopped) {
         retry = setTimeout(connect, RELISTEN_DELAY_MS);
         retry.unref?.();
       }
     };
-    c.on('notification', onNotify);
-    c.on('error', lost);
-    c.on('end', () => lost(new Error('connection ended')));
-    c.connect()
-      .then(() => c.query(`LISTEN ${OUTBOX_CHANNEL}`))
-      .then(() => {
-        if (client === c) onState(true);
+    connectClient(url, { application_name: 'payouts-relay-listener', keepAlive: true }, failover)
+      .then(async (conn) => {
+        if (attempt !== mine || stopped) {
+          await conn.end().catch(() => {});
+          return;
+        }
+        c = conn;
+        client = conn;
+        conn.on('notification', onNotify);
+        conn.on('error', lost);
+        conn.on('end', () => lost(new Error('connection ended')));
+        await conn.query(`LISTEN ${OUTBOX_CHANNEL}`);
+        if (attempt === mine) onState(true);
       })
       .catch(lost);
   };
   connect();
   return async () => {
     stopped = true;
+    attempt = null;
     if (retry) clearTimeout(retry);
     const c = client;
     client = null;

@@ -9,8 +9,14 @@ import { migrationProvider } from './migrations';
 import { pgTypeParser } from './type-parsers';
 import { acquirePgliteLock } from './pglite-lock';
 import type { Database, Db } from './schema';
+import { parseDatabaseUrl } from './database-url';
+import { DEFAULT_FAILOVER, type FailoverSettings, FollowingPool } from './primary';
 
-export type DbTarget = { url: string } | { pgliteDir: string } | { memory: true };
+/**
+ * Where the database is. `url`: PostgreSQL, one host or libpq's multi-host form
+ * (src/db/database-url.ts); `failover` applies to the multi-host form only.
+ */
+export type DbTarget = { url: string; failover?: FailoverSettings } | { pgliteDir: string } | { memory: true };
 
 const INT8 = 20;
 
@@ -22,22 +28,12 @@ const INT8 = 20;
  */
 export async function openDb(target: DbTarget, opts: { poolSize?: number; role?: string } = {}): Promise<Db> {
   if ('url' in target) {
-    const pool = new pg.Pool({
-      connectionString: target.url,
-      max: opts.poolSize ?? 10,
-      // Every connection acts as the application role from its start (docs/security.md "Database roles").
-      ...(opts.role ? { options: `-c role=${opts.role}` } : {}),
-      types: { getTypeParser: pgTypeParser as pg.CustomTypesConfig['getTypeParser'] },
-    });
-    // Without these listeners a connection PostgreSQL closes (restart, failover) would end the process.
-    pool.on('error', (err) => {
-      console.error(`PostgreSQL: an idle pooled connection failed (${err.message}); it was discarded`);
-    });
-    pool.on('connect', (client) => {
-      client.on('error', (err) => {
-        console.error(`PostgreSQL: a connection in use failed (${err.message})`);
-      });
-    });
+    const parsed = parseDatabaseUrl(target.url);
+    const config = pgPoolConfig(opts);
+    // One host: node-postgres reads the URL itself, as always. Several: follow the primary (docs/architecture.md "High availability").
+    const pool = parsed.needsSelection
+      ? new FollowingPool(parsed, config, target.failover ?? DEFAULT_FAILOVER, listenForErrors)
+      : listenForErrors(new pg.Pool({ connectionString: target.url, ...config }));
     return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   }
   const [{ PGlite }, { PGliteDialect }] = await Promise.all([import('@electric-sql/pglite'), import('kysely-pglite-dialect')]);
@@ -61,6 +57,29 @@ export async function openDb(target: DbTarget, opts: { poolSize?: number; role?:
     };
   }
   return db;
+}
+
+/** The node-postgres settings of every pool of the service (without the address). */
+export function pgPoolConfig(opts: { poolSize?: number; role?: string }): Omit<pg.PoolConfig, 'connectionString'> {
+  return {
+    max: opts.poolSize ?? 10,
+    // Every connection acts as the application role from its start (docs/security.md "Database roles").
+    ...(opts.role ? { options: `-c role=${opts.role}` } : {}),
+    types: { getTypeParser: pgTypeParser as pg.CustomTypesConfig['getTypeParser'] },
+  };
+}
+
+/** The listeners every node-postgres pool needs: without them a connection PostgreSQL closes (restart, failover) would end the process. */
+export function listenForErrors(pool: pg.Pool): pg.Pool {
+  pool.on('error', (err) => {
+    console.error(`PostgreSQL: an idle pooled connection failed (${err.message}); it was discarded`);
+  });
+  pool.on('connect', (client) => {
+    client.on('error', (err) => {
+      console.error(`PostgreSQL: a connection in use failed (${err.message})`);
+    });
+  });
+  return pool;
 }
 
 /** Creates a PGlite data directory in a child process: initdb in-process would keep it ~500 MiB larger (docs/benchmarks.md). */

@@ -32,6 +32,7 @@ export type ErrorCode =
   | 'payload_too_large'
   | 'rate_limited'
   | 'internal_error'
+  | 'service_unavailable'
   | 'invalid_phone'
   | 'recipient_country_unsupported'
   | 'amount_below_minimum'

@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import { loadConfig } from '../config';
 import { createApp } from '../api/app';
 import { startApiKeyCache } from '../core/api-key-cache';
+import { failoverSettingsOf } from '../db/primary';
 import { startRailHealthChecks } from '../core/rails/lifecycle';
 import { refreshRateCache } from '../core/rates/cache';
 import { startScreening } from '../core/screening/running';
@@ -16,7 +17,7 @@ if (!config.DATABASE_URL) {
   process.exit(2);
 }
 const core = await buildCore(config, { role: 'payouts_api' });
-const keyCache = await startApiKeyCache(core.db, config.DATABASE_URL, core.log);
+const keyCache = await startApiKeyCache(core.db, config.DATABASE_URL, core.log, failoverSettingsOf(config));
 const stopRailChecks = await startRailHealthChecks(core);
 // Syncs the lists the worker fetches (docs/screening.md "Versions and refresh").
 const stopScreening = startScreening(core, { fetch: false });

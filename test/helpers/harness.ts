@@ -13,6 +13,8 @@ import { relayTasks } from '../../src/core/relay-tasks';
 import { drainWorkflowStarts } from '../../src/core/workflow-starts';
 import { actAsRole, type AppRole, migrate, openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
+import { parseDatabaseUrl, withDatabase } from '../../src/db/database-url';
+import { connectClient } from '../../src/db/primary';
 import { createWorker, type PaymentsWorker } from '../../src/temporal/worker';
 import { startRateRefresher } from '../../src/core/rates/refresher';
 import { sandboxAdapters } from '../../src/sandbox/adapters';
@@ -72,19 +74,30 @@ async function freshDb(): Promise<{ db: Db; url?: string; drop: () => Promise<vo
     return { db, drop: async () => {} };
   }
   const name = `t_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
+  // A multi-host URL (a pg_auto_failover cluster, docs/operations.md "Following the primary"): the primary's.
+  const hostsUrl = parseDatabaseUrl(url);
+  const adminClient = async () => {
+    if (hostsUrl.needsSelection) return connectClient(hostsUrl, {});
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    return c;
+  };
+  const admin = await adminClient();
   await admin.query(`create database ${name}`);
   await admin.end();
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  const db = await openDb({ url: u.toString() }, { poolSize: 20 });
+  let dbUrl: string;
+  if (hostsUrl.needsSelection) dbUrl = withDatabase(url, name);
+  else {
+    const u = new URL(url);
+    u.pathname = `/${name}`;
+    dbUrl = u.toString();
+  }
+  const db = await openDb({ url: dbUrl }, { poolSize: 20 });
   return {
     db,
-    url: u.toString(),
+    url: dbUrl,
     drop: async () => {
-      const a = new pg.Client({ connectionString: url });
-      await a.connect();
+      const a = await adminClient();
       // pg's Pool.end() resolves before its clients have disconnected; a forced drop would then
       // kill them mid-close (an unhandled 57P01). Give them a moment to leave first.
       for (let i = 0; i < 100; i++) {

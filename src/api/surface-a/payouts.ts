@@ -273,7 +273,7 @@ export function registerPayoutRoutes(app: SurfaceRouter): void {
   });
 
   app.openapi(getPayoutRoute, async (c) => {
-    const payout = await getPayout(c.get('core'), c.get('caller'), c.req.valid('param').id);
+    const payout = await getPayout(c.get('core'), c.get('caller'), c.req.valid('param').id, { reads: true });
     return c.json(renderPayout(payout), 200);
   });
 

@@ -341,7 +341,7 @@ export function registerPayoutRoutes(app: SurfaceRouter): void {
 
   app.openapi(getPayoutRoute, async (c) => {
     const core = c.get('core');
-    const p = await getPayout(core, c.get('caller'), c.req.valid('param').id);
+    const p = await getPayout(core, c.get('caller'), c.req.valid('param').id, { reads: true });
     const notes = await notificationsByPayout(core.db, [p.id]);
     return c.json(renderSurfaceCPayout(p, notes.get(p.id) ?? null), 200);
   });

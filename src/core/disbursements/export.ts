@@ -2,7 +2,7 @@
 import { Readable } from 'node:stream';
 import { findChannel } from '../../domain/channels';
 import { lazyPackage } from '../../lazy-package';
-import type { Caller, Core } from '../context';
+import { type Caller, type Core, readsOf } from '../context';
 import { iso } from './shared';
 import { renderDisbursementItem } from '../../wire/surface-a/disbursements';
 import { findRow, type ItemWithPayout, readItemsWithPayouts, toDisbursementItem } from './read';
@@ -85,11 +85,12 @@ function exportRow(r: ItemWithPayout): Record<(typeof EXPORT_COLUMNS)[number], s
  * Returns a web ReadableStream of UTF-8 CSV.
  */
 export async function exportResultsCsv(core: Core, caller: Caller, id: string): Promise<ReadableStream<Uint8Array>> {
-  const row = await findRow(core.db, caller, id);
+  const db = readsOf(core);
+  const row = await findRow(db, caller, id);
   async function* rows() {
     let after = 0;
     for (;;) {
-      const page = await readItemsWithPayouts(core.db, row.id, { afterSeq: after, limit: 500 });
+      const page = await readItemsWithPayouts(db, row.id, { afterSeq: after, limit: 500 });
       for (const r of page) yield exportRow(r);
       if (page.length < 500) return;
       after = page[page.length - 1].item.seq;

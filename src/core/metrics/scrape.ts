@@ -3,6 +3,7 @@ import type { Db } from '../../db/schema';
 import { refreshScreeningQueueGauge } from '../screening/cases';
 import { refreshTreasuryGauges } from '../treasury/report';
 import { refreshSolanaGauges } from './solana';
+import { refreshDatabaseGauges } from './database';
 import { disbursementItemsInFlight, metricsRegistry, outboxBacklog, outboxOldestSeconds, railOldestWaitingPayout } from './registry';
 import { RAIL_MODULES } from '../../rails/registry';
 
@@ -55,6 +56,7 @@ export async function refreshScrapeTimeGauges(db: Db): Promise<void> {
   await refreshTreasuryGauges(db);
   await refreshSolanaGauges(db);
   await refreshScreeningQueueGauge(db);
+  await refreshDatabaseGauges(db);
 }
 
 /** The `/metrics` body: this process's registry, then `extra` (the Temporal SDK's metrics on the worker). */

@@ -8,7 +8,7 @@ import { maskRecipientDetails } from '../../domain/recipients';
 import { type Page, paginate } from '../paging';
 import { payoutScreeningOf, payoutScreenings, screeningCaseColumn } from '../screening/case-view';
 import { ownedOr404, scoped } from '../tenancy';
-import type { Caller, Core } from '../context';
+import { type Caller, type Core, readsOf } from '../context';
 import type { PayoutRow, PayoutAttemptRow } from './rows';
 
 /** The payouts columns {@link payoutFromRow} reads: what GET /payouts selects instead of `*` (fewer strings and dates parsed per row). */
@@ -93,12 +93,13 @@ export async function getPayoutRow(db: DbOrTx, caller: Caller, id: string): Prom
   return ownedOr404(db, caller, 'payouts', id, 'payout');
 }
 
-/** GET /payouts/{id}: the payout with `attemptHistory`. 404 not_found (param `id`) for an unknown or other tenant's id. */
-export async function getPayout(core: Core, caller: Caller, id: string): Promise<Payout> {
-  const row = await getPayoutRow(core.db, caller, id);
-  const attempts = await core.db.selectFrom('payout_attempts').selectAll().where('payout_id', '=', id).orderBy('number').execute();
-  const screening = (await payoutScreenings(core.db, [id])).get(id) ?? null;
-  const payee = await core.db.selectFrom('payee_verifications').selectAll().where('payout_id', '=', id).executeTakeFirst();
+/** GET /payouts/{id} with `attemptHistory`; 404 not_found (param `id`). `opts.reads`: the GET route's read (may be the standby's). */
+export async function getPayout(core: Core, caller: Caller, id: string, opts: { reads?: boolean } = {}): Promise<Payout> {
+  const db = opts.reads ? readsOf(core) : core.db;
+  const row = await getPayoutRow(db, caller, id);
+  const attempts = await db.selectFrom('payout_attempts').selectAll().where('payout_id', '=', id).orderBy('number').execute();
+  const screening = (await payoutScreenings(db, [id])).get(id) ?? null;
+  const payee = await db.selectFrom('payee_verifications').selectAll().where('payout_id', '=', id).executeTakeFirst();
   const payout = { ...payoutFromRow(row, core.config.publicUrl, attempts), screening };
   if (payee) payout.payeeVerification = payeeVerificationView(payee, row.status);
   return payout;
@@ -118,7 +119,7 @@ export interface ListPayoutsQuery {
 
 /** GET /payouts: newest first, cursor paging (src/core/paging.ts). 400 validation_error (`cursor`) for a foreign cursor. */
 export async function listPayouts(core: Core, caller: Caller, q: ListPayoutsQuery): Promise<Page<Payout>> {
-  let query = scoped(core.db, caller)
+  let query = scoped(readsOf(core), caller)
     .selectFrom('payouts')
     .select(PAYOUT_VIEW_COLUMNS)
     .select(screeningCaseColumn());
