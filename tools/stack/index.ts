@@ -198,7 +198,7 @@ export interface Stack {
   proxy: Proxy;
   /** Base origin of the proxy, e.g. http://127.0.0.1:41234. */
   url: string;
-  /** Unexpected exits seen by supervision (each was restarted). */
+  /** Unexpected exits seen by supervision (each was restarted), Temporal cluster nodes' too. */
   crashes: { name: string; code: number | null; signal: string | null; at: Date }[];
   /**
    * SIGKILLs Temporal and brings it back: the dev server on the same port and SQLite file, or one
@@ -296,6 +296,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     cleanups.push(() => {
       process.removeListener('exit', killTemporal);
     });
+    const crashes: Stack['crashes'] = [];
     let cluster: TemporalCluster | null = null;
     let temporalPort = 0;
     const dbFile = join(dir, 'temporal.sqlite');
@@ -307,6 +308,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         dir,
         nodes: opts.clusterNodes,
         log: (l) => log(`[temporal] ${l}`),
+        // Restarted by the cluster itself (a node that starts while PostgreSQL fails over may exit).
+        onCrash: (name, code, signal) => {
+          if (!stopped) crashes.push({ name, code, signal, at: new Date() });
+        },
       });
       const c = cluster;
       cleanups.push(() => c.stop());
@@ -367,7 +372,6 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         : {}),
       ...opts.env,
     };
-    const crashes: Stack['crashes'] = [];
     const supervise = opts.supervise ?? true;
     const onCrash = (p: ServiceProcess, code: number | null, signal: string | null) => {
       if (stopped) return;

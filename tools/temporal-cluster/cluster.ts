@@ -74,6 +74,12 @@ export interface ClusterOptions {
   /** Number of server processes (default 2). */
   nodes?: number;
   log?: (line: string) => void;
+  /**
+   * A node that exits when nobody asked it to (e.g. the server's fatal "error starting scanner"
+   * when it starts while PostgreSQL fails over) is started again a second later, as systemd or
+   * Kubernetes would; this is told each time. Not after {@link TemporalCluster.stop}.
+   */
+  onCrash?: (node: string, code: number | null, signal: string | null) => void;
 }
 
 /** Runs the schema tool; throws with its output on failure. */
@@ -191,7 +197,8 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
   const proxy = await startFrontendProxy(frontends);
   const address = `127.0.0.1:${proxy.port}`;
   mkdirSync(opts.dir, { recursive: true });
-  const nodes: (TemporalNode & { child: ChildProcess | null })[] = bases.map((base, i) => {
+  let stopped = false;
+  const nodes: (TemporalNode & { child: ChildProcess | null; stopping: boolean })[] = bases.map((base, i) => {
     const name = `temporal-${i + 1}`;
     const logFile = join(opts.dir, `${name}.log`);
     const env = {
@@ -211,9 +218,12 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
       name,
       frontend: frontends[i]!,
       child: null as ChildProcess | null,
+      /** kill() asked for the exit: not restarted. */
+      stopping: false,
       pid: () => node.child?.pid,
       alive: () => !!node.child && node.child.exitCode === null && node.child.signalCode === null,
       async kill() {
+        node.stopping = true;
         const c = node.child;
         if (!c || c.exitCode !== null || c.signalCode !== null) return;
         const exited = new Promise<void>((r) => c.once('exit', () => r()));
@@ -229,6 +239,15 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
         c.stdout?.pipe(out);
         c.stderr?.pipe(out);
         node.child = c;
+        node.stopping = false;
+        c.once('exit', (code, signal) => {
+          if (node.stopping || stopped || node.child !== c) return;
+          opts.onCrash?.(name, code, signal);
+          log(`${name} exited on its own (${code ?? signal}); starting it again`);
+          setTimeout(() => {
+            if (!node.stopping && !stopped && node.child === c) node.start().catch((err) => log(`${name} did not start again: ${String(err).slice(0, 300)}`));
+          }, 1000);
+        });
         await waitForFrontend(node.frontend, 120_000, c, logFile);
       },
     };
@@ -239,6 +258,7 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
   };
   process.once('exit', killAll);
   const stop = async () => {
+    stopped = true;
     process.removeListener('exit', killAll);
     await Promise.all(nodes.map((node) => node.kill()));
     for (const s of proxy.sockets) s.destroy();
