@@ -36,7 +36,7 @@ import { auditRates, CHAOS_RATE_ENV, rateFaults } from './rates';
 import { auditPartner, chaosPartnerEnv, partnerLoop, type PartnerTraffic, startChaosPartner } from './partner';
 import { startSolanaChaos } from './solana';
 import { startNotifyChaos } from './notify';
-import { auditPgFailover, describeKill, killPrimaryUnderTraffic, killsSummary, PRIMARY_KILLS, type PrimaryKill } from './pg-failover';
+import { auditPgFailover, describeKill, describeRejoin, killPrimaryUnderTraffic, killsSummary, PRIMARY_KILLS, type PrimaryKill } from './pg-failover';
 import { pgHaMissing } from '../pg-ha/cluster';
 
 const { values: args } = parseArgs({
@@ -87,19 +87,25 @@ function exclusive(): <T>(fault: () => Promise<T>) => Promise<T> {
 }
 
 /**
- * On the HA pair: the PostgreSQL primary SIGKILLed at 25 % and again at 65 % of the run (each once
- * the pair is steady again; tools/chaos/pg-failover.ts), each kill in `kills` and the fault log.
+ * On the HA pair: the PostgreSQL primary SIGKILLed at 25 % and again at 65 % of the run, the
+ * second once the pair is steady again (tools/chaos/pg-failover.ts). Other faults wait while a
+ * kill is being promoted and the service is not serving yet, not while the old primary rejoins.
+ * Each kill is in `kills` and, with its rejoin, in the fault log.
  */
 async function primaryKills(stack: Stack, owner: ChaosClient, traffic: TrafficLog, run: string, start: number, until: number, one: ReturnType<typeof exclusive>, log: Fault[], kills: PrimaryKill[]): Promise<void> {
   for (const [i, share] of [0.25, 0.65].slice(0, PRIMARY_KILLS).entries()) {
     await sleep(start + (until - start) * share - Date.now());
-    await one(async () => {
+    const { kill, rejoined } = await one(async () => {
       say(`SIGKILL the PostgreSQL primary (${i + 1} of ${PRIMARY_KILLS}); the standby takes over, the old primary comes back as the standby`);
-      const k = await killPrimaryUnderTraffic(stack, owner, `${run}-pg-serving-${i + 1}`, traffic, at);
-      kills.push(k);
-      log.push({ at: k.at, what: describeKill(k) });
-      say(describeKill(k));
+      const r = await killPrimaryUnderTraffic(stack, owner, `${run}-pg-serving-${i + 1}`, traffic, at);
+      kills.push(r.kill);
+      log.push({ at: r.kill.at, what: describeKill(r.kill) });
+      say(describeKill(r.kill));
+      return r;
     });
+    await rejoined;
+    log.push({ at: at(), what: describeRejoin(kill) });
+    say(describeRejoin(kill));
   }
 }
 

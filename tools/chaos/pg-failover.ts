@@ -71,15 +71,23 @@ export async function probeServingAgain(url: string, key: string, idem: string, 
 
 /**
  * One primary kill under traffic: SIGKILL the primary, wait for the promotion and for the first
- * write through the API (probed from the kill on), then for the killed node back as the standby.
- * Never throws: what failed is in the record's `error`.
+ * write through the API (probed from the kill on). Resolves then, with the record and `rejoined`,
+ * which settles once the killed node is back as the standby (filling the record's `rejoinedMs`, or
+ * its `error`). Never throws: what failed is in the record's `error`.
  */
-export async function killPrimaryUnderTraffic(stack: Stack, owner: ChaosClient, idem: string, traffic: TrafficLog, at: () => string): Promise<PrimaryKill> {
+export async function killPrimaryUnderTraffic(
+  stack: Stack,
+  owner: ChaosClient,
+  idem: string,
+  traffic: TrafficLog,
+  at: () => string,
+): Promise<{ kill: PrimaryKill; rejoined: Promise<void> }> {
   let f;
   try {
     f = await stack.killPostgresPrimary();
   } catch (err) {
-    return { at: at(), killed: '-', promoted: null, promotedMs: null, servingAgainMs: null, rejoinedMs: null, error: String((err as Error).message ?? err).slice(0, 300) };
+    const k = { at: at(), killed: '-', promoted: null, promotedMs: null, servingAgainMs: null, rejoinedMs: null, error: String((err as Error).message ?? err).slice(0, 300) };
+    return { kill: k, rejoined: Promise.resolve() };
   }
   const [promotion, servingAgainMs] = await Promise.all([
     f.promoted.then(
@@ -88,24 +96,30 @@ export async function killPrimaryUnderTraffic(stack: Stack, owner: ChaosClient, 
     ),
     probeServingAgain(`${stack.url}/sandbox/v1/sandbox/fund`, owner.key, idem, f.killedAt, traffic),
   ]);
-  let rejoinedMs: number | null = null;
-  let error = promotion.error;
-  try {
-    rejoinedMs = await f.rejoined;
-  } catch (err) {
-    error ??= `the killed node did not rejoin: ${String((err as Error).message ?? err).slice(0, 300)}`;
-  }
-  return { at: at(), killed: f.killed, promoted: promotion.node, promotedMs: promotion.ms, servingAgainMs, rejoinedMs, error };
+  const k: PrimaryKill = { at: at(), killed: f.killed, promoted: promotion.node, promotedMs: promotion.ms, servingAgainMs, rejoinedMs: null, error: promotion.error };
+  const rejoined = f.rejoined.then(
+    (ms) => {
+      k.rejoinedMs = ms;
+    },
+    (err: Error) => {
+      k.error ??= `the killed node did not rejoin: ${String(err.message ?? err).slice(0, 300)}`;
+    },
+  );
+  return { kill: k, rejoined };
 }
 
-/** The fault log's line for a kill. */
+/** The fault log's line for a kill (the rejoin has its own line, {@link describeRejoin}). */
 export function describeKill(k: PrimaryKill): string {
   if (k.error && k.killed === '-') return `PostgreSQL primary NOT killed: ${k.error}`;
   return (
     `PostgreSQL primary ${k.killed} SIGKILLed: ${k.promoted ? `${k.promoted} promoted in ${secs(k.promotedMs)}` : 'NO standby promoted'}, ` +
-    `serving again (first write through the API) ${k.servingAgainMs === null ? 'NOT within the probe' : `in ${secs(k.servingAgainMs)}`}, ` +
-    `${k.killed} back as the standby ${k.rejoinedMs === null ? 'NOT' : `in ${secs(k.rejoinedMs)}`} (times from the kill)${k.error ? `; ${k.error}` : ''}`
+    `serving again (first write through the API) ${k.servingAgainMs === null ? 'NOT within the probe' : `in ${secs(k.servingAgainMs)}`} (times from the kill)${k.error ? `; ${k.error}` : ''}`
   );
+}
+
+/** The fault log's line once the killed node is back (or not). */
+export function describeRejoin(k: PrimaryKill): string {
+  return k.rejoinedMs === null ? `PostgreSQL ${k.killed} NOT back as the standby: ${k.error ?? ''}` : `PostgreSQL ${k.killed} back as the standby ${secs(k.rejoinedMs)} after its kill`;
 }
 
 /** The summary table's row. */
@@ -128,7 +142,7 @@ export async function auditPgFailover(opts: { db: Db; businessId: string; traffi
   checks.push({
     name: `PostgreSQL failover: ${PRIMARY_KILLS} primary kills, each promoted, serving again within ${SERVING_AGAIN_LIMIT_MS / 1000} s, the old primary back as standby`,
     ok: kills.length === PRIMARY_KILLS && within.length === PRIMARY_KILLS,
-    detail: `${kills.length} kills, ${within.length} within the bound [${kills.map(describeKill).join('; ')}]`,
+    detail: `${kills.length} kills, ${within.length} within the bound [${kills.map((k) => `${describeKill(k)}, ${describeRejoin(k)}`).join('; ')}]`,
   });
 
   // Every acknowledged payout (a 201 and its Idempotency-Key): its row, its hold, the postings of its state.
