@@ -88,7 +88,9 @@ export function noteWritable(url: ParsedDatabaseUrl, i: number): void {
   const before = lastWritable.get(key);
   if (before === i) return;
   lastWritable.set(key, i);
-  if (before !== undefined) primaryEvents.emit('primary-change', { from: url.hosts[before]!, to: url.hosts[i]!, at: new Date() });
+  if (before === undefined) return;
+  console.warn(`PostgreSQL: the writable host is now ${hostLabel(url.hosts[i]!)} (was ${hostLabel(url.hosts[before]!)})`);
+  primaryEvents.emit('primary-change', { from: url.hosts[before]!, to: url.hosts[i]!, at: new Date() });
 }
 
 /** The host of `url` this process last saw writable, or null. */
@@ -100,13 +102,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function untilOneFits<T>(
   url: ParsedDatabaseUrl,
   settings: FailoverSettings,
-  first: number | null,
+  first: () => number | null,
   attempt: (i: number, fallback: boolean) => Promise<T | null>,
 ): Promise<T> {
   const started = Date.now();
   let lastError: unknown;
   for (let round = 0; ; round++) {
-    const order = hostOrder(url.hosts.length, url.targetSessionAttrs, first ?? lastWritableHost(url));
+    const order = hostOrder(url.hosts.length, url.targetSessionAttrs, first() ?? lastWritableHost(url));
     for (const fallback of passes(url.targetSessionAttrs)) {
       for (const i of order) {
         try {
@@ -130,7 +132,7 @@ export async function connectClient(url: ParsedDatabaseUrl, config: Omit<pg.Clie
     await c.connect();
     return c;
   }
-  return untilOneFits(url, settings, null, async (i, fallback) => {
+  return untilOneFits(url, settings, () => null, async (i, fallback) => {
     const c = new pg.Client({ ...config, connectionString: url.hostUrls[i], connectionTimeoutMillis: settings.connectTimeoutMs });
     const swallow = () => {};
     c.on('error', swallow);
@@ -167,15 +169,17 @@ export class FollowingPool implements PostgresPool {
     private readonly configure: (pool: pg.Pool) => void = () => {},
   ) {}
 
-  /** The host this pool hands out connections to, or null before the first (or during a failover). */
-  host(): DatabaseHost | null {
-    return this.current === null ? null : this.url.hosts[this.current]!;
-  }
-
   private poolFor(i: number): pg.Pool {
     let p = this.pools.get(i);
     if (!p) {
-      p = new pg.Pool({ ...this.config, connectionString: this.url.hostUrls[i], connectionTimeoutMillis: this.settings.connectTimeoutMs });
+      // The connect timeout bounds opening a connection only; waiting for a free one is unbounded, as on one host.
+      const connectionTimeoutMillis = this.settings.connectTimeoutMs;
+      class TimedClient extends pg.Client {
+        constructor(c?: string | pg.ClientConfig) {
+          super({ ...(typeof c === 'object' ? c : {}), connectionTimeoutMillis });
+        }
+      }
+      p = new pg.Pool({ keepAlive: true, ...this.config, connectionString: this.url.hostUrls[i], Client: TimedClient });
       this.configure(p);
       p.on('connect', (c) => this.unchecked.add(c));
       this.pools.set(i, p);
@@ -193,7 +197,7 @@ export class FollowingPool implements PostgresPool {
   /** A connection on a host of the wanted kind; throws DatabaseUnavailableError after the failover wait. */
   async connect(): Promise<PostgresPoolClient> {
     if (this.ended) throw new Error('The database pool was closed');
-    return untilOneFits(this.url, this.settings, this.current, async (i, fallback) => {
+    return untilOneFits(this.url, this.settings, () => this.current, async (i, fallback) => {
       let client: pg.PoolClient;
       try {
         client = await this.poolFor(i).connect();

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient, sql } from 'kysely';
 import type pg from 'pg';
 import { createApp } from '../../src/api/app';
@@ -55,6 +56,11 @@ afterAll(async () => {
   await cache?.stop();
   await h?.close().catch(() => {});
   cluster?.stop();
+  // stop() removes the directory while the killed servers may still write to it: remove what they left.
+  if (cluster) {
+    await new Promise((r) => setTimeout(r, 1000));
+    rmSync(cluster.dir, { recursive: true, force: true });
+  }
 });
 
 describe.skipIf(SKIP)('DATABASE_URL with several hosts follows the primary', () => {
@@ -213,6 +219,21 @@ describe.skipIf(SKIP)('DATABASE_URL with several hosts follows the primary', () 
       await reads.destroy();
     }
   }, 60_000);
+
+  it('a busy pool is not a failover: waiting for a free connection is not bounded by the connect timeout', async () => {
+    const pool = new FollowingPool(parseDatabaseUrl(h.databaseUrl!), { max: 1 }, { connectTimeoutMs: 300, failoverWaitMs: 1000 });
+    try {
+      const held = await pool.connect();
+      const waiting = pool.connect();
+      await new Promise((r) => setTimeout(r, 1500));
+      held.release();
+      const next = await waiting;
+      expect((await next.query<{ one: number }>('select 1 as one', [])).rows).toEqual([{ one: 1 }]);
+      next.release();
+    } finally {
+      await pool.end();
+    }
+  });
 
   it('a planned switchover: the next query runs on the new primary (the demoted one is read-only and skipped)', async () => {
     for (const n of cluster.nodes) n.start();
