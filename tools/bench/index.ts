@@ -99,7 +99,7 @@ async function snapshot(stack: Stack): Promise<Snapshot> {
     api: cpuMs(stack.apis[0]!.pid!),
     worker: treeCpuMs(stack.workers[0]!.pid!),
     temporal: stack.temporalPids().reduce((sum, pid) => sum + cpuMs(pid), 0),
-    postgres: treeCpuMs(stack.pg.pid),
+    postgres: treeCpuMs(stack.pg!.pid),
     bench: (usage.user + usage.system) / 1000,
   };
   const s = await sql<{ calls: string; tx: string }>`
@@ -157,7 +157,7 @@ function cost(a: Snapshot, b: Snapshot, units: number): Cost {
  */
 async function awaitQuiet(stack: Stack, maxSeconds = args.quick ? 10 : 90): Promise<number> {
   const total = () =>
-    cpuMs(stack.apis[0]!.pid!) + treeCpuMs(stack.workers[0]!.pid!) + stack.temporalPids().reduce((sum, pid) => sum + cpuMs(pid), 0) + treeCpuMs(stack.pg.pid);
+    cpuMs(stack.apis[0]!.pid!) + treeCpuMs(stack.workers[0]!.pid!) + stack.temporalPids().reduce((sum, pid) => sum + cpuMs(pid), 0) + treeCpuMs(stack.pg!.pid);
   const t0 = performance.now();
   let quiet = 0;
   let last = total();
@@ -395,7 +395,7 @@ async function main() {
       const minimalPort = await freePort();
       minimal = spawn(process.execPath, ['--import', 'tsx', 'tools/bench/minimal-payout.ts'], {
         cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: stack.pg.url, TEMPORAL_ADDRESS: stack.temporalAddress, TASK_QUEUE: BASELINE_QUEUE, ARRIVAL_MS: String(arrivalMs), PORT: String(minimalPort) },
+        env: { ...process.env, DATABASE_URL: stack.pg!.url, TEMPORAL_ADDRESS: stack.temporalAddress, TASK_QUEUE: BASELINE_QUEUE, ARRIVAL_MS: String(arrivalMs), PORT: String(minimalPort) },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       await new Promise<void>((resolve, reject) => {
@@ -491,7 +491,7 @@ async function main() {
       const profile = process.env.STACK_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.STACK_CPU_PROF_DIR}`] : [];
       bare = spawn(process.execPath, [...profile, '--import', 'tsx', 'tools/bench/bare-list.ts'], {
         cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: stack.pg.url, BUSINESS_ID: business.business_id, PORT: String(barePort) },
+        env: { ...process.env, DATABASE_URL: stack.pg!.url, BUSINESS_ID: business.business_id, PORT: String(barePort) },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       await new Promise<void>((resolve, reject) => {

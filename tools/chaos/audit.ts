@@ -38,7 +38,7 @@ const TERMINAL = new Set(['succeeded', 'failed', 'refunded', 'canceled']);
 const usdc = (v: bigint) => formatAmount(v, USDC);
 
 /** Postings a payout in `status` must have (suffixes of `payout:{id}:`; the hold only when not a batch item). */
-function expectedPostings(status: string, batch: boolean): string[] {
+export function expectedPostings(status: string, batch: boolean): string[] {
   const hold = batch ? [] : ['hold'];
   switch (status) {
     case 'succeeded':

@@ -1,12 +1,17 @@
 /**
- * `npm run chaos -- [--minutes N | --seconds N] [--seed S] [--clients C] [--dev-server] [--no-live]`
- * (docs/chaos.md). Starts the stack as production runs it (tools/stack: PostgreSQL, a two-node
- * Temporal cluster on it (`--dev-server`: the CLI's dev server on SQLite), two `npm run api` behind
+ * `npm run chaos -- [--minutes N | --seconds N] [--seed S] [--clients C] [--dev-server] [--single-postgres] [--no-live]`
+ * (docs/chaos.md). Starts the stack as production runs it (tools/stack: PostgreSQL as a
+ * high-availability pair (pg_auto_failover: a primary and a synchronous standby;
+ * `--single-postgres`: one server), a two-node Temporal cluster on it (`--dev-server`: the CLI's
+ * dev server on SQLite, and one PostgreSQL server), two `npm run api` behind
  * a round-robin proxy, two `npm run worker`), drives seeded mixed Surface A traffic
  * (tools/chaos/traffic.ts) for the duration while killing things: a worker or an API process
  * SIGKILLed every few seconds and restarted; once, at 40 % of the run, one Temporal node SIGKILLed
- * and brought back (the dev server: restarted on the same SQLite file); on the cluster, once at
- * 65 %, PostgreSQL stopped at once (as a crash) and started again under everything; the webhook
+ * and brought back (the dev server: restarted on the same SQLite file); on the HA pair, at 25 % and
+ * again at 65 % of the run, the PostgreSQL primary SIGKILLed, the standby promoted, the service
+ * timed until it serves again and the old primary brought back as the standby
+ * (tools/chaos/pg-failover.ts; with `--single-postgres`, once at 65 %, the server stopped at once
+ * (as a crash) and started again under everything); the webhook
  * receiver failing (503 or a dropped connection) for a fifth of the run. Unless `--no-live`, the
  * test bank runs too (tools/test-bank) and part of the traffic is live (tools/chaos/live.ts): live
  * sepa_eur payouts as pain.001 files over SFTP, live ach_usd payouts as NACHA files over SFTP
@@ -25,12 +30,14 @@ import { Rng } from './rng';
 import { fundLive, type LiveCredit, liveLoop, liveRail } from './live';
 import { auditScreening, startReviewer } from './screening';
 import { startCardChaos } from './cards';
-import { clientLoop, newTrafficLog } from './traffic';
+import { clientLoop, newTrafficLog, type TrafficLog } from './traffic';
 import { startTreasuryChaos } from './treasury';
 import { auditRates, CHAOS_RATE_ENV, rateFaults } from './rates';
 import { auditPartner, chaosPartnerEnv, partnerLoop, type PartnerTraffic, startChaosPartner } from './partner';
 import { startSolanaChaos } from './solana';
 import { startNotifyChaos } from './notify';
+import { auditPgFailover, describeKill, describeRejoin, killPrimaryUnderTraffic, killsSummary, PRIMARY_KILLS, type PrimaryKill } from './pg-failover';
+import { pgHaMissing } from '../pg-ha/cluster';
 
 const { values: args } = parseArgs({
   options: {
@@ -40,6 +47,7 @@ const { values: args } = parseArgs({
     clients: { type: 'string', default: '4' },
     'quiesce-timeout': { type: 'string', default: '300' },
     'dev-server': { type: 'boolean', default: false },
+    'single-postgres': { type: 'boolean', default: false },
     'no-live': { type: 'boolean', default: false },
   },
 });
@@ -47,7 +55,7 @@ const trafficMs = args.seconds ? Number(args.seconds) * 1000 : Number(args.minut
 const seed = Number(args.seed);
 const clients = Number(args.clients);
 if (!(trafficMs > 0) || !Number.isInteger(seed) || !(clients > 0)) {
-  console.error('usage: npm run chaos -- [--minutes N | --seconds N] [--seed S] [--clients C] [--dev-server] [--no-live]');
+  console.error('usage: npm run chaos -- [--minutes N | --seconds N] [--seed S] [--clients C] [--dev-server] [--single-postgres] [--no-live]');
   process.exit(2);
 }
 
@@ -68,14 +76,48 @@ interface Fault {
   what: string;
 }
 
+/** Runs the faults one at a time (a PostgreSQL failover is the only fault of its window). */
+function exclusive(): <T>(fault: () => Promise<T>) => Promise<T> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (fault) => {
+    const next = last.then(fault, fault);
+    last = next.catch(() => {});
+    return next;
+  };
+}
+
+/**
+ * On the HA pair: the PostgreSQL primary SIGKILLed at 25 % and again at 65 % of the run, the
+ * second once the pair is steady again (tools/chaos/pg-failover.ts). Other faults wait while a
+ * kill is being promoted and the service is not serving yet, not while the old primary rejoins.
+ * Each kill is in `kills` and, with its rejoin, in the fault log.
+ */
+async function primaryKills(stack: Stack, owner: ChaosClient, traffic: TrafficLog, run: string, start: number, until: number, one: ReturnType<typeof exclusive>, log: Fault[], kills: PrimaryKill[]): Promise<void> {
+  for (const [i, share] of [0.25, 0.65].slice(0, PRIMARY_KILLS).entries()) {
+    await sleep(start + (until - start) * share - Date.now());
+    const { kill, rejoined } = await one(async () => {
+      say(`SIGKILL the PostgreSQL primary (${i + 1} of ${PRIMARY_KILLS}); the standby takes over, the old primary comes back as the standby`);
+      const r = await killPrimaryUnderTraffic(stack, owner, `${run}-pg-serving-${i + 1}`, traffic, at);
+      kills.push(r.kill);
+      log.push({ at: r.kill.at, what: describeKill(r.kill) });
+      say(describeKill(r.kill));
+      return r;
+    });
+    await rejoined;
+    log.push({ at: at(), what: describeRejoin(kill) });
+    say(describeRejoin(kill));
+  }
+}
+
 /**
  * Kills something every 3-7 s until `until`; Temporal (one node of the cluster) once at 40 % of
- * the run; on a cluster stack, PostgreSQL once at 65 %; with the test bank, its SFTP connections
- * cut once at 20 % and its SFTP server restarted once at 55 % (and a random share of the rest).
+ * the run; on a cluster stack with one PostgreSQL server, PostgreSQL once at 65 % (on the HA pair:
+ * {@link primaryKills}); with the test bank, its SFTP connections cut once at 20 % and its SFTP
+ * server restarted once at 55 % (and a random share of the rest). Each fault runs under `one`.
  */
-async function faults(stack: Stack, rng: Rng, start: number, until: number, log: Fault[]): Promise<void> {
+async function faults(stack: Stack, rng: Rng, start: number, until: number, log: Fault[], one: ReturnType<typeof exclusive>): Promise<void> {
   let temporalDone = false;
-  let postgresDone = !stack.cluster;
+  let postgresDone = !stack.cluster || !stack.pg;
   // The test bank: its SFTP connections cut at 20 % and its server restarted at 55 % of the run,
   // besides a random share of the other faults.
   let bankCutDone = !stack.bank;
@@ -87,53 +129,56 @@ async function faults(stack: Stack, rng: Rng, start: number, until: number, log:
   while (Date.now() < until) {
     await sleep(rng.int(3000, 7000));
     if (Date.now() >= until) break;
-    if (!temporalDone && Date.now() >= restartAt) {
-      temporalDone = true;
-      say(stack.cluster ? 'SIGKILL one Temporal node; bringing it back after 5 s' : 'SIGKILL Temporal dev server; restarting it on the same SQLite file');
-      const what = await stack.restartTemporal(stack.cluster ? rng.int(0, stack.cluster.nodes.length - 1) : undefined);
-      log.push({ at: at(), what });
-      continue;
-    }
-    if (!postgresDone && Date.now() >= postgresAt) {
-      postgresDone = true;
-      const s = Date.now();
-      say('PostgreSQL stopped at once (immediate mode) and started again');
-      await stack.restartPostgres();
-      log.push({ at: at(), what: `PostgreSQL restarted (immediate stop), back in ${((Date.now() - s) / 1000).toFixed(1)} s` });
-      continue;
-    }
-    const bankCut = !bankCutDone && Date.now() >= bankCutAt;
-    const bankRestart = !bankCut && !bankRestartDone && Date.now() >= bankRestartAt;
-    if (stack.bank && (bankCut || bankRestart || rng.chance(0.15))) {
-      const bank = stack.bank;
-      if (bankCut) bankCutDone = true;
-      if (bankRestart) bankRestartDone = true;
-      if (bankCut || (!bankRestart && rng.chance(0.5))) {
-        say('test bank: every SFTP connection cut');
-        await bank.cutConnections();
-        log.push({ at: at(), what: 'bank SFTP connections cut' });
-      } else {
-        const s = Date.now();
-        say('test bank: SFTP server restarted');
-        await bank.restart();
-        log.push({ at: at(), what: `bank SFTP server restarted, back in ${((Date.now() - s) / 1000).toFixed(1)} s` });
+    await one(async () => {
+      if (Date.now() >= until) return;
+      if (!temporalDone && Date.now() >= restartAt) {
+        temporalDone = true;
+        say(stack.cluster ? 'SIGKILL one Temporal node; bringing it back after 5 s' : 'SIGKILL Temporal dev server; restarting it on the same SQLite file');
+        const what = await stack.restartTemporal(stack.cluster ? rng.int(0, stack.cluster.nodes.length - 1) : undefined);
+        log.push({ at: at(), what });
+        return;
       }
-      continue;
-    }
-    const candidates: ServiceProcess[] = [...stack.apis, ...stack.workers].filter((p) => p.alive);
-    if (candidates.length === 0) continue;
-    const victim = rng.pick(candidates);
-    say(`SIGKILL ${victim.name} (pid ${victim.pid})`);
-    await victim.kill('SIGKILL');
-    const s = Date.now();
-    await sleep(rng.int(200, 1500));
-    try {
-      await victim.start();
-      victim.restarts++;
-      log.push({ at: at(), what: `${victim.name} SIGKILLed, back in ${((Date.now() - s) / 1000).toFixed(1)} s` });
-    } catch (err) {
-      log.push({ at: at(), what: `${victim.name} SIGKILLed, did NOT restart: ${String(err).slice(0, 200)}` });
-    }
+      if (!postgresDone && Date.now() >= postgresAt) {
+        postgresDone = true;
+        const s = Date.now();
+        say('PostgreSQL stopped at once (immediate mode) and started again');
+        await stack.restartPostgres();
+        log.push({ at: at(), what: `PostgreSQL restarted (immediate stop), back in ${((Date.now() - s) / 1000).toFixed(1)} s` });
+        return;
+      }
+      const bankCut = !bankCutDone && Date.now() >= bankCutAt;
+      const bankRestart = !bankCut && !bankRestartDone && Date.now() >= bankRestartAt;
+      if (stack.bank && (bankCut || bankRestart || rng.chance(0.15))) {
+        const bank = stack.bank;
+        if (bankCut) bankCutDone = true;
+        if (bankRestart) bankRestartDone = true;
+        if (bankCut || (!bankRestart && rng.chance(0.5))) {
+          say('test bank: every SFTP connection cut');
+          await bank.cutConnections();
+          log.push({ at: at(), what: 'bank SFTP connections cut' });
+        } else {
+          const s = Date.now();
+          say('test bank: SFTP server restarted');
+          await bank.restart();
+          log.push({ at: at(), what: `bank SFTP server restarted, back in ${((Date.now() - s) / 1000).toFixed(1)} s` });
+        }
+        return;
+      }
+      const candidates: ServiceProcess[] = [...stack.apis, ...stack.workers].filter((p) => p.alive);
+      if (candidates.length === 0) return;
+      const victim = rng.pick(candidates);
+      say(`SIGKILL ${victim.name} (pid ${victim.pid})`);
+      await victim.kill('SIGKILL');
+      const s = Date.now();
+      await sleep(rng.int(200, 1500));
+      try {
+        await victim.start();
+        victim.restarts++;
+        log.push({ at: at(), what: `${victim.name} SIGKILLed, back in ${((Date.now() - s) / 1000).toFixed(1)} s` });
+      } catch (err) {
+        log.push({ at: at(), what: `${victim.name} SIGKILLed, did NOT restart: ${String(err).slice(0, 200)}` });
+      }
+    });
   }
 }
 
@@ -177,6 +222,18 @@ async function main(): Promise<number> {
   const rng = new Rng(seed);
   const run = `${seed}-${Date.now().toString(36)}`;
   say(`chaos: ${trafficMs / 1000} s of traffic, seed ${seed}, ${clients} clients`);
+  // The cluster runs on the HA pair unless told otherwise; without pg_auto_failover (a developer's
+  // machine) on one server, unless REQUIRE_PG_AUTO_FAILOVER=1 (CI).
+  let haPostgres = !args['dev-server'] && !args['single-postgres'];
+  const haMissing = haPostgres ? pgHaMissing() : null;
+  if (haMissing) {
+    if (process.env.REQUIRE_PG_AUTO_FAILOVER === '1') {
+      console.error(`chaos: REQUIRE_PG_AUTO_FAILOVER=1 but ${haMissing}`);
+      return 2;
+    }
+    say(`PostgreSQL: one server, not the HA pair (${haMissing})`);
+    haPostgres = false;
+  }
   // USDC on Solana (tools/chaos/solana.ts): the test chain is the stack's live network.
   const solana = await startSolanaChaos(new Rng(seed + 37));
   let stack: Stack;
@@ -191,6 +248,7 @@ async function main(): Promise<number> {
       apis: 2,
       workers: 2,
       clusterNodes: args['dev-server'] ? 0 : 2,
+      haPostgres,
       testBank: !args['no-live'],
       // Webhook retries from 0.5 s (doubling) so that a recovered receiver is caught up quickly.
       env: { WEBHOOK_RETRY_INITIAL: 'PT0.5S', LOG_LEVEL: 'info', TREASURY_BOOKS_ONLY_GRACE: 'PT5S', ...CHAOS_RATE_ENV, ...(partner ? chaosPartnerEnv(partner) : {}), ...solana.env, ...notify.env, ...(cards?.env ?? {}) },
@@ -238,6 +296,8 @@ async function main(): Promise<number> {
     await solana.setup(owner.withKey(business.keys.live).withPrefix('/claim/v1'));
     const traffic = newTrafficLog();
     const faultLog: Fault[] = [];
+    const kills: PrimaryKill[] = [];
+    const one = exclusive();
     // Operators deciding the payouts screening holds, until the audit (tools/chaos/screening.ts).
     const stopReviewer = live && liveIban ? startReviewer(stack.db, stack.temporalAddress, say) : null;
     const start = Date.now();
@@ -257,7 +317,8 @@ async function main(): Promise<number> {
     const active = { disbursements: 0 };
     const progress = setInterval(() => say(`traffic: ${traffic.payouts.length} payouts, ${traffic.disbursements.length} disbursements, ${stats.requests} requests, ${stats.cut} cut`), 15_000);
     await Promise.all([
-      faults(stack, rng.fork(), start, until, faultLog),
+      faults(stack, rng.fork(), start, until, faultLog, one),
+      ...(stack.pgHa ? [primaryKills(stack, owner, traffic, run, start, until, one, faultLog, kills)] : []),
       receiverPlan,
       ...Array.from({ length: clients }, () => clientLoop(owner, approver, rng.fork(), traffic, run, until, active, 2, virtualAccountId, guide)),
       solana.loop(until),
@@ -300,6 +361,7 @@ async function main(): Promise<number> {
     checks.push(...(await notify.audit(stack.db)));
     if (live && liveIban) checks.push(...(await auditScreening(stack.db)));
     if (live && liveIban && cards) checks.push(...(await cards.audit(stack.db)));
+    if (stack.pgHa) checks.push(...(await auditPgFailover({ db: stack.db, businessId: business.business_id, traffic, kills, bankFilesDir: stack.bank?.filesDir ?? null })));
     checks.push({
       name: 'traffic: no unexpected answer',
       ok: traffic.unexpected.length === 0 && stats.gaveUp === 0,
@@ -311,7 +373,7 @@ async function main(): Promise<number> {
     const achBy = (ref: string) => liveOn('ach').filter((p) => p.reference === ref).length;
     const plans = (p: string) => traffic.payouts.filter((r) => r.plan === p && r.status === 201).length;
     console.log(
-      `\nChaos run: seed ${seed}, ${trafficMs / 1000} s of traffic, ${clients} clients, 2 API + 2 worker processes, PostgreSQL ${stack.pg.port}, ${stack.cluster ? `Temporal cluster of ${stack.cluster.nodes.length} nodes on PostgreSQL` : 'Temporal dev server'}\n`,
+      `\nChaos run: seed ${seed}, ${trafficMs / 1000} s of traffic, ${clients} clients, 2 API + 2 worker processes, ${stack.pgHa ? `PostgreSQL HA pair ${stack.pgHa.addr} (pg_auto_failover)` : `PostgreSQL ${stack.pg!.port}`}, ${stack.cluster ? `Temporal cluster of ${stack.cluster.nodes.length} nodes on PostgreSQL` : 'Temporal dev server'}\n`,
     );
     console.log(
       table(
@@ -343,7 +405,7 @@ async function main(): Promise<number> {
           ['processes SIGKILLed and restarted', String(faultLog.filter((f) => !f.what.startsWith('Temporal') && !f.what.startsWith('PostgreSQL') && !f.what.startsWith('bank')).length)],
           ['bank SFTP connections cut / SFTP server restarts', `${faultLog.filter((f) => f.what.startsWith('bank SFTP connections')).length} / ${faultLog.filter((f) => f.what.startsWith('bank SFTP server')).length}`],
           [stack.cluster ? 'Temporal nodes SIGKILLed and brought back' : 'Temporal dev server restarts', String(faultLog.filter((f) => f.what.startsWith('Temporal')).length)],
-          ['PostgreSQL restarts (immediate stop)', String(faultLog.filter((f) => f.what.startsWith('PostgreSQL')).length)],
+          ...(stack.pgHa ? [killsSummary(kills)] : [['PostgreSQL restarts (immediate stop)', String(faultLog.filter((f) => f.what.startsWith('PostgreSQL restarted')).length)]]),
           ['processes that died on their own (restarted)', String(stack.crashes.length)],
           ['webhook requests refused while the receiver failed', String(receiver.hits.filter((h) => h.answered !== 200).length)],
         ],

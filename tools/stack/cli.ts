@@ -1,6 +1,7 @@
 /**
- * `npm run stack -- [--apis N] [--workers M] [--dev-server] [--temporal-nodes K] [--test-bank]`: starts the
- * production-like stack of tools/stack (throwaway PostgreSQL, a two-node Temporal cluster on it
+ * `npm run stack -- [--apis N] [--workers M] [--dev-server] [--temporal-nodes K] [--test-bank] [--ha-postgres]`:
+ * starts the production-like stack of tools/stack (throwaway PostgreSQL (`--ha-postgres`: a
+ * pg_auto_failover primary and synchronous standby, tools/stack/ha-postgres.ts), a two-node Temporal cluster on it
  * built from the Go module (tools/temporal-cluster; `--dev-server`: the CLI's dev server instead),
  * API and worker processes, round-robin proxy), creates a sandbox business, prints its key, the
  * proxy's URL and the Temporal cluster's members, and runs until Ctrl-C, which stops everything.
@@ -17,6 +18,7 @@ const { values } = parseArgs({
     'dev-server': { type: 'boolean', default: false },
     'temporal-nodes': { type: 'string', default: '2' },
     'test-bank': { type: 'boolean', default: false },
+    'ha-postgres': { type: 'boolean', default: false },
   },
 });
 const stack = await startStack({
@@ -24,6 +26,7 @@ const stack = await startStack({
   workers: Number(values.workers),
   clusterNodes: values['dev-server'] ? 0 : Number(values['temporal-nodes']),
   testBank: values['test-bank'],
+  haPostgres: values['ha-postgres'],
 });
 const b = await stack.createBusiness('Stack business', undefined, true);
 const temporal = stack.cluster
@@ -33,6 +36,6 @@ const temporal = stack.cluster
       .join('\n')}`
   : 'Temporal dev server';
 console.log(
-  `\nproxy:     ${stack.url}/sandbox/v1\nsandbox key: ${b.keys.sandbox}\n${stack.bank ? `live:      ${stack.url}/v1 (sepa_eur connected to the test bank)\nlive key:  ${b.keys.live}\nbank files: ${stack.bank.filesDir}\n` : ''}DATABASE_URL=${stack.pg.url}\nTEMPORAL_ADDRESS=${stack.temporalAddress}\n${temporal}\nlogs:      ${stack.dir}\nCtrl-C stops everything.`,
+  `\nproxy:     ${stack.url}/sandbox/v1\nsandbox key: ${b.keys.sandbox}\n${stack.bank ? `live:      ${stack.url}/v1 (sepa_eur connected to the test bank)\nlive key:  ${b.keys.live}\nbank files: ${stack.bank.filesDir}\n` : ''}DATABASE_URL=${stack.databaseUrl}\n${stack.pgHa ? `primary:   ${stack.pgHa.primaryUrl} (the stack's proxy to the current primary; monitor ${stack.pgHa.cluster.monitorUrl})\n` : ''}TEMPORAL_ADDRESS=${stack.temporalAddress}\n${temporal}\nlogs:      ${stack.dir}\nCtrl-C stops everything.`,
 );
 await new Promise(() => {});

@@ -14,13 +14,17 @@
  * STACK_RUNTIME=tsx) `node --import tsx src/main/<api|worker>.ts` (what `npm run api` runs);
  * without npm's extra process either way, so the pid is the service's own. Their output goes to
  * `<dir>/<name>.log`. With `testBank`, the test bank (tools/test-bank) runs too and every process's
- * live sepa_eur and ach_usd rails are connected to it.
+ * live sepa_eur and ach_usd rails are connected to it. With `haPostgres`, the database is a
+ * high-availability pair instead of one server (tools/stack/ha-postgres.ts: pg_auto_failover, a
+ * primary and a synchronous standby): the services and the Temporal servers get every node's
+ * address and follow the primary; {@link Stack.killPostgresPrimary} makes it fail over.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
 import { createBusiness } from '../../src/core/businesses';
 import { migrate, openDb } from '../../src/db/connection';
 import type { Db } from '../../src/db/schema';
@@ -30,6 +34,7 @@ import { type DevServer, freePort, startDevServer } from '../../src/temporal/dev
 import { startTemporalCluster, type TemporalCluster } from '../temporal-cluster/cluster';
 import { startTestBank, type TestBank } from '../test-bank/bank';
 import { type RateSourceServer, startRateSources } from '../rate-sources/server';
+import { type HaPostgres, type PgFailover, startHaPostgres } from './ha-postgres';
 import { type Postgres, startPostgres } from './postgres';
 import { type Proxy, startProxy } from './proxy';
 
@@ -44,6 +49,14 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Preload pg_stat_statements (the bench's SQL counts). */
   statements?: boolean;
+  /**
+   * The database as a high-availability pair (tools/stack/ha-postgres.ts: pg_auto_failover's
+   * monitor, a primary and a synchronous standby) instead of one server: the API and worker
+   * processes get the multi-host DATABASE_URL (`target_session_attrs=read-write`), the Temporal
+   * cluster the address list (TEMPORAL_PG_ADDR). Needs pg_auto_failover (tools/pg-ha/cluster.ts
+   * `pgHaMissing`). Default false: one server (tools/stack/postgres.ts).
+   */
+  haPostgres?: boolean;
   /** Restart API and worker processes that exit when nobody asked them to. Default true. */
   supervise?: boolean;
   /**
@@ -167,7 +180,12 @@ export class ServiceProcess {
 /** A running stack. */
 export interface Stack {
   dir: string;
-  pg: Postgres;
+  /** The single PostgreSQL server (null with `haPostgres`). */
+  pg: Postgres | null;
+  /** The high-availability pair (with `haPostgres`, else null). */
+  pgHa: HaPostgres | null;
+  /** The DATABASE_URL every API and worker process gets (multi-host with `haPostgres`). */
+  databaseUrl: string;
   /** A Kysely handle on the stack's database (for setup and audits). */
   db: Db;
   /** The dev server (null when the stack runs a cluster). */
@@ -180,7 +198,7 @@ export interface Stack {
   proxy: Proxy;
   /** Base origin of the proxy, e.g. http://127.0.0.1:41234. */
   url: string;
-  /** Unexpected exits seen by supervision (each was restarted). */
+  /** Unexpected exits seen by supervision (each was restarted), Temporal cluster nodes' too. */
   crashes: { name: string; code: number | null; signal: string | null; at: Date }[];
   /**
    * SIGKILLs Temporal and brings it back: the dev server on the same port and SQLite file, or one
@@ -190,8 +208,18 @@ export interface Stack {
   restartTemporal(node?: number): Promise<string>;
   /** Pids of the Temporal server processes (the dev server, or every live cluster node). */
   temporalPids(): number[];
-  /** Stops PostgreSQL at once (immediate mode, as a crash) and starts it again on the same port and data. */
+  /**
+   * Stops PostgreSQL at once (immediate mode, as a crash) and starts it again on the same port and
+   * data. The single server only: throws with `haPostgres` (see {@link Stack.killPostgresPrimary}).
+   */
   restartPostgres(): Promise<void>;
+  /**
+   * With `haPostgres`: SIGKILLs the primary node and returns what happened and is under way: the
+   * standby's promotion, then the killed node started again and rejoining as the new standby
+   * (tools/stack/ha-postgres.ts `killPrimary`). Throws without `haPostgres`, or when no node is
+   * primary in steady state within 60 s.
+   */
+  killPostgresPrimary(): Promise<PgFailover>;
   /** The test bank when started with `testBank` (else null). */
   bank: TestBank | null;
   /** With `testBank`: the live rate sources every process reads (tools/rate-sources; docs/rates.md), else null. */
@@ -238,13 +266,28 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   let temporal: DevServer = undefined as unknown as DevServer;
   try {
     const t0 = performance.now();
-    // A cluster stack restarts PostgreSQL among its faults: no acknowledged commit may be lost then.
-    const pg = await startPostgres({ statements: opts.statements, crashSafe: !!opts.clusterNodes });
-    cleanups.push(() => pg.stop());
-    log(`PostgreSQL on port ${pg.port} (pid ${pg.pid})`);
-    const db = await openDb({ url: pg.url }, { poolSize: 5 });
+    let pg: Postgres | null = null;
+    let pgHa: HaPostgres | null = null;
+    if (opts.haPostgres) {
+      const ha = await startHaPostgres({ log: (l) => log(l) });
+      pgHa = ha;
+      cleanups.push(() => ha.stop());
+      log(`PostgreSQL HA pair ${ha.addr} (pg_auto_failover, monitor ${ha.cluster.monitorUrl}); the stack's own handle through the primary proxy on port ${ha.proxyPort}`);
+    } else {
+      // A cluster stack restarts PostgreSQL among its faults: no acknowledged commit may be lost then.
+      const single = await startPostgres({ statements: opts.statements, crashSafe: !!opts.clusterNodes });
+      pg = single;
+      cleanups.push(() => single.stop());
+      log(`PostgreSQL on port ${single.port} (pid ${single.pid})`);
+    }
+    // The stack's own handle (migrations, createBusiness, audits): the primary, through the proxy on HA.
+    const db = await openDb({ url: pgHa ? pgHa.primaryUrl : pg!.url }, { poolSize: 5 });
     cleanups.push(() => db.destroy());
     await migrate(db);
+    if (pgHa && opts.statements) {
+      // pg_auto_failover preloads pg_stat_statements on every node; the extension is created on the primary (and replicated).
+      await sql`create extension if not exists pg_stat_statements`.execute(db);
+    }
 
     const killTemporal = () => {
       if (temporal?.process && temporal.process.exitCode === null) temporal.process.kill('SIGKILL');
@@ -253,15 +296,22 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     cleanups.push(() => {
       process.removeListener('exit', killTemporal);
     });
+    const crashes: Stack['crashes'] = [];
     let cluster: TemporalCluster | null = null;
     let temporalPort = 0;
     const dbFile = join(dir, 'temporal.sqlite');
     if (opts.clusterNodes) {
       cluster = await startTemporalCluster({
-        pg: { host: '127.0.0.1', port: pg.port, user: 'postgres' },
+        // On HA: the schema tool on the primary's own port (it runs synchronously, so not through
+        // the proxy in this process), the servers on every node (pgx, read-write).
+        pg: pgHa ? { host: '127.0.0.1', port: (await pgHa.cluster.waitForSteadyState()).primary.port, user: 'postgres', addr: pgHa.addr } : { host: '127.0.0.1', port: pg!.port, user: 'postgres' },
         dir,
         nodes: opts.clusterNodes,
         log: (l) => log(`[temporal] ${l}`),
+        // Restarted by the cluster itself (a node that starts while PostgreSQL fails over may exit).
+        onCrash: (name, code, signal) => {
+          if (!stopped) crashes.push({ name, code, signal, at: new Date() });
+        },
       });
       const c = cluster;
       cleanups.push(() => c.stop());
@@ -298,7 +348,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const env: NodeJS.ProcessEnv = {
       ...PRODUCTION_NODE_ENV,
       ...process.env,
-      DATABASE_URL: pg.url,
+      DATABASE_URL: pgHa ? pgHa.url : pg!.url,
       TEMPORAL_ADDRESS: temporalAddress,
       WORKFLOW_BUNDLE: bundle,
       LOG_LEVEL: 'info',
@@ -322,7 +372,6 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         : {}),
       ...opts.env,
     };
-    const crashes: Stack['crashes'] = [];
     const supervise = opts.supervise ?? true;
     const onCrash = (p: ServiceProcess, code: number | null, signal: string | null) => {
       if (stopped) return;
@@ -384,6 +433,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     const stack: Stack = {
       dir,
       pg,
+      pgHa,
+      databaseUrl: pgHa ? pgHa.url : pg!.url,
       db,
       get temporal() {
         return cluster ? null : temporal;
@@ -420,7 +471,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         return temporal.process.pid ? [temporal.process.pid] : [];
       },
       async restartPostgres() {
+        if (!pg) throw new Error('restartPostgres: the stack runs the HA pair (haPostgres); use killPostgresPrimary');
         await pg.restart();
+      },
+      async killPostgresPrimary() {
+        if (!pgHa) throw new Error('killPostgresPrimary: the stack runs one PostgreSQL server (start it with haPostgres)');
+        return pgHa.killPrimary();
       },
       async createBusiness(name, approvals, verified) {
         const b = await createBusiness(db, { name, approvalsRequired: approvals, verified });

@@ -61,13 +61,25 @@ export interface TemporalCluster {
 
 /** Options of {@link startTemporalCluster}. */
 export interface ClusterOptions {
-  /** PostgreSQL of the cluster (a superuser without a password on loopback, as tools/stack/postgres.ts makes). */
-  pg: { host: string; port: number; user: string };
+  /**
+   * PostgreSQL of the cluster (a superuser without a password on loopback, as tools/stack/postgres.ts
+   * makes): `host`/`port` is where the schema tool and psql go (the primary at start; `members()`
+   * keeps asking it, a standby answers too); `addr`, when set, is
+   * what the servers connect to instead, `h1:p1,h2:p2` for a high-availability pair (TEMPORAL_PG_ADDR
+   * of deploy/temporal/config.yaml: pgx, `target_session_attrs=read-write`, so they follow a failover).
+   */
+  pg: { host: string; port: number; user: string; addr?: string };
   /** Directory for logs. */
   dir: string;
   /** Number of server processes (default 2). */
   nodes?: number;
   log?: (line: string) => void;
+  /**
+   * A node that exits when nobody asked it to (e.g. the server's fatal "error starting scanner"
+   * when it starts while PostgreSQL fails over) is started again a second later, as systemd or
+   * Kubernetes would; this is told each time. Not after {@link TemporalCluster.stop}.
+   */
+  onCrash?: (node: string, code: number | null, signal: string | null) => void;
 }
 
 /** Runs the schema tool; throws with its output on failure. */
@@ -185,7 +197,8 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
   const proxy = await startFrontendProxy(frontends);
   const address = `127.0.0.1:${proxy.port}`;
   mkdirSync(opts.dir, { recursive: true });
-  const nodes: (TemporalNode & { child: ChildProcess | null })[] = bases.map((base, i) => {
+  let stopped = false;
+  const nodes: (TemporalNode & { child: ChildProcess | null; stopping: boolean })[] = bases.map((base, i) => {
     const name = `temporal-${i + 1}`;
     const logFile = join(opts.dir, `${name}.log`);
     const env = {
@@ -194,6 +207,8 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
       TEMPORAL_PG_HOST: opts.pg.host,
       TEMPORAL_PG_PORT: String(opts.pg.port),
       TEMPORAL_PG_USER: opts.pg.user,
+      // Empty: the template's default (host:port), whatever the caller's environment says.
+      TEMPORAL_PG_ADDR: opts.pg.addr ?? '',
       TEMPORAL_NUM_HISTORY_SHARDS: String(HISTORY_SHARDS),
       TEMPORAL_PUBLIC_FRONTEND: address,
       TEMPORAL_DYNAMIC_CONFIG: DYNAMIC_CONFIG,
@@ -203,9 +218,12 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
       name,
       frontend: frontends[i]!,
       child: null as ChildProcess | null,
+      /** kill() asked for the exit: not restarted. */
+      stopping: false,
       pid: () => node.child?.pid,
       alive: () => !!node.child && node.child.exitCode === null && node.child.signalCode === null,
       async kill() {
+        node.stopping = true;
         const c = node.child;
         if (!c || c.exitCode !== null || c.signalCode !== null) return;
         const exited = new Promise<void>((r) => c.once('exit', () => r()));
@@ -221,6 +239,15 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
         c.stdout?.pipe(out);
         c.stderr?.pipe(out);
         node.child = c;
+        node.stopping = false;
+        c.once('exit', (code, signal) => {
+          if (node.stopping || stopped || node.child !== c) return;
+          opts.onCrash?.(name, code, signal);
+          log(`${name} exited on its own (${code ?? signal}); starting it again`);
+          setTimeout(() => {
+            if (!node.stopping && !stopped && node.child === c) node.start().catch((err) => log(`${name} did not start again: ${String(err).slice(0, 300)}`));
+          }, 1000);
+        });
         await waitForFrontend(node.frontend, 120_000, c, logFile);
       },
     };
@@ -231,6 +258,7 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
   };
   process.once('exit', killAll);
   const stop = async () => {
+    stopped = true;
     process.removeListener('exit', killAll);
     await Promise.all(nodes.map((node) => node.kill()));
     for (const s of proxy.sockets) s.destroy();
@@ -266,7 +294,7 @@ export async function startTemporalCluster(opts: ClusterOptions): Promise<Tempor
       if (tries > 30) throw new Error(`search attributes: ${r.out}`);
       await new Promise((res) => setTimeout(res, 1000));
     }
-    log(`cluster of ${n} nodes behind ${address} (PostgreSQL ${opts.pg.host}:${opts.pg.port}, ${HISTORY_SHARDS} history shards)`);
+    log(`cluster of ${n} nodes behind ${address} (PostgreSQL ${opts.pg.addr ?? `${opts.pg.host}:${opts.pg.port}`}, ${HISTORY_SHARDS} history shards)`);
   } catch (err) {
     await stop();
     throw err;
