@@ -13,6 +13,8 @@ import { pollRailInbox } from '../../src/core/rails/inbox';
 import { liveRate, refreshRateCache } from '../../src/core/rates/cache';
 import { refreshRates } from '../../src/core/rates/refresher';
 import { createQuote } from '../../src/core/quotes';
+import { receiveDeposit } from '../../src/core/funding/deposits';
+import type { Core } from '../../src/core/context';
 import { metricsRegistry } from '../../src/core/metrics/registry';
 import { startTestBank, type TestBank } from '../../tools/test-bank/bank';
 import { skipWithoutTestSftpServer } from '../../tools/test-bank/sshd';
@@ -117,6 +119,32 @@ describe.skipIf(SKIP)('live rates from the rate sources', () => {
     expect(dep.fee_fx_spread).toBe((gross * 25n + 9_999n) / 10_000n);
     const wire = await h.request('GET', `/v1/deposits/${dep.id}`, { key: biz.live });
     expect(wire.body.rate_details).toMatchObject({ source: 'ecb+kraken', spread_bps: 25, reference_rate: ask });
+  });
+
+  it('a live deposit whose rate expired while its transaction waited (a database failover) is not recorded; the retry prices it again', async () => {
+    const va = await h.request('POST', '/v1/virtual-accounts', { key: biz.live, body: { currency: 'EUR' } });
+    expect(va.status, JSON.stringify(va.body)).toBe(201);
+    await round();
+    // The clock jumps 10 minutes as the deposit's transaction begins: what waiting out a failover
+    // (DATABASE_FAILOVER_WAIT) does to a rate priced just before (Kraken's legs: usable 4 s here).
+    let shift = 0;
+    const db = new Proxy(h.core.db, {
+      get(target, prop) {
+        if (prop === 'transaction') shift = 600_000;
+        const v = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const waited = { ...h.core, db, now: () => new Date(Date.now() + shift) } as Core;
+    const caller = { businessId: biz.id, environment: 'live' as const, keyId: 'key_test', role: 'owner' as const, policy: null };
+    const input = { source: 'virtual_account' as const, virtualAccountId: va.body.id, amount: '10.00', currency: 'EUR', externalId: 'failover-rate-1' };
+    await expect(receiveDeposit(waited, caller, input)).rejects.toThrow(/rate expired before the deposit was recorded/);
+    const none = await h.db.selectFrom('deposits').select('id').where('business_id', '=', biz.id).where('external_id', '=', 'failover-rate-1').execute();
+    expect(none).toHaveLength(0);
+    const retried = await receiveDeposit(h.core, caller, input);
+    const row = await h.db.selectFrom('deposits').selectAll().where('id', '=', retried.deposit.id).executeTakeFirstOrThrow();
+    expect(retried.created).toBe(true);
+    expect(row.rate_usable_until!.getTime()).toBeGreaterThanOrEqual(row.created_at.getTime());
   });
 
   it("a live EUR quote's rate is the served ECB and ticker rate less the corridor spread, with its source, as-of and the spread's cost", async () => {

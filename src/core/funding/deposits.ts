@@ -155,6 +155,11 @@ export async function receiveDeposit(core: Core, caller: Caller, input: ReceiveD
 
   const id = newId('dep');
   const inserted = await core.db.transaction().execute(async (tx) => {
+    // The transaction may have waited out a database failover (DATABASE_FAILOVER_WAIT): a rate
+    // that expired meanwhile is not used; the caller's retry prices again (as for no rate, above).
+    if (dr.live && core.now().getTime() > dr.live.rate.usableUntil.getTime()) {
+      throw new Error(`The live USDC/${currency} rate expired before the deposit was recorded: the deposit is priced again on retry`);
+    }
     const row = await tx
       .insertInto('deposits')
       .values({
