@@ -21,7 +21,7 @@ import type { ChaosClient } from './client';
 import type { Receiver } from './receiver';
 
 /** The ledger accounts of src/core/ledger.ts `Account`, at zero. */
-const EMPTY_ACCOUNTS: Record<string, bigint> = { available: 0n, held: 0n, reserve: 0n, sent: 0n, external: 0n, card_fees: 0n, refunds: 0n, disputes: 0n };
+import { replayLedger } from './ledger-replay';
 import { type LiveCredit, LIVE_EXPECTED } from './live';
 import { isPartnerReference } from './partner';
 import { EXPECTED, type TrafficLog } from './traffic';
@@ -71,30 +71,12 @@ export async function audit(opts: {
   const add = (name: string, ok: boolean, detail: string) => checks.push({ name, ok, detail });
 
   // 1. Ledger: postings well formed, accounts sum to zero, balances = replay.
-  const postings = await db.selectFrom('ledger_postings').select(['business_id', 'environment', 'key', 'debit_account', 'credit_account', 'amount']).execute();
-  const accounts = new Map<string, Record<string, bigint>>();
-  let malformed = 0;
-  for (const p of postings) {
-    const amount = BigInt(p.amount);
-    if (amount <= 0n || p.debit_account === p.credit_account) malformed++;
-    const k = `${p.business_id}/${p.environment}`;
-    const a = accounts.get(k) ?? { ...EMPTY_ACCOUNTS };
-    a[p.debit_account] = (a[p.debit_account] ?? 0n) - amount;
-    a[p.credit_account] = (a[p.credit_account] ?? 0n) + amount;
-    accounts.set(k, a);
-  }
-  const balances = await db.selectFrom('balances').select(['business_id', 'environment', 'available', 'held', 'reserve']).execute();
-  let mismatched = 0;
-  let unbalanced = 0;
-  for (const b of balances) {
-    const a = accounts.get(`${b.business_id}/${b.environment}`) ?? { ...EMPTY_ACCOUNTS };
-    if (a.available !== BigInt(b.available) || a.held !== BigInt(b.held) || a.reserve !== BigInt(b.reserve)) mismatched++;
-  }
-  for (const a of accounts.values()) if (Object.values(a).reduce((s, v) => s + v, 0n) !== 0n) unbalanced++;
+  const { postings, balances, accounts, malformed, unbalanced, balancesOff } = await replayLedger(db);
+  const mismatched = new Set(balancesOff.map((o) => o.ledger)).size;
   add(
     'ledger: every transaction debits = credits (with card fees, reserve, refunds and disputes), balances = replay',
-    malformed === 0 && unbalanced === 0 && mismatched === 0,
-    `${postings.length} postings, ${malformed} malformed; ${accounts.size} ledgers, ${unbalanced} not summing to 0; ${mismatched} balance rows differ from the replay`,
+    malformed === 0 && unbalanced.length === 0 && mismatched === 0,
+    `${postings.length} postings, ${malformed} malformed; ${accounts.size} ledgers, ${unbalanced.length} not summing to 0; ${mismatched} balance rows differ from the replay`,
   );
 
   // 2. The money equation per business (and the chaos business over HTTP).

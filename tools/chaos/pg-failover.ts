@@ -15,6 +15,7 @@ import type { Db } from '../../src/db/schema';
 import { coreIdempotencyKey } from '../../src/domain/idempotency-keys';
 import type { Stack } from '../stack/index';
 import { type Check, expectedPostings } from './audit';
+import { replayLedger } from './ledger-replay';
 import type { ChaosClient } from './client';
 import type { FundRecord, TrafficLog } from './traffic';
 
@@ -179,29 +180,19 @@ export async function auditPgFailover(opts: { db: Db; businessId: string; traffi
   });
 
   // Both ledgers (src/core/ledger.ts: one per environment) sum to zero over every account, and the balances agree.
-  const sums = await sql<{ environment: string; postings: string; total: string; balances_off: string }>`
-    with moves as (
-      select environment, business_id, credit_account as account, amount from ledger_postings
-      union all select environment, business_id, debit_account, -amount from ledger_postings
-    ), per as (
-      select environment, business_id,
-        coalesce(sum(amount) filter (where account = 'available'), 0) as available,
-        coalesce(sum(amount) filter (where account = 'held'), 0) as held,
-        coalesce(sum(amount) filter (where account = 'reserve'), 0) as reserve
-      from moves group by environment, business_id
-    )
-    select e.environment,
-      (select count(*) from ledger_postings p where p.environment = e.environment)::text as postings,
-      (select coalesce(sum(amount), 0) from moves m where m.environment = e.environment)::text as total,
-      (select count(*) from balances b left join per on per.environment = b.environment and per.business_id = b.business_id
-        where b.environment = e.environment
-          and (b.available, b.held, b.reserve) is distinct from (coalesce(per.available, 0), coalesce(per.held, 0), coalesce(per.reserve, 0)))::text as balances_off
-    from (values ('sandbox'), ('live')) e(environment)`.execute(db);
-  const ledgerOk = sums.rows.every((r) => r.total === '0' && r.balances_off === '0');
+  const replay = await replayLedger(db);
+  const sums = ['sandbox', 'live'].map((environment) => {
+    let total = 0n;
+    for (const [ledger, a] of replay.accounts) if (ledger.endsWith(`/${environment}`)) for (const v of Object.values(a)) total += v;
+    const postings = replay.postings.filter((p) => p.environment === environment).length;
+    const balancesOff = new Set(replay.balancesOff.filter((o) => o.environment === environment).map((o) => o.ledger)).size;
+    return { environment, postings, total, balancesOff };
+  });
+  const ledgerOk = sums.every((r) => r.total === 0n && r.balancesOff === 0);
   checks.push({
     name: 'failover: the sandbox and the live ledger each sum to zero, balances = postings',
     ok: ledgerOk,
-    detail: sums.rows.map((r) => `${r.environment}: ${r.postings} postings summing to ${r.total}, ${r.balances_off} balance rows off`).join('; '),
+    detail: sums.map((r) => `${r.environment}: ${r.postings} postings summing to ${r.total}, ${r.balancesOff} balance rows off`).join('; '),
   });
 
   // Nothing went out twice: no payout paid twice (settled twice, or two live instructions of one
